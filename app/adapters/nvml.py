@@ -1,0 +1,222 @@
+"""NVML through nvidia-ml-py: the only module that imports ``pynvml``.
+
+NVML is loaded when :meth:`PynvmlSource.read` is called, never at import (gpustat's
+import-time init is the anti-pattern, ../shared/research/aesthetics.md section 2). Each field
+and each GPU fails on its own: an unsupported call leaves that one field empty with the
+reason, and a lost GPU becomes an entry marked lost while the others report normally
+(gpustat #125). Values are read into frozen data; no NVML handle leaves this module.
+
+Command line equivalent: ``nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,memory.total,
+compute_cap,driver_version --format=csv``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Final, Protocol, TypeVar
+
+_T = TypeVar("_T")
+
+#: NVML initialisation errors, by pynvml exception class, mapped to the names the rest of
+#: the wizard uses (gpuwizard.core.detection_rules).
+_INIT_FAILURES: Final = {
+    "NVMLError_LibraryNotFound": "library_not_found",
+    "NVMLError_DriverNotLoaded": "driver_not_loaded",
+    "NVMLError_LibRmVersionMismatch": "driver_library_mismatch",
+    "NVMLError_NoPermission": "no_permission",
+    # NVML_ERROR_OPERATING_SYSTEM: "GPU access blocked by the operating system" (cgroups, or
+    # a Linux driver installed inside WSL: microsoft/WSL#9166).
+    "NVMLError_OperatingSystem": "blocked_by_os",
+}
+
+
+class NvmlUnavailable(Exception):
+    """NVML could not be initialised.
+
+    Attributes:
+        failure: ``library_not_found`` (usually no NVIDIA driver is installed),
+            ``driver_not_loaded`` (the kernel module is not running),
+            ``driver_library_mismatch`` (the driver was updated without a restart),
+            ``no_permission``, ``blocked_by_os`` (cgroups, or a Linux driver inside WSL),
+            ``binding_missing`` (nvidia-ml-py is not installed), or
+            ``unknown``.
+        detail: NVML's own message.
+    """
+
+    def __init__(self, failure: str, detail: str) -> None:
+        super().__init__(f"{failure}: {detail}")
+        self.failure = failure
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class NvmlGpuReading:
+    """What NVML said about one GPU. A field is None when NVML could not tell it.
+
+    Attributes:
+        index: NVML's device index.
+        problem: Why the GPU could not be read at all (``GpuIsLost``), else None.
+        unavailable: ``field -> NVML error name`` for each field NVML did not supply.
+    """
+
+    index: int
+    name: str | None = None
+    uuid: str | None = None
+    pci_bus_id: str | None = None
+    compute_capability: tuple[int, int] | None = None
+    memory_total_bytes: int | None = None
+    problem: str | None = None
+    unavailable: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class NvmlReading:
+    """One consistent read of the driver and its GPUs.
+
+    Attributes:
+        driver_version: ``nvmlSystemGetDriverVersion`` (``546.33``).
+        cuda_driver_version: ``nvmlSystemGetCudaDriverVersion``: the highest CUDA version
+            the driver supports, as NVML's integer (12030 for 12.3). It can differ from any
+            CUDA toolkit or runtime installed.
+        nvml_version: ``nvmlSystemGetNVMLVersion``.
+        source: ``nvml`` here; a fallback source names itself.
+    """
+
+    driver_version: str | None
+    cuda_driver_version: int | None
+    nvml_version: str | None
+    gpus: tuple[NvmlGpuReading, ...]
+    unavailable: tuple[tuple[str, str], ...] = ()
+    source: str = "nvml"
+
+
+class NvmlSource(Protocol):
+    """Something that reads the driver and GPUs (NVML, or a fallback with the same shape)."""
+
+    def read(self) -> NvmlReading:
+        """Read the driver and every GPU once.
+
+        Raises:
+            NvmlUnavailable: The library cannot be used at all; see its ``failure``.
+        """
+        ...
+
+
+def _import_pynvml() -> ModuleType:
+    return importlib.import_module("pynvml")
+
+
+class PynvmlSource:
+    """Reads NVML through nvidia-ml-py, initialising it only for the length of one read.
+
+    Args:
+        load_module: Returns the ``pynvml`` module; tests pass a fake built from recorded
+            outputs. Defaults to importing nvidia-ml-py.
+    """
+
+    # NVML init/shutdown are reference counted per process; one lock keeps two readers
+    # (the wizard's detection and a test's sampler) from interleaving them.
+    _lock: Final = threading.Lock()
+
+    def __init__(self, load_module: Callable[[], ModuleType] = _import_pynvml) -> None:
+        self._load_module = load_module
+
+    def read(self) -> NvmlReading:
+        """Read the driver and every GPU (see :class:`NvmlSource`)."""
+        try:
+            nvml = self._load_module()
+        except ImportError as error:
+            raise NvmlUnavailable("binding_missing", str(error)) from error
+        with self._lock:
+            try:
+                nvml.nvmlInit()
+            except nvml.NVMLError as error:
+                name = type(error).__name__
+                raise NvmlUnavailable(_INIT_FAILURES.get(name, "unknown"), str(error)) from error
+            try:
+                return _read_all(nvml)
+            finally:
+                try:
+                    nvml.nvmlShutdown()
+                except nvml.NVMLError:
+                    pass  # nothing to undo: the read already has its values
+
+
+class _Query:
+    """Calls NVML functions, turning each failure into ``None`` plus a recorded reason."""
+
+    def __init__(self, nvml: ModuleType) -> None:
+        self.nvml = nvml
+        self.unavailable: list[tuple[str, str]] = []
+
+    def __call__(self, field: str, func: Callable[[], _T]) -> _T | None:
+        try:
+            return func()
+        except self.nvml.NVMLError as error:
+            self.unavailable.append((field, _error_name(error)))
+        except UnicodeDecodeError:
+            # Some drivers return names that are not UTF-8 (nvitop maps this to Unknown).
+            self.unavailable.append((field, "Unknown"))
+        except AttributeError:
+            # The binding is older than the function: same meaning as FunctionNotFound.
+            self.unavailable.append((field, "FunctionNotFound"))
+        return None
+
+
+def _read_all(nvml: ModuleType) -> NvmlReading:
+    query = _Query(nvml)
+    driver = query("driver_version", lambda: _text(nvml.nvmlSystemGetDriverVersion()))
+    cuda = query("cuda_driver_version", lambda: int(nvml.nvmlSystemGetCudaDriverVersion()))
+    nvml_version = query("nvml_version", lambda: _text(nvml.nvmlSystemGetNVMLVersion()))
+    count = query("device_count", lambda: int(nvml.nvmlDeviceGetCount())) or 0
+    gpus = tuple(_read_gpu(nvml, index) for index in range(count))
+    return NvmlReading(
+        driver_version=driver,
+        cuda_driver_version=cuda,
+        nvml_version=nvml_version,
+        gpus=gpus,
+        unavailable=tuple(query.unavailable),
+    )
+
+
+def _read_gpu(nvml: ModuleType, index: int) -> NvmlGpuReading:
+    try:
+        handle = nvml.nvmlDeviceGetHandleByIndex(index)
+    except nvml.NVMLError as error:
+        # GpuIsLost, Unknown, NoPermission...: this GPU is out, the others still report.
+        return NvmlGpuReading(index=index, problem=_error_name(error))
+    query = _Query(nvml)
+    name = query("name", lambda: _text(nvml.nvmlDeviceGetName(handle)))
+    uuid = query("uuid", lambda: _text(nvml.nvmlDeviceGetUUID(handle)))
+    bus_id = query("pci_bus_id", lambda: _text(nvml.nvmlDeviceGetPciInfo(handle).busId))
+    capability = query("compute_capability", lambda: _pair(nvml.nvmlDeviceGetCudaComputeCapability(handle)))
+    memory = query("memory_total_bytes", lambda: int(nvml.nvmlDeviceGetMemoryInfo(handle).total))
+    return NvmlGpuReading(
+        index=index,
+        name=name,
+        uuid=uuid,
+        pci_bus_id=bus_id,
+        compute_capability=capability,
+        memory_total_bytes=memory,
+        unavailable=tuple(query.unavailable),
+    )
+
+
+def _error_name(error: BaseException) -> str:
+    """``NVMLError_GpuIsLost`` -> ``GpuIsLost``; pynvml makes one subclass per NVML code."""
+    name = type(error).__name__
+    return name.removeprefix("NVMLError_") if name != "NVMLError" else f"NVMLError({error})"
+
+
+def _text(value: Any) -> str:
+    """Older nvidia-ml-py releases return bytes, newer ones str."""
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    major, minor = value
+    return int(major), int(minor)

@@ -1,0 +1,140 @@
+"""The ``gpuwizard`` command (DESIGN.md section 4).
+
+Exit codes: 0 success; 1 the check ran and found a problem; 2 bad input or usage (one line on
+stderr, nothing changed); 3 an operation failed part-way and was rolled back.
+
+Headless commands never import PySide6: the GUI modules are imported only by the commands
+that open or render windows, so ``gpuwizard detect --json`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from gpuwizard import __version__
+from gpuwizard.core.system_report import SystemReport, report_to_json
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_USAGE = 2
+EXIT_ROLLED_BACK = 3
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2 (DESIGN.md section 4)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser for every command."""
+    parser = _Parser(
+        prog="gpuwizard",
+        description="GPU Setup Wizard: from 'I have an NVIDIA card' to 'my framework trains on it'. "
+        "With no command, opens the wizard.",
+    )
+    parser.add_argument("--version", action="version", version=f"gpuwizard {__version__}")
+    parser.add_argument("--system", metavar="FILE", type=Path,
+                        help="open the wizard on a saved system report; every change is a preview")
+    parser.add_argument("--lang", metavar="CODE", help="interface language (en, es, zh_CN); default: the system's")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    detect = commands.add_parser("detect", help="describe this machine (schema gpuwizard.system/1)")
+    detect.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    detect.add_argument("--system", dest="detect_system", metavar="FILE", type=Path,
+                        help="describe a saved report instead of this machine")
+
+    shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
+    shots.add_argument("directory", metavar="DIR", type=Path)
+    shots.add_argument("--system", dest="shots_system", metavar="FILE", type=Path,
+                       help="show a saved report instead of detecting this machine")
+    shots.add_argument("--lang", dest="shots_lang", metavar="CODE", help="interface language")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    handlers: dict[str | None, Callable[[argparse.Namespace], int]] = {
+        "detect": _detect,
+        "screenshots": _screenshots,
+        None: _wizard,
+    }
+    try:
+        return handlers[args.command](args)
+    except UsageError as error:
+        print(f"gpuwizard: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _load_system(path: Path) -> SystemReport:
+    from gpuwizard.workflow.system_file import SystemFileError, load_system_report  # noqa: PLC0415
+
+    try:
+        return load_system_report(path)
+    except SystemFileError as error:
+        raise UsageError(str(error)) from None
+
+
+def _detect(args: argparse.Namespace) -> int:
+    if args.detect_system is not None:
+        report = _load_system(args.detect_system)
+    else:
+        from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
+
+        report = detect_system()
+    if args.json:
+        _write(json.dumps(report_to_json(report), indent=2, ensure_ascii=False) + "\n")
+    else:
+        from gpuwizard.text_report import render_report  # noqa: PLC0415
+
+        _write(render_report(report, width=min(shutil.get_terminal_size().columns, 100)))
+    return EXIT_OK
+
+
+def _wizard(args: argparse.Namespace) -> int:
+    # A bad --system file is reported before Qt is even imported, let alone a window shown.
+    report = _load_system(args.system) if args.system is not None else None
+    from gpuwizard.ui.app import run_wizard  # noqa: PLC0415 - Qt only for the GUI
+
+    return run_wizard(report=report, system_file=args.system, lang=args.lang)
+
+
+def _screenshots(args: argparse.Namespace) -> int:
+    system_file = args.shots_system or args.system
+    report = _load_system(system_file) if system_file is not None else None
+    directory: Path = args.directory
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: exists and is not a folder")
+    from gpuwizard.ui.screenshots import render_screenshots  # noqa: PLC0415 - Qt only here
+
+    written = render_screenshots(directory, report=report, lang=args.shots_lang or args.lang)
+    for path in written:
+        _write(f"{path}\n")
+    return EXIT_OK
+
+
+def _write(text: str) -> None:
+    """Print ``text``, surviving a console that cannot encode it and a closed pipe."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except UnicodeEncodeError:
+        encoding = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.encode(encoding, errors="replace").decode(encoding))
+    except BrokenPipeError:
+        # `gpuwizard detect | head`: the reader left; that is not our error.
+        sys.stderr.close()

@@ -1,0 +1,1 @@
+"""Pure logic and data types: no I/O, no Qt, no NVML, no registry, no subprocess."""

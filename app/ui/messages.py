@@ -1,0 +1,38 @@
+"""Finding texts for the GUI, translated through Qt.
+
+The core keeps English templates marked for ``lupdate`` in the ``findings`` context
+(gpuwizard.core.finding_catalog); here they are translated and refilled with the finding's
+parameters. A finding whose code this version does not know (a report saved by a newer
+wizard) is shown with the English text it carries.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+
+from gpuwizard.core.findings import Finding, UnknownFindingCode, template_for
+
+
+def finding_texts(finding: Finding) -> tuple[str, str]:
+    """The translated ``(message, hint)`` of ``finding``."""
+    try:
+        template = template_for(finding.code, finding.params.get("variant"))
+    except UnknownFindingCode:
+        return finding.message, finding.hint
+    params = dict(finding.params)
+    try:
+        message = QCoreApplication.translate("findings", template.message).format(**params)
+        hint = QCoreApplication.translate("findings", template.hint).format(**params)
+    except (KeyError, IndexError):
+        return finding.message, finding.hint
+    return message, hint
+
+
+def severity_label(severity: str) -> str:
+    """The translated word for a severity."""
+    labels = {
+        "error": QCoreApplication.translate("findings", "Problem"),
+        "warning": QCoreApplication.translate("findings", "Warning"),
+        "info": QCoreApplication.translate("findings", "Note"),
+    }
+    return labels.get(severity, severity)

@@ -1,0 +1,1 @@
+"""Orchestration without Qt: detect -> recommend -> apply -> verify, reporting through callbacks."""

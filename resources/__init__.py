@@ -1,0 +1,1 @@
+"""Data shipped with the wizard, read with importlib.resources: schemas, samples, icons."""

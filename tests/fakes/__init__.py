@@ -1,0 +1,1 @@
+"""Fakes of the outside world, each behind the interface its adapter uses."""
