@@ -45,20 +45,36 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, opens the wizard.",
     )
     parser.add_argument("--version", action="version", version=f"gpuwizard {__version__}")
-    parser.add_argument("--system", metavar="FILE", type=Path,
-                        help="open the wizard on a saved system report; every change is a preview")
-    parser.add_argument("--lang", metavar="CODE", help="interface language (en, es, zh_CN); default: the system's")
+    parser.add_argument(
+        "--system",
+        metavar="FILE",
+        type=Path,
+        help="open the wizard on a saved system report; every change is a preview",
+    )
+    parser.add_argument(
+        "--lang", metavar="CODE", help="interface language (en, es, zh_CN); default: the system's"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     detect = commands.add_parser("detect", help="describe this machine (schema gpuwizard.system/1)")
     detect.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    detect.add_argument("--system", dest="detect_system", metavar="FILE", type=Path,
-                        help="describe a saved report instead of this machine")
+    detect.add_argument(
+        "--system",
+        dest="detect_system",
+        metavar="FILE",
+        type=Path,
+        help="describe a saved report instead of this machine",
+    )
 
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
-    shots.add_argument("--system", dest="shots_system", metavar="FILE", type=Path,
-                       help="show a saved report instead of detecting this machine")
+    shots.add_argument(
+        "--system",
+        dest="shots_system",
+        metavar="FILE",
+        type=Path,
+        help="show a saved report instead of detecting this machine",
+    )
     shots.add_argument("--lang", dest="shots_lang", metavar="CODE", help="interface language")
     return parser
 

@@ -16,7 +16,10 @@ _LABEL_WIDTH = 12
 
 def render_report(report: SystemReport, width: int = 100) -> str:
     """Render ``report`` as text no wider than ``width`` (except long paths)."""
-    lines: list[str] = [f"GPU Setup Wizard {report.wizard_version or ''} - machine report".replace("  ", " "), ""]
+    lines: list[str] = [
+        f"GPU Setup Wizard {report.wizard_version or ''} - machine report".replace("  ", " "),
+        "",
+    ]
     os_info = report.os
     machine = f"{os_info.distribution or os_info.family} ({os_info.family} {os_info.release}, {os_info.arch})"
     extras = [f"WSL {os_info.wsl_version}" if os_info.wsl else "", "container" if os_info.container else ""]
@@ -73,13 +76,22 @@ def render_report(report: SystemReport, width: int = 100) -> str:
         lines.append(_field("Python", f"{python.version} {bits}  {python.executable}"))
     else:
         lines.append(_field("Python", "none found"))
-    others = [p for p in report.interpreters if report.python is None or p.executable != report.python.executable]
+    others = [
+        p for p in report.interpreters if report.python is None or p.executable != report.python.executable
+    ]
     for python in others:
         lines.append(_field("", f"{python.version:<8} {python.executable}  ({python.source})"))
     managers = report.managers
-    found = [(name, path) for name, path in
-             (("uv", managers.uv), ("conda", managers.conda), ("mamba", managers.mamba),
-              ("micromamba", managers.micromamba)) if path]
+    found = [
+        (name, path)
+        for name, path in (
+            ("uv", managers.uv),
+            ("conda", managers.conda),
+            ("mamba", managers.mamba),
+            ("micromamba", managers.micromamba),
+        )
+        if path
+    ]
     lines.append(_field("Managers", ", ".join(f"{name} {path}" for name, path in found) or "none found"))
     if os_info.family == "windows":
         state = {True: "on", False: "off", None: "unknown"}[report.long_paths_enabled]
@@ -94,7 +106,9 @@ def render_report(report: SystemReport, width: int = 100) -> str:
         head = f"  {finding.severity.upper():<8}{finding.code}"
         lines.append(head)
         lines += textwrap.wrap(finding.message, width, initial_indent=indent, subsequent_indent=indent)
-        lines += textwrap.wrap("-> " + finding.hint, width, initial_indent=indent, subsequent_indent=indent + "   ")
+        lines += textwrap.wrap(
+            "-> " + finding.hint, width, initial_indent=indent, subsequent_indent=indent + "   "
+        )
     return "\n".join(lines) + "\n"
 
 

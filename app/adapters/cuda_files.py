@@ -1,12 +1,12 @@
-"""CUDA toolkits and cuDNN on disk: where installers and people put them, and their versions.
+r"""CUDA toolkits and cuDNN on disk: where installers and people put them, and their versions.
 
 Toolkits are looked for where they are named (``CUDA_PATH``, ``CUDA_PATH_V11_2``,
-``CUDA_HOME``), in the default folders (``%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v*``
+``CUDA_HOME``), in the default folders (``%ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\v*``
 on Windows, ``/usr/local/cuda*`` on Linux), and behind PATH. cuDNN is looked for beside each
 toolkit and also far from it: people unzip it anywhere and point PATH at its ``bin``
 (../shared/research/user-stories), cuDNN 9's Windows installer uses
-``%ProgramFiles%\\NVIDIA\\CUDNN\\v9.x\\bin\\<cuda>``, and TensorFlow's old guide used
-``C:\\tools\\cuda``.
+``%ProgramFiles%\NVIDIA\CUDNN\v9.x\bin\<cuda>``, and TensorFlow's old guide used
+``C:\tools\cuda``.
 
 The OS family is a parameter, not read from the running OS, so Windows-shaped folder trees
 are scanned and tested on Linux.
@@ -40,9 +40,14 @@ _CUDNN_LIBRARY: Final = re.compile(r"^(cudnn64_\d+\.dll|libcudnn\.so(\.\d+){1,3}
 #: Linux folders the dynamic loader searches without LD_LIBRARY_PATH (ld.so(8), plus the
 #: Debian multiarch folder).
 LINUX_SYSTEM_LIBRARY_DIRS: Final = (
-    Path("/lib"), Path("/usr/lib"), Path("/lib64"), Path("/usr/lib64"),
-    Path("/usr/lib/x86_64-linux-gnu"), Path("/lib/x86_64-linux-gnu"),
-    Path("/usr/lib/aarch64-linux-gnu"), Path("/usr/local/lib"),
+    Path("/lib"),
+    Path("/usr/lib"),
+    Path("/lib64"),
+    Path("/usr/lib64"),
+    Path("/usr/lib/x86_64-linux-gnu"),
+    Path("/lib/x86_64-linux-gnu"),
+    Path("/usr/lib/aarch64-linux-gnu"),
+    Path("/usr/local/lib"),
 )
 
 
@@ -136,9 +141,9 @@ class CudaFiles:
                 yield name.upper(), Path(self._env[name])
         for parent in self._toolkit_parents:
             for child in _children(parent):
-                if self.windows and re.match(r"^v\d+\.\d+$", child.name, re.I):
-                    yield "default folder", child
-                elif not self.windows and re.match(r"^cuda(-\d+\.\d+)?$", child.name):
+                if (self.windows and re.match(r"^v\d+\.\d+$", child.name, re.I)) or (
+                    not self.windows and re.match(r"^cuda(-\d+\.\d+)?$", child.name)
+                ):
                     yield "default folder", child
         for entry in path_dirs:
             folder = Path(entry)
@@ -159,7 +164,10 @@ class CudaFiles:
         readers = (
             ("version.json", lambda: cuda_version_from_version_json(_read(root / "version.json"))),
             ("version.txt", lambda: cuda_version_from_version_txt(_read(root / "version.txt"))),
-            ("cuda_runtime_api.h", lambda: cuda_version_from_header(_read(root / "include" / "cuda_runtime_api.h"))),
+            (
+                "cuda_runtime_api.h",
+                lambda: cuda_version_from_header(_read(root / "include" / "cuda_runtime_api.h")),
+            ),
             ("nvcc", lambda: self._nvcc_in(root)),
             ("folder name", lambda: cuda_version_from_folder_name(self._resolved(root).name)),
         )
@@ -266,7 +274,7 @@ class CudaFiles:
 
 def _names(folder: Path) -> list[str]:
     try:
-        return os.listdir(folder)
+        return os.listdir(folder)  # noqa: PTH208 - plain names: library folders hold thousands of files
     except OSError:
         return []
 

@@ -1,6 +1,7 @@
-"""Python interpreters on this machine: the wizard's own, those on PATH, those the ``py``
-launcher knows (Windows), and those pyenv and uv installed. Each is asked its version,
-pointer size and real path by running it.
+"""Python interpreters on this machine, and what each one is.
+
+The wizard's own, those on PATH, those the ``py`` launcher knows (Windows), and those pyenv
+and uv installed. Each is asked its version, pointer size and real path by running it.
 """
 
 from __future__ import annotations
@@ -82,7 +83,9 @@ def _candidates(
     yield from _managed_candidates(windows, env, home)
 
 
-def _launcher_candidates(path_dirs: Sequence[str], runner: Runner, env: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+def _launcher_candidates(
+    path_dirs: Sequence[str], runner: Runner, env: Mapping[str, str]
+) -> Iterator[tuple[str, str]]:
     launcher = find_executable("py", [*path_dirs, Path(env.get("SystemRoot", r"C:\Windows"))], windows=True)
     if launcher is None:
         return
@@ -118,7 +121,7 @@ def _managed_candidates(windows: bool, env: Mapping[str, str], home: Path) -> It
 
 def _posix_pythons(folder: Path) -> list[Path]:
     try:
-        names = sorted(os.listdir(folder), key=_posix_name_order)
+        names = sorted(os.listdir(folder), key=_posix_name_order)  # noqa: PTH208 - /usr/bin is large
     except OSError:
         return []
     found = []
@@ -145,8 +148,11 @@ def _posix_name_order(name: str) -> tuple[int, str]:
 
 
 def _describe(runner: Runner, source: str, executable: str) -> PythonFacts | None:
-    """Facts about one interpreter: from its install folder's name when that tells them
-    (running every pyenv and uv install would cost about 10 ms each), else by asking it."""
+    """Facts about one interpreter, from its install folder's name when that tells them.
+
+    Running every pyenv and uv install would cost about 10 ms each; those folders are named by
+    version. Others are asked.
+    """
     if source in ("pyenv", "uv"):
         folder = Path(executable).parent
         named = version_from_install_folder((folder.parent if folder.name == "bin" else folder).name)
@@ -177,7 +183,9 @@ def _probe(runner: Runner, source: str, executable: str) -> PythonFacts | None:
 def _children(folder: Path) -> list[Path]:
     """The entries of ``folder`` in natural order (3.9 before 3.10), newest last."""
     try:
-        return sorted(folder.iterdir(), key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)])
+        return sorted(
+            folder.iterdir(), key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)]
+        )
     except OSError:
         return []
 

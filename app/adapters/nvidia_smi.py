@@ -27,9 +27,9 @@ _TIMEOUT_S = 10.0
 
 
 def find_nvidia_smi(family: str, env: Mapping[str, str]) -> str | None:
-    """Where nvidia-smi is: PATH first, then where drivers put it.
+    r"""Where nvidia-smi is: PATH first, then where drivers put it.
 
-    DCH drivers on Windows install it in System32, older ones in ``NVIDIA Corporation\\NVSMI``
+    DCH drivers on Windows install it in System32, older ones in ``NVIDIA Corporation\NVSMI``
     (peers.md pain 14); WSL 2 passes it through in /usr/lib/wsl/lib.
     """
     found = shutil.which("nvidia-smi", path=env.get("PATH", os.defpath))
@@ -38,7 +38,10 @@ def find_nvidia_smi(family: str, env: Mapping[str, str]) -> str | None:
     if family == "windows":
         candidates = [
             Path(env.get("SystemRoot", r"C:\Windows")) / "System32" / "nvidia-smi.exe",
-            Path(env.get("ProgramFiles", r"C:\Program Files")) / "NVIDIA Corporation" / "NVSMI" / "nvidia-smi.exe",
+            Path(env.get("ProgramFiles", r"C:\Program Files"))
+            / "NVIDIA Corporation"
+            / "NVSMI"
+            / "nvidia-smi.exe",
         ]
     else:
         candidates = [Path("/usr/lib/wsl/lib/nvidia-smi"), Path("/usr/bin/nvidia-smi")]
@@ -88,7 +91,9 @@ class NvidiaSmiSource:
                     uuid=row.uuid,
                     pci_bus_id=row.pci_bus_id,
                     compute_capability=row.compute_capability,
-                    memory_total_bytes=row.memory_total_mib * 1024 * 1024 if row.memory_total_mib is not None else None,
+                    memory_total_bytes=row.memory_total_mib * 1024 * 1024
+                    if row.memory_total_mib is not None
+                    else None,
                     problem=row.problem,
                 )
                 for row in rows

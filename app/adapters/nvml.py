@@ -12,12 +12,12 @@ compute_cap,driver_version --format=csv``.
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final, Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 _T = TypeVar("_T")
 
@@ -107,7 +107,11 @@ class NvmlSource(Protocol):
 
 
 def _import_pynvml() -> ModuleType:
-    return importlib.import_module("pynvml")
+    # A plain import in a function: lazy (never at import of this module), and visible to
+    # the import rules (pyproject.toml, import-linter) that keep pynvml in this module.
+    import pynvml  # noqa: PLC0415
+
+    return pynvml
 
 
 class PynvmlSource:
@@ -140,10 +144,9 @@ class PynvmlSource:
             try:
                 return _read_all(nvml)
             finally:
-                try:
+                # A failed shutdown undoes nothing: the read already has its values.
+                with contextlib.suppress(nvml.NVMLError):
                     nvml.nvmlShutdown()
-                except nvml.NVMLError:
-                    pass  # nothing to undo: the read already has its values
 
 
 class _Query:
@@ -212,11 +215,11 @@ def _error_name(error: BaseException) -> str:
     return name.removeprefix("NVMLError_") if name != "NVMLError" else f"NVMLError({error})"
 
 
-def _text(value: Any) -> str:
+def _text(value: str | bytes) -> str:
     """Older nvidia-ml-py releases return bytes, newer ones str."""
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-def _pair(value: Any) -> tuple[int, int]:
+def _pair(value: tuple[int, int]) -> tuple[int, int]:
     major, minor = value
     return int(major), int(minor)

@@ -54,13 +54,11 @@ def scan_display_devices(
     ]
 
 
-def _names_from_pci_ids(
-    wanted: list[tuple[int, int]], files: Iterable[Path]
-) -> dict[tuple[int, int], str]:
-    """Look up "vendor device" names in the first pci.ids file present.
+def _names_from_pci_ids(wanted: list[tuple[int, int]], files: Iterable[Path]) -> dict[tuple[int, int], str]:
+    r"""Look up "vendor device" names in the first pci.ids file present.
 
     The format: a vendor line ``10de  NVIDIA Corporation``, then its devices indented by one
-    tab (``\\t2504  GA106 [GeForce RTX 3060 Lite Hash Rate]``); deeper tabs are subsystems.
+    tab (``\t2504  GA106 [GeForce RTX 3060 Lite Hash Rate]``); deeper tabs are subsystems.
     """
     if not wanted:
         return {}

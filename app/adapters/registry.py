@@ -1,14 +1,13 @@
-"""The Windows registry: the only module that imports ``winreg``.
+r"""The Windows registry: the only module that imports ``winreg``.
 
 Reading goes through :class:`RegistryReader`. :class:`WinregReader` reads the live registry
 (Windows only); :class:`SnapshotRegistry` reads the snapshot shape of DESIGN.md section 4
-(``{"HKCU\\\\Environment": {"Path": {"type": "REG_EXPAND_SZ", "value": "..."}}}``), which is
+(``{"HKCU\\Environment": {"Path": {"type": "REG_EXPAND_SZ", "value": "..."}}}``), which is
 how the same code runs and is tested on any OS.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
@@ -42,7 +41,7 @@ class RegValue:
 
 
 class RegistryReader(Protocol):
-    """Reads keys and values by full path (``HKLM\\\\SYSTEM\\\\...``)."""
+    r"""Reads keys and values by full path (``HKLM\\SYSTEM\\...``)."""
 
     def values(self, key: str) -> Mapping[str, RegValue] | None:
         """All values of ``key``, or None when the key does not exist or cannot be read."""
@@ -69,9 +68,11 @@ class WinregReader:
     """Reads the live Windows registry (64-bit view, read-only access)."""
 
     def __init__(self) -> None:
-        self._winreg: Any = importlib.import_module("winreg")
+        import winreg  # noqa: PLC0415 - Windows only; a plain import keeps the import rules seeing it
 
-    def _open(self, key: str) -> Any:
+        self._winreg: Any = winreg
+
+    def _open(self, key: str) -> Any:  # noqa: ANN401 - winreg.HKEYType exists only on Windows
         hive, rest = _split(key)
         root = getattr(self._winreg, _HIVES[hive])
         access = self._winreg.KEY_READ | self._winreg.KEY_WOW64_64KEY

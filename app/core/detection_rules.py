@@ -58,8 +58,7 @@ def detection_findings(report: SystemReport, evidence: DetectionEvidence) -> lis
     if report.os.family == "windows" and report.long_paths_enabled is False:
         findings.append(make_finding("LONG_PATHS_DISABLED"))
     findings += [
-        make_finding("DETECTION_STEP_FAILED", step=step, error=error)
-        for step, error in evidence.failed_steps
+        make_finding("DETECTION_STEP_FAILED", step=step, error=error) for step, error in evidence.failed_steps
     ]
     return sort_findings(findings)
 
@@ -81,9 +80,7 @@ def _gpu_and_driver(report: SystemReport, evidence: DetectionEvidence) -> list[F
 
     if evidence.nvml_failure:
         findings.append(
-            make_finding(
-                "NVML_UNAVAILABLE", detail=evidence.nvml_detail or evidence.nvml_failure
-            )
+            make_finding("NVML_UNAVAILABLE", detail=evidence.nvml_detail or evidence.nvml_failure)
         )
     if report.driver.cuda_max is None:
         findings.append(make_finding("DRIVER_CUDA_MAX_UNKNOWN", driver=report.driver.version))
@@ -94,7 +91,7 @@ def _gpu_and_driver(report: SystemReport, evidence: DetectionEvidence) -> list[F
     return findings
 
 
-def _why_no_driver(report: SystemReport, evidence: DetectionEvidence) -> Finding:
+def _why_no_driver(report: SystemReport, evidence: DetectionEvidence) -> Finding:  # noqa: PLR0911 - one return per cause: the decision table it is
     """The one finding that explains why no NVIDIA driver answered."""
     if evidence.nvml_failure == NVML_DRIVER_LIBRARY_MISMATCH:
         return make_finding("NVML_DRIVER_LIBRARY_MISMATCH")

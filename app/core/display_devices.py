@@ -1,6 +1,7 @@
-"""Graphics hardware seen without any GPU driver: PCI devices on Linux, display adapters in the
-Windows registry. This is what tells "no NVIDIA GPU" from "an NVIDIA GPU without a working
-driver" when NVML cannot be loaded.
+"""Graphics hardware as the OS sees it, with or without a GPU driver.
+
+PCI devices on Linux, display adapters in the Windows registry: this is what tells "no NVIDIA
+GPU" from "an NVIDIA GPU without a working driver" when NVML cannot be loaded.
 """
 
 from __future__ import annotations
@@ -83,13 +84,13 @@ def is_display_class(class_code: int) -> bool:
 
 
 def display_device_from_windows(values: Mapping[str, Any]) -> DisplayDevice | None:
-    """Read one display-class registry key (``...\\{4d36e968-...}\\0000``).
+    r"""Read one display-class registry key (``...\{4d36e968-...}\0000``).
 
     Keys without a PCI hardware id (remote-desktop and indirect display drivers) give None.
 
     >>> d = display_device_from_windows({
     ...     "DriverDesc": "NVIDIA GeForce RTX 3060", "ProviderName": "NVIDIA",
-    ...     "DriverVersion": "31.0.15.4633", "MatchingDeviceId": "pci\\\\ven_10de&dev_2504"})
+    ...     "DriverVersion": "31.0.15.4633", "MatchingDeviceId": "pci\\ven_10de&dev_2504"})
     >>> d.vendor, d.nvidia_driver_version
     ('nvidia', '546.33')
     """

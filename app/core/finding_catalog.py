@@ -58,9 +58,7 @@ CATALOG: Final[dict[str, FindingTemplate]] = {
     ),
     "NO_NVIDIA_DRIVER": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            _C, "An NVIDIA GPU is present ({names}), but no working NVIDIA driver answers."
-        ),
+        QT_TRANSLATE_NOOP(_C, "An NVIDIA GPU is present ({names}), but no working NVIDIA driver answers."),
         QT_TRANSLATE_NOOP(
             _C,
             "Install the NVIDIA driver for your GPU from " + NVIDIA_DRIVER_DOWNLOAD + " "
@@ -111,9 +109,7 @@ CATALOG: Final[dict[str, FindingTemplate]] = {
     ),
     "NO_NVIDIA_DRIVER:windows": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            _C, "An NVIDIA GPU is present ({names}), but the NVIDIA driver does not answer."
-        ),
+        QT_TRANSLATE_NOOP(_C, "An NVIDIA GPU is present ({names}), but the NVIDIA driver does not answer."),
         QT_TRANSLATE_NOOP(
             _C,
             "Install the NVIDIA driver for your GPU from " + NVIDIA_DRIVER_DOWNLOAD + " (a "
@@ -146,7 +142,8 @@ CATALOG: Final[dict[str, FindingTemplate]] = {
     "NVML_BLOCKED_BY_OS": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP(
-            _C, "The operating system blocked access to the GPU (NVML: 'GPU access blocked by the operating system')."
+            _C,
+            "The operating system blocked access to the GPU (NVML: 'GPU access blocked by the operating system').",
         ),
         QT_TRANSLATE_NOOP(
             _C,
@@ -220,9 +217,7 @@ CATALOG: Final[dict[str, FindingTemplate]] = {
     ),
     "WSL_LINUX_DRIVER_INSTALLED": FindingTemplate(
         "warning",
-        QT_TRANSLATE_NOOP(
-            _C, "A Linux NVIDIA driver library is installed inside WSL ({path})."
-        ),
+        QT_TRANSLATE_NOOP(_C, "A Linux NVIDIA driver library is installed inside WSL ({path})."),
         QT_TRANSLATE_NOOP(
             _C,
             "Inside WSL 2 the Windows driver provides the GPU; a Linux driver installed in the "
@@ -233,9 +228,7 @@ CATALOG: Final[dict[str, FindingTemplate]] = {
     # --- CUDA toolkits and cuDNN ------------------------------------------------------
     "MULTIPLE_CUDA_ON_PATH": FindingTemplate(
         "warning",
-        QT_TRANSLATE_NOOP(
-            _C, "Several CUDA versions are on PATH: {versions}. The first one, {first}, wins."
-        ),
+        QT_TRANSLATE_NOOP(_C, "Several CUDA versions are on PATH: {versions}. The first one, {first}, wins."),
         QT_TRANSLATE_NOOP(
             _C,
             "Programs that load CUDA from PATH (TensorFlow 2.10 and older on Windows, nvcc) get "

@@ -24,7 +24,9 @@ QUERY_FIELDS: Final = ("index", "name", "uuid", "pci.bus_id", "memory.total", "d
 QUERY_FIELD_REPLACEMENTS: Final = {"driver_version": "kmd_version"}
 
 # Cells nvidia-smi writes when it has no value.
-_NO_VALUE: Final = re.compile(r"^\[?(N/A|Not Supported|Unknown Error|GPU is lost|Insufficient Permissions|ERR!)\]?$", re.I)
+_NO_VALUE: Final = re.compile(
+    r"^\[?(N/A|Not Supported|Unknown Error|GPU is lost|Insufficient Permissions|ERR!)\]?$", re.I
+)
 _UNIT: Final = re.compile(r"\s*\[[^\]]*\]\s*$")
 _INVALID_FIELD: Final = re.compile(r'Field "([^"]+)" is not a valid field to query', re.I)
 # "CUDA Version: 12.3" up to R58x; R610 prints "CUDA UMD Version: 13.3" and
@@ -65,9 +67,9 @@ def invalid_query_field(output: str) -> str | None:
 
 
 def parse_query_csv(text: str) -> list[SmiGpuRow]:
-    """Read ``nvidia-smi --query-gpu=... --format=csv,nounits`` output (with its header).
+    r"""Read ``nvidia-smi --query-gpu=... --format=csv,nounits`` output (with its header).
 
-    >>> rows = parse_query_csv("index, name, memory.total [MiB]\\n0, NVIDIA GeForce RTX 3060, 12288\\n")
+    >>> rows = parse_query_csv("index, name, memory.total [MiB]\n0, NVIDIA GeForce RTX 3060, 12288\n")
     >>> rows[0].name, rows[0].memory_total_mib
     ('NVIDIA GeForce RTX 3060', 12288)
     """
@@ -78,7 +80,7 @@ def parse_query_csv(text: str) -> list[SmiGpuRow]:
     header = [header_key(cell) for cell in next(reader)]
     rows: list[SmiGpuRow] = []
     for position, cells in enumerate(reader):
-        raw = {key: cell.strip() for key, cell in zip(header, cells)}
+        raw = {key: cell.strip() for key, cell in zip(header, cells, strict=False)}
         values = {key: (None if _NO_VALUE.match(cell) else cell) for key, cell in raw.items()}
         problems = [cell for cell in raw.values() if re.search(r"lost|unknown error|err!", cell, re.I)]
         rows.append(

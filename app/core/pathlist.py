@@ -1,13 +1,13 @@
-"""PATH values as lists of folders: splitting, and a comparison key that never gets written back.
+r"""PATH values as lists of folders: splitting, and a comparison key that never gets written back.
 
 Windows PATH entries are separated by ``;``, may be quoted (a quoted entry may contain ``;``),
 may hold ``%VARIABLE%`` references, and compare case-insensitively with either slash. POSIX
 entries are separated by ``:``. Both kinds are handled here for either OS, so the Windows
 rules are tested on Linux.
 
->>> split_path_value('C:\\\\a;;"C:\\\\b;c";C:\\\\d\\\\', windows=True)
-['C:\\\\a', 'C:\\\\b;c', 'C:\\\\d\\\\']
->>> comparison_key("c:/Program Files/CUDA/", windows=True) == comparison_key("C:\\\\program files\\\\cuda", windows=True)
+>>> split_path_value('C:\\a;;"C:\\b;c";C:\\d\\', windows=True)
+['C:\\a', 'C:\\b;c', 'C:\\d\\']
+>>> comparison_key("c:/Program Files/CUDA/", windows=True) == comparison_key("C:\\program files\\cuda", windows=True)
 True
 """
 
@@ -42,12 +42,12 @@ def split_path_value(value: str, *, windows: bool) -> list[str]:
 
 
 def expand_windows_vars(entry: str, env: Mapping[str, str]) -> str:
-    """Expand ``%NAME%`` references from ``env`` (names compare case-insensitively).
+    r"""Expand ``%NAME%`` references from ``env`` (names compare case-insensitively).
 
     Unknown names stay as they are, as Windows leaves them.
 
-    >>> expand_windows_vars("%SystemRoot%\\\\system32;%NOPE%", {"SYSTEMROOT": "C:\\\\Windows"})
-    'C:\\\\Windows\\\\system32;%NOPE%'
+    >>> expand_windows_vars("%SystemRoot%\\system32;%NOPE%", {"SYSTEMROOT": "C:\\Windows"})
+    'C:\\Windows\\system32;%NOPE%'
     """
     upper = {name.upper(): value for name, value in env.items()}
     return _WINDOWS_VAR.sub(lambda m: upper.get(m.group(1).upper(), m.group(0)), entry)

@@ -34,10 +34,10 @@ class LauncherEntry:
 
 
 def parse_py_launcher_list(text: str) -> list[LauncherEntry]:
-    """Read ``py -0p`` (``py --list-paths``) output in its old and new formats.
+    r"""Read ``py -0p`` (``py --list-paths``) output in its old and new formats.
 
     >>> entries = parse_py_launcher_list(
-    ...     " -V:3.12 *        C:\\\\Python312\\\\python.exe\\n -3.8-32  C:\\\\Python38-32\\\\python.exe\\n")
+    ...     " -V:3.12 *        C:\\Python312\\python.exe\n -3.8-32  C:\\Python38-32\\python.exe\n")
     >>> [(e.version_hint, e.bits_hint, e.default) for e in entries]
     [('3.12', 64, True), ('3.8', 32, False)]
     """
@@ -75,15 +75,15 @@ def parse_probe_output(text: str) -> tuple[str, int, str | None] | None:
 
 
 def is_ms_store_python(executable: str) -> bool:
-    """True for the Microsoft Store build or its ``WindowsApps`` alias.
+    r"""True for the Microsoft Store build or its ``WindowsApps`` alias.
 
-    The Store build lives in ``WindowsApps\\PythonSoftwareFoundation.Python.3.X_...`` and is
-    started through an alias in ``%LOCALAPPDATA%\\Microsoft\\WindowsApps`` (Python docs,
+    The Store build lives in ``WindowsApps\PythonSoftwareFoundation.Python.3.X_...`` and is
+    started through an alias in ``%LOCALAPPDATA%\Microsoft\WindowsApps`` (Python docs,
     "Using Python on Windows", The Microsoft Store package).
 
-    >>> is_ms_store_python("C:\\\\Users\\\\a\\\\AppData\\\\Local\\\\Microsoft\\\\WindowsApps\\\\python.exe")
+    >>> is_ms_store_python("C:\\Users\\a\\AppData\\Local\\Microsoft\\WindowsApps\\python.exe")
     True
-    >>> is_ms_store_python("C:\\\\Python311\\\\python.exe")
+    >>> is_ms_store_python("C:\\Python311\\python.exe")
     False
     """
     lowered = executable.replace("/", "\\").lower()

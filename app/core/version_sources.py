@@ -31,11 +31,11 @@ def cuda_version_from_nvml(value: int) -> str:
 
 
 def cuda_version_from_header(text: str) -> str | None:
-    """Read ``CUDART_VERSION`` (cuda_runtime_api.h) or ``CUDA_VERSION`` (cuda.h).
+    r"""Read ``CUDART_VERSION`` (cuda_runtime_api.h) or ``CUDA_VERSION`` (cuda.h).
 
     >>> cuda_version_from_header("#define CUDART_VERSION 13000")
     '13.0'
-    >>> cuda_version_from_header("#define CUDA_VERSION 11020\\n") is None
+    >>> cuda_version_from_header("#define CUDA_VERSION 11020\n") is None
     False
     """
     defines = dict(_DEFINE.findall(text))
@@ -61,9 +61,9 @@ def cuda_version_from_version_json(text: str) -> str | None:
 
 
 def cuda_version_from_version_txt(text: str) -> str | None:
-    """Read a CUDA 11.0-and-older ``version.txt`` (``CUDA Version 10.1.243``).
+    r"""Read a CUDA 11.0-and-older ``version.txt`` (``CUDA Version 10.1.243``).
 
-    >>> cuda_version_from_version_txt("CUDA Version 10.1.243\\n")
+    >>> cuda_version_from_version_txt("CUDA Version 10.1.243\n")
     '10.1.243'
     """
     match = _VERSION_TXT.search(text)
@@ -97,9 +97,9 @@ def cuda_version_from_folder_name(name: str) -> str | None:
 
 
 def cudnn_version_from_header(text: str) -> str | None:
-    """Read ``CUDNN_MAJOR``/``MINOR``/``PATCHLEVEL`` (cudnn_version.h from 8.0, cudnn.h before).
+    r"""Read ``CUDNN_MAJOR``/``MINOR``/``PATCHLEVEL`` (cudnn_version.h from 8.0, cudnn.h before).
 
-    >>> cudnn_version_from_header("#define CUDNN_MAJOR 8\\n#define CUDNN_MINOR 1\\n#define CUDNN_PATCHLEVEL 0")
+    >>> cudnn_version_from_header("#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0")
     '8.1.0'
     >>> cudnn_version_from_header("#define CUDNN_MAJOR 9") is None
     True

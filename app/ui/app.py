@@ -6,12 +6,11 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from gpuwizard.core.system_report import SystemReport
+from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import QLocale, Qt, QTranslator
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
-
-from gpuwizard.core.system_report import SystemReport
-from gpuwizard.workflow.session import WizardSession
 
 
 def application_icon() -> QIcon:

@@ -8,9 +8,8 @@ wizard) is shown with the English text it carries.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
-
 from gpuwizard.core.findings import Finding, UnknownFindingCode, template_for
+from PySide6.QtCore import QCoreApplication
 
 
 def finding_texts(finding: Finding) -> tuple[str, str]:

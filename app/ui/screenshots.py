@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
-
 from gpuwizard.core.system_report import SystemReport
 from gpuwizard.ui.app import make_application
 from gpuwizard.workflow.detect import detect_system
 from gpuwizard.workflow.session import WizardSession
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 
-def render_screenshots(directory: Path, report: SystemReport | None = None, lang: str | None = None) -> list[Path]:
+def render_screenshots(
+    directory: Path, report: SystemReport | None = None, lang: str | None = None
+) -> list[Path]:
     """Render each page to ``directory/NN-name.png``; returns the files written, in page order."""
     from gpuwizard.ui.wizard import PageId, SetupWizard  # noqa: PLC0415 - after the app exists
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QWidget, QWizard
-
 from gpuwizard.core.system_report import SystemReport
 from gpuwizard.ui.app import application_icon
 from gpuwizard.ui.pages.detect import DetectPage
@@ -19,6 +16,8 @@ from gpuwizard.ui.pages.summary import SummaryPage
 from gpuwizard.ui.pages.welcome import WelcomePage
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.session import WizardSession
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QWidget, QWizard
 
 
 class PageId(IntEnum):
@@ -32,7 +31,9 @@ class PageId(IntEnum):
 class SetupWizard(QWizard):
     """The GPU Setup Wizard window."""
 
-    def __init__(self, session: WizardSession, parent: QWidget | None = None, *, start_detection: bool = True) -> None:
+    def __init__(
+        self, session: WizardSession, parent: QWidget | None = None, *, start_detection: bool = True
+    ) -> None:
         super().__init__(parent)
         self.session = session
         self.setObjectName("setup_wizard")
@@ -56,8 +57,9 @@ class SetupWizard(QWizard):
         if session.report is not None:
             if session.system_file is not None:
                 self.detect_page.show_source(
-                    self.tr("Showing the saved report %1. Nothing on this machine will change.")
-                    .replace("%1", str(session.system_file))
+                    self.tr("Showing the saved report %1. Nothing on this machine will change.").replace(
+                        "%1", str(session.system_file)
+                    )
                 )
             self._report_ready(session.report)
         elif start_detection:

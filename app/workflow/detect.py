@@ -140,7 +140,9 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
             find_interpreters, os_info.family, path_dirs, sources.runner, sources.env, sources.home
         )
         cuda_job = pool.submit(_scan_cuda, sources, os_info.family, path_dirs)
-        devices = steps.run("display devices", lambda: _display_devices(sources, os_info), [])
+        devices: list[DisplayDevice] = steps.run(
+            "display devices", lambda: _display_devices(sources, os_info), []
+        )
         managers = steps.run(
             "environment managers",
             lambda: find_managers(os_info.family, sources.env, path_dirs, sources.home),
@@ -181,7 +183,9 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     evidence = DetectionEvidence(
         nvml_failure=failure,
         nvml_detail=detail,
-        kernel_driver=next((d.kernel_driver for d in devices if d.vendor == "nvidia" and d.kernel_driver), None),
+        kernel_driver=next(
+            (d.kernel_driver for d in devices if d.vendor == "nvidia" and d.kernel_driver), None
+        ),
         wsl_driver_present=_wsl_driver_present(sources, os_info),
         wsl_linux_driver=_wsl_linux_driver(sources, os_info),
         gpu_problems=tuple((g.index, g.problem) for g in (reading.gpus if reading else ()) if g.problem),
@@ -259,7 +263,9 @@ def _gpus(reading: NvmlReading | None, devices: list[DisplayDevice]) -> tuple[Gp
                 vendor="nvidia",
                 name=gpu.name,
                 compute_capability=f"{capability[0]}.{capability[1]}" if capability else None,
-                memory_total_mib=gpu.memory_total_bytes // _MIB if gpu.memory_total_bytes is not None else None,
+                memory_total_mib=gpu.memory_total_bytes // _MIB
+                if gpu.memory_total_bytes is not None
+                else None,
                 pci_bus_id=gpu.pci_bus_id,
                 status="lost" if gpu.problem else "ok",
                 uuid=gpu.uuid,
@@ -275,7 +281,9 @@ def _gpus(reading: NvmlReading | None, devices: list[DisplayDevice]) -> tuple[Gp
             if device.pci_address is None and driver_answered:
                 continue  # Windows lists the same GPUs NVML already reported, without addresses.
         status = "no-driver" if device.vendor == "nvidia" else "ok"
-        gpus.append(GpuFacts(next_index, device.vendor, device.name, pci_bus_id=device.pci_address, status=status))
+        gpus.append(
+            GpuFacts(next_index, device.vendor, device.name, pci_bus_id=device.pci_address, status=status)
+        )
         next_index += 1
     return tuple(gpus)
 
@@ -283,7 +291,10 @@ def _gpus(reading: NvmlReading | None, devices: list[DisplayDevice]) -> tuple[Gp
 def _wsl_driver_present(sources: DetectionSources, os_info: OsFacts) -> bool | None:
     if not (os_info.wsl and os_info.wsl_version == 2):
         return None
-    return any((sources.wsl_driver_dir / name).exists() for name in ("libnvidia-ml.so.1", "libcuda.so.1", "libcuda.so"))
+    return any(
+        (sources.wsl_driver_dir / name).exists()
+        for name in ("libnvidia-ml.so.1", "libcuda.so.1", "libcuda.so")
+    )
 
 
 def _wsl_linux_driver(sources: DetectionSources, os_info: OsFacts) -> str | None:
@@ -318,10 +329,17 @@ def _scan_cuda(
     )
     cuda_path_root = next((real_roots[id(kit)] for kit in found if "CUDA_PATH" in kit.found_by), None)
 
-    library_path = split_path_value(sources.env.get("LD_LIBRARY_PATH", ""), windows=False) if not windows else []
-    search_keys = {comparison_key(os.path.realpath(d), windows=windows) for d in path_dirs} if windows else {
-        comparison_key(os.path.realpath(d), windows=False) for d in [*library_path, *map(str, sources.loader_dirs)]
-    }
+    library_path = (
+        split_path_value(sources.env.get("LD_LIBRARY_PATH", ""), windows=False) if not windows else []
+    )
+    search_keys = (
+        {comparison_key(os.path.realpath(d), windows=windows) for d in path_dirs}
+        if windows
+        else {
+            comparison_key(os.path.realpath(d), windows=False)
+            for d in [*library_path, *map(str, sources.loader_dirs)]
+        }
+    )
     cudnn = tuple(
         CudnnFacts(
             version=dnn.version,
@@ -342,9 +360,12 @@ def _with_nvcc_alias(
     resolved_path: list[str],
     windows: bool,
 ) -> list[str]:
-    """Count a wrapper ``nvcc`` on PATH (``/usr/local/bin/nvcc`` that execs a toolkit's) as
-    that toolkit's ``bin``, by asking it its version. Only the first nvcc on PATH matters."""
-    bins = {comparison_key(os.path.join(root, "bin"), windows=windows) for root in real_roots.values()}
+    """Count a wrapper ``nvcc`` on PATH as the ``bin`` of the toolkit it runs.
+
+    ``/usr/local/bin/nvcc`` may be a script that execs a toolkit's nvcc; asked its version, it
+    names the toolkit. Only the first nvcc on PATH matters.
+    """
+    bins = {comparison_key(str(Path(root) / "bin"), windows=windows) for root in real_roots.values()}
     for position, entry in enumerate(resolved_path):
         nvcc = Path(entry) / files.nvcc_name
         if not nvcc.is_file():
@@ -355,7 +376,7 @@ def _with_nvcc_alias(
         match = [kit for kit in toolkits if version and kit.version and _same_minor(kit.version, version)]
         if len(match) == 1:
             aliased = list(resolved_path)
-            aliased[position] = os.path.join(real_roots[id(match[0])], "bin")
+            aliased[position] = str(Path(real_roots[id(match[0])]) / "bin")
             return aliased
         return resolved_path
     return resolved_path

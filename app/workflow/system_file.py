@@ -41,7 +41,9 @@ def load_system_report(path: Path) -> SystemReport:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise SystemFileError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+        raise SystemFileError(
+            f"{path}: not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+        ) from None
     check_system_data(data, str(path))
     return report_from_json(data)
 

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from gpuwizard.adapters.cuda_files import CudaFiles
+
 from fakes.runner import FakeRunner
 from fakes.trees import (
     cudnn9_windows_installer,
@@ -15,10 +17,10 @@ from fakes.trees import (
     windows_toolkit,
 )
 
-from gpuwizard.adapters.cuda_files import CudaFiles
 
-
-def windows_files(tmp_path: Path, env: dict[str, str] | None = None, runner: FakeRunner | None = None) -> CudaFiles:
+def windows_files(
+    tmp_path: Path, env: dict[str, str] | None = None, runner: FakeRunner | None = None
+) -> CudaFiles:
     base = {"ProgramFiles": str(tmp_path / "Program Files"), "SystemDrive": str(tmp_path / "C:")}
     return CudaFiles("windows", {**base, **(env or {})}, runner or FakeRunner())
 
@@ -30,7 +32,10 @@ def test_windows_toolkits_in_the_default_folder_with_their_version_files(tmp_pat
     windows_toolkit(pf, "12.8.2")
     kits = windows_files(tmp_path).toolkits([])
     assert [(kit.version, kit.version_source) for kit in kits] == [
-        ("10.1.243", "version.txt"), ("11.2.2", "version.json"), ("12.8.2", "version.json")]
+        ("10.1.243", "version.txt"),
+        ("11.2.2", "version.json"),
+        ("12.8.2", "version.json"),
+    ]
     assert all(kit.found_by == ("default folder",) for kit in kits)
 
 
@@ -56,24 +61,36 @@ def test_version_falls_back_to_the_runtime_header_then_nvcc_then_the_folder_name
     named_only = windows_toolkit(pf, "11.6.0", version_file="none")
     (named_only / "include" / "cuda_runtime_api.h").write_text("")
     (named_only / "bin" / "nvcc.exe").unlink()
-    recorded = (Path(__file__).parent.parent / "fixtures" / "recorded" / "nvcc--version_linux_cuda11.5_V11.5.119.txt").read_text()
+    recorded = (
+        Path(__file__).parent.parent / "fixtures" / "recorded" / "nvcc--version_linux_cuda11.5_V11.5.119.txt"
+    ).read_text()
     runner = FakeRunner().when("nvcc", "--version").answer(recorded)
     kits = {kit.root.name: kit for kit in windows_files(tmp_path, runner=runner).toolkits([])}
-    assert (kits[with_header.name].version, kits[with_header.name].version_source) == ("11.4", "cuda_runtime_api.h")
+    assert (kits[with_header.name].version, kits[with_header.name].version_source) == (
+        "11.4",
+        "cuda_runtime_api.h",
+    )
     assert (kits[with_nvcc.name].version, kits[with_nvcc.name].version_source) == ("11.5.119", "nvcc")
     assert (kits[named_only.name].version, kits[named_only.name].version_source) == ("11.6", "folder name")
 
 
 def test_a_folder_without_toolkit_markers_is_not_a_toolkit(tmp_path: Path):
     pf = tmp_path / "Program Files"
-    (pf / "NVIDIA GPU Computing Toolkit" / "CUDA" / "v12.0").mkdir(parents=True)  # left behind by an uninstall
+    (pf / "NVIDIA GPU Computing Toolkit" / "CUDA" / "v12.0").mkdir(
+        parents=True
+    )  # left behind by an uninstall
     assert windows_files(tmp_path).toolkits([]) == []
 
 
 def test_linux_toolkit_and_its_link_are_one_toolkit(tmp_path: Path):
     linux_toolkit(tmp_path / "usr" / "local", "12.4.1")
-    files = CudaFiles("linux", {"CUDA_HOME": str(tmp_path / "usr" / "local" / "cuda")}, FakeRunner(),
-                      toolkit_parents=[tmp_path / "usr" / "local"], cudnn_dirs=[])
+    files = CudaFiles(
+        "linux",
+        {"CUDA_HOME": str(tmp_path / "usr" / "local" / "cuda")},
+        FakeRunner(),
+        toolkit_parents=[tmp_path / "usr" / "local"],
+        cudnn_dirs=[],
+    )
     (kit,) = files.toolkits([str(tmp_path / "usr" / "local" / "cuda" / "bin")])
     assert kit.version == "12.4.1"
     assert set(kit.found_by) == {"CUDA_HOME", "default folder", "PATH"}
@@ -83,7 +100,7 @@ def test_a_wrapper_nvcc_on_path_does_not_make_its_folder_a_toolkit(tmp_path: Pat
     # /usr/local/bin/nvcc on this kind of machine is a two-line script that execs the toolkit's.
     bin_dir = tmp_path / "usr" / "local" / "bin"
     bin_dir.mkdir(parents=True)
-    (bin_dir / "nvcc").write_text("#!/bin/sh\nexec /usr/local/cuda-13.0/bin/nvcc \"$@\"\n")
+    (bin_dir / "nvcc").write_text('#!/bin/sh\nexec /usr/local/cuda-13.0/bin/nvcc "$@"\n')
     (tmp_path / "usr" / "local" / "lib").mkdir()
     files = CudaFiles("linux", {}, FakeRunner(), toolkit_parents=[], cudnn_dirs=[])
     assert files.toolkits([str(bin_dir)]) == []
@@ -100,7 +117,9 @@ def test_cudnn_unzipped_anywhere_and_put_on_path_is_found(tmp_path: Path):
 def test_cudnn_copied_into_a_toolkit_is_found_there(tmp_path: Path):
     root = windows_toolkit(tmp_path / "Program Files", "11.2.2")
     (root / "bin" / "cudnn64_8.dll").write_bytes(b"MZ")
-    (root / "include" / "cudnn_version.h").write_text("#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 1\n")
+    (root / "include" / "cudnn_version.h").write_text(
+        "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 1\n"
+    )
     (dnn,) = windows_files(tmp_path).cudnn([root], [], [])
     assert dnn.version == "8.1.1"
 

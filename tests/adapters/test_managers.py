@@ -30,7 +30,9 @@ def test_path_comes_first(tmp_path: Path):
 def test_variables_set_by_the_installers(tmp_path: Path):
     micromamba = executable(tmp_path / "tools" / "micromamba")
     conda = executable(tmp_path / "anywhere" / "conda")
-    found = find_managers("linux", {"MAMBA_EXE": str(micromamba), "CONDA_EXE": str(conda)}, [], tmp_path / "home")
+    found = find_managers(
+        "linux", {"MAMBA_EXE": str(micromamba), "CONDA_EXE": str(conda)}, [], tmp_path / "home"
+    )
     assert (found.micromamba, found.conda) == (str(micromamba), str(conda))
 
 

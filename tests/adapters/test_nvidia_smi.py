@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fakes.runner import FakeRunner
-
 from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource, find_nvidia_smi
 from gpuwizard.adapters.nvml import NvmlUnavailable
+
+from fakes.runner import FakeRunner
 
 RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
 H200_BANNER = (RECORDED / "nvidia-smi_H200_linux_610.43.02_kmd-umd-labels_full.txt").read_text()
@@ -18,8 +18,10 @@ MISMATCH = (RECORDED / "nvml_error_driver-library-mismatch_550.144.txt").read_te
 
 
 def test_reads_gpus_from_the_query_and_cuda_from_the_banner():
-    csv = "index, name, uuid, pci.bus_id, memory.total [MiB], driver_version, compute_cap\n" \
-          "0, NVIDIA H200, GPU-00000000-0000-0000-0000-000000000000, 00000000:83:00.0, 143771, 610.43.02, 9.0\n"
+    csv = (
+        "index, name, uuid, pci.bus_id, memory.total [MiB], driver_version, compute_cap\n"
+        "0, NVIDIA H200, GPU-00000000-0000-0000-0000-000000000000, 00000000:83:00.0, 143771, 610.43.02, 9.0\n"
+    )
     runner = FakeRunner().when("nvidia-smi", "--query-gpu").answer(csv).when("nvidia-smi").answer(H200_BANNER)
     reading = NvidiaSmiSource(runner, "/usr/bin/nvidia-smi").read()
     assert reading.source == "nvidia-smi"
@@ -55,7 +57,11 @@ def test_a_refused_driver_version_is_asked_as_kmd_version():
 
 @pytest.mark.parametrize(
     ("output", "failure"),
-    [(NO_DRIVER, "driver_not_loaded"), (MISMATCH, "driver_library_mismatch"), ("Segmentation fault", "unknown")],
+    [
+        (NO_DRIVER, "driver_not_loaded"),
+        (MISMATCH, "driver_library_mismatch"),
+        ("Segmentation fault", "unknown"),
+    ],
 )
 def test_failures_are_named_from_nvidia_smi_words(output: str, failure: str):
     runner = FakeRunner().when("nvidia-smi").answer(output, returncode=9)

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
-from fakes.fake_pynvml import FakePynvml, load_scenario, scenario_names
-
 from gpuwizard.adapters.nvml import NvmlUnavailable, PynvmlSource
+
+from fakes.fake_pynvml import FakePynvml, load_scenario, scenario_names
 
 
 def source_for(name: str) -> tuple[PynvmlSource, FakePynvml]:
@@ -42,7 +42,10 @@ def test_a_lost_gpu_does_not_sink_the_others():
     reading = source.read()
     assert [gpu.problem for gpu in reading.gpus] == [None, None, "GpuIsLost", None]
     assert [gpu.pci_bus_id for gpu in reading.gpus if gpu.problem is None] == [
-        "00000000:68:00.0", "00000000:9E:00.0", "00000000:D4:00.0"]
+        "00000000:68:00.0",
+        "00000000:9E:00.0",
+        "00000000:D4:00.0",
+    ]
     # One failing field (the UUID) leaves that field empty and the rest filled.
     assert reading.gpus[0].uuid is None
     assert ("uuid", "Unknown") in reading.gpus[0].unavailable
@@ -64,8 +67,11 @@ def test_an_old_driver_without_newer_calls_still_reports_what_it_has():
 
 @pytest.mark.parametrize(
     ("scenario", "failure"),
-    [("no_gpu", "library_not_found"), ("gpu_without_driver", "library_not_found"),
-     ("driver_library_mismatch", "driver_library_mismatch")],
+    [
+        ("no_gpu", "library_not_found"),
+        ("gpu_without_driver", "library_not_found"),
+        ("driver_library_mismatch", "driver_library_mismatch"),
+    ],
 )
 def test_initialisation_failures_are_named(scenario: str, failure: str):
     source, fake = source_for(scenario)

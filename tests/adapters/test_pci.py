@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fakes.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP, VFIO_HOST, build_sysfs
-
 from gpuwizard.adapters.pci import scan_display_devices
+
+from fakes.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP, VFIO_HOST, build_sysfs
 
 PCI_IDS = """\
 # excerpt in the pci.ids format

@@ -6,13 +6,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from gpuwizard.adapters.runner import CommandNotFound, CommandTimedOut, SubprocessRunner, child_environment
 
 
 def test_output_and_exit_status():
     done = SubprocessRunner().run(
-        [sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)"], timeout=30
+        [sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)"],
+        timeout=30,
     )
     assert (done.stdout.strip(), done.stderr.strip(), done.returncode, done.ok) == ("out", "err", 3, False)
     assert done.seconds >= 0
@@ -44,5 +44,7 @@ def test_child_environment_drops_what_leaks_into_other_pythons(monkeypatch: pyte
     env = child_environment({"EXTRA": "1"})
     assert "PYTHONPATH" not in env and "PYTHONHOME" not in env
     assert env["PYTHONUTF8"] == "1" and env["EXTRA"] == "1"
-    done = SubprocessRunner().run([sys.executable, "-c", "import os; print(os.environ.get('PYTHONPATH'))"], timeout=30)
+    done = SubprocessRunner().run(
+        [sys.executable, "-c", "import os; print(os.environ.get('PYTHONPATH'))"], timeout=30
+    )
     assert done.stdout.strip() == "None"

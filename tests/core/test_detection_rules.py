@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from gpuwizard.core.detection_rules import DetectionEvidence, detection_findings
 from gpuwizard.core.system_report import (
     CudaToolkitFacts,
@@ -39,7 +38,9 @@ def test_a_healthy_machine_has_nothing_to_report():
 
 
 def test_no_gpu_at_all():
-    assert codes(SystemReport(os=LINUX, python=PY), DetectionEvidence(nvml_failure="library_not_found")) == ["NO_NVIDIA_GPU"]
+    assert codes(SystemReport(os=LINUX, python=PY), DetectionEvidence(nvml_failure="library_not_found")) == [
+        "NO_NVIDIA_GPU"
+    ]
 
 
 def test_no_nvidia_gpu_but_another_vendors_gpu_is_named():
@@ -53,11 +54,17 @@ def test_no_nvidia_gpu_but_another_vendors_gpu_is_named():
     [
         (LINUX, DetectionEvidence(nvml_failure="library_not_found"), None),
         (LINUX, DetectionEvidence(nvml_failure="library_not_found", kernel_driver="nouveau"), "nouveau"),
-        (replace(LINUX, container=True), DetectionEvidence(nvml_failure="library_not_found", kernel_driver="nvidia"), "container"),
+        (
+            replace(LINUX, container=True),
+            DetectionEvidence(nvml_failure="library_not_found", kernel_driver="nvidia"),
+            "container",
+        ),
         (WINDOWS, DetectionEvidence(nvml_failure="library_not_found"), "windows"),
     ],
 )
-def test_a_gpu_without_a_working_driver(os_facts: OsFacts, evidence: DetectionEvidence, expected_variant: str | None):
+def test_a_gpu_without_a_working_driver(
+    os_facts: OsFacts, evidence: DetectionEvidence, expected_variant: str | None
+):
     report = SystemReport(os=os_facts, python=PY, gpus=(GTX_NO_DRIVER,))
     assert codes(report, evidence) == ["NO_NVIDIA_DRIVER"]
     assert variant(report, evidence) == expected_variant
@@ -76,7 +83,9 @@ def test_wsl1_cannot_use_the_gpu():
 
 
 def test_a_linux_driver_inside_wsl_is_called_out():
-    evidence = DetectionEvidence(nvml_failure="blocked_by_os", wsl_linux_driver="/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")
+    evidence = DetectionEvidence(
+        nvml_failure="blocked_by_os", wsl_linux_driver="/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+    )
     report = SystemReport(os=WSL2, python=PY)
     assert codes(report, evidence) == ["NVML_BLOCKED_BY_OS", "WSL_LINUX_DRIVER_INSTALLED"]
     assert detection_findings(report, evidence)[0].params["variant"] == "wsl"
@@ -84,8 +93,11 @@ def test_a_linux_driver_inside_wsl_is_called_out():
 
 @pytest.mark.parametrize(
     ("failure", "code"),
-    [("driver_library_mismatch", "NVML_DRIVER_LIBRARY_MISMATCH"), ("no_permission", "NVML_NO_PERMISSION"),
-     ("blocked_by_os", "NVML_BLOCKED_BY_OS")],
+    [
+        ("driver_library_mismatch", "NVML_DRIVER_LIBRARY_MISMATCH"),
+        ("no_permission", "NVML_NO_PERMISSION"),
+        ("blocked_by_os", "NVML_BLOCKED_BY_OS"),
+    ],
 )
 def test_nvml_failures_that_are_not_about_a_missing_driver(failure: str, code: str):
     report = SystemReport(os=LINUX, python=PY, gpus=(GTX_NO_DRIVER,))
@@ -94,7 +106,9 @@ def test_nvml_failures_that_are_not_about_a_missing_driver(failure: str, code: s
 
 def test_the_fallback_answering_is_a_warning_not_an_error():
     report = SystemReport(os=LINUX, python=PY, driver=replace(DRIVER, source="nvidia-smi"), gpus=(RTX,))
-    assert codes(report, DetectionEvidence(nvml_failure="binding_missing", nvml_detail="No module named 'pynvml'")) == ["NVML_UNAVAILABLE"]
+    assert codes(
+        report, DetectionEvidence(nvml_failure="binding_missing", nvml_detail="No module named 'pynvml'")
+    ) == ["NVML_UNAVAILABLE"]
 
 
 def test_an_old_driver_that_cannot_say_its_cuda():
@@ -104,7 +118,9 @@ def test_an_old_driver_that_cannot_say_its_cuda():
 
 
 def test_each_lost_gpu_gets_its_own_finding():
-    report = SystemReport(os=LINUX, python=PY, driver=DRIVER, gpus=(RTX, replace(RTX, index=1, status="lost")))
+    report = SystemReport(
+        os=LINUX, python=PY, driver=DRIVER, gpus=(RTX, replace(RTX, index=1, status="lost"))
+    )
     findings = detection_findings(report, DetectionEvidence(gpu_problems=((1, "GpuIsLost"),)))
     assert [(f.code, f.params["index"]) for f in findings] == [("GPU_NOT_RESPONDING", "1")]
 
@@ -114,30 +130,57 @@ def kit(version: str, rank: int | None, root: str | None = None) -> CudaToolkitF
 
 
 def test_several_cuda_versions_on_path_name_the_winner():
-    report = SystemReport(os=WINDOWS, python=PY, driver=DRIVER, gpus=(RTX,),
-                          cuda_toolkits=(kit("11.2", 1), kit("12.1", 0), kit("10.1", None)), long_paths_enabled=True)
+    report = SystemReport(
+        os=WINDOWS,
+        python=PY,
+        driver=DRIVER,
+        gpus=(RTX,),
+        cuda_toolkits=(kit("11.2", 1), kit("12.1", 0), kit("10.1", None)),
+        long_paths_enabled=True,
+    )
     (finding,) = detection_findings(report, DetectionEvidence())
     assert finding.code == "MULTIPLE_CUDA_ON_PATH"
     assert finding.params == {"versions": "12.1, 11.2", "first": "12.1"}
 
 
 def test_one_cuda_version_on_path_twice_is_fine():
-    report = SystemReport(os=LINUX, python=PY, driver=DRIVER, gpus=(RTX,),
-                          cuda_toolkits=(kit("12.4", 0, "/usr/local/cuda-12.4"), kit("12.4", 1, "/opt/cuda-12.4")))
+    report = SystemReport(
+        os=LINUX,
+        python=PY,
+        driver=DRIVER,
+        gpus=(RTX,),
+        cuda_toolkits=(kit("12.4", 0, "/usr/local/cuda-12.4"), kit("12.4", 1, "/opt/cuda-12.4")),
+    )
     assert codes(report) == []
 
 
 def test_cuda_path_pointing_elsewhere_than_path():
-    report = SystemReport(os=WINDOWS, python=PY, driver=DRIVER, gpus=(RTX,), long_paths_enabled=True,
-                          cuda_toolkits=(kit("11.2", 0), kit("12.1", None)))
+    report = SystemReport(
+        os=WINDOWS,
+        python=PY,
+        driver=DRIVER,
+        gpus=(RTX,),
+        long_paths_enabled=True,
+        cuda_toolkits=(kit("11.2", 0), kit("12.1", None)),
+    )
     assert codes(report, DetectionEvidence(cuda_path_root="C:\\CUDA\\v12.1")) == ["CUDA_PATH_NOT_FIRST"]
 
 
 @pytest.mark.parametrize(
     ("python", "expected"),
-    [(PythonFacts("3.8.10", "C:\\Python38-32\\python.exe", 32), ["PYTHON_32BIT"]),
-     (PythonFacts("3.11.9", "C:\\Users\\a\\AppData\\Local\\Microsoft\\WindowsApps\\python.exe", 64, ms_store=True), ["MS_STORE_PYTHON"]),
-     (None, ["NO_PYTHON_FOUND"])],
+    [
+        (PythonFacts("3.8.10", "C:\\Python38-32\\python.exe", 32), ["PYTHON_32BIT"]),
+        (
+            PythonFacts(
+                "3.11.9",
+                "C:\\Users\\a\\AppData\\Local\\Microsoft\\WindowsApps\\python.exe",
+                64,
+                ms_store=True,
+            ),
+            ["MS_STORE_PYTHON"],
+        ),
+        (None, ["NO_PYTHON_FOUND"]),
+    ],
 )
 def test_python_problems(python: PythonFacts | None, expected: list[str]):
     report = SystemReport(os=WINDOWS, python=python, driver=DRIVER, gpus=(RTX,), long_paths_enabled=True)
@@ -145,12 +188,18 @@ def test_python_problems(python: PythonFacts | None, expected: list[str]):
 
 
 def test_long_paths_matter_on_windows_only():
-    assert codes(SystemReport(os=WINDOWS, python=PY, driver=DRIVER, gpus=(RTX,), long_paths_enabled=False)) == ["LONG_PATHS_DISABLED"]
-    assert codes(SystemReport(os=WINDOWS, python=PY, driver=DRIVER, gpus=(RTX,), long_paths_enabled=None)) == []
+    assert codes(
+        SystemReport(os=WINDOWS, python=PY, driver=DRIVER, gpus=(RTX,), long_paths_enabled=False)
+    ) == ["LONG_PATHS_DISABLED"]
+    assert (
+        codes(SystemReport(os=WINDOWS, python=PY, driver=DRIVER, gpus=(RTX,), long_paths_enabled=None)) == []
+    )
 
 
 def test_macos_gets_the_macos_answer_only():
-    assert codes(SystemReport(os=OsFacts("darwin", False, "23.4.0", "arm64"), python=PY)) == ["NO_CUDA_ON_MACOS"]
+    assert codes(SystemReport(os=OsFacts("darwin", False, "23.4.0", "arm64"), python=PY)) == [
+        "NO_CUDA_ON_MACOS"
+    ]
 
 
 def test_failed_detection_steps_are_reported():

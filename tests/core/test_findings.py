@@ -6,14 +6,19 @@ import re
 import string
 
 import pytest
-
 from gpuwizard.core.finding_catalog import CATALOG
 from gpuwizard.core.findings import UnknownFindingCode, make_finding, sort_findings
 
 #: Detection codes named in DESIGN.md section 4 that `detect` produces.
 DETECTION_CONTRACT_CODES = [
-    "NO_NVIDIA_GPU", "NO_NVIDIA_DRIVER", "MULTIPLE_CUDA_ON_PATH", "LONG_PATHS_DISABLED",
-    "MS_STORE_PYTHON", "PYTHON_32BIT", "NO_CUDA_ON_MACOS", "NVML_DRIVER_LIBRARY_MISMATCH",
+    "NO_NVIDIA_GPU",
+    "NO_NVIDIA_DRIVER",
+    "MULTIPLE_CUDA_ON_PATH",
+    "LONG_PATHS_DISABLED",
+    "MS_STORE_PYTHON",
+    "PYTHON_32BIT",
+    "NO_CUDA_ON_MACOS",
+    "NVML_DRIVER_LIBRARY_MISMATCH",
 ]
 
 
@@ -35,7 +40,7 @@ def test_every_template_formats_with_its_own_placeholders(key: str):
 
 @pytest.mark.parametrize("key", [k for k in CATALOG if ":" in k])
 def test_variants_share_the_severity_of_their_code(key: str):
-    assert CATALOG[key].severity == CATALOG[key.split(":")[0]].severity
+    assert CATALOG[key].severity == CATALOG[key.split(":", maxsplit=1)[0]].severity
 
 
 @pytest.mark.parametrize("code", DETECTION_CONTRACT_CODES)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from gpuwizard.core.nvidia_smi_output import (
     banner_cuda_version,
     banner_driver_version,
@@ -60,7 +59,9 @@ def test_query_csv_with_several_gpus_gives_one_row_each():
 
 
 def test_compute_cap_column():
-    assert parse_query_csv(recorded("nvidia-smi_query-gpu_compute_cap_csv_570.133.07.txt"))[0].compute_capability == (8, 9)
+    assert parse_query_csv(recorded("nvidia-smi_query-gpu_compute_cap_csv_570.133.07.txt"))[
+        0
+    ].compute_capability == (8, 9)
 
 
 def test_no_value_markers_become_none_and_problems_are_kept():
@@ -78,8 +79,10 @@ def test_r610_kmd_version_column_is_the_driver():
 
 @pytest.mark.parametrize(
     ("name", "field"),
-    [("nvidia-smi_query-gpu_error_compute_cap-invalid-field.txt", "compute_cap"),
-     ("nvidia-smi_query-gpu_error_id-invalid-field.txt", "id")],
+    [
+        ("nvidia-smi_query-gpu_error_compute_cap-invalid-field.txt", "compute_cap"),
+        ("nvidia-smi_query-gpu_error_id-invalid-field.txt", "id"),
+    ],
 )
 def test_refused_fields_are_recognised(name: str, field: str):
     assert invalid_query_field(recorded(name)) == field

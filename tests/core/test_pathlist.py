@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from gpuwizard.core.cuda_on_path import toolkit_path_ranks
+from gpuwizard.core.pathlist import comparison_key, expand_windows_vars, split_path_value
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpuwizard.core.cuda_on_path import toolkit_path_ranks
-from gpuwizard.core.pathlist import comparison_key, expand_windows_vars, split_path_value
-
-windows_entry = st.text(alphabet=st.characters(blacklist_characters=';"\0', blacklist_categories=("Cs",)), min_size=1).filter(str.strip)
-posix_entry = st.text(alphabet=st.characters(blacklist_characters=":\0", blacklist_categories=("Cs",)), min_size=1)
+windows_entry = st.text(
+    alphabet=st.characters(blacklist_characters=';"\0', blacklist_categories=("Cs",)), min_size=1
+).filter(str.strip)
+posix_entry = st.text(
+    alphabet=st.characters(blacklist_characters=":\0", blacklist_categories=("Cs",)), min_size=1
+)
 
 
 @given(st.lists(windows_entry, max_size=8))
@@ -42,8 +45,12 @@ def test_comparison_key_is_idempotent(entry: str):
 
 @pytest.mark.parametrize(
     ("first", "second"),
-    [("C:\\Program Files\\CUDA\\v11.2\\bin", "c:/program files/cuda/v11.2/bin/"),
-     ("C:\\a\\..\\b", "C:\\b"), ("C:\\", "c:"), ("%SystemRoot%\\system32", "C:\\Windows\\System32")],
+    [
+        ("C:\\Program Files\\CUDA\\v11.2\\bin", "c:/program files/cuda/v11.2/bin/"),
+        ("C:\\a\\..\\b", "C:\\b"),
+        ("C:\\", "c:"),
+        ("%SystemRoot%\\system32", "C:\\Windows\\System32"),
+    ],
 )
 def test_windows_spellings_of_one_folder_compare_equal(first: str, second: str):
     env = {"SystemRoot": "C:\\Windows"}

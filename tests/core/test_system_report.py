@@ -7,9 +7,6 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from gpuwizard.core.findings import make_finding
 from gpuwizard.core.system_report import (
     CudaToolkitFacts,
@@ -24,18 +21,32 @@ from gpuwizard.core.system_report import (
     report_from_json,
     report_to_json,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
-SCHEMA = json.loads(resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text())
+SCHEMA = json.loads(
+    resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text()
+)
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 FULL = SystemReport(
     os=OsFacts("windows", False, "10.0.22631", "x86_64", distribution="Windows 11"),
     python=PythonFacts("3.10.11", "C:\\Python310\\python.exe", 64),
     driver=DriverFacts("546.33", "12.3", "nvml"),
-    gpus=(GpuFacts(0, "nvidia", "NVIDIA GeForce RTX 3060", "8.6", 12288, "00000000:01:00.0", uuid="GPU-secret"),
-          GpuFacts(1, "intel", "Intel UHD Graphics 770")),
+    gpus=(
+        GpuFacts(0, "nvidia", "NVIDIA GeForce RTX 3060", "8.6", 12288, "00000000:01:00.0", uuid="GPU-secret"),
+        GpuFacts(1, "intel", "Intel UHD Graphics 770"),
+    ),
     cuda_toolkits=(CudaToolkitFacts("11.2.2", "C:\\CUDA\\v11.2", True, 0, "version.json", ("CUDA_PATH",)),),
-    cudnn=(CudnnFacts("8.1.0", "C:\\tools\\cuda\\bin", True, "cudnn_version.h", "C:\\tools\\cuda\\include\\cudnn_version.h"),),
+    cudnn=(
+        CudnnFacts(
+            "8.1.0",
+            "C:\\tools\\cuda\\bin",
+            True,
+            "cudnn_version.h",
+            "C:\\tools\\cuda\\include\\cudnn_version.h",
+        ),
+    ),
     managers=ManagerFacts(conda="C:\\Users\\a\\miniconda3\\Scripts\\conda.exe"),
     findings=(make_finding("LONG_PATHS_DISABLED"),),
     long_paths_enabled=False,
@@ -74,16 +85,25 @@ def test_a_non_nvidia_gpu_has_its_vendor_and_no_compute_capability():
 
 def test_the_design_example_is_a_valid_report():
     # DESIGN.md section 4, with its "..." placeholders filled in.
-    example = {"schema": "gpuwizard.system/1",
-               "os": {"family": "windows", "wsl": False, "release": "10.0.22631", "arch": "x86_64"},
-               "python": {"version": "3.11.7", "executable": "C:\\Python311\\python.exe", "bits": 64},
-               "driver": {"version": "546.33", "cuda_max": "12.3", "source": "nvml"},
-               "gpus": [{"index": 0, "vendor": "nvidia", "name": "NVIDIA GeForce RTX 3060",
-                         "compute_capability": "8.6", "memory_total_mib": 12288}],
-               "cuda_toolkits": [{"version": "11.2", "root": "C:\\CUDA\\v11.2", "on_path": True}],
-               "cudnn": [{"version": "8.1.0", "location": "C:\\tools\\cuda", "on_path": False}],
-               "managers": {"uv": "C:\\uv.exe", "conda": None, "mamba": None, "micromamba": None},
-               "findings": [{"code": "NO_NVIDIA_DRIVER", "severity": "error", "message": "m", "hint": "h"}]}
+    example = {
+        "schema": "gpuwizard.system/1",
+        "os": {"family": "windows", "wsl": False, "release": "10.0.22631", "arch": "x86_64"},
+        "python": {"version": "3.11.7", "executable": "C:\\Python311\\python.exe", "bits": 64},
+        "driver": {"version": "546.33", "cuda_max": "12.3", "source": "nvml"},
+        "gpus": [
+            {
+                "index": 0,
+                "vendor": "nvidia",
+                "name": "NVIDIA GeForce RTX 3060",
+                "compute_capability": "8.6",
+                "memory_total_mib": 12288,
+            }
+        ],
+        "cuda_toolkits": [{"version": "11.2", "root": "C:\\CUDA\\v11.2", "on_path": True}],
+        "cudnn": [{"version": "8.1.0", "location": "C:\\tools\\cuda", "on_path": False}],
+        "managers": {"uv": "C:\\uv.exe", "conda": None, "mamba": None, "micromamba": None},
+        "findings": [{"code": "NO_NVIDIA_DRIVER", "severity": "error", "message": "m", "hint": "h"}],
+    }
     VALIDATOR.validate(example)
     report = report_from_json(example)
     assert report.gpus[0].compute_capability == "8.6" and report.driver and report.driver.cuda_max == "12.3"
@@ -97,10 +117,13 @@ def test_missing_optional_fields_mean_unknown():
 
 @pytest.mark.parametrize(
     "bad",
-    [{"schema": "gpuwizard.system/2"}, {"schema": "gpuwizard.system/1", "gpus": [{"compute_capability": 8.6}]},
-     {"schema": "gpuwizard.system/1", "driver": {"cuda_max": "12.3"}},
-     {"schema": "gpuwizard.system/1", "findings": [{"code": "x", "severity": "error"}]},
-     {"schema": "gpuwizard.system/1", "python": {"version": "3.11", "bits": 16}}],
+    [
+        {"schema": "gpuwizard.system/2"},
+        {"schema": "gpuwizard.system/1", "gpus": [{"compute_capability": 8.6}]},
+        {"schema": "gpuwizard.system/1", "driver": {"cuda_max": "12.3"}},
+        {"schema": "gpuwizard.system/1", "findings": [{"code": "x", "severity": "error"}]},
+        {"schema": "gpuwizard.system/1", "python": {"version": "3.11", "bits": 16}},
+    ],
 )
 def test_schema_rejects_malformed_reports(bad: dict[str, object]):
     assert list(VALIDATOR.iter_errors(bad))
@@ -110,11 +133,24 @@ versions = st.from_regex(r"\A[0-9]{1,2}\.[0-9]{1,2}\Z")
 
 
 @given(
-    gpus=st.lists(st.builds(GpuFacts, index=st.integers(0, 15), vendor=st.sampled_from(["nvidia", "amd"]),
-                            name=st.none() | st.text(max_size=20), compute_capability=st.none() | versions,
-                            memory_total_mib=st.none() | st.integers(0, 10**6)), max_size=4),
-    driver=st.none() | st.builds(DriverFacts, version=st.from_regex(r"\A[0-9]{3}\.[0-9]{2}\Z"),
-                                 cuda_max=st.none() | versions, source=st.just("nvml")),
+    gpus=st.lists(
+        st.builds(
+            GpuFacts,
+            index=st.integers(0, 15),
+            vendor=st.sampled_from(["nvidia", "amd"]),
+            name=st.none() | st.text(max_size=20),
+            compute_capability=st.none() | versions,
+            memory_total_mib=st.none() | st.integers(0, 10**6),
+        ),
+        max_size=4,
+    ),
+    driver=st.none()
+    | st.builds(
+        DriverFacts,
+        version=st.from_regex(r"\A[0-9]{3}\.[0-9]{2}\Z"),
+        cuda_max=st.none() | versions,
+        source=st.just("nvml"),
+    ),
 )
 def test_any_report_round_trips_and_validates(gpus: list[GpuFacts], driver: DriverFacts | None):
     report = SystemReport(os=OsFacts("linux", False, "6.1", "x86_64"), driver=driver, gpus=tuple(gpus))

@@ -13,10 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fakes.fake_pynvml import FakePynvml, load_scenario
-from fakes.runner import FakeRunner
-from fakes.sysfs import PciDevice, build_sysfs
-
 from gpuwizard.adapters.cuda_files import CudaFiles
 from gpuwizard.adapters.host import HostReading
 from gpuwizard.adapters.nvml import NvmlSource, PynvmlSource
@@ -26,16 +22,36 @@ from gpuwizard.core.display_devices import WINDOWS_DISPLAY_CLASS_KEY
 from gpuwizard.core.system_report import PythonFacts
 from gpuwizard.workflow.detect import LONG_PATHS_KEY, DetectionSources
 
-LINUX_HOST = HostReading("Linux", "6.1.0-18-amd64", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1", "x86_64",
-                         "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org)", False,
-                         "Debian GNU/Linux 12 (bookworm)", False)
-WSL2_HOST = HostReading("Linux", "5.15.153.1-microsoft-standard-WSL2", "#1 SMP", "x86_64",
-                        "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1)", False,
-                        "Ubuntu 22.04.4 LTS", False)
+from fakes.fake_pynvml import FakePynvml, load_scenario
+from fakes.runner import FakeRunner
+from fakes.sysfs import PciDevice, build_sysfs
+
+LINUX_HOST = HostReading(
+    "Linux",
+    "6.1.0-18-amd64",
+    "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1",
+    "x86_64",
+    "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org)",
+    False,
+    "Debian GNU/Linux 12 (bookworm)",
+    False,
+)
+WSL2_HOST = HostReading(
+    "Linux",
+    "5.15.153.1-microsoft-standard-WSL2",
+    "#1 SMP",
+    "x86_64",
+    "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1)",
+    False,
+    "Ubuntu 22.04.4 LTS",
+    False,
+)
 WINDOWS_HOST = HostReading("Windows", "10", "10.0.22631", "AMD64", None, False, "Windows 10", False)
 
 LINUX_PYTHON = PythonFacts("3.11.7", "/usr/bin/python3.11", 64)
-WINDOWS_PYTHON = PythonFacts("3.10.11", "C:\\Users\\ana\\AppData\\Local\\Programs\\Python\\Python310\\python.exe", 64)
+WINDOWS_PYTHON = PythonFacts(
+    "3.10.11", "C:\\Users\\ana\\AppData\\Local\\Programs\\Python\\Python310\\python.exe", 64
+)
 
 
 def display_adapter(desc: str, provider: str, version: str, hardware_id: str) -> dict[str, dict[str, Any]]:
@@ -48,12 +64,16 @@ def display_adapter(desc: str, provider: str, version: str, hardware_id: str) ->
     }
 
 
-def windows_registry(adapters: Sequence[dict[str, dict[str, Any]]], long_paths: int | None = 1) -> SnapshotRegistry:
+def windows_registry(
+    adapters: Sequence[dict[str, dict[str, Any]]], long_paths: int | None = 1
+) -> SnapshotRegistry:
     snapshot: dict[str, dict[str, Any]] = {
         f"{WINDOWS_DISPLAY_CLASS_KEY}\\{number:04d}": values for number, values in enumerate(adapters)
     }
     snapshot[f"{WINDOWS_DISPLAY_CLASS_KEY}\\Properties"] = {}
-    snapshot[LONG_PATHS_KEY] = {} if long_paths is None else {"LongPathsEnabled": {"type": "REG_DWORD", "value": long_paths}}
+    snapshot[LONG_PATHS_KEY] = (
+        {} if long_paths is None else {"LongPathsEnabled": {"type": "REG_DWORD", "value": long_paths}}
+    )
     return SnapshotRegistry(snapshot)
 
 
@@ -100,7 +120,9 @@ class Machine:
             pci_devices=lambda: scan_display_devices(sysfs, []),
             own_python=lambda: self.python,
             cuda_files=lambda family: CudaFiles(
-                family, env, self.runner,
+                family,
+                env,
+                self.runner,
                 toolkit_parents=None if windows else list(self.toolkit_parents),
                 cudnn_dirs=None if windows else [],
             ),

@@ -1,11 +1,11 @@
-"""Folder trees shaped like real CUDA and cuDNN installs, built in a temporary folder.
+r"""Folder trees shaped like real CUDA and cuDNN installs, built in a temporary folder.
 
 Layouts follow what installers leave: the CUDA installer on Windows
-(``NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\{bin,include,libnvvp}``, recorded file list in
+(``NVIDIA GPU Computing Toolkit\CUDA\v11.2\{bin,include,libnvvp}``, recorded file list in
 tests/fixtures/recorded/filelist_win_cuda12.8_bin_committed-tree.txt), the runfile/deb toolkit
 on Linux (``/usr/local/cuda-12.4`` plus the ``/usr/local/cuda`` link), the cuDNN zip unzipped
 anywhere (``bin``, ``include``, ``lib/x64``), cuDNN 9's Windows installer
-(``NVIDIA\\CUDNN\\v9.7\\bin\\12.8``, recorded path in path_win_cudnn9.7_installer_...txt) and
+(``NVIDIA\CUDNN\v9.7\bin\12.8``, recorded path in path_win_cudnn9.7_installer_...txt) and
 Debian's cuDNN packages (multiarch folders). File contents are recorded ones.
 """
 
@@ -37,11 +37,13 @@ def cuda_runtime_header(version: str) -> str:
 
 
 def windows_toolkit(program_files: Path, version: str, *, version_file: str = "json") -> Path:
-    """``<ProgramFiles>\\NVIDIA GPU Computing Toolkit\\CUDA\\v<major.minor>`` with its marker files."""
+    r"""``<ProgramFiles>\NVIDIA GPU Computing Toolkit\CUDA\v<major.minor>`` with its marker files."""
     major_minor = ".".join(version.split(".")[:2])
     root = program_files / "NVIDIA GPU Computing Toolkit" / "CUDA" / f"v{major_minor}"
     _touch(root / "bin" / "nvcc.exe", b"MZ")
-    runtime = "110" if version.startswith("11.") else version.split(".")[0] + version.split(".")[1]
+    runtime = (
+        "110" if version.startswith("11.") else version.split(".", maxsplit=1)[0] + version.split(".")[1]
+    )
     _touch(root / "bin" / f"cudart64_{runtime}.dll", b"MZ")
     _touch(root / "libnvvp" / "nvvp.exe", b"MZ")
     _touch(root / "include" / "cuda_runtime_api.h", cuda_runtime_header(version))
@@ -68,8 +70,8 @@ def linux_toolkit(parent: Path, version: str, *, link: bool = True, version_json
 
 
 def cudnn_zip(root: Path, version: str, *, windows: bool = True) -> Path:
-    """The cuDNN archive unzipped into ``root`` (``C:\\tools\\cuda`` in TensorFlow's old guide)."""
-    major = version.split(".")[0]
+    r"""The cuDNN archive unzipped into ``root`` (``C:\tools\cuda`` in TensorFlow's old guide)."""
+    major = version.split(".", maxsplit=1)[0]
     header = "cudnn_version.h" if int(major) >= 8 else "cudnn.h"
     _touch(root / "include" / header, cudnn_header(version))
     if windows:
@@ -82,7 +84,7 @@ def cudnn_zip(root: Path, version: str, *, windows: bool = True) -> Path:
 
 
 def cudnn9_windows_installer(program_files: Path, version: str, cuda: str) -> Path:
-    """cuDNN 9's Windows installer: ``NVIDIA\\CUDNN\\v9.x\\{bin,include}\\<cuda>``."""
+    r"""cuDNN 9's Windows installer: ``NVIDIA\CUDNN\v9.x\{bin,include}\<cuda>``."""
     major, minor = version.split(".")[:2]
     root = program_files / "NVIDIA" / "CUDNN" / f"v{major}.{minor}"
     _touch(root / "bin" / cuda / f"cudnn64_{major}.dll", b"MZ")
@@ -93,7 +95,7 @@ def cudnn9_windows_installer(program_files: Path, version: str, cuda: str) -> Pa
 
 def debian_cudnn(usr: Path, version: str) -> Path:
     """Debian/Ubuntu's cuDNN packages: multiarch library and versioned header."""
-    major = version.split(".")[0]
+    major = version.split(".", maxsplit=1)[0]
     libdir = usr / "lib" / "x86_64-linux-gnu"
     library = _touch(libdir / f"libcudnn.so.{version}")
     (libdir / f"libcudnn.so.{major}").symlink_to(library.name)

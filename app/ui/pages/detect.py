@@ -7,6 +7,8 @@ page shows a busy bar and Next stays disabled.
 
 from __future__ import annotations
 
+from gpuwizard.core.system_report import SystemReport
+from gpuwizard.ui.widgets.report_view import QtReportView
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFrame,
@@ -19,9 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
     QWizardPage,
 )
-
-from gpuwizard.core.system_report import SystemReport
-from gpuwizard.ui.widgets.report_view import QtReportView
 
 
 class DetectPage(QWizardPage):
@@ -60,21 +59,21 @@ class DetectPage(QWizardPage):
         self.error.hide()
 
         self.view = QtReportView()
-        self.scroll = QScrollArea(self)
-        self.scroll.setObjectName("report_scroll")
-        self.scroll.setWidget(self.view)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrow keys and PgUp/PgDn scroll
-        self.scroll.setAccessibleName(self.tr("System report"))
-        self.scroll.hide()
+        self.report_scroll = QScrollArea(self)
+        self.report_scroll.setObjectName("report_scroll")
+        self.report_scroll.setWidget(self.view)
+        self.report_scroll.setWidgetResizable(True)
+        self.report_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.report_scroll.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrow keys and PgUp/PgDn scroll
+        self.report_scroll.setAccessibleName(self.tr("System report"))
+        self.report_scroll.hide()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.source_label)
         layout.addWidget(self.busy)
         layout.addWidget(self.error)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.report_scroll, 1)
 
     def show_source(self, text: str) -> None:
         """Say where the report comes from (a saved file), above it."""
@@ -87,7 +86,7 @@ class DetectPage(QWizardPage):
         self.view.set_report(report)
         self.busy.hide()
         self.error.hide()
-        self.scroll.show()
+        self.report_scroll.show()
         self.completeChanged.emit()
 
     def show_failure(self, message: str) -> None:

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from html import escape
-
 from pathlib import Path
-
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget, QWizardPage
 
 from gpuwizard.core.readiness import gpu_readiness
 from gpuwizard.core.system_report import SystemReport, gpu_list
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.workflow.report_files import save_system_report
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+    QWizardPage,
+)
 
 
 class SummaryPage(QWizardPage):
@@ -37,7 +44,9 @@ class SummaryPage(QWizardPage):
         self.todo.setTextFormat(Qt.TextFormat.RichText)
         self.save_button = QPushButton(self.tr("&Save the report…"), self)
         self.save_button.setObjectName("save_report")
-        self.save_button.setToolTip(self.tr("Save what was found as a JSON file, to share or to open later with --system."))
+        self.save_button.setToolTip(
+            self.tr("Save what was found as a JSON file, to share or to open later with --system.")
+        )
         self.save_button.clicked.connect(self._save)
         layout = QVBoxLayout(self)
         layout.addWidget(self.verdict)
@@ -54,13 +63,17 @@ class SummaryPage(QWizardPage):
         readiness = gpu_readiness(report)
         if readiness.ready:
             names = gpu_list(readiness.usable_gpus)
-            self.verdict.setText(self.tr("This machine is ready for GPU frameworks: %1.").replace("%1", names))
+            self.verdict.setText(
+                self.tr("This machine is ready for GPU frameworks: %1.").replace("%1", names)
+            )
         else:
             self.verdict.setText(self.tr("This machine cannot train on an NVIDIA GPU yet."))
         items = [finding_texts(f) for f in (*readiness.blocking, *readiness.warnings)]
         if items:
             heading = self.tr("What to do first:")
-            rows = "".join(f"<li><b>{escape(m, quote=False)}</b><br>{escape(h, quote=False)}</li>" for m, h in items)
+            rows = "".join(
+                f"<li><b>{escape(m, quote=False)}</b><br>{escape(h, quote=False)}</li>" for m, h in items
+            )
             self.todo.setText(f"<p>{heading}</p><ol>{rows}</ol>")
         else:
             self.todo.setText(self.tr("Nothing stands in the way."))
@@ -76,5 +89,6 @@ class SummaryPage(QWizardPage):
         try:
             save_system_report(self.report, Path(name))
         except OSError as error:
-            QMessageBox.warning(self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error)))
-
+            QMessageBox.warning(
+                self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error))
+            )

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QVBoxLayout, QWidget
-
 from gpuwizard.core.findings import Finding
 from gpuwizard.ui.messages import finding_texts, severity_label
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QVBoxLayout, QWidget
 
 _ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
@@ -29,7 +28,9 @@ class QtFindingView(QFrame):
 
         icon = QLabel(self)
         size = self.style().pixelMetric(QStyle.PixelMetric.PM_MessageBoxIconSize)
-        icon.setPixmap(self.style().standardIcon(_ICONS.get(finding.severity, _ICONS["info"])).pixmap(size, size))
+        icon.setPixmap(
+            self.style().standardIcon(_ICONS.get(finding.severity, _ICONS["info"])).pixmap(size, size)
+        )
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
 
         self.message_label = QLabel(f"<b>{escape(message, quote=False)}</b>", self)
@@ -51,4 +52,3 @@ class QtFindingView(QFrame):
         row.addLayout(text, 1)
         self.setAccessibleName(f"{severity_label(finding.severity)}: {message}")
         self.setAccessibleDescription(hint)
-

@@ -8,6 +8,9 @@ and the details.
 
 from __future__ import annotations
 
+from gpuwizard.core.readiness import gpu_readiness
+from gpuwizard.core.system_report import SystemReport, gpu_list
+from gpuwizard.ui.widgets.finding_view import QtFindingView
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -21,10 +24,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from gpuwizard.core.readiness import gpu_readiness
-from gpuwizard.core.system_report import SystemReport, gpu_list
-from gpuwizard.ui.widgets.finding_view import QtFindingView
 
 
 class QtReportView(QWidget):
@@ -59,16 +58,23 @@ class QtReportView(QWidget):
         )
         header_item = self.gpu_table.horizontalHeaderItem(1)
         if header_item is not None:
-            header_item.setToolTip(self.tr(
-                "The GPU generation's feature level, such as 8.6 for the GeForce RTX 30 series. "
-                "A framework build runs only on the levels it was compiled for."
-            ))
+            header_item.setToolTip(
+                self.tr(
+                    "The GPU generation's feature level, such as 8.6 for the GeForce RTX 30 series. "
+                    "A framework build runs only on the levels it was compiled for."
+                )
+            )
         self.gpu_table.verticalHeader().setVisible(False)
         self.gpu_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Tab must leave the table (arrow keys move between cells); by default a table keeps
+        # Tab for itself and keyboard users could never reach the wizard's buttons.
+        self.gpu_table.setTabKeyNavigation(False)
         self.gpu_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.gpu_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
-            self.gpu_table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+            self.gpu_table.horizontalHeader().setSectionResizeMode(
+                column, QHeaderView.ResizeMode.ResizeToContents
+            )
         self.gpu_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         gpu_layout.addWidget(self.gpu_table)
         self._layout.addWidget(self.gpu_box)
@@ -111,7 +117,11 @@ class QtReportView(QWidget):
         if driver is None:
             driver_text = self.tr("No NVIDIA driver answered, so no CUDA version can run yet.")
         elif driver.cuda_max:
-            driver_text = self.tr("CUDA %1 or older (driver %2)").replace("%1", driver.cuda_max).replace("%2", driver.version)
+            driver_text = (
+                self.tr("CUDA %1 or older (driver %2)")
+                .replace("%1", driver.cuda_max)
+                .replace("%2", driver.version)
+            )
         else:
             driver_text = self.tr("Unknown: driver %1 does not report it").replace("%1", driver.version)
         self._add_row(
@@ -160,7 +170,11 @@ class QtReportView(QWidget):
     def _show_gpus(self, report: SystemReport) -> None:
         locale = QLocale()
         self.gpu_table.setRowCount(len(report.gpus))
-        statuses = {"ok": self.tr("working"), "lost": self.tr("not responding"), "no-driver": self.tr("no driver")}
+        statuses = {
+            "ok": self.tr("working"),
+            "lost": self.tr("not responding"),
+            "no-driver": self.tr("no driver"),
+        }
         for row, gpu in enumerate(report.gpus):
             memory = ""
             if gpu.memory_total_mib is not None:
@@ -202,7 +216,7 @@ class QtReportView(QWidget):
         system = os_info.distribution or os_info.family
         system += f" · {os_info.arch}"
         if os_info.wsl:
-            system += " · WSL %d" % (os_info.wsl_version or 2)
+            system += f" · WSL {os_info.wsl_version or 2}"
         self._add_row(self.details_form, self.tr("System"), system, None, "system")
         if report.python:
             python = report.python
@@ -211,14 +225,36 @@ class QtReportView(QWidget):
         else:
             text = self.tr("No Python found; the wizard can provide one")
         self._add_row(self.details_form, self.tr("Python"), text, None, "python")
-        others = [p.version for p in report.interpreters if report.python is None or p.executable != report.python.executable]
+        others = [
+            p.version
+            for p in report.interpreters
+            if report.python is None or p.executable != report.python.executable
+        ]
         if others:
-            self._add_row(self.details_form, self.tr("Other Pythons"), ", ".join(dict.fromkeys(others)), None, "interpreters")
+            self._add_row(
+                self.details_form,
+                self.tr("Other Pythons"),
+                ", ".join(dict.fromkeys(others)),
+                None,
+                "interpreters",
+            )
         managers = report.managers
-        found = [name for name, path in (("uv", managers.uv), ("conda", managers.conda), ("mamba", managers.mamba),
-                                         ("micromamba", managers.micromamba)) if path]
+        found = [
+            name
+            for name, path in (
+                ("uv", managers.uv),
+                ("conda", managers.conda),
+                ("mamba", managers.mamba),
+                ("micromamba", managers.micromamba),
+            )
+            if path
+        ]
         self._add_row(
-            self.details_form, self.tr("Environment tools"), ", ".join(found) or self.tr("none found"), None, "managers"
+            self.details_form,
+            self.tr("Environment tools"),
+            ", ".join(found) or self.tr("none found"),
+            None,
+            "managers",
         )
         if report.cudnn:
             dnn = ", ".join(f"{d.version or '?'} ({d.location})" for d in report.cudnn)
@@ -228,11 +264,15 @@ class QtReportView(QWidget):
             self.details_form,
             self.tr("cuDNN"),
             dnn,
-            self.tr("NVIDIA's deep-learning library. Frameworks bring their own, except TensorFlow 2.10 or older on Windows."),
+            self.tr(
+                "NVIDIA's deep-learning library. Frameworks bring their own, except TensorFlow 2.10 or older on Windows."
+            ),
             "cudnn",
         )
         if os_info.family == "windows":
-            state = {True: self.tr("on"), False: self.tr("off"), None: self.tr("unknown")}[report.long_paths_enabled]
+            state = {True: self.tr("on"), False: self.tr("off"), None: self.tr("unknown")}[
+                report.long_paths_enabled
+            ]
             self._add_row(self.details_form, self.tr("Long paths"), state, None, "long_paths")
 
     def _add_row(self, form: QFormLayout, label: str, value: str, explanation: str | None, name: str) -> None:

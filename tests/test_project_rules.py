@@ -1,0 +1,110 @@
+"""Project rules that are checked, not hoped for: import layering, lint, types, README and CI."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+ROOT = Path(__file__).parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def run_tool(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def test_import_rules_of_design_section_2_hold():
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint_imports, "import-linter is a test dependency"
+    done = subprocess.run(
+        [lint_imports, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "BROKEN" not in done.stdout and "KEPT" in done.stdout
+
+
+def test_the_import_contracts_catch_a_violation(tmp_path: Path):
+    """The same contracts, over a copy of the package with one forbidden import added, fail."""
+    package = tmp_path / "gpuwizard"
+    shutil.copytree(ROOT / "app", package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "core" / "sneaky.py").write_text("import subprocess\nfrom gpuwizard.ui import wizard\n")
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint_imports
+    done = subprocess.run(
+        [lint_imports, "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={"PYTHONPATH": str(tmp_path), "PATH": str(Path(sys.executable).parent)},
+    )
+    assert done.returncode != 0
+    assert "gpuwizard.core.sneaky -> subprocess" in done.stdout
+    assert "gpuwizard.core.sneaky -> gpuwizard.ui" in done.stdout
+
+
+def test_ruff_is_clean():
+    done = run_tool("ruff", "check", "--no-cache", ".")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_is_clean(tmp_path: Path):
+    # mypy cannot follow setuptools' editable-install import hook, and the package `gpuwizard`
+    # lives in app/ (pyproject package-dir): give mypy the package under its own name.
+    (tmp_path / "gpuwizard").symlink_to(ROOT / "app", target_is_directory=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            "-p",
+            "gpuwizard",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, "MYPYPATH": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_readme_has_the_two_setup_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    setup = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```\n(.+?)\n```", setup)
+    assert len(commands) == 2, commands
+    start, test = commands
+    assert start.endswith("gpuwizard") and test.endswith("pytest")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "<!-- test-command -->" in readme and "test-command" in ci and 'eval "$test_command"' in ci
+
+
+def test_the_version_is_defined_once():
+    from gpuwizard import __version__
+
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "gpuwizard.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "app" / "probes").glob("*.py")), ids=lambda p: p.name)
+def test_probes_compile_as_python_37(path: Path):
+    # Probes run inside the target environment, which may be Python 3.7 (TensorFlow 2.10 on Windows).
+    import ast
+
+    ast.parse(path.read_text(), feature_version=(3, 7))
