@@ -8,7 +8,8 @@ Linux in tests, so the rules are spelled out here: on Windows a name matches wit
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -29,3 +30,25 @@ def candidates(folder: Path, name: str, *, windows: bool) -> Sequence[Path]:
     if not windows or Path(name).suffix.lower() in _WINDOWS_ENDINGS:
         return [folder / name]
     return [folder / f"{name}{ending}" for ending in _WINDOWS_ENDINGS]
+
+
+def find_nvidia_smi(family: str, env: Mapping[str, str]) -> str | None:
+    r"""Where nvidia-smi is: PATH first, then where drivers put it.
+
+    DCH drivers on Windows install it in System32, older ones in ``NVIDIA Corporation\NVSMI``
+    (peers.md pain 14); WSL 2 passes it through in /usr/lib/wsl/lib.
+    """
+    found = shutil.which("nvidia-smi", path=env.get("PATH", os.defpath))
+    if found:
+        return found
+    if family == "windows":
+        candidates = [
+            Path(env.get("SystemRoot", r"C:\Windows")) / "System32" / "nvidia-smi.exe",
+            Path(env.get("ProgramFiles", r"C:\Program Files"))
+            / "NVIDIA Corporation"
+            / "NVSMI"
+            / "nvidia-smi.exe",
+        ]
+    else:
+        candidates = [Path("/usr/lib/wsl/lib/nvidia-smi"), Path("/usr/bin/nvidia-smi")]
+    return next((str(path) for path in candidates if path.is_file()), None)

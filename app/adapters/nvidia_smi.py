@@ -7,11 +7,6 @@ found where it looks while nvidia-smi still works). The output is parsed by
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Mapping
-from pathlib import Path
-
 from gpuwizard.adapters.nvml import NvmlGpuReading, NvmlReading, NvmlUnavailable
 from gpuwizard.adapters.runner import CompletedRun, Runner, RunnerError
 from gpuwizard.core.nvidia_smi_output import (
@@ -24,28 +19,6 @@ from gpuwizard.core.nvidia_smi_output import (
 )
 
 _TIMEOUT_S = 10.0
-
-
-def find_nvidia_smi(family: str, env: Mapping[str, str]) -> str | None:
-    r"""Where nvidia-smi is: PATH first, then where drivers put it.
-
-    DCH drivers on Windows install it in System32, older ones in ``NVIDIA Corporation\NVSMI``
-    (peers.md pain 14); WSL 2 passes it through in /usr/lib/wsl/lib.
-    """
-    found = shutil.which("nvidia-smi", path=env.get("PATH", os.defpath))
-    if found:
-        return found
-    if family == "windows":
-        candidates = [
-            Path(env.get("SystemRoot", r"C:\Windows")) / "System32" / "nvidia-smi.exe",
-            Path(env.get("ProgramFiles", r"C:\Program Files"))
-            / "NVIDIA Corporation"
-            / "NVSMI"
-            / "nvidia-smi.exe",
-        ]
-    else:
-        candidates = [Path("/usr/lib/wsl/lib/nvidia-smi"), Path("/usr/bin/nvidia-smi")]
-    return next((str(path) for path in candidates if path.is_file()), None)
 
 
 class NvidiaSmiSource:

@@ -13,6 +13,7 @@ compute_cap,driver_version --format=csv``.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -106,7 +107,29 @@ class NvmlSource(Protocol):
         ...
 
 
+#: The library pynvml loads on Linux (nvidia-ml-py: ``CDLL("libnvidia-ml.so.1")``).
+_LINUX_NVML_LIBRARY: Final = "libnvidia-ml.so.1"
+
+
 def _import_pynvml() -> ModuleType:
+    """Import nvidia-ml-py, after checking that NVML's library can be loaded at all.
+
+    Where the driver is absent, the same load pynvml would attempt fails at once; checking it
+    first spares importing pynvml (and ctypes.util), a third of ``detect``'s start-up time.
+
+    Raises:
+        NvmlUnavailable: ``library_not_found`` when the NVML library cannot be loaded.
+        ImportError: nvidia-ml-py is not installed.
+    """
+    if sys.platform == "darwin":
+        raise NvmlUnavailable("library_not_found", "NVML does not exist on macOS")
+    if sys.platform.startswith("linux"):
+        import ctypes  # noqa: PLC0415 - only to try the load
+
+        try:
+            ctypes.CDLL(_LINUX_NVML_LIBRARY)
+        except OSError as error:
+            raise NvmlUnavailable("library_not_found", str(error)) from None
     # A plain import in a function: lazy (never at import of this module), and visible to
     # the import rules (pyproject.toml, import-linter) that keep pynvml in this module.
     import pynvml  # noqa: PLC0415

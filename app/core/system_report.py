@@ -374,9 +374,25 @@ def _python_from_json(data: Mapping[str, Any]) -> PythonFacts:
     )
 
 
+#: How vendors are written in sentences.
+_VENDOR_NAMES: Final = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
+
+
+def display_name(gpu: GpuFacts) -> str:
+    """A readable name even when the OS gave none.
+
+    >>> display_name(GpuFacts(2, "nvidia", None)), display_name(GpuFacts(0, "intel", None, pci_bus_id="0000:00:02.0"))
+    ('NVIDIA GPU 2', 'Intel GPU at PCI 0000:00:02.0')
+    """
+    if gpu.name:
+        return gpu.name
+    vendor = _VENDOR_NAMES.get(gpu.vendor, gpu.vendor)
+    return f"{vendor} GPU at PCI {gpu.pci_bus_id}" if gpu.pci_bus_id else f"{vendor} GPU {gpu.index}"
+
+
 def names_of(gpus: Sequence[GpuFacts]) -> list[str]:
-    """Readable names of ``gpus`` for messages (``GPU 1`` where the name is unknown)."""
-    return [gpu.name or f"GPU {gpu.index}" for gpu in gpus]
+    """Readable names of ``gpus`` for messages."""
+    return [display_name(gpu) for gpu in gpus]
 
 
 def gpu_list(gpus: Sequence[GpuFacts]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 
 class FunctionWorker(QObject):
@@ -32,7 +32,10 @@ class FunctionWorker(QObject):
         self._thread.setObjectName("gpuwizard-worker")
         self.moveToThread(self._thread)
         self._thread.started.connect(self._run)
-        self.done.connect(self._thread.quit)
+        app = QCoreApplication.instance()
+        if app is not None:
+            # Quitting the app must not destroy a thread that is still running.
+            app.aboutToQuit.connect(self.wait)
 
     def start(self) -> None:
         """Start the function on the worker thread."""
@@ -56,3 +59,6 @@ class FunctionWorker(QObject):
             self.succeeded.emit(result)
         finally:
             self.done.emit()
+            # Called here, in the worker thread, rather than through a queued signal: the thread
+            # stops even if the UI thread's event loop ends first (QThread.quit is thread-safe).
+            self._thread.quit()

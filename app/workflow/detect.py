@@ -10,6 +10,7 @@ outputs and over temporary folder trees shaped like real installs.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,10 +20,10 @@ from typing import Final, TypeVar
 
 from gpuwizard import __version__
 from gpuwizard.adapters.cuda_files import LINUX_SYSTEM_LIBRARY_DIRS, CudaFiles, FoundToolkit
+from gpuwizard.adapters.executables import find_nvidia_smi
 from gpuwizard.adapters.host import HostReading, os_facts, read_host
 from gpuwizard.adapters.interpreters import find_interpreters, own_python
 from gpuwizard.adapters.managers import find_managers
-from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource, find_nvidia_smi
 from gpuwizard.adapters.nvml import NvmlReading, NvmlSource, NvmlUnavailable, PynvmlSource
 from gpuwizard.adapters.pci import SYSFS_PCI_DEVICES, scan_display_devices
 from gpuwizard.adapters.registry import RegistryReader, WinregReader, value_of
@@ -81,6 +82,7 @@ class DetectionSources:
         wsl_driver_dir: Where WSL 2 passes the Windows driver through.
         linux_nvml_libraries: Where a Linux driver's NVML would be (checked inside WSL).
         loader_dirs: Linux folders the dynamic loader searches without LD_LIBRARY_PATH.
+        scripts_dir: The wizard's own environment's scripts folder (a bundled uv lives there).
     """
 
     nvml: NvmlSource
@@ -96,6 +98,7 @@ class DetectionSources:
     wsl_driver_dir: Path = WSL_DRIVER_DIR
     linux_nvml_libraries: Sequence[Path] = LINUX_NVML_LIBRARIES
     loader_dirs: Sequence[Path] = field(default_factory=lambda: list(LINUX_SYSTEM_LIBRARY_DIRS))
+    scripts_dir: Path = field(default_factory=lambda: Path(sys.executable).parent)
 
     @classmethod
     def for_this_machine(cls) -> DetectionSources:
@@ -105,7 +108,12 @@ class DetectionSources:
 
         def fallback(family: str) -> NvmlSource | None:
             smi = find_nvidia_smi(family, env)
-            return NvidiaSmiSource(runner, smi) if smi else None
+            if smi is None:
+                return None
+            # Imported only when there is an nvidia-smi to ask: most runs never need it.
+            from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource  # noqa: PLC0415
+
+            return NvidiaSmiSource(runner, smi)
 
         return cls(
             nvml=PynvmlSource(),
@@ -145,7 +153,7 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
         )
         managers = steps.run(
             "environment managers",
-            lambda: find_managers(os_info.family, sources.env, path_dirs, sources.home),
+            lambda: find_managers(os_info.family, sources.env, path_dirs, sources.home, sources.scripts_dir),
             ManagerFacts(),
         )
         long_paths = steps.run("long-path setting", lambda: _long_paths(sources.registry), None)

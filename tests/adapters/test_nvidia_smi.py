@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource, find_nvidia_smi
+from gpuwizard.adapters.executables import find_nvidia_smi
+from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource
 from gpuwizard.adapters.nvml import NvmlUnavailable
 
 from fakes.runner import FakeRunner

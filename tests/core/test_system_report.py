@@ -161,4 +161,4 @@ def test_any_report_round_trips_and_validates(gpus: list[GpuFacts], driver: Driv
 
 def test_gpu_list_counts_identical_gpus():
     gpus = [GpuFacts(i, "nvidia", "NVIDIA A100-SXM4-80GB") for i in range(4)] + [GpuFacts(4, "nvidia", None)]
-    assert gpu_list(gpus) == "4 × NVIDIA A100-SXM4-80GB, GPU 4"
+    assert gpu_list(gpus) == "4 × NVIDIA A100-SXM4-80GB, NVIDIA GPU 4"

@@ -26,6 +26,8 @@ from fakes.fake_pynvml import FakePynvml, load_scenario
 from fakes.runner import FakeRunner
 from fakes.sysfs import PciDevice, build_sysfs
 
+PCI_IDS = Path(__file__).parent.parent / "fixtures" / "pci.ids"
+
 LINUX_HOST = HostReading(
     "Linux",
     "6.1.0-18-amd64",
@@ -93,6 +95,7 @@ class Machine:
     toolkit_parents: Sequence[Path] = ()
     wsl_driver_files: Sequence[str] = ()
     linux_driver_files: Sequence[str] = ()
+    pci_ids: Sequence[Path] = (PCI_IDS,)
 
     def sources(self) -> DetectionSources:
         fake = FakePynvml(load_scenario(self.nvml))
@@ -117,7 +120,7 @@ class Machine:
             env=env,
             home=self.root / "home",
             registry=self.registry,
-            pci_devices=lambda: scan_display_devices(sysfs, []),
+            pci_devices=lambda: scan_display_devices(sysfs, self.pci_ids),
             own_python=lambda: self.python,
             cuda_files=lambda family: CudaFiles(
                 family,
@@ -129,4 +132,5 @@ class Machine:
             wsl_driver_dir=wsl_dir,
             linux_nvml_libraries=linux_libraries,
             loader_dirs=[],
+            scripts_dir=self.root / "scripts",
         )

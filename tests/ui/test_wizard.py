@@ -174,3 +174,37 @@ def test_pages_render_sharp_at_200_percent(tmp_path: Path):
     )
     image = QImage(str(tmp_path / "02-detect.png"))
     assert (image.width(), image.height()) == (1760, 1400)  # the 880 x 700 window at twice the pixels
+
+
+def test_quitting_while_detection_runs_waits_for_the_worker(tmp_path: Path):
+    # A real process: Qt prints "QThread: Destroyed while thread ... is still running" and may
+    # crash when a running thread is destroyed at exit.
+    code = """
+import sys, time
+from PySide6.QtCore import QTimer
+from gpuwizard.ui.app import make_application
+app = make_application()
+from gpuwizard.ui.wizard import SetupWizard
+from gpuwizard.workflow.session import WizardSession
+from gpuwizard.workflow.system_file import load_system_report
+from pathlib import Path
+def slow():
+    time.sleep(0.5)
+    return load_system_report(Path(sys.argv[1]))
+wizard = SetupWizard(WizardSession(detect=slow))
+wizard.show()
+QTimer.singleShot(50, app.quit)
+app.exec()
+print("clean exit")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(SAMPLES.joinpath("no-gpu.json"))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "clean exit"
+    assert "Destroyed while thread" not in done.stderr

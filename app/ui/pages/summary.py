@@ -70,7 +70,7 @@ class SummaryPage(QWizardPage):
             self.verdict.setText(self.tr("This machine cannot train on an NVIDIA GPU yet."))
         items = [finding_texts(f) for f in (*readiness.blocking, *readiness.warnings)]
         if items:
-            heading = self.tr("What to do first:")
+            heading = self.tr("What to do first:") if readiness.blocking else self.tr("Worth a look:")
             rows = "".join(
                 f"<li><b>{escape(m, quote=False)}</b><br>{escape(h, quote=False)}</li>" for m, h in items
             )

@@ -9,7 +9,7 @@ and the details.
 from __future__ import annotations
 
 from gpuwizard.core.readiness import gpu_readiness
-from gpuwizard.core.system_report import SystemReport, gpu_list
+from gpuwizard.core.system_report import SystemReport, display_name, gpu_list
 from gpuwizard.ui.widgets.finding_view import QtFindingView
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QPalette
@@ -69,6 +69,9 @@ class QtReportView(QWidget):
         # Tab must leave the table (arrow keys move between cells); by default a table keeps
         # Tab for itself and keyboard users could never reach the wizard's buttons.
         self.gpu_table.setTabKeyNavigation(False)
+        # One line per GPU: a wrapped name would leave its row twice as high once the column
+        # has widened.
+        self.gpu_table.setWordWrap(False)
         self.gpu_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.gpu_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
@@ -180,7 +183,7 @@ class QtReportView(QWidget):
             if gpu.memory_total_mib is not None:
                 memory = locale.formattedDataSize(gpu.memory_total_mib * 1024 * 1024, 1)
             cells = [
-                gpu.name or self.tr("Unknown %1 device").replace("%1", gpu.vendor),
+                display_name(gpu),
                 gpu.compute_capability or "—",
                 memory or "—",
                 statuses.get(gpu.status, gpu.status),
@@ -197,7 +200,6 @@ class QtReportView(QWidget):
             self.gpu_table.setSpan(0, 0, 1, 4)
         else:
             self.gpu_table.clearSpans()
-        self.gpu_table.resizeRowsToContents()
         height = self.gpu_table.horizontalHeader().height() + 2 * self.gpu_table.frameWidth()
         height += sum(self.gpu_table.rowHeight(row) for row in range(self.gpu_table.rowCount()))
         self.gpu_table.setFixedHeight(height)

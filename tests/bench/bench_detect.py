@@ -1,0 +1,88 @@
+"""Benchmark: ``gpuwizard detect --json`` against ``python -m torch.utils.collect_env``.
+
+Both run as whole processes, interleaved, in the same run; the figures are medians of wall
+time. DESIGN.md section 6 budgets detect at 1/10 of collect_env (the report PyTorch asks for
+in every bug report). Prints figures; asserts nothing.
+
+    python tests/bench/bench_detect.py [--runs 15] [--torch-python PYTHON]
+
+collect_env needs torch: by default the interpreter running this script, else --torch-python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def timed(argv: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed with {done.returncode}: {done.stderr.strip()[-300:]}")
+    return elapsed, done.stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--torch-python", default=sys.executable, help="an interpreter with torch installed")
+    args = parser.parse_args()
+
+    probe = subprocess.run(
+        [args.torch_python, "-c", "import torch; print(torch.__version__)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        print(
+            f"error: no torch in {args.torch_python}; install it (pip install torch) or pass --torch-python",
+            file=sys.stderr,
+        )
+        return 2
+    gpuwizard = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
+    detect_argv = [gpuwizard, "detect", "--json"]
+    collect_argv = [args.torch_python, "-m", "torch.utils.collect_env"]
+
+    timed(detect_argv)  # warm the file cache for both before measuring
+    _, collect_text = timed(collect_argv)
+    detect_times: list[float] = []
+    collect_times: list[float] = []
+    detect_text = ""
+    for _ in range(args.runs):
+        seconds, detect_text = timed(detect_argv)
+        detect_times.append(seconds)
+        seconds, collect_text = timed(collect_argv)
+        collect_times.append(seconds)
+
+    detect_median = statistics.median(detect_times)
+    collect_median = statistics.median(collect_times)
+    report = json.loads(detect_text)
+    print(f"runs: {args.runs} each, interleaved; torch {probe.stdout.strip()}")
+    print(
+        f"gpuwizard detect --json      median {detect_median * 1000:7.1f} ms  (min {min(detect_times) * 1000:.1f})"
+    )
+    print(
+        f"torch.utils.collect_env      median {collect_median * 1000:7.1f} ms  (min {min(collect_times) * 1000:.1f})"
+    )
+    print(f"ratio detect / collect_env   {detect_median / collect_median:.3f}  (budget: at most 0.100)")
+    print(
+        f"in-process detection time    {report.get('detection_seconds', 0) * 1000:.1f} ms (as detect reports it)"
+    )
+    print(
+        f"output: detect {len(detect_text)} bytes of JSON with {len(report['findings'])} finding(s); "
+        f"collect_env {len(collect_text)} bytes of text"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
