@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from gpuwizard.core.host_facts import normalise_arch, os_family, wsl_version_from_kernel
+from gpuwizard.core.host_facts import normalise_arch, os_family, windows_name, wsl_version_from_kernel
 from gpuwizard.core.system_report import OsFacts
 
 _PROC_VERSION: Final = Path("/proc/version")
@@ -43,7 +43,7 @@ def read_host() -> HostReading:
         except OSError:
             distribution = None
     elif sys.platform == "win32":
-        distribution = f"Windows {platform.release()}"
+        distribution = windows_name(platform.release(), platform.version())
     elif sys.platform == "darwin":
         distribution = f"macOS {platform.mac_ver()[0]}"
     return HostReading(

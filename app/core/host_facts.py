@@ -44,3 +44,18 @@ def os_family(system: str) -> str:
     """
     lowered = system.lower()
     return lowered if lowered in ("windows", "linux", "darwin") else "unknown"
+
+
+def windows_name(release: str, version: str) -> str:
+    """``Windows 11`` or ``Windows 10`` from ``platform.release()`` and ``platform.version()``.
+
+    Python before 3.12 reports release "10" on Windows 11 too; Windows 11 is build 22000 and
+    later (Microsoft, Windows 11 release information).
+
+    >>> windows_name("10", "10.0.22631"), windows_name("10", "10.0.19045"), windows_name("11", "10.0.26100")
+    ('Windows 11', 'Windows 10', 'Windows 11')
+    """
+    parts = version.split(".")
+    if len(parts) >= 3 and parts[2].isdigit() and int(parts[2]) >= 22000:
+        return "Windows 11"
+    return f"Windows {release}"

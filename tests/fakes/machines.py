@@ -48,7 +48,7 @@ WSL2_HOST = HostReading(
     "Ubuntu 22.04.4 LTS",
     False,
 )
-WINDOWS_HOST = HostReading("Windows", "10", "10.0.22631", "AMD64", None, False, "Windows 10", False)
+WINDOWS_HOST = HostReading("Windows", "10", "10.0.22631", "AMD64", None, False, "Windows 11", False)
 
 LINUX_PYTHON = PythonFacts("3.11.7", "/usr/bin/python3.11", 64)
 WINDOWS_PYTHON = PythonFacts(
