@@ -81,18 +81,11 @@ def render_report(report: SystemReport, width: int = 100) -> str:
     ]
     for python in others:
         lines.append(_field("", f"{python.version:<8} {python.executable}  ({python.source})"))
-    managers = report.managers
-    found = [
-        (name, path)
-        for name, path in (
-            ("uv", managers.uv),
-            ("conda", managers.conda),
-            ("mamba", managers.mamba),
-            ("micromamba", managers.micromamba),
+    lines.append(
+        _field(
+            "Managers", ", ".join(f"{name} {path}" for name, path in report.managers.found()) or "none found"
         )
-        if path
-    ]
-    lines.append(_field("Managers", ", ".join(f"{name} {path}" for name, path in found) or "none found"))
+    )
     if os_info.family == "windows":
         state = {True: "on", False: "off", None: "unknown"}[report.long_paths_enabled]
         lines.append(_field("Long paths", state))

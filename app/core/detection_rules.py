@@ -18,6 +18,8 @@ NVML_DRIVER_NOT_LOADED = "driver_not_loaded"
 NVML_DRIVER_LIBRARY_MISMATCH = "driver_library_mismatch"
 NVML_NO_PERMISSION = "no_permission"
 NVML_BLOCKED_BY_OS = "blocked_by_os"
+#: The driver step itself failed or timed out: nothing is known about the GPU.
+NVML_STEP_FAILED = "step_failed"
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ def _gpu_and_driver(report: SystemReport, evidence: DetectionEvidence) -> list[F
         findings.append(make_finding("WSL_LINUX_DRIVER_INSTALLED", path=evidence.wsl_linux_driver))
 
     if report.driver is None:
-        findings.append(_why_no_driver(report, evidence))
+        if evidence.nvml_failure != NVML_STEP_FAILED:  # else DETECTION_STEP_FAILED says it all
+            findings.append(_why_no_driver(report, evidence))
         return findings
 
     if evidence.nvml_failure:

@@ -160,6 +160,20 @@ class ManagerFacts:
     mamba: str | None = None
     micromamba: str | None = None
 
+    def found(self) -> list[tuple[str, str]]:
+        """``(name, path)`` of each manager found, in a fixed order.
+
+        >>> ManagerFacts(conda="/opt/conda/bin/conda").found()
+        [('conda', '/opt/conda/bin/conda')]
+        """
+        named = (
+            ("uv", self.uv),
+            ("conda", self.conda),
+            ("mamba", self.mamba),
+            ("micromamba", self.micromamba),
+        )
+        return [(name, path) for name, path in named if path]
+
 
 @dataclass(frozen=True)
 class SystemReport:

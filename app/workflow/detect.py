@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Final, Generic, TypeVar
 
 from gpuwizard import __version__
 from gpuwizard.adapters.cuda_files import LINUX_SYSTEM_LIBRARY_DIRS, CudaFiles, FoundToolkit
@@ -29,7 +29,7 @@ from gpuwizard.adapters.pci import SYSFS_PCI_DEVICES, scan_display_devices
 from gpuwizard.adapters.registry import RegistryReader, WinregReader, value_of
 from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.cuda_on_path import toolkit_path_ranks
-from gpuwizard.core.detection_rules import DetectionEvidence, detection_findings
+from gpuwizard.core.detection_rules import NVML_STEP_FAILED, DetectionEvidence, detection_findings
 from gpuwizard.core.display_devices import (
     WINDOWS_DISPLAY_CLASS_KEY,
     DisplayDevice,
@@ -62,6 +62,9 @@ LINUX_NVML_LIBRARIES: Final = (
     Path("/usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1"),
 )
 _MIB: Final = 1024 * 1024
+#: NVML can hang on a GPU in a bad state, and a PATH entry on an unreachable network share can
+#: stall a folder scan; past this, that part of the report is given up and said so.
+DETECTION_STEP_TIMEOUT_S: Final = 30.0
 
 
 @dataclass
@@ -83,6 +86,7 @@ class DetectionSources:
         linux_nvml_libraries: Where a Linux driver's NVML would be (checked inside WSL).
         loader_dirs: Linux folders the dynamic loader searches without LD_LIBRARY_PATH.
         scripts_dir: The wizard's own environment's scripts folder (a bundled uv lives there).
+        step_timeout_s: How long a background step may take before its part is given up.
     """
 
     nvml: NvmlSource
@@ -99,6 +103,7 @@ class DetectionSources:
     linux_nvml_libraries: Sequence[Path] = LINUX_NVML_LIBRARIES
     loader_dirs: Sequence[Path] = field(default_factory=lambda: list(LINUX_SYSTEM_LIBRARY_DIRS))
     scripts_dir: Path = field(default_factory=lambda: Path(sys.executable).parent)
+    step_timeout_s: float = DETECTION_STEP_TIMEOUT_S
 
     @classmethod
     def for_this_machine(cls) -> DetectionSources:
@@ -142,24 +147,24 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
 
     # NVML, the interpreter probes and the disk scan wait on different things; together
     # they fit the start-up budget (DESIGN.md section 6) only when they overlap.
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        nvml_job = pool.submit(_read_gpus, sources, os_info.family)
-        python_job = pool.submit(
-            find_interpreters, os_info.family, path_dirs, sources.runner, sources.env, sources.home
-        )
-        cuda_job = pool.submit(_scan_cuda, sources, os_info.family, path_dirs)
-        devices: list[DisplayDevice] = steps.run(
-            "display devices", lambda: _display_devices(sources, os_info), []
-        )
-        managers = steps.run(
-            "environment managers",
-            lambda: find_managers(os_info.family, sources.env, path_dirs, sources.home, sources.scripts_dir),
-            ManagerFacts(),
-        )
-        long_paths = steps.run("long-path setting", lambda: _long_paths(sources.registry), None)
-        reading, failure, detail = steps.wait("NVIDIA driver", nvml_job, (None, None, None))
-        toolkits, cudnn, cuda_path_root = steps.wait("CUDA and cuDNN", cuda_job, ((), (), None))
-        interpreters = steps.wait("Python interpreters", python_job, [])
+    nvml_job = _Background(lambda: _read_gpus(sources, os_info.family))
+    python_job = _Background(
+        lambda: find_interpreters(os_info.family, path_dirs, sources.runner, sources.env, sources.home)
+    )
+    cuda_job = _Background(lambda: _scan_cuda(sources, os_info.family, path_dirs))
+    devices: list[DisplayDevice] = steps.run(
+        "display devices", lambda: _display_devices(sources, os_info), []
+    )
+    managers = steps.run(
+        "environment managers",
+        lambda: find_managers(os_info.family, sources.env, path_dirs, sources.home, sources.scripts_dir),
+        ManagerFacts(),
+    )
+    long_paths = steps.run("long-path setting", lambda: _long_paths(sources.registry), None)
+    deadline = time.monotonic() + sources.step_timeout_s
+    reading, failure, detail = steps.wait("NVIDIA driver", nvml_job, deadline, (None, NVML_STEP_FAILED, None))
+    toolkits, cudnn, cuda_path_root = steps.wait("CUDA and cuDNN", cuda_job, deadline, ((), (), None))
+    interpreters = steps.wait("Python interpreters", python_job, deadline, [])
 
     driver = None
     if reading is not None and reading.driver_version:
@@ -220,8 +225,38 @@ class _Steps:
             self.failed.append((step, f"{type(error).__name__}: {error}"))
             return default
 
-    def wait(self, step: str, job: Future[_T], default: _T) -> _T:
-        return self.run(step, job.result, default)
+    def wait(self, step: str, job: _Background[_T], deadline: float, default: _T) -> _T:
+        return self.run(step, lambda: job.result(max(0.0, deadline - time.monotonic())), default)
+
+
+class _Background(Generic[_T]):
+    """Runs one detection step on a daemon thread.
+
+    A daemon thread, not a thread pool: a step that hangs (NVML on a GPU in a bad state) must
+    neither block the report nor keep the process alive at exit.
+    """
+
+    def __init__(self, func: Callable[[], _T]) -> None:
+        self._func = func
+        self._value: _T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="gpuwizard-detect", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._func()
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread
+            self._error = error
+
+    def result(self, timeout: float) -> _T:
+        """The step's value, its exception re-raised, or TimeoutError past ``timeout`` seconds."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError(f"no answer within {timeout:.0f} s")
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]  # set when the thread ended without error
 
 
 # --- GPUs and driver ------------------------------------------------------------------------

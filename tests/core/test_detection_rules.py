@@ -208,6 +208,13 @@ def test_failed_detection_steps_are_reported():
     assert [(f.code, f.params["step"]) for f in findings] == [("DETECTION_STEP_FAILED", "CUDA and cuDNN")]
 
 
+def test_no_guess_about_the_gpu_when_the_driver_step_itself_failed():
+    evidence = DetectionEvidence(
+        nvml_failure="step_failed", failed_steps=(("NVIDIA driver", "TimeoutError: no answer"),)
+    )
+    assert codes(SystemReport(os=LINUX, python=PY), evidence) == ["DETECTION_STEP_FAILED"]
+
+
 def test_errors_come_before_warnings():
     report = SystemReport(os=WINDOWS, python=PythonFacts("3.8", "x", 32), long_paths_enabled=False)
     found = detection_findings(report, DetectionEvidence(nvml_failure="library_not_found"))

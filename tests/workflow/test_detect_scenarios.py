@@ -282,3 +282,29 @@ def test_uuids_are_kept_internally_but_never_reported(tmp_path: Path, scenario: 
     for gpu in report.gpus:
         if gpu.uuid:
             assert gpu.uuid not in text
+
+
+def test_a_hanging_source_is_given_up_after_its_deadline(tmp_path: Path):
+    import threading
+    import time
+
+    release = threading.Event()
+
+    class HangingNvml:
+        def read(self) -> object:
+            release.wait(30)  # NVML stuck on a GPU in a bad state
+            raise AssertionError("released")
+
+    sources = Machine(tmp_path, nvml="h200_linux_610").sources()
+    sources.nvml = HangingNvml()  # type: ignore[assignment]
+    sources.step_timeout_s = 0.5
+    started = time.monotonic()
+    try:
+        report = detect_system(sources)
+    finally:
+        release.set()
+    assert time.monotonic() - started < 5
+    assert report.driver is None
+    assert codes(report) == ["DETECTION_STEP_FAILED"]  # and no guess about the GPU
+    failed = report.findings
+    assert "TimeoutError" in failed[0].params["error"]

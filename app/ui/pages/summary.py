@@ -8,6 +8,7 @@ from pathlib import Path
 from gpuwizard.core.readiness import gpu_readiness
 from gpuwizard.core.system_report import SystemReport, gpu_list
 from gpuwizard.ui.messages import finding_texts
+from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.workflow.report_files import save_system_report
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -31,13 +32,7 @@ class SummaryPage(QWizardPage):
         self.setTitle(self.tr("Summary"))
         self.setSubTitle(self.tr("The verdict, and what to do next."))
         self.report: SystemReport | None = None
-        self.verdict = QLabel(self)
-        self.verdict.setObjectName("verdict")
-        self.verdict.setWordWrap(True)
-        font = self.verdict.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.verdict.setFont(font)
+        self.verdict = headline_label("verdict", self)
         self.todo = QLabel(self)
         self.todo.setObjectName("todo")
         self.todo.setWordWrap(True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gpuwizard.core.readiness import gpu_readiness
 from gpuwizard.core.system_report import SystemReport, display_name, gpu_list
 from gpuwizard.ui.widgets.finding_view import QtFindingView
+from gpuwizard.ui.widgets.labels import headline_label
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -34,13 +35,7 @@ class QtReportView(QWidget):
         self.setObjectName("report_view")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self.headline = QLabel(self)
-        self.headline.setObjectName("headline")
-        self.headline.setWordWrap(True)
-        font = self.headline.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.headline.setFont(font)
+        self.headline = headline_label("headline", self)
         self._layout.addWidget(self.headline)
 
         self.cuda_box = QGroupBox(self.tr("CUDA: three different numbers"), self)
@@ -240,21 +235,10 @@ class QtReportView(QWidget):
                 None,
                 "interpreters",
             )
-        managers = report.managers
-        found = [
-            name
-            for name, path in (
-                ("uv", managers.uv),
-                ("conda", managers.conda),
-                ("mamba", managers.mamba),
-                ("micromamba", managers.micromamba),
-            )
-            if path
-        ]
         self._add_row(
             self.details_form,
             self.tr("Environment tools"),
-            ", ".join(found) or self.tr("none found"),
+            ", ".join(name for name, _ in report.managers.found()) or self.tr("none found"),
             None,
             "managers",
         )
