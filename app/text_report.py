@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from gpuwizard.core.system_report import SystemReport
+from gpuwizard.core.system_report import SystemReport, display_name
 
 _LABEL_WIDTH = 12
 
@@ -37,7 +37,7 @@ def render_report(report: SystemReport, width: int = 100) -> str:
     gpu_rows = [
         [
             str(gpu.index),
-            gpu.name or "(unknown)",
+            display_name(gpu),
             gpu.vendor,
             gpu.compute_capability or "-",
             f"{gpu.memory_total_mib / 1024:.1f} GiB" if gpu.memory_total_mib is not None else "-",
