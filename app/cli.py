@@ -66,6 +66,39 @@ def build_parser() -> argparse.ArgumentParser:
         help="describe a saved report instead of this machine",
     )
 
+    rec = commands.add_parser(
+        "recommend",
+        help="recommend a framework / Python / CUDA / cuDNN set (schema gpuwizard.recommendation/1)",
+    )
+    rec.add_argument(
+        "--framework", required=True, metavar="F", help="pytorch, tensorflow, or the legacy tensorflow-gpu"
+    )
+    rec.add_argument(
+        "--version", dest="framework_version", metavar="X.Y", help="a framework release (2.10 or 2.10.1)"
+    )
+    rec.add_argument(
+        "--python", metavar="X.Y", help="the preferred Python; another may be chosen, and why is said"
+    )
+    rec.add_argument("--manager", choices=["venv", "conda"], help="the environment manager")
+    rec.add_argument(
+        "--system",
+        dest="rec_system",
+        metavar="FILE",
+        type=Path,
+        help="recommend for a saved report instead of this machine",
+    )
+    rec.add_argument("--json", action="store_true", help="print JSON instead of text")
+    rec.add_argument(
+        "--refresh",
+        action="store_true",
+        help="fetch newer compatibility data and ask the package indexes for newer releases",
+    )
+    rec.add_argument(
+        "--compat-url",
+        metavar="URL",
+        help="where --refresh fetches the data (default: $GPUWIZARD_COMPAT_URL)",
+    )
+
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
     shots.add_argument(
@@ -84,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers: dict[str | None, Callable[[argparse.Namespace], int]] = {
         "detect": _detect,
+        "recommend": _recommend,
         "screenshots": _screenshots,
         None: _wizard,
     }
@@ -118,6 +152,44 @@ def _detect(args: argparse.Namespace) -> int:
         from gpuwizard.text_report import render_report  # noqa: PLC0415
 
         _write(render_report(report, width=min(shutil.get_terminal_size().columns, 100)))
+    return EXIT_OK
+
+
+def _recommend(args: argparse.Namespace) -> int:
+    from gpuwizard.core.plan import WishError, parse_wish, recommendation_to_json  # noqa: PLC0415
+    from gpuwizard.core.recommend import recommend  # noqa: PLC0415
+    from gpuwizard.workflow.compat_data import load_compat  # noqa: PLC0415
+
+    try:
+        wish = parse_wish(args.framework, args.framework_version, args.python, args.manager)
+    except WishError as error:
+        raise UsageError(str(error)) from None
+    # A bad --system file is bad input as well: checked before anything is detected or fetched.
+    report = _load_system(args.rec_system) if args.rec_system is not None else None
+    notes: list[str] = []
+    if args.refresh:
+        from gpuwizard.workflow.compat_refresh import refresh_compat  # noqa: PLC0415 - requests only here
+
+        notes = refresh_compat(args.compat_url)
+    compat = load_compat()
+    if report is None:
+        from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
+
+        report = detect_system()
+    try:
+        recommendation = recommend(report, wish, compat)
+    except WishError as error:
+        raise UsageError(str(error)) from None
+    if notes:
+        from dataclasses import replace  # noqa: PLC0415
+
+        recommendation = replace(recommendation, notes=(*recommendation.notes, *notes))
+    if args.json:
+        _write(json.dumps(recommendation_to_json(recommendation), indent=2, ensure_ascii=False) + "\n")
+    else:
+        from gpuwizard.recommend_text import render_recommendation  # noqa: PLC0415
+
+        _write(render_recommendation(recommendation, width=min(shutil.get_terminal_size().columns, 100)))
     return EXIT_OK
 
 

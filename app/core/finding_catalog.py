@@ -225,6 +225,148 @@ CATALOG: Final[dict[str, FindingTemplate]] = {
             "(keep the CUDA toolkit if you need it) (NVIDIA CUDA on WSL User Guide).",
         ),
     ),
+    # --- recommendation ---------------------------------------------------------------
+    "TENSORFLOW_GPU_PACKAGE_REMOVED": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(_C, "The 'tensorflow-gpu' package was removed; 'tensorflow' is the GPU package."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Since December 2022 'pip install tensorflow-gpu' gets an empty package that fails on "
+            "install. The plan installs 'tensorflow' instead (the same package since TensorFlow 2.1).",
+        ),
+    ),
+    "TF_NATIVE_WINDOWS_GPU_ENDED": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            _C,
+            "TensorFlow {version} has no GPU support on native Windows: {last} was the last release with it.",
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Use TensorFlow {last} on Windows (CUDA {last_cuda}, cuDNN {last_cudnn}), or TensorFlow "
+            "{version} inside WSL 2, which uses this GPU through the Windows driver, or the CPU build.",
+        ),
+    ),
+    "DRIVER_TOO_OLD": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(_C, "NVIDIA driver {driver} is older than the {min_driver} that {build} needs."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Update the NVIDIA driver to {min_driver} or newer from " + NVIDIA_DRIVER_DOWNLOAD + ". "
+            "{otherwise}",
+        ),
+    ),
+    "NO_NVIDIA_DRIVER:recommend": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(_C, "No NVIDIA driver answers, so no GPU build can run yet."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Install the NVIDIA driver, {min_driver} or newer for {build}, from "
+            + NVIDIA_DRIVER_DOWNLOAD
+            + ", then restart the computer.",
+        ),
+    ),
+    "GPU_ARCH_UNSUPPORTED": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            _C,
+            "{framework} {version} has no build for {gpu} (compute capability {capability}): "
+            "its GPU builds carry code for {architectures}.",
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Installing it anyway ends in 'no kernel image is available for execution on the "
+            "device'. {instead}",
+        ),
+    ),
+    "GPU_NOT_SERVED": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            _C,
+            "{build} has no code for {gpu} (compute capability {capability}); the plan uses the other GPUs.",
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Hide that GPU from the framework (CUDA_VISIBLE_DEVICES={visible}), or it may fail with "
+            "'no kernel image is available' when code lands on it.",
+        ),
+    ),
+    "GPU_ARCH_UNKNOWN": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            _C, "The compute capability of {gpu} is not known, so build support was not checked."
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Run the wizard on the machine itself (with the NVIDIA driver installed) for a checked "
+            "recommendation; the live test will show whether the build runs.",
+        ),
+    ),
+    "GPU_PTX_ONLY": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            _C,
+            "{build} carries no machine code for {gpu} (compute capability {capability}); it runs "
+            "through PTX the driver compiles at first use.",
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "The first run is slower (compiling can take minutes; the result is cached). The live "
+            "test checks that it works.",
+        ),
+    ),
+    "PYTHON_UNSUPPORTED": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(_C, "{framework} {version} supports Python {python_range}, not Python {python}."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "pip would answer 'No matching distribution found'. The plan uses Python {chosen} "
+            "instead, in its own environment; your other Pythons stay as they are.",
+        ),
+    ),
+    "CUDA_TOOLKIT_NOT_NEEDED": FindingTemplate(
+        "info",
+        QT_TRANSLATE_NOOP(
+            _C, "{build} brings its own CUDA {cuda} and cuDNN: no CUDA toolkit is needed, only the driver."
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed. "
+            "Toolkits already on disk are not used by it.",
+        ),
+    ),
+    "CUDA_TOOLKIT_NOT_NEEDED:conda": FindingTemplate(
+        "info",
+        QT_TRANSLATE_NOOP(
+            _C,
+            "conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment for {build}: no system CUDA toolkit is needed.",
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: "
+            "activating the environment makes its DLLs visible.",
+        ),
+    ),
+    "CUDA_TOOLKIT_MISSING": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(_C, "{build} needs a CUDA {cuda} toolkit on the system, and none was found."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Install CUDA {cuda} from NVIDIA's CUDA Toolkit Archive "
+            "(https://developer.nvidia.com/cuda-toolkit-archive), or choose conda, which supplies "
+            "CUDA and cuDNN inside the environment.",
+        ),
+    ),
+    "CUDNN_MISSING": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(_C, "{build} needs cuDNN {cudnn} on the system, and none was found."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Download cuDNN {cudnn} for CUDA {cuda} from NVIDIA's cuDNN archive "
+            "(https://developer.nvidia.com/rdp/cudnn-archive) and unzip it, or choose conda, which "
+            "supplies it inside the environment.",
+        ),
+    ),
     # --- CUDA toolkits and cuDNN ------------------------------------------------------
     "MULTIPLE_CUDA_ON_PATH": FindingTemplate(
         "warning",

@@ -1,0 +1,430 @@
+"""The compatibility tables as typed data, and the questions the recommender asks of them.
+
+The data lives in ``resources/compat/*.json`` (one JSON Schema each, checked by the tests,
+every row with a source); :func:`compat_from_json` turns the parsed files into frozen objects.
+Nothing here reads files: the workflow loads them (bundled, or refreshed and cached).
+
+Table names say which NVIDIA table they encode (../shared/research/aesthetics.md section 3):
+``driver_floors`` is the minor-version-compatibility table (the lowest driver that runs an
+application built with any CUDA of a major series), ``toolkit_drivers`` the driver each
+toolkit release ships with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from packaging.version import InvalidVersion, Version
+
+OSES: Final = ("linux", "windows", "darwin")
+
+
+def version_key(text: str) -> Version:
+    """A sortable version; ``"12.4"`` < ``"12.10"``.
+
+    >>> sorted(["12.10", "12.4", "9.2"], key=version_key)
+    ['9.2', '12.4', '12.10']
+    """
+    return Version(text)
+
+
+def at_least(version: str, minimum: str) -> bool:
+    """True when ``version`` >= ``minimum`` (driver and framework versions alike).
+
+    >>> at_least("546.33", "528.33"), at_least("525.60.13", "525.60.13"), at_least("470.256.02", "525")
+    (True, True, False)
+    """
+    return Version(version) >= Version(minimum)
+
+
+def minor_of(version: str) -> str:
+    """``"2.10.1"`` -> ``"2.10"``.
+
+    >>> minor_of("2.10.1"), minor_of("12"), minor_of("3.11")
+    ('2.10', '12', '3.11')
+    """
+    return ".".join(version.split(".")[:2])
+
+
+def is_version(text: str) -> bool:
+    """True for a version string ``packaging`` can compare."""
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return bool(re.fullmatch(r"[0-9]+(\.[0-9]+)*", text))
+
+
+def sass_runs_on(built_for: str, gpu: str) -> bool:
+    """Whether machine code built for ``built_for`` runs on a GPU of capability ``gpu``.
+
+    SASS for X.Y runs on X.Z with Z >= Y, within the same major version (CUDA C++
+    Programming Guide, "Binary Compatibility"; ../shared/research/compat_facts.md section 2a).
+
+    >>> sass_runs_on("8.0", "8.6"), sass_runs_on("8.6", "8.0"), sass_runs_on("7.5", "8.0")
+    (True, False, False)
+    """
+    built_major, built_minor = (int(part) for part in built_for.split("."))
+    gpu_major, gpu_minor = (int(part) for part in gpu.split("."))
+    return built_major == gpu_major and gpu_minor >= built_minor
+
+
+def ptx_runs_on(ptx: str | None, gpu: str) -> bool:
+    """Whether PTX for ``ptx`` can be JIT-compiled for a GPU of capability ``gpu`` (any newer one).
+
+    >>> ptx_runs_on("8.0", "12.0"), ptx_runs_on("9.0", "8.6"), ptx_runs_on(None, "8.6")
+    (True, False, False)
+    """
+    return ptx is not None and version_key(gpu) >= version_key(ptx)
+
+
+@dataclass(frozen=True)
+class PythonRange:
+    """The Python minor versions a release supports, inclusive."""
+
+    min: str
+    max: str
+
+    def contains(self, python: str) -> bool:
+        """True when ``python`` (``3.11`` or ``3.11.7``) is in the range.
+
+        >>> PythonRange("3.7", "3.10").contains("3.10.11"), PythonRange("3.7", "3.10").contains("3.12")
+        (True, False)
+        """
+        return version_key(self.min) <= version_key(minor_of(python)) <= version_key(self.max)
+
+    def minors(self) -> list[str]:
+        """Every minor version in the range, newest first.
+
+        >>> PythonRange("3.9", "3.11").minors()
+        ['3.11', '3.10', '3.9']
+        """
+        major, low = (int(part) for part in self.min.split("."))
+        high = int(self.max.split(".")[1])
+        return [f"{major}.{minor}" for minor in range(high, low - 1, -1)]
+
+    def __str__(self) -> str:
+        return f"{self.min}–{self.max}"
+
+
+@dataclass(frozen=True)
+class Architectures:
+    """The compute capabilities a build carries machine code for, and the one it carries PTX for."""
+
+    sass: tuple[str, ...] = ()
+    ptx: str | None = None
+
+    def runs_natively_on(self, gpu: str) -> bool:
+        """The build has machine code (SASS) this GPU runs: what official matrices cover."""
+        return any(sass_runs_on(built, gpu) for built in self.sass)
+
+    def runs_through_ptx_on(self, gpu: str) -> bool:
+        """Only the build's PTX can serve this GPU (JIT-compiled by the driver at first use)."""
+        return not self.runs_natively_on(gpu) and ptx_runs_on(self.ptx, gpu)
+
+    def describe(self) -> str:
+        """``5.0, 6.0 ... 9.0 (+PTX 9.0)`` for messages."""
+        text = ", ".join(self.sass) if self.sass else "none"
+        return f"{text} (+PTX {self.ptx})" if self.ptx else text
+
+
+@dataclass(frozen=True)
+class TensorflowGpuBuild:
+    """The GPU build of one TensorFlow release on one OS."""
+
+    cuda: str
+    cudnn: str
+    cuda_supply: str
+    archs: Architectures
+    conda_packages: tuple[str, ...] = ()
+    dlls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TensorflowRelease:
+    """One TensorFlow minor release."""
+
+    version: str
+    latest: str
+    python: PythonRange
+    gpu: Mapping[str, TensorflowGpuBuild]
+    cpu: tuple[str, ...]
+    source: tuple[str, ...]
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class TorchVariant:
+    """One wheel variant (``cu126``, ``cpu``) of a PyTorch release."""
+
+    name: str
+    cuda: str | None
+    cudnn: str | None
+    platforms: Mapping[str, Architectures]
+    experimental: bool = False
+
+    @property
+    def is_cpu(self) -> bool:
+        """The CPU-only build."""
+        return self.cuda is None
+
+
+@dataclass(frozen=True)
+class TorchRelease:
+    """One PyTorch minor release."""
+
+    version: str
+    latest: str
+    python: PythonRange
+    variants: tuple[TorchVariant, ...]
+    pypi_default: Mapping[str, str]
+    conda_pytorch_channel: bool
+    source: tuple[str, ...]
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class DriverFloor:
+    """A row of NVIDIA's minor-version-compatibility table.
+
+    Applications built with CUDA ``cuda_from``..``cuda_to`` run on drivers at least ``linux`` /
+    ``windows``.
+    """
+
+    cuda_from: str
+    cuda_to: str
+    linux: str
+    windows: str
+    note: str | None = None
+
+    def covers(self, cuda: str) -> bool:
+        """True when ``cuda`` (``12.6``) is in this row's range."""
+        return version_key(self.cuda_from) <= version_key(minor_of(cuda)) <= version_key(self.cuda_to)
+
+
+@dataclass(frozen=True)
+class ToolkitDriver:
+    """The driver a CUDA toolkit release ships with (None where NVIDIA lists none)."""
+
+    cuda: str
+    linux: str | None
+    windows: str | None
+
+
+@dataclass(frozen=True)
+class CudaArchitectures:
+    """The compute capabilities CUDA ``cuda_from``..``cuda_to`` can compile for."""
+
+    cuda_from: str
+    cuda_to: str
+    compute_capabilities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GpuCard:
+    """A GPU name fragment and its compute capability."""
+
+    match: str
+    compute_capability: str
+
+
+@dataclass(frozen=True)
+class CompatData:
+    """Every table the recommender reads."""
+
+    tensorflow: tuple[TensorflowRelease, ...]
+    pytorch: tuple[TorchRelease, ...]
+    torch_index_url: str
+    driver_floors: tuple[DriverFloor, ...]
+    toolkit_drivers: tuple[ToolkitDriver, ...]
+    cuda_architectures: tuple[CudaArchitectures, ...]
+    gpu_families: Mapping[str, tuple[str, ...]]
+    gpu_cards: tuple[GpuCard, ...]
+    policies: Mapping[str, Mapping[str, Any]]
+    sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: Where the tables came from (``bundled``, or the URL of a refresh) and their date.
+    origin: str = "bundled"
+
+    # --- drivers ------------------------------------------------------------------------
+
+    def min_driver(self, cuda: str, driver_os: str) -> str | None:
+        """The lowest driver that runs an application built with ``cuda`` on ``driver_os``.
+
+        From the minor-version-compatibility table where it covers ``cuda`` (11.0 and later),
+        else the toolkit's own driver. None when neither table knows ``cuda``.
+        """
+        for row in self.driver_floors:
+            if row.covers(cuda):
+                return row.windows if driver_os == "windows" else row.linux
+        for toolkit in self.toolkit_drivers:
+            if minor_of(toolkit.cuda) == minor_of(cuda):
+                return toolkit.windows if driver_os == "windows" else toolkit.linux
+        return None
+
+    def cuda_max_for_driver(self, driver: str, driver_os: str) -> str | None:
+        """The highest CUDA that ``driver`` fully supports, derived from the tables.
+
+        For reports that carry only a driver version. Runs on NVIDIA's toolkit-driver table (the driver each release ships with): a driver
+        supports every CUDA whose own driver it is at least. Where that table has no rows (no
+        Windows driver is bundled from CUDA 13.1), a driver at or above a minor-version
+        compatibility floor supports that series' first release.
+        """
+        best: str | None = None
+        for toolkit in self.toolkit_drivers:
+            required = toolkit.windows if driver_os == "windows" else toolkit.linux
+            if (
+                required
+                and at_least(driver, required)
+                and (best is None or version_key(toolkit.cuda) > version_key(best))
+            ):
+                best = toolkit.cuda
+        for floor in self.driver_floors:
+            listed = next(
+                (t for t in self.toolkit_drivers if minor_of(t.cuda) == minor_of(floor.cuda_from)), None
+            )
+            if listed is not None and (listed.windows if driver_os == "windows" else listed.linux):
+                continue  # the toolkit table answers for this series: NVML's meaning, kept
+            required = floor.windows if driver_os == "windows" else floor.linux
+            if at_least(driver, required) and (
+                best is None or version_key(floor.cuda_from) > version_key(best)
+            ):
+                best = floor.cuda_from
+        return minor_of(best) if best else None
+
+    # --- GPUs ---------------------------------------------------------------------------
+
+    def compute_capability_for_name(self, name: str) -> str | None:
+        """The compute capability of a GPU from its name, by the longest whole-word match.
+
+        For reports that carry only a name (an old driver whose NVML cannot tell it).
+        """
+        lowered = f" {re.sub(r'[^a-z0-9]+', ' ', name.lower()).strip()} "
+        best: GpuCard | None = None
+        for card in self.gpu_cards:
+            needle = f" {re.sub(r'[^a-z0-9]+', ' ', card.match.lower()).strip()} "
+            if needle in lowered and (best is None or len(card.match) > len(best.match)):
+                best = card
+        return best.compute_capability if best else None
+
+    def cuda_can_target(self, cuda: str, compute_capability: str) -> bool:
+        """Whether CUDA ``cuda`` can compile for ``compute_capability`` (SASS-compatible)."""
+        for row in self.cuda_architectures:
+            low, high = version_key(row.cuda_from), version_key(row.cuda_to)
+            if low <= version_key(minor_of(cuda)) <= high:
+                return any(sass_runs_on(built, compute_capability) for built in row.compute_capabilities)
+        return False
+
+    # --- releases -----------------------------------------------------------------------
+
+    def policy(self, policy_id: str) -> Mapping[str, Any]:
+        """A named policy row (fixed ids, see resources/compat/README.md)."""
+        return self.policies[policy_id]
+
+
+def compat_from_json(files: Mapping[str, Mapping[str, Any]], origin: str = "bundled") -> CompatData:
+    """Build :class:`CompatData` from the parsed files, already checked against their schemas.
+
+    The keys are ``tensorflow``, ``pytorch``, ``cuda``, ``gpus``, ``policies`` and ``sources``.
+    """
+    tf = files["tensorflow"]
+    torch = files["pytorch"]
+    cuda = files["cuda"]
+    gpus = files["gpus"]
+    return CompatData(
+        tensorflow=tuple(
+            sorted(
+                (_tensorflow_release(row) for row in tf["releases"]),
+                key=lambda r: version_key(r.version),
+                reverse=True,
+            )
+        ),
+        pytorch=tuple(
+            sorted(
+                (_torch_release(row) for row in torch["releases"]),
+                key=lambda r: version_key(r.version),
+                reverse=True,
+            )
+        ),
+        torch_index_url=torch["index_url"],
+        driver_floors=tuple(
+            DriverFloor(r["cuda_from"], r["cuda_to"], r["linux"], r["windows"], r.get("note"))
+            for r in cuda["minor_version_compatibility"]
+        ),
+        toolkit_drivers=tuple(
+            ToolkitDriver(r["cuda"], r.get("linux"), r.get("windows")) for r in cuda["toolkit_drivers"]
+        ),
+        cuda_architectures=tuple(
+            CudaArchitectures(r["cuda_from"], r["cuda_to"], tuple(r["compute_capabilities"]))
+            for r in cuda["architectures"]
+        ),
+        gpu_families={r["name"]: tuple(r["compute_capabilities"]) for r in gpus["families"]},
+        gpu_cards=tuple(GpuCard(r["match"], r["compute_capability"]) for r in gpus["cards"]),
+        policies={r["id"]: r for r in files["policies"]["policies"]},
+        sources=files.get("sources", {}).get("sources", {}),
+        origin=origin,
+    )
+
+
+def _python(row: Mapping[str, Any]) -> PythonRange:
+    return PythonRange(row["python"]["min"], row["python"]["max"])
+
+
+def _archs(row: Mapping[str, Any]) -> Architectures:
+    return Architectures(tuple(row.get("compute_capabilities") or ()), row.get("ptx"))
+
+
+def _tensorflow_release(row: Mapping[str, Any]) -> TensorflowRelease:
+    gpu: dict[str, TensorflowGpuBuild] = {}
+    for os_name, build in (row.get("gpu") or {}).items():
+        if build:
+            gpu[os_name] = TensorflowGpuBuild(
+                cuda=build["cuda"],
+                cudnn=build["cudnn"],
+                cuda_supply=build["cuda_supply"],
+                archs=_archs(build),
+                conda_packages=tuple(build.get("conda_packages") or ()),
+                dlls=tuple(build.get("dlls") or ()),
+            )
+    return TensorflowRelease(
+        version=row["version"],
+        latest=row["latest"],
+        python=_python(row),
+        gpu=gpu,
+        cpu=tuple(row.get("cpu") or ()),
+        source=tuple(row["source"]),
+        note=row.get("note"),
+    )
+
+
+def _torch_release(row: Mapping[str, Any]) -> TorchRelease:
+    return TorchRelease(
+        version=row["version"],
+        latest=row["latest"],
+        python=_python(row),
+        variants=tuple(
+            TorchVariant(
+                name=variant["name"],
+                cuda=variant.get("cuda"),
+                cudnn=variant.get("cudnn"),
+                platforms={os_name: _archs(archs) for os_name, archs in variant["platforms"].items()},
+                experimental=bool(variant.get("experimental", False)),
+            )
+            for variant in row["variants"]
+        ),
+        pypi_default=dict(row.get("pypi_default") or {}),
+        conda_pytorch_channel=bool(row.get("conda_pytorch_channel")),
+        source=tuple(row["source"]),
+        note=row.get("note"),
+    )
+
+
+def newest_first(versions: Sequence[str]) -> list[str]:
+    """Versions sorted newest first.
+
+    >>> newest_first(["2.9", "2.10", "2.1"])
+    ['2.10', '2.9', '2.1']
+    """
+    return sorted(versions, key=version_key, reverse=True)

@@ -1,0 +1,182 @@
+"""`gpuwizard recommend` through its entry point: the acceptance machines, bad input, refresh."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+from gpuwizard.workflow.compat_data import bundled_files
+from gpuwizard.workflow.compat_refresh import make_bundle
+
+from fakes.http_server import serve
+
+ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
+REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
+NO_GPU = Path(str(resources.files("gpuwizard.resources").joinpath("samples", "no-gpu.json")))
+SCHEMA = json.loads(
+    resources.files("gpuwizard.resources").joinpath("schemas/recommendation-1.schema.json").read_text()
+)
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ENTRY_POINT, "recommend", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+def recommendation(*args: str) -> dict:
+    done = run(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    jsonschema.validate(data, SCHEMA)
+    return data
+
+
+@pytest.mark.parametrize("framework", ["pytorch", "tensorflow"])
+def test_windows_rtx3060_driver_546(framework: str):
+    data = recommendation("--framework", framework, "--system", str(REPORTS / "windows-rtx3060-546.33.json"))
+    assert data["framework"] == framework and data["gpu_supported"] and not data["driver_update_required"]
+    if framework == "pytorch":
+        assert data["plan"]["torch_variant"] == "cu126"
+        assert data["plan"]["pip"]["index_url"] == "https://download.pytorch.org/whl/cu126"
+        assert data["plan"]["min_driver"]["windows"] == "528.33"
+    else:
+        assert data["plan"]["framework_version"] == "2.10.1" and data["plan"]["torch_variant"] is None
+        assert "TF_NATIVE_WINDOWS_GPU_ENDED" in {f["code"] for f in data["findings"]}
+
+
+@pytest.mark.parametrize("framework", ["pytorch", "tensorflow"])
+def test_linux_tesla_k80_driver_470(framework: str):
+    data = recommendation("--framework", framework, "--system", str(REPORTS / "linux-k80-470.256.02.json"))
+    assert not data["plan"]["cpu_only"] and not data["driver_update_required"]
+    assert data["cuda_numbers"]["driver_max"] == "11.4"
+    if framework == "pytorch":
+        assert data["plan"]["torch_variant"] == "cu118"
+        assert "GPU_ARCH_UNSUPPORTED" in {f["code"] for f in data["findings"]}
+    else:
+        assert data["plan"]["cuda"].startswith("11.")
+
+
+def test_windows_gtx1080_driver_531_wanting_tensorflow_2_10():
+    data = recommendation(
+        "--framework",
+        "tensorflow",
+        "--version",
+        "2.10",
+        "--system",
+        str(REPORTS / "windows-gtx1080-531.79.json"),
+    )
+    plan = data["plan"]
+    assert data["gpu_supported"] and plan["framework_version"] == "2.10.1" and plan["cuda"] == "11.2"
+    assert plan["manager"] == "conda" and "cudatoolkit=11.2" in plan["conda"]["packages"]
+    assert "cudart64_110.dll" in plan["dlls_expected"]
+
+
+@pytest.mark.parametrize("framework", ["pytorch", "tensorflow", "tensorflow-gpu"])
+def test_a_machine_without_gpu(framework: str):
+    data = recommendation("--framework", framework, "--system", str(NO_GPU))
+    assert not data["gpu_supported"] and data["plan"]["cpu_only"] and data["plan"]["min_driver"] is None
+    assert "NO_NVIDIA_GPU" in {f["code"] for f in data["findings"]}
+    assert data["framework"] == ("pytorch" if framework == "pytorch" else "tensorflow")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--framework", "caffe"], "unknown framework 'caffe'"),
+        (["--framework", "tensorflow", "--version", "9.9"], "TensorFlow 9.9 is not a known release"),
+        (["--framework", "pytorch", "--version", "two"], "'two' is not a framework version"),
+        (["--framework", "pytorch", "--python", "2.7"], "'2.7' is not a Python version"),
+        (["--framework", "pytorch", "--manager", "pip"], "invalid choice: 'pip'"),
+        ([], "the following arguments are required: --framework"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str):
+    done = run(*args, "--system", str(NO_GPU))
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and says in done.stderr, done.stderr
+
+
+def test_a_malformed_system_file(tmp_path: Path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "gpuwizard.system/1", "driver": {"version": 546}}')
+    done = run("--framework", "pytorch", "--system", str(bad))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "at driver/version" in done.stderr
+
+
+def test_offline_answer_needs_neither_network_nor_qt_nor_requests():
+    code = (
+        "import sys, io, contextlib\nfrom gpuwizard.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['recommend', '--framework', 'pytorch', '--system', {str(NO_GPU)!r}, '--json'])\n"
+        "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'requests', 'urllib3')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "0 []"
+
+
+def test_text_output_explains_the_three_cuda_numbers():
+    done = run("--framework", "pytorch", "--system", str(REPORTS / "windows-rtx3060-546.33.json"))
+    assert done.returncode == 0
+    for text in (
+        "CUDA: three different numbers",
+        "your driver supports   up to CUDA 12.3",
+        "toolkits on disk       11.2",
+        "this build uses        CUDA 12.6",
+        "pip install torch==",
+        "--index-url https://download.pytorch.org/whl/cu126",
+    ):
+        assert text in done.stdout, text
+
+
+def test_refresh_through_the_command(tmp_path: Path):
+    files = json.loads(json.dumps(bundled_files()))
+    release = dict(files["pytorch"]["releases"][0], version="9.1", latest="9.1.0")
+    files["pytorch"]["releases"].insert(0, release)
+    raw = make_bundle(files, "2099-01-01")
+    with serve() as site:
+        site.put("/compat.json", raw)
+        site.put("/compat.json.sha256", hashlib.sha256(raw).hexdigest())
+        site.put("/pypi/torch/json", json.dumps({"info": {"version": "9.1.0"}}))
+        site.put("/pypi/tensorflow/json", json.dumps({"info": {"version": "2.21.0"}}))
+        env = {
+            "GPUWIZARD_PYPI_URL": f"{site.url}/pypi",
+            "GPUWIZARD_TORCH_INDEX_URL": f"{site.url}/whl",
+            "GPUWIZARD_HOME": str(tmp_path / "home"),
+        }
+        done = run(
+            "--framework",
+            "pytorch",
+            "--system",
+            str(REPORTS / "windows-rtx3060-546.33.json"),
+            "--json",
+            "--refresh",
+            "--compat-url",
+            f"{site.url}/compat.json",
+            env=env,
+        )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["plan"]["framework_version"] == "9.1.0"
+    assert data["compat_data"].startswith("refreshed data of 2099-01-01")
+    assert any(note.startswith("Compatibility data refreshed") for note in data["notes"])
+    # The next run, offline, still uses the cached copy.
+    later = run(
+        "--framework", "pytorch", "--system", str(REPORTS / "windows-rtx3060-546.33.json"), "--json", env=env
+    )
+    assert json.loads(later.stdout)["plan"]["framework_version"] == "9.1.0"

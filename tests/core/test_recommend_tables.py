@@ -1,0 +1,175 @@
+"""The recommender against every row of the tables (light-the-torch style: tests from the data).
+
+For each build: a machine with a GPU of each listed architecture and a driver exactly at the
+build's minimum gets a GPU plan for that release; a driver just below every minimum of a
+release does not run it without an update.
+"""
+
+from __future__ import annotations
+
+import pytest
+from gpuwizard.core.compat import Architectures, version_key
+from gpuwizard.core.plan import parse_wish
+from gpuwizard.core.recommend import recommend
+from gpuwizard.workflow.compat_data import load_bundled
+
+from fakes.reports import machine
+
+COMPAT = load_bundled()
+
+
+def below(version: str) -> str:
+    """A driver version just below ``version`` (525.60.13 -> 525.60.12, 580 -> 579.99)."""
+    parts = version.split(".")
+    if len(parts) == 1:
+        return f"{int(parts[0]) - 1}.99"
+    last = int(parts[-1])
+    if last > 0:
+        return ".".join([*parts[:-1], str(last - 1)])
+    return f"{int(parts[0]) - 1}.99"
+
+
+def covered_capabilities(archs: Architectures) -> list[str]:
+    return list(archs.sass)
+
+
+TORCH_BUILDS = [
+    (release, variant, os_name)
+    for release in COMPAT.pytorch
+    for variant in release.variants
+    if not variant.is_cpu
+    for os_name in variant.platforms
+]
+
+
+@pytest.mark.parametrize(
+    ("release", "variant", "os_name"),
+    TORCH_BUILDS,
+    ids=lambda x: getattr(x, "version", getattr(x, "name", x)),
+)
+def test_every_pytorch_build_serves_its_architectures_at_its_minimum_driver(release, variant, os_name):
+    minimum = COMPAT.min_driver(variant.cuda, os_name)
+    for capability in covered_capabilities(variant.platforms[os_name]):
+        report = machine(
+            os=os_name, gpus=[("Test GPU", capability)], driver=minimum, python=release.python.max
+        )
+        rec = recommend(report, parse_wish("pytorch", release.version), COMPAT)
+        assert rec.gpu_supported, (variant.name, capability, [f.code for f in rec.findings])
+        assert rec.plan.framework_version == release.latest and not rec.plan.cpu_only
+        assert not rec.driver_update_required
+        assert rec.plan.min_driver and version_key(rec.plan.min_driver[os_name]) <= version_key(minimum)
+        assert rec.plan.python == release.python.max
+        expected_index = (
+            None
+            if release.pypi_default.get(os_name) == rec.plan.torch_variant
+            else COMPAT.torch_index_url.format(variant=rec.plan.torch_variant)
+        )
+        assert rec.plan.index_url == expected_index
+
+
+@pytest.mark.parametrize("release", COMPAT.pytorch, ids=lambda r: r.version)
+@pytest.mark.parametrize("os_name", ["linux", "windows"])
+def test_a_driver_below_every_minimum_of_a_pytorch_release_needs_an_update(release, os_name):
+    gpu_variants = [v for v in release.variants if not v.is_cpu and os_name in v.platforms]
+    if not gpu_variants:
+        pytest.skip("no GPU build on this OS")
+    lowest = min((COMPAT.min_driver(v.cuda, os_name) for v in gpu_variants), key=version_key)
+    capability = gpu_variants[0].platforms[os_name].sass[-1]
+    report = machine(
+        os=os_name, gpus=[("Test GPU", capability)], driver=below(lowest), python=release.python.max
+    )
+    rec = recommend(report, parse_wish("pytorch", release.version), COMPAT)
+    assert not rec.gpu_supported
+    if rec.plan.framework_version == release.latest and not rec.plan.cpu_only:
+        assert rec.driver_update_required
+        assert "DRIVER_TOO_OLD" in {f.code for f in rec.findings}
+
+
+TF_BUILDS = [
+    (release, os_name, build) for release in COMPAT.tensorflow for os_name, build in release.gpu.items()
+]
+
+
+@pytest.mark.parametrize(
+    ("release", "os_name", "build"),
+    TF_BUILDS,
+    ids=lambda x: getattr(x, "version", x if isinstance(x, str) else "build"),
+)
+def test_every_tensorflow_build_serves_its_architectures_at_its_minimum_driver(release, os_name, build):
+    minimum = COMPAT.min_driver(build.cuda, os_name)
+    for capability in [*build.archs.sass, *([build.archs.ptx] if build.archs.ptx else [])]:
+        report = machine(
+            os=os_name, gpus=[("Test GPU", capability)], driver=minimum, python=release.python.min
+        )
+        rec = recommend(report, parse_wish("tensorflow", release.version), COMPAT)
+        assert rec.gpu_supported, (release.version, capability, [f.code for f in rec.findings])
+        assert (
+            rec.plan.framework_version == release.latest
+            and rec.plan.cuda == build.cuda
+            and rec.plan.cudnn == build.cudnn
+        )
+        if build.cuda_supply == "and-cuda":
+            assert rec.plan.requirements == (f"tensorflow[and-cuda]=={release.latest}",)
+            assert not rec.plan.system_cuda_toolkit_required
+        if os_name == "windows":
+            assert rec.plan.dlls_expected == build.dlls
+
+
+@pytest.mark.parametrize(
+    "release",
+    [r for r in COMPAT.tensorflow if "linux" in r.gpu and "windows" not in r.gpu],
+    ids=lambda r: r.version,
+)
+def test_tensorflow_past_the_windows_end_goes_to_wsl2_with_a_windows_driver_minimum(release):
+    report = machine(os="windows", gpus=[("NVIDIA GeForce RTX 3060", "8.6")], driver="999.99")
+    rec = recommend(report, parse_wish("tensorflow", release.version), COMPAT)
+    assert not rec.gpu_supported
+    assert "TF_NATIVE_WINDOWS_GPU_ENDED" in {f.code for f in rec.findings}
+    assert rec.plan.target == "wsl2" and rec.plan.framework_version == release.latest
+    policy_min = COMPAT.policy("wsl2_gpu")["windows_driver_min_for_tensorflow"]
+    assert rec.plan.min_driver and version_key(rec.plan.min_driver["windows"]) >= version_key(policy_min)
+
+
+@pytest.mark.parametrize("framework", ["pytorch", "tensorflow"])
+def test_every_release_outside_its_python_range_picks_one_inside_and_says_so(framework):
+    releases = COMPAT.pytorch if framework == "pytorch" else COMPAT.tensorflow
+    for release in releases:
+        too_new = f"3.{int(release.python.max.split('.')[1]) + 1}"
+        report = machine(gpus=[], driver=None)
+        rec = recommend(report, parse_wish(framework, release.version, python=too_new), COMPAT)
+        assert rec.plan.python == release.python.max, release.version
+        assert "PYTHON_UNSUPPORTED" in {f.code for f in rec.findings}
+
+
+@pytest.mark.parametrize("floor", COMPAT.driver_floors, ids=lambda f: f"{f.cuda_from}-{f.cuda_to}")
+def test_minimum_drivers_come_from_the_minor_version_compatibility_rows(floor):
+    for os_name, value in (("linux", floor.linux), ("windows", floor.windows)):
+        assert COMPAT.min_driver(floor.cuda_from, os_name) == value
+        assert COMPAT.min_driver(floor.cuda_to, os_name) == value
+
+
+@pytest.mark.parametrize("toolkit", COMPAT.toolkit_drivers, ids=lambda t: t.cuda)
+def test_a_driver_version_alone_tells_the_cuda_it_supports(toolkit):
+    for os_name, value in (("linux", toolkit.linux), ("windows", toolkit.windows)):
+        if value:
+            derived = COMPAT.cuda_max_for_driver(value, os_name)
+            assert derived is not None and version_key(derived) >= version_key(toolkit.cuda)
+            assert COMPAT.cuda_max_for_driver(below(value), os_name) != toolkit.cuda
+
+
+def test_driver_versions_alone_match_what_nvml_reports():
+    # Recorded NVML/nvidia-smi pairs (tests/fixtures/recorded): driver -> "CUDA Version".
+    pairs = [
+        ("546.12", "windows", "12.3"),
+        ("555.42.02", "linux", "12.5"),
+        ("470.57.02", "linux", "11.4"),
+        ("450.57", "linux", "11.0"),
+        ("550.127.05", "linux", "12.4"),
+        ("580.82.09", "linux", "13.0"),
+        ("610.62", "windows", "13.0"),
+    ]
+    for driver, os_name, cuda in pairs:
+        derived = COMPAT.cuda_max_for_driver(driver, os_name)
+        assert derived is not None and version_key(derived) <= version_key("13.3")
+        if os_name == "linux" or cuda != "13.0":
+            assert derived == cuda, (driver, derived, cuda)
