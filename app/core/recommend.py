@@ -518,9 +518,14 @@ def _tensorflow_plan(
     windows = machine.platform == "windows"
     conda_supplies = manager == "conda" and bool(build.conda_packages) and build.cuda_supply != "and-cuda"
     system_toolkit = build.cuda_supply in ("system", "pip-cudnn") and not conda_supplies
-    requirements = [
-        f"tensorflow[and-cuda]=={version}" if build.cuda_supply == "and-cuda" else f"tensorflow=={version}"
-    ]
+    removed = compat.policy("tensorflow_gpu_package_removed")
+    if version_key(release.version) < version_key(removed["same_package_since"]):
+        # Before 2.1 the GPU build is only in tensorflow-gpu (plain tensorflow 2.0 is CPU-only).
+        requirements = [f"{removed['package']}=={version}"]
+    elif build.cuda_supply == "and-cuda":
+        requirements = [f"tensorflow[and-cuda]=={version}"]
+    else:
+        requirements = [f"tensorflow=={version}"]
     if build.cuda_supply == "pip-cudnn":
         requirements.append(f"nvidia-cudnn-cu11=={build.cudnn}.*")
     path_entries: tuple[str, ...] = ()
@@ -703,7 +708,7 @@ def _findings(
     ranked: list[_Candidate],
 ) -> list[Finding]:
     findings: list[Finding] = []
-    if wish.requested_name == "tensorflow-gpu":
+    if wish.requested_name == "tensorflow-gpu" and not plan.requirements[0].startswith("tensorflow-gpu"):
         findings.append(make_finding("TENSORFLOW_GPU_PACKAGE_REMOVED"))
     if machine.family == "darwin":
         findings.append(make_finding("NO_CUDA_ON_MACOS"))

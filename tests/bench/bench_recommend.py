@@ -47,7 +47,9 @@ def main() -> int:
             times.append(time.perf_counter() - started)
         median = statistics.median(times)
         worst = max(worst, median)
-        print(f"  {report:<30} {' '.join(wish):<38} median {median * 1000:6.1f} ms  (max {max(times) * 1000:.1f})")
+        print(
+            f"  {report:<30} {' '.join(wish):<38} median {median * 1000:6.1f} ms  (max {max(times) * 1000:.1f})"
+        )
     print(f"slowest case median {worst * 1000:.1f} ms (budget: 500)")
     return 0
 
