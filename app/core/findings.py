@@ -82,6 +82,17 @@ def make_finding(code: str, *, variant: str | None = None, **params: object) -> 
     )
 
 
+def finding_to_json(finding: Finding) -> dict[str, object]:
+    """A finding as JSON data (the shape of every report's ``findings``)."""
+    return {
+        "code": finding.code,
+        "severity": finding.severity,
+        "message": finding.message,
+        "hint": finding.hint,
+        "params": dict(finding.params),
+    }
+
+
 def sort_findings(findings: list[Finding]) -> list[Finding]:
     """Errors first, then warnings, then information; stable within a severity."""
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from gpuwizard.core.findings import Finding
+from gpuwizard.core.findings import Finding, finding_to_json
 
 RECOMMENDATION_SCHEMA: Final = "gpuwizard.recommendation/1"
 FRAMEWORKS: Final = ("pytorch", "tensorflow")
@@ -203,16 +203,7 @@ def recommendation_to_json(rec: Recommendation) -> dict[str, Any]:
         "driver_update_required": rec.driver_update_required,
         "plan": plan_to_json(rec.plan),
         "alternatives": [plan_to_json(plan) for plan in rec.alternatives],
-        "findings": [
-            {
-                "code": f.code,
-                "severity": f.severity,
-                "message": f.message,
-                "hint": f.hint,
-                "params": dict(f.params),
-            }
-            for f in rec.findings
-        ],
+        "findings": [finding_to_json(f) for f in rec.findings],
         "notes": list(rec.notes),
         "cuda_numbers": {
             "driver_max": rec.cuda_numbers.driver_max,

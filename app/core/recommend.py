@@ -117,6 +117,11 @@ def recommend(report: SystemReport, wish: Wish, compat: CompatData) -> Recommend
         if wish.framework == "pytorch"
         else _tensorflow_candidates(machine, wish, wanted, compat)
     )
+    if not candidates:
+        # Only possible with tables that list no build at all for this OS.
+        raise WishError(
+            f"the compatibility data lists no {FRAMEWORK_TITLES[wish.framework]} build for {machine.family}"
+        )
     ranked = sorted(candidates, key=lambda c: c.key())
     best = ranked[0]
     plan = best.plan
@@ -275,65 +280,45 @@ def _torch_candidates(
     for release in compat.pytorch:
         version = wanted if wanted and _matches(wanted, release.version) else release.latest
         python, penalty = _choose_python(release.python.min, release.python.max, wish, machine)
-        manager = wish.manager or "venv"
         for variant in release.variants:
             archs = variant.platforms.get(machine.platform)
             if archs is None:
                 continue
-            if variant.is_cpu:
-                plan = _torch_plan(
-                    release,
-                    variant,
-                    version=version,
-                    python=python,
-                    manager=manager,
-                    machine=machine,
-                    compat=compat,
-                    served=(),
-                    ptx=(),
-                    needs_update=False,
+            served: tuple[int, ...] = ()
+            needs_update = False
+            if variant.cuda is not None:
+                if not machine.gpus or machine.family == "darwin":
+                    continue
+                served = tuple(
+                    g.index
+                    for g in machine.gpus
+                    if g.capability is None or archs.runs_natively_on(g.capability)
                 )
-                found.append(
-                    _Candidate(
-                        plan,
-                        _CPU,
-                        _matches(wanted, release.version),
-                        _distance(wanted, release.version, releases),
-                        penalty,
-                        (0, 0, 0),
-                    )
-                )
-                continue
-            if not machine.gpus or machine.family == "darwin":
-                continue
-            served = tuple(
-                g.index for g in machine.gpus if g.capability is None or archs.runs_natively_on(g.capability)
-            )
-            if not served or variant.cuda is None:
-                continue
-            needs_update = not _driver_ok(machine, variant.cuda, compat)
+                if not served:
+                    continue
+                needs_update = not _driver_ok(machine, variant.cuda, compat)
             plan = _torch_plan(
                 release,
                 variant,
                 version=version,
                 python=python,
-                manager=manager,
+                manager=wish.manager or "venv",
                 machine=machine,
                 compat=compat,
                 served=served,
                 ptx=(),
                 needs_update=needs_update,
             )
-            found.append(
-                _Candidate(
-                    plan,
-                    _GPU_AFTER_DRIVER_UPDATE if needs_update else _GPU_NOW,
-                    _matches(wanted, release.version),
-                    _distance(wanted, release.version, releases),
-                    penalty,
-                    (int(variant.experimental), *_cuda_preference(variant.cuda, machine.cuda_max)),
-                )
+            if variant.cuda is None:
+                tier, preference = _CPU, (0, 0, 0, 0)
+            else:
+                tier = _GPU_AFTER_DRIVER_UPDATE if needs_update else _GPU_NOW
+                preference = (int(variant.experimental), *_cuda_preference(variant.cuda, machine.cuda_max))
+            matches, distance = (
+                _matches(wanted, release.version),
+                _distance(wanted, release.version, releases),
             )
+            found.append(_Candidate(plan, tier, matches, distance, penalty, preference))
     return found
 
 

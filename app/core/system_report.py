@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from gpuwizard.core.findings import Finding
+from gpuwizard.core.findings import Finding, finding_to_json
 
 SYSTEM_SCHEMA: Final = "gpuwizard.system/1"
 
@@ -267,16 +267,7 @@ def report_to_json(report: SystemReport) -> dict[str, Any]:
             "mamba": report.managers.mamba,
             "micromamba": report.managers.micromamba,
         },
-        "findings": [
-            {
-                "code": f.code,
-                "severity": f.severity,
-                "message": f.message,
-                "hint": f.hint,
-                "params": dict(f.params),
-            }
-            for f in report.findings
-        ],
+        "findings": [finding_to_json(f) for f in report.findings],
         "interpreters": [_python_to_json(p) for p in report.interpreters],
         "long_paths_enabled": report.long_paths_enabled,
         "wizard_version": report.wizard_version,

@@ -173,3 +173,13 @@ def test_driver_versions_alone_match_what_nvml_reports():
         assert derived is not None and version_key(derived) <= version_key("13.3")
         if os_name == "linux" or cuda != "13.0":
             assert derived == cuda, (driver, derived, cuda)
+
+
+def test_tables_without_any_build_for_the_os_give_a_clear_error():
+    from dataclasses import replace
+
+    from gpuwizard.core.plan import WishError
+
+    empty = replace(COMPAT, pytorch=tuple(replace(r, variants=()) for r in COMPAT.pytorch))
+    with pytest.raises(WishError, match="lists no PyTorch build for linux"):
+        recommend(machine(os="linux"), parse_wish("pytorch"), empty)
