@@ -19,6 +19,7 @@ from typing import NoReturn
 
 from gpuwizard import __version__
 from gpuwizard.core.system_report import SystemReport, report_to_json
+from gpuwizard.env_cli import EnvUsageError, add_env_parser, run_env_command
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -99,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="where --refresh fetches the data (default: $GPUWIZARD_COMPAT_URL)",
     )
 
+    add_env_parser(commands)
+
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
     shots.add_argument(
@@ -119,11 +122,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "detect": _detect,
         "recommend": _recommend,
         "screenshots": _screenshots,
+        "env": lambda parsed: run_env_command(parsed, _write),
         None: _wizard,
     }
     try:
         return handlers[args.command](args)
-    except UsageError as error:
+    except (UsageError, EnvUsageError) as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -6,12 +6,16 @@ replays recorded output; the real :class:`SubprocessRunner` is tested with real 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final, Protocol
 
 # Variables that make a child Python pick the wrong interpreter or packages: PYTHONPATH
@@ -22,6 +26,7 @@ _ENV_BLOCKLIST: Final = ("PYTHONPATH", "PYTHONHOME", "__PYVENV_LAUNCHER__")
 # Windows: do not flash a console window for each child of the GUI (CREATE_NO_WINDOW,
 # https://learn.microsoft.com/windows/win32/procthread/process-creation-flags).
 _CREATE_NO_WINDOW: Final = 0x08000000
+_CREATE_NEW_PROCESS_GROUP: Final = 0x00000200
 
 
 class RunnerError(Exception):
@@ -128,3 +133,139 @@ class SubprocessRunner:
             stderr=done.stderr or "",
             seconds=time.perf_counter() - started,
         )
+
+
+class CommandCancelled(RunnerError):
+    """The command was stopped because the user cancelled; its whole process tree was killed."""
+
+
+class StreamingRunner(Runner, Protocol):
+    """A runner that can also hand over output line by line and be cancelled."""
+
+    def stream(
+        self,
+        argv: Sequence[str],
+        on_line: Callable[[str], None],
+        *,
+        cancel: threading.Event,
+        timeout: float | None = None,
+        env_overrides: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> int:
+        """Run ``argv``, give each line of its output (stdout and stderr merged) to ``on_line``.
+
+        Returns the exit status.
+
+        Raises:
+            CommandNotFound: The executable is missing or not executable.
+            CommandCancelled: ``cancel`` was set; the process tree is gone when this is raised.
+            CommandTimedOut: It ran longer than ``timeout`` seconds; the tree was killed.
+        """
+        ...
+
+
+# How long a tree gets to exit after a polite signal before it is killed outright.
+_TERMINATE_GRACE_S: Final = 3.0
+_POLL_S: Final = 0.1
+
+
+class StreamingSubprocessRunner(SubprocessRunner):
+    """The real streaming runner: a new process group per command, so cancel kills it all.
+
+    pip and uv start their own children (build backends, the target interpreter); signalling
+    only the direct child would leave those running and holding files in the half-made
+    environment, so the child leads its own process group (POSIX) or job of processes
+    (Windows, ``taskkill /T``) and the whole group is ended.
+    """
+
+    def stream(
+        self,
+        argv: Sequence[str],
+        on_line: Callable[[str], None],
+        *,
+        cancel: threading.Event,
+        timeout: float | None = None,
+        env_overrides: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> int:
+        """Run ``argv`` with its output handed over line by line (see :class:`StreamingRunner`)."""
+        args = [os.fspath(part) for part in argv]
+        windows = sys.platform == "win32"
+        # CREATE_NEW_PROCESS_GROUP keeps the console's Ctrl+C from reaching the child directly:
+        # the wizard decides when and how it stops (learn.microsoft.com process-creation-flags).
+        flags = (_CREATE_NO_WINDOW | _CREATE_NEW_PROCESS_GROUP) if windows else 0
+        try:
+            process = subprocess.Popen(
+                args,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                env=child_environment(env_overrides),
+                cwd=cwd,
+                creationflags=flags,
+                start_new_session=not windows,
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as error:
+            raise CommandNotFound(args, error.strerror or str(error)) from error
+        except OSError as error:
+            raise CommandNotFound(args, str(error)) from error
+        reader = threading.Thread(target=_pump, args=(process, on_line), daemon=True)
+        reader.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while process.poll() is None:
+            if cancel.wait(_POLL_S):
+                kill_tree(process)
+                reader.join(_TERMINATE_GRACE_S)
+                raise CommandCancelled(args, "cancelled")
+            if deadline is not None and time.monotonic() > deadline:
+                kill_tree(process)
+                reader.join(_TERMINATE_GRACE_S)
+                raise CommandTimedOut(args, f"no end within {timeout:g} s")
+        reader.join()
+        if cancel.is_set():
+            # It ended on its own at the moment of cancelling: still a cancel for the caller.
+            raise CommandCancelled(args, "cancelled")
+        return process.returncode
+
+
+def _pump(process: subprocess.Popen[str], on_line: Callable[[str], None]) -> None:
+    assert process.stdout is not None  # noqa: S101 - set by stdout=PIPE
+    # pip and conda redraw progress with carriage returns; each redraw counts as a line.
+    for raw in process.stdout:
+        for part in raw.rstrip("\n").split("\r"):
+            if part.strip():
+                on_line(part)
+    process.stdout.close()
+
+
+def kill_tree(process: subprocess.Popen[str]) -> None:
+    """End ``process`` and everything it started; returns once the child is reaped."""
+    if process.poll() is not None and sys.platform == "win32":
+        return
+    if sys.platform == "win32":
+        # taskkill /T ends the child and its descendants (learn.microsoft.com taskkill).
+        subprocess.run(
+            [_system32("taskkill.exe"), "/T", "/F", "/PID", str(process.pid)],
+            capture_output=True,
+            check=False,
+            creationflags=_CREATE_NO_WINDOW,
+        )
+        process.wait()
+        return
+    group = process.pid  # the child leads its own session and group (start_new_session)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(_TERMINATE_GRACE_S)
+    # Grandchildren may outlive the leader (pip's build backend); SIGKILL the group whatever.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+    process.wait()
+
+
+def _system32(program: str) -> str:
+    """A Windows system program by full path, so a file of the same name on PATH is never run."""
+    return str(Path(os.environ.get("SYSTEMROOT", r"C:\Windows")) / "System32" / program)

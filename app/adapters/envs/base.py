@@ -1,0 +1,106 @@
+"""The interface every environment backend offers, and what they share.
+
+A backend turns "make an environment at this folder with this Python" and "install these
+requirements from this source" into argv lists; the workflow runs them through the streaming
+runner (so progress, cancel and logs work the same for every tool) and rolls back on failure.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class PackageSource:
+    """Where packages come from.
+
+    Attributes:
+        index_url: The plan's index (the PyTorch ``cuXXX`` index), None for the default one.
+        find_links: A local folder of wheels, looked at first (or only, when offline).
+        offline: Nothing is fetched from any index: only ``find_links`` is used.
+    """
+
+    index_url: str | None = None
+    find_links: Path | None = None
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    """One tool run: its argv, the variables it needs, and what it is for (a phase name)."""
+
+    argv: tuple[str, ...]
+    phase: str
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CondaSpec:
+    """What a conda-family environment is created with (``python=3.10``, ``cudnn=8.1.0``...)."""
+
+    packages: tuple[str, ...]
+    channels: tuple[str, ...] = ()
+
+
+class EnvBackend(Protocol):
+    """Creates environments and installs into them, as argv lists for the runner."""
+
+    #: ``venv`` or ``conda``: the contract's ``manager``.
+    manager: str
+    #: The tool that does the work: ``uv``, ``pip``, ``conda``, ``mamba`` or ``micromamba``.
+    tool: str
+
+    def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
+        """The command that makes an empty environment at ``prefix``.
+
+        ``python`` is an interpreter path (venv), or a version for the tool to fetch.
+        """
+        ...
+
+    def install_command(
+        self, prefix: Path, requirements: Sequence[str], source: PackageSource, constraints: Path | None
+    ) -> Command:
+        """The command that installs ``requirements`` into the environment at ``prefix``."""
+        ...
+
+    def interpreter(self, prefix: Path) -> Path:
+        """The environment's Python."""
+        ...
+
+
+def env_interpreter(prefix: Path, *, windows: bool | None = None, conda: bool = False) -> Path:
+    r"""Where an environment's Python lives.
+
+    venv puts it in ``Scripts\\python.exe`` on Windows; conda puts it at the prefix's top.
+    """
+    windows = sys.platform == "win32" if windows is None else windows
+    if windows:
+        return prefix / "python.exe" if conda else prefix / "Scripts" / "python.exe"
+    return prefix / "bin" / "python"
+
+
+def pip_source_args(source: PackageSource) -> tuple[list[str], dict[str, str]]:
+    """The pip options and variables for ``source``.
+
+    Offline, the user's and the machine's pip configuration is skipped (PIP_CONFIG_FILE set to
+    the null device, pip.pypa.io/en/stable/topics/configuration/#environment-variables) so a
+    find-links or index from there cannot add a source; ``--no-index`` overrides any index
+    variable, and ``PIP_FIND_LINKS`` is set to the folder so a machine-wide value is replaced.
+    """
+    args: list[str] = []
+    env: dict[str, str] = {}
+    if source.offline:
+        args += ["--no-index"]
+        env["PIP_CONFIG_FILE"] = os.devnull
+        env["PIP_NO_INDEX"] = "1"
+    elif source.index_url:
+        args += ["--index-url", source.index_url]
+    if source.find_links is not None:
+        args += ["--find-links", str(source.find_links)]
+        env["PIP_FIND_LINKS"] = str(source.find_links)
+    return args, env

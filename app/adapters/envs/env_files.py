@@ -1,0 +1,162 @@
+"""Files the wizard writes into an environment: activation variables, the framework pin.
+
+Variables go where each kind of environment reads them on activation: the venv activation
+scripts (bash/zsh, fish, csh, cmd, PowerShell) or a conda environment's ``activate.d`` and
+``deactivate.d`` scripts. The pin is a constraints file that pip reads through the
+environment's own config file (``sys.prefix/pip.conf``, ``pip.ini`` on Windows; pip's
+"site" configuration, pip.pypa.io/en/stable/topics/configuration/#location), so a later
+``pip install`` of another package cannot swap the CUDA build for a CPU one.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Final
+
+CONSTRAINTS_NAME: Final = "gpuwizard-constraints.txt"
+_BEGIN: Final = "gpuwizard variables >>>"
+_END: Final = "<<< gpuwizard variables"
+_SCRIPT_NAME: Final = "gpuwizard-variables"
+
+# The line that opens `deactivate` in CPython's venv templates and in uv/virtualenv's;
+# unsetting there makes `deactivate` take the variables away again.
+_DEACTIVATE_OPENERS: Final = {
+    "activate": re.compile(r"^deactivate\s*\(\)\s*\{\s*$", re.MULTILINE),
+    "activate.fish": re.compile(r"^function deactivate\b.*$", re.MULTILINE),
+    "Activate.ps1": re.compile(r"^function global:deactivate\s*\(.*\{\s*$", re.MULTILINE),
+}
+
+
+def write_constraints(prefix: Path, pins: Sequence[str], *, windows: bool | None = None) -> Path:
+    """Write the pins (``torch==2.13.0+cpu``) and point the environment's pip at them."""
+    windows = sys.platform == "win32" if windows is None else windows
+    constraints = prefix / CONSTRAINTS_NAME
+    header = "# Written by gpuwizard: keeps the framework build this environment was made with.\n"
+    constraints.write_text(header + "".join(f"{pin}\n" for pin in pins), encoding="utf-8")
+    config_path = prefix / ("pip.ini" if windows else "pip.conf")
+    config = configparser.ConfigParser()
+    if config_path.is_file():
+        config.read(config_path, encoding="utf-8")
+    if not config.has_section("install"):
+        config.add_section("install")
+    config.set("install", "constraint", str(constraints))
+    with config_path.open("w", encoding="utf-8") as handle:
+        config.write(handle)
+    return constraints
+
+
+def write_venv_variables(prefix: Path, variables: Mapping[str, str]) -> list[Path]:
+    """Set ``variables`` in every activation script the venv has; returns the scripts changed.
+
+    ``deactivate`` unsets them again in the shells whose template allows it (bash/zsh, fish,
+    PowerShell, cmd's ``deactivate.bat``); it does not restore a value set before activating.
+    """
+    if not variables:
+        return []
+    changed: list[Path] = []
+    for folder in (prefix / "bin", prefix / "Scripts"):
+        for name, render in _VENV_RENDERERS.items():
+            script = folder / name
+            if script.is_file():
+                _add_block(
+                    script, render(variables), _DEACTIVATE_OPENERS.get(name), _unsetters(name, variables)
+                )
+                changed.append(script)
+        deactivate_bat = folder / "deactivate.bat"
+        if deactivate_bat.is_file():
+            _add_block(deactivate_bat, _bat_unset(variables), None, "")
+            changed.append(deactivate_bat)
+    return changed
+
+
+def write_conda_variables(prefix: Path, variables: Mapping[str, str]) -> list[Path]:
+    """Activation scripts for conda-family environments (mamba 2 and micromamba have no ``env config vars``)."""
+    if not variables:
+        return []
+    scripts = {
+        prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.sh": _sh_exports(variables),
+        prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.bat": _bat_sets(variables),
+        prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.ps1": _ps1_sets(variables),
+        prefix / "etc" / "conda" / "deactivate.d" / f"{_SCRIPT_NAME}.sh": _unsetters("activate", variables),
+        prefix / "etc" / "conda" / "deactivate.d" / f"{_SCRIPT_NAME}.bat": _bat_unset(variables),
+        prefix / "etc" / "conda" / "deactivate.d" / f"{_SCRIPT_NAME}.ps1": _unsetters(
+            "Activate.ps1", variables
+        ),
+    }
+    for path, text in scripts.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\r\n" if path.suffix == ".bat" else "\n")
+    return list(scripts)
+
+
+def _add_block(script: Path, block: str, opener: re.Pattern[str] | None, unset: str) -> None:
+    newline = "\r\n" if script.suffix.lower() == ".bat" else "\n"
+    text = script.read_text(encoding="utf-8")
+    comment = "REM" if script.suffix.lower() == ".bat" else "#"
+    if _BEGIN in text:
+        return  # written already (idempotent)
+    if opener is not None and unset:
+        match = opener.search(text)
+        if match is not None:
+            text = text[: match.end()] + "\n" + unset + text[match.end() :]
+    text = text.rstrip("\r\n") + "\n\n" + f"{comment} {_BEGIN}\n{block}{comment} {_END}\n"
+    script.write_text(text, encoding="utf-8", newline=newline)
+
+
+def _sh_quote(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _sh_exports(variables: Mapping[str, str]) -> str:
+    return "".join(f"export {name}={_sh_quote(value)}\n" for name, value in variables.items())
+
+
+def _fish_sets(variables: Mapping[str, str]) -> str:
+    def quote(value: str) -> str:
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    return "".join(f"set -gx {name} {quote(value)}\n" for name, value in variables.items())
+
+
+def _csh_sets(variables: Mapping[str, str]) -> str:
+    return "".join(f"setenv {name} {_sh_quote(value)}\n" for name, value in variables.items())
+
+
+def _bat_sets(variables: Mapping[str, str]) -> str:
+    # In a .bat file % starts a variable reference: %% is a literal percent sign.
+    return "".join(f'set "{name}={value.replace("%", "%%")}"\n' for name, value in variables.items())
+
+
+def _bat_unset(variables: Mapping[str, str]) -> str:
+    return "".join(f'set "{name}="\n' for name in variables)
+
+
+def _ps1_sets(variables: Mapping[str, str]) -> str:
+    return "".join(
+        f"$env:{name} = '{value.replace(chr(39), chr(39) * 2)}'\n" for name, value in variables.items()
+    )
+
+
+def _unsetters(script_name: str, variables: Mapping[str, str]) -> str:
+    if script_name == "activate":
+        return "".join(f"    unset {name}\n" for name in variables)
+    if script_name == "activate.fish":
+        return "".join(f"    set -e {name}\n" for name in variables)
+    if script_name == "Activate.ps1":
+        return "".join(
+            f"    Remove-Item -Path Env:{name} -ErrorAction SilentlyContinue\n" for name in variables
+        )
+    return ""
+
+
+_VENV_RENDERERS: Final = {
+    "activate": _sh_exports,
+    "activate.fish": _fish_sets,
+    "activate.csh": _csh_sets,
+    "activate.bat": _bat_sets,
+    "Activate.ps1": _ps1_sets,
+}

@@ -1,0 +1,80 @@
+"""Environment names and folders the wizard accepts (checked before anything is created).
+
+A name becomes a folder name on every OS and, for conda, an ``-n`` argument, so it must be
+safe for all of them: no path separators or traversal, none of the device names Windows
+reserves in every folder, no characters Windows forbids in file names, no trailing dot or
+space (Windows strips them, so ``demo.`` and ``demo`` would be the same folder).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+#: Longest name accepted: leaves room under Windows' 260-character MAX_PATH for site-packages.
+NAME_MAX_CHARS: Final = 64
+
+# Device names reserved in every folder, with or without an extension
+# (learn.microsoft.com/windows/win32/fileio/naming-a-file, "Naming Conventions").
+_WINDOWS_RESERVED: Final = frozenset(
+    {"con", "prn", "aux", "nul", "conin$", "conout$"}
+    | {f"com{digit}" for digit in "123456789¹²³"}
+    | {f"lpt{digit}" for digit in "123456789¹²³"}
+)
+# Forbidden in Windows file names (same page), plus '#' and '!' which break conda and
+# `conda activate` (conda's `validate_prefix`/`ensure_name_or_prefix` refuse '/', ' ', ':', '#').
+_FORBIDDEN: Final = frozenset('<>:"/\\|?*#!')
+_CONDA_FORBIDDEN: Final = frozenset(" /:#")
+
+
+class EnvNameError(ValueError):
+    """The name cannot be used (one line, for exit code 2)."""
+
+
+def check_env_name(name: str, *, manager: str = "venv") -> str:
+    r"""Return ``name`` if it is a safe environment name for ``manager``, else raise.
+
+    Spaces are allowed for venv environments (their folder is quoted everywhere the wizard
+    writes it), not for conda, which refuses them.
+
+    Raises:
+        EnvNameError: Empty, too long, path-like, reserved on Windows, or with a forbidden character.
+
+    >>> check_env_name("torch-2.13 cu126")
+    'torch-2.13 cu126'
+    >>> for bad in ("", "../x", "con", "LPT1.txt", "a/b", "demo."):
+    ...     try:
+    ...         check_env_name(bad)
+    ...     except EnvNameError as error:
+    ...         print(error)
+    the environment name is empty
+    '../x' is not a plain name: it must not contain / \\ or start with a dot
+    'con' is a device name Windows reserves in every folder (CON, PRN, AUX, NUL, COM1-9, LPT1-9)
+    'LPT1.txt' is a device name Windows reserves in every folder (CON, PRN, AUX, NUL, COM1-9, LPT1-9)
+    'a/b' is not a plain name: it must not contain / \\ or start with a dot
+    'demo.' must not end with a dot or a space (Windows drops them)
+    """
+    if not name or not name.strip():
+        raise EnvNameError("the environment name is empty")
+    if "/" in name or "\\" in name or name.startswith(".") or name in {".", ".."}:
+        raise EnvNameError(f"{name!r} is not a plain name: it must not contain / \\ or start with a dot")
+    if len(name) > NAME_MAX_CHARS:
+        raise EnvNameError(f"the environment name is longer than {NAME_MAX_CHARS} characters")
+    if any(ord(char) < 32 or ord(char) == 127 for char in name):
+        raise EnvNameError(f"{name!r} contains a control character")
+    if name != name.lstrip():
+        raise EnvNameError(f"{name!r} must not start with a space")
+    if name.endswith((".", " ")):
+        raise EnvNameError(f"{name!r} must not end with a dot or a space (Windows drops them)")
+    bad = sorted(set(name) & _FORBIDDEN)
+    if bad:
+        raise EnvNameError(f"{name!r} contains {' '.join(bad)}, which file names on Windows or conda refuse")
+    if name.split(".", 1)[0].rstrip().lower() in _WINDOWS_RESERVED:
+        raise EnvNameError(
+            f"{name!r} is a device name Windows reserves in every folder (CON, PRN, AUX, NUL, COM1-9, LPT1-9)"
+        )
+    if manager == "conda" and set(name) & _CONDA_FORBIDDEN:
+        raise EnvNameError(f"{name!r}: conda environment names cannot contain spaces")
+    if not re.search(r"\w", name):
+        raise EnvNameError(f"{name!r} has no letter or digit")
+    return name
