@@ -197,7 +197,6 @@ class _TextProgress:
             self.write(_result_text(event))
 
 
-
 def _result_text(event: dict[str, Any]) -> str:
     if event["status"] != "ok":
         return (

@@ -30,6 +30,7 @@ class EnvRecord:
     manager: str
     framework: str
     framework_version: str
+    framework_build: str = ""
     tool: str = ""
     python_version: str = ""
     created: str = ""

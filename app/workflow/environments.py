@@ -278,6 +278,7 @@ class _Run:
             "path": record.path,
             "python": record.python,
             "framework_version": record.framework_version,
+            "framework_build": record.framework_build,
             "manager": record.manager,
             "tool": record.tool,
             "constraints": record.constraints,
@@ -326,7 +327,9 @@ class _Run:
             python=str(self.backend.interpreter(self.prefix)),
             manager=self.backend.manager,
             framework=plan.framework,
-            framework_version=str(probe.get("framework_version") or plan.framework_version),
+            # The public version, as the contract shows it; the build (+cpu, +cu126) is kept beside it.
+            framework_version=str(probe.get("framework_version") or plan.framework_version).split("+")[0],
+            framework_build=str(probe.get("distribution_version") or ""),
             tool=self.backend.tool,
             python_version=str(probe.get("python_version", "")),
             created=datetime.now(timezone.utc).isoformat(timespec="seconds"),

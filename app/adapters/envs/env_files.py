@@ -58,18 +58,21 @@ def write_venv_variables(prefix: Path, variables: Mapping[str, str]) -> list[Pat
     if not variables:
         return []
     changed: list[Path] = []
+    # CPython writes Activate.ps1, uv and virtualenv activate.ps1: names are matched without case.
+    renderers = {name.lower(): (name, render) for name, render in _VENV_RENDERERS.items()}
     for folder in (prefix / "bin", prefix / "Scripts"):
-        for name, render in _VENV_RENDERERS.items():
-            script = folder / name
-            if script.is_file():
-                _add_block(
-                    script, render(variables), _DEACTIVATE_OPENERS.get(name), _unsetters(name, variables)
-                )
+        if not folder.is_dir():
+            continue
+        for script in sorted(folder.iterdir()):
+            key = script.name.lower()
+            if key in renderers and script.is_file():
+                name, render = renderers[key]
+                unset = _unsetters(name, variables)
+                _add_block(script, render(variables), _DEACTIVATE_OPENERS.get(name), unset)
                 changed.append(script)
-        deactivate_bat = folder / "deactivate.bat"
-        if deactivate_bat.is_file():
-            _add_block(deactivate_bat, _bat_unset(variables), None, "")
-            changed.append(deactivate_bat)
+            elif key == "deactivate.bat":
+                _add_block(script, _bat_unset(variables), None, "")
+                changed.append(script)
     return changed
 
 
