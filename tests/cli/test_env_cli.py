@@ -1,0 +1,180 @@
+"""``gpuwizard env`` through the real entry point: the issue's acceptance, as a user runs it.
+
+The PyTorch test installs the real CPU build of torch 2.13.0 and its dependencies offline from
+a local folder (``fakes.wheelhouses``); the cancel tests use a small stand-in ``torch`` whose
+import sleeps, so the signal lands while the wizard is working.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.http_server import serve
+from fakes.wheelhouses import real_cpu_torch_folder
+from fakes.wheels import bundled_pip_wheel, tiny_torch
+
+ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
+CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
+
+
+def gpuwizard(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ENTRY_POINT, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+def events_of(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
+    if folder is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
+        pytest.skip("the CPU torch 2.13.0 wheel is not available on this machine")
+    return folder
+
+
+@pytest.mark.slow
+def test_acceptance_create_list_remove_real_torch_offline(torch_folder: Path, _isolated_home: Path):
+    # Any index or proxy use would show up on this server: offline means nothing is asked.
+    with serve() as site:
+        no_network = {
+            "PIP_INDEX_URL": f"{site.url}/simple",
+            "UV_INDEX_URL": f"{site.url}/simple",
+            "HTTP_PROXY": site.url,
+            "HTTPS_PROXY": site.url,
+            "ALL_PROXY": site.url,
+        }
+        done = gpuwizard(
+            "env", "create", "demo", "--framework", "pytorch", "--version", "2.13",
+            "--find-links", str(torch_folder), "--offline", "--json",
+            env=no_network,
+        )  # fmt: skip
+        assert site.seen == []
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    events = events_of(done.stdout)
+    result = events[-1]
+    assert result["event"] == "result"
+    assert result["status"] == "ok"
+    assert result["name"] == "demo"
+    assert result["framework_version"] == "2.13.0"
+    kinds = {event["event"] for event in events}
+    assert {"start", "phase", "log", "progress", "result"} <= kinds
+    python = result["python"]
+    check = subprocess.run(
+        [python, "-c", "import torch; print(torch.__version__, float(torch.ones(3).sum()))"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    assert check.stdout.split() == ["2.13.0+cpu", "3.0"]
+
+    listed = gpuwizard("env", "list", "--json")
+    assert listed.returncode == 0
+    entries = json.loads(listed.stdout)
+    assert [entry["name"] for entry in entries] == ["demo"]
+    assert CONTRACT_FIELDS <= entries[0].keys()
+    assert entries[0]["path"] == result["path"]
+    assert entries[0]["python"] == python
+    assert (entries[0]["manager"], entries[0]["framework"]) == ("venv", "pytorch")
+
+    removed = gpuwizard("env", "remove", "demo")
+    assert removed.returncode == 0, removed.stderr
+    assert not Path(result["path"]).exists()
+    assert json.loads(gpuwizard("env", "list", "--json").stdout) == []
+
+
+@pytest.fixture
+def sleepy_torch(tmp_path: Path) -> Path:
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    tiny_torch(folder, "2.13.0", init="import time; time.sleep(120)")
+    shutil.copy(bundled_pip_wheel(), folder)
+    return folder
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if f"\nPPid:\t{pid}\n" in text:
+            found.append(int(status.parent.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_part_way_exits_3_and_leaves_nothing(signal_number: int, sleepy_torch: Path, _isolated_home: Path):
+    process = subprocess.Popen(
+        [ENTRY_POINT, "env", "create", "demo", "--framework", "pytorch", "--version", "2.13",
+         "--find-links", str(sleepy_torch), "--offline", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    events: list[dict[str, Any]] = []
+    children: list[int] = []
+    for line in process.stdout:
+        events.append(json.loads(line))
+        if events[-1].get("phase") == "verify" and events[-1]["event"] == "phase":
+            time.sleep(0.5)  # the probe is now importing the sleepy torch
+            children = _children_of(process.pid)
+            process.send_signal(signal_number)
+    assert process.wait(60) == 3
+    assert events[-1]["event"] == "result"
+    assert events[-1]["status"] == "cancelled"
+    assert not Path(events[-1]["path"]).exists()
+    assert json.loads(gpuwizard("env", "list", "--json").stdout) == []
+    assert children, "the probe was not running when the signal was sent"
+    for child in children:
+        assert not Path(f"/proc/{child}").exists() or "State:\tZ" in Path(f"/proc/{child}/status").read_text()
+
+
+@pytest.mark.parametrize("name", ["../x", "con", ""])
+def test_invalid_names_exit_2_and_create_nothing(name: str, sleepy_torch: Path, _isolated_home: Path):
+    done = gpuwizard(
+        "env", "create", name, "--framework", "pytorch", "--find-links", str(sleepy_torch), "--offline", timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (_isolated_home / "envs").exists()
+    assert not (_isolated_home / "environments.json").exists()
+
+
+def test_usage_errors_exit_2(sleepy_torch: Path, _isolated_home: Path):
+    cases = [
+        ("env", "create", "demo", "--framework", "pytorch", "--offline"),
+        ("env", "create", "demo", "--framework", "caffe"),
+        ("env", "create", "demo", "--framework", "pytorch", "--find-links", "/no/such/folder", "--offline"),
+        ("env", "remove", "never-made"),
+        ("env",),
+    ]
+    for args in cases:
+        done = gpuwizard(*args, timeout=120)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (_isolated_home / "envs").exists()
+
+
+def test_list_is_empty_json_before_anything_is_made():
+    done = gpuwizard("env", "list", "--json", timeout=60)
+    assert (done.returncode, json.loads(done.stdout)) == (0, [])

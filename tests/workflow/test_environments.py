@@ -1,0 +1,283 @@
+"""Creating environments for real (uv and pip, offline from a folder of wheels built here).
+
+The wheels are small pure-Python stand-ins named like the frameworks (a ``torch`` 2.13.0 with
+``__version__``); everything else is real: the interpreter, uv, pip, the venv, the probe,
+the activation scripts, the files left behind or removed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.wheels import build_wheel, bundled_pip_wheel, tiny_torch
+from gpuwizard.adapters.interpreters import own_python
+from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.core.plan import Plan
+from gpuwizard.core.system_report import ManagerFacts
+from gpuwizard.workflow.environments import (
+    EnvRemoveError,
+    EnvRequest,
+    EnvRequestError,
+    EnvTools,
+    create_environment,
+    list_environments,
+    prepare_environment,
+    remove_environment,
+)
+
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+UV = shutil.which("uv", path=str(Path(sys.executable).parent))
+CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
+
+
+def torch_plan(version: str = "2.13.0", **changes: Any) -> Plan:
+    values: dict[str, Any] = {
+        "framework": "pytorch",
+        "framework_version": version,
+        "python": PYTHON,
+        "cpu_only": True,
+        "cuda": None,
+        "cudnn": None,
+        "torch_variant": "cpu",
+        "requirements": (f"torch=={version}",),
+        "index_url": "https://download.pytorch.org/whl/cpu",
+    }
+    values.update(changes)
+    return Plan(**values)
+
+
+def tools(**changes: Any) -> EnvTools:
+    values: dict[str, Any] = {
+        "runner": StreamingSubprocessRunner(),
+        "interpreters": [own_python()],
+        "managers": ManagerFacts(uv=UV),
+    }
+    values.update(changes)
+    return EnvTools(**values)
+
+
+@pytest.fixture
+def wheels(tmp_path: Path) -> Path:
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    tiny_torch(folder, "2.13.0")
+    shutil.copy(bundled_pip_wheel(), folder)
+    return folder
+
+
+def make(request: EnvRequest, env_tools: EnvTools | None = None, cancel: threading.Event | None = None):
+    env_tools = env_tools or tools()
+    events: list[dict[str, Any]] = []
+    prepared = prepare_environment(request, env_tools)
+    result = create_environment(prepared, env_tools, events.append, cancel or threading.Event())
+    return result, events
+
+
+def env_python_says(python: str, code: str) -> str:
+    done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    return done.stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tool", ["uv", "pip"])
+def test_creates_offline_from_the_folder_with_either_tool(tool: str, wheels: Path, tmp_path: Path):
+    if tool == "uv" and UV is None:
+        pytest.skip("uv is a project dependency; not installed here")
+    request = EnvRequest("demo", torch_plan(), tool=tool, find_links=wheels, offline=True)
+    result, events = make(request)
+    assert result["status"] == "ok", result
+    assert result == events[-1]
+    assert env_python_says(result["python"], "import torch; print(torch.__version__)") == "2.13.0"
+    phases = [event["phase"] for event in events if event["event"] == "phase"]
+    assert phases[:1] == ["create"]
+    assert {"install", "verify", "constraints", "register"} <= set(phases)
+    assert any(event["event"] == "log" for event in events)
+    listed = list_environments()
+    assert [entry["name"] for entry in listed] == ["demo"]
+    assert CONTRACT_FIELDS <= listed[0].keys()
+    assert listed[0]["framework_version"] == "2.13.0"
+    assert listed[0]["tool"] == tool
+    assert Path(listed[0]["path"]).is_dir()
+    log = Path(result["log"]).read_text()
+    assert "--find-links" in log and str(wheels) in log
+
+
+@pytest.mark.slow
+def test_the_constraints_file_stops_pip_from_swapping_the_framework(wheels: Path, tmp_path: Path):
+    result, _ = make(EnvRequest("pinned", torch_plan(), tool="pip", find_links=wheels, offline=True))
+    assert result["status"] == "ok"
+    assert "torch==2.13.0" in Path(result["constraints"]).read_text()
+    other = tmp_path / "other"
+    other.mkdir()
+    tiny_torch(other, "2.0.0")
+    build_wheel(other, "needs_old_torch", "1.0", requires=["torch<2.1"])
+    for wanted in ("torch==2.0.0", "needs_old_torch"):
+        done = subprocess.run(
+            [result["python"], "-m", "pip", "install", "--no-index", "--find-links", str(other), wanted],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode != 0, done.stdout
+    assert env_python_says(result["python"], "import torch; print(torch.__version__)") == "2.13.0"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_tensorflow_gpu_variables_are_set_on_activation_and_unset_on_deactivate(tmp_path: Path):
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    build_wheel(folder, "tensorflow", "2.16.1")
+    plan = torch_plan(
+        framework="tensorflow",
+        framework_version="2.16.1",
+        cpu_only=False,
+        torch_variant=None,
+        requirements=("tensorflow==2.16.1",),
+        index_url=None,
+    )
+    result, _ = make(EnvRequest("tf", plan, tool="pip", find_links=folder, offline=True, gpus="0"))
+    assert result["status"] == "ok", result
+    activate = Path(result["path"]) / "bin" / "activate"
+    script = (
+        f"source '{activate}'; echo \"$TF_FORCE_GPU_ALLOW_GROWTH $TF_CPP_MIN_LOG_LEVEL $CUDA_VISIBLE_DEVICES\"; "
+        "deactivate; echo \"after:$TF_FORCE_GPU_ALLOW_GROWTH$CUDA_VISIBLE_DEVICES\""
+    )
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30, check=True)
+    assert done.stdout.split("\n")[:2] == ["true 1 0", "after:"]
+
+
+@pytest.mark.slow
+def test_a_missing_package_fails_and_leaves_nothing(wheels: Path):
+    result, events = make(EnvRequest("broken", torch_plan("2.14.0"), tool="pip", find_links=wheels, offline=True))
+    assert result["status"] == "failed"
+    assert "install" in result["error"]
+    assert result["log_tail"]
+    assert not Path(result["path"]).exists()
+    assert list_environments() == []
+    assert any(event.get("phase") == "rollback" for event in events)
+
+
+@pytest.mark.slow
+def test_a_framework_that_does_not_import_fails_and_leaves_nothing(tmp_path: Path):
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    tiny_torch(folder, "2.13.0", init="raise ImportError('libcudart.so.12: cannot open shared object file')")
+    result, _ = make(EnvRequest("noimport", torch_plan(), tool="pip", find_links=folder, offline=True))
+    assert result["status"] == "failed"
+    assert "libcudart.so.12" in result["error"]
+    assert not Path(result["path"]).exists()
+    assert list_environments() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tool", ["uv", "pip"])
+def test_cancel_part_way_removes_everything(tool: str, tmp_path: Path):
+    if tool == "uv" and UV is None:
+        pytest.skip("uv not installed")
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    tiny_torch(folder, "2.13.0", init="import time; time.sleep(60)")
+    cancel = threading.Event()
+
+    def watch(event: dict[str, Any]) -> None:
+        if event.get("phase") == "verify" and event["event"] == "phase":
+            threading.Timer(0.5, cancel.set).start()
+
+    env_tools = tools()
+    request = EnvRequest("cancelme", torch_plan(), tool=tool, find_links=folder, offline=True)
+    prepared = prepare_environment(request, env_tools)
+    started = time.monotonic()
+    result = create_environment(prepared, env_tools, watch, cancel)
+    assert result["status"] == "cancelled"
+    assert time.monotonic() - started < 30
+    assert not prepared.prefix.exists()
+    assert list_environments() == []
+
+
+@pytest.mark.slow
+def test_a_failed_replacement_puts_the_old_environment_back(wheels: Path):
+    first, _ = make(EnvRequest("keep", torch_plan(), tool="pip", find_links=wheels, offline=True))
+    assert first["status"] == "ok"
+    marker = Path(first["path"]) / "marker.txt"
+    marker.write_text("the old one")
+    with pytest.raises(EnvRequestError, match="already exists"):
+        prepare_environment(EnvRequest("keep", torch_plan(), tool="pip", find_links=wheels, offline=True), tools())
+    again, _ = make(
+        EnvRequest("keep", torch_plan("2.14.0"), tool="pip", find_links=wheels, offline=True, replace=True)
+    )
+    assert again["status"] == "failed"
+    assert marker.read_text() == "the old one"
+    assert [entry["framework_version"] for entry in list_environments()] == ["2.13.0"]
+    assert not list(Path(first["path"]).parent.glob(".*gpuwizard-replaced"))
+
+
+def test_refusals_change_nothing(wheels: Path, tmp_path: Path):
+    plan = torch_plan()
+    refused = {
+        "con": EnvRequest("con", plan, find_links=wheels, offline=True),
+        "../x": EnvRequest("../x", plan, find_links=wheels, offline=True),
+        "empty": EnvRequest("", plan, find_links=wheels, offline=True),
+        "offline without folder": EnvRequest("a", plan, offline=True),
+        "missing folder": EnvRequest("a", plan, find_links=tmp_path / "nope", offline=True),
+        "bad gpus": EnvRequest("a", plan, find_links=wheels, offline=True, gpus="first"),
+        "unknown tool": EnvRequest("a", plan, tool="poetry"),
+        "no conda": EnvRequest("a", plan, manager="conda"),
+        "pytorch channel": EnvRequest("a", torch_plan(conda_channels=("pytorch",)), tool="conda"),
+    }
+    for why, request in refused.items():
+        with pytest.raises(EnvRequestError) as caught:
+            prepare_environment(request, tools())
+        assert "\n" not in str(caught.value), why
+    full = tools(disk_free=lambda _path: 10 * 1024 * 1024)
+    with pytest.raises(EnvRequestError, match="not enough free disk space"):
+        prepare_environment(EnvRequest("a", plan, find_links=wheels, offline=True), full)
+    occupied = tmp_path / "occupied"
+    occupied.mkdir()
+    (occupied / "thesis.tex").write_text("do not delete")
+    with pytest.raises(EnvRequestError, match="not an environment"):
+        prepare_environment(EnvRequest("a", plan, prefix=occupied, find_links=wheels, offline=True, replace=True), tools())
+    assert (occupied / "thesis.tex").read_text() == "do not delete"
+    assert list_environments() == []
+
+
+def test_no_interpreter_of_the_plans_python_offline_is_refused(wheels: Path):
+    with pytest.raises(EnvRequestError, match="no 64-bit Python 3.99"):
+        prepare_environment(
+            EnvRequest("a", torch_plan(python="3.99"), find_links=wheels, offline=True), tools()
+        )
+    with pytest.raises(EnvRequestError, match="no 64-bit Python 3.99"):
+        prepare_environment(EnvRequest("a", torch_plan(python="3.99"), tool="pip"), tools())
+
+
+def test_online_uv_without_that_python_lets_uv_fetch_it():
+    if UV is None:
+        pytest.skip("uv not installed")
+    prepared = prepare_environment(EnvRequest("a", torch_plan(python="3.99")), tools())
+    assert prepared.python == "3.99"
+    assert "uv downloads" in prepared.python_note
+    assert not prepared.prefix.exists()
+
+
+@pytest.mark.slow
+def test_remove_deletes_folder_and_entry_and_guards_other_folders(wheels: Path):
+    result, _ = make(EnvRequest("gone", torch_plan(), tool="pip", find_links=wheels, offline=True))
+    assert result["status"] == "ok"
+    with pytest.raises(EnvRemoveError):
+        remove_environment("never-made")
+    (Path(result["path"]) / "pyvenv.cfg").unlink()
+    with pytest.raises(EnvRemoveError, match="does not look like an environment"):
+        remove_environment("gone")
+    assert Path(result["path"]).exists()
+    (Path(result["path"]) / "pyvenv.cfg").write_text("home = x\n")
+    remove_environment("gone")
+    assert not Path(result["path"]).exists()
+    assert list_environments() == []
