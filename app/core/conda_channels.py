@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 
@@ -23,7 +24,9 @@ def check_channels(channels: Sequence[str]) -> None:
     the 'https://conda.anaconda.org/pytorch-nightly/' channel stopped at PyTorch 2.5; PyTorch comes from pip inside the environment
     """
     for channel in channels:
-        last = channel.rstrip("/").rsplit("/", 1)[-1].lower()
+        # A label of a channel (`pytorch/label/nightly`) is still that channel.
+        name = re.sub(r"/label/[^/]+$", "", channel.rstrip("/"))
+        last = name.rsplit("/", 1)[-1].lower()
         if last in {"pytorch", "pytorch-nightly", "pytorch-test"}:
             raise ChannelRefused(
                 f"the {channel!r} channel stopped at PyTorch 2.5; PyTorch comes from pip inside the environment"

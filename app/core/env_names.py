@@ -48,10 +48,10 @@ def check_env_name(name: str, *, manager: str = "venv") -> str:
     ...     except EnvNameError as error:
     ...         print(error)
     the environment name is empty
-    '../x' is not a plain name: it must not contain / \\ or start with a dot
+    '../x' is not a plain name: it must not contain / \ or start with a dot
     'con' is a device name Windows reserves in every folder (CON, PRN, AUX, NUL, COM1-9, LPT1-9)
     'LPT1.txt' is a device name Windows reserves in every folder (CON, PRN, AUX, NUL, COM1-9, LPT1-9)
-    'a/b' is not a plain name: it must not contain / \\ or start with a dot
+    'a/b' is not a plain name: it must not contain / \ or start with a dot
     'demo.' must not end with a dot or a space (Windows drops them)
     """
     if not name or not name.strip():

@@ -128,7 +128,9 @@ def prepare_environment(request: EnvRequest, tools: EnvTools) -> PreparedEnv:
         check_env_name(request.name, manager=manager)
         variables = activation_variables(plan.framework, plan.cpu_only, request.gpus)
         if manager == "conda":
-            check_channels(plan.conda_channels)
+            # A `channel::package` spec names its channel too (docs.conda.io match specifications).
+            named = [package.split("::", 1)[0] for package in plan.conda_packages if "::" in package]
+            check_channels([*plan.conda_channels, *named])
     except (EnvNameError, GpuSelectionError, ChannelRefused) as error:
         raise EnvRequestError(str(error)) from None
     if request.offline and request.find_links is None:
@@ -266,7 +268,7 @@ class _Run:
             record = self._steps()
         except (_Cancelled, CommandCancelled):
             return self._roll_back("cancelled", "cancelled by the user")
-        except (_StepFailed, RunnerError, OSError) as error:
+        except (_StepFailed, RunnerError, OSError, ValueError) as error:
             return self._roll_back("failed", str(error))
         except BaseException:
             self._roll_back("failed", "interrupted")
@@ -364,21 +366,24 @@ class _Run:
 
     def _seed_pip(self) -> None:
         # `uv venv` makes environments without pip (docs.astral.sh/uv/pip/environments/); people
-        # expect `pip install` to work inside, and pip is what reads the constraints file.
+        # expect `pip install` to work inside, and pip is what reads the constraints file. pip
+        # comes from the wheel folder when it holds one, else from the default index (the
+        # plan's index, the PyTorch one, need not carry pip). Without pip the environment
+        # still works through `uv pip`, so failing to add it is said, not fatal.
         source = self.prepared.source
         has_wheel = source.find_links is not None and any(source.find_links.glob("pip-*.whl"))
         if source.offline and not has_wheel:
-            self.emit(
-                {
-                    "event": "log",
-                    "phase": "create",
-                    "tool": "uv",
-                    "line": "no pip wheel in the folder: the environment has no pip (use `uv pip`)",
-                }
-            )
+            self._note("no pip wheel in the folder: the environment has no pip (use `uv pip`)")
             return
+        seed = PackageSource(find_links=source.find_links, offline=True) if has_wheel else PackageSource()
         self.enter("pip", "adding pip to the environment")
-        self._run(self.backend.install_command(self.prefix, ["pip"], source, None))
+        try:
+            self._run(self.backend.install_command(self.prefix, ["pip"], seed, None))
+        except _StepFailed as error:
+            self._note(f"pip could not be added ({error}); use `uv pip` in this environment")
+
+    def _note(self, text: str) -> None:
+        self.emit({"event": "log", "phase": self.phase, "tool": "gpuwizard", "line": text})
 
     def _verify(self) -> dict[str, Any]:
         module = FRAMEWORK_MODULES[self.request.plan.framework]

@@ -115,7 +115,10 @@ def test_timeout_kills_and_raises():
     started = time.monotonic()
     with pytest.raises(CommandTimedOut):
         StreamingSubprocessRunner().stream(
-            [sys.executable, "-c", "import time; time.sleep(60)"], print, cancel=threading.Event(), timeout=0.5
+            [sys.executable, "-c", "import time; time.sleep(60)"],
+            print,
+            cancel=threading.Event(),
+            timeout=0.5,
         )
     assert time.monotonic() - started < 10
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fakes.http_server import serve
 from fakes.wheelhouses import real_cpu_torch_folder
 from fakes.wheels import bundled_pip_wheel, tiny_torch
@@ -26,7 +27,14 @@ ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) o
 CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
 
 
-def gpuwizard(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+@pytest.fixture
+def isolated_home() -> Path:
+    return Path(os.environ["GPUWIZARD_HOME"])  # set for every test by tests/conftest.py
+
+
+def gpuwizard(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [ENTRY_POINT, *args],
         capture_output=True,
@@ -52,7 +60,7 @@ def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
-def test_acceptance_create_list_remove_real_torch_offline(torch_folder: Path, _isolated_home: Path):
+def test_acceptance_create_list_remove_real_torch_offline(torch_folder: Path):
     # Any index or proxy use would show up on this server: offline means nothing is asked.
     with serve() as site:
         no_network = {
@@ -88,7 +96,7 @@ def test_acceptance_create_list_remove_real_torch_offline(torch_folder: Path, _i
     assert listed.returncode == 0
     entries = json.loads(listed.stdout)
     assert [entry["name"] for entry in entries] == ["demo"]
-    assert CONTRACT_FIELDS <= entries[0].keys()
+    assert entries[0].keys() >= CONTRACT_FIELDS
     assert entries[0]["path"] == result["path"]
     assert entries[0]["python"] == python
     assert (entries[0]["manager"], entries[0]["framework"]) == ("venv", "pytorch")
@@ -123,7 +131,9 @@ def _children_of(pid: int) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_part_way_exits_3_and_leaves_nothing(signal_number: int, sleepy_torch: Path, _isolated_home: Path):
+def test_a_signal_part_way_exits_3_and_leaves_nothing(
+    signal_number: int, sleepy_torch: Path, isolated_home: Path
+):
     process = subprocess.Popen(
         [ENTRY_POINT, "env", "create", "demo", "--framework", "pytorch", "--version", "2.13",
          "--find-links", str(sleepy_torch), "--offline", "--json"],
@@ -149,18 +159,26 @@ def test_a_signal_part_way_exits_3_and_leaves_nothing(signal_number: int, sleepy
 
 
 @pytest.mark.parametrize("name", ["../x", "con", ""])
-def test_invalid_names_exit_2_and_create_nothing(name: str, sleepy_torch: Path, _isolated_home: Path):
+def test_invalid_names_exit_2_and_create_nothing(name: str, sleepy_torch: Path, isolated_home: Path):
     done = gpuwizard(
-        "env", "create", name, "--framework", "pytorch", "--find-links", str(sleepy_torch), "--offline", timeout=60
+        "env",
+        "create",
+        name,
+        "--framework",
+        "pytorch",
+        "--find-links",
+        str(sleepy_torch),
+        "--offline",
+        timeout=60,
     )
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1
-    assert not (_isolated_home / "envs").exists()
-    assert not (_isolated_home / "environments.json").exists()
+    assert not (isolated_home / "envs").exists()
+    assert not (isolated_home / "environments.json").exists()
 
 
-def test_usage_errors_exit_2(sleepy_torch: Path, _isolated_home: Path):
+def test_usage_errors_exit_2(sleepy_torch: Path, isolated_home: Path):
     cases = [
         ("env", "create", "demo", "--framework", "pytorch", "--offline"),
         ("env", "create", "demo", "--framework", "caffe"),
@@ -172,7 +190,7 @@ def test_usage_errors_exit_2(sleepy_torch: Path, _isolated_home: Path):
         done = gpuwizard(*args, timeout=120)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert not (_isolated_home / "envs").exists()
+    assert not (isolated_home / "envs").exists()
 
 
 def test_list_is_empty_json_before_anything_is_made():

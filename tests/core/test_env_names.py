@@ -44,7 +44,9 @@ def test_refused(name: str):
         check_env_name(name)
 
 
-@pytest.mark.parametrize("name", ["demo", "torch-2.13", "tf_2.10", "my env", "Ünïcode", "console", "con2", "a" * 64])
+@pytest.mark.parametrize(
+    "name", ["demo", "torch-2.13", "tf_2.10", "my env", "Ünïcode", "console", "con2", "a" * 64]
+)
 def test_accepted_unchanged(name: str):
     assert check_env_name(name) == name
 
@@ -70,4 +72,4 @@ def test_any_accepted_name_is_one_plain_folder_name(name: str):
         return
     assert "/" not in name and "\\" not in name and name not in {".", ".."}
     assert not name.startswith(".") and name == name.strip()
-    assert name.split(".")[0].lower() not in {"con", "prn", "aux", "nul"}
+    assert name.split(".", maxsplit=1)[0].lower() not in {"con", "prn", "aux", "nul"}

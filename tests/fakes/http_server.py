@@ -15,6 +15,7 @@ class Answer:
     body: bytes = b""
     status: int = 200
     delay_s: float = 0.0
+    content_type: str = ""
     #: Statuses to send first, one per request, before the real answer (to test retries).
     first: list[int] = field(default_factory=list)
 
@@ -48,8 +49,22 @@ def serve() -> Iterator[Site]:
             time.sleep(answer.delay_s)
             self.send_response(answer.status)
             self.send_header("Content-Length", str(len(answer.body)))
+            if answer.content_type:
+                self.send_header("Content-Type", answer.content_type)
             self.end_headers()
             self.wfile.write(answer.body)
+
+        def do_HEAD(self) -> None:
+            # uv asks HEAD first to see whether range requests work (PEP 658 fallback).
+            answer = site.answers.get(self.path)
+            if answer is None:
+                self.send_error(404)
+                return
+            self.send_response(answer.status)
+            self.send_header("Content-Length", str(len(answer.body)))
+            if answer.content_type:
+                self.send_header("Content-Type", answer.content_type)
+            self.end_headers()
 
         def log_message(self, *args: object) -> None:
             pass

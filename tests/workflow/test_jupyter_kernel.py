@@ -1,0 +1,84 @@
+"""The Jupyter kernel step with the real ipykernel, downloaded once into a wheel folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from gpuwizard.adapters.interpreters import own_python
+from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.core.plan import Plan
+from gpuwizard.core.system_report import ManagerFacts
+from gpuwizard.workflow.environments import (
+    EnvRequest,
+    EnvTools,
+    create_environment,
+    list_environments,
+    prepare_environment,
+    remove_environment,
+)
+
+from fakes.wheels import bundled_pip_wheel, tiny_torch
+
+
+@pytest.fixture(scope="module")
+def ipykernel_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("ipykernel-wheels")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--dest", str(folder), "ipykernel"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"ipykernel could not be downloaded from the registry: {done.stderr[-500:]}")
+        pytest.skip("ipykernel cannot be downloaded here (no registry)")
+    tiny_torch(folder, "2.13.0")
+    shutil.copy(bundled_pip_wheel(), folder)
+    return folder
+
+
+@pytest.mark.slow
+def test_kernel_is_registered_with_the_environments_python_and_removed_with_it(
+    ipykernel_wheels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    jupyter_data = tmp_path / "jupyter"
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(jupyter_data))
+    plan = Plan(
+        framework="pytorch",
+        framework_version="2.13.0",
+        python=f"{sys.version_info.major}.{sys.version_info.minor}",
+        cpu_only=True,
+        cuda=None,
+        cudnn=None,
+        torch_variant="cpu",
+        requirements=("torch==2.13.0",),
+        index_url=None,
+    )
+    tools = EnvTools(
+        runner=StreamingSubprocessRunner(),
+        interpreters=[own_python()],
+        managers=ManagerFacts(uv=shutil.which("uv", path=str(Path(sys.executable).parent))),
+    )
+    request = EnvRequest("Lab GPU", plan, find_links=ipykernel_wheels, offline=True, jupyter=True)
+    prepared = prepare_environment(request, tools)
+    assert "ipykernel" in prepared.requirements
+    result = create_environment(prepared, tools, lambda _event: None, threading.Event())
+    assert result["status"] == "ok", result
+    kernel_dir = Path(result["jupyter_kernel"])
+    assert kernel_dir.parent == jupyter_data / "kernels"
+    spec = json.loads((kernel_dir / "kernel.json").read_text())
+    assert spec["argv"][0] == result["python"]
+    assert spec["display_name"] == "Python (Lab GPU)"
+    assert list_environments()[0]["jupyter_kernel"] == str(kernel_dir)
+    remove_environment("Lab GPU")
+    assert not kernel_dir.exists()
+    assert not Path(result["path"]).exists()
