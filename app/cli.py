@@ -20,6 +20,7 @@ from typing import NoReturn
 from gpuwizard import __version__
 from gpuwizard.core.system_report import SystemReport, report_to_json
 from gpuwizard.env_cli import EnvUsageError, add_env_parser, run_env_command
+from gpuwizard.live_test_cli import LiveTestCliError, add_test_parser, run_test_command
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -101,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     add_env_parser(commands)
+    add_test_parser(commands)
 
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
@@ -123,11 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "recommend": _recommend,
         "screenshots": _screenshots,
         "env": lambda parsed: run_env_command(parsed, _write),
+        "test": lambda parsed: run_test_command(parsed, _write),
         None: _wizard,
     }
     try:
         return handlers[args.command](args)
-    except (UsageError, EnvUsageError) as error:
+    except (UsageError, EnvUsageError, LiveTestCliError) as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -134,7 +134,7 @@ def _create(args: argparse.Namespace, write: Callable[[str], None]) -> int:
         raise EnvUsageError(str(error)) from None
     show = _json_lines(write) if args.json else _TextProgress(write)
     cancel = threading.Event()
-    with _cancel_on_signals(cancel):
+    with cancel_on_signals(cancel):
         result = create_environment(prepared, tools, show, cancel)
     return EXIT_OK if result["status"] == "ok" else EXIT_ROLLED_BACK
 
@@ -222,7 +222,7 @@ def _result_text(event: dict[str, Any]) -> str:
 
 
 @contextmanager
-def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
+def cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
     """While inside, SIGINT and SIGTERM (Ctrl+Break on Windows) set ``cancel`` instead of killing us."""
 
     def handler(_signum: int, _frame: FrameType | None) -> None:

@@ -246,3 +246,70 @@ def _text(value: str | bytes) -> str:
 def _pair(value: tuple[int, int]) -> tuple[int, int]:
     major, minor = value
     return int(major), int(minor)
+
+
+class UsageSampler:
+    """Samples each GPU's utilisation and memory in use while a test runs, in a thread.
+
+    NVML stays initialised for the whole run (one init, one shutdown), and each sample is
+    ``nvmlDeviceGetUtilizationRates`` (percent of time a kernel ran, over the driver's last
+    sample period) and ``nvmlDeviceGetMemoryInfo.used``
+    (docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). Where NVML cannot be
+    used the sampler does nothing: samples are a bonus, never a reason for a test to fail.
+    """
+
+    def __init__(
+        self, load_module: Callable[[], ModuleType] = _import_pynvml, interval_s: float = 1.0
+    ) -> None:
+        self._load_module = load_module
+        self._interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, on_sample: Callable[[dict[str, int | None]], None]) -> bool:
+        """Begin sampling; returns False (and samples nothing) when NVML cannot be used."""
+        try:
+            nvml = self._load_module()
+            # nvmlInit is reference counted (NVML API, nvmlInit_v2), so a detection that
+            # inits and shuts down meanwhile leaves this session initialised.
+            nvml.nvmlInit()
+        except (ImportError, NvmlUnavailable):
+            return False
+        except Exception:  # noqa: BLE001 - pynvml raises its own NVMLError subclasses
+            return False
+        self._stop.clear()
+        self._thread = threading.Thread(
+            target=self._loop, args=(nvml, on_sample), daemon=True, name="nvml-usage"
+        )
+        self._thread.start()
+        return True
+
+    def stop(self) -> None:
+        """Stop sampling and shut NVML down; waits for the thread."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+            self._thread = None
+
+    def _loop(self, nvml: ModuleType, on_sample: Callable[[dict[str, int | None]], None]) -> None:
+        try:
+            count = nvml.nvmlDeviceGetCount()
+            handles = [nvml.nvmlDeviceGetHandleByIndex(index) for index in range(count)]
+            while not self._stop.is_set():
+                for index, handle in enumerate(handles):
+                    on_sample(_usage(nvml, index, handle))
+                self._stop.wait(self._interval_s)
+        except nvml.NVMLError:
+            pass
+        finally:
+            with contextlib.suppress(nvml.NVMLError):
+                nvml.nvmlShutdown()
+
+
+def _usage(nvml: ModuleType, index: int, handle: object) -> dict[str, int | None]:
+    utilisation = memory = None
+    with contextlib.suppress(nvml.NVMLError):
+        utilisation = int(nvml.nvmlDeviceGetUtilizationRates(handle).gpu)
+    with contextlib.suppress(nvml.NVMLError, AttributeError):
+        memory = int(nvml.nvmlDeviceGetMemoryInfo(handle).used) // (1024 * 1024)
+    return {"index": index, "utilisation_percent": utilisation, "memory_used_mib": memory}

@@ -119,7 +119,14 @@ class FakePynvml(ModuleType):
         return major, minor
 
     def nvmlDeviceGetMemoryInfo(self, handle: dict[str, Any]) -> SimpleNamespace:  # noqa: N802
-        return SimpleNamespace(total=self._answer(handle, "nvmlDeviceGetMemoryInfo.total"))
+        total = self._answer(handle, "nvmlDeviceGetMemoryInfo.total")
+        if "nvmlDeviceGetMemoryInfo.used" in handle:
+            return SimpleNamespace(total=total, used=self._answer(handle, "nvmlDeviceGetMemoryInfo.used"))
+        return SimpleNamespace(total=total)
+
+    def nvmlDeviceGetUtilizationRates(self, handle: dict[str, Any]) -> SimpleNamespace:  # noqa: N802
+        gpu = self._answer(handle, "nvmlDeviceGetUtilizationRates.gpu")
+        return SimpleNamespace(gpu=gpu, memory=self._answer(handle, "nvmlDeviceGetUtilizationRates.memory"))
 
 
 def load_scenario(name: str) -> dict[str, Any]:
