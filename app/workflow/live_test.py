@@ -38,7 +38,7 @@ class LiveTestUsageError(ValueError):
 
 
 @dataclass(frozen=True)
-class TestTarget:
+class LiveTestTarget:
     """Which interpreter runs the test, for which framework."""
 
     python: str
@@ -46,7 +46,7 @@ class TestTarget:
     env_name: str | None = None
 
 
-def resolve_target(env_name: str | None, python: str | None, framework: str | None) -> TestTarget:
+def resolve_target(env_name: str | None, python: str | None, framework: str | None) -> LiveTestTarget:
     """The interpreter and framework from ``--env``/``--python``/``--framework``.
 
     With neither ``--env`` nor ``--python``, the environment the wizard made last is used.
@@ -57,7 +57,7 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
     if env_name is not None and python is not None:
         raise LiveTestUsageError("give --env NAME or --python EXE, not both")
     if python is not None:
-        return TestTarget(python=python, framework=framework or "pytorch")
+        return LiveTestTarget(python=python, framework=framework or "pytorch")
     if env_name is not None:
         record = find_record(env_name)
         if record is None:
@@ -71,13 +71,13 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
                 "nothing to test: give --python EXE or --env NAME, or create one with `gpuwizard env create`"
             )
         record = records[-1]
-    return TestTarget(
+    return LiveTestTarget(
         python=record.python, framework=framework or record.framework or "pytorch", env_name=record.name
     )
 
 
 def run_live_test(
-    target: TestTarget,
+    target: LiveTestTarget,
     *,
     runner: StreamingRunner,
     on_event: EventSink,
@@ -142,7 +142,7 @@ def _finish(
     verdict: str,
     *,
     findings: list[Any],
-    target: TestTarget,
+    target: LiveTestTarget,
     started: float,
     on_event: EventSink,
 ) -> dict[str, Any]:

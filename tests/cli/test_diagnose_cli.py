@@ -1,0 +1,142 @@
+"""``diagnose [FILE|-] [--json]``: the recorded real logs, standard input, exit codes, bad input.
+
+The command is built here with its own small parser (``add_diagnose_parser``), the same call
+``gpuwizard``'s parser makes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gpuwizard.diagnose_cli import (
+    DiagnoseUsageError,
+    add_diagnose_parser,
+    decode_log,
+    render_diagnosis,
+    run_diagnose,
+)
+
+DIAGNOSE = Path(__file__).parent.parent / "fixtures" / "recorded" / "diagnose"
+EXPECTED: dict[str, list[str]] = json.loads((DIAGNOSE / "expected-codes.json").read_text(encoding="utf-8"))
+
+TORCH_CPU = "AssertionError: Torch not compiled with CUDA enabled\n"
+
+
+def run(*argv: str) -> tuple[int, str]:
+    parser = argparse.ArgumentParser(prog="gpuwizard")
+    add_diagnose_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["diagnose", *argv])
+    out: list[str] = []
+    return run_diagnose(args, out.append), "".join(out)
+
+
+def set_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_json_names_the_right_codes_for_each_recorded_log(name: str):
+    code, out = run(str(DIAGNOSE / name), "--json")
+    data = json.loads(out)
+    assert data["schema"] == "gpuwizard.diagnosis/1"
+    assert sorted(finding["code"] for finding in data["findings"]) == EXPECTED[name]
+    assert code == (1 if EXPECTED[name] else 0)
+    for finding in data["findings"]:
+        assert finding["severity"] in {"error", "warning", "info"}
+        assert finding["message"] and finding["hint"] and isinstance(finding["params"], dict)
+
+
+def test_text_output_has_one_block_per_finding_with_what_was_seen_and_the_fix():
+    log = DIAGNOSE / "tf-cannot-dlopen_tf2.4-win-cusparse64_11_tensorflow-46086.txt"
+    code, out = run(str(log))
+    assert code == 1
+    assert out.startswith("Recognised 2 known problems:\n")
+    assert "ERROR    DLL_NOT_FOUND" in out and "ERROR    TF_CANNOT_DLOPEN_GPU_LIBS" in out
+    assert "    seen: Could not load dynamic library 'cusparse64_11.dll'" in out
+    assert out.count("\n    -> ") == 2
+
+
+def test_unknown_text_gives_no_findings_and_exit_0(tmp_path: Path):
+    log = tmp_path / "ok.log"
+    log.write_text("Successfully installed numpy-2.1.3 six-1.16.0\n")
+    assert run(str(log)) == (0, "No known problem recognised.\n")
+    code, out = run(str(log), "--json")
+    assert (code, json.loads(out)) == (0, {"schema": "gpuwizard.diagnosis/1", "findings": []})
+
+
+@pytest.mark.parametrize("argv", [(), ("-",)], ids=["no-file", "dash"])
+def test_standard_input_is_read_without_a_file_or_with_a_dash(
+    monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]
+):
+    set_stdin(monkeypatch, TORCH_CPU.encode())
+    code, out = run(*argv, "--json")
+    assert code == 1
+    assert [finding["code"] for finding in json.loads(out)["findings"]] == ["CPU_ONLY_BUILD"]
+
+
+def test_empty_standard_input_is_no_problem(monkeypatch: pytest.MonkeyPatch):
+    set_stdin(monkeypatch, b"")
+    assert run() == (0, "No known problem recognised.\n")
+
+
+def test_powershell_utf16_logs_and_invalid_utf8_are_read(tmp_path: Path):
+    # PowerShell 5's `python train.py > log.txt` writes UTF-16 LE with a byte order mark.
+    utf16 = tmp_path / "powershell.log"
+    utf16.write_bytes(codecs.BOM_UTF16_LE + ("Traceback...\r\n" + TORCH_CPU).encode("utf-16-le"))
+    assert run(str(utf16))[0] == 1
+    no_bom = tmp_path / "no-bom.log"
+    no_bom.write_bytes(TORCH_CPU.encode("utf-16-le"))
+    assert run(str(no_bom))[0] == 1
+    latin1 = tmp_path / "latin1.log"
+    latin1.write_bytes("Le module spécifié est introuvable.\n".encode("latin-1") + TORCH_CPU.encode())
+    assert run(str(latin1))[0] == 1
+    assert decode_log(codecs.BOM_UTF8 + b"abc") == "abc"
+
+
+def test_warnings_alone_also_fail_the_check(tmp_path: Path):
+    log = tmp_path / "store.log"
+    log.write_text(
+        "Requirement already satisfied: pip in c:\\program files\\windowsapps\\"
+        "pythonsoftwarefoundation.python.3.12_3.12.2800.0_x64__qbz5n2kfra8p0\\lib\\site-packages (24.0)\n"
+    )
+    code, out = run(str(log), "--json")
+    assert code == 1
+    assert [(f["code"], f["severity"]) for f in json.loads(out)["findings"]] == [
+        ("MS_STORE_PYTHON", "warning")
+    ]
+
+
+def test_a_file_that_cannot_be_read_is_bad_input_in_one_line(tmp_path: Path):
+    with pytest.raises(DiagnoseUsageError) as missing:
+        run(str(tmp_path / "missing.log"))
+    assert "missing.log" in str(missing.value) and "\n" not in str(missing.value)
+    with pytest.raises(DiagnoseUsageError):
+        run(str(tmp_path))  # a folder
+
+
+def test_rendering_wraps_to_the_width():
+    from gpuwizard.core.diagnosis import diagnose
+
+    findings = diagnose((DIAGNOSE / "zlibwapi-missing_darknet-cudnn8.4.1_darknet-8551.txt").read_text())
+    text = render_diagnosis(findings, width=60)
+    assert all(len(line) <= 60 for line in text.splitlines())
+    assert text.startswith("Recognised 1 known problem:\n")
+
+
+def test_the_command_module_stays_headless():
+    # `diagnose` must start fast and run anywhere: no Qt, no subprocess (DESIGN.md section 2).
+    code = (
+        "import sys, gpuwizard.diagnose_cli; "
+        "print(sorted(m for m in ('PySide6', 'subprocess', 'pynvml', 'requests') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]"

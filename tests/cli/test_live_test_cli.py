@@ -1,0 +1,219 @@
+"""``gpuwizard test`` through the real entry point, with real PyTorch and TensorFlow on the CPU.
+
+The PyTorch environment is made by ``gpuwizard env create`` from the local CPU wheel; the
+TensorFlow one gets tensorflow-cpu from the package registry (CI reaches it). Times are
+printed, not asserted (DESIGN.md: benchmarks print figures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.workflow.live_test import LiveTestTarget, run_live_test
+
+from fakes.wheelhouses import real_cpu_torch_folder
+
+ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
+UV = shutil.which("uv", path=str(Path(sys.executable).parent))
+CONTRACT = {
+    "event", "verdict", "framework", "framework_version", "device", "loss_first", "loss_last",
+    "samples_per_s", "speedup", "seconds", "findings",
+}  # fmt: skip
+
+
+def gpuwizard(*args: str, home: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if home is not None:
+        env["GPUWIZARD_HOME"] = str(home)
+    return subprocess.run(
+        [ENTRY_POINT, *args], capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+
+
+def events_of(stdout: str) -> list[dict[str, Any]]:
+    events = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    assert all(isinstance(event.get("event"), str) for event in events)
+    return events
+
+
+def need(condition: bool, why: str) -> None:
+    if not condition:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def torch_env_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wizard home holding one environment, ``torchcpu``, made by the wizard itself."""
+    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels-test"))
+    need(folder is not None, "the CPU torch 2.13.0 wheel is not available here")
+    home = tmp_path_factory.mktemp("live-test-home")
+    done = gpuwizard(
+        "env", "create", "torchcpu", "--framework", "pytorch", "--version", "2.13",
+        "--find-links", str(folder), "--offline", home=home,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    return home
+
+
+@pytest.fixture(scope="session")
+def tensorflow_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An environment with tensorflow-cpu from the registry (GPUWIZARD_TEST_TF_PYTHON reuses one)."""
+    given = os.environ.get("GPUWIZARD_TEST_TF_PYTHON")
+    if given:
+        return given
+    need(UV is not None, "uv is not installed")
+    prefix = tmp_path_factory.mktemp("tf") / "env"
+    made = subprocess.run(
+        [str(UV), "venv", "--python", sys.executable, str(prefix)], capture_output=True, check=False
+    )
+    python = prefix / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    installed = subprocess.run(
+        [str(UV), "pip", "install", "--python", str(python), "tensorflow-cpu"],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    need(
+        made.returncode == 0 and installed.returncode == 0,
+        f"tensorflow-cpu could not be installed: {installed.stderr[-300:]}",
+    )
+    return str(python)
+
+
+def check_cpu_only_training(done: subprocess.CompletedProcess[str], framework: str) -> dict[str, Any]:
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    events = events_of(done.stdout)
+    result = events[-1]
+    assert result["event"] == "result"
+    assert [event["event"] for event in events].count("result") == 1
+    assert result.keys() >= CONTRACT
+    assert result["verdict"] == "cpu_only"
+    assert result["framework"] == framework
+    assert result["loss_last"] < result["loss_first"]
+    assert result["samples_per_s"]["cpu"] > 0
+    assert result["samples_per_s"]["gpu"] is None
+    kinds = {event["event"] for event in events}
+    assert {"start", "device", "phase", "step", "summary", "result"} <= kinds
+    print(
+        f"{framework}: verdict {result['verdict']} in {result['seconds']} s, {result['samples_per_s']['cpu']} samples/s"
+    )
+    return result
+
+
+@pytest.mark.slow
+def test_pytorch_cpu_environment_made_by_the_wizard(torch_env_home: Path):
+    started = time.monotonic()
+    done = gpuwizard("test", "--env", "torchcpu", "--json", home=torch_env_home)
+    result = check_cpu_only_training(done, "pytorch")
+    assert result["framework_version"].startswith("2.13.0")
+    assert result["env"] == "torchcpu"
+    print(f"whole command: {time.monotonic() - started:.1f} s")
+
+
+@pytest.mark.slow
+def test_pytorch_by_interpreter_with_readable_text(torch_env_home: Path):
+    python = json.loads(gpuwizard("env", "list", "--json", home=torch_env_home).stdout)[0]["python"]
+    done = gpuwizard("test", "--python", python, "--framework", "pytorch")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Verdict: cpu_only" in done.stdout
+    assert "loss" in done.stdout
+
+
+@pytest.mark.slow
+def test_tensorflow_cpu(tensorflow_python: str):
+    started = time.monotonic()
+    done = gpuwizard("test", "--python", tensorflow_python, "--framework", "tensorflow", "--json")
+    check_cpu_only_training(done, "tensorflow")
+    print(f"whole command: {time.monotonic() - started:.1f} s")
+
+
+def test_a_missing_interpreter_is_a_finding_and_exit_1(tmp_path: Path):
+    done = gpuwizard("test", "--python", str(tmp_path / "no" / "python"), "--json", timeout=60)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    result = events_of(done.stdout)[-1]
+    assert result["verdict"] == "broken"
+    assert [finding["code"] for finding in result["findings"]] == ["PYTHON_NOT_FOUND"]
+
+
+def test_an_environment_without_the_framework_is_broken_with_a_finding(tmp_path: Path):
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "empty")], check=True)
+    python = tmp_path / "empty" / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    done = gpuwizard("test", "--python", str(python), "--framework", "tensorflow", "--json", timeout=120)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    result = events_of(done.stdout)[-1]
+    assert result["verdict"] == "broken"
+    assert "FRAMEWORK_NOT_IMPORTABLE" in [finding["code"] for finding in result["findings"]]
+    text = gpuwizard("test", "--python", str(python), "--framework", "tensorflow", timeout=120)
+    assert text.returncode == 1
+    assert "Verdict: broken" in text.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("test", "--env", "never-made"), ("test", "--env", "a", "--python", "b"), ("test", "--timeout", "0"),
+     ("test", "--framework", "caffe")],
+)  # fmt: skip
+def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]):
+    done = gpuwizard(*args, timeout=60)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_probe_killed_part_way_is_broken_not_a_hang():
+    # The dev environment has torch 2.13.0 (CPU): the probe runs there and is killed at its first step.
+    killed = threading.Event()
+    events: list[dict[str, Any]] = []
+
+    def watch(event: dict[str, Any]) -> None:
+        events.append(event)
+        if event["event"] == "step" and not killed.is_set():
+            killed.set()
+            for status in Path("/proc").glob("[0-9]*/cmdline"):
+                try:
+                    if b"train_test.py" in status.read_bytes():
+                        os.kill(int(status.parent.name), signal.SIGKILL)
+                except OSError:
+                    continue
+
+    started = time.monotonic()
+    result = run_live_test(
+        LiveTestTarget(python=sys.executable, framework="pytorch"),
+        runner=StreamingSubprocessRunner(),
+        on_event=watch,
+        cancel=threading.Event(),
+        machine_has_nvidia_gpu=False,
+        timeout_s=300,
+    )
+    assert killed.is_set()
+    assert time.monotonic() - started < 120
+    assert result["verdict"] == "broken"
+    assert "TEST_PROBE_FAILED" in [finding["code"] for finding in result["findings"]]
+
+
+@pytest.mark.slow
+def test_a_probe_past_its_deadline_is_killed_and_broken():
+    result = run_live_test(
+        LiveTestTarget(python=sys.executable, framework="pytorch"),
+        runner=StreamingSubprocessRunner(),
+        on_event=lambda _event: None,
+        cancel=threading.Event(),
+        machine_has_nvidia_gpu=False,
+        timeout_s=1.0,
+    )
+    assert result["verdict"] == "broken"
+    assert [finding["code"] for finding in result["findings"]] == ["TEST_PROBE_KILLED"]
