@@ -41,6 +41,7 @@ class ProbeRun:
         summary: The ``summary`` event, if it came.
         errors: The ``error`` events.
         usage: GPU utilisation samples added by the wizard (``gpu_usage`` events).
+        warnings: The ``warning`` events (torch says "driver too old" only as a warning).
     """
 
     start: dict[str, Any] | None = None
@@ -51,6 +52,7 @@ class ProbeRun:
     summary: dict[str, Any] | None = None
     errors: list[dict[str, Any]] = field(default_factory=list)
     usage: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, event: Mapping[str, Any]) -> None:
         """Take one event into account (unknown events are ignored)."""
@@ -73,6 +75,8 @@ class ProbeRun:
             self.errors.append(dict(event))
         elif kind == "gpu_usage":
             self.usage.append(dict(event))
+        elif kind == "warning":
+            self.warnings.append(dict(event))
 
 
 @dataclass(frozen=True)
@@ -179,10 +183,21 @@ def result_event(
         "matmul_tflops": {str(item.get("dtype")): _rounded(item.get("tflops"), 1) for item in run.matmul},
         "gpu_utilisation_max_percent": max((int(s["utilisation_percent"]) for s in usage), default=None),
         "gpu_memory_used_max_mib": max((int(s["memory_used_mib"]) for s in memory), default=None),
+        "gpu_training_vs_matmul_percent": _efficiency(summary, run.matmul),
         "built_with_cuda": start.get("built_with_cuda"),
         "cuda_build": start.get("cuda_build"),
         "python": start.get("python_executable"),
     }
+
+
+def _efficiency(summary: Mapping[str, Any], matmul: Sequence[Mapping[str, Any]]) -> float | None:
+    """Training FLOP/s on the GPU as a share of its fp32/tf32 matmul rate (DESIGN.md section 6: >= 70 %)."""
+    train = _number((summary.get("train_tflops") or {}).get("gpu"))
+    rates = [_number(item.get("tflops")) for item in matmul if item.get("dtype") in ("float32", "tf32")]
+    peak = max((rate for rate in rates if rate), default=None)
+    if train is None or peak is None:
+        return None
+    return round(100 * train / peak, 1)
 
 
 def _number(value: object) -> float | None:

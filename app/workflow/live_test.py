@@ -129,6 +129,7 @@ def run_live_test(
             sampler.stop()
     error_text = "\n".join(
         [str(error.get("message", "")) + "\n" + str(error.get("traceback", "")) for error in run.errors]
+        + [str(warning.get("message", "")) for warning in run.warnings]
         + list(tail)
     )
     verdict, findings = judge(

@@ -126,3 +126,11 @@ def test_usage_samples_appear_in_the_result():
                  {"event": "gpu_usage", "index": 0, "utilisation_percent": 40, "memory_used_mib": None})  # fmt: skip
     result = result_event(run, "gpu_ok", [], framework="pytorch", seconds=3)
     assert (result["gpu_utilisation_max_percent"], result["gpu_memory_used_max_mib"]) == (97, 2048)
+
+
+def test_gpu_training_rate_is_related_to_the_measured_matmul_rate():
+    run = run_of(start(), GPU, {"event": "matmul", "dtype": "tf32", "tflops": 400.0},
+                 {"event": "matmul", "dtype": "bfloat16", "tflops": 700.0},
+                 {**summary(50000.0, 800.0), "train_tflops": {"gpu": 300.0, "cpu": 0.02}})  # fmt: skip
+    result = result_event(run, "gpu_ok", [], framework="pytorch", seconds=3)
+    assert result["gpu_training_vs_matmul_percent"] == 75.0

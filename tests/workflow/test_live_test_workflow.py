@@ -1,0 +1,38 @@
+"""The live test workflow on scripted probes: warnings and errors reach the diagnosis."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.workflow import live_test
+from gpuwizard.workflow.live_test import LiveTestTarget, run_live_test
+
+
+def test_a_driver_warning_from_the_probe_is_diagnosed(tmp_path: Path, monkeypatch):
+    # A probe that prints what torch prints on a too-old driver (as a warning), then fails.
+    probe = tmp_path / "train_test.py"
+    probe.write_text(
+        "import json\n"
+        "print(json.dumps({'event': 'start', 'framework': 'pytorch', 'framework_version': '2.13.0+cu126'}))\n"
+        "print(json.dumps({'event': 'warning', 'phase': 'devices', 'category': 'UserWarning', 'message': "
+        "'CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). "
+        "Please update your GPU driver'}))\n"
+        "print(json.dumps({'event': 'error', 'phase': 'train', 'type': 'RuntimeError', 'message': 'boom'}))\n"
+        "raise SystemExit(1)\n"
+    )
+    monkeypatch.setattr(live_test, "TRAIN_PROBE", probe)
+    events: list[dict] = []
+    result = run_live_test(
+        LiveTestTarget(python=sys.executable, framework="pytorch"),
+        runner=StreamingSubprocessRunner(),
+        on_event=events.append,
+        cancel=threading.Event(),
+    )
+    codes = [finding["code"] for finding in result["findings"]]
+    assert result["verdict"] == "broken"
+    assert "DRIVER_TOO_OLD" in codes
+    assert "TEST_PROBE_FAILED" in codes
+    assert [event["event"] for event in events].count("finding") == len(codes)
