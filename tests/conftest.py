@@ -22,3 +22,64 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("gpuwizard-home")
     monkeypatch.setenv("GPUWIZARD_HOME", str(home))
     return home
+
+
+def _need(condition: bool, why: str) -> None:
+    """Skip here when a heavy real part cannot be had; in CI it must be had (fail instead)."""
+    if not condition:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+def _venv_python(prefix: Path) -> Path:
+    return prefix / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+
+
+@pytest.fixture(scope="session")
+def torch_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An environment with the real CPU build of torch 2.13.0, installed offline with uv."""
+    import shutil
+    import subprocess
+
+    from fakes.wheelhouses import real_cpu_torch_folder
+
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent))
+    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
+    _need(uv is not None and folder is not None, "the CPU torch 2.13.0 wheel (or uv) is not available here")
+    assert uv is not None and folder is not None
+    prefix = tmp_path_factory.mktemp("torch-env") / "env"
+    subprocess.run([uv, "venv", "--python", sys.executable, str(prefix)], capture_output=True, check=True)
+    subprocess.run(
+        [uv, "pip", "install", "--python", str(_venv_python(prefix)), "--offline", "--no-index",
+         "--find-links", str(folder), "torch==2.13.0"],
+        capture_output=True, check=True, timeout=600,
+    )  # fmt: skip
+    return str(_venv_python(prefix))
+
+
+@pytest.fixture(scope="session")
+def tensorflow_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An environment with tensorflow-cpu from the package registry (GPUWIZARD_TEST_TF_PYTHON reuses one)."""
+    import shutil
+    import subprocess
+
+    given = os.environ.get("GPUWIZARD_TEST_TF_PYTHON")
+    if given:
+        return given
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent))
+    _need(uv is not None, "uv is not installed")
+    assert uv is not None
+    prefix = tmp_path_factory.mktemp("tf") / "env"
+    made = subprocess.run(
+        [uv, "venv", "--python", sys.executable, str(prefix)], capture_output=True, check=False
+    )
+    installed = subprocess.run(
+        [uv, "pip", "install", "--python", str(_venv_python(prefix)), "tensorflow-cpu"],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    _need(
+        made.returncode == 0 and installed.returncode == 0,
+        f"tensorflow-cpu could not be installed: {installed.stderr[-300:]}",
+    )
+    return str(_venv_python(prefix))

@@ -68,29 +68,6 @@ def torch_env_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-@pytest.fixture(scope="session")
-def tensorflow_python(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """An environment with tensorflow-cpu from the registry (GPUWIZARD_TEST_TF_PYTHON reuses one)."""
-    given = os.environ.get("GPUWIZARD_TEST_TF_PYTHON")
-    if given:
-        return given
-    need(UV is not None, "uv is not installed")
-    prefix = tmp_path_factory.mktemp("tf") / "env"
-    made = subprocess.run(
-        [str(UV), "venv", "--python", sys.executable, str(prefix)], capture_output=True, check=False
-    )
-    python = prefix / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
-    installed = subprocess.run(
-        [str(UV), "pip", "install", "--python", str(python), "tensorflow-cpu"],
-        capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    need(
-        made.returncode == 0 and installed.returncode == 0,
-        f"tensorflow-cpu could not be installed: {installed.stderr[-300:]}",
-    )
-    return str(python)
-
-
 def check_cpu_only_training(done: subprocess.CompletedProcess[str], framework: str) -> dict[str, Any]:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     events = events_of(done.stdout)
@@ -174,8 +151,8 @@ def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]):
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_a_probe_killed_part_way_is_broken_not_a_hang():
-    # The dev environment has torch 2.13.0 (CPU): the probe runs there and is killed at its first step.
+def test_a_probe_killed_part_way_is_broken_not_a_hang(torch_python: str):
+    # The probe runs in an environment with torch 2.13.0 (CPU) and is killed at its first step.
     killed = threading.Event()
     events: list[dict[str, Any]] = []
 
@@ -192,7 +169,7 @@ def test_a_probe_killed_part_way_is_broken_not_a_hang():
 
     started = time.monotonic()
     result = run_live_test(
-        LiveTestTarget(python=sys.executable, framework="pytorch"),
+        LiveTestTarget(python=torch_python, framework="pytorch"),
         runner=StreamingSubprocessRunner(),
         on_event=watch,
         cancel=threading.Event(),
@@ -206,9 +183,9 @@ def test_a_probe_killed_part_way_is_broken_not_a_hang():
 
 
 @pytest.mark.slow
-def test_a_probe_past_its_deadline_is_killed_and_broken():
+def test_a_probe_past_its_deadline_is_killed_and_broken(torch_python: str):
     result = run_live_test(
-        LiveTestTarget(python=sys.executable, framework="pytorch"),
+        LiveTestTarget(python=torch_python, framework="pytorch"),
         runner=StreamingSubprocessRunner(),
         on_event=lambda _event: None,
         cancel=threading.Event(),

@@ -1,8 +1,9 @@
 """The probes run directly with a real interpreter, as the wizard runs them (DESIGN.md section 2).
 
-PyTorch (CPU) is in the development environment, so its probes run here for real. TensorFlow is
-not; its tests run when ``GPUWIZARD_TEST_TF_PYTHON`` names an interpreter that has it. The GPU
-path (matmul, GPU-CPU comparison) is exercised with the CPU standing in for the GPU.
+PyTorch (the CPU build, from the local wheel) and tensorflow-cpu (from the registry) are installed
+into environments the suite makes (``torch_python``, ``tensorflow_python`` in tests/conftest.py);
+the probes run there for real, as the wizard runs them. The GPU path (matmul, GPU-CPU
+comparison) is exercised with the CPU standing in for the GPU.
 """
 
 from __future__ import annotations
@@ -24,12 +25,6 @@ import pytest
 PROBES = Path(__file__).resolve().parents[2] / "app" / "probes"
 TRAIN = PROBES / "train_test.py"
 ENV_REPORT = PROBES / "env_report.py"
-TF_PYTHON = os.environ.get("GPUWIZARD_TEST_TF_PYTHON")
-
-needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
-needs_tf = pytest.mark.skipif(
-    not TF_PYTHON, reason="GPUWIZARD_TEST_TF_PYTHON names no TensorFlow interpreter"
-)
 
 
 def run_probe(python: str, script: Path, *args: str, timeout: float = 180) -> tuple[int, list[dict], str]:
@@ -87,29 +82,25 @@ def check_cpu_run(events: list[dict], framework: str, cpu_steps: int) -> dict:
 
 
 @pytest.fixture(scope="module")
-def torch_run() -> tuple[int, list[dict], str, float]:
+def torch_run(torch_python: str) -> tuple[int, list[dict], str, float]:
     began = time.perf_counter()
-    code, events, stderr = run_probe(sys.executable, TRAIN, "--framework", "pytorch")
+    code, events, stderr = run_probe(torch_python, TRAIN, "--framework", "pytorch")
     return code, events, stderr, time.perf_counter() - began
 
 
 @pytest.mark.slow
-@needs_torch
 def test_the_torch_probe_trains_on_the_cpu_with_its_defaults(torch_run):
     code, events, stderr, wall = torch_run
     assert code == 0, stderr
     assert "Traceback" not in stderr
     summary = check_cpu_run(events, "pytorch", cpu_steps=events[0]["config"]["cpu_steps"])
     assert summary["seconds"] <= wall
-    import torch
-
-    assert events[0]["framework_version"] == torch.__version__
+    assert events[0]["framework_version"] == "2.13.0+cpu"
 
 
 @pytest.mark.slow
-@needs_torch
-def test_the_torch_environment_report():
-    code, events, stderr = run_probe(sys.executable, ENV_REPORT, "--framework", "pytorch")
+def test_the_torch_environment_report(torch_python: str):
+    code, events, stderr = run_probe(torch_python, ENV_REPORT, "--framework", "pytorch")
     assert code == 0, stderr
     (report,) = events
     assert report["probe"] == "env_report"
@@ -118,7 +109,7 @@ def test_the_torch_environment_report():
     assert report["cuda_build"] is None
     assert report["gpus"] == []
     assert report["gpu_available"] is False
-    assert report["python_executable"] == sys.executable
+    assert report["python_executable"] == torch_python
 
 
 @pytest.mark.slow
@@ -154,9 +145,9 @@ def test_bad_arguments_are_a_usage_error_event(args):
     assert not stderr
 
 
-def _start_probe(*args: str) -> subprocess.Popen:
+def _start_probe(python: str, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, str(TRAIN), "--framework", "pytorch", *args],
+        [python, str(TRAIN), "--framework", "pytorch", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -174,9 +165,8 @@ def _read_until_a_step(process: subprocess.Popen) -> list[dict]:
 
 
 @pytest.mark.slow
-@needs_torch
-def test_a_probe_killed_part_way_ends_at_once():
-    process = _start_probe("--cpu-steps", "500")
+def test_a_probe_killed_part_way_ends_at_once(torch_python: str):
+    process = _start_probe(torch_python, "--cpu-steps", "500")
     try:
         events = _read_until_a_step(process)
         assert events[-1]["event"] == "step"
@@ -193,10 +183,9 @@ def test_a_probe_killed_part_way_ends_at_once():
 
 
 @pytest.mark.slow
-@needs_torch
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is POSIX")
-def test_an_interrupted_probe_says_so_and_exits():
-    process = _start_probe("--cpu-steps", "500")
+def test_an_interrupted_probe_says_so_and_exits(torch_python: str):
+    process = _start_probe(torch_python, "--cpu-steps", "500")
     try:
         _read_until_a_step(process)
         process.send_signal(signal.SIGINT)
@@ -316,21 +305,38 @@ def check_gpu_run(events: list[dict], framework: str) -> None:
     assert summary["steps"] == {"gpu": 6, "cpu": 4}
 
 
-@needs_torch
-def test_the_gpu_path_with_the_cpu_standing_in_for_the_gpu():
-    import torch
-    from gpuwizard.probes import env_report, train_test
-
-    config = train_test.parse_args(["--framework", "pytorch", *SMALL_GPU_RUN])
-    report = env_report.framework_report("pytorch", torch)
-    report["gpus"] = [dict(FAKE_GPU)]
-    stream = io.StringIO()
-    backend = train_test.TorchBackend(torch, config, gpu_device="cpu")
-    code = train_test.run_backend(
-        config, train_test.Output(stream), report, backend, started=time.perf_counter()
+def test_the_gpu_path_with_the_cpu_standing_in_for_the_gpu(torch_python: str):
+    script = textwrap.dedent(
+        """
+        import json, sys, time
+        sys.path.insert(0, sys.argv[1])
+        import env_report, train_test
+        import torch
+        config = train_test.parse_args(sys.argv[3:])
+        report = env_report.framework_report("pytorch", torch)
+        report["gpus"] = [json.loads(sys.argv[2])]
+        backend = train_test.TorchBackend(torch, config, gpu_device="cpu")
+        sys.exit(train_test.run_backend(config, train_test.Output(), report, backend, started=time.perf_counter()))
+        """
     )
-    assert code == 0
-    check_gpu_run([json.loads(line) for line in stream.getvalue().splitlines()], "pytorch")
+    done = subprocess.run(
+        [
+            torch_python,
+            "-c",
+            script,
+            str(PROBES),
+            json.dumps(FAKE_GPU),
+            "--framework",
+            "pytorch",
+            *SMALL_GPU_RUN,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    check_gpu_run([json.loads(line) for line in done.stdout.splitlines()], "pytorch")
 
 
 def test_output_writes_strict_json_and_holds_warnings_back_until_start():
@@ -351,23 +357,19 @@ def test_output_writes_strict_json_and_holds_warnings_back_until_start():
     ]
 
 
-# --- TensorFlow, with the interpreter GPUWIZARD_TEST_TF_PYTHON names ---------------------------
+# --- TensorFlow, in the environment the suite makes ---------------------------
 
 
 @pytest.mark.slow
-@needs_tf
-def test_the_tensorflow_probe_trains_on_the_cpu_with_its_defaults():
-    assert TF_PYTHON is not None
-    code, events, stderr = run_probe(TF_PYTHON, TRAIN, "--framework", "tensorflow")
+def test_the_tensorflow_probe_trains_on_the_cpu_with_its_defaults(tensorflow_python: str):
+    code, events, stderr = run_probe(tensorflow_python, TRAIN, "--framework", "tensorflow")
     assert code == 0, stderr
     check_cpu_run(events, "tensorflow", cpu_steps=events[0]["config"]["cpu_steps"])
 
 
 @pytest.mark.slow
-@needs_tf
-def test_the_tensorflow_environment_report():
-    assert TF_PYTHON is not None
-    code, (report,), stderr = run_probe(TF_PYTHON, ENV_REPORT, "--framework", "tensorflow")
+def test_the_tensorflow_environment_report(tensorflow_python: str):
+    code, (report,), stderr = run_probe(tensorflow_python, ENV_REPORT, "--framework", "tensorflow")
     assert code == 0, stderr
     assert report["ok"] is True
     assert report["framework"] == "tensorflow"
@@ -376,9 +378,7 @@ def test_the_tensorflow_environment_report():
 
 
 @pytest.mark.slow
-@needs_tf
-def test_the_tensorflow_gpu_path_with_the_cpu_standing_in_for_the_gpu():
-    assert TF_PYTHON is not None
+def test_the_tensorflow_gpu_path_with_the_cpu_standing_in_for_the_gpu(tensorflow_python: str):
     script = textwrap.dedent(
         """
         import sys, time
@@ -394,7 +394,7 @@ def test_the_tensorflow_gpu_path_with_the_cpu_standing_in_for_the_gpu():
     )
     done = subprocess.run(
         [
-            TF_PYTHON,
+            tensorflow_python,
             "-c",
             script,
             str(PROBES),
