@@ -22,6 +22,7 @@ from gpuwizard.core.system_report import SystemReport, report_to_json
 from gpuwizard.diagnose_cli import DiagnoseUsageError, add_diagnose_parser, run_diagnose
 from gpuwizard.env_cli import EnvUsageError, add_env_parser, run_env_command
 from gpuwizard.live_test_cli import LiveTestCliError, add_test_parser, run_test_command
+from gpuwizard.path_cli import PathUsageError, add_path_parser, run_path_command
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_env_parser(commands)
     add_test_parser(commands)
     add_diagnose_parser(commands)
+    add_path_parser(commands)
 
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
@@ -129,11 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "env": lambda parsed: run_env_command(parsed, _write),
         "test": lambda parsed: run_test_command(parsed, _write),
         "diagnose": lambda parsed: run_diagnose(parsed, _write),
+        "path": lambda parsed: run_path_command(parsed, _write),
         None: _wizard,
     }
     try:
         return handlers[args.command](args)
-    except (UsageError, EnvUsageError, LiveTestCliError, DiagnoseUsageError) as error:
+    except (UsageError, EnvUsageError, LiveTestCliError, DiagnoseUsageError, PathUsageError) as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

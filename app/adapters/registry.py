@@ -4,12 +4,21 @@ Reading goes through :class:`RegistryReader`. :class:`WinregReader` reads the li
 (Windows only); :class:`SnapshotRegistry` reads the snapshot shape of DESIGN.md section 4
 (``{"HKCU\\Environment": {"Path": {"type": "REG_EXPAND_SZ", "value": "..."}}}``), which is
 how the same code runs and is tested on any OS.
+
+Writing environment values goes through :class:`EnvironmentStore`: :class:`WinregEnvironment`
+writes the live registry and broadcasts ``WM_SETTINGCHANGE``; :class:`SnapshotFileEnvironment`
+writes a snapshot file in place. Both write only when the value is still the one the change
+was planned from, and read it back afterwards.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, Protocol
 
 #: Hive abbreviations as written in paths, to winreg's constant names.
@@ -148,3 +157,253 @@ class SnapshotRegistry:
 def _canonical(key: str) -> str:
     hive, rest = _split(key)
     return (_HIVES.get(hive, hive) + "\\" + rest.strip("\\")).casefold()
+
+
+#: The two keys that hold environment variables (Microsoft Learn, "Environment Variables":
+#: user variables in HKEY_CURRENT_USER\Environment, system variables under
+#: HKEY_LOCAL_MACHINE\System\CurrentControlSet\Control\Session Manager\Environment).
+USER_ENVIRONMENT_KEY: Final = "HKCU\\Environment"
+SYSTEM_ENVIRONMENT_KEY: Final = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
+
+#: The value types an environment string may have; any other type is not touched.
+_STRING_TYPES: Final = {"REG_SZ": 1, "REG_EXPAND_SZ": 2}
+
+
+class ValueChanged(Exception):
+    """The value is no longer the one the change was planned from; nothing was written."""
+
+    def __init__(self, key: str, name: str, current: RegValue | None) -> None:
+        super().__init__(f"{key}\\{name} changed since it was read")
+        self.current = current
+
+
+class RegistryWriteError(Exception):
+    """The value could not be written or read back; the message says why, in one line."""
+
+
+class EnvironmentStore(Protocol):
+    """Environment values of the registry (live or a snapshot), read and written one at a time."""
+
+    #: What the store is, for the journal: ``live`` or ``file:<absolute path>``.
+    identity: str
+
+    def read_value(self, key: str, name: str) -> RegValue | None:
+        """The value (name matched without case), or None when it does not exist."""
+        ...
+
+    def replace_value(
+        self, key: str, name: str, expected: RegValue | None, new: RegValue | None
+    ) -> RegValue | None:
+        """Write ``new`` (None deletes the value) only while the value is still ``expected``.
+
+        Returns the value read back after writing.
+
+        Raises:
+            ValueChanged: The value is not ``expected`` any more; nothing was written.
+            RegistryWriteError: Writing failed (no access, a broken file); nothing was written.
+        """
+        ...
+
+    def broadcast_environment_change(self) -> bool:
+        """Tell running programs that the environment changed; False when nobody could be told."""
+        ...
+
+
+def _same(a: RegValue | None, b: RegValue | None) -> bool:
+    return a == b
+
+
+class WinregEnvironment:
+    """The live registry (Windows only). Writing the system key needs an elevated process."""
+
+    identity = "live"
+
+    def __init__(self) -> None:
+        import winreg  # noqa: PLC0415 - Windows only; a plain import keeps the import rules seeing it
+
+        self._winreg: Any = winreg
+
+    def _open(self, key: str, *, write: bool) -> Any:  # noqa: ANN401 - winreg.HKEYType exists only on Windows
+        hive, rest = _split(key)
+        root = getattr(self._winreg, _HIVES[hive])
+        access = self._winreg.KEY_READ | self._winreg.KEY_WOW64_64KEY
+        if write:
+            access |= self._winreg.KEY_SET_VALUE
+        return self._winreg.OpenKey(root, rest, 0, access)
+
+    def _read(self, handle: Any, name: str) -> RegValue | None:  # noqa: ANN401 - see _open
+        # RegQueryValueEx matches value names without case, as Windows always does.
+        try:
+            data, kind = self._winreg.QueryValueEx(handle, name)
+        except FileNotFoundError:
+            return None
+        return RegValue(_TYPE_NAMES.get(kind, f"REG_TYPE_{kind}"), data)
+
+    def read_value(self, key: str, name: str) -> RegValue | None:
+        """See :class:`EnvironmentStore`."""
+        try:
+            with self._open(key, write=False) as handle:
+                return self._read(handle, name)
+        except FileNotFoundError:
+            return None
+
+    def replace_value(
+        self, key: str, name: str, expected: RegValue | None, new: RegValue | None
+    ) -> RegValue | None:
+        """See :class:`EnvironmentStore`.
+
+        The registry has no compare-and-swap; the value is read again through the same open
+        handle just before writing, which leaves a window of microseconds instead of the
+        seconds between planning and applying.
+        """
+        if new is not None and new.type not in _STRING_TYPES:
+            raise RegistryWriteError(f"{new.type} is not a type an environment string may have")
+        try:
+            handle = self._open(key, write=True)
+        except PermissionError:
+            raise RegistryWriteError(
+                f"no permission to write {key} (the system scope needs elevation)"
+            ) from None
+        except OSError as error:
+            raise RegistryWriteError(f"cannot open {key}: {error.strerror or error}") from None
+        with handle:
+            current = self._read(handle, name)
+            if not _same(current, expected):
+                raise ValueChanged(key, name, current)
+            # The existing spelling of the name is kept (Windows itself writes "Path").
+            target = name if current is None else self._existing_name(handle, name)
+            try:
+                if new is None:
+                    self._winreg.DeleteValue(handle, target)
+                else:
+                    self._winreg.SetValueEx(handle, target, 0, _STRING_TYPES[new.type], new.value)
+            except OSError as error:
+                raise RegistryWriteError(f"cannot write {key}\\{target}: {error.strerror or error}") from None
+            return self._read(handle, name)
+
+    def _existing_name(self, handle: Any, name: str) -> str:  # noqa: ANN401 - see _open
+        index = 0
+        while True:
+            try:
+                found = self._winreg.EnumValue(handle, index)[0]
+            except OSError:
+                return name
+            if found.casefold() == name.casefold():
+                return str(found)
+            index += 1
+
+    def broadcast_environment_change(self) -> bool:
+        """Broadcast ``WM_SETTINGCHANGE`` with "Environment", as the System Properties dialog does.
+
+        ``SMTO_ABORTIFHUNG`` with a 5 s timeout per window, so one hung program cannot hang the
+        wizard (Microsoft Learn, "WM_SETTINGCHANGE message" and "SendMessageTimeoutW").
+        """
+        import ctypes  # noqa: PLC0415 - Windows only
+        from ctypes import wintypes  # noqa: PLC0415
+
+        hwnd_broadcast, wm_settingchange, smto_abortifhung = 0xFFFF, 0x001A, 0x0002
+        # A private library object, so these argtypes change nothing for other code.
+        send = ctypes.WinDLL("user32").SendMessageTimeoutW  # type: ignore[attr-defined]
+        send.argtypes = [
+            wintypes.HWND, wintypes.UINT, wintypes.WPARAM, wintypes.LPCWSTR,
+            wintypes.UINT, wintypes.UINT, ctypes.POINTER(ctypes.c_size_t),
+        ]  # fmt: skip
+        send.restype = wintypes.LPARAM
+        result = ctypes.c_size_t(0)
+        answered = send(
+            hwnd_broadcast, wm_settingchange, 0, "Environment", smto_abortifhung, 5000, ctypes.byref(result)
+        )
+        return bool(answered)
+
+
+class SnapshotFileEnvironment:
+    """A registry snapshot file (DESIGN.md section 4), written back in place.
+
+    Only the one value changes; every other key and value is written back as it was read. The
+    file is replaced atomically, so a failure never leaves half a file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.resolve()
+        self.identity = f"file:{self.path}"
+
+    def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise RegistryWriteError(f"{self.path}: no such registry snapshot") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise RegistryWriteError(f"{self.path}: not a registry snapshot ({error})") from None
+        if not isinstance(data, dict) or not all(
+            isinstance(values, dict)
+            and all(
+                isinstance(v, dict) and isinstance(v.get("type"), str) and "value" in v
+                for v in values.values()
+            )
+            for values in data.values()
+        ):
+            raise RegistryWriteError(
+                f'{self.path}: not a registry snapshot (expected {{"KEY": {{"NAME": {{"type": ..., "value": ...}}}}}})'
+            )
+        return data
+
+    @staticmethod
+    def _locate(data: Mapping[str, Mapping[str, Any]], key: str, name: str) -> tuple[str | None, str | None]:
+        wanted = _canonical(key)
+        key_name = next((k for k in data if _canonical(k) == wanted), None)
+        if key_name is None:
+            return None, None
+        value_name = next((n for n in data[key_name] if n.casefold() == name.casefold()), None)
+        return key_name, value_name
+
+    def check(self) -> None:
+        """Raise :class:`RegistryWriteError` when the file is missing or not a snapshot."""
+        self._load()
+
+    def read_value(self, key: str, name: str) -> RegValue | None:
+        """See :class:`EnvironmentStore`."""
+        data = self._load()
+        key_name, value_name = self._locate(data, key, name)
+        if key_name is None or value_name is None:
+            return None
+        found = data[key_name][value_name]
+        return RegValue(str(found["type"]), found["value"])
+
+    def replace_value(
+        self, key: str, name: str, expected: RegValue | None, new: RegValue | None
+    ) -> RegValue | None:
+        """See :class:`EnvironmentStore`."""
+        if new is not None and new.type not in _STRING_TYPES:
+            raise RegistryWriteError(f"{new.type} is not a type an environment string may have")
+        data = self._load()
+        key_name, value_name = self._locate(data, key, name)
+        current = None
+        if key_name is not None and value_name is not None:
+            current = RegValue(str(data[key_name][value_name]["type"]), data[key_name][value_name]["value"])
+        if not _same(current, expected):
+            raise ValueChanged(key, name, current)
+        if key_name is None:
+            key_name = key
+            data[key_name] = {}
+        if new is None:
+            data[key_name].pop(value_name or name, None)
+        else:
+            data[key_name][value_name or name] = {"type": new.type, "value": new.value}
+        self._save(data)
+        return self.read_value(key, name)
+
+    def _save(self, data: Mapping[str, Any]) -> None:
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        try:
+            handle, temporary = tempfile.mkstemp(
+                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+            )
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            Path(temporary).replace(self.path)
+        except OSError as error:
+            raise RegistryWriteError(f"{self.path}: cannot write ({error.strerror or error})") from None
+
+    def broadcast_environment_change(self) -> bool:
+        """A snapshot file has no running programs to tell."""
+        return False

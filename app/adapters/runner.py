@@ -269,3 +269,11 @@ def kill_tree(process: subprocess.Popen[str]) -> None:
 def _system32(program: str) -> str:
     """A Windows system program by full path, so a file of the same name on PATH is never run."""
     return str(Path(os.environ.get("SYSTEMROOT", r"C:\Windows")) / "System32" / program)
+
+
+def windows_command_line(argv: Sequence[str]) -> str:
+    """One command-line string for Windows APIs that take one (``ShellExecuteExW``).
+
+    Quoted by the rules the Microsoft C runtime splits it with again, so no shell is involved.
+    """
+    return subprocess.list2cmdline(list(argv))

@@ -439,6 +439,62 @@ CATALOG: Final[dict[str, FindingTemplate]] = {
             "or keep the environment in a short folder such as C:\\envs.",
         ),
     ),
+    # --- PATH editing (core/path_algebra.py, workflow/path_changes.py) -----------------
+    "PATH_REG_SZ_WITH_VARS": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            _C, "The {scope} PATH is stored as REG_SZ but holds %VARIABLE% references: {variables}."
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Windows expands %VARIABLES% only in REG_EXPAND_SZ values, so these entries reach "
+            "programs as literal text and their folders are never searched. Repair it: "
+            "'gpuwizard path repair --scope {scope}' rewrites the same value as REG_EXPAND_SZ "
+            "(journaled; 'gpuwizard path undo' reverts it).",
+        ),
+    ),
+    "PATH_SYSTEM_CUDA_FIRST": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            _C,
+            "The system PATH already holds CUDA {other_versions}, and Windows puts the system "
+            "PATH before the user PATH, so programs find that CUDA before {version}.",
+        ),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "DLLs with the same name (cuDNN's, for one) load from the first folder on PATH. Add "
+            "the folders to the system PATH instead (--scope system, with the administrator's "
+            "consent), or remove the other version from the system PATH.",
+        ),
+    ),
+    "PATH_ENTRY_MISSING": FindingTemplate(
+        "info",
+        QT_TRANSLATE_NOOP(_C, "The {scope} PATH names folders that do not exist: {entries}."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "They do no harm but make PATH longer; software that was uninstalled often leaves "
+            "them behind. 'gpuwizard path remove' removes them (with undo).",
+        ),
+    ),
+    "PATH_DUPLICATE_ENTRY": FindingTemplate(
+        "info",
+        QT_TRANSLATE_NOOP(_C, "The {scope} PATH names some folders more than once: {entries}."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Only the first one counts. Duplicates make PATH longer, and it cannot grow past "
+            "32,767 characters.",
+        ),
+    ),
+    "PATH_RESTART_PROGRAMS": FindingTemplate(
+        "info",
+        QT_TRANSLATE_NOOP(_C, "Programs that are already running keep the PATH they started with."),
+        QT_TRANSLATE_NOOP(
+            _C,
+            "Windows told Explorer about the change, so programs started from now on see it. "
+            "Close and reopen terminals, VS Code, PyCharm, Jupyter and Anaconda Prompt that are "
+            "open now: {programs}.",
+        ),
+    ),
     # --- diagnosis of logs and tracebacks (core/diagnosis.py) ---------------------------
     # Each code is recognised from a message users reported; the reports are listed in
     # tests/fixtures/recorded/diagnose/SOURCES.md. ``variant`` "log" texts speak of what a log

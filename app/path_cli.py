@@ -1,0 +1,307 @@
+r"""``gpuwizard path show | add | remove | repair | undo | history`` (DESIGN.md section 4).
+
+Every change is planned first and printed as a diff; ``--dry-run`` stops there. Otherwise it
+is journaled under ``GPUWIZARD_HOME``, written only if the value is still the one read, read
+back, and broadcast. ``--registry FILE`` works on a registry snapshot (DESIGN.md section 4)
+instead of the live registry, on any OS.
+
+Exit codes: 0 done (or nothing to change); 1 the change could not be made as the registry now
+stands (undo after a later change, a write refused or failed; nothing was changed); 2 bad
+input (one line on stderr, nothing changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from gpuwizard.core.findings import Finding, finding_to_json
+
+if TYPE_CHECKING:
+    from gpuwizard.adapters.registry import EnvironmentStore, RegValue
+    from gpuwizard.workflow.path_changes import AppliedChange, PathChange
+
+EXIT_OK: Final = 0
+EXIT_PROBLEM: Final = 1
+CHANGE_SCHEMA: Final = "gpuwizard.path-change/1"
+SHOW_SCHEMA: Final = "gpuwizard.path/1"
+
+
+class PathUsageError(Exception):
+    """Bad input for a path command: one line, exit code 2, nothing changed."""
+
+
+def add_path_parser(commands: Any) -> None:  # noqa: ANN401 - argparse's private _SubParsersAction
+    """Add ``path`` and its actions to the command parser."""
+    path = commands.add_parser("path", help="show and edit the Windows PATH safely (journal, diff, undo)")
+    actions = path.add_subparsers(dest="path_command", metavar="ACTION", required=True)
+
+    def common(parser: argparse.ArgumentParser, *, scope: bool = True, dry_run: bool = True) -> None:
+        if scope:
+            parser.add_argument("--scope", choices=["user", "system"], default="user", help="default: user")
+        if dry_run:
+            parser.add_argument("--dry-run", action="store_true", help="print the diff and change nothing")
+        parser.add_argument("--registry", metavar="FILE", type=Path, help="work on a registry snapshot file")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+
+    show = actions.add_parser("show", help="the PATH entries, with problems marked")
+    show.add_argument("--scope", choices=["user", "system", "all"], default="all", help="default: all")
+    common(show, scope=False, dry_run=False)
+
+    add = actions.add_parser("add", help="add folders (CUDA-aware: before other CUDA versions)")
+    add.add_argument("folders", nargs="+", metavar="DIR")
+    add.add_argument(
+        "--other-cuda",
+        choices=["keep", "end", "remove"],
+        default="keep",
+        help="other CUDA versions' entries: keep them after ours (default), move them to the end, or remove them",
+    )
+    common(add)
+
+    remove = actions.add_parser("remove", help="remove folders (every spelling and duplicate)")
+    remove.add_argument("folders", nargs="+", metavar="DIR")
+    common(remove)
+
+    repair = actions.add_parser("repair", help="rewrite a REG_SZ PATH holding %%VARS%% as REG_EXPAND_SZ")
+    common(repair)
+
+    undo = actions.add_parser("undo", help="revert the most recent PATH change, exactly")
+    common(undo, scope=False)
+
+    history = actions.add_parser("history", help="the PATH changes the wizard made")
+    common(history, scope=False, dry_run=False)
+
+    # The elevated helper's own entry point (started through UAC by the system-scope write).
+    helper = actions.add_parser("_elevated-write")
+    helper.add_argument("request", type=Path)
+    helper.add_argument("result", type=Path)
+
+
+def run_path_command(args: argparse.Namespace, write: Callable[[str], None]) -> int:
+    """Run ``gpuwizard path ...``; returns the exit code.
+
+    Raises:
+        PathUsageError: Bad input; nothing was changed.
+    """
+    from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
+    from gpuwizard.core.path_algebra import PathEditError  # noqa: PLC0415
+    from gpuwizard.workflow.path_changes import PathChangeError, UndoConflict  # noqa: PLC0415
+    from gpuwizard.workflow.path_journal import JournalError  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import open_store, serve_elevated_request  # noqa: PLC0415
+
+    if args.path_command == "_elevated-write":
+        return serve_elevated_request(args.request, args.result)
+    try:
+        store = open_store(args.registry)
+        handler = {"show": _show, "history": _history}.get(args.path_command, _change)
+        return handler(args, store, write)
+    except UndoConflict as conflict:
+        print(f"gpuwizard: {conflict}", file=sys.stderr)
+        return EXIT_PROBLEM
+    except (PathEditError, PathChangeError, JournalError) as error:
+        raise PathUsageError(str(error)) from None
+    except ValueChanged:
+        print(
+            "gpuwizard: PATH kept changing while it was being written; nothing was changed", file=sys.stderr
+        )
+        return EXIT_PROBLEM
+    except RegistryWriteError as error:
+        print(f"gpuwizard: {error}; nothing was changed", file=sys.stderr)
+        return EXIT_PROBLEM
+
+
+def _env_for(store: EnvironmentStore) -> dict[str, str] | None:
+    # %VARS% are expanded for comparing only, and only where they mean something: on the live
+    # registry of this machine. A snapshot's variables belong to another machine.
+    return dict(os.environ) if store.identity == "live" else None
+
+
+def _value_json(value: RegValue | None) -> dict[str, Any] | None:
+    return None if value is None else {"type": value.type, "value": value.value}
+
+
+def _show(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[str], None]) -> int:
+    from gpuwizard.core.path_review import ScopeValue, review_paths  # noqa: PLC0415
+    from gpuwizard.workflow.path_changes import read_path  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import missing_folder_keys  # noqa: PLC0415
+
+    scopes = ["system", "user"] if args.scope == "all" else [args.scope]
+    values = []
+    for scope in scopes:
+        value = read_path(store, scope)
+        values.append(ScopeValue(scope, value.type if value else None, str(value.value) if value else ""))
+    env = _env_for(store)
+    missing = missing_folder_keys([v.value for v in values], env) if env is not None else set()
+    reviews, findings = review_paths(values, missing=missing, env=env)
+    if args.json:
+        data = {
+            "schema": SHOW_SCHEMA,
+            "registry": store.identity,
+            "scopes": {
+                r.scope: {
+                    "type": r.type,
+                    "value": r.value,
+                    "length": len(r.value),
+                    "entries": [
+                        {
+                            "index": e.index,
+                            "segment": e.segment,
+                            "problems": list(e.problems),
+                            "cuda_version": e.cuda_version,
+                        }
+                        for e in r.entries
+                    ],
+                }
+                for r in reviews
+            },
+            "findings": [finding_to_json(f) for f in findings],
+        }
+        write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    for review in reviews:
+        kind = review.type or "no value"
+        write(f"{review.scope} PATH ({kind}, {len(review.value)} characters):\n")
+        for entry in review.entries:
+            marks = f"   <- {', '.join(entry.problems)}" if entry.problems else ""
+            write(f"  {entry.index:>3}  {entry.segment}{marks}\n")
+    _write_findings(findings, write)
+    return EXIT_OK
+
+
+def _history(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[str], None]) -> int:
+    from gpuwizard.workflow.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.path_changes import history  # noqa: PLC0415
+    from gpuwizard.workflow.path_journal import PathJournal, entry_to_json  # noqa: PLC0415
+
+    entries = history(store, PathJournal(wizard_home()))
+    if args.json:
+        write(json.dumps([entry_to_json(e) for e in entries], indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    if not entries:
+        write("No PATH changes recorded for this registry.\n")
+    reverted = {e.reverts for e in entries if e.reverts}
+    for entry in entries:
+        what = f"reverts {entry.reverts[:8]}" if entry.reverts else ", ".join(entry.folders)
+        mark = "  (undone)" if entry.id in reverted else ""
+        write(f"{entry.time}  {entry.id[:8]}  {entry.scope:<6}  {entry.action:<6}  {what}{mark}\n")
+    return EXIT_OK
+
+
+def _change(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[str], None]) -> int:
+    from gpuwizard.adapters.runner import SubprocessRunner  # noqa: PLC0415
+    from gpuwizard.core.findings import make_finding  # noqa: PLC0415
+    from gpuwizard.core.path_review import system_cuda_shadowing  # noqa: PLC0415
+    from gpuwizard.workflow.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.path_changes import (  # noqa: PLC0415
+        apply_change,
+        plan_add,
+        plan_remove,
+        plan_repair,
+        plan_undo,
+        read_path,
+    )
+    from gpuwizard.workflow.path_journal import PathJournal  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import elevated_write, needs_elevation, programs_to_restart  # noqa: PLC0415
+
+    journal = PathJournal(wizard_home())
+    env = _env_for(store)
+
+    def plan() -> PathChange:
+        if args.path_command == "add":
+            return plan_add(store, args.scope, args.folders, other_cuda=args.other_cuda, env=env)
+        if args.path_command == "remove":
+            return plan_remove(store, args.scope, args.folders, env=env)
+        if args.path_command == "repair":
+            return plan_repair(store, args.scope)
+        return plan_undo(store, journal)
+
+    change = plan()
+    findings: list[Finding] = []
+    if change.action == "add" and change.scope == "user" and change.edit is not None:
+        system = read_path(store, "system")
+        shadow = system_cuda_shadowing(str(system.value) if system else "", change.folders, env)
+        if shadow is not None:
+            findings.append(shadow)
+    applied = None
+    if change.changed and not args.dry_run:
+        writer = elevated_write if needs_elevation(store, change) else None
+        replan = None if change.action == "undo" else plan
+        applied = apply_change(store, journal, change, replan=replan, write=writer)
+        change = applied.change
+        if store.identity == "live":
+            running = programs_to_restart(SubprocessRunner())
+            findings.append(make_finding("PATH_RESTART_PROGRAMS", programs=running or ["none found"]))
+    if args.json:
+        write(
+            json.dumps(
+                _change_json(change, store, args.dry_run, applied, findings), indent=2, ensure_ascii=False
+            )
+            + "\n"
+        )
+    else:
+        _write_change(change, args.dry_run, applied is not None, write)
+        _write_findings(findings, write)
+    return EXIT_OK
+
+
+def _change_json(
+    change: PathChange,
+    store: EnvironmentStore,
+    dry_run: bool,
+    applied: AppliedChange | None,
+    findings: Sequence[Finding],
+) -> dict[str, Any]:
+    edit = change.edit
+    return {
+        "schema": CHANGE_SCHEMA,
+        "action": change.action,
+        "scope": change.scope,
+        "key": change.key,
+        "registry": store.identity,
+        "dry_run": dry_run,
+        "changed": change.changed,
+        "written": applied is not None,
+        "old": _value_json(change.old),
+        "new": _value_json(change.new),
+        "diff": [{"op": d.op, "entry": d.entry} for d in change.diff()],
+        "added": list(edit.added) if edit else [],
+        "removed": list(edit.removed) if edit else [],
+        "moved": list(edit.moved) if edit else [],
+        "unchanged": list(edit.unchanged) if edit else [],
+        "journal_id": applied.entry.id if applied and applied.entry else None,
+        "reverts": change.reverts.id if change.reverts else None,
+        "broadcast": bool(applied and applied.broadcast),
+        "findings": [finding_to_json(f) for f in findings],
+    }
+
+
+def _write_change(change: PathChange, dry_run: bool, written: bool, write: Callable[[str], None]) -> None:
+    where = f"{change.scope} PATH ({change.key})"
+    if not change.changed:
+        write(f"Nothing to change in the {where}.\n")
+        if change.edit is not None and change.edit.unchanged:
+            verb = "already on PATH" if change.action == "add" else "not on PATH"
+            write("".join(f"  {folder}: {verb}\n" for folder in change.edit.unchanged))
+        return
+    write(f"{'Would change' if dry_run else 'Changed'} the {where}:\n")
+    for line in change.diff():
+        if line.op != " ":
+            write(f"  {line.op} {line.entry}\n")
+    if change.old is not None and change.new is not None and change.old.type != change.new.type:
+        write(f"  type {change.old.type} -> {change.new.type}\n")
+    if dry_run:
+        write("(dry run: nothing was written)\n")
+    elif written and change.reverts is not None:
+        write(f"Reverted the {change.reverts.action} of {change.reverts.time}.\n")
+    elif written:
+        write("Recorded in the PATH journal; 'gpuwizard path undo' reverts it.\n")
+
+
+def _write_findings(findings: Sequence[Finding], write: Callable[[str], None]) -> None:
+    for finding in findings:
+        write(f"\n[{finding.severity}] {finding.message}\n    {finding.hint}\n")
