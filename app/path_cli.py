@@ -80,6 +80,9 @@ def add_path_parser(commands: Any) -> None:  # noqa: ANN401 - argparse's private
     helper = actions.add_parser("_elevated-write")
     helper.add_argument("request", type=Path)
     helper.add_argument("result", type=Path)
+    # Started with the PATH rebuilt from the registry, to see which DLLs a new program finds.
+    resolver = actions.add_parser("_resolve-dlls")
+    resolver.add_argument("dlls", nargs="+")
 
 
 def run_path_command(args: argparse.Namespace, write: Callable[[str], None]) -> int:
@@ -96,6 +99,10 @@ def run_path_command(args: argparse.Namespace, write: Callable[[str], None]) -> 
 
     if args.path_command == "_elevated-write":
         return serve_elevated_request(args.request, args.result)
+    if args.path_command == "_resolve-dlls":
+        from gpuwizard.probes.dll_resolve import main as resolve_main  # noqa: PLC0415
+
+        return resolve_main(["dll_resolve", *args.dlls])
     try:
         store = open_store(args.registry)
         handler = {"show": _show, "history": _history}.get(args.path_command, _change)
