@@ -137,14 +137,16 @@ def _show(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[st
     from gpuwizard.workflow.path_changes import read_path  # noqa: PLC0415
     from gpuwizard.workflow.path_machine import missing_folder_keys  # noqa: PLC0415
 
-    scopes = ["system", "user"] if args.scope == "all" else [args.scope]
+    # Both scopes are always read: the user entries are judged after the system ones, as Windows
+    # joins them; --scope only chooses what is printed.
     values = []
-    for scope in scopes:
+    for scope in ("system", "user"):
         value = read_path(store, scope)
         values.append(ScopeValue(scope, value.type if value else None, str(value.value) if value else ""))
     env = _env_for(store)
     missing = missing_folder_keys([v.value for v in values], env) if env is not None else set()
     reviews, findings = review_paths(values, missing=missing, env=env)
+    reviews = [r for r in reviews if args.scope in ("all", r.scope)]
     if args.json:
         data = {
             "schema": SHOW_SCHEMA,

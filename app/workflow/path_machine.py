@@ -183,7 +183,7 @@ def serve_elevated_request(request_file: Path, result_file: Path) -> int:
         answer = {"status": "ok", "read_back": _value_json(read_back)}
     except ValueChanged as changed:
         answer = {"status": "changed", "current": _value_json(changed.current)}
-    except (OSError, KeyError, TypeError, json.JSONDecodeError, RegistryWriteError) as error:
+    except (OSError, ImportError, KeyError, TypeError, json.JSONDecodeError, RegistryWriteError) as error:
         answer = {"status": "error", "message": str(error)}
     result_file.write_text(json.dumps(answer), encoding="utf-8")
     return 0 if answer["status"] == "ok" else 1
