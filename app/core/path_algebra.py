@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from gpuwizard.core.pathlist import comparison_key
+from gpuwizard.core.pathlist import comparison_key, entry_of, split_segments
 
 #: The longest value an environment variable can hold: 32,767 characters including the
 #: terminating null (Microsoft Learn, SetEnvironmentVariableW: "The maximum size of a
@@ -64,34 +64,6 @@ class PathTooLong(PathEditError):
             "an environment variable can hold; remove entries first (nothing was changed)"
         )
         self.length = length
-
-
-def split_segments(value: str) -> list[str]:
-    r"""The segments of a PATH value, exactly as written; ``";".join`` gives the value back.
-
-    A ``;`` inside double quotes belongs to the entry (``"C:\a;b"`` is one folder).
-
-    >>> split_segments('C:\\a;;"C:\\b;c";')
-    ['C:\\a', '', '"C:\\b;c"', '']
-    """
-    segments: list[str] = []
-    current: list[str] = []
-    quoted = False
-    for char in value:
-        if char == '"':
-            quoted = not quoted
-        if char == ";" and not quoted:
-            segments.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    segments.append("".join(current))
-    return segments
-
-
-def entry_of(segment: str) -> str:
-    """The folder a segment names: spaces around it and its quotes removed ("" for none)."""
-    return segment.strip().replace('"', "").strip()
 
 
 def entry_key(segment: str, env: Mapping[str, str] | None = None) -> str:

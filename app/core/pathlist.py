@@ -22,23 +22,39 @@ from typing import Final
 _WINDOWS_VAR: Final = re.compile(r"%([^%;]+)%")
 
 
-def split_path_value(value: str, *, windows: bool) -> list[str]:
-    """Split a PATH value into entries, dropping empty ones and the quotes around quoted ones."""
-    if not windows:
-        return [entry for entry in value.split(":") if entry]
-    entries: list[str] = []
+def split_segments(value: str) -> list[str]:
+    r"""The segments of a Windows PATH value, exactly as written; ``";".join`` gives it back.
+
+    A ``;`` inside double quotes belongs to the entry (``"C:\a;b"`` is one folder).
+
+    >>> split_segments('C:\\a;;"C:\\b;c";')
+    ['C:\\a', '', '"C:\\b;c"', '']
+    """
+    segments: list[str] = []
     current: list[str] = []
     quoted = False
     for char in value:
         if char == '"':
             quoted = not quoted
-        elif char == ";" and not quoted:
-            entries.append("".join(current))
+        if char == ";" and not quoted:
+            segments.append("".join(current))
             current = []
         else:
             current.append(char)
-    entries.append("".join(current))
-    return [entry.strip() for entry in entries if entry.strip()]
+    segments.append("".join(current))
+    return segments
+
+
+def entry_of(segment: str) -> str:
+    """The folder a Windows PATH segment names: spaces around it and its quotes removed."""
+    return segment.strip().replace('"', "").strip()
+
+
+def split_path_value(value: str, *, windows: bool) -> list[str]:
+    """Split a PATH value into entries, dropping empty ones and the quotes around quoted ones."""
+    if not windows:
+        return [entry for entry in value.split(":") if entry]
+    return [entry for entry in map(entry_of, split_segments(value)) if entry]
 
 
 def expand_windows_vars(entry: str, env: Mapping[str, str]) -> str:
