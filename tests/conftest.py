@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 TESTS = Path(__file__).parent
 FIXTURES = TESTS / "fixtures"
 sys.path.insert(0, str(TESTS))  # `import fakes...` from any test module
+
+from fakes.wine_python import WinePython, WineUnavailable, unavailable  # noqa: E402 - needs the line above
 
 
 @pytest.fixture(autouse=True)
@@ -83,3 +87,19 @@ def tensorflow_python(tmp_path_factory: pytest.TempPathFactory) -> str:
         f"tensorflow-cpu could not be installed: {installed.stderr[-300:]}",
     )
     return str(_venv_python(prefix))
+
+
+@pytest.fixture(scope="session")
+def wine_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WinePython]:
+    """A Windows CPython under Wine with ``gpuwizard`` importable, one prefix for the session.
+
+    Skipped where Wine or the interpreter cannot be had; in CI that fails instead.
+    """
+    try:
+        wine = WinePython.provision(tmp_path_factory.mktemp("wine-python"))
+    except WineUnavailable as why:
+        unavailable(str(why))
+    yield wine
+    wine.close()
+    # The prefix is the bulk of it (Wine's own files); pytest keeps the rest of the folder.
+    shutil.rmtree(wine.prefix, ignore_errors=True)

@@ -270,6 +270,8 @@ class WinregEnvironment:
             current = self._read(handle, name)
             if not _same(current, expected):
                 raise ValueChanged(key, name, current)
+            if current == new:
+                return current  # nothing to write (deleting what is already gone, for one)
             # The existing spelling of the name is kept (Windows itself writes "Path").
             target = name if current is None else self._existing_name(handle, name)
             try:
@@ -382,6 +384,8 @@ class SnapshotFileEnvironment:
             current = RegValue(str(data[key_name][value_name]["type"]), data[key_name][value_name]["value"])
         if not _same(current, expected):
             raise ValueChanged(key, name, current)
+        if current == new:
+            return current
         if key_name is None:
             key_name = key
             data[key_name] = {}
@@ -398,9 +402,13 @@ class SnapshotFileEnvironment:
             handle, temporary = tempfile.mkstemp(
                 dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
             )
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
-            Path(temporary).replace(self.path)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                    stream.write(text)
+                Path(temporary).replace(self.path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
         except OSError as error:
             raise RegistryWriteError(f"{self.path}: cannot write ({error.strerror or error})") from None
 

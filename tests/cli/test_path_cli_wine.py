@@ -1,0 +1,167 @@
+r"""``gpuwizard path`` on a real Windows registry: the Windows CPython under Wine runs the CLI.
+
+The same commands as ``test_path_cli.py``, without ``--registry``: they read and write
+``HKCU\Environment`` and ``HKLM\...\Session Manager\Environment`` through ``winreg``, broadcast
+``WM_SETTINGCHANGE`` through ``user32``, start the elevated helper through ``ShellExecuteExW``,
+and check DLLs from a freshly started process. Each test restores the values it touched.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fakes.wine_python import WinePython, to_windows
+
+pytestmark = pytest.mark.slow
+
+CUDA = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA"
+V112_BIN = rf"{CUDA}\v11.2\bin"
+USER_PATH = r"%USERPROFILE%\bin;C:\windows"
+
+# Runs the real entry point's main() with GPUWIZARD_HOME set, then prints the raw registry
+# values (type number and data) so that the Linux side can check them byte for byte.
+CLI = r"""
+import json, os, sys, winreg
+os.environ["GPUWIZARD_HOME"] = sys.argv[1]
+from gpuwizard.cli import main
+
+def raw(hive, key):
+    try:
+        with winreg.OpenKey(hive, key) as handle:
+            data, kind = winreg.QueryValueEx(handle, "Path")
+            return [kind, data]
+    except FileNotFoundError:
+        return None
+
+SYSTEM = r"SYSTEM\CurrentControlSet\Control\Session Manager\Environment"
+if sys.argv[2] == "--set-user":
+    with winreg.OpenKey(winreg.HKEY_CURRENT_USER, "Environment", 0, winreg.KEY_SET_VALUE) as handle:
+        if sys.argv[3] == "-":
+            try:
+                winreg.DeleteValue(handle, "Path")
+            except FileNotFoundError:
+                pass
+        else:
+            winreg.SetValueEx(handle, "Path", 0, int(sys.argv[3]), sys.argv[4])
+    code = 0
+else:
+    code = main(sys.argv[2:])
+sys.stdout.write("\n" + json.dumps({
+    "code": code,
+    "user": raw(winreg.HKEY_CURRENT_USER, "Environment"),
+    "system": raw(winreg.HKEY_LOCAL_MACHINE, SYSTEM),
+}) + "\n")
+"""
+
+
+def cli(wine: WinePython, home: Path, *args: str) -> tuple[dict[str, Any], str]:
+    """Run ``gpuwizard ARGS`` under Wine; returns the registry after it, and what it printed."""
+    done = wine.run(CLI, to_windows(home), *args, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    printed, _, last = done.stdout.rstrip().rpartition("\n")
+    return json.loads(last), printed
+
+
+@pytest.fixture
+def user_path(wine_python: WinePython, tmp_path: Path):
+    """A user Path of REG_EXPAND_SZ with a %VAR% entry for the test; removed afterwards."""
+    state, _ = cli(wine_python, tmp_path, "--set-user", "2", USER_PATH)
+    assert state["user"] == [2, USER_PATH]
+    yield
+    cli(wine_python, tmp_path, "--set-user", "-")
+
+
+@pytest.mark.usefixtures("user_path")
+def test_add_again_and_undo_on_the_live_user_path(wine_python: WinePython, tmp_path: Path):
+    state, printed = cli(wine_python, tmp_path, "path", "add", V112_BIN, "--scope", "user", "--json")
+    assert state["code"] == 0, printed
+    result = json.loads(printed)
+    assert result["registry"] == "live"
+    assert result["written"] is True
+    assert result["broadcast"] is True
+    # REG_EXPAND_SZ (type 2) kept, %USERPROFILE% not expanded, the entry appended.
+    assert state["user"] == [2, f"{USER_PATH};{V112_BIN}"]
+    assert any(f["code"] == "PATH_RESTART_PROGRAMS" for f in result["findings"])
+
+    state, printed = cli(wine_python, tmp_path, "path", "add", V112_BIN, "--json")
+    assert json.loads(printed)["changed"] is False
+    assert state["user"] == [2, f"{USER_PATH};{V112_BIN}"]
+
+    state, printed = cli(wine_python, tmp_path, "path", "undo")
+    assert state["code"] == 0, printed
+    assert state["user"] == [2, USER_PATH]
+    state, printed = cli(wine_python, tmp_path, "path", "history", "--json")
+    assert [e["action"] for e in json.loads(printed)] == ["add", "undo"]
+
+
+@pytest.mark.usefixtures("user_path")
+def test_show_on_the_live_registry_marks_folders_that_do_not_exist(wine_python: WinePython, tmp_path: Path):
+    state, printed = cli(wine_python, tmp_path, "path", "show", "--json")
+    assert state["code"] == 0
+    shown = json.loads(printed)
+    entries = shown["scopes"]["user"]["entries"]
+    assert [e["segment"] for e in entries] == USER_PATH.split(";")
+    # %USERPROFILE%\bin does not exist in a new prefix; C:\windows does, and the system PATH
+    # (which Wine fills with C:\windows and C:\windows\system32) names it first.
+    assert "missing" in entries[0]["problems"]
+    assert entries[1]["problems"] == ["duplicate"]
+    assert shown["scopes"]["system"]["type"] in ("REG_EXPAND_SZ", "REG_SZ")
+
+
+def test_system_scope_cuda_first_and_undo_restore_the_value_exactly(wine_python: WinePython, tmp_path: Path):
+    before, _ = cli(wine_python, tmp_path, "--set-user", "-")
+    state, printed = cli(
+        wine_python, tmp_path, "path", "add", rf"{CUDA}\v12.1\bin", "--scope", "system", "--json"
+    )
+    assert state["code"] == 0, printed
+    state, printed = cli(wine_python, tmp_path, "path", "add", V112_BIN, "--scope", "system", "--json")
+    entries = state["system"][1].split(";")
+    assert entries.index(V112_BIN) < entries.index(rf"{CUDA}\v12.1\bin")
+    assert state["system"][0] == before["system"][0]
+    for _ in range(2):
+        state, printed = cli(wine_python, tmp_path, "path", "undo")
+        assert state["code"] == 0, printed
+    assert state["system"] == before["system"]
+
+
+def test_the_elevated_helper_starts_through_shellexecute_and_reports_its_exit_code(wine_python: WinePython):
+    # Wine grants the runas verb without a prompt; the start, the wait and the exit code are real.
+    done = wine_python.run(
+        "import sys\n"
+        "from gpuwizard.adapters.elevation import run_elevated\n"
+        "print(run_elevated([sys.executable, '-c', 'import sys; sys.exit(7)']))\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "7"
+
+
+@pytest.mark.usefixtures("user_path")
+def test_dlls_resolve_from_a_fresh_process_only_after_the_folder_is_on_path(
+    wine_python: WinePython, tmp_path: Path
+):
+    # A real DLL (one of the interpreter's own extension modules) under CUDA's DLL name.
+    folder = tmp_path / "cuda-bin"
+    folder.mkdir()
+    shutil.copy(wine_python.interpreter / "select.pyd", folder / "cudart64_110.dll")
+    check = (
+        "import json\n"
+        "from gpuwizard.adapters.registry import WinregEnvironment\n"
+        "from gpuwizard.adapters.runner import SubprocessRunner\n"
+        "from gpuwizard.workflow.path_verify import resolve_dlls\n"
+        "found = resolve_dlls(WinregEnvironment(), ['cudart64_110.dll', 'cudnn64_8.dll'], SubprocessRunner())\n"
+        "print(json.dumps({'found': found.found, 'missing': sorted(found.missing)}))\n"
+    )
+    before = json.loads(wine_python.run(check, timeout=120).stdout.strip().splitlines()[-1])
+    assert before["found"] == {}
+    assert before["missing"] == ["cudart64_110.dll", "cudnn64_8.dll"]
+
+    state, printed = cli(wine_python, tmp_path, "path", "add", to_windows(folder))
+    assert state["code"] == 0, printed
+    after = json.loads(wine_python.run(check, timeout=120).stdout.strip().splitlines()[-1])
+    assert after["missing"] == ["cudnn64_8.dll"]
+    assert after["found"]["cudart64_110.dll"].lower() == (to_windows(folder) + "\\cudart64_110.dll").lower()
