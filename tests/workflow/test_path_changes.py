@@ -20,11 +20,14 @@ from gpuwizard.workflow.path_changes import (
     apply_change,
     history,
     plan_add,
+    plan_remove,
     plan_undo,
 )
 from gpuwizard.workflow.path_journal import JournalError, PathJournal
 from gpuwizard.workflow.path_machine import serve_elevated_request
 from gpuwizard.workflow.path_verify import fresh_process_path
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 USER_PATH = r"%USERPROFILE%\bin;C:\tools"
 
@@ -219,3 +222,48 @@ def test_the_elevated_helper_writes_nothing_but_an_environment_path(tmp_path, re
     request.write_text(json.dumps(request_data), "utf-8")
     assert serve_elevated_request(request, result) == 1
     assert json.loads(result.read_text("utf-8"))["status"] == "error"
+
+
+# --- apply-then-undo is the identity, byte for byte and type (hypothesis) ------------------
+
+_segments = st.sampled_from(
+    [r"C:\a", r"%USERPROFILE%\bin", r'"C:\q;r"', "", " ", r"c:/A/", r"C:\CUDA\v12.1\bin", r"D:\x\\", "ü"]
+)
+_values = st.lists(_segments, max_size=8).map(";".join)
+_folders = st.lists(
+    st.sampled_from([r"C:\a", r"C:\new", r"C:\CUDA\v11.2\bin", r"%X%\y"]), min_size=1, max_size=3
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    value=st.one_of(st.none(), _values),
+    kind=st.sampled_from(["REG_SZ", "REG_EXPAND_SZ"]),
+    folders=_folders,
+    action=st.sampled_from(["add", "remove"]),
+    other_cuda=st.sampled_from(["keep", "end", "remove"]),
+)
+def test_apply_then_undo_gives_back_the_value_and_type_exactly(
+    tmp_path_factory, *, value, kind, folders, action, other_cuda
+):
+    folder = tmp_path_factory.mktemp("undo")
+    values = {} if value is None else {"Path": {"type": kind, "value": value}}
+    path = folder / "registry.json"
+    path.write_text(json.dumps({USER_ENVIRONMENT_KEY: values}), "utf-8")
+    store, journal = SnapshotFileEnvironment(path), PathJournal(folder / "home")
+    before = store.read_value(USER_ENVIRONMENT_KEY, "Path")
+    if action == "add":
+        change = plan_add(store, "user", folders, other_cuda=other_cuda)
+    else:
+        change = plan_remove(store, "user", folders)
+    applied = apply_change(store, journal, change)
+    if not change.changed:
+        assert applied.entry is None
+        assert store.read_value(USER_ENVIRONMENT_KEY, "Path") == before
+        return
+    assert store.read_value(USER_ENVIRONMENT_KEY, "Path") == change.new
+    apply_change(store, journal, plan_undo(store, journal))
+    after = store.read_value(USER_ENVIRONMENT_KEY, "Path")
+    assert after == before
+    if before is not None and after is not None:
+        assert after.value.encode("utf-8") == before.value.encode("utf-8")
