@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -122,30 +121,16 @@ def run_path_command(args: argparse.Namespace, write: Callable[[str], None]) -> 
         return EXIT_PROBLEM
 
 
-def _env_for(store: EnvironmentStore) -> dict[str, str] | None:
-    # %VARS% are expanded for comparing only, and only where they mean something: on the live
-    # registry of this machine. A snapshot's variables belong to another machine.
-    return dict(os.environ) if store.identity == "live" else None
-
-
 def _value_json(value: RegValue | None) -> dict[str, Any] | None:
     return None if value is None else {"type": value.type, "value": value.value}
 
 
 def _show(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[str], None]) -> int:
-    from gpuwizard.core.path_review import ScopeValue, review_paths  # noqa: PLC0415
-    from gpuwizard.workflow.path_changes import read_path  # noqa: PLC0415
-    from gpuwizard.workflow.path_machine import missing_folder_keys  # noqa: PLC0415
+    from gpuwizard.workflow.path_request import review_store  # noqa: PLC0415
 
     # Both scopes are always read: the user entries are judged after the system ones, as Windows
     # joins them; --scope only chooses what is printed.
-    values = []
-    for scope in ("system", "user"):
-        value = read_path(store, scope)
-        values.append(ScopeValue(scope, value.type if value else None, str(value.value) if value else ""))
-    env = _env_for(store)
-    missing = missing_folder_keys([v.value for v in values], env) if env is not None else set()
-    reviews, findings = review_paths(values, missing=missing, env=env)
+    _values, reviews, findings = review_store(store)
     reviews = [r for r in reviews if args.scope in ("all", r.scope)]
     if args.json:
         data = {
@@ -203,8 +188,6 @@ def _history(args: argparse.Namespace, store: EnvironmentStore, write: Callable[
 
 def _change(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[str], None]) -> int:
     from gpuwizard.adapters.runner import SubprocessRunner  # noqa: PLC0415
-    from gpuwizard.core.findings import make_finding  # noqa: PLC0415
-    from gpuwizard.core.path_review import system_cuda_shadowing  # noqa: PLC0415
     from gpuwizard.workflow.home import wizard_home  # noqa: PLC0415
     from gpuwizard.workflow.path_changes import (  # noqa: PLC0415
         apply_change,
@@ -212,13 +195,17 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[
         plan_remove,
         plan_repair,
         plan_undo,
-        read_path,
     )
     from gpuwizard.workflow.path_journal import PathJournal  # noqa: PLC0415
-    from gpuwizard.workflow.path_machine import elevated_write, needs_elevation, programs_to_restart  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import elevated_write, needs_elevation  # noqa: PLC0415
+    from gpuwizard.workflow.path_request import (  # noqa: PLC0415
+        change_findings_of,
+        comparison_env,
+        restart_finding,
+    )
 
     journal = PathJournal(wizard_home())
-    env = _env_for(store)
+    env = comparison_env(store)
 
     def plan() -> PathChange:
         if args.path_command == "add":
@@ -230,21 +217,16 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[
         return plan_undo(store, journal)
 
     change = plan()
-    findings: list[Finding] = []
-    if change.action == "add" and change.scope == "user" and change.edit is not None:
-        system = read_path(store, "system")
-        shadow = system_cuda_shadowing(str(system.value) if system else "", change.folders, env)
-        if shadow is not None:
-            findings.append(shadow)
+    findings = change_findings_of(store, change)
     applied = None
     if change.changed and not args.dry_run:
         writer = elevated_write if needs_elevation(store, change) else None
         replan = None if change.action == "undo" else plan
         applied = apply_change(store, journal, change, replan=replan, write=writer)
         change = applied.change
-        if store.identity == "live":
-            running = programs_to_restart(SubprocessRunner())
-            findings.append(make_finding("PATH_RESTART_PROGRAMS", programs=running or ["none found"]))
+        restart = restart_finding(store, SubprocessRunner())
+        if restart is not None:
+            findings.append(restart)
     if args.json:
         write(
             json.dumps(

@@ -12,6 +12,7 @@ from enum import IntEnum
 from gpuwizard.core.system_report import SystemReport
 from gpuwizard.ui.app import application_icon
 from gpuwizard.ui.pages.detect import DetectPage
+from gpuwizard.ui.pages.path import PathPage
 from gpuwizard.ui.pages.summary import SummaryPage
 from gpuwizard.ui.pages.welcome import WelcomePage
 from gpuwizard.ui.workers import FunctionWorker
@@ -21,10 +22,11 @@ from PySide6.QtWidgets import QWidget, QWizard
 
 
 class PageId(IntEnum):
-    """The wizard's pages in order (later issues add Choose, PATH, Install and Test)."""
+    """The wizard's pages in order (later issues add Choose, Install and Test)."""
 
     WELCOME = 0
     DETECT = 10
+    PATH = 40
     SUMMARY = 90
 
 
@@ -47,9 +49,11 @@ class SetupWizard(QWizard):
 
         self.welcome_page = WelcomePage(session.preview)
         self.detect_page = DetectPage()
+        self.path_page = PathPage(session)
         self.summary_page = SummaryPage()
         self.setPage(PageId.WELCOME, self.welcome_page)
         self.setPage(PageId.DETECT, self.detect_page)
+        self.setPage(PageId.PATH, self.path_page)
         self.setPage(PageId.SUMMARY, self.summary_page)
         self.detect_page.retry_button.clicked.connect(self.start_detection)
         self.worker: FunctionWorker | None = None
@@ -80,8 +84,16 @@ class SetupWizard(QWizard):
         self.detect_page.show_report(report)
         self.summary_page.set_report(report)
 
+    def nextId(self) -> int:
+        """The PATH page is in the sequence only when the session has a registry and a request."""
+        following = super().nextId()
+        if following == PageId.PATH and not self.session.wants_path_page:
+            return int(PageId.SUMMARY)
+        return following
+
     def done(self, result: int) -> None:
-        """Closing waits for a running detection so its thread is not destroyed mid-run."""
+        """Closing waits for running work so its thread is not destroyed mid-run."""
         if self.worker is not None:
             self.worker.wait()
+        self.path_page.wait_for_workers()
         super().done(result)

@@ -10,8 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpuwizard.adapters.registry import EnvironmentStore
+from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.system_report import SystemReport
 from gpuwizard.workflow.detect import detect_system
+from gpuwizard.workflow.path_request import PathRequest
 
 
 @dataclass
@@ -22,13 +25,27 @@ class WizardSession:
         report: The machine as detected, or as loaded from ``system_file``.
         system_file: A saved report being shown; then every change is only a preview.
         detect: How to detect this machine (tests pass a fake).
+        path_store: The registry whose PATH the PATH page edits (the live one, or a snapshot
+            file); None: no PATH page.
+        path_request: The folders the plan adds to PATH and the DLLs they must provide; the
+            PATH page shows it, and may change its scope and what happens to other CUDA
+            versions. None: no PATH page.
+        runner: How to start processes (the DLL check, the list of running programs).
     """
 
     report: SystemReport | None = None
     system_file: Path | None = None
     detect: Callable[[], SystemReport] = field(default=detect_system)
+    path_store: EnvironmentStore | None = None
+    path_request: PathRequest | None = None
+    runner: Runner = field(default_factory=SubprocessRunner)
 
     @property
     def preview(self) -> bool:
         """True when showing a saved report: nothing on this machine may change."""
         return self.system_file is not None
+
+    @property
+    def wants_path_page(self) -> bool:
+        """True when there is a PATH change to show: a registry and a request."""
+        return self.path_store is not None and self.path_request is not None

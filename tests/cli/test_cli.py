@@ -144,7 +144,7 @@ def test_screenshots_of_every_page(tmp_path: Path):
     )
     assert done.returncode == 0, done.stderr
     written = [Path(line) for line in done.stdout.splitlines()]
-    assert [p.name for p in written] == ["01-welcome.png", "02-detect.png", "03-summary.png"]
+    assert [p.name for p in written] == ["01-welcome.png", "02-detect.png", "03-path.png", "04-summary.png"]
     assert all(p.stat().st_size > 10_000 for p in written)
 
 
