@@ -25,8 +25,10 @@ from gpuwizard.workflow.path_request import PathRequest
 from gpuwizard.workflow.session import WizardSession
 from gpuwizard.workflow.system_file import load_system_report
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QTreeWidget, QTreeWidgetItem, QWizard
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWizard
 from pytestqt.qtbot import QtBot
+
+from fakes.keyboard import tab_through
 
 RESOURCES = resources.files("gpuwizard.resources")
 USER_KEY = "HKCU\\Environment"
@@ -358,12 +360,7 @@ def test_the_path_page_is_in_the_sequence_only_with_a_registry_and_a_request(
 def test_the_page_is_keyboard_operable(qtbot: QtBot, tmp_path: Path, home: Path):
     snapshot = write_snapshot(tmp_path / "registry.json", user="C:\\tools", system="%SystemRoot%\\system32")
     wizard, page = open_path_page(qtbot, SnapshotFileEnvironment(snapshot))
-    wizard.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=5_000)
-    reached = []
-    for _ in range(30):
-        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
-        reached.append(QApplication.focusWidget())
+    reached = tab_through(qtbot, wizard)
     for widget in (page.entries, page.scope_combo, page.other_combo, page.diff, page.apply_button):
         assert widget in reached, widget.objectName()
         assert widget.accessibleName()

@@ -21,6 +21,8 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QLabel, QWizard
 from pytestqt.qtbot import QtBot
 
+from fakes.keyboard import tab_through
+
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 
 
@@ -96,12 +98,7 @@ def test_the_whole_path_by_keyboard_alone(qtbot: QtBot):
     qtbot.keyClick(wizard, Qt.Key.Key_Return)
     assert wizard.currentId() == PageId.DETECT
     # Tab reaches the report (so it scrolls with the keyboard) and comes back to Next.
-    wizard.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=5_000)
-    reached = []
-    for _ in range(30):
-        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
-        reached.append(QApplication.focusWidget())
+    reached = tab_through(qtbot, wizard)
     scroll = wizard.detect_page.report_scroll
     assert any(w is scroll or scroll.isAncestorOf(w) for w in reached)
     next_button = wizard.button(QWizard.WizardButton.NextButton)
