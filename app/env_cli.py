@@ -203,13 +203,12 @@ def _result_text(event: dict[str, Any]) -> str:
             f"\nNot created ({event['status']}): {event.get('error', '')}\n"
             f"Everything made was removed. Full log: {event['log']}\n"
         )
-    path = Path(event["path"])
+    from gpuwizard.core.activation import activation_commands  # noqa: PLC0415
+
     python = event["python"]
-    windows = sys.platform == "win32"
-    if event.get("manager") == "conda":
-        activate = f"conda activate {path}"
-    else:
-        activate = str(path / "Scripts" / "activate") if windows else f"source {path / 'bin' / 'activate'}"
+    activate = activation_commands(
+        str(event.get("manager") or "venv"), str(event["path"]), windows=sys.platform == "win32"
+    )[0][1]
     lines = [
         f"\nReady: {event['name']} with framework {event['framework_version']} ({event['seconds']} s).",
         f"  activate:   {activate}",

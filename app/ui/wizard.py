@@ -50,7 +50,7 @@ class SetupWizard(QWizard):
         self.welcome_page = WelcomePage(session.preview)
         self.detect_page = DetectPage()
         self.path_page = PathPage(session)
-        self.summary_page = SummaryPage()
+        self.summary_page = SummaryPage(session)
         self.setPage(PageId.WELCOME, self.welcome_page)
         self.setPage(PageId.DETECT, self.detect_page)
         self.setPage(PageId.PATH, self.path_page)

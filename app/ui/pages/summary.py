@@ -1,18 +1,28 @@
-"""The last page of this version: the verdict, what stands in the way, and a saved report."""
+"""The last page: the verdict, how to use the environment, what stands in the way, a saved report.
+
+When the wizard made an environment, the page says how to activate it in each shell, which
+interpreter to select in VS Code or PyCharm, the Jupyter kernel, and what the live test found.
+"""
 
 from __future__ import annotations
 
+import os
 from html import escape
 from pathlib import Path
 
+from gpuwizard.core.activation import activation_commands
 from gpuwizard.core.readiness import gpu_readiness
 from gpuwizard.core.system_report import SystemReport, gpu_list
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.workflow.report_files import save_system_report
+from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -24,10 +34,11 @@ from PySide6.QtWidgets import (
 
 
 class SummaryPage(QWizardPage):
-    """Sums up the machine and offers to save the report as JSON."""
+    """Sums up the machine and the environment made, and offers to save the report as JSON."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, session: WizardSession | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.session = session
         self.setObjectName("summary_page")
         self.setTitle(self.tr("Summary"))
         self.setSubTitle(self.tr("The verdict, and what to do next."))
@@ -43,14 +54,81 @@ class SummaryPage(QWizardPage):
             self.tr("Save what was found as a JSON file, to share or to open later with --system.")
         )
         self.save_button.clicked.connect(self._save)
+        self.environment = self._build_environment()
         layout = QVBoxLayout(self)
         layout.addWidget(self.verdict)
+        layout.addWidget(self.environment)
         layout.addWidget(self.todo)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
         layout.addStretch(1)
+
+    def _build_environment(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Your environment"), self)
+        box.setObjectName("environment_box")
+        form = QFormLayout(box)
+        self.env_name = self._selectable("env_name", box)
+        self.activate = self._selectable("activate", box)
+        self.activate.setToolTip(self.tr("Run this in a new terminal to use the environment."))
+        self.interpreter = self._selectable("interpreter", box)
+        self.interpreter.setToolTip(
+            self.tr("Select this interpreter in VS Code (Python: Select Interpreter) or PyCharm.")
+        )
+        self.copy_button = QPushButton(self.tr("&Copy the interpreter path"), box)
+        self.copy_button.setObjectName("copy_interpreter")
+        self.copy_button.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.interpreter.property("path") or "")
+        )
+        self.kernel = self._selectable("kernel", box)
+        self.test_line = self._selectable("test_line", box)
+        form.addRow(self.tr("Name:"), self.env_name)
+        form.addRow(self.tr("Activate:"), self.activate)
+        form.addRow(self.tr("Interpreter:"), self.interpreter)
+        copy_row = QHBoxLayout()
+        copy_row.addWidget(self.copy_button)
+        copy_row.addStretch(1)
+        form.addRow("", copy_row)
+        form.addRow(self.tr("Jupyter kernel:"), self.kernel)
+        form.addRow(self.tr("Live test:"), self.test_line)
+        box.hide()
+        return box
+
+    def _selectable(self, name: str, parent: QWidget) -> QLabel:
+        label = QLabel(parent)
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        return label
+
+    def initializePage(self) -> None:
+        """Show the environment the wizard made, if it made one."""
+        result = self.session.env_result if self.session else None
+        if not result or result.get("status") != "ok":
+            self.environment.hide()
+            return
+        windows = os.name == "nt"
+        commands = activation_commands(
+            str(result.get("manager") or "venv"), str(result["path"]), windows=windows
+        )
+        self.env_name.setText(
+            self.tr("%1, %2 %3 in %4")
+            .replace("%1", str(result.get("name", "")))
+            .replace("%2", _framework_name(result, self.session))
+            .replace("%3", str(result.get("framework_build") or result.get("framework_version") or ""))
+            .replace("%4", str(result["path"]))
+        )
+        self.activate.setText("\n".join(f"{command}    ({shells})" for shells, command in commands))
+        self.interpreter.setText(str(result["python"]))
+        self.interpreter.setProperty("path", str(result["python"]))
+        kernel = result.get("jupyter_kernel")
+        self.kernel.setText(
+            str(kernel) if kernel else self.tr("none (choose one on the Choose page next time)")
+        )
+        test = self.session.test_result if self.session else None
+        self.test_line.setText(_test_text(self, test))
+        self.environment.show()
 
     def set_report(self, report: SystemReport) -> None:
         """Sum up ``report``."""
@@ -87,3 +165,22 @@ class SummaryPage(QWizardPage):
             QMessageBox.warning(
                 self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error))
             )
+
+
+def _test_text(page: QWizardPage, test: dict[str, object] | None) -> str:
+    """The live test's verdict in one line (translated through ``page``)."""
+    if not test:
+        return page.tr("not run")
+    verdicts = {
+        "gpu_ok": page.tr("the GPU trains (%1× the CPU)"),
+        "gpu_slow": page.tr("the GPU trains, but not clearly faster than the CPU"),
+        "cpu_only": page.tr("training works on the CPU only"),
+        "broken": page.tr("training does not work in this environment"),
+    }
+    text = verdicts.get(str(test.get("verdict")), str(test.get("verdict")))
+    return text.replace("%1", str(test.get("speedup") or "?"))
+
+
+def _framework_name(result: dict[str, object], session: WizardSession | None) -> str:
+    framework = result.get("framework") or (session.choice.framework if session and session.choice else "")
+    return {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}.get(str(framework), str(framework))
