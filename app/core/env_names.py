@@ -9,6 +9,7 @@ space (Windows strips them, so ``demo.`` and ``demo`` would be the same folder).
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
 
 #: Longest name accepted: leaves room under Windows' 260-character MAX_PATH for site-packages.
@@ -60,11 +61,12 @@ def check_env_name(name: str, *, manager: str = "venv") -> str:
         raise EnvNameError(f"{name!r} is not a plain name: it must not contain / \\ or start with a dot")
     if len(name) > NAME_MAX_CHARS:
         raise EnvNameError(f"the environment name is longer than {NAME_MAX_CHARS} characters")
-    if any(ord(char) < 32 or ord(char) == 127 for char in name):
+    # Category Cc covers C1 controls too (U+0085 NEXT LINE is also whitespace to str.strip).
+    if any(unicodedata.category(char) == "Cc" for char in name):
         raise EnvNameError(f"{name!r} contains a control character")
     if name != name.lstrip():
         raise EnvNameError(f"{name!r} must not start with a space")
-    if name.endswith((".", " ")):
+    if name.endswith(".") or name != name.rstrip():
         raise EnvNameError(f"{name!r} must not end with a dot or a space (Windows drops them)")
     bad = sorted(set(name) & _FORBIDDEN)
     if bad:
