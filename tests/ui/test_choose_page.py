@@ -1,0 +1,406 @@
+"""The Choose page with pytest-qt, offscreen, on the sample reports (issue 7, point 1).
+
+The page sits in a plain QWizard followed by an empty page, so Next runs its ``validatePage``.
+Most tests use the real recommender over the bundled compatibility data; it runs on a worker,
+so the tests wait for the page with ``qtbot.waitUntil``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpuwizard.core.plan import Recommendation, WishError
+from gpuwizard.core.system_report import SystemReport
+from gpuwizard.ui.pages import choose as choose_module
+from gpuwizard.ui.pages.choose import ChoosePage
+from gpuwizard.workflow import wizard_steps
+from gpuwizard.workflow.path_request import PathRequest
+from gpuwizard.workflow.session import WizardSession
+from gpuwizard.workflow.system_file import load_system_report
+from gpuwizard.workflow.wizard_steps import Choice
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
+from pytestqt.qtbot import QtBot
+
+from fakes.keyboard import tab_through
+
+SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
+WINDOWS = "windows-rtx2080super-two-cuda.json"
+
+Opener = Callable[..., tuple[QWizard, ChoosePage, WizardSession]]
+
+
+def sample(name: str) -> SystemReport:
+    return load_system_report(Path(str(SAMPLES.joinpath(name))))
+
+
+def show_page(qtbot: QtBot, state: WizardSession) -> tuple[QWizard, ChoosePage]:
+    """The page in a plain wizard; closing it first waits for the page's workers."""
+    wizard = QWizard()
+    page = ChoosePage(state)
+    wizard.addPage(page)
+    wizard.addPage(QWizardPage())  # so that Next leaves the page
+
+    def stop(_wizard: QWizard) -> None:
+        page.timer.stop()
+        page.wait_for_workers()  # a QThread must not be destroyed while it runs
+
+    qtbot.addWidget(wizard, before_close_func=stop)
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    return wizard, page
+
+
+@pytest.fixture
+def open_page(qtbot: QtBot) -> Opener:
+    """Open the page on a sample report and wait for the first recommendation."""
+
+    def open_(name: str, **session: Any) -> tuple[QWizard, ChoosePage, WizardSession]:
+        state = WizardSession(report=sample(name), **session)
+        wizard, page = show_page(qtbot, state)
+        settle(qtbot, page)
+        return wizard, page, state
+
+    return open_
+
+
+def settle(qtbot: QtBot, page: ChoosePage) -> None:
+    qtbot.waitUntil(lambda: page.outcome is not None and not page.is_busy(), timeout=20_000)
+
+
+def choose(
+    qtbot: QtBot, page: ChoosePage, framework: str, version: str | None = None, manager: str | None = None
+) -> None:
+    """Pick in the inputs as a person would, then wait for the new recommendation."""
+    radio = page.tensorflow_radio if framework == "tensorflow" else page.pytorch_radio
+    radio.setChecked(True)
+    if version is not None:
+        qtbot.waitUntil(lambda: page.version_combo.findData(version) >= 0, timeout=10_000)
+        page.version_combo.setCurrentIndex(page.version_combo.findData(version))
+    if manager is not None:
+        {"venv": page.venv_radio, "conda": page.conda_radio}[manager].setChecked(True)
+    assert page.is_busy()  # the change is seen at once; the answer comes a little later
+    settle(qtbot, page)
+
+
+def next_button(wizard: QWizard) -> Any:
+    return wizard.button(QWizard.WizardButton.NextButton)
+
+
+class RecordingRecommender:
+    """The real recommender, noting the thread of every call; optionally held at a gate."""
+
+    def __init__(self, gated_calls: int = 0) -> None:
+        self.threads: list[threading.Thread] = []
+        self.choices: list[Choice] = []
+        self.gate = threading.Event()
+        self.gated_calls = gated_calls
+
+    def __call__(self, report: SystemReport, choice: Choice) -> Recommendation:
+        self.threads.append(threading.current_thread())
+        self.choices.append(choice)
+        if len(self.choices) <= self.gated_calls:
+            assert self.gate.wait(20), "the test never opened the gate"
+        return wizard_steps.recommend_for(report, choice)
+
+
+def test_pytorch_shows_a_plan_with_the_torch_requirement(qtbot: QtBot, open_page: Opener):
+    wizard, page, session = open_page("linux-h200.json")
+    assert page.pytorch_radio.isChecked() and page.chosen_version() is None
+    rec = page.recommendation
+    assert rec is not None and rec.framework == "pytorch"
+    assert any(req.startswith("torch==") for req in rec.plan.requirements)
+    assert "torch==" in page.plan_pip.text() and rec.plan.framework_version in page.plan_framework.text()
+    assert page.headline.isVisible() and "possible" in page.headline.text()
+    assert f"CUDA {rec.plan.cuda}" in page.plan_cuda.text()
+    assert "envs" in page.changes.text() and page.name_edit.text() in page.changes.text()
+    assert "No administrator rights" in page.changes.text()
+    assert not page.error_label.isVisible()
+    assert next_button(wizard).isEnabled()
+
+    wizard.next()
+    assert session.choice is not None and session.choice.framework == "pytorch"
+    assert session.choice.env_name == "torch-gpu"
+    assert session.recommendation is rec
+    assert session.path_request is None  # PyTorch wheels bring CUDA: nothing for PATH
+
+
+def test_the_version_list_is_the_frameworks_releases_newest_first(qtbot: QtBot, open_page: Opener):
+    _wizard, page, _session = open_page("linux-h200.json")
+    qtbot.waitUntil(lambda: page.version_combo.count() > 5, timeout=10_000)
+    versions = [page.version_combo.itemData(i) for i in range(page.version_combo.count())]
+    assert versions[0] == "" and page.version_combo.itemText(0) == "Recommended"
+    assert "2.13" in versions and versions.index("2.13") < versions.index("2.10") < versions.index("1.12")
+
+    choose(qtbot, page, "tensorflow")
+    versions = [page.version_combo.itemData(i) for i in range(page.version_combo.count())]
+    assert versions[0] == "" and "2.10" in versions and "1.12" not in versions
+    assert page.recommendation is not None and page.recommendation.framework == "tensorflow"
+    assert page.name_edit.text() == "tf-gpu"  # the default name follows the framework until edited
+
+
+def test_tensorflow_2_10_in_a_venv_on_windows_adds_path_entries_and_the_path_request(
+    qtbot: QtBot, open_page: Opener
+):
+    wizard, page, session = open_page(WINDOWS)
+    choose(qtbot, page, "tensorflow", "2.10", "venv")
+    rec = page.recommendation
+    assert rec is not None and rec.plan.framework_version.startswith("2.10")
+    assert rec.plan.path_entries
+    changes = page.changes.text()
+    assert "PATH" in changes
+    for entry in rec.plan.path_entries:
+        assert entry in changes
+    assert "You install yourself" in changes and "CUDA 11.2" in changes  # the system toolkit
+
+    wizard.next()
+    assert wizard.currentId() != wizard.startId()
+    assert session.path_request == PathRequest(
+        folders=tuple(rec.plan.path_entries), dlls=tuple(rec.plan.dlls_expected)
+    )
+    assert session.choice == Choice("tensorflow", "2.10", "venv", None, "tf-gpu", False)
+    assert session.recommendation is rec
+
+    # Back, and a plan without PATH entries: the PATH request goes with it.
+    wizard.back()
+    choose(qtbot, page, "pytorch")
+    wizard.next()
+    assert session.path_request is None
+    assert session.choice is not None and session.choice.framework == "pytorch"
+
+
+def test_automatic_picks_conda_where_it_brings_cuda_and_then_nothing_goes_on_path(
+    qtbot: QtBot, open_page: Opener
+):
+    _wizard, page, _session = open_page(WINDOWS)
+    assert page.conda_radio.isEnabled()
+    choose(qtbot, page, "tensorflow", "2.10")
+    rec = page.recommendation
+    assert rec is not None and rec.plan.manager == "conda" and not rec.plan.path_entries
+    assert page.plan_conda.isVisible() and "cudatoolkit" in page.plan_conda.text()
+    assert "conda environment" in page.changes.text() and "PATH, drivers" in page.changes.text()
+
+
+def test_without_a_gpu_the_headline_says_cpu_and_there_are_no_gpus_to_pick(qtbot: QtBot, open_page: Opener):
+    wizard, page, session = open_page("no-gpu.json")
+    assert "CPU" in page.headline.text()
+    assert page.recommendation is not None and page.recommendation.plan.cpu_only
+    assert "CPU build" in page.plan_cuda.text()
+    assert not page.gpu_list.isVisible() and page.gpu_note.isVisible()
+    assert "No NVIDIA GPU" in page.gpu_note.text()
+    assert page.findings_box.isVisible()
+    assert any(view.finding.code == "NO_NVIDIA_GPU" for view in page.finding_views)
+    # No conda on that machine: the choice is there, greyed, and says why.
+    assert not page.conda_radio.isEnabled() and "Miniforge" in page.conda_radio.toolTip()
+    assert page.name_edit.text() == "torch-cpu"
+    wizard.next()
+    assert session.choice is not None and session.choice.gpus is None
+
+
+def test_the_recommendation_runs_off_the_ui_thread(qtbot: QtBot, open_page: Opener):
+    recorder = RecordingRecommender()
+    _wizard, page, _session = open_page("linux-h200.json", recommend=recorder)
+    choose(qtbot, page, "tensorflow")
+    assert len(recorder.threads) == 2
+    assert all(thread is not threading.main_thread() for thread in recorder.threads)
+    assert recorder.choices[-1].framework == "tensorflow"
+
+
+def test_changes_in_quick_succession_make_one_recommendation_and_a_late_answer_is_dropped(qtbot: QtBot):
+    recorder = RecordingRecommender(gated_calls=1)
+    wizard, page = show_page(qtbot, WizardSession(report=sample(WINDOWS), recommend=recorder))
+    try:
+        # The first (PyTorch) answer is held back; meanwhile the person changes everything.
+        qtbot.waitUntil(lambda: len(recorder.choices) == 1, timeout=10_000)
+        assert page.is_busy() and not page.isComplete() and not next_button(wizard).isEnabled()
+        qtbot.waitUntil(lambda: page.version_combo.findData("2.10") >= 0, timeout=10_000)
+        page.tensorflow_radio.setChecked(True)
+        page.version_combo.setCurrentIndex(page.version_combo.findData("2.10"))
+        page.venv_radio.setChecked(True)
+        qtbot.waitUntil(lambda: len(recorder.choices) == 2, timeout=10_000)
+        recorder.gate.set()
+        settle(qtbot, page)
+        assert len(recorder.choices) == 2  # three changes, one debounced run
+        assert recorder.choices[1] == Choice("tensorflow", "2.10", "venv", None, "tf-gpu")
+        rec = page.recommendation
+        assert rec is not None and rec.framework == "tensorflow" and rec.plan.manager == "venv"
+        # The held PyTorch answer came last, and was not shown.
+        page.wait_for_workers()
+        QApplication.processEvents()  # deliver the held answer's queued signal
+        assert page.recommendation is rec and "TensorFlow" in page.headline.text()
+    finally:
+        recorder.gate.set()
+        page.wait_for_workers()
+
+
+def test_a_failing_recommender_shows_its_message_in_one_line(qtbot: QtBot, open_page: Opener):
+    def broken(report: SystemReport, choice: Choice) -> Recommendation:
+        raise RuntimeError("the compatibility data is damaged\nTraceback (most recent call last): ...")
+
+    wizard, page, _session = open_page("linux-h200.json", recommend=broken)
+    assert page.error_label.isVisible()
+    text = page.error_label.text()
+    assert "the compatibility data is damaged" in text and "RuntimeError" in text
+    assert "Traceback" not in text and "\n" not in text
+    assert not page.result_box.isVisible() and not page.headline.isVisible()
+    assert not page.isComplete() and not next_button(wizard).isEnabled()
+    wizard.next()
+    assert wizard.currentId() == wizard.startId()
+
+
+def test_a_wish_error_is_shown_as_its_own_words(qtbot: QtBot, open_page: Opener):
+    def refusing(report: SystemReport, choice: Choice) -> Recommendation:
+        if choice.framework == "tensorflow":
+            raise WishError("TensorFlow 2.10 is not in the compatibility data for this machine")
+        return wizard_steps.recommend_for(report, choice)
+
+    wizard, page, _session = open_page("linux-h200.json", recommend=refusing)
+    assert next_button(wizard).isEnabled()
+    choose(qtbot, page, "tensorflow")
+    assert page.error_label.text() == "TensorFlow 2.10 is not in the compatibility data for this machine"
+    assert not next_button(wizard).isEnabled()
+    choose(qtbot, page, "pytorch")  # and back to a working choice
+    assert not page.error_label.isVisible() and next_button(wizard).isEnabled()
+
+
+@pytest.mark.parametrize(
+    ("name", "words"), [("con", "device name"), ("../x", "not a plain name"), ("", "empty")]
+)
+def test_an_invalid_environment_name_blocks_next_with_the_reason(
+    qtbot: QtBot, open_page: Opener, name: str, words: str
+):
+    wizard, page, session = open_page("linux-h200.json")
+    assert next_button(wizard).isEnabled() and not page.name_error.isVisible()
+    page.name_edit.clear()
+    qtbot.keyClicks(page.name_edit, name)
+    assert page.name_error.isVisible() and words in page.name_error.text()
+    assert not page.isComplete() and not next_button(wizard).isEnabled()
+    wizard.next()
+    assert wizard.currentId() == wizard.startId() and session.choice is None
+
+    page.name_edit.setText("demo")
+    assert not page.name_error.isVisible() and next_button(wizard).isEnabled()
+    assert not page.is_busy()  # the name does not change the recommendation
+    wizard.next()
+    assert session.choice is not None and session.choice.env_name == "demo"
+
+
+def test_gpus_can_be_left_out_and_an_unusable_one_is_shown_greyed(qtbot: QtBot, open_page: Opener):
+    wizard, page, session = open_page("linux-4xa100-one-lost.json")
+    items = [page.gpu_list.item(row) for row in range(page.gpu_list.count())]
+    assert len(items) == 4
+    lost = [item for item in items if not item.flags() & Qt.ItemFlag.ItemIsEnabled]
+    assert len(lost) == 1 and "not usable" in lost[0].text()
+    assert lost[0].checkState() == Qt.CheckState.Unchecked
+    usable = [item for item in items if item.flags() & Qt.ItemFlag.ItemIsEnabled]
+    assert all(item.checkState() == Qt.CheckState.Checked for item in usable)
+    assert page.selected_gpus() is None  # every usable GPU: no CUDA_VISIBLE_DEVICES
+
+    usable[1].setCheckState(Qt.CheckState.Unchecked)
+    settle(qtbot, page)
+    kept = ",".join(str(item.data(Qt.ItemDataRole.UserRole)) for item in (usable[0], usable[2]))
+    assert page.selected_gpus() == kept
+    assert f"CUDA_VISIBLE_DEVICES={kept}" in page.changes.text()
+
+    for item in usable:
+        item.setCheckState(Qt.CheckState.Unchecked)
+    settle(qtbot, page)
+    assert page.gpu_note.isVisible() and "at least one GPU" in page.gpu_note.text()
+    assert not next_button(wizard).isEnabled()
+
+    usable[0].setCheckState(Qt.CheckState.Checked)
+    settle(qtbot, page)
+    wizard.next()
+    assert session.choice is not None and session.choice.gpus == str(usable[0].data(Qt.ItemDataRole.UserRole))
+
+
+def test_a_saved_report_is_a_preview_and_the_page_still_recommends(qtbot: QtBot, open_page: Opener):
+    _wizard, page, _session = open_page(WINDOWS, system_file=Path("saved.json"))
+    assert page.preview_note.isVisible() and "nothing will be installed" in page.preview_note.text()
+    assert page.recommendation is not None
+    assert "preview" in page.changes.text()
+    assert "envs/torch-gpu" in page.changes.text()  # that machine's home, not this one's
+
+
+def test_a_choice_in_the_session_is_shown_and_its_wheel_folder_kept(
+    qtbot: QtBot, open_page: Opener, tmp_path: Path
+):
+    earlier = Choice("tensorflow", "2.10", "venv", None, "demo", True, find_links=tmp_path, offline=True)
+    wizard, page, session = open_page(WINDOWS, choice=earlier)
+    assert page.tensorflow_radio.isChecked() and page.venv_radio.isChecked()
+    qtbot.waitUntil(lambda: page.version_combo.count() > 2, timeout=10_000)
+    assert page.chosen_version() == "2.10"
+    assert page.name_edit.text() == "demo" and page.jupyter_check.isChecked()
+    assert "ipykernel" in page.changes.text() and "Jupyter kernel" in page.changes.text()
+    wizard.next()
+    assert session.choice == earlier
+
+
+def test_keyboard_tab_reaches_every_input_and_mnemonics_work(qtbot: QtBot, open_page: Opener):
+    wizard, page, _session = open_page(WINDOWS)
+    reached = tab_through(qtbot, wizard, presses=25)
+    framework = {page.pytorch_radio, page.tensorflow_radio}
+    manager = {page.auto_radio, page.venv_radio, page.conda_radio}
+    assert framework & set(reached) and manager & set(reached)
+    for widget in (page.version_combo, page.name_edit, page.jupyter_check, page.gpu_list, page.result_scroll):
+        assert widget in reached, widget.objectName()
+    assert next_button(wizard) in reached
+
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_M, Qt.KeyboardModifier.AltModifier)
+    assert QApplication.focusWidget() is page.name_edit
+    qtbot.keyClick(page.name_edit, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(page.tensorflow_radio.isChecked, timeout=5_000)  # a mnemonic animates the click
+    settle(qtbot, page)
+    assert page.recommendation is not None and page.recommendation.framework == "tensorflow"
+
+
+def test_inputs_have_accessible_names_and_jargon_has_tooltips(qtbot: QtBot, open_page: Opener):
+    _wizard, page, _session = open_page(WINDOWS)
+    inputs = [
+        page.pytorch_radio,
+        page.tensorflow_radio,
+        page.version_combo,
+        page.auto_radio,
+        page.venv_radio,
+        page.conda_radio,
+        page.gpu_list,
+        page.name_edit,
+        page.jupyter_check,
+    ]
+    assert all(widget.accessibleName() for widget in inputs)
+    assert "virtual environment" in page.venv_radio.toolTip()
+    assert "conda" in page.conda_radio.toolTip() and "CUDA" in page.conda_radio.toolTip()
+    assert "cuDNN" in page.plan_cuda.toolTip()
+    item = page.gpu_list.item(0)
+    assert item is not None and "Compute capability" in item.toolTip()
+
+
+def test_without_the_release_list_recommended_still_works(
+    qtbot: QtBot, open_page: Opener, monkeypatch: pytest.MonkeyPatch
+):
+    def unreadable() -> dict[str, list[str]]:
+        raise OSError("compat data unreadable")
+
+    monkeypatch.setattr(choose_module, "release_lists", unreadable)
+    wizard, page, _session = open_page("linux-h200.json")
+    qtbot.waitUntil(page.versions_error.isVisible, timeout=10_000)
+    assert "compat data unreadable" in page.versions_error.text()
+    assert page.version_combo.count() == 1 and page.chosen_version() is None
+    assert page.recommendation is not None and next_button(wizard).isEnabled()
+
+
+def test_a_report_detected_again_is_recommended_for_anew(qtbot: QtBot, open_page: Opener):
+    wizard, page, session = open_page("no-gpu.json")
+    assert page.recommendation is not None and page.recommendation.plan.cpu_only
+    wizard.next()
+    wizard.back()
+    session.report = sample("linux-h200.json")
+    page.initializePage()
+    settle(qtbot, page)
+    assert page.recommendation is not None and not page.recommendation.plan.cpu_only
+    assert page.gpu_list.isVisible() and page.gpu_list.count() == 1

@@ -1,0 +1,403 @@
+"""The Install page with pytest-qt, offscreen, on fake environment backends (issue 7, points 1 and 3).
+
+The fakes are plain functions run by the page on its worker thread, as the real
+``wizard_steps.create_env`` is; they send events shaped like a recorded ``gpuwizard env create
+--json`` run (uv, offline, torch 2.13.0), with short sleeps between them. The real step runs in
+``test_live_test_page.py``, with the live test after it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpuwizard.core.system_report import SystemReport
+from gpuwizard.ui.pages.install import CANCELLED, FAILED, LOG_LINES, OK, InstallPage
+from gpuwizard.workflow.session import WizardSession
+from gpuwizard.workflow.system_file import load_system_report
+from gpuwizard.workflow.wizard_steps import Choice, recommend_for
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
+from pytestqt.qtbot import QtBot
+
+from fakes.keyboard import tab_through
+
+SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
+Event = dict[str, Any]
+Sink = Callable[[Event], None]
+
+
+def sample(name: str) -> SystemReport:
+    return load_system_report(Path(str(SAMPLES.joinpath(name))))
+
+
+def make_session(**fields: Any) -> WizardSession:
+    report = sample("no-gpu.json")
+    choice = Choice("pytorch", version="2.13", env_name="demo")
+    return WizardSession(report=report, choice=choice, recommendation=recommend_for(report, choice), **fields)
+
+
+def open_page(qtbot: QtBot, session: WizardSession) -> tuple[QWizard, InstallPage]:
+    wizard = QWizard()
+    wizard.setWizardStyle(QWizard.WizardStyle.ModernStyle)
+    qtbot.addWidget(wizard)
+    wizard.resize(880, 700)
+    before = QWizardPage()
+    before.setTitle("Choose")
+    page = InstallPage(session)
+    after = QWizardPage()
+    after.setTitle("Test")
+    for each in (before, page, after):
+        wizard.addPage(each)
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    wizard.next()  # onto the Install page: it starts at once
+    assert wizard.currentPage() is page
+    return wizard, page
+
+
+def ok_result(home: str = "/home/ana/.local/share/gpuwizard") -> Event:
+    return {
+        "event": "result", "status": "ok", "name": "demo", "path": f"{home}/envs/demo",
+        "python": f"{home}/envs/demo/bin/python", "framework_version": "2.13.0",
+        "framework_build": "2.13.0+cpu", "manager": "venv", "tool": "uv",
+        "constraints": f"{home}/envs/demo/gpuwizard-constraints.txt", "variables": {},
+        "jupyter_kernel": None, "seconds": 7.53, "log": f"{home}/logs/env-create-demo.log",
+    }  # fmt: skip
+
+
+PACKAGES = [
+    ("filelock", "4.2.12"), ("fsspec", "2026.9.0"), ("jinja2", "3.1.6"), ("markupsafe", "3.0.4"),
+    ("mpmath", "1.3.0"), ("networkx", "3.6.1"), ("setuptools", "84.2.1"), ("sympy", "1.14.0"),
+    ("torch", "2.13.0+cpu"), ("typing-extensions", "4.16.0"),
+]  # fmt: skip
+
+
+def progress(
+    action: str,
+    message: str,
+    package: str | None = None,
+    version: str | None = None,
+    *,
+    count: int | None = None,
+    percent: float | None = None,
+) -> Event:  # fmt: skip
+    return {
+        "event": "progress", "phase": "install", "action": action, "package": package,
+        "version": version, "count": count, "bytes_done": None, "bytes_total": None,
+        "percent": percent, "message": message,
+    }  # fmt: skip
+
+
+def first_events() -> list[Event]:
+    return [
+        {"event": "start", "name": "demo", "path": "/home/ana/envs/demo", "manager": "venv", "tool": "uv",
+         "framework": "pytorch", "framework_version": "2.13.0", "python_version": "3.11",
+         "requirements": ["torch==2.13.0"], "index_url": None, "find_links": "/wheels", "offline": True,
+         "log": "/home/ana/logs/env-create-demo.log"},
+        {"event": "phase", "phase": "create", "message": "creating /home/ana/envs/demo with uv"},
+        {"event": "log", "phase": "create", "tool": "uv", "line": "Using CPython 3.11.7 interpreter at: /usr/bin/python3"},
+        {"event": "phase", "phase": "install", "message": "installing torch==2.13.0"},
+        {"event": "log", "phase": "install", "tool": "uv", "line": "Resolved 10 packages in 11ms"},
+        progress("resolve", "Resolved 10 packages in 11ms", count=10),
+    ]  # fmt: skip
+
+
+class FakeInstall:
+    """A ``create_env`` that sends recorded-looking events from the worker thread.
+
+    ``gate``: when given, the install pauses after four packages until the test opens it.
+    ``wait_for_cancel``: the install waits for the cancel event, then rolls back.
+    ``fail``: the install fails with this error and log tail.
+    """
+
+    def __init__(self, *, gate: threading.Event | None = None, wait_for_cancel: bool = False,
+                 fail: tuple[str, list[str]] | None = None) -> None:  # fmt: skip
+        self.gate = gate
+        self.wait_for_cancel = wait_for_cancel
+        self.fail = fail
+        self.calls = 0
+        self.threads: list[threading.Thread] = []
+        self.saw_cancel = False
+
+    def __call__(self, report: Any, recommendation: Any, choice: Choice, on_event: Sink,
+                 cancel: threading.Event) -> Event:  # fmt: skip
+        self.calls += 1
+        self.threads.append(threading.current_thread())
+        for event in first_events():
+            on_event(event)
+            time.sleep(0.01)
+        if self.wait_for_cancel:
+            self.saw_cancel = cancel.wait(20)
+            return self._rolled_back(on_event, "cancelled", "cancelled by the user")
+        if self.fail is not None:
+            for line in self.fail[1]:
+                on_event({"event": "log", "phase": "install", "tool": "pip", "line": line})
+            return self._rolled_back(on_event, "failed", self.fail[0], self.fail[1])
+        for number, (name, version) in enumerate(PACKAGES, 1):
+            on_event({"event": "log", "phase": "install", "tool": "uv", "line": f" + {name}=={version}"})
+            on_event(progress("installed", f" + {name}=={version}", name, version))
+            time.sleep(0.01)
+            if number == 4 and self.gate is not None:
+                assert self.gate.wait(20), "the test never opened the gate"
+        for phase in ("verify", "constraints", "register"):
+            on_event({"event": "phase", "phase": phase, "message": phase})
+            time.sleep(0.01)
+        result = ok_result()
+        on_event(result)
+        return result
+
+    def _rolled_back(self, on_event: Sink, status: str, error: str, tail: list[str] | None = None) -> Event:
+        on_event({"event": "phase", "phase": "rollback", "message": f"{status}: removing what was made"})
+        time.sleep(0.05)
+        result = {
+            "event": "result", "status": status, "name": "demo", "path": "/home/ana/envs/demo",
+            "python": None, "framework_version": None, "error": error, "log_tail": tail or [],
+            "rollback_problems": [], "seconds": 1.2, "log": "/home/ana/logs/env-create-demo.log",
+        }  # fmt: skip
+        on_event(result)
+        return result
+
+
+def test_an_install_shows_progress_and_the_log_and_ends_complete(qtbot: QtBot):
+    gate = threading.Event()
+    fake = FakeInstall(gate=gate)
+    session = make_session(create_env=fake)
+    wizard, page = open_page(qtbot, session)
+    next_button = wizard.button(QWizard.WizardButton.CommitButton)
+    assert page.isCommitPage()
+
+    # Paused after four of ten packages: a determinate bar, the package, the log, Cancel on, Back off.
+    qtbot.waitUntil(lambda: page.progress.value() == 4, timeout=10_000)
+    assert (page.progress.minimum(), page.progress.maximum()) == (0, 10)
+    assert page.progress.text() == "4 of 10 packages"
+    assert page.phase_label.text() == "Installing the packages…"
+    assert page.detail_label.text() == "Package: markupsafe 3.0.4, installed"
+    log = page.log_view.toPlainText()
+    assert "== install: installing torch==2.13.0" in log and " + markupsafe==3.0.4" in log
+    assert page.cancel_button.isEnabled() and not page.isComplete()
+    assert not next_button.isEnabled()
+    assert not wizard.button(QWizard.WizardButton.BackButton).isEnabled()
+    assert fake.threads[0] is not threading.main_thread()
+
+    gate.set()
+    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    assert page.state == OK and session.env_result == ok_result()
+    assert page.result_label.text() == "The environment demo is ready."
+    assert page.env_path.text() == "/home/ana/.local/share/gpuwizard/envs/demo"
+    assert page.env_python.text() == "/home/ana/.local/share/gpuwizard/envs/demo/bin/python"
+    assert page.env_framework.text() == "2.13.0+cpu (made in 7.53 s)"
+    assert not page.retry_button.isVisible() and not page.cancel_button.isEnabled()
+    assert page.progress.value() == page.progress.maximum()
+    assert next_button.isEnabled() and wizard.button(QWizard.WizardButton.BackButton).isEnabled()
+    assert " + typing-extensions==4.16.0" in page.log_view.toPlainText()
+    qtbot.waitUntil(
+        lambda: page.log_view.verticalScrollBar().value() == page.log_view.verticalScrollBar().maximum()
+    )
+
+    # Back and forward again: the environment exists, nothing runs twice.
+    wizard.back()
+    wizard.next()
+    assert fake.calls == 1 and page.isComplete()
+
+
+def test_cancel_during_an_install_rolls_back_and_says_nothing_was_left(qtbot: QtBot):
+    fake = FakeInstall(wait_for_cancel=True)
+    session = make_session(create_env=fake)
+    wizard, page = open_page(qtbot, session)
+    qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=10_000)
+    assert page.state == "running"
+
+    qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    assert page.phase_label.text() == "Cancelling: removing what was made…"
+    assert not page.cancel_button.isEnabled()
+    assert page.progress.maximum() == 0  # busy while it rolls back
+    qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=10_000)
+    assert fake.saw_cancel
+    assert page.result_label.text() == "Cancelled. Nothing was left behind."
+    assert not page.isComplete() and session.env_result is None
+    assert page.retry_button.isVisible() and page.retry_button.isEnabled()
+    assert not wizard.button(QWizard.WizardButton.CommitButton).isEnabled()
+    assert not page.finding_views
+
+    # Retry runs it again, this time to the end.
+    session.create_env = FakeInstall()
+    qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
+    assert page.state == "running" and not page.result_box.isVisible()
+    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    assert session.env_result is not None and session.env_result["status"] == "ok"
+
+
+def test_a_failed_install_shows_the_reason_the_diagnosis_and_retry(qtbot: QtBot):
+    tail = [
+        "ERROR: Could not find a version that satisfies the requirement torch==2.13.0 (from versions: none)",
+        "ERROR: No matching distribution found for torch==2.13.0",
+    ]
+    fake = FakeInstall(fail=("pip install failed with exit status 1", tail))
+    session = make_session(create_env=fake)
+    _wizard, page = open_page(qtbot, session)
+    qtbot.waitUntil(lambda: page.state == FAILED, timeout=10_000)
+    assert page.result_label.text() == "The environment could not be created."
+    assert "Why: pip install failed with exit status 1" in page.reason_label.text()
+    assert "Everything that was made has been removed." in page.reason_label.text()
+    assert [view.finding.code for view in page.finding_views] == ["NO_MATCHING_DISTRIBUTION"]
+    assert "torch==2.13.0" in page.finding_views[0].message_label.text()
+    assert page.retry_button.isVisible() and not page.isComplete()
+    assert tail[-1] in page.log_view.toPlainText()
+    assert page.phase_label.text() == "Failed"
+
+
+def test_a_download_with_a_size_shows_its_percentage(qtbot: QtBot):
+    gate = threading.Event()
+
+    def downloading(
+        _report: Any, _recommendation: Any, _choice: Choice, on_event: Sink, _cancel: Any
+    ) -> Event:
+        on_event({"event": "phase", "phase": "install", "message": "installing torch==2.13.0"})
+        on_event(progress("download", "Collecting torch==2.13.0", "torch", "2.13.0"))
+        on_event(progress("download", "Progress 90000000 of 200000000", "torch", "2.13.0", percent=45.0))
+        assert gate.wait(20)
+        result = ok_result()
+        on_event(result)
+        return result
+
+    _wizard, page = open_page(qtbot, make_session(create_env=downloading))
+    qtbot.waitUntil(lambda: page.progress.value() == 45, timeout=10_000)
+    assert page.progress.maximum() == 100 and page.progress.text() == "torch 45%"
+    assert page.detail_label.text() == "Package: torch 2.13.0, downloading"
+    gate.set()
+    qtbot.waitUntil(page.isComplete, timeout=10_000)
+
+
+def test_an_error_escaping_the_step_is_shown_not_raised(qtbot: QtBot):
+    def broken(*_args: Any) -> Event:
+        raise RuntimeError("disk on fire")
+
+    _wizard, page = open_page(qtbot, make_session(create_env=broken))
+    qtbot.waitUntil(lambda: page.state == FAILED, timeout=10_000)
+    assert "RuntimeError: disk on fire" in page.reason_label.text()
+    assert page.retry_button.isVisible()
+
+
+def test_a_preview_installs_nothing(qtbot: QtBot):
+    fake = FakeInstall()
+    session = make_session(create_env=fake, system_file=Path("saved.json"))
+    _wizard, page = open_page(qtbot, session)
+    assert fake.calls == 0 and page.preview_note.isVisible()
+    assert page.isComplete() and page.bridge is None
+    assert "nothing is installed on this machine" in page.preview_note.text()
+    assert "PyTorch 2.13" in page.intro.text() and "demo" in page.intro.text()
+    assert "== install: torch==2.13.0 from" in page.log_view.toPlainText()
+
+
+def test_a_flood_of_log_lines_reaches_the_page_in_a_few_batches(qtbot: QtBot):
+    lines = 20_000
+
+    def chatty(_report: Any, _recommendation: Any, _choice: Choice, on_event: Sink, _cancel: Any) -> Event:
+        on_event({"event": "phase", "phase": "install", "message": "installing"})
+        for number in range(lines):
+            on_event({"event": "log", "phase": "install", "tool": "pip", "line": f"line {number}"})
+        result = ok_result()
+        on_event(result)
+        return result
+
+    session = make_session(create_env=chatty)
+    batches: list[int] = []
+    wizard = QWizard()
+    qtbot.addWidget(wizard)
+    page = InstallPage(session)
+    take = page._take_events
+
+    def counted(events: list[Event]) -> None:
+        batches.append(len(events))
+        take(events)
+
+    page._take_events = counted  # type: ignore[method-assign]
+    wizard.addPage(page)
+    wizard.show()
+    qtbot.waitUntil(page.isComplete, timeout=20_000)
+    assert sum(batches) == lines + 2 and len(batches) < 200
+    assert page.log_view.blockCount() <= LOG_LINES + 1
+    assert page.log_view.toPlainText().rstrip().endswith(f"line {lines - 1}")
+
+
+def test_the_page_works_by_keyboard(qtbot: QtBot):
+    gate = threading.Event()
+    wizard, page = open_page(qtbot, make_session(create_env=FakeInstall(gate=gate)))
+    qtbot.waitUntil(lambda: page.progress.value() == 4, timeout=10_000)
+    reached = tab_through(qtbot, wizard)
+    assert page.cancel_button in reached and page.log_view in reached
+    gate.set()
+    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    assert page.log_view.accessibleName() == "Installation log"
+    assert page.cancel_button.text() == "&Cancel installation"
+
+
+def test_closing_the_wizard_while_installing_cancels_and_waits(qtbot: QtBot):
+    fake = FakeInstall(wait_for_cancel=True)
+    _wizard, page = open_page(qtbot, make_session(create_env=fake))
+    qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=10_000)
+    page.wait_for_workers()
+    assert fake.saw_cancel and not any(worker.is_running() for worker in page._workers)
+    qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=10_000)
+
+
+def test_many_qt_calls_and_emits_do_not_crash_the_process(tmp_path: Path):
+    # PySide6 6.12 on CPython 3.11 drops a reference to None per void call and to True per
+    # emit; without the bridge's keep_singletons_alive this aborts ("bool_dealloc"), at exit
+    # at the latest. A real process, so the exit is part of the test.
+    code = """
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QApplication, QLabel
+app = QApplication([])
+from gpuwizard.ui.event_bridge import EventBridge
+bridge = EventBridge(lambda events: None)
+class Source(QObject):
+    said = Signal()
+source, label = Source(), QLabel()
+for number in range(20_000):
+    label.setText(str(number))
+    source.said.emit()
+    if number % 1000 == 0:
+        bridge.flush()
+print("clean exit")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "clean exit" in done.stdout
+
+
+@pytest.mark.parametrize("outcome", ["ok", "cancelled", "failed"])
+def test_the_end_states_render(qtbot: QtBot, tmp_path: Path, outcome: str):
+    fake = {
+        "ok": FakeInstall(),
+        "cancelled": FakeInstall(wait_for_cancel=True),
+        "failed": FakeInstall(fail=("pip install failed with exit status 1", [
+            "ERROR: No matching distribution found for torch==2.13.0"])),
+    }[outcome]  # fmt: skip
+    _wizard, page = open_page(qtbot, make_session(create_env=fake))
+    if outcome == "cancelled":
+        qtbot.waitUntil(lambda: "Resolved" in page.log_view.toPlainText(), timeout=10_000)
+        page.cancel()
+    qtbot.waitUntil(lambda: page.state == outcome, timeout=10_000)
+    QApplication.processEvents()
+    folder = Path(os.environ.get("GPUWIZARD_TEST_SHOTS", str(tmp_path)))
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"install-{outcome}.png"
+    assert page.window().grab().save(str(target))
+    assert page.result_box.isVisible()
