@@ -36,9 +36,7 @@ SETTLE_MS: Final = 30_000
 def _settle(page: QWizardPage | None) -> None:
     """Wait until ``page`` is complete (the PATH page reads PATH on a worker), then let layouts settle.
 
-    One event loop that quits on ``completeChanged``, rather than a polling loop: PySide6 6.12
-    on Python 3.11 drops a reference to None on every call of a void method, and thousands of
-    ``processEvents()`` calls end in "Fatal Python error: none_dealloc".
+    One event loop that quits on ``completeChanged``, rather than a polling loop.
     """
     if page is not None and not page.isComplete():
         loop = QEventLoop()

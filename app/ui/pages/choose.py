@@ -62,9 +62,7 @@ _CHOICES_WIDTH: Final = 270
 _GPU_ROWS_SHOWN: Final = 4
 _BAD_COLOUR: Final = "#a11212"  # the text says what is wrong; red draws the eye
 _CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
-#: The version list's data for "Recommended". Not None: PySide6 6.12.0 on CPython 3.11 drops a
-#: reference to None each time ``currentData()`` returns it (and on every call of a method that
-#: returns void), and Python aborts once the count reaches zero ("deallocating None").
+#: The version list's data for "Recommended" (a release's data is its version).
 RECOMMENDED: Final = ""
 
 

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from gpuwizard.ui.event_bridge import keep_singletons_alive
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -125,7 +124,6 @@ class LossChart(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         """Axes, grid, the series and the legend."""
-        keep_singletons_alive()  # every QPainter call below loses a reference to None (event_bridge)
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         drawn = [series for series in self.series.values() if series.points]
