@@ -9,8 +9,6 @@ The fakes are plain functions run by the page on its worker thread, as the real
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
