@@ -55,19 +55,57 @@ def run_test_command(args: argparse.Namespace, write: Callable[[str], None]) -> 
     except NvmlUnavailable as error:
         has_gpu = False if error.failure in ("library_not_found", "binding_missing") else None
     show = _json_lines(write) if args.json else _TextProgress(write)
+    seen = _GpuCount(show)
     cancel = threading.Event()
     with cancel_on_signals(cancel):
         result = run_live_test(
             target,
             runner=StreamingSubprocessRunner(),
-            on_event=show,
+            on_event=seen,
             cancel=cancel,
             machine_has_nvidia_gpu=has_gpu,
             sampler=UsageSampler() if has_gpu else None,
             timeout_s=args.timeout,
         )
+    if target.env_name is not None and result["verdict"] != "broken" and not cancel.is_set():
+        saved = _record_good_state(target.env_name, {**result, "gpus_visible": seen.gpus})
+        if saved is not None and not args.json:  # JSON lines end with the result event (the contract)
+            write(f"  recorded as the last good state: {saved}\n")
     fine = result["verdict"] == "gpu_ok" or (result["verdict"] == "cpu_only" and has_gpu is False)
     return EXIT_OK if fine else EXIT_PROBLEM
+
+
+class _GpuCount:
+    """Passes events on, counting the GPUs the framework reported (``device`` events of kind gpu)."""
+
+    def __init__(self, show: Callable[[dict[str, Any]], None]) -> None:
+        self.show = show
+        self.gpus = 0
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("event") == "device" and event.get("kind") == "gpu":
+            self.gpus += 1
+        self.show(event)
+
+
+def _record_good_state(env_name: str, result: dict[str, Any]) -> str | None:
+    """After a test of a wizard-made environment: record it as the last good state if it passed.
+
+    That is what ``gpuwizard verify`` compares with later. Returns the file written, or None
+    when the verdict does not pass on this machine (then nothing changes).
+    """
+    import os  # noqa: PLC0415
+
+    from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
+    from gpuwizard.workflow.snapshots import record_good_state, snapshot_path  # noqa: PLC0415
+
+    store = None
+    if os.name == "nt":  # the wizard edits PATH only on Windows: its folders are recorded there
+        from gpuwizard.workflow.path_machine import open_store  # noqa: PLC0415
+
+        store = open_store(None)
+    snapshot = record_good_state(detect_system(), env_name, result, path_store=store)
+    return str(snapshot_path()) if snapshot is not None else None
 
 
 def _json_lines(write: Callable[[str], None]) -> Callable[[dict[str, Any]], None]:

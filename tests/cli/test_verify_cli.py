@@ -1,0 +1,289 @@
+"""``gpuwizard verify`` through the real entry point, as a user (or IT staff's script) runs it.
+
+The acceptance: after an environment is created and its live test passed, ``verify --json``
+exits 0; then what drifts is named with its fix: the framework removed by hand, a CPU wheel
+swapped in for the CUDA one, a driver upgraded (fine) or gone (``--system FILE`` stands for
+the machine), and a PATH folder the wizard added that something else took away
+(``--registry FILE``). Environments are real: the real CPU build of torch 2.13.0 for the
+passing test, stand-in ``+cu126``/``+cpu`` wheels (``fakes.torch_builds``) for the swap.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpuwizard.core.system_report import report_to_json
+
+from fakes.reports import machine
+from fakes.torch_builds import torch_build
+from fakes.wheelhouses import real_cpu_torch_folder
+from fakes.wheels import bundled_pip_wheel
+
+ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
+UV = shutil.which("uv", path=str(Path(sys.executable).parent))
+USER = "HKCU\\Environment"
+CUDA_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin"
+RTX = ("NVIDIA GeForce RTX 3060", "8.6")
+
+
+def home() -> Path:
+    return Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
+
+
+def gpuwizard(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ENTRY_POINT, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ),
+        check=False,
+    )
+
+
+def events_of(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert events and events[-1]["event"] == "result", done.stdout[-2000:] + done.stderr[-2000:]
+    assert [event["event"] for event in events if "source" not in event].count("result") == 1
+    return events
+
+
+def checks(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    found = {event["check_id"]: event for event in events if event["event"] == "check"}
+    assert list(found) == [check["check_id"] for check in events[-1]["checks"]]
+    return found
+
+
+def statuses(events: list[dict[str, Any]]) -> dict[str, tuple[str, str | None]]:
+    return {
+        check_id: (check["status"], check["finding"]["code"] if check["finding"] else None)
+        for check_id, check in checks(events).items()
+    }
+
+
+def site_packages(env_path: str) -> Path:
+    found = [*Path(env_path).glob("lib/python*/site-packages"), *Path(env_path).glob("Lib/site-packages")]
+    assert found, env_path
+    return found[0]
+
+
+@pytest.fixture(scope="session")
+def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels-verify"))
+    if folder is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
+        pytest.skip("the CPU torch 2.13.0 wheel is not available on this machine")
+    return folder
+
+
+@pytest.mark.slow
+def test_acceptance_a_passed_test_verifies_then_the_framework_removed_by_hand_is_named(torch_folder: Path):
+    made = gpuwizard(
+        "env", "create", "torchcpu", "--framework", "pytorch", "--version", "2.13",
+        "--find-links", str(torch_folder), "--offline", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr
+    env = json.loads(made.stdout.splitlines()[-1])
+    assert not (home() / "last-good.json").exists()
+
+    tested = gpuwizard("test", "--env", "torchcpu", "--json")
+    assert tested.returncode == 0, tested.stdout[-2000:] + tested.stderr
+    assert json.loads(tested.stdout.splitlines()[-1])["event"] == "result"  # still the last line
+    snapshot = json.loads((home() / "last-good.json").read_text())
+    assert snapshot["schema"] == "gpuwizard.snapshot/1"
+    assert [(e["name"], e["test_verdict"]) for e in snapshot["environments"]] == [("torchcpu", "cpu_only")]
+
+    started = time.monotonic()
+    verified = gpuwizard("verify", "--json")
+    print(f"verify with the short test: {time.monotonic() - started:.1f} s")
+    assert verified.returncode == 0, verified.stdout[-3000:] + verified.stderr
+    events = events_of(verified)
+    result = events[-1]
+    assert (result["schema"], result["healthy"], result["status"]) == ("gpuwizard.health/1", True, "complete")
+    assert result["snapshot_recorded"] == snapshot["recorded"]
+    found = statuses(events)
+    assert found["env:torchcpu:test"] == ("ok", None)
+    assert {status for status, _ in found.values()} <= {"ok", "skipped"}
+    assert checks(events)["env:torchcpu:build"]["after"] == "2.13.0+cpu (CPU)"
+
+    shutil.rmtree(site_packages(env["path"]) / "torch")  # "I deleted torch to save space"
+    broken = gpuwizard("verify", "--json")
+    assert broken.returncode == 1, broken.stdout[-3000:] + broken.stderr
+    events = events_of(broken)
+    assert events[-1]["healthy"] is False
+    found = statuses(events)
+    assert found["env:torchcpu:import"] == ("broken", "DRIFT_FRAMEWORK_MISSING")
+    assert found["env:torchcpu:test"][0] == "skipped"
+    hint = checks(events)["env:torchcpu:import"]["finding"]["hint"]
+    assert (
+        f"{env['python']} -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu"
+        in hint
+    )
+    assert "gpuwizard env create torchcpu --framework pytorch --version 2.13.0 --replace" in hint
+    assert events[-1]["saved"] is None
+
+    text = gpuwizard("verify", "--no-test")
+    assert text.returncode == 1
+    assert "BROKEN   env:torchcpu:import  import torch -> not installed" in text.stdout
+    assert "fix: Reinstall the recorded build" in text.stdout
+    assert "Broken: 1 check failed" in text.stdout
+
+
+@pytest.fixture
+def cuda_env(tmp_path: Path) -> dict[str, Any]:
+    """An environment the wizard made with a ``torch 2.13.0+cu126`` (a stand-in: no GPU here)."""
+    wheels = tmp_path / "cu126"
+    torch_build(wheels, "2.13.0+cu126", "12.6")
+    shutil.copy(bundled_pip_wheel(), wheels)
+    made = gpuwizard(
+        "env", "create", "gpu", "--framework", "pytorch", "--version", "2.13",
+        "--find-links", str(wheels), "--offline", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr
+    result: dict[str, Any] = json.loads(made.stdout.splitlines()[-1])
+    assert result["framework_build"] == "2.13.0+cu126"
+    return result
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(UV is None, reason="uv is a project dependency")
+def test_a_cpu_wheel_swapped_in_for_the_cuda_one_is_broken_with_the_pinned_reinstall(
+    cuda_env: dict[str, Any], tmp_path: Path
+):
+    first = gpuwizard("verify", "--json", "--no-test")
+    assert first.returncode == 0, first.stdout[-3000:]
+    assert statuses(events_of(first))["env:gpu:build"] == ("ok", None)
+    # uv does not read pip's configuration, so outside the activated environment nothing
+    # stops it from replacing the build (what a careless `uv pip install --python` does).
+    cpu = tmp_path / "cpu"
+    torch_build(cpu, "2.13.0+cpu", None)
+    assert UV is not None
+    subprocess.run(
+        [UV, "pip", "install", "--python", cuda_env["python"], "--offline", "--no-index", "--find-links", str(cpu),
+         "--reinstall", "torch==2.13.0+cpu"],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    done = gpuwizard("verify", "--json", "--no-test")
+    assert done.returncode == 1
+    events = events_of(done)
+    found = statuses(events)
+    assert found["env:gpu:build"] == ("broken", "DRIFT_CPU_BUILD_SWAPPED")
+    assert found["env:gpu:constraints"] == ("broken", "DRIFT_CONSTRAINTS_MISMATCH")
+    build = checks(events)["env:gpu:build"]
+    assert (build["before"], build["after"]) == ("2.13.0+cu126 (CUDA 12.6)", "2.13.0+cpu (CPU)")
+    assert "swapped in" in build["finding"]["message"]
+    assert (
+        f"{cuda_env['python']} -m pip install torch==2.13.0+cu126 --index-url https://download.pytorch.org/whl/cu126"
+        in build["finding"]["hint"]
+    )
+    assert events[-1]["drifted"] == ["env:gpu:build", "env:gpu:constraints"]
+
+
+def write_report(path: Path, **facts: Any) -> Path:
+    path.write_text(json.dumps(report_to_json(machine(**facts))))
+    return path
+
+
+def test_a_driver_upgrade_is_a_change_and_a_lost_driver_is_broken(tmp_path: Path):
+    old = write_report(tmp_path / "old.json", gpus=[RTX], driver="550.54.14", cuda_max="12.4")
+    new = write_report(tmp_path / "new.json", gpus=[RTX], driver="560.35.03", cuda_max="12.6")
+    gone = write_report(tmp_path / "gone.json", gpus=[RTX], driver=None)
+    first = gpuwizard("verify", "--system", str(old), "--json", timeout=60)
+    assert first.returncode == 0, first.stderr
+    assert statuses(events_of(first))["driver"] == ("skipped", None)
+    upgraded = gpuwizard("verify", "--system", str(new), "--json", timeout=60)
+    assert upgraded.returncode == 0, upgraded.stderr
+    events = events_of(upgraded)
+    driver = checks(events)["driver"]
+    assert (driver["status"], driver["finding"]["code"]) == ("changed", "DRIFT_DRIVER_CHANGED")
+    assert (driver["before"], driver["after"]) == ("550.54.14", "560.35.03")
+    assert events[-1]["healthy"] is True and events[-1]["drifted"] == ["driver"]
+    lost = gpuwizard("verify", "--system", str(gone), timeout=60)
+    assert lost.returncode == 1
+    assert "BROKEN   driver  560.35.03 -> none" in lost.stdout
+    assert "fix: Reinstall the NVIDIA driver" in lost.stdout
+    again = gpuwizard("verify", "--system", str(new), timeout=60)
+    assert again.returncode == 0
+    assert "  ok       driver  560.35.03" in again.stdout
+    assert "Healthy: nothing is broken." in again.stdout
+
+
+def test_a_path_folder_removed_by_another_program_is_broken_and_its_fix_works(tmp_path: Path):
+    registry = tmp_path / "registry.json"
+    registry.write_text(
+        json.dumps({USER: {"Path": {"type": "REG_EXPAND_SZ", "value": "%USERPROFILE%\\bin"}}})
+    )
+    assert (
+        gpuwizard(
+            "path", "add", CUDA_BIN, "--scope", "user", "--registry", str(registry), timeout=60
+        ).returncode
+        == 0
+    )
+    recorded = gpuwizard("verify", "--registry", str(registry), "--json", timeout=60)
+    assert recorded.returncode == 0, recorded.stderr
+    snapshot = json.loads((home() / "last-good.json").read_text())
+    assert snapshot["path_entries"] == [{"registry": f"file:{registry}", "scope": "user", "folder": CUDA_BIN}]
+
+    # An installer rewrites the user PATH without the folder.
+    data = json.loads(registry.read_text())
+    data[USER]["Path"]["value"] = "%USERPROFILE%\\bin;C:\\SomeApp"
+    registry.write_text(json.dumps(data))
+    done = gpuwizard("verify", "--registry", str(registry), "--json", timeout=60)
+    assert done.returncode == 1
+    events = events_of(done)
+    check = checks(events)[f"path:user:{CUDA_BIN}"]
+    assert (check["status"], check["finding"]["code"]) == ("broken", "DRIFT_PATH_ENTRY_REMOVED")
+    assert (check["before"], check["after"]) == ("on PATH", "not on PATH")
+    command = check["finding"]["params"]["command"]
+    assert command in check["finding"]["hint"]
+    assert command == f'gpuwizard path add "{CUDA_BIN}" --scope user --registry {registry}'
+    fixed = gpuwizard(*shlex.split(command)[1:], timeout=60)
+    assert fixed.returncode == 0, fixed.stderr
+    assert gpuwizard("verify", "--registry", str(registry), timeout=60).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("verify", "--system", "/no/such/report.json"),
+        ("verify", "--env", "never-made"),
+        ("verify", "--registry", "/no/such/registry.json"),
+        ("verify", "--bogus"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_records_nothing(args: tuple[str, ...]):
+    done = gpuwizard(*args, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (home() / "last-good.json").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_while_an_environment_is_probed_exits_130_and_records_nothing(cuda_env: dict[str, Any]):
+    init = site_packages(cuda_env["path"]) / "torch" / "__init__.py"
+    init.write_text(init.read_text() + "\nimport time\ntime.sleep(60)\n")  # an import that hangs
+    process = subprocess.Popen(
+        [ENTRY_POINT, "verify", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(json.loads(line))
+        if lines[-1].get("phase") == "environment":
+            time.sleep(0.5)
+            process.send_signal(signal.SIGINT)
+    assert process.wait(30) == 130
+    assert (lines[-1]["event"], lines[-1]["status"], lines[-1]["healthy"]) == ("result", "cancelled", False)
+    assert not (home() / "last-good.json").exists()

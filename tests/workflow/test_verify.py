@@ -1,0 +1,338 @@
+"""Verify on real environments: the env probe and the short test run for real, detection is injected.
+
+Environments are made by the wizard's own creation code from stand-in ``torch`` wheels that
+report a CUDA (``+cu126``) build (``fakes.torch_builds``), offline with uv; one test runs the
+short live test with the real CPU build of torch 2.13.0. Only the machine report is made up
+(there is no NVIDIA GPU here), and a test result where a GPU verdict is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpuwizard.adapters.interpreters import own_python
+from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnvironment
+from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.core.drift import HealthReport, SnapshotPathEntry
+from gpuwizard.core.plan import Plan
+from gpuwizard.core.system_report import ManagerFacts, SystemReport
+from gpuwizard.workflow.env_registry import EnvRecord, save_record
+from gpuwizard.workflow.environments import EnvRequest, EnvTools, create_environment, prepare_environment
+from gpuwizard.workflow.home import wizard_home
+from gpuwizard.workflow.path_changes import apply_change, plan_add, plan_remove
+from gpuwizard.workflow.path_journal import PathJournal
+from gpuwizard.workflow.snapshots import load_last_good, record_good_state, save_last_good, snapshot_path
+from gpuwizard.workflow.verify import SHORT_TEST_ARGS, VerifyCancelled, VerifyUsageError, verify_setup
+
+from fakes.reports import machine
+from fakes.torch_builds import torch_build
+from fakes.wheels import bundled_pip_wheel
+
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+UV = shutil.which("uv", path=str(Path(sys.executable).parent))
+RTX = ("NVIDIA GeForce RTX 3060", "8.6")
+NO_GPU = machine(gpus=[], driver=None)
+CUDA_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin"
+
+
+@pytest.fixture
+def cuda_wheels(tmp_path: Path) -> Path:
+    folder = tmp_path / "wheels"
+    torch_build(folder, "2.13.0+cu126", "12.6")
+    shutil.copy(bundled_pip_wheel(), folder)
+    return folder
+
+
+def make_env(name: str, wheels: Path) -> dict[str, Any]:
+    """An environment made by the wizard's creation code, offline from ``wheels``."""
+    plan = Plan(
+        framework="pytorch", framework_version="2.13.0", python=PYTHON, cpu_only=False, cuda="12.6",
+        cudnn=None, torch_variant="cu126", requirements=("torch==2.13.0",),
+        index_url="https://download.pytorch.org/whl/cu126",
+    )  # fmt: skip
+    tools = EnvTools(
+        runner=StreamingSubprocessRunner(), interpreters=[own_python()], managers=ManagerFacts(uv=UV)
+    )
+    prepared = prepare_environment(EnvRequest(name, plan, find_links=wheels, offline=True), tools)
+    result = create_environment(prepared, tools, lambda _event: None, threading.Event())
+    assert result["status"] == "ok", result
+    return result
+
+
+def verify(
+    report: SystemReport = NO_GPU, *, events: list[dict[str, Any]] | None = None, **options: Any
+) -> HealthReport:
+    options.setdefault("short_test", False)
+    return verify_setup(
+        detect=lambda: report,
+        runner=StreamingSubprocessRunner(),
+        on_event=(events if events is not None else []).append,
+        cancel=options.pop("cancel", threading.Event()),
+        **options,
+    )
+
+
+def checks_of(health: HealthReport) -> dict[str, tuple[str, str | None]]:
+    return {
+        check.check_id: (check.status, check.finding.code if check.finding else None)
+        for check in health.checks
+    }
+
+
+@pytest.mark.slow
+def test_without_a_snapshot_the_record_is_the_baseline_and_a_healthy_run_is_recorded(cuda_wheels: Path):
+    made = make_env("demo", cuda_wheels)
+    events: list[dict[str, Any]] = []
+    health = verify(events=events)
+    assert health.healthy and health.snapshot_recorded is None
+    assert checks_of(health) == {
+        "driver": ("skipped", None),
+        "gpus": ("skipped", None),
+        "env:demo:interpreter": ("ok", None),
+        "env:demo:import": ("ok", None),
+        "env:demo:build": ("ok", None),
+        "env:demo:constraints": ("ok", None),
+        "env:demo:devices": ("ok", None),
+        "env:demo:test": ("skipped", None),
+    }
+    assert [(e["event"], e.get("phase")) for e in events if e["event"] == "phase"] == [
+        ("phase", "detect"),
+        ("phase", "environment"),
+    ]
+    assert [e["check_id"] for e in events if e["event"] == "check"] == [c.check_id for c in health.checks]
+    result = events[-1]
+    assert (result["event"], result["schema"], result["status"], result["healthy"]) == (
+        "result", "gpuwizard.health/1", "complete", True,
+    )  # fmt: skip
+    assert result["saved"] == str(snapshot_path())
+    recorded = load_last_good()
+    assert recorded is not None
+    entry = recorded.environment("demo")
+    assert entry is not None
+    assert (entry.framework_build, entry.built_with_cuda, entry.cuda_build) == ("2.13.0+cu126", True, "12.6")
+    assert (entry.pins, entry.gpus_visible, entry.python) == (("torch==2.13.0+cu126",), 0, made["python"])
+    assert entry.index_url == "https://download.pytorch.org/whl/cu126"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("driver", "cuda_max", "status", "code"),
+    [
+        ("560.35.03", "12.6", "changed", "DRIFT_DRIVER_CHANGED"),
+        (None, None, "broken", "DRIFT_DRIVER_GONE"),
+        ("470.57.02", "11.4", "broken", "DRIFT_DRIVER_TOO_OLD_FOR_BUILD"),
+    ],
+    ids=["upgraded", "gone", "too-old-for-cu126"],
+)
+def test_the_driver_against_the_last_good_state(
+    driver: str | None, cuda_max: str | None, status: str, code: str, cuda_wheels: Path
+):
+    make_env("demo", cuda_wheels)
+    before = machine(gpus=[RTX], driver="550.54.14", cuda_max="12.4")
+    # The passed GPU test that recorded the state (no GPU here to run one for real).
+    passed = {"event": "result", "verdict": "gpu_ok", "framework_version": "2.13.0+cu126",
+              "built_with_cuda": True, "cuda_build": "12.6", "samples_per_s": {"gpu": 50000.0, "cpu": 800.0}}  # fmt: skip
+    assert record_good_state(before, "demo", passed) is not None
+    recorded_text = snapshot_path().read_text()
+    health = verify(machine(gpus=[RTX], driver=driver, cuda_max=cuda_max))
+    assert checks_of(health)["driver"] == (status, code)
+    assert health.healthy == (status == "changed")
+    assert health.snapshot_recorded is not None
+    for check in health.checks:
+        if check.kind != "driver":
+            assert check.status in ("ok", "skipped"), check
+    now = load_last_good()
+    assert now is not None
+    if health.healthy:
+        # Recorded again: the new driver is the last good one, the test's verdict is kept.
+        assert now.driver_version == "560.35.03"
+        entry = now.environment("demo")
+        assert entry is not None and entry.test_verdict == "gpu_ok"
+        again = verify(machine(gpus=[RTX], driver=driver, cuda_max=cuda_max))
+        assert checks_of(again)["driver"] == ("ok", None)
+    else:
+        assert snapshot_path().read_text() == recorded_text  # a broken run records nothing
+
+
+@pytest.mark.slow
+def test_an_interpreter_that_is_gone_is_broken_and_the_fix_recreates(cuda_wheels: Path):
+    made = make_env("demo", cuda_wheels)
+    Path(made["python"]).unlink()
+    health = verify(short_test=True)
+    found = checks_of(health)
+    assert found["env:demo:interpreter"] == ("broken", "DRIFT_ENV_INTERPRETER_BROKEN")
+    assert {
+        found[f"env:demo:{kind}"][0] for kind in ("import", "build", "constraints", "devices", "test")
+    } == {"skipped"}
+    broken = health.broken[0]
+    assert broken.finding is not None
+    assert "gpuwizard env create demo --framework pytorch --version 2.13.0 --replace" in broken.finding.hint
+    assert not snapshot_path().exists()
+
+
+@pytest.mark.slow
+def test_only_the_environments_asked_for_and_the_others_keep_their_state(cuda_wheels: Path):
+    make_env("one", cuda_wheels)
+    make_env("two", cuda_wheels)
+    assert verify().healthy
+    first = load_last_good()
+    assert first is not None and [e.name for e in first.environments] == ["one", "two"]
+    health = verify(env_names=["two"])
+    assert {check.subject for check in health.checks if check.check_id.startswith("env:")} == {"two"}
+    second = load_last_good()
+    assert second is not None and sorted(e.name for e in second.environments) == ["one", "two"]
+    with pytest.raises(VerifyUsageError, match="never-made"):
+        verify(env_names=["never-made"])
+
+
+@pytest.mark.slow
+def test_cancel_stops_the_running_probe_and_records_nothing(cuda_wheels: Path):
+    made = make_env("demo", cuda_wheels)
+    # Make `import torch` hang, as a broken network file system would.
+    init = Path(made["path"]) / "lib" / f"python{PYTHON}" / "site-packages" / "torch" / "__init__.py"
+    if not init.is_file():
+        init = Path(made["path"]) / "Lib" / "site-packages" / "torch" / "__init__.py"
+    init.write_text(init.read_text() + "\nimport time\ntime.sleep(60)\n")
+    cancel = threading.Event()
+    events: list[dict[str, Any]] = []
+
+    def watch(event: dict[str, Any]) -> None:
+        events.append(event)
+        if event.get("phase") == "environment":
+            threading.Timer(0.5, cancel.set).start()
+
+    started = time.monotonic()
+    with pytest.raises(VerifyCancelled) as stopped:
+        verify_setup(detect=lambda: NO_GPU, runner=StreamingSubprocessRunner(), on_event=watch, cancel=cancel)
+    assert time.monotonic() - started < 20
+    assert events[-1]["event"] == "result"
+    assert (events[-1]["status"], events[-1]["healthy"], events[-1]["saved"]) == ("cancelled", False, None)
+    assert [c.check_id for c in stopped.value.report.checks] == ["driver", "gpus"]
+    assert not snapshot_path().exists()
+
+
+@pytest.mark.slow
+def test_the_short_test_runs_in_a_real_torch_environment_and_its_events_are_tagged(torch_python: str):
+    save_record(
+        EnvRecord(
+            name="real", path=str(Path(torch_python).parent.parent), python=torch_python, manager="venv",
+            framework="pytorch", framework_version="2.13.0", framework_build="2.13.0+cpu",
+        )
+    )  # fmt: skip
+    events: list[dict[str, Any]] = []
+    started = time.monotonic()
+    health = verify(events=events, short_test=True)
+    seconds = time.monotonic() - started
+    print(f"verify with the short test: {seconds:.1f} s")
+    assert checks_of(health)["env:real:test"] == ("ok", None)
+    assert health.healthy
+    tagged = [event for event in events if event.get("source") == "test"]
+    assert tagged and all(event["env"] == "real" for event in tagged)
+    assert {"start", "step", "summary", "result"} <= {event["event"] for event in tagged}
+    start = next(event for event in tagged if event["event"] == "start")
+    assert start["config"]["cpu_steps"] == int(SHORT_TEST_ARGS[SHORT_TEST_ARGS.index("--cpu-steps") + 1])
+    test_result = next(event for event in tagged if event["event"] == "result")
+    assert test_result["verdict"] == "cpu_only" and test_result["loss_last"] < test_result["loss_first"]
+    # Verify's own events carry no source, and its result is the last event.
+    assert all("source" not in event for event in events if event["event"] == "check")
+    assert events[-1]["event"] == "result" and "source" not in events[-1]
+    recorded = load_last_good()
+    assert recorded is not None
+    entry = recorded.environment("real")
+    assert entry is not None and entry.test_verdict == "cpu_only"
+    assert entry.samples_per_s is not None and (entry.samples_per_s.get("cpu") or 0) > 0
+
+
+def registry_file(tmp_path: Path) -> SnapshotFileEnvironment:
+    path = tmp_path / "registry.json"
+    path.write_text(
+        json.dumps(
+            {
+                USER_ENVIRONMENT_KEY: {
+                    "Path": {"type": "REG_EXPAND_SZ", "value": "%USERPROFILE%\\bin;C:\\tools"}
+                }
+            }
+        )
+    )
+    return SnapshotFileEnvironment(path)
+
+
+@pytest.mark.parametrize("how", ["by-hand", "with-the-wizard"])
+def test_a_path_folder_the_wizard_added_and_that_went_away(how: str, tmp_path: Path):
+    store = registry_file(tmp_path)
+    journal = PathJournal(wizard_home())
+    apply_change(store, journal, plan_add(store, "user", [CUDA_BIN]))
+    apply_change(store, journal, plan_add(store, "user", ["C:\\tools"]))  # already there: not the wizard's
+    assert verify(path_store=store).healthy
+    recorded = load_last_good()
+    assert recorded is not None
+    assert recorded.path_entries == (SnapshotPathEntry(store.identity, "user", CUDA_BIN),)
+    if how == "by-hand":
+        data = json.loads(store.path.read_text())
+        data[USER_ENVIRONMENT_KEY]["Path"]["value"] = "%USERPROFILE%\\bin;C:\\tools"
+        store.path.write_text(json.dumps(data))
+    else:
+        apply_change(store, journal, plan_remove(store, "user", [CUDA_BIN]))
+    events: list[dict[str, Any]] = []
+    health = verify(path_store=store, events=events)
+    check = health.checks[-1]
+    assert check.check_id == f"path:user:{CUDA_BIN}"
+    assert ("phase", "path") in [(e["event"], e.get("phase")) for e in events]
+    if how == "by-hand":
+        assert (check.status, check.finding and check.finding.code) == ("broken", "DRIFT_PATH_ENTRY_REMOVED")
+        assert check.finding is not None
+        assert f'gpuwizard path add "{CUDA_BIN}" --scope user --registry {store.path}' in check.finding.hint
+        assert not health.healthy
+    else:
+        assert (check.status, check.finding and check.finding.code) == ("changed", "DRIFT_PATH_ENTRY_DROPPED")
+        assert health.healthy
+        after = load_last_good()
+        assert after is not None and after.path_entries == ()
+
+
+def test_a_damaged_snapshot_is_moved_aside_and_counts_as_none():
+    path = snapshot_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"schema": "gpuwizard.snapshot/1", "recorded": "x", "environments": 3}')
+    assert load_last_good() is None
+    assert not path.exists() and path.with_suffix(".json.bad").is_file()
+    health = verify()
+    assert checks_of(health) == {"driver": ("skipped", None), "gpus": ("skipped", None)}
+    saved = load_last_good()
+    assert saved is not None and saved.environments == ()
+
+
+def test_record_good_state_only_for_a_passed_test_of_an_environment_the_wizard_made(tmp_path: Path):
+    save_record(
+        EnvRecord(
+            "demo", str(tmp_path / "demo"), str(tmp_path / "demo/bin/python"), "venv", "pytorch", "2.13.0"
+        )
+    )
+    save_record(
+        EnvRecord(
+            "other", str(tmp_path / "other"), str(tmp_path / "other/bin/python"), "venv", "pytorch", "2.13.0"
+        )
+    )
+    gpu = machine(gpus=[RTX], driver="550.54.14", cuda_max="12.4")
+    assert record_good_state(NO_GPU, "demo", {"verdict": "broken"}) is None
+    assert record_good_state(gpu, "demo", {"verdict": "cpu_only"}) is None  # a GPU it did not use
+    assert record_good_state(NO_GPU, "never-made", {"verdict": "cpu_only"}) is None
+    assert not snapshot_path().exists()
+    first = record_good_state(NO_GPU, "demo", {"verdict": "cpu_only", "framework_version": "2.13.0+cpu"})
+    assert first is not None and first.environment("demo") is not None
+    both = record_good_state(gpu, "other", {"verdict": "gpu_slow", "gpus_visible": 2})
+    assert both is not None
+    assert [env.name for env in both.environments] == ["demo", "other"]
+    other = both.environment("other")
+    assert other is not None and (other.test_verdict, other.gpus_visible) == ("gpu_slow", 2)
+    assert both.driver_version == "550.54.14" and [gpu.name for gpu in both.gpus] == [RTX[0]]
+    assert load_last_good() == both
+    save_last_good(both)
+    assert load_last_good() == both
