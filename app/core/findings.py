@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from gpuwizard.core.finding_catalog import CATALOG, FindingTemplate
 
@@ -91,6 +91,19 @@ def finding_to_json(finding: Finding) -> dict[str, object]:
         "hint": finding.hint,
         "params": dict(finding.params),
     }
+
+
+def finding_from_json(data: Mapping[str, Any]) -> Finding:
+    """A finding from its JSON form (as :func:`finding_to_json` writes it); tolerant of gaps."""
+    severity = data.get("severity")
+    params = data.get("params")
+    return Finding(
+        code=str(data.get("code") or "UNKNOWN"),
+        severity=severity if severity in ("error", "warning", "info") else "info",
+        message=str(data.get("message") or ""),
+        hint=str(data.get("hint") or ""),
+        params={str(k): str(v) for k, v in params.items()} if isinstance(params, Mapping) else {},
+    )
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:

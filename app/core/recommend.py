@@ -36,6 +36,16 @@ from gpuwizard.core.compat import (
 from gpuwizard.core.findings import Finding, make_finding, sort_findings
 from gpuwizard.core.plan import CudaNumbers, Plan, Recommendation, Wish, WishError
 from gpuwizard.core.system_report import CudaToolkitFacts, CudnnFacts, SystemReport, display_name
+from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
+
+# The translation context of the plans' reasons and notes (the GUI translates them); lupdate
+# reads only literal contexts, so the QT_TRANSLATE_NOOP calls below spell it out.
+_R: Final = "reasons"
+
+
+def _text(template: str, **params: object) -> TranslatableText:
+    return TranslatableText(_R, template, **params)
+
 
 FRAMEWORK_TITLES: Final = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
 _MAX_ALTERNATIVES: Final = 4
@@ -344,13 +354,38 @@ def _torch_plan(
         summary = (
             f"PyTorch {version} with CUDA {variant.cuda} ({variant.name}) for Python {python} in {where}"
         )
-    reasons = _gpu_reasons(machine, served, variant.platforms[machine.platform], "this build")
+    reasons = _gpu_reasons(machine, served, variant.platforms[machine.platform])
     if variant.cuda is not None:
         reasons += _driver_reasons(machine, variant.cuda, compat)
-        cudnn = f" and cuDNN {variant.cudnn}" if variant.cudnn else ""
-        reasons.append(f"The wheel brings CUDA {variant.cuda}{cudnn}: only the NVIDIA driver is needed.")
+        if variant.cudnn:
+            reasons.append(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "reasons",
+                        "The wheel brings CUDA {cuda} and cuDNN {cudnn}: only the NVIDIA driver is needed.",
+                    ),
+                    cuda=variant.cuda,
+                    cudnn=variant.cudnn,
+                )
+            )
+        else:
+            reasons.append(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "reasons", "The wheel brings CUDA {cuda}: only the NVIDIA driver is needed."
+                    ),
+                    cuda=variant.cuda,
+                )
+            )
         if variant.experimental:
-            reasons.append(f"PyTorch calls its CUDA {variant.cuda} build of this release experimental.")
+            reasons.append(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "reasons", "PyTorch calls its CUDA {cuda} build of this release experimental."
+                    ),
+                    cuda=variant.cuda,
+                )
+            )
     return Plan(
         framework="pytorch",
         framework_version=version,
@@ -516,23 +551,46 @@ def _tensorflow_plan(
     path_entries: tuple[str, ...] = ()
     if windows and system_toolkit:
         path_entries = _windows_path_entries(machine, build)
-    reasons = _gpu_reasons(machine, served, build.archs, "this build")
+    reasons = _gpu_reasons(machine, served, build.archs)
     reasons += _driver_reasons(machine, build.cuda, compat, wsl=target == "wsl2")
     if target == "wsl2":
-        reasons.append("Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver.")
+        reasons.append(
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons", "Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver."
+                )
+            )
+        )
     if build.cuda_supply == "and-cuda":
         reasons.append(
-            f"tensorflow[and-cuda] brings CUDA {build.cuda} and cuDNN {build.cudnn} as pip packages."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons", "tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages."
+                ),
+                cuda=build.cuda,
+                cudnn=build.cudnn,
+            )
         )
     elif conda_supplies:
         reasons.append(
-            f"conda-forge supplies CUDA {build.cuda} and cuDNN {build.cudnn} inside the environment: no PATH changes."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment: no PATH changes.",
+                ),
+                cuda=build.cuda,
+                cudnn=build.cudnn,
+            )
         )
     else:
-        reasons.append(
-            f"Needs CUDA {build.cuda} and cuDNN {build.cudnn} installed on the system"
-            + (" and on PATH." if windows else ".")
+        template = (
+            QT_TRANSLATE_NOOP(
+                "reasons", "Needs CUDA {cuda} and cuDNN {cudnn} installed on the system and on PATH."
+            )
+            if windows
+            else QT_TRANSLATE_NOOP("reasons", "Needs CUDA {cuda} and cuDNN {cudnn} installed on the system.")
         )
+        reasons.append(_text(template, cuda=build.cuda, cudnn=build.cudnn))
     where = "a conda environment" if manager == "conda" else "a venv"
     inside = " inside WSL 2" if target == "wsl2" else ""
     return Plan(
@@ -582,7 +640,7 @@ def _tensorflow_cpu_plan(release: TensorflowRelease, version: str, python: str, 
         conda_packages=(f"python={python}",) if manager == "conda" else (),
         manager=manager,
         summary=f"TensorFlow {version}, CPU only, for Python {python} in {where}",
-        reasons=("Runs on the CPU: no NVIDIA driver or CUDA needed.",),
+        reasons=(_text(QT_TRANSLATE_NOOP("reasons", "Runs on the CPU: no NVIDIA driver or CUDA needed.")),),
     )
 
 
@@ -648,20 +706,43 @@ def _cuda_preference(cuda: str, cuda_max: str | None) -> tuple[int, int, int]:
     return (1, major, minor)
 
 
-def _gpu_reasons(machine: _Machine, served: Sequence[int], archs: Architectures, build: str) -> list[str]:
-    reasons = []
+def _gpu_reasons(machine: _Machine, served: Sequence[int], archs: Architectures) -> list[str]:
+    reasons: list[str] = []
     for gpu in machine.gpus:
         if gpu.index not in served:
             continue
         if gpu.capability is None:
-            reasons.append(f"{gpu.name}: compute capability unknown, not checked against {build}.")
+            reasons.append(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "reasons", "{gpu}: compute capability unknown, not checked against this build."
+                    ),
+                    gpu=gpu.name,
+                )
+            )
         elif archs.runs_natively_on(gpu.capability):
             reasons.append(
-                f"{gpu.name} (compute capability {gpu.capability}) is covered by {build} ({archs.describe()})."
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "reasons",
+                        "{gpu} (compute capability {capability}) is covered by this build ({archs}).",
+                    ),
+                    gpu=gpu.name,
+                    capability=gpu.capability,
+                    archs=archs.describe(),
+                )
             )
         else:
             reasons.append(
-                f"{gpu.name} (compute capability {gpu.capability}) runs {build}'s PTX {archs.ptx}, compiled at first use."
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "reasons",
+                        "{gpu} (compute capability {capability}) runs this build's PTX {ptx}, compiled at first use.",
+                    ),
+                    gpu=gpu.name,
+                    capability=gpu.capability,
+                    ptx=archs.ptx,
+                )
             )
     return reasons
 
@@ -672,12 +753,38 @@ def _driver_reasons(machine: _Machine, cuda: str, compat: CompatData, *, wsl: bo
     ) or "?"
     os_name = "Windows" if machine.driver_os == "windows" or wsl else "Linux"
     if machine.driver is None:
-        return [f"Needs an NVIDIA driver {minimum} or newer ({os_name}); none answers now."]
+        return [
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons", "Needs an NVIDIA driver {minimum} or newer ({os}); none answers now."
+                ),
+                minimum=minimum,
+                os=os_name,
+            )
+        ]
     if at_least(machine.driver, minimum):
         return [
-            f"Driver {machine.driver} is at least the {minimum} that CUDA {cuda} builds need on {os_name}."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "Driver {driver} is at least the {minimum} that CUDA {cuda} builds need on {os}.",
+                ),
+                driver=machine.driver,
+                minimum=minimum,
+                cuda=cuda,
+                os=os_name,
+            )
         ]
-    return [f"Needs driver {minimum} or newer on {os_name}; this machine has {machine.driver}."]
+    return [
+        _text(
+            QT_TRANSLATE_NOOP(
+                "reasons", "Needs driver {minimum} or newer on {os}; this machine has {driver}."
+            ),
+            minimum=minimum,
+            os=os_name,
+            driver=machine.driver,
+        )
+    ]
 
 
 # --- findings, alternatives, notes --------------------------------------------------------
@@ -962,15 +1069,32 @@ def _notes(
     notes: list[str] = []
     if machine.family == "darwin" and wish.framework == "pytorch":
         notes.append(
-            "On Apple silicon, PyTorch's CPU build also drives the Apple GPU through MPS (macOS 14 or newer)."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "On Apple silicon, PyTorch's CPU build also drives the Apple GPU through MPS (macOS 14 or newer).",
+                )
+            )
         )
     if machine.other_gpus and not machine.gpus and machine.family == "linux" and wish.framework == "pytorch":
         notes.append(
-            "PyTorch publishes ROCm builds for AMD GPUs on Linux; this wizard sets up NVIDIA (CUDA) builds only."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "PyTorch publishes ROCm builds for AMD GPUs on Linux; this wizard sets up NVIDIA (CUDA) builds only.",
+                )
+            )
         )
     if machine.cuda_max_source == "driver tables":
         notes.append(
-            f"The highest CUDA of driver {machine.driver} ({machine.cuda_max}) was derived from NVIDIA's toolkit-driver table."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "The highest CUDA of driver {driver} ({cuda_max}) was derived from NVIDIA's toolkit-driver table.",
+                ),
+                driver=machine.driver,
+                cuda_max=machine.cuda_max,
+            )
         )
     if not plan.driver_update_required:
         better = next((c.plan for c in ranked if c.tier == _GPU_AFTER_DRIVER_UPDATE and c.matches_wish), None)
@@ -980,15 +1104,34 @@ def _notes(
             and better.min_driver
         ):
             minimum = better.min_driver.get(machine.driver_os)
-            notes.append(f"With a driver {minimum} or newer, {better.summary} becomes possible.")
+            notes.append(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "reasons", "With a driver {minimum} or newer, {plan} becomes possible."
+                    ),
+                    minimum=minimum,
+                    plan=better.summary,
+                )
+            )
     if wish.framework == "pytorch" and plan.manager == "conda":
         last = compat.policy("pytorch_conda_channel_ended")["last_version"]
         notes.append(
-            f"PyTorch comes from pip inside the conda environment: the pytorch conda channel ended at {last}."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "PyTorch comes from pip inside the conda environment: the pytorch conda channel ended at {last}.",
+                ),
+                last=last,
+            )
         )
     if machine.wsl:
         notes.append(
-            "This is WSL 2: the NVIDIA driver is the Windows host's, and its minimum is a Windows driver version."
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "This is WSL 2: the NVIDIA driver is the Windows host's, and its minimum is a Windows driver version.",
+                )
+            )
         )
     return notes
 
