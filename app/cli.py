@@ -23,6 +23,7 @@ from gpuwizard.diagnose_cli import DiagnoseUsageError, add_diagnose_parser, run_
 from gpuwizard.env_cli import EnvUsageError, add_env_parser, run_env_command
 from gpuwizard.live_test_cli import LiveTestCliError, add_test_parser, run_test_command
 from gpuwizard.path_cli import PathUsageError, add_path_parser, run_path_command
+from gpuwizard.verify_cli import VerifyCliError, add_verify_parser, run_verify_command
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -57,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--lang", metavar="CODE", help="interface language (en, es, zh_CN); default: the system's"
+    )
+    parser.add_argument(
+        "--theme",
+        choices=["system", "light", "dark"],
+        default="system",
+        help="colours of the wizard (default: the system's)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -107,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_test_parser(commands)
     add_diagnose_parser(commands)
     add_path_parser(commands)
+    add_verify_parser(commands)
 
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
@@ -118,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="show a saved report instead of detecting this machine",
     )
     shots.add_argument("--lang", dest="shots_lang", metavar="CODE", help="interface language")
+    shots.add_argument(
+        "--theme", dest="shots_theme", choices=["system", "light", "dark"], help="colours of the pages"
+    )
     return parser
 
 
@@ -132,11 +143,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "test": lambda parsed: run_test_command(parsed, _write),
         "diagnose": lambda parsed: run_diagnose(parsed, _write),
         "path": lambda parsed: run_path_command(parsed, _write),
+        "verify": lambda parsed: run_verify_command(parsed, _write),
         None: _wizard,
     }
     try:
         return handlers[args.command](args)
-    except (UsageError, EnvUsageError, LiveTestCliError, DiagnoseUsageError, PathUsageError) as error:
+    except (
+        UsageError,
+        EnvUsageError,
+        LiveTestCliError,
+        DiagnoseUsageError,
+        PathUsageError,
+        VerifyCliError,
+    ) as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -206,15 +225,26 @@ def _recommend(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _language(lang: str | None) -> str | None:
+    from gpuwizard.workflow.languages import LanguageError, check_language  # noqa: PLC0415
+
+    try:
+        return check_language(lang) if lang is not None else None
+    except LanguageError as error:
+        raise UsageError(str(error)) from None
+
+
 def _wizard(args: argparse.Namespace) -> int:
-    # A bad --system file is reported before Qt is even imported, let alone a window shown.
+    # A bad --system file or --lang is reported before Qt is even imported, let alone a window shown.
+    lang = _language(args.lang)
     report = _load_system(args.system) if args.system is not None else None
     from gpuwizard.ui.app import run_wizard  # noqa: PLC0415 - Qt only for the GUI
 
-    return run_wizard(report=report, system_file=args.system, lang=args.lang)
+    return run_wizard(report=report, system_file=args.system, lang=lang, theme=args.theme)
 
 
 def _screenshots(args: argparse.Namespace) -> int:
+    lang = _language(args.shots_lang or args.lang)
     system_file = args.shots_system or args.system
     report = _load_system(system_file) if system_file is not None else None
     directory: Path = args.directory
@@ -222,7 +252,8 @@ def _screenshots(args: argparse.Namespace) -> int:
         raise UsageError(f"{directory}: exists and is not a folder")
     from gpuwizard.ui.screenshots import render_screenshots  # noqa: PLC0415 - Qt only here
 
-    written = render_screenshots(directory, report=report, lang=args.shots_lang or args.lang)
+    theme = args.shots_theme or args.theme
+    written = render_screenshots(directory, report=report, lang=lang, theme=theme)
     for path in written:
         _write(f"{path}\n")
     return EXIT_OK

@@ -7,8 +7,9 @@ from importlib import resources
 from pathlib import Path
 
 from gpuwizard.core.system_report import SystemReport
-from gpuwizard.workflow.session import WizardSession
-from PySide6.QtCore import QLocale, Qt, QTranslator
+from gpuwizard.ui.theme import Theme, apply_theme
+from gpuwizard.workflow.session import session_for_this_machine
+from PySide6.QtCore import QLibraryInfo, QLocale, Qt, QTranslator
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -19,7 +20,7 @@ def application_icon() -> QIcon:
     return QIcon(str(path))
 
 
-def make_application(lang: str | None = None) -> QApplication:
+def make_application(lang: str | None = None, theme: Theme = "system") -> QApplication:
     """Return the QApplication, creating it with the wizard's settings if needed."""
     existing = QApplication.instance()
     if isinstance(existing, QApplication):
@@ -32,6 +33,7 @@ def make_application(lang: str | None = None) -> QApplication:
     app.setApplicationDisplayName("GPU Setup Wizard")
     app.setOrganizationName("gpuwizard")
     app.setWindowIcon(application_icon())
+    apply_theme(app, theme)
     install_translator(app, lang)
     return app
 
@@ -39,22 +41,30 @@ def make_application(lang: str | None = None) -> QApplication:
 def install_translator(app: QApplication, lang: str | None) -> bool:
     """Load the wizard's translation for ``lang`` (or the system locale) if one ships.
 
-    Returns True when a translation was installed; English needs none.
+    Qt's own texts (the wizard's Back, Next, Cancel and Finish buttons, standard dialogs) come
+    from Qt's ``qtbase`` translation of the same language, which PySide6 ships.
+    Returns True when the wizard's translation was installed; English needs none.
     """
     locale = QLocale(lang) if lang else QLocale.system()
+    QLocale.setDefault(locale)  # numbers and dates in the same language as the words
     translator = QTranslator(app)
     folder = resources.files("gpuwizard.resources").joinpath("translations")
-    if translator.load(locale, "gpuwizard", "_", str(folder)):
-        app.installTranslator(translator)
-        return True
-    return False
+    if not translator.load(locale, "gpuwizard", "_", str(folder)):
+        return False
+    app.installTranslator(translator)
+    qt_texts = QTranslator(app)
+    if qt_texts.load(locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        app.installTranslator(qt_texts)
+    return True
 
 
-def run_wizard(report: SystemReport | None, system_file: Path | None, lang: str | None) -> int:
+def run_wizard(
+    report: SystemReport | None, system_file: Path | None, lang: str | None, theme: Theme = "system"
+) -> int:
     """Open the wizard and run until it closes; returns the exit code."""
     from gpuwizard.ui.wizard import SetupWizard  # noqa: PLC0415 - after the app exists
 
-    app = make_application(lang)
-    wizard = SetupWizard(WizardSession(report=report, system_file=system_file))
+    app = make_application(lang, theme)
+    wizard = SetupWizard(session_for_this_machine(report, system_file))
     wizard.show()
     return app.exec()

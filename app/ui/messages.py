@@ -9,6 +9,7 @@ wizard) is shown with the English text it carries.
 from __future__ import annotations
 
 from gpuwizard.core.findings import Finding, UnknownFindingCode, template_for
+from gpuwizard.core.texts import TranslatableText
 from PySide6.QtCore import QCoreApplication
 
 
@@ -35,3 +36,13 @@ def severity_label(severity: str) -> str:
         "info": QCoreApplication.translate("findings", "Note"),
     }
     return labels.get(severity, severity)
+
+
+def display_text(text: str) -> str:
+    """``text`` translated, when the core made it from a template (a plan's reasons and notes)."""
+    if not isinstance(text, TranslatableText):
+        return text
+    try:
+        return QCoreApplication.translate(text.context, text.template).format(**text.params)
+    except (KeyError, IndexError):
+        return str(text)

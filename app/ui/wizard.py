@@ -3,6 +3,10 @@
 Detection starts as soon as the window is built, on a worker thread, so the window appears at
 once and the detection page fills in when the report arrives (DESIGN.md section 6: the window
 with results in under 1.5 s). Given a saved report (``--system``), no detection runs.
+
+When the wizard set this machine up before, it opens on the Verify page instead: that page
+detects as part of its checks, and hands its report to the Detect page if the person sets up
+again from there.
 """
 
 from __future__ import annotations
@@ -11,9 +15,13 @@ from enum import IntEnum
 
 from gpuwizard.core.system_report import SystemReport
 from gpuwizard.ui.app import application_icon
+from gpuwizard.ui.pages.choose import ChoosePage
 from gpuwizard.ui.pages.detect import DetectPage
+from gpuwizard.ui.pages.install import InstallPage
+from gpuwizard.ui.pages.live_test import LiveTestPage
 from gpuwizard.ui.pages.path import PathPage
 from gpuwizard.ui.pages.summary import SummaryPage
+from gpuwizard.ui.pages.verify import VerifyPage
 from gpuwizard.ui.pages.welcome import WelcomePage
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.session import WizardSession
@@ -22,11 +30,15 @@ from PySide6.QtWidgets import QWidget, QWizard
 
 
 class PageId(IntEnum):
-    """The wizard's pages in order (later issues add Choose, Install and Test)."""
+    """The wizard's pages in order; PATH only when the plan needs it, VERIFY only as a start."""
 
     WELCOME = 0
+    VERIFY = 5
     DETECT = 10
+    CHOOSE = 20
     PATH = 40
+    INSTALL = 50
+    TEST = 60
     SUMMARY = 90
 
 
@@ -48,16 +60,32 @@ class SetupWizard(QWizard):
         self.setPixmap(QWizard.WizardPixmap.LogoPixmap, logo)
 
         self.welcome_page = WelcomePage(session.preview)
+        self.verify_page = VerifyPage(session)
         self.detect_page = DetectPage()
+        self.choose_page = ChoosePage(session)
         self.path_page = PathPage(session)
+        self.install_page = InstallPage(session)
+        self.test_page = LiveTestPage(session)
         self.summary_page = SummaryPage(session)
-        self.setPage(PageId.WELCOME, self.welcome_page)
-        self.setPage(PageId.DETECT, self.detect_page)
-        self.setPage(PageId.PATH, self.path_page)
-        self.setPage(PageId.SUMMARY, self.summary_page)
+        for page_id, page in (
+            (PageId.WELCOME, self.welcome_page),
+            (PageId.VERIFY, self.verify_page),
+            (PageId.DETECT, self.detect_page),
+            (PageId.CHOOSE, self.choose_page),
+            (PageId.PATH, self.path_page),
+            (PageId.INSTALL, self.install_page),
+            (PageId.TEST, self.test_page),
+            (PageId.SUMMARY, self.summary_page),
+        ):
+            self.setPage(page_id, page)
         self.detect_page.retry_button.clicked.connect(self.start_detection)
+        self.verify_page.report_detected.connect(self._report_ready)
+        self.verify_page.set_up_again.connect(self._set_up_again)
         self.worker: FunctionWorker | None = None
+        self.currentIdChanged.connect(self._page_entered)
 
+        verify_first = session.previous_setup and not session.preview
+        self.setStartId(PageId.VERIFY if verify_first else PageId.WELCOME)
         if session.report is not None:
             if session.system_file is not None:
                 self.detect_page.show_source(
@@ -66,7 +94,7 @@ class SetupWizard(QWizard):
                     )
                 )
             self._report_ready(session.report)
-        elif start_detection:
+        elif start_detection and not verify_first:
             self.start_detection()
 
     def start_detection(self) -> None:
@@ -84,16 +112,32 @@ class SetupWizard(QWizard):
         self.detect_page.show_report(report)
         self.summary_page.set_report(report)
 
+    def _set_up_again(self) -> None:
+        self.next()
+
+    def _page_entered(self, page_id: int) -> None:
+        """Detect on reaching the Detect page from Verify when the verification brought no report."""
+        if page_id == PageId.DETECT and self.session.report is None and self.worker is None:
+            self.start_detection()
+
     def nextId(self) -> int:
-        """The PATH page is in the sequence only when the session has a registry and a request."""
+        """Verify leads to Detect; the PATH page is in the sequence only when the plan needs it."""
+        current = self.currentId()
+        if current == PageId.VERIFY:
+            return int(PageId.DETECT)
+        if current == PageId.WELCOME:
+            return int(PageId.DETECT)
         following = super().nextId()
+        if following == PageId.VERIFY:
+            return int(PageId.DETECT)
         if following == PageId.PATH and not self.session.wants_path_page:
-            return int(PageId.SUMMARY)
+            return int(PageId.INSTALL)
         return following
 
     def done(self, result: int) -> None:
         """Closing waits for running work so its thread is not destroyed mid-run."""
         if self.worker is not None:
             self.worker.wait()
-        self.path_page.wait_for_workers()
+        for page in (self.verify_page, self.choose_page, self.path_page, self.install_page, self.test_page):
+            page.wait_for_workers()
         super().done(result)

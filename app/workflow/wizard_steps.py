@@ -11,14 +11,20 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.core.plan import Recommendation, parse_wish
 from gpuwizard.core.recommend import recommend
 from gpuwizard.core.system_report import SystemReport
 from gpuwizard.workflow.compat_data import load_compat
+from gpuwizard.workflow.env_registry import find_record, load_records
 from gpuwizard.workflow.environments import EnvRequest, EnvTools, create_environment, prepare_environment
 from gpuwizard.workflow.live_test import LiveTestTarget, run_live_test
+
+if TYPE_CHECKING:
+    from gpuwizard.core.drift import HealthReport
+    from gpuwizard.core.snapshot import Snapshot
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -36,6 +42,7 @@ class Choice:
         jupyter: Register a Jupyter kernel.
         find_links: A folder of wheels to install from (offline installs, tests).
         offline: Use only ``find_links``.
+        replace: Replace an environment of the same name (put back if the new one fails).
     """
 
     framework: str
@@ -46,6 +53,7 @@ class Choice:
     jupyter: bool = False
     find_links: Path | None = None
     offline: bool = False
+    replace: bool = False
 
 
 def recommend_for(report: SystemReport, choice: Choice) -> Recommendation:
@@ -84,6 +92,7 @@ def create_env(
         offline=choice.offline,
         jupyter=choice.jupyter,
         gpus=choice.gpus,
+        replace=choice.replace,
     )
     try:
         prepared = prepare_environment(request, tools)
@@ -110,3 +119,60 @@ def run_test(
         machine_has_nvidia_gpu=has_gpu,
         sampler=UsageSampler() if has_gpu else None,
     )
+
+
+def verify(
+    detect: Callable[[], SystemReport],
+    path_store: EnvironmentStore | None,
+    on_event: EventSink,
+    cancel: threading.Event,
+) -> HealthReport:
+    """Check the setup against the last good state, with a short test (``gpuwizard verify``)."""
+    from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
+    from gpuwizard.workflow.verify import verify_setup  # noqa: PLC0415
+
+    return verify_setup(
+        detect=detect,
+        runner=StreamingSubprocessRunner(),
+        on_event=on_event,
+        cancel=cancel,
+        path_store=path_store,
+    )
+
+
+def record_good(
+    report: SystemReport, env_name: str, test_result: dict[str, Any], path_store: EnvironmentStore | None
+) -> Snapshot | None:
+    """Record the setup as the last good state when the test passed; None when it did not."""
+    from gpuwizard.workflow.snapshots import record_good_state  # noqa: PLC0415
+
+    return record_good_state(report, env_name, test_result, path_store=path_store)
+
+
+def previous_setup_exists() -> bool:
+    """True once the wizard has made an environment or recorded a good state (then it opens on Verify)."""
+    from gpuwizard.workflow.snapshots import load_last_good  # noqa: PLC0415
+
+    return bool(load_records()) or load_last_good() is not None
+
+
+def repair_choice(env_name: str) -> Choice | None:
+    """The choice that makes environment ``env_name`` again as it was made (None: unknown name)."""
+    record = find_record(env_name)
+    if record is None:
+        return None
+    release = ".".join(record.framework_version.split(".")[:2]) or None
+    return Choice(
+        framework=record.framework or "pytorch",
+        version=release,
+        manager=record.manager if record.manager in ("venv", "conda") else None,
+        gpus=record.variables.get("CUDA_VISIBLE_DEVICES"),
+        env_name=record.name,
+        jupyter=record.jupyter_kernel is not None,
+        replace=True,
+    )
+
+
+def environment_names() -> list[str]:
+    """The names of the environments the wizard made (an environment of such a name is replaced)."""
+    return [record.name for record in load_records()]

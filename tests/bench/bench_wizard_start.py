@@ -14,6 +14,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 CHILD = """
@@ -22,8 +23,8 @@ from PySide6.QtCore import QTimer
 from gpuwizard.ui.app import make_application
 app = make_application()
 from gpuwizard.ui.wizard import SetupWizard
-from gpuwizard.workflow.session import WizardSession
-wizard = SetupWizard(WizardSession())
+from gpuwizard.workflow.session import session_for_this_machine
+wizard = SetupWizard(session_for_this_machine())
 wizard.show()
 shown = time.perf_counter()
 def check():
@@ -42,7 +43,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
+    # A fresh home: a first launch, which opens on Welcome with detection running (a machine
+    # set up before opens on Verify instead).
+    home = tempfile.mkdtemp(prefix="gpuwizard-bench-")
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+        "GPUWIZARD_HOME": home,
+    }
     window: list[float] = []
     results: list[float] = []
     for _ in range(args.runs):

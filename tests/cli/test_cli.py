@@ -144,8 +144,18 @@ def test_screenshots_of_every_page(tmp_path: Path):
     )
     assert done.returncode == 0, done.stderr
     written = [Path(line) for line in done.stdout.splitlines()]
-    assert [p.name for p in written] == ["01-welcome.png", "02-detect.png", "03-path.png", "04-summary.png"]
+    assert [p.name for p in written] == [
+        "01-welcome.png", "02-verify.png", "03-detect.png", "04-choose.png",
+        "05-path.png", "06-install.png", "07-test.png", "08-summary.png",
+    ]  # fmt: skip
     assert all(p.stat().st_size > 10_000 for p in written)
+
+
+def test_screenshots_refuse_an_unknown_language(tmp_path: Path):
+    done = run("screenshots", str(tmp_path / "shots"), "--lang", "fr", env={"QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 2
+    assert done.stderr.strip() == "gpuwizard: error: no translation for 'fr' (available: en, es, zh_CN)"
+    assert not (tmp_path / "shots").exists()
 
 
 def test_screenshots_refuse_a_file_as_folder(tmp_path: Path):

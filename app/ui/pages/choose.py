@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from html import escape
+from pathlib import Path
 from typing import Final
 
 from gpuwizard.core.compat import newest_first
@@ -23,6 +24,8 @@ from gpuwizard.core.env_variables import GpuSelectionError, activation_variables
 from gpuwizard.core.plan import Plan, Recommendation, WishError
 from gpuwizard.core.recommend import FRAMEWORK_TITLES
 from gpuwizard.core.system_report import GpuFacts, SystemReport, display_name
+from gpuwizard.ui.messages import display_text
+from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.workers import FunctionWorker
@@ -30,7 +33,7 @@ from gpuwizard.workflow.compat_data import load_compat
 from gpuwizard.workflow.environments import default_envs_dir
 from gpuwizard.workflow.path_request import path_request_from_plan
 from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.wizard_steps import Choice
+from gpuwizard.workflow.wizard_steps import Choice, environment_names
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -38,6 +41,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QFrame,
     QGroupBox,
@@ -46,6 +50,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QRadioButton,
     QScrollArea,
     QSizePolicy,
@@ -54,15 +59,14 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-#: How long the page waits after a change before recommending (typing, arrow keys in a combo).
+# How long the page waits after a change before recommending (typing, arrow keys in a combo).
 DEBOUNCE_MS: Final = 150
-#: Width of the column of choices; the plan takes the rest.
+# Width of the column of choices; the plan takes the rest.
 _CHOICES_WIDTH: Final = 270
-#: GPUs shown before the list scrolls.
+# GPUs shown before the list scrolls.
 _GPU_ROWS_SHOWN: Final = 4
-_BAD_COLOUR: Final = "#a11212"  # the text says what is wrong; red draws the eye
 _CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
-#: The version list's data for "Recommended" (a release's data is its version).
+# The version list's data for "Recommended" (a release's data is its version).
 RECOMMENDED: Final = ""
 
 
@@ -141,6 +145,8 @@ class ChoosePage(QWizardPage):
         self._name_error: str | None = None
         self._name_edited = False
         self._report_shown: SystemReport | None = None
+        # Names of the environments the wizard made before (one of them is replaced if chosen).
+        self.existing_names: frozenset[str] = frozenset()
         self._wanted_version: str | None = None
         self._workers: list[FunctionWorker] = []
         self.finding_views: list[QtFindingView] = []
@@ -194,6 +200,7 @@ class ChoosePage(QWizardPage):
         layout.addWidget(self._build_framework_box(content))
         layout.addWidget(self._build_environment_box(content))
         layout.addWidget(self._build_gpu_box(content))
+        layout.addWidget(self._build_source_box(content))
         layout.addStretch(1)
         return content
 
@@ -288,7 +295,7 @@ class ChoosePage(QWizardPage):
         self.name_error = QLabel(box)
         self.name_error.setObjectName("choose_env_name_error")
         self.name_error.setWordWrap(True)
-        self.name_error.setStyleSheet(f"color: {_BAD_COLOUR}")
+        self.name_error.setStyleSheet(status_style("bad", self))  # the text says what is wrong
         self.name_error.hide()
 
         self.jupyter_check = QCheckBox(self.tr("Register a &Jupyter kernel"), box)
@@ -339,6 +346,44 @@ class ChoosePage(QWizardPage):
         layout.addWidget(self.gpu_note)
         return box
 
+    def _build_source_box(self, parent: QWidget) -> QGroupBox:
+        box = QGroupBox(self.tr("Packages"), parent)
+        box.setObjectName("choose_source_box")
+        self.offline_check = QCheckBox(self.tr("From a &folder of wheels (offline)"), box)
+        self.offline_check.setObjectName("choose_offline")
+        self.offline_check.setAccessibleName(self.tr("Install packages from a folder of wheels, offline"))
+        self.offline_check.setToolTip(
+            self.tr(
+                "For machines without internet: install only from a folder of .whl files "
+                "(made with “pip download” on another machine). Nothing is fetched."
+            )
+        )
+        self.folder_edit = QLineEdit(box)
+        self.folder_edit.setObjectName("choose_wheel_folder")
+        self.folder_edit.setAccessibleName(self.tr("Folder of wheels"))
+        self.folder_edit.setPlaceholderText(self.tr("Folder of .whl files"))
+        self.browse_button = QPushButton(self.tr("&Browse…"), box)
+        self.browse_button.setObjectName("choose_browse")
+        self.browse_button.setAccessibleName(self.tr("Choose the folder of wheels"))
+        self.folder_error = QLabel(box)
+        self.folder_error.setObjectName("choose_wheel_folder_error")
+        self.folder_error.setWordWrap(True)
+        self.folder_error.setStyleSheet(status_style("bad", self))
+        self.folder_error.hide()
+        self.offline_check.toggled.connect(self._source_changed)
+        self.folder_edit.textChanged.connect(self._source_changed)
+        self.browse_button.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.folder_edit, 1)
+        row.addWidget(self.browse_button)
+        layout = QVBoxLayout(box)
+        layout.addWidget(self.offline_check)
+        layout.addLayout(row)
+        layout.addWidget(self.folder_error)
+        self.folder_edit.setEnabled(False)
+        self.browse_button.setEnabled(False)
+        return box
+
     def _build_result(self) -> QWidget:
         content = QWidget()
         content.setObjectName("choose_result")
@@ -348,7 +393,7 @@ class ChoosePage(QWizardPage):
         self.error_label = QLabel(content)
         self.error_label.setObjectName("choose_error")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {_BAD_COLOUR}")
+        self.error_label.setStyleSheet(status_style("bad", self))
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
         self.headline = headline_label("choose_headline", content)
@@ -451,6 +496,7 @@ class ChoosePage(QWizardPage):
 
     def initializePage(self) -> None:
         """Fill the choices from the report (once per report) and recommend."""
+        self.existing_names = frozenset(environment_names())
         report = self.session.report
         if report is not None and report is not self._report_shown:
             self._report_shown = report
@@ -472,6 +518,7 @@ class ChoosePage(QWizardPage):
             and not self._pending
             and self._name_error is None
             and self.gpus_valid()
+            and self.folder_valid()
         )
 
     def validatePage(self) -> bool:
@@ -528,8 +575,9 @@ class ChoosePage(QWizardPage):
         return self.selected_gpus() != ""
 
     def current_choice(self) -> Choice:
-        """The choice the inputs show (wheel folder and offline mode kept from the session's)."""
-        base = self.session.choice
+        """The choice the inputs show; an existing environment of that name is replaced."""
+        folder = self.folder_edit.text().strip()
+        offline = self.offline_check.isChecked() and bool(folder)
         return Choice(
             framework=self.framework,
             version=self.chosen_version(),
@@ -537,9 +585,17 @@ class ChoosePage(QWizardPage):
             gpus=self.selected_gpus() or None,
             env_name=self.name_edit.text(),
             jupyter=self.jupyter_check.isChecked(),
-            find_links=base.find_links if base is not None else None,
-            offline=base.offline if base is not None else False,
+            find_links=Path(folder).expanduser() if offline else None,
+            offline=offline,
+            replace=self.name_edit.text() in self.existing_names,
         )
+
+    def folder_valid(self) -> bool:
+        """False when offline installs are asked for without an existing folder."""
+        if not self.offline_check.isChecked():
+            return True
+        folder = self.folder_edit.text().strip()
+        return bool(folder) and Path(folder).expanduser().is_dir()
 
     def set_choice(self, choice: Choice) -> None:
         """Show ``choice`` in the inputs (a choice made earlier, or an answer file's)."""
@@ -557,6 +613,8 @@ class ChoosePage(QWizardPage):
         self.name_edit.setText(choice.env_name)
         self._name_edited = True
         self.jupyter_check.setChecked(choice.jupyter)
+        self.offline_check.setChecked(choice.offline)
+        self.folder_edit.setText(str(choice.find_links) if choice.find_links is not None else "")
 
     # --- filling the inputs ---------------------------------------------------------------
 
@@ -704,10 +762,40 @@ class ChoosePage(QWizardPage):
         except EnvNameError as error:
             self._name_error = str(error)
             self.name_error.setText(self.tr("This name cannot be used: %1").replace("%1", str(error)))
+            self.name_error.setStyleSheet(status_style("bad", self))
             self.name_error.show()
         else:
             self._name_error = None
-            self.name_error.hide()
+            exists = self.name_edit.text() in self.existing_names
+            self.name_error.setText(
+                self.tr(
+                    "An environment of this name exists: it will be replaced (and put back if this fails)."
+                )
+                if exists
+                else ""
+            )
+            self.name_error.setStyleSheet(status_style("warn", self))
+            self.name_error.setVisible(exists)
+
+    @Slot()
+    def _source_changed(self) -> None:
+        offline = self.offline_check.isChecked()
+        self.folder_edit.setEnabled(offline)
+        self.browse_button.setEnabled(offline)
+        folder = self.folder_edit.text().strip()
+        missing = offline and bool(folder) and not Path(folder).expanduser().is_dir()
+        self.folder_error.setText(self.tr("There is no such folder.") if missing else "")
+        self.folder_error.setVisible(missing)
+        self._show_changes()
+        self.completeChanged.emit()
+
+    @Slot()
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, self.tr("The folder of wheels"), self.folder_edit.text() or str(Path.home())
+        )
+        if folder:
+            self.folder_edit.setText(folder)
 
     def _schedule(self) -> None:
         """Recommend again shortly: the Next button waits for the new answer."""
@@ -890,7 +978,7 @@ class ChoosePage(QWizardPage):
             pip += f"\n    --index-url {plan.index_url}"  # a line of its own rather than broken at a /
         self.plan_pip.setText(pip)
         # The recommender gives one reason per GPU; four identical GPUs need saying once.
-        reasons = list(dict.fromkeys([*plan.reasons, *rec.notes]))
+        reasons = list(dict.fromkeys(display_text(text) for text in (*plan.reasons, *rec.notes)))
         self.plan_reasons.setText(_bullets(reasons))
         self.plan_form.setRowVisible(self.plan_reasons, bool(reasons))
 
@@ -943,6 +1031,16 @@ class ChoosePage(QWizardPage):
             return lines
         packages = list(plan.requirements) + (["ipykernel"] if self.jupyter_check.isChecked() else [])
         package_text = _code(", ".join(packages))
+        choice = self.current_choice()
+        if choice.replace:
+            lines.append(
+                escape(
+                    self.tr(
+                        "The existing environment %1 is replaced: it is moved aside, and put back if "
+                        "the new one fails."
+                    ).replace("%1", name)
+                )
+            )
         if plan.manager == "conda":
             lines.append(
                 self.tr(
@@ -967,8 +1065,14 @@ class ChoosePage(QWizardPage):
                 .replace("%2", escape(plan.python))
                 .replace("%3", package_text)
             )
+        if choice.offline and choice.find_links is not None:
+            lines.append(
+                self.tr("Packages come only from %1; nothing is downloaded.").replace(
+                    "%1", _code(str(choice.find_links))
+                )
+            )
         try:
-            variables = activation_variables(plan.framework, plan.cpu_only, self.current_choice().gpus)
+            variables = activation_variables(plan.framework, plan.cpu_only, choice.gpus)
         except GpuSelectionError:
             variables = {}
         if variables:

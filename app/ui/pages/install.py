@@ -18,12 +18,13 @@ from typing import Any, Final
 from gpuwizard.core.diagnosis import diagnose
 from gpuwizard.core.findings import Finding
 from gpuwizard.ui.event_bridge import Event, EventBridge
+from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
@@ -42,10 +43,8 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-#: The log view keeps the last lines only; the full log is in the file the result names.
+# The log view keeps the last lines only; the full log is in the file the result names.
 LOG_LINES: Final = 2000
-_GOOD: Final = QColor("#11622b")
-_BAD: Final = QColor("#a11212")
 
 RUNNING, OK, FAILED, CANCELLED, IDLE = "running", "ok", "failed", "cancelled", "idle"
 
@@ -441,7 +440,7 @@ class InstallPage(QWizardPage):
         self.phase_label.setText(self.tr("All steps finished."))
         self._set_range(1, 1, self.tr("Done"))
         self.detail_label.clear()
-        self.result_label.setStyleSheet(f"color: {_GOOD.name()}")
+        self.result_label.setStyleSheet(status_style("good", self))
         self.result_label.setText(
             self.tr("The environment %1 is ready.").replace("%1", str(result.get("name") or ""))
         )
@@ -461,7 +460,7 @@ class InstallPage(QWizardPage):
     def _show_not_made(self, result: dict[str, Any]) -> None:
         problems = [str(p) for p in result.get("rollback_problems") or []]
         cancelled = self.state == CANCELLED
-        self.result_label.setStyleSheet("" if cancelled else f"color: {_BAD.name()}")
+        self.result_label.setStyleSheet("" if cancelled else status_style("bad", self))
         if cancelled:
             self.phase_label.setText(self.tr("Cancelled"))
             self.result_label.setText(

@@ -13,10 +13,11 @@ step's cancel event, which ends the probe.
 from __future__ import annotations
 
 import threading
-from typing import Any, Final
+from typing import Any
 
-from gpuwizard.core.findings import Finding
+from gpuwizard.core.findings import Finding, finding_from_json
 from gpuwizard.ui.event_bridge import Event, EventBridge
+from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.loss_chart import LossChart
@@ -24,7 +25,6 @@ from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.live_test import LiveTestTarget
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import QLocale, Qt, QTimer
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
@@ -41,23 +41,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-_GOOD: Final = QColor("#11622b")
-_WARN: Final = QColor("#8a4b00")
-_BAD: Final = QColor("#a11212")
-
 RUNNING, DONE, IDLE = "running", "done", "idle"
-
-
-def finding_from_json(data: dict[str, Any]) -> Finding:
-    """A finding from its JSON form (a ``result`` event's ``findings``)."""
-    severity = data.get("severity")
-    return Finding(
-        code=str(data.get("code") or "UNKNOWN"),
-        severity=severity if severity in ("error", "warning", "info") else "info",
-        message=str(data.get("message") or ""),
-        hint=str(data.get("hint") or ""),
-        params=dict(data.get("params") or {}),
-    )
 
 
 class LiveTestPage(QWizardPage):
@@ -267,7 +251,7 @@ class LiveTestPage(QWizardPage):
             self.state = DONE
             self.phase_label.setText(self.tr("Nothing to test"))
             self._show_verdict_text(
-                self.tr("There is no environment to test: the installation did not finish."), _BAD, "broken"
+                self.tr("There is no environment to test: the installation did not finish."), "bad", "broken"
             )
             self.completeChanged.emit()
             return
@@ -276,8 +260,8 @@ class LiveTestPage(QWizardPage):
         cancel = self.cancel_event
         bridge = EventBridge(self._take_events, self)
         self.bridge = bridge
-        run_test = self.session.run_test
-        worker = FunctionWorker(lambda: run_test(report, target, bridge.sink, cancel), self)
+        session = self.session
+        worker = FunctionWorker(lambda: session.test_and_record(report, target, bridge.sink, cancel), self)
         worker.succeeded.connect(self._finish)
         worker.failed.connect(self._crashed)
         self._workers = [w for w in self._workers if w.is_running()] + [worker]
@@ -405,7 +389,7 @@ class LiveTestPage(QWizardPage):
         self.run_again_button.setEnabled(True)
         self.phase_label.setText(self.tr("The test stopped"))
         self._set_progress_done()
-        self._show_verdict_text(self.tr("The test could not run: %1").replace("%1", message), _BAD, "broken")
+        self._show_verdict_text(self.tr("The test could not run: %1").replace("%1", message), "bad", "broken")
         self.completeChanged.emit()
 
     # --- showing ----------------------------------------------------------------------------
@@ -537,7 +521,7 @@ class LiveTestPage(QWizardPage):
             self.progress.setFormat(self.tr("Stopped"))
             self._show_verdict_text(
                 self.tr("You stopped the test before it finished."),
-                _WARN,
+                "warn",
                 "stopped",
                 self.tr("Run it again for a verdict."),
             )
@@ -550,7 +534,7 @@ class LiveTestPage(QWizardPage):
         self.completeChanged.emit()
         QTimer.singleShot(0, self, self._reveal_verdict)
 
-    def _show_verdict_text(self, headline: str, colour: QColor, verdict: str, why: str = "") -> None:
+    def _show_verdict_text(self, headline: str, status: Status, verdict: str, why: str = "") -> None:
         self.verdict_box.show()
         icons = {
             "gpu_ok": QStyle.StandardPixmap.SP_DialogApplyButton,
@@ -561,7 +545,7 @@ class LiveTestPage(QWizardPage):
         icon = icons.get(verdict, QStyle.StandardPixmap.SP_MessageBoxCritical)
         size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize) * 2
         self.verdict_icon.setPixmap(self.style().standardIcon(icon).pixmap(size, size))
-        self.verdict_label.setStyleSheet(f"color: {colour.name()}")
+        self.verdict_label.setStyleSheet(status_style(status, self))
         self.verdict_label.setText(headline)
         self.why_label.setText(why)
         self.why_label.setVisible(bool(why))
@@ -580,19 +564,19 @@ class LiveTestPage(QWizardPage):
 
     # --- texts ------------------------------------------------------------------------------
 
-    def _verdict_text(self, verdict: str, speedup: object) -> tuple[str, QColor]:
+    def _verdict_text(self, verdict: str, speedup: object) -> tuple[str, Status]:
         times = QLocale().toString(float(speedup), "f", 1) if isinstance(speedup, (int, float)) else None
         if verdict == "gpu_ok":
             if times is None:
-                return self.tr("Your GPU trains."), _GOOD
-            return self.tr("Your GPU trains, %1× faster than the CPU.").replace("%1", times), _GOOD
+                return self.tr("Your GPU trains."), "good"
+            return self.tr("Your GPU trains, %1× faster than the CPU.").replace("%1", times), "good"
         if verdict == "gpu_slow":
             if times is None:
-                return self.tr("Your GPU trains, but not clearly faster than the CPU."), _WARN
-            return self.tr("Your GPU trains, but only %1× faster than the CPU.").replace("%1", times), _WARN
+                return self.tr("Your GPU trains, but not clearly faster than the CPU."), "warn"
+            return self.tr("Your GPU trains, but only %1× faster than the CPU.").replace("%1", times), "warn"
         if verdict == "cpu_only":
-            return self.tr("Training works on the CPU only."), _WARN
-        return self.tr("Training does not work in this environment."), _BAD
+            return self.tr("Training works on the CPU only."), "warn"
+        return self.tr("Training does not work in this environment."), "bad"
 
     def _why_text(self, result: dict[str, Any], verdict: str, findings: list[Finding]) -> str:
         parts = []

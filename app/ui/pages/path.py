@@ -18,6 +18,7 @@ from typing import Any, Final
 from gpuwizard.core.findings import Finding
 from gpuwizard.core.path_algebra import DUPLICATE, EMPTY, MISSING, OTHER_CUDA_FIRST, entry_of
 from gpuwizard.core.path_review import ScopeReview
+from gpuwizard.ui.theme import diff_colors, status_color, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.workers import FunctionWorker
@@ -37,7 +38,7 @@ from gpuwizard.workflow.path_request import (
 from gpuwizard.workflow.path_verify import DllResolution
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -59,15 +60,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-# Text colours that read on the light default palettes; the words carry the meaning too.
-_WARN: Final = QColor("#8a4b00")
-_INFO: Final = QColor("#35507a")
-_ADDED_FG, _ADDED_BG = QColor("#11622b"), QColor("#e3f4e7")
-_REMOVED_FG, _REMOVED_BG = QColor("#a11212"), QColor("#fbe5e3")
-_GOOD: Final = QColor("#11622b")
-_BAD: Final = QColor("#a11212")
-
-#: Problems worth a warning icon; the others are notes (they do no harm but make PATH longer).
+# Problems worth a warning icon; the others are notes (they do no harm but make PATH longer).
 _WARNING_PROBLEMS: Final = frozenset({OTHER_CUDA_FIRST, REG_SZ_WITH_VARS})
 
 
@@ -139,7 +132,7 @@ class PathPage(QWizardPage):
         label.setObjectName(name)
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        label.setStyleSheet(f"color: {_BAD.name()}")  # the text says what is wrong; red draws the eye
+        label.setStyleSheet(status_style("bad", self))  # the text says what is wrong; red draws the eye
         label.hide()
         return label
 
@@ -555,7 +548,7 @@ class PathPage(QWizardPage):
             else QStyle.StandardPixmap.SP_MessageBoxInformation
         )
         item.setIcon(0, self.style().standardIcon(icon))
-        item.setForeground(1, QBrush(_WARN if warning else _INFO))
+        item.setForeground(1, QBrush(status_color("warn" if warning else "info", self.entries)))
         tip = "\n".join(why.get(p, p) for p in problems)
         item.setToolTip(1, tip)
         item.setData(0, Qt.ItemDataRole.AccessibleDescriptionRole, tip)
@@ -637,9 +630,10 @@ class PathPage(QWizardPage):
                 added = line.op == "+"
                 what = self.tr("added: %1") if added else self.tr("removed: %1")
                 item.setToolTip(1, what.replace("%1", entry))
+                text_colour, background = diff_colors(added, self.diff)
                 for column in (0, 1):
-                    item.setForeground(column, QBrush(_ADDED_FG if added else _REMOVED_FG))
-                    item.setBackground(column, QBrush(_ADDED_BG if added else _REMOVED_BG))
+                    item.setForeground(column, QBrush(text_colour))
+                    item.setBackground(column, QBrush(background))
                 if first_change is None:
                     first_change = item
             item.setData(1, Qt.ItemDataRole.AccessibleTextRole, item.toolTip(1))
@@ -660,7 +654,7 @@ class PathPage(QWizardPage):
         applied = outcome.applied
         if outcome.error is not None or applied is None:
             self.result_label.setText(self.tr("Nothing was changed: %1").replace("%1", outcome.error or ""))
-            self.result_label.setStyleSheet(f"color: {_BAD.name()}")
+            self.result_label.setStyleSheet(status_style("bad", self))
             return
         self.result_label.setStyleSheet("")
         change = applied.change
@@ -726,12 +720,12 @@ class PathPage(QWizardPage):
             if name in resolution.found:
                 item.setIcon(0, good)
                 item.setText(1, self.tr("found: %1").replace("%1", resolution.found[name]))
-                item.setForeground(1, QBrush(_GOOD))
+                item.setForeground(1, QBrush(status_color("good", self.dlls)))
             else:
                 item.setIcon(0, bad)
                 reason = resolution.missing.get(name, "")
                 item.setText(1, self.tr("not found: %1").replace("%1", reason))
-                item.setForeground(1, QBrush(_BAD))
+                item.setForeground(1, QBrush(status_color("bad", self.dlls)))
             item.setToolTip(1, item.text(1))
         rows = max(len(names), 1)
         self.dlls.setFixedHeight(self.dlls.header().sizeHint().height() + rows * 24 + 6)

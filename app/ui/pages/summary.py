@@ -14,10 +14,11 @@ from gpuwizard.core.activation import activation_commands
 from gpuwizard.core.readiness import gpu_readiness
 from gpuwizard.core.system_report import SystemReport, gpu_list
 from gpuwizard.ui.messages import finding_texts
+from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.workflow.report_files import save_system_report
 from gpuwizard.workflow.session import WizardSession
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -127,12 +128,53 @@ class SummaryPage(QWizardPage):
             str(kernel) if kernel else self.tr("none (choose one on the Choose page next time)")
         )
         test = self.session.test_result if self.session else None
-        self.test_line.setText(_test_text(self, test))
+        self.test_line.setText(self._test_text(test))
         self.environment.show()
+        self._show_outcome(str(result.get("name", "")), test)
+
+    def _show_outcome(self, name: str, test: dict[str, object] | None) -> None:
+        """Lead with what the setup achieved; the machine's own state follows below."""
+        verdict = str((test or {}).get("verdict") or "")
+        headlines: dict[str, tuple[str, Status]] = {
+            "gpu_ok": (self.tr("The environment %1 is ready, and trains on the GPU."), "good"),
+            "gpu_slow": (self.tr("The environment %1 trains on the GPU, but slowly: see below."), "warn"),
+            "cpu_only": (self.tr("The environment %1 is ready, and trains on the CPU."), "good"),
+            "broken": (self.tr("The environment %1 was made, but training does not work in it."), "bad"),
+        }
+        if verdict == "cpu_only" and self.report is not None and gpu_readiness(self.report).ready:
+            headlines["cpu_only"] = (
+                self.tr("The environment %1 trains on the CPU only: the GPU is not used."),
+                "bad",
+            )
+        text, status = headlines.get(verdict, (self.tr("The environment %1 is ready (not tested)."), "good"))
+        self.verdict.setText(text.replace("%1", name))
+        self.verdict.setStyleSheet(status_style(status, self))
+
+    def _test_text(self, test: dict[str, object] | None) -> str:
+        """The live test's verdict in one line, and whether the setup was recorded as good."""
+        if not test:
+            return self.tr("not run")
+        speedup = test.get("speedup")
+        verdicts = {
+            "gpu_ok": self.tr("the GPU trains (%1× the CPU)").replace(
+                "%1", QLocale().toString(float(speedup), "f", 1) if isinstance(speedup, (int, float)) else "?"
+            ),
+            "gpu_slow": self.tr("the GPU trains, but not clearly faster than the CPU"),
+            "cpu_only": self.tr("training works on the CPU only"),
+            "broken": self.tr("training does not work in this environment"),
+        }
+        text = verdicts.get(str(test.get("verdict")), str(test.get("verdict")))
+        if self.session is not None and self.session.snapshot is not None:
+            text += "\n" + self.tr(
+                "Recorded as the last good state: start the wizard again after a driver or framework "
+                "update, and it checks what changed."
+            )
+        return text
 
     def set_report(self, report: SystemReport) -> None:
         """Sum up ``report``."""
         self.report = report
+        self.verdict.setStyleSheet("")
         readiness = gpu_readiness(report)
         if readiness.ready:
             names = gpu_list(readiness.usable_gpus)
@@ -165,20 +207,6 @@ class SummaryPage(QWizardPage):
             QMessageBox.warning(
                 self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error))
             )
-
-
-def _test_text(page: QWizardPage, test: dict[str, object] | None) -> str:
-    """The live test's verdict in one line (translated through ``page``)."""
-    if not test:
-        return page.tr("not run")
-    verdicts = {
-        "gpu_ok": page.tr("the GPU trains (%1× the CPU)"),
-        "gpu_slow": page.tr("the GPU trains, but not clearly faster than the CPU"),
-        "cpu_only": page.tr("training works on the CPU only"),
-        "broken": page.tr("training does not work in this environment"),
-    }
-    text = verdicts.get(str(test.get("verdict")), str(test.get("verdict")))
-    return text.replace("%1", str(test.get("speedup") or "?"))
 
 
 def _framework_name(result: dict[str, object], session: WizardSession | None) -> str:

@@ -15,14 +15,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from gpuwizard.ui.theme import is_dark
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-#: Marker shapes; besides the line style they tell the series apart without colour.
+# Marker shapes; besides the line style they tell the series apart without colour.
 CIRCLE: Final = "circle"
 SQUARE: Final = "square"
-#: At most about this many markers per series, so a 200-step line does not turn into a bead chain.
+# At most about this many markers per series, so a 200-step line does not turn into a bead chain.
 _MAX_MARKERS: Final = 24
 
 
@@ -47,7 +48,7 @@ class LossChart(QWidget):
         self.setAccessibleName(self.tr("Training loss per step"))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        dark = self.palette().color(QPalette.ColorRole.Base).lightnessF() < 0.5
+        dark = is_dark(self.palette())
         # Dark text-grade colours on light backgrounds (contrast above 4.5:1 on white), light
         # ones on dark backgrounds.
         gpu = QColor("#6aaef0" if dark else "#1f5fa8")

@@ -1,0 +1,2885 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="es">
+<context>
+    <name>ChoosePage</name>
+    <message>
+        <source>Choose</source>
+        <translation>Elegir</translation>
+    </message>
+    <message>
+        <source>Pick a framework; the wizard works out a matching set and shows what it would change.</source>
+        <translation>Elige un framework; el asistente calcula un conjunto compatible y te muestra qué cambiaría.</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: the plan is for that machine, and nothing will be installed here.</source>
+        <translation>Esta es una vista previa de un informe guardado: el plan es para esa máquina y aquí no se instalará nada.</translation>
+    </message>
+    <message>
+        <source>The recommendation</source>
+        <translation>La recomendación</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>Framework</translation>
+    </message>
+    <message>
+        <source>&amp;PyTorch</source>
+        <translation>&amp;PyTorch</translation>
+    </message>
+    <message>
+        <source>&amp;TensorFlow</source>
+        <translation>&amp;TensorFlow</translation>
+    </message>
+    <message>
+        <source>Framework: PyTorch</source>
+        <translation>Framework: PyTorch</translation>
+    </message>
+    <message>
+        <source>Framework: TensorFlow</source>
+        <translation>Framework: TensorFlow</translation>
+    </message>
+    <message>
+        <source>Framework version</source>
+        <translation>Versión del framework</translation>
+    </message>
+    <message>
+        <source>“Recommended” lets the wizard pick the newest release that works on this machine. Pick a release when a project needs that one.</source>
+        <translation>“Recomendada” deja que el asistente elija la versión más reciente que funciona en esta máquina. Elige una versión concreta cuando un proyecto la necesite.</translation>
+    </message>
+    <message>
+        <source>Recommended</source>
+        <translation>Recomendada</translation>
+    </message>
+    <message>
+        <source>&amp;Version:</source>
+        <translation>&amp;Versión:</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>Entorno</translation>
+    </message>
+    <message>
+        <source>&amp;Automatic (best for the plan)</source>
+        <translation>A&amp;utomático (lo mejor para el plan)</translation>
+    </message>
+    <message>
+        <source>The wizard picks venv or conda: conda where it brings CUDA and cuDNN into the environment that would otherwise have to be installed on the system.</source>
+        <translation>El asistente elige venv o conda: conda cuando aporta al entorno CUDA y cuDNN, que de otro modo habría que instalar en el sistema.</translation>
+    </message>
+    <message>
+        <source>v&amp;env</source>
+        <translation>v&amp;env</translation>
+    </message>
+    <message>
+        <source>venv: a Python virtual environment, a folder with its own Python packages (made with uv or pip). Needs nothing else installed.</source>
+        <translation>venv: un entorno virtual de Python, una carpeta con sus propios paquetes de Python (creado con uv o pip). No necesita nada más instalado.</translation>
+    </message>
+    <message>
+        <source>c&amp;onda</source>
+        <translation>c&amp;onda</translation>
+    </message>
+    <message>
+        <source>Environment manager: automatic</source>
+        <translation>Gestor de entornos: automático</translation>
+    </message>
+    <message>
+        <source>Environment manager: venv</source>
+        <translation>Gestor de entornos: venv</translation>
+    </message>
+    <message>
+        <source>Environment manager: conda</source>
+        <translation>Gestor de entornos: conda</translation>
+    </message>
+    <message>
+        <source>Environment name</source>
+        <translation>Nombre del entorno</translation>
+    </message>
+    <message>
+        <source>The environment&apos;s folder name; also its name in conda and Jupyter.</source>
+        <translation>El nombre de la carpeta del entorno; también su nombre en conda y Jupyter.</translation>
+    </message>
+    <message>
+        <source>Na&amp;me:</source>
+        <translation>&amp;Nombre:</translation>
+    </message>
+    <message>
+        <source>Register a &amp;Jupyter kernel</source>
+        <translation>Registrar un kernel de &amp;Jupyter</translation>
+    </message>
+    <message>
+        <source>Register a Jupyter kernel</source>
+        <translation>Registrar un kernel de Jupyter</translation>
+    </message>
+    <message>
+        <source>Installs ipykernel in the environment so that Jupyter and VS Code notebooks can use it.</source>
+        <translation>Instala ipykernel en el entorno para que los notebooks de Jupyter y VS Code puedan usarlo.</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>&amp;GPUs the environment uses:</source>
+        <translation>&amp;GPU que usa el entorno:</translation>
+    </message>
+    <message>
+        <source>GPUs the environment uses (Space ticks or clears one)</source>
+        <translation>GPU que usa el entorno (Espacio marca o desmarca una)</translation>
+    </message>
+    <message>
+        <source>Untick a GPU to keep it free for other work: the environment then sets CUDA_VISIBLE_DEVICES to the ticked ones.</source>
+        <translation>Desmarca una GPU para dejarla libre para otras tareas: el entorno define entonces CUDA_VISIBLE_DEVICES con las marcadas.</translation>
+    </message>
+    <message>
+        <source>Packages</source>
+        <translation>Paquetes</translation>
+    </message>
+    <message>
+        <source>From a &amp;folder of wheels (offline)</source>
+        <translation>Desde una &amp;carpeta de wheels (sin conexión)</translation>
+    </message>
+    <message>
+        <source>Install packages from a folder of wheels, offline</source>
+        <translation>Instalar paquetes desde una carpeta de wheels, sin conexión</translation>
+    </message>
+    <message>
+        <source>For machines without internet: install only from a folder of .whl files (made with “pip download” on another machine). Nothing is fetched.</source>
+        <translation>Para máquinas sin internet: instala solo desde una carpeta de archivos .whl (creada con “pip download” en otra máquina). No se descarga nada.</translation>
+    </message>
+    <message>
+        <source>Folder of wheels</source>
+        <translation>Carpeta de wheels</translation>
+    </message>
+    <message>
+        <source>Folder of .whl files</source>
+        <translation>Carpeta de archivos .whl</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>E&amp;xaminar…</translation>
+    </message>
+    <message>
+        <source>Choose the folder of wheels</source>
+        <translation>Elige la carpeta de wheels</translation>
+    </message>
+    <message>
+        <source>What to look at</source>
+        <translation>Qué revisar</translation>
+    </message>
+    <message>
+        <source>Alternatives, best first</source>
+        <translation>Alternativas, la mejor primero</translation>
+    </message>
+    <message>
+        <source>Alternatives</source>
+        <translation>Alternativas</translation>
+    </message>
+    <message>
+        <source>The plan</source>
+        <translation>El plan</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>Framework:</translation>
+    </message>
+    <message>
+        <source>Python:</source>
+        <translation>Python:</translation>
+    </message>
+    <message>
+        <source>CUDA / cuDNN:</source>
+        <translation>CUDA / cuDNN:</translation>
+    </message>
+    <message>
+        <source>CUDA is NVIDIA&apos;s platform for computing on the GPU; cuDNN is its library of deep-learning building blocks. A framework build is made for one CUDA version, and the driver must support it.</source>
+        <translation>CUDA es la plataforma de NVIDIA para computar en la GPU; cuDNN es su biblioteca de componentes para deep learning. Cada compilación de un framework se hace para una versión de CUDA, y el controlador debe admitirla.</translation>
+    </message>
+    <message>
+        <source>Driver:</source>
+        <translation>Controlador:</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver must be at least as new as the CUDA version of the build needs.</source>
+        <translation>El controlador de NVIDIA debe ser al menos tan reciente como la versión de CUDA que necesita la compilación.</translation>
+    </message>
+    <message>
+        <source>Environment:</source>
+        <translation>Entorno:</translation>
+    </message>
+    <message>
+        <source>conda installs:</source>
+        <translation>conda instala:</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager that can also install CUDA and cuDNN into the environment.</source>
+        <translation>conda: un gestor de entornos que también puede instalar CUDA y cuDNN dentro del entorno.</translation>
+    </message>
+    <message>
+        <source>pip installs:</source>
+        <translation>pip instala:</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>Motivo:</translation>
+    </message>
+    <message>
+        <source>What will change on this machine</source>
+        <translation>Qué cambiará en esta máquina</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager (here through %1) that can also bring CUDA and cuDNN into the environment, from conda-forge.</source>
+        <translation>conda: un gestor de entornos (aquí a través de %1) que también puede traer CUDA y cuDNN al entorno, desde conda-forge.</translation>
+    </message>
+    <message>
+        <source>No conda, mamba or micromamba was found on this machine. Install Miniforge (conda-forge.org/download) to use conda.</source>
+        <translation>No se encontró conda, mamba ni micromamba en esta máquina. Instala Miniforge (conda-forge.org/download) para usar conda.</translation>
+    </message>
+    <message>
+        <source>GPU %1: %2</source>
+        <translation>GPU %1: %2</translation>
+    </message>
+    <message>
+        <source>not responding</source>
+        <translation>no responde</translation>
+    </message>
+    <message>
+        <source>no driver</source>
+        <translation>sin controlador</translation>
+    </message>
+    <message>
+        <source>not usable: %1</source>
+        <translation>no utilizable: %1</translation>
+    </message>
+    <message>
+        <source>compute capability %1</source>
+        <translation>capacidad de cómputo %1</translation>
+    </message>
+    <message>
+        <source>Compute capability is the GPU generation&apos;s feature level (8.6 for the GeForce RTX 30 series); a framework build runs only on the levels it was made for.</source>
+        <translation>La capacidad de cómputo es el nivel de funciones de la generación de la GPU (8.6 para la serie GeForce RTX 30); una compilación de un framework solo funciona en los niveles para los que se hizo.</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU was found, so there is nothing to pick: the plan is a CPU build.</source>
+        <translation>No se encontró ninguna GPU NVIDIA, así que no hay nada que elegir: el plan es una compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>Tick at least one GPU.</source>
+        <translation>Marca al menos una GPU.</translation>
+    </message>
+    <message>
+        <source>This name cannot be used: %1</source>
+        <translation>Este nombre no se puede usar: %1</translation>
+    </message>
+    <message>
+        <source>An environment of this name exists: it will be replaced (and put back if this fails).</source>
+        <translation>Ya existe un entorno con este nombre: se reemplazará (y se restaurará si esto falla).</translation>
+    </message>
+    <message>
+        <source>There is no such folder.</source>
+        <translation>Esa carpeta no existe.</translation>
+    </message>
+    <message>
+        <source>The folder of wheels</source>
+        <translation>La carpeta de wheels</translation>
+    </message>
+    <message>
+        <source>Waiting for the detection of this machine…</source>
+        <translation>Esperando la detección de esta máquina…</translation>
+    </message>
+    <message>
+        <source>Working out the plan…</source>
+        <translation>Calculando el plan…</translation>
+    </message>
+    <message>
+        <source>The list of releases could not be read (%1); “Recommended” still works.</source>
+        <translation>No se pudo leer la lista de versiones (%1); “Recomendada” sigue funcionando.</translation>
+    </message>
+    <message>
+        <source>The recommendation failed: %1</source>
+        <translation>La recomendación falló: %1</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU here: %1 will train on the CPU (slower, but it works).</source>
+        <translation>No hay GPU NVIDIA aquí: %1 entrenará en la CPU (más lento, pero funciona).</translation>
+    </message>
+    <message>
+        <source>%1 will train on the CPU only: the GPU cannot be used (the reasons are below).</source>
+        <translation>%1 entrenará solo en la CPU: la GPU no se puede usar (los motivos están abajo).</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible after a driver update.</source>
+        <translation>El entrenamiento en GPU con %1 es posible tras actualizar el controlador.</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible inside WSL 2 (Linux on this Windows).</source>
+        <translation>El entrenamiento en GPU con %1 es posible dentro de WSL 2 (Linux en este Windows).</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible on this machine as it is.</source>
+        <translation>El entrenamiento en GPU con %1 es posible en esta máquina tal como está.</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible with the plan below, not with exactly what you picked.</source>
+        <translation>El entrenamiento en GPU con %1 es posible con el plan de abajo, no exactamente con lo que elegiste.</translation>
+    </message>
+    <message>
+        <source>Python %1</source>
+        <translation>Python %1</translation>
+    </message>
+    <message>
+        <source>inside WSL 2</source>
+        <translation>dentro de WSL 2</translation>
+    </message>
+    <message>
+        <source>needs a driver update</source>
+        <translation>requiere actualizar el controlador</translation>
+    </message>
+    <message>
+        <source>CPU build</source>
+        <translation>Compilación para CPU</translation>
+    </message>
+    <message>
+        <source>CPU build: no CUDA, runs on the processor</source>
+        <translation>Compilación para CPU: sin CUDA, se ejecuta en el procesador</translation>
+    </message>
+    <message>
+        <source>CUDA %1</source>
+        <translation>CUDA %1</translation>
+    </message>
+    <message>
+        <source>CUDA %1, cuDNN %2</source>
+        <translation>CUDA %1, cuDNN %2</translation>
+    </message>
+    <message>
+        <source>(must be installed on the system: the wizard does not install it)</source>
+        <translation>(debe instalarse en el sistema: el asistente no lo instala)</translation>
+    </message>
+    <message>
+        <source>(comes inside the environment: no CUDA toolkit needed)</source>
+        <translation>(viene dentro del entorno: no hace falta el CUDA Toolkit)</translation>
+    </message>
+    <message>
+        <source>(wheel %1)</source>
+        <translation>(wheel %1)</translation>
+    </message>
+    <message>
+        <source>conda environment</source>
+        <translation>Entorno de conda</translation>
+    </message>
+    <message>
+        <source>venv (Python virtual environment)</source>
+        <translation>venv (entorno virtual de Python)</translation>
+    </message>
+    <message>
+        <source>%1 or newer</source>
+        <translation>%1 o posterior</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver answers now</source>
+        <translation>ahora no responde ningún controlador de NVIDIA</translation>
+    </message>
+    <message>
+        <source>you have %1: update it first</source>
+        <translation>tienes %1: actualízalo primero</translation>
+    </message>
+    <message>
+        <source>you have %1 (fine)</source>
+        <translation>tienes %1 (correcto)</translation>
+    </message>
+    <message>
+        <source>Nothing: this is a preview; below is what it would do.</source>
+        <translation>Nada: esto es una vista previa; abajo se muestra lo que haría.</translation>
+    </message>
+    <message>
+        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
+        <translation>Nada en Windows: este plan se ejecuta dentro de WSL 2. Inicia el asistente dentro de tu Linux de WSL 2 para configurarlo allí.</translation>
+    </message>
+    <message>
+        <source>The existing environment %1 is replaced: it is moved aside, and put back if the new one fails.</source>
+        <translation>El entorno existente %1 se reemplaza: se aparta y se restaura si el nuevo falla.</translation>
+    </message>
+    <message>
+        <source>A new conda environment %1 (in conda&apos;s environments folder) with %2, then %3 from pip.</source>
+        <translation>Un nuevo entorno de conda %1 (en la carpeta de entornos de conda) con %2, y luego %3 desde pip.</translation>
+    </message>
+    <message>
+        <source>A new folder %1 in the wizard&apos;s home folder, holding a Python %2 environment with %3.</source>
+        <translation>Una nueva carpeta %1 en la carpeta personal del asistente, con un entorno de Python %2 con %3.</translation>
+    </message>
+    <message>
+        <source>A new folder %1 holding a Python %2 environment with %3.</source>
+        <translation>Una nueva carpeta %1 con un entorno de Python %2 con %3.</translation>
+    </message>
+    <message>
+        <source>Packages come only from %1; nothing is downloaded.</source>
+        <translation>Los paquetes vienen solo de %1; no se descarga nada.</translation>
+    </message>
+    <message>
+        <source>Settings that apply only while the environment is active: %1.</source>
+        <translation>Ajustes que solo se aplican mientras el entorno está activo: %1.</translation>
+    </message>
+    <message>
+        <source>A Jupyter kernel for this environment, for your user only.</source>
+        <translation>Un kernel de Jupyter para este entorno, solo para tu usuario.</translation>
+    </message>
+    <message>
+        <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
+        <translation>Tu PATH de usuario recibe estas carpetas (la página siguiente muestra antes el cambio, y se puede deshacer):</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: CUDA %1 and cuDNN %2 from NVIDIA.</source>
+        <translation>Lo instalas tú, no el asistente: CUDA %1 y cuDNN %2 de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: an NVIDIA driver %1 or newer.</source>
+        <translation>Lo instalas tú, no el asistente: un controlador de NVIDIA %1 o posterior.</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: a newer NVIDIA driver.</source>
+        <translation>Lo instalas tú, no el asistente: un controlador de NVIDIA más reciente.</translation>
+    </message>
+    <message>
+        <source>Nothing else: drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>Nada más: los controladores y los archivos del sistema quedan como están. No se necesitan permisos de administrador.</translation>
+    </message>
+    <message>
+        <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>Nada más: PATH, los controladores y los archivos del sistema quedan como están. No se necesitan permisos de administrador.</translation>
+    </message>
+</context>
+<context>
+    <name>DetectPage</name>
+    <message>
+        <source>Your machine</source>
+        <translation>Tu máquina</translation>
+    </message>
+    <message>
+        <source>What the wizard found, and what it means for GPU training.</source>
+        <translation>Lo que encontró el asistente y lo que significa para entrenar en la GPU.</translation>
+    </message>
+    <message>
+        <source>Looking at this machine…</source>
+        <translation>Examinando esta máquina…</translation>
+    </message>
+    <message>
+        <source>Detection in progress</source>
+        <translation>Detección en curso</translation>
+    </message>
+    <message>
+        <source>&amp;Retry</source>
+        <translation>&amp;Reintentar</translation>
+    </message>
+    <message>
+        <source>System report</source>
+        <translation>Informe del sistema</translation>
+    </message>
+    <message>
+        <source>Detection failed: %1</source>
+        <translation>La detección falló: %1</translation>
+    </message>
+</context>
+<context>
+    <name>InstallPage</name>
+    <message>
+        <source>Install</source>
+        <translation>Instalar</translation>
+    </message>
+    <message>
+        <source>The wizard creates the environment and installs the framework build.</source>
+        <translation>El asistente crea el entorno e instala la compilación del framework.</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>&amp;Siguiente &gt;</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing is installed on this machine. On the machine itself, this page creates the environment and shows its progress and log.</source>
+        <translation>Esta es una vista previa de un informe guardado: no se instala nada en esta máquina. En la propia máquina, esta página crea el entorno y muestra su progreso y su registro.</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>Progreso</translation>
+    </message>
+    <message>
+        <source>Waiting to start…</source>
+        <translation>Esperando para empezar…</translation>
+    </message>
+    <message>
+        <source>Installation progress</source>
+        <translation>Progreso de la instalación</translation>
+    </message>
+    <message>
+        <source>Current package</source>
+        <translation>Paquete actual</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel installation</source>
+        <translation>&amp;Cancelar instalación</translation>
+    </message>
+    <message>
+        <source>Cancel the installation and remove what was made</source>
+        <translation>Cancelar la instalación y quitar lo creado</translation>
+    </message>
+    <message>
+        <source>Stop now: the running tool is ended and the half-made environment is removed.</source>
+        <translation>Detener ahora: se cierra la herramienta en ejecución y se elimina el entorno a medio crear.</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Registro</translation>
+    </message>
+    <message>
+        <source>Installation log</source>
+        <translation>Registro de instalación</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Resultado</translation>
+    </message>
+    <message>
+        <source>Installation result</source>
+        <translation>Resultado de la instalación</translation>
+    </message>
+    <message>
+        <source>Environment folder</source>
+        <translation>Carpeta del entorno</translation>
+    </message>
+    <message>
+        <source>Interpreter</source>
+        <translation>Intérprete</translation>
+    </message>
+    <message>
+        <source>Select this interpreter in VS Code (Python: Select Interpreter) or PyCharm.</source>
+        <translation>Selecciona este intérprete en VS Code (Python: Select Interpreter) o PyCharm.</translation>
+    </message>
+    <message>
+        <source>Framework build</source>
+        <translation>Compilación del framework</translation>
+    </message>
+    <message>
+        <source>Full log</source>
+        <translation>Registro completo</translation>
+    </message>
+    <message>
+        <source>Folder:</source>
+        <translation>Carpeta:</translation>
+    </message>
+    <message>
+        <source>Interpreter:</source>
+        <translation>Intérprete:</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>Framework:</translation>
+    </message>
+    <message>
+        <source>Full log:</source>
+        <translation>Registro completo:</translation>
+    </message>
+    <message>
+        <source>&amp;Retry</source>
+        <translation>&amp;Reintentar</translation>
+    </message>
+    <message>
+        <source>Try the installation again</source>
+        <translation>Intentar de nuevo la instalación</translation>
+    </message>
+    <message>
+        <source>Nothing runs in a preview.</source>
+        <translation>En una vista previa no se ejecuta nada.</translation>
+    </message>
+    <message>
+        <source>Not started</source>
+        <translation>Sin iniciar</translation>
+    </message>
+    <message>
+        <source>there is no plan to install yet: choose a framework first</source>
+        <translation>aún no hay un plan que instalar: elige primero un framework</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>Iniciando…</translation>
+    </message>
+    <message>
+        <source>Cancelling: removing what was made…</source>
+        <translation>Cancelando: quitando lo creado…</translation>
+    </message>
+    <message>
+        <source>== cancel requested: stopping and removing what was made</source>
+        <translation>== cancelación solicitada: deteniendo y quitando lo creado</translation>
+    </message>
+    <message>
+        <source>%1 %p%</source>
+        <translation>%1 %p%</translation>
+    </message>
+    <message>
+        <source>%v of %m packages</source>
+        <translation>%v de %m paquetes</translation>
+    </message>
+    <message>
+        <source>the installation stopped with an unexpected error: %1</source>
+        <translation>la instalación se detuvo por un error inesperado: %1</translation>
+    </message>
+    <message>
+        <source>All steps finished.</source>
+        <translation>Todos los pasos han terminado.</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Listo</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready.</source>
+        <translation>El entorno %1 está listo.</translation>
+    </message>
+    <message>
+        <source>%1 (made in %2 s)</source>
+        <translation>%1 (creado en %2 s)</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(ninguno)</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Cancelado</translation>
+    </message>
+    <message>
+        <source>Cancelled. Nothing was left behind.</source>
+        <translation>Cancelado. No quedó nada.</translation>
+    </message>
+    <message>
+        <source>Cancelled, but not everything could be removed.</source>
+        <translation>Cancelado, pero no se pudo quitar todo.</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Falló</translation>
+    </message>
+    <message>
+        <source>The environment could not be created.</source>
+        <translation>No se pudo crear el entorno.</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Detenido</translation>
+    </message>
+    <message>
+        <source>Why: %1</source>
+        <translation>Motivo: %1</translation>
+    </message>
+    <message>
+        <source>Still there, to remove by hand: %1</source>
+        <translation>Sigue ahí, quítalo a mano: %1</translation>
+    </message>
+    <message>
+        <source>Everything that was made has been removed.</source>
+        <translation>Se ha quitado todo lo que se creó.</translation>
+    </message>
+    <message>
+        <source>Full log: %1</source>
+        <translation>Registro completo: %1</translation>
+    </message>
+    <message>
+        <source>No plan has been chosen yet.</source>
+        <translation>Aún no se ha elegido ningún plan.</translation>
+    </message>
+    <message>
+        <source>CPU build</source>
+        <translation>Compilación para CPU</translation>
+    </message>
+    <message>
+        <source>CUDA %1 build</source>
+        <translation>Compilación CUDA %1</translation>
+    </message>
+    <message>
+        <source>The environment %1 gets %2 %3 (%4) with Python %5.</source>
+        <translation>El entorno %1 recibe %2 %3 (%4) con Python %5.</translation>
+    </message>
+    <message>
+        <source>the default package index</source>
+        <translation>el índice de paquetes predeterminado</translation>
+    </message>
+    <message>
+        <source>On the machine itself, this page runs these steps:</source>
+        <translation>En la propia máquina, esta página ejecuta estos pasos:</translation>
+    </message>
+    <message>
+        <source>== create: a %1 environment %2 with Python %3</source>
+        <translation>== crear: un entorno %1 %2 con Python %3</translation>
+    </message>
+    <message>
+        <source>== install: %1 from %2</source>
+        <translation>== instalar: %1 desde %2</translation>
+    </message>
+    <message>
+        <source>== verify: import the framework in the new environment and check its build</source>
+        <translation>== verificar: importar el framework en el nuevo entorno y comprobar su compilación</translation>
+    </message>
+    <message>
+        <source>== constraints: pin that build, so later installs cannot replace it</source>
+        <translation>== restricciones: fijar esa compilación para que instalaciones posteriores no la reemplacen</translation>
+    </message>
+    <message>
+        <source>== register: record the environment (gpuwizard env list)</source>
+        <translation>== registrar: anotar el entorno (gpuwizard env list)</translation>
+    </message>
+    <message>
+        <source>the default index</source>
+        <translation>el índice predeterminado</translation>
+    </message>
+    <message>
+        <source>== creating %1 at %2 with %3 (%4), packages from %5</source>
+        <translation>== creando %1 en %2 con %3 (%4), paquetes desde %5</translation>
+    </message>
+    <message>
+        <source>the framework</source>
+        <translation>el framework</translation>
+    </message>
+    <message>
+        <source>Moving the existing environment aside…</source>
+        <translation>Apartando el entorno existente…</translation>
+    </message>
+    <message>
+        <source>Creating the environment…</source>
+        <translation>Creando el entorno…</translation>
+    </message>
+    <message>
+        <source>Adding pip…</source>
+        <translation>Añadiendo pip…</translation>
+    </message>
+    <message>
+        <source>Installing the packages…</source>
+        <translation>Instalando los paquetes…</translation>
+    </message>
+    <message>
+        <source>Checking that %1 imports in the new environment…</source>
+        <translation>Comprobando que %1 se importa en el nuevo entorno…</translation>
+    </message>
+    <message>
+        <source>Pinning the build so later installs cannot replace it…</source>
+        <translation>Fijando la compilación para que instalaciones posteriores no la reemplacen…</translation>
+    </message>
+    <message>
+        <source>Setting the environment&apos;s variables…</source>
+        <translation>Configurando las variables del entorno…</translation>
+    </message>
+    <message>
+        <source>Registering the Jupyter kernel…</source>
+        <translation>Registrando el kernel de Jupyter…</translation>
+    </message>
+    <message>
+        <source>Recording the environment…</source>
+        <translation>Anotando el entorno…</translation>
+    </message>
+    <message>
+        <source>Something went wrong: removing what was made…</source>
+        <translation>Algo salió mal: quitando lo creado…</translation>
+    </message>
+    <message>
+        <source>resolving</source>
+        <translation>resolviendo</translation>
+    </message>
+    <message>
+        <source>solving</source>
+        <translation>resolviendo entorno</translation>
+    </message>
+    <message>
+        <source>downloading</source>
+        <translation>descargando</translation>
+    </message>
+    <message>
+        <source>building</source>
+        <translation>compilando</translation>
+    </message>
+    <message>
+        <source>installing</source>
+        <translation>instalando</translation>
+    </message>
+    <message>
+        <source>installed</source>
+        <translation>instalado</translation>
+    </message>
+    <message>
+        <source>unpacking</source>
+        <translation>desempaquetando</translation>
+    </message>
+    <message>
+        <source>linking</source>
+        <translation>enlazando</translation>
+    </message>
+    <message>
+        <source>Package: %1%2, %3</source>
+        <translation>Paquete: %1%2, %3</translation>
+    </message>
+</context>
+<context>
+    <name>LiveTestPage</name>
+    <message>
+        <source>Test</source>
+        <translation>Prueba</translation>
+    </message>
+    <message>
+        <source>A small network trains on the GPU and on the CPU: does the GPU work, and how fast?</source>
+        <translation>Una red pequeña entrena en la GPU y en la CPU: ¿funciona la GPU y a qué velocidad?</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: no test runs. On the machine itself, this page trains a small network in the new environment and shows the loss, the speed and the verdict.</source>
+        <translation>Esta es una vista previa de un informe guardado: no se ejecuta ninguna prueba. En la propia máquina, esta página entrena una red pequeña en el nuevo entorno y muestra la pérdida, la velocidad y el veredicto.</translation>
+    </message>
+    <message>
+        <source>Loss per training step</source>
+        <translation>Pérdida por paso de entrenamiento</translation>
+    </message>
+    <message>
+        <source>Waiting to start…</source>
+        <translation>Esperando para empezar…</translation>
+    </message>
+    <message>
+        <source>Test progress</source>
+        <translation>Progreso de la prueba</translation>
+    </message>
+    <message>
+        <source>&amp;Stop the test</source>
+        <translation>&amp;Detener la prueba</translation>
+    </message>
+    <message>
+        <source>Stop the running test</source>
+        <translation>Detener la prueba en curso</translation>
+    </message>
+    <message>
+        <source>&amp;Run again</source>
+        <translation>&amp;Volver a ejecutar</translation>
+    </message>
+    <message>
+        <source>Run the test again</source>
+        <translation>Ejecutar la prueba de nuevo</translation>
+    </message>
+    <message>
+        <source>Measurements</source>
+        <translation>Mediciones</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>Framework:</translation>
+    </message>
+    <message>
+        <source>Framework build</source>
+        <translation>Compilación del framework</translation>
+    </message>
+    <message>
+        <source>GPU:</source>
+        <translation>GPU:</translation>
+    </message>
+    <message>
+        <source>The GPU the framework sees</source>
+        <translation>La GPU que ve el framework</translation>
+    </message>
+    <message>
+        <source>CPU:</source>
+        <translation>CPU:</translation>
+    </message>
+    <message>
+        <source>The CPU</source>
+        <translation>La CPU</translation>
+    </message>
+    <message>
+        <source>GPU samples/s:</source>
+        <translation>Muestras/s en GPU:</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the GPU</source>
+        <translation>Muestras de entrenamiento por segundo en la GPU</translation>
+    </message>
+    <message>
+        <source>CPU samples/s:</source>
+        <translation>Muestras/s en CPU:</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the CPU</source>
+        <translation>Muestras de entrenamiento por segundo en la CPU</translation>
+    </message>
+    <message>
+        <source>Speed-up:</source>
+        <translation>Aceleración:</translation>
+    </message>
+    <message>
+        <source>How many times faster the GPU trains than the CPU</source>
+        <translation>Cuántas veces más rápido entrena la GPU que la CPU</translation>
+    </message>
+    <message>
+        <source>Matrix multiply:</source>
+        <translation>Multiplicación de matrices:</translation>
+    </message>
+    <message>
+        <source>Matrix multiply rate on the GPU</source>
+        <translation>Velocidad de multiplicación de matrices en la GPU</translation>
+    </message>
+    <message>
+        <source>GPU utilisation:</source>
+        <translation>Uso de la GPU:</translation>
+    </message>
+    <message>
+        <source>GPU utilisation during the test</source>
+        <translation>Uso de la GPU durante la prueba</translation>
+    </message>
+    <message>
+        <source>GPU memory:</source>
+        <translation>Memoria de la GPU:</translation>
+    </message>
+    <message>
+        <source>GPU memory in use during the test</source>
+        <translation>Memoria de la GPU en uso durante la prueba</translation>
+    </message>
+    <message>
+        <source>GPU samples per second divided by CPU samples per second, same network and data.</source>
+        <translation>Muestras por segundo en la GPU divididas entre muestras por segundo en la CPU, con la misma red y los mismos datos.</translation>
+    </message>
+    <message>
+        <source>TFLOP/s: trillions of floating-point operations per second on large matrix multiplies.</source>
+        <translation>TFLOP/s: billones de operaciones de coma flotante por segundo en multiplicaciones de matrices grandes.</translation>
+    </message>
+    <message>
+        <source>Share of time the GPU was running work, as the NVIDIA driver reports it (NVML).</source>
+        <translation>Porcentaje del tiempo en que la GPU estuvo ejecutando trabajo, según informa el controlador de NVIDIA (NVML).</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>Veredicto</translation>
+    </message>
+    <message>
+        <source>Nothing runs in a preview.</source>
+        <translation>En una vista previa no se ejecuta nada.</translation>
+    </message>
+    <message>
+        <source>Not started</source>
+        <translation>Sin iniciar</translation>
+    </message>
+    <message>
+        <source>Nothing to test</source>
+        <translation>Nada que probar</translation>
+    </message>
+    <message>
+        <source>There is no environment to test: the installation did not finish.</source>
+        <translation>No hay ningún entorno que probar: la instalación no terminó.</translation>
+    </message>
+    <message>
+        <source>Starting %1 in the environment…</source>
+        <translation>Iniciando %1 en el entorno…</translation>
+    </message>
+    <message>
+        <source>Stopping the test…</source>
+        <translation>Deteniendo la prueba…</translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n threads)</source>
+        <translation>
+            <numerusform> (%n hilo)</numerusform>
+            <numerusform> (%n hilos)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The test stopped</source>
+        <translation>La prueba se detuvo</translation>
+    </message>
+    <message>
+        <source>The test could not run: %1</source>
+        <translation>No se pudo ejecutar la prueba: %1</translation>
+    </message>
+    <message>
+        <source>The loss appears here as the network trains.</source>
+        <translation>La pérdida aparece aquí a medida que la red entrena.</translation>
+    </message>
+    <message>
+        <source>step %v of %m</source>
+        <translation>paso %v de %m</translation>
+    </message>
+    <message>
+        <source>none visible</source>
+        <translation>ninguna visible</translation>
+    </message>
+    <message>
+        <source>not measured: no GPU is used</source>
+        <translation>sin medir: no se usa ninguna GPU</translation>
+    </message>
+    <message>
+        <source>%1: %2 TFLOP/s</source>
+        <translation>%1: %2 TFLOP/s</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU on this machine</source>
+        <translation>no hay GPU NVIDIA en esta máquina</translation>
+    </message>
+    <message>
+        <source>not measured (the driver gave no samples)</source>
+        <translation>sin medir (el controlador no dio muestras)</translation>
+    </message>
+    <message>
+        <source>waiting for samples…</source>
+        <translation>esperando muestras…</translation>
+    </message>
+    <message>
+        <source>%1 % now, %2 % at most</source>
+        <translation>%1 % ahora, %2 % como máximo</translation>
+    </message>
+    <message>
+        <source>%1 % at most</source>
+        <translation>%1 % como máximo</translation>
+    </message>
+    <message>
+        <source>%1 MiB in use, %2 MiB at most</source>
+        <translation>%1 MiB en uso, %2 MiB como máximo</translation>
+    </message>
+    <message>
+        <source>%1 MiB at most</source>
+        <translation>%1 MiB como máximo</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Terminada</translation>
+    </message>
+    <message>
+        <source>Finished in %1 s</source>
+        <translation>Terminada en %1 s</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>— (needs both GPU and CPU)</source>
+        <translation>— (requiere GPU y CPU)</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Detenida</translation>
+    </message>
+    <message>
+        <source>You stopped the test before it finished.</source>
+        <translation>Detuviste la prueba antes de que terminara.</translation>
+    </message>
+    <message>
+        <source>Run it again for a verdict.</source>
+        <translation>Vuelve a ejecutarla para obtener un veredicto.</translation>
+    </message>
+    <message>
+        <source>No training step ran.</source>
+        <translation>No se ejecutó ningún paso de entrenamiento.</translation>
+    </message>
+    <message>
+        <source>Your GPU trains.</source>
+        <translation>Tu GPU entrena.</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, %1× faster than the CPU.</source>
+        <translation>Tu GPU entrena, %1× más rápido que la CPU.</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but not clearly faster than the CPU.</source>
+        <translation>Tu GPU entrena, pero no claramente más rápido que la CPU.</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but only %1× faster than the CPU.</source>
+        <translation>Tu GPU entrena, pero solo %1× más rápido que la CPU.</translation>
+    </message>
+    <message>
+        <source>Training works on the CPU only.</source>
+        <translation>El entrenamiento solo funciona en la CPU.</translation>
+    </message>
+    <message>
+        <source>Training does not work in this environment.</source>
+        <translation>El entrenamiento no funciona en este entorno.</translation>
+    </message>
+    <message>
+        <source>The loss fell from %1 to %2: the network learns.</source>
+        <translation>La pérdida bajó de %1 a %2: la red aprende.</translation>
+    </message>
+    <message>
+        <source>Why: this machine has no NVIDIA GPU the wizard could use, so the CPU is what there is. The environment works; training will be slower than on a GPU.</source>
+        <translation>Motivo: esta máquina no tiene ninguna GPU NVIDIA que el asistente pueda usar, así que solo queda la CPU. El entorno funciona; el entrenamiento será más lento que en una GPU.</translation>
+    </message>
+    <message>
+        <source>Why: the framework does not see the GPU. Below: the cause and the fix.</source>
+        <translation>Motivo: el framework no ve la GPU. Abajo: la causa y la solución.</translation>
+    </message>
+    <message>
+        <source>Why: the framework sees no GPU.</source>
+        <translation>Motivo: el framework no ve ninguna GPU.</translation>
+    </message>
+    <message>
+        <source>What failed, and what to do, is below.</source>
+        <translation>Abajo se indica qué falló y qué hacer.</translation>
+    </message>
+    <message>
+        <source>The test gave no reason; the full output is in the log.</source>
+        <translation>La prueba no dio ningún motivo; la salida completa está en el registro.</translation>
+    </message>
+    <message>
+        <source>Below: what may slow it down.</source>
+        <translation>Abajo: lo que puede estar ralentizándola.</translation>
+    </message>
+    <message>
+        <source>The test runs in the environment the previous page creates.</source>
+        <translation>La prueba se ejecuta en el entorno que crea la página anterior.</translation>
+    </message>
+    <message>
+        <source>Testing %1 in the environment %2 (%3).</source>
+        <translation>Probando %1 en el entorno %2 (%3).</translation>
+    </message>
+    <message>
+        <source>CUDA %1 build</source>
+        <translation>Compilación CUDA %1</translation>
+    </message>
+    <message>
+        <source>CPU build (no CUDA)</source>
+        <translation>Compilación para CPU (sin CUDA)</translation>
+    </message>
+    <message>
+        <source>build unknown</source>
+        <translation>compilación desconocida</translation>
+    </message>
+    <message>
+        <source>the GPU</source>
+        <translation>la GPU</translation>
+    </message>
+    <message>
+        <source>the CPU</source>
+        <translation>la CPU</translation>
+    </message>
+    <message>
+        <source>the device</source>
+        <translation>el dispositivo</translation>
+    </message>
+    <message>
+        <source>Making the training data…</source>
+        <translation>Generando los datos de entrenamiento…</translation>
+    </message>
+    <message>
+        <source>Warming up on %1…</source>
+        <translation>Calentando en %1…</translation>
+    </message>
+    <message>
+        <source>Training on %1…</source>
+        <translation>Entrenando en %1…</translation>
+    </message>
+    <message>
+        <source>Measuring the GPU&apos;s matrix multiply rate…</source>
+        <translation>Midiendo la velocidad de multiplicación de matrices de la GPU…</translation>
+    </message>
+    <message>
+        <source>Checking that the GPU and the CPU compute the same…</source>
+        <translation>Comprobando que la GPU y la CPU calculan lo mismo…</translation>
+    </message>
+</context>
+<context>
+    <name>LossChart</name>
+    <message>
+        <source>Training loss per step</source>
+        <translation>Pérdida de entrenamiento por paso</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>The loss appears here as the network trains.</source>
+        <translation>La pérdida aparece aquí a medida que la red entrena.</translation>
+    </message>
+    <message>
+        <source>%1: %2 steps, loss from %3 to %4</source>
+        <translation>%1: %2 pasos, pérdida de %3 a %4</translation>
+    </message>
+    <message>
+        <source>training step</source>
+        <translation>paso de entrenamiento</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>pérdida</translation>
+    </message>
+</context>
+<context>
+    <name>PathPage</name>
+    <message>
+        <source>PATH</source>
+        <translation>PATH</translation>
+    </message>
+    <message>
+        <source>Put the folders the plan needs on PATH, safely: see the change first, undo it any time.</source>
+        <translation>Pon en PATH las carpetas que necesita el plan, de forma segura: ve el cambio antes y deshazlo cuando quieras.</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off.</source>
+        <translation>Esta es una vista previa de un informe guardado: nada cambia en esta máquina, así que Aplicar y Deshacer están desactivados.</translation>
+    </message>
+    <message>
+        <source>PATH now (system first, then user)</source>
+        <translation>PATH actual (primero el del sistema, luego el de usuario)</translation>
+    </message>
+    <message>
+        <source>PATH entries with their problems</source>
+        <translation>Entradas de PATH con sus problemas</translation>
+    </message>
+    <message>
+        <source>Entry</source>
+        <translation>Entrada</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>Problema</translation>
+    </message>
+    <message>
+        <source>Planned change</source>
+        <translation>Cambio previsto</translation>
+    </message>
+    <message>
+        <source>User PATH (you only)</source>
+        <translation>PATH de usuario (solo tú)</translation>
+    </message>
+    <message>
+        <source>System PATH (all users; admin)</source>
+        <translation>PATH del sistema (todos los usuarios; admin.)</translation>
+    </message>
+    <message>
+        <source>Which PATH to change</source>
+        <translation>Qué PATH cambiar</translation>
+    </message>
+    <message>
+        <source>Windows puts the system PATH before the user PATH. Changing the system PATH asks for administrator rights.</source>
+        <translation>Windows pone el PATH del sistema antes que el PATH de usuario. Cambiar el PATH del sistema requiere permisos de administrador.</translation>
+    </message>
+    <message>
+        <source>Keep them (after these)</source>
+        <translation>Conservarlas (después de estas)</translation>
+    </message>
+    <message>
+        <source>Move them to the end</source>
+        <translation>Moverlas al final</translation>
+    </message>
+    <message>
+        <source>Remove them</source>
+        <translation>Quitarlas</translation>
+    </message>
+    <message>
+        <source>What to do with other CUDA versions on PATH</source>
+        <translation>Qué hacer con otras versiones de CUDA en PATH</translation>
+    </message>
+    <message>
+        <source>Entries of another CUDA version: the first CUDA on PATH is the one programs load.</source>
+        <translation>Entradas de otra versión de CUDA: la primera versión de CUDA en PATH es la que cargan los programas.</translation>
+    </message>
+    <message>
+        <source>&amp;Add to:</source>
+        <translation>Aña&amp;dir a:</translation>
+    </message>
+    <message>
+        <source>Other &amp;CUDA:</source>
+        <translation>Otras &amp;CUDA:</translation>
+    </message>
+    <message>
+        <source>Planned PATH, entry by entry: + added, − removed</source>
+        <translation>PATH previsto, entrada por entrada: + añadida, − quitada</translation>
+    </message>
+    <message>
+        <source>A&amp;pply</source>
+        <translation>A&amp;plicar</translation>
+    </message>
+    <message>
+        <source>Apply the planned PATH change</source>
+        <translation>Aplicar el cambio previsto de PATH</translation>
+    </message>
+    <message>
+        <source>Write the change, recorded in the PATH journal so that Undo can revert it exactly.</source>
+        <translation>Escribe el cambio y lo anota en el historial de PATH para que Deshacer pueda revertirlo con exactitud.</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>Des&amp;hacer</translation>
+    </message>
+    <message>
+        <source>Undo the last PATH change</source>
+        <translation>Deshacer el último cambio de PATH</translation>
+    </message>
+    <message>
+        <source>Put back the PATH as it was before the last change, exactly.</source>
+        <translation>Restaura PATH exactamente como estaba antes del último cambio.</translation>
+    </message>
+    <message>
+        <source>Working</source>
+        <translation>Trabajando</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Resultado</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds</source>
+        <translation>DLL que encuentra un programa iniciado ahora</translation>
+    </message>
+    <message>
+        <source>DLL</source>
+        <translation>DLL</translation>
+    </message>
+    <message>
+        <source>Where it loads from</source>
+        <translation>Desde dónde se carga</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH so that programs find %1.</source>
+        <translation>El plan añade carpetas a PATH para que los programas encuentren %1.</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH.</source>
+        <translation>El plan añade carpetas a PATH.</translation>
+    </message>
+    <message>
+        <source>Working on the registry snapshot %1.</source>
+        <translation>Trabajando sobre la instantánea del registro %1.</translation>
+    </message>
+    <message>
+        <source>Reading PATH…</source>
+        <translation>Leyendo PATH…</translation>
+    </message>
+    <message>
+        <source>Applying…</source>
+        <translation>Aplicando…</translation>
+    </message>
+    <message>
+        <source>Undoing…</source>
+        <translation>Deshaciendo…</translation>
+    </message>
+    <message>
+        <source>Checking from a new process which DLLs load…</source>
+        <translation>Comprobando desde un proceso nuevo qué DLL se cargan…</translation>
+    </message>
+    <message>
+        <source>Checking the DLLs…</source>
+        <translation>Comprobando las DLL…</translation>
+    </message>
+    <message>
+        <source>Something went wrong, and nothing was changed: %1</source>
+        <translation>Algo salió mal y no se cambió nada: %1</translation>
+    </message>
+    <message>
+        <source>PATH could not be read: %1</source>
+        <translation>No se pudo leer PATH: %1</translation>
+    </message>
+    <message>
+        <source>System PATH</source>
+        <translation>PATH del sistema</translation>
+    </message>
+    <message>
+        <source>User PATH</source>
+        <translation>PATH de usuario</translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation>sin valor</translation>
+    </message>
+    <message>
+        <source>%1 · entries: %2</source>
+        <translation>%1 · entradas: %2</translation>
+    </message>
+    <message>
+        <source>(empty entry)</source>
+        <translation>(entrada vacía)</translation>
+    </message>
+    <message>
+        <source>An empty entry: two &apos;;&apos; in a row, or one at the end.</source>
+        <translation>Una entrada vacía: dos &apos;;&apos; seguidos, o uno al final.</translation>
+    </message>
+    <message>
+        <source>folder missing</source>
+        <translation>falta la carpeta</translation>
+    </message>
+    <message>
+        <source>duplicate</source>
+        <translation>duplicada</translation>
+    </message>
+    <message>
+        <source>other CUDA version first</source>
+        <translation>otra versión de CUDA antes</translation>
+    </message>
+    <message>
+        <source>REG_SZ with %VARS%</source>
+        <translation>REG_SZ con %VARS%</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>vacía</translation>
+    </message>
+    <message>
+        <source>Missing: this folder does not exist. It does no harm, but makes PATH longer.</source>
+        <translation>Falta: esta carpeta no existe. No hace daño, pero alarga PATH.</translation>
+    </message>
+    <message>
+        <source>Duplicate: this folder is on PATH earlier already (the system PATH comes first); only the first one counts.</source>
+        <translation>Duplicada: esta carpeta ya aparece antes en PATH (el PATH del sistema va primero); solo cuenta la primera.</translation>
+    </message>
+    <message>
+        <source>Other CUDA version first: an entry of another CUDA version comes earlier, so programs load that version&apos;s DLLs, not these.</source>
+        <translation>Otra versión de CUDA antes: una entrada de otra versión de CUDA aparece antes, así que los programas cargan las DLL de esa versión, no estas.</translation>
+    </message>
+    <message>
+        <source>REG_SZ with %VARS%: this PATH is stored as REG_SZ, which Windows never expands, so the %VARIABLE% stays literal text and the folder is never searched.</source>
+        <translation>REG_SZ con %VARS%: este PATH está guardado como REG_SZ, que Windows nunca expande, así que la %VARIABLE% queda como texto literal y la carpeta nunca se busca.</translation>
+    </message>
+    <message>
+        <source>Empty: harmless, an extra &apos;;&apos;.</source>
+        <translation>Vacía: inofensiva, un &apos;;&apos; de más.</translation>
+    </message>
+    <message>
+        <source>CUDA %1</source>
+        <translation>CUDA %1</translation>
+    </message>
+    <message>
+        <source>An entry of CUDA %1.</source>
+        <translation>Una entrada de CUDA %1.</translation>
+    </message>
+    <message>
+        <source>This change cannot be made: %1</source>
+        <translation>Este cambio no se puede hacer: %1</translation>
+    </message>
+    <message>
+        <source>Windows will ask for administrator rights when you apply: the system PATH is shared by every user.</source>
+        <translation>Windows pedirá permisos de administrador al aplicar: el PATH del sistema lo comparten todos los usuarios.</translation>
+    </message>
+    <message>
+        <source>The wizard has administrator rights already: the system PATH is shared by every user.</source>
+        <translation>El asistente ya tiene permisos de administrador: el PATH del sistema lo comparten todos los usuarios.</translation>
+    </message>
+    <message>
+        <source>On the machine itself, changing the system PATH asks for administrator rights; this snapshot file needs none.</source>
+        <translation>En la propia máquina, cambiar el PATH del sistema pide permisos de administrador; este archivo de instantánea no los necesita.</translation>
+    </message>
+    <message>
+        <source>system PATH</source>
+        <translation>PATH del sistema</translation>
+    </message>
+    <message>
+        <source>user PATH</source>
+        <translation>PATH de usuario</translation>
+    </message>
+    <message>
+        <source>Nothing to change: the folders are on the %1 already.</source>
+        <translation>Nada que cambiar: las carpetas ya están en el %1.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n to add</source>
+        <translation>
+            <numerusform>%n por añadir</numerusform>
+            <numerusform>%n por añadir</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n to move</source>
+        <translation>
+            <numerusform>%n por mover</numerusform>
+            <numerusform>%n por mover</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n to remove</source>
+        <translation>
+            <numerusform>%n por quitar</numerusform>
+            <numerusform>%n por quitar</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The %1 after the change:</source>
+        <translation>El %1 tras el cambio:</translation>
+    </message>
+    <message>
+        <source>The %1 after the change (%2):</source>
+        <translation>El %1 tras el cambio (%2):</translation>
+    </message>
+    <message>
+        <source>unchanged: %1</source>
+        <translation>sin cambios: %1</translation>
+    </message>
+    <message>
+        <source>added: %1</source>
+        <translation>añadida: %1</translation>
+    </message>
+    <message>
+        <source>removed: %1</source>
+        <translation>quitada: %1</translation>
+    </message>
+    <message>
+        <source>Nothing was changed: %1</source>
+        <translation>No se cambió nada: %1</translation>
+    </message>
+    <message>
+        <source>Nothing to change: the %1 has the folders already.</source>
+        <translation>Nada que cambiar: el %1 ya tiene las carpetas.</translation>
+    </message>
+    <message>
+        <source>Undone: the %1 is back as it was before the change.</source>
+        <translation>Deshecho: el %1 vuelve a estar como antes del cambio.</translation>
+    </message>
+    <message>
+        <source>Done: the %1 is changed. The change is in the PATH journal; Undo reverts it.</source>
+        <translation>Hecho: el %1 ha cambiado. El cambio está en el historial de PATH; Deshacer lo revierte.</translation>
+    </message>
+    <message>
+        <source>This is a registry snapshot file: no program running here reads it. On the machine it belongs to, programs started after the change see it; those already open (terminals, VS Code, PyCharm, Jupyter) must be restarted.</source>
+        <translation>Este es un archivo de instantánea del registro: ningún programa que se ejecute aquí lo lee. En la máquina a la que pertenece, los programas iniciados después del cambio lo ven; los que ya estén abiertos (terminales, VS Code, PyCharm, Jupyter) deben reiniciarse.</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds: %1 of %2.</source>
+        <translation>DLL que encuentra un programa iniciado ahora: %1 de %2.</translation>
+    </message>
+    <message>
+        <source>found: %1</source>
+        <translation>encontrada: %1</translation>
+    </message>
+    <message>
+        <source>not found: %1</source>
+        <translation>no encontrada: %1</translation>
+    </message>
+</context>
+<context>
+    <name>QtReportView</name>
+    <message>
+        <source>CUDA: three different numbers</source>
+        <translation>CUDA: tres números distintos</translation>
+    </message>
+    <message>
+        <source>Graphics hardware</source>
+        <translation>Hardware gráfico</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nombre</translation>
+    </message>
+    <message>
+        <source>Compute capability</source>
+        <translation>Capacidad de cómputo</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Memoria</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Estado</translation>
+    </message>
+    <message>
+        <source>The GPU generation&apos;s feature level, such as 8.6 for the GeForce RTX 30 series. A framework build runs only on the levels it was compiled for.</source>
+        <translation>El nivel de funciones de la generación de la GPU, como 8.6 para la serie GeForce RTX 30. Una compilación de un framework solo funciona en los niveles para los que se compiló.</translation>
+    </message>
+    <message>
+        <source>What to look at</source>
+        <translation>Qué revisar</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Detalles</translation>
+    </message>
+    <message>
+        <source>Ready for GPU training on %1.</source>
+        <translation>Listo para entrenar en GPU con %1.</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is here, but GPU training does not work yet.</source>
+        <translation>Hay una GPU NVIDIA, pero el entrenamiento en GPU aún no funciona.</translation>
+    </message>
+    <message>
+        <source>No usable NVIDIA GPU: GPU training is not possible here yet.</source>
+        <translation>No hay ninguna GPU NVIDIA utilizable: aquí aún no es posible entrenar en GPU.</translation>
+    </message>
+    <message>
+        <source>No NVIDIA driver answered, so no CUDA version can run yet.</source>
+        <translation>No respondió ningún controlador de NVIDIA, así que aún no puede ejecutarse ninguna versión de CUDA.</translation>
+    </message>
+    <message>
+        <source>CUDA %1 or older (driver %2)</source>
+        <translation>CUDA %1 o anterior (controlador %2)</translation>
+    </message>
+    <message>
+        <source>Unknown: driver %1 does not report it</source>
+        <translation>Desconocido: el controlador %1 no lo indica</translation>
+    </message>
+    <message>
+        <source>Your driver supports</source>
+        <translation>Tu controlador admite</translation>
+    </message>
+    <message>
+        <source>A limit, not something installed: the newest CUDA a framework build may use (nvidia-smi calls it “CUDA Version”).</source>
+        <translation>Un límite, no algo instalado: la versión de CUDA más reciente que puede usar una compilación de un framework (nvidia-smi la llama “CUDA Version”).</translation>
+    </message>
+    <message>
+        <source>unknown version</source>
+        <translation>versión desconocida</translation>
+    </message>
+    <message>
+        <source>(first on PATH)</source>
+        <translation>(primero en PATH)</translation>
+    </message>
+    <message>
+        <source>(on PATH)</source>
+        <translation>(en PATH)</translation>
+    </message>
+    <message>
+        <source>None (PyTorch and current TensorFlow on Linux do not need one)</source>
+        <translation>Ninguno (PyTorch y el TensorFlow actual en Linux no lo necesitan)</translation>
+    </message>
+    <message>
+        <source>CUDA toolkits on disk</source>
+        <translation>CUDA Toolkits en el disco</translation>
+    </message>
+    <message>
+        <source>Needed only for TensorFlow 2.10 or older on native Windows, or to compile CUDA code. PyTorch and TensorFlow 2.14+ on Linux bring their own CUDA.</source>
+        <translation>Solo se necesita para TensorFlow 2.10 o anterior en Windows nativo, o para compilar código CUDA. PyTorch y TensorFlow 2.14+ en Linux traen su propio CUDA.</translation>
+    </message>
+    <message>
+        <source>The framework brings</source>
+        <translation>El framework trae</translation>
+    </message>
+    <message>
+        <source>Chosen in the next step, to match the driver and the GPU</source>
+        <translation>Se elige en el siguiente paso, según el controlador y la GPU</translation>
+    </message>
+    <message>
+        <source>Must not be newer than what the driver supports, and must contain code for your GPU&apos;s compute capability.</source>
+        <translation>No debe ser más reciente que lo que admite el controlador, y debe contener código para la capacidad de cómputo de tu GPU.</translation>
+    </message>
+    <message>
+        <source>working</source>
+        <translation>funciona</translation>
+    </message>
+    <message>
+        <source>not responding</source>
+        <translation>no responde</translation>
+    </message>
+    <message>
+        <source>no driver</source>
+        <translation>sin controlador</translation>
+    </message>
+    <message>
+        <source>PCI bus %1</source>
+        <translation>bus PCI %1</translation>
+    </message>
+    <message>
+        <source>No graphics hardware was found</source>
+        <translation>No se encontró hardware gráfico</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>Sistema</translation>
+    </message>
+    <message>
+        <source>Python %1 (%2-bit) at %3</source>
+        <translation>Python %1 (%2 bits) en %3</translation>
+    </message>
+    <message>
+        <source>No Python found; the wizard can provide one</source>
+        <translation>No se encontró Python; el asistente puede proporcionar uno</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>Other Pythons</source>
+        <translation>Otros Python</translation>
+    </message>
+    <message>
+        <source>Environment tools</source>
+        <translation>Herramientas de entornos</translation>
+    </message>
+    <message>
+        <source>none found</source>
+        <translation>no se encontró ninguna</translation>
+    </message>
+    <message>
+        <source>cuDNN</source>
+        <translation>cuDNN</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s deep-learning library. Frameworks bring their own, except TensorFlow 2.10 or older on Windows.</source>
+        <translation>La biblioteca de deep learning de NVIDIA. Los frameworks traen la suya, excepto TensorFlow 2.10 o anterior en Windows.</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>activado</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>desactivado</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>desconocido</translation>
+    </message>
+    <message>
+        <source>Long paths</source>
+        <translation>Rutas largas</translation>
+    </message>
+</context>
+<context>
+    <name>SetupWizard</name>
+    <message>
+        <source>GPU Setup Wizard</source>
+        <translation>Asistente de configuración de GPU</translation>
+    </message>
+    <message>
+        <source>Showing the saved report %1. Nothing on this machine will change.</source>
+        <translation>Mostrando el informe guardado %1. No cambiará nada en esta máquina.</translation>
+    </message>
+</context>
+<context>
+    <name>SummaryPage</name>
+    <message>
+        <source>Summary</source>
+        <translation>Resumen</translation>
+    </message>
+    <message>
+        <source>The verdict, and what to do next.</source>
+        <translation>El veredicto y qué hacer a continuación.</translation>
+    </message>
+    <message>
+        <source>&amp;Save the report…</source>
+        <translation>&amp;Guardar el informe…</translation>
+    </message>
+    <message>
+        <source>Save what was found as a JSON file, to share or to open later with --system.</source>
+        <translation>Guarda lo encontrado como archivo JSON, para compartirlo o abrirlo más tarde con --system.</translation>
+    </message>
+    <message>
+        <source>Your environment</source>
+        <translation>Tu entorno</translation>
+    </message>
+    <message>
+        <source>Run this in a new terminal to use the environment.</source>
+        <translation>Ejecuta esto en una terminal nueva para usar el entorno.</translation>
+    </message>
+    <message>
+        <source>Select this interpreter in VS Code (Python: Select Interpreter) or PyCharm.</source>
+        <translation>Selecciona este intérprete en VS Code (Python: Select Interpreter) o PyCharm.</translation>
+    </message>
+    <message>
+        <source>&amp;Copy the interpreter path</source>
+        <translation>&amp;Copiar la ruta del intérprete</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>Nombre:</translation>
+    </message>
+    <message>
+        <source>Activate:</source>
+        <translation>Activar:</translation>
+    </message>
+    <message>
+        <source>Interpreter:</source>
+        <translation>Intérprete:</translation>
+    </message>
+    <message>
+        <source>Jupyter kernel:</source>
+        <translation>Kernel de Jupyter:</translation>
+    </message>
+    <message>
+        <source>Live test:</source>
+        <translation>Prueba en vivo:</translation>
+    </message>
+    <message>
+        <source>%1, %2 %3 in %4</source>
+        <translation>%1, %2 %3 en %4</translation>
+    </message>
+    <message>
+        <source>none (choose one on the Choose page next time)</source>
+        <translation>ninguno (elige uno en la página Elegir la próxima vez)</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready, and trains on the GPU.</source>
+        <translation>El entorno %1 está listo y entrena en la GPU.</translation>
+    </message>
+    <message>
+        <source>The environment %1 trains on the GPU, but slowly: see below.</source>
+        <translation>El entorno %1 entrena en la GPU, pero despacio: mira abajo.</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready, and trains on the CPU.</source>
+        <translation>El entorno %1 está listo y entrena en la CPU.</translation>
+    </message>
+    <message>
+        <source>The environment %1 was made, but training does not work in it.</source>
+        <translation>El entorno %1 se creó, pero el entrenamiento no funciona en él.</translation>
+    </message>
+    <message>
+        <source>The environment %1 trains on the CPU only: the GPU is not used.</source>
+        <translation>El entorno %1 solo entrena en la CPU: la GPU no se usa.</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready (not tested).</source>
+        <translation>El entorno %1 está listo (sin probar).</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>no ejecutada</translation>
+    </message>
+    <message>
+        <source>the GPU trains (%1× the CPU)</source>
+        <translation>la GPU entrena (%1× la CPU)</translation>
+    </message>
+    <message>
+        <source>the GPU trains, but not clearly faster than the CPU</source>
+        <translation>la GPU entrena, pero no claramente más rápido que la CPU</translation>
+    </message>
+    <message>
+        <source>training works on the CPU only</source>
+        <translation>el entrenamiento solo funciona en la CPU</translation>
+    </message>
+    <message>
+        <source>training does not work in this environment</source>
+        <translation>el entrenamiento no funciona en este entorno</translation>
+    </message>
+    <message>
+        <source>Recorded as the last good state: start the wizard again after a driver or framework update, and it checks what changed.</source>
+        <translation>Guardado como último estado correcto: vuelve a iniciar el asistente tras actualizar el controlador o el framework y comprobará qué cambió.</translation>
+    </message>
+    <message>
+        <source>This machine is ready for GPU frameworks: %1.</source>
+        <translation>Esta máquina está lista para frameworks de GPU: %1.</translation>
+    </message>
+    <message>
+        <source>This machine cannot train on an NVIDIA GPU yet.</source>
+        <translation>Esta máquina aún no puede entrenar en una GPU NVIDIA.</translation>
+    </message>
+    <message>
+        <source>What to do first:</source>
+        <translation>Qué hacer primero:</translation>
+    </message>
+    <message>
+        <source>Worth a look:</source>
+        <translation>Conviene revisar:</translation>
+    </message>
+    <message>
+        <source>Nothing stands in the way.</source>
+        <translation>No hay ningún obstáculo.</translation>
+    </message>
+    <message>
+        <source>Save the system report</source>
+        <translation>Guardar el informe del sistema</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>Archivos JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>No guardado</translation>
+    </message>
+    <message>
+        <source>The report was not saved: %1</source>
+        <translation>No se guardó el informe: %1</translation>
+    </message>
+</context>
+<context>
+    <name>VerifyPage</name>
+    <message>
+        <source>Verify your setup</source>
+        <translation>Verifica tu configuración</translation>
+    </message>
+    <message>
+        <source>Is everything still as it was when it last worked? Driver, GPUs, environments, PATH.</source>
+        <translation>¿Sigue todo como cuando funcionó por última vez? Controlador, GPU, entornos, PATH.</translation>
+    </message>
+    <message>
+        <source>Set &amp;up again &gt;</source>
+        <translation>&amp;Volver a configurar &gt;</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>Comprobando…</translation>
+    </message>
+    <message>
+        <source>Checks</source>
+        <translation>Comprobaciones</translation>
+    </message>
+    <message>
+        <source>Verification in progress</source>
+        <translation>Verificación en curso</translation>
+    </message>
+    <message>
+        <source>&amp;Check again</source>
+        <translation>&amp;Comprobar de nuevo</translation>
+    </message>
+    <message>
+        <source>Run the checks again</source>
+        <translation>Ejecutar de nuevo las comprobaciones</translation>
+    </message>
+    <message>
+        <source>&amp;Repair…</source>
+        <translation>&amp;Reparar…</translation>
+    </message>
+    <message>
+        <source>Set the broken environment up again</source>
+        <translation>Volver a configurar el entorno dañado</translation>
+    </message>
+    <message>
+        <source>Sets the broken environment up again with the same framework, version and name: the wizard shows the plan first, and puts the old one back if the new one fails.</source>
+        <translation>Vuelve a configurar el entorno dañado con el mismo framework, versión y nombre: el asistente muestra antes el plan y restaura el anterior si el nuevo falla.</translation>
+    </message>
+    <message>
+        <source>Looking at this machine…</source>
+        <translation>Examinando esta máquina…</translation>
+    </message>
+    <message>
+        <source>The checks could not run: %1</source>
+        <translation>No se pudieron ejecutar las comprobaciones: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n check(s) failed: something broke since the setup last worked.</source>
+        <translation>
+            <numerusform>Falló %n comprobación: algo se rompió desde la última vez que la configuración funcionó.</numerusform>
+            <numerusform>Fallaron %n comprobaciones: algo se rompió desde la última vez que la configuración funcionó.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Everything works; %n thing(s) changed since the last good state.</source>
+        <translation>
+            <numerusform>Todo funciona; %n cosa cambió desde el último estado correcto.</numerusform>
+            <numerusform>Todo funciona; %n cosas cambiaron desde el último estado correcto.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Everything works as it did.</source>
+        <translation>Todo funciona como antes.</translation>
+    </message>
+    <message>
+        <source>Compared with the last good state, recorded %1.</source>
+        <translation>Comparado con el último estado correcto (registrado: %1).</translation>
+    </message>
+    <message>
+        <source>No good state was recorded yet: the environments were checked against what the wizard made.</source>
+        <translation>Aún no se ha registrado ningún estado correcto: los entornos se compararon con lo que creó el asistente.</translation>
+    </message>
+    <message>
+        <source>This state is now the last good one.</source>
+        <translation>Este estado es ahora el último correcto.</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver</source>
+        <translation>Controlador de NVIDIA</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>%1: Python runs</source>
+        <translation>%1: Python se ejecuta</translation>
+    </message>
+    <message>
+        <source>%1: the framework imports</source>
+        <translation>%1: el framework se importa</translation>
+    </message>
+    <message>
+        <source>%1: framework build</source>
+        <translation>%1: compilación del framework</translation>
+    </message>
+    <message>
+        <source>%1: the build is pinned</source>
+        <translation>%1: la compilación está fijada</translation>
+    </message>
+    <message>
+        <source>%1: GPUs the framework sees</source>
+        <translation>%1: GPU que ve el framework</translation>
+    </message>
+    <message>
+        <source>%1: short training test</source>
+        <translation>%1: prueba breve de entrenamiento</translation>
+    </message>
+    <message>
+        <source>PATH: %1</source>
+        <translation>PATH: %1</translation>
+    </message>
+    <message>
+        <source>as before</source>
+        <translation>igual que antes</translation>
+    </message>
+    <message>
+        <source>changed</source>
+        <translation>cambiado</translation>
+    </message>
+    <message>
+        <source>broken</source>
+        <translation>dañado</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>sin comprobar</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(ninguno)</translation>
+    </message>
+    <message>
+        <source>Checking the environment %1…</source>
+        <translation>Comprobando el entorno %1…</translation>
+    </message>
+    <message>
+        <source>Training a small network in %1…</source>
+        <translation>Entrenando una red pequeña en %1…</translation>
+    </message>
+    <message>
+        <source>Checking PATH…</source>
+        <translation>Comprobando PATH…</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePage</name>
+    <message>
+        <source>Set up your NVIDIA GPU for deep learning</source>
+        <translation>Configura tu GPU NVIDIA para deep learning</translation>
+    </message>
+    <message>
+        <source>From “I have an NVIDIA card” to “my framework trains on it”, with proof.</source>
+        <translation>De “tengo una tarjeta NVIDIA” a “mi framework entrena con ella”, con pruebas.</translation>
+    </message>
+    <message>
+        <source>Look at this machine: the GPU, its driver, CUDA and cuDNN on disk, and Python.</source>
+        <translation>Examinar esta máquina: la GPU, su controlador, CUDA y cuDNN en el disco, y Python.</translation>
+    </message>
+    <message>
+        <source>Recommend a PyTorch or TensorFlow setup that fits, and explain every “no”.</source>
+        <translation>Recomendar una configuración de PyTorch o TensorFlow adecuada y explicar cada “no”.</translation>
+    </message>
+    <message>
+        <source>Create an environment with the right build, and fix PATH where it is needed.</source>
+        <translation>Crear un entorno con la compilación correcta y arreglar PATH donde haga falta.</translation>
+    </message>
+    <message>
+        <source>Train a small network on the GPU and on the CPU, and show the numbers.</source>
+        <translation>Entrenar una red pequeña en la GPU y en la CPU, y mostrar los números.</translation>
+    </message>
+    <message>
+        <source>This wizard will:</source>
+        <translation>Este asistente va a:</translation>
+    </message>
+    <message>
+        <source>What the wizard will do</source>
+        <translation>Lo que hará el asistente</translation>
+    </message>
+    <message>
+        <source>Nothing on this machine changes until you have seen exactly what will change and agreed. Every change can be undone.</source>
+        <translation>Nada cambia en esta máquina hasta que hayas visto exactamente qué cambiará y lo hayas aceptado. Todo cambio se puede deshacer.</translation>
+    </message>
+    <message>
+        <source>You are looking at a saved system report: the wizard only shows what it would do. Nothing on this machine will change.</source>
+        <translation>Estás viendo un informe del sistema guardado: el asistente solo muestra lo que haría. No cambiará nada en esta máquina.</translation>
+    </message>
+</context>
+<context>
+    <name>findings</name>
+    <message>
+        <source>Problem</source>
+        <translation>Problema</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>Advertencia</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>Nota</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU was found on this machine.</source>
+        <translation>No se encontró ninguna GPU NVIDIA en esta máquina.</translation>
+    </message>
+    <message>
+        <source>GPU training with PyTorch or TensorFlow needs an NVIDIA GPU (CUDA). You can still install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings; on a cloud VM, pick an instance type with an NVIDIA GPU.</source>
+        <translation>Entrenar en GPU con PyTorch o TensorFlow requiere una GPU NVIDIA (CUDA). Aun así, puedes instalar la compilación para CPU de cualquiera de los dos frameworks. En un portátil con dos GPU, comprueba que la GPU NVIDIA esté habilitada en la configuración del firmware (BIOS/UEFI); en una VM en la nube, elige un tipo de instancia con GPU NVIDIA.</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU was found; the graphics hardware is: {names}.</source>
+        <translation>No se encontró ninguna GPU NVIDIA; el hardware gráfico es: {names}.</translation>
+    </message>
+    <message>
+        <source>CUDA builds of PyTorch and TensorFlow run only on NVIDIA GPUs. You can install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings.</source>
+        <translation>Las compilaciones CUDA de PyTorch y TensorFlow solo funcionan en GPU NVIDIA. Puedes instalar la compilación para CPU de cualquiera de los dos frameworks. En un portátil con dos GPU, comprueba que la GPU NVIDIA esté habilitada en la configuración del firmware (BIOS/UEFI).</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present ({names}), but no working NVIDIA driver answers.</source>
+        <translation>Hay una GPU NVIDIA ({names}), pero no responde ningún controlador de NVIDIA que funcione.</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present ({names}), but it is driven by the open-source &apos;nouveau&apos; driver, which has no CUDA.</source>
+        <translation>Hay una GPU NVIDIA ({names}), pero la controla el controlador de código abierto &apos;nouveau&apos;, que no tiene CUDA.</translation>
+    </message>
+    <message>
+        <source>This looks like a container, and the NVIDIA driver library is not visible inside it.</source>
+        <translation>Esto parece un contenedor, y la biblioteca del controlador de NVIDIA no es visible dentro de él.</translation>
+    </message>
+    <message>
+        <source>Start the container with GPU access (&apos;docker run --gpus all ...&apos;, which needs the NVIDIA Container Toolkit on the host), and check that &apos;nvidia-smi&apos; works on the host.</source>
+        <translation>Inicia el contenedor con acceso a la GPU (&apos;docker run --gpus all ...&apos;, que requiere NVIDIA Container Toolkit en el host) y comprueba que &apos;nvidia-smi&apos; funcione en el host.</translation>
+    </message>
+    <message>
+        <source>This is WSL 2, but no NVIDIA driver is passed through from Windows (nothing answers in /usr/lib/wsl/lib).</source>
+        <translation>Esto es WSL 2, pero Windows no transfiere ningún controlador de NVIDIA (nada responde en /usr/lib/wsl/lib).</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present ({names}), but the NVIDIA driver does not answer.</source>
+        <translation>Hay una GPU NVIDIA ({names}), pero el controlador de NVIDIA no responde.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver library and the loaded kernel driver have different versions (NVML: &apos;Driver/library version mismatch&apos;).</source>
+        <translation>La biblioteca del controlador de NVIDIA y el controlador del kernel cargado tienen versiones distintas (NVML: &apos;Driver/library version mismatch&apos;).</translation>
+    </message>
+    <message>
+        <source>This happens after a driver update without a restart. Restart the computer; if it persists, reinstall the NVIDIA driver.</source>
+        <translation>Esto ocurre tras actualizar el controlador sin reiniciar. Reinicia el equipo; si persiste, reinstala el controlador de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver refused access to the GPU (NVML: no permission).</source>
+        <translation>El controlador de NVIDIA denegó el acceso a la GPU (NVML: sin permiso).</translation>
+    </message>
+    <message>
+        <source>Check that your user may open /dev/nvidia* (often the &apos;video&apos; group on Linux), or ask the machine&apos;s administrator.</source>
+        <translation>Comprueba que tu usuario pueda abrir /dev/nvidia* (a menudo, el grupo &apos;video&apos; en Linux), o consulta al administrador de la máquina.</translation>
+    </message>
+    <message>
+        <source>The operating system blocked access to the GPU (NVML: &apos;GPU access blocked by the operating system&apos;).</source>
+        <translation>El sistema operativo bloqueó el acceso a la GPU (NVML: &apos;GPU access blocked by the operating system&apos;).</translation>
+    </message>
+    <message>
+        <source>In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); where cgroup device rules apply, they must allow /dev/nvidia*.</source>
+        <translation>En un contenedor, inícialo con acceso a la GPU (&apos;docker run --gpus all ...&apos;); donde se apliquen reglas de dispositivos de cgroup, deben permitir /dev/nvidia*.</translation>
+    </message>
+    <message>
+        <source>WSL blocked access to the GPU (NVML: &apos;GPU access blocked by the operating system&apos;).</source>
+        <translation>WSL bloqueó el acceso a la GPU (NVML: &apos;GPU access blocked by the operating system&apos;).</translation>
+    </message>
+    <message>
+        <source>This happens when a Linux NVIDIA driver package (such as nvidia-utils-*) was installed inside WSL (microsoft/WSL#9166). Remove it, then run &apos;wsl --shutdown&apos; in Windows: the Windows driver provides the GPU to WSL 2.</source>
+        <translation>Esto ocurre cuando se instaló un paquete de controlador NVIDIA para Linux (como nvidia-utils-*) dentro de WSL (microsoft/WSL#9166). Quítalo y luego ejecuta &apos;wsl --shutdown&apos; en Windows: el controlador de Windows proporciona la GPU a WSL 2.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA management library could not be used: {detail}.</source>
+        <translation>No se pudo usar la biblioteca de administración de NVIDIA: {detail}.</translation>
+    </message>
+    <message>
+        <source>GPU {index} did not answer the driver ({reason}).</source>
+        <translation>La GPU {index} no respondió al controlador ({reason}).</translation>
+    </message>
+    <message>
+        <source>The other GPUs are reported normally. A GPU that is &apos;lost&apos; usually needs a restart of the machine; if it recurs, check its power cables, cooling and the system log (Xid errors), and contact the machine&apos;s administrator.</source>
+        <translation>Las demás GPU se informan con normalidad. Una GPU &apos;perdida&apos; (&apos;lost&apos;) suele requerir reiniciar la máquina; si se repite, revisa sus cables de alimentación, la refrigeración y el registro del sistema (errores Xid), y contacta con el administrador de la máquina.</translation>
+    </message>
+    <message>
+        <source>Driver {driver} did not report the highest CUDA version it supports (it predates that NVML query).</source>
+        <translation>El controlador {driver} no informó la versión de CUDA más alta que admite (es anterior a esa consulta de NVML).</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver. Current framework builds use CUDA 11 or newer, which needs driver 450.80.02 or newer on Linux and 452.39 or newer on Windows (NVIDIA CUDA Toolkit release notes, minor-version compatibility table).</source>
+        <translation>Actualiza el controlador de NVIDIA. Las compilaciones actuales de los frameworks usan CUDA 11 o posterior, que requiere el controlador 450.80.02 o posterior en Linux y 452.39 o posterior en Windows (notas de la versión de NVIDIA CUDA Toolkit, tabla de compatibilidad de versiones menores).</translation>
+    </message>
+    <message>
+        <source>macOS has no CUDA: neither PyTorch nor TensorFlow ships CUDA builds for it.</source>
+        <translation>macOS no tiene CUDA: ni PyTorch ni TensorFlow publican compilaciones CUDA para él.</translation>
+    </message>
+    <message>
+        <source>On Apple silicon, PyTorch can use the GPU through MPS (macOS 14 or newer); otherwise use the CPU build, or a Linux machine with an NVIDIA GPU.</source>
+        <translation>En Apple silicon, PyTorch puede usar la GPU mediante MPS (macOS 14 o posterior); si no, usa la compilación para CPU o una máquina Linux con una GPU NVIDIA.</translation>
+    </message>
+    <message>
+        <source>This is WSL 1, which cannot use the GPU.</source>
+        <translation>Esto es WSL 1, que no puede usar la GPU.</translation>
+    </message>
+    <message>
+        <source>Convert the distribution to WSL 2: in Windows, run &apos;wsl --set-version &lt;distro&gt; 2&apos; (list distributions with &apos;wsl -l -v&apos;).</source>
+        <translation>Convierte la distribución a WSL 2: en Windows, ejecuta &apos;wsl --set-version &lt;distro&gt; 2&apos; (lista las distribuciones con &apos;wsl -l -v&apos;).</translation>
+    </message>
+    <message>
+        <source>A Linux NVIDIA driver library is installed inside WSL ({path}).</source>
+        <translation>Hay una biblioteca del controlador NVIDIA para Linux instalada dentro de WSL ({path}).</translation>
+    </message>
+    <message>
+        <source>Inside WSL 2 the Windows driver provides the GPU; a Linux driver installed in the distribution can shadow it and break GPU access. Remove the Linux driver packages (keep the CUDA toolkit if you need it) (NVIDIA CUDA on WSL User Guide).</source>
+        <translation>Dentro de WSL 2, el controlador de Windows proporciona la GPU; un controlador de Linux instalado en la distribución puede ocultarlo y romper el acceso a la GPU. Quita los paquetes del controlador de Linux (conserva el CUDA Toolkit si lo necesitas) (NVIDIA CUDA on WSL User Guide).</translation>
+    </message>
+    <message>
+        <source>The &apos;tensorflow-gpu&apos; package was removed; &apos;tensorflow&apos; is the GPU package.</source>
+        <translation>El paquete &apos;tensorflow-gpu&apos; se retiró; &apos;tensorflow&apos; es el paquete con GPU.</translation>
+    </message>
+    <message>
+        <source>Since December 2022 &apos;pip install tensorflow-gpu&apos; gets an empty package that fails on install. The plan installs &apos;tensorflow&apos; instead (the same package since TensorFlow 2.1).</source>
+        <translation>Desde diciembre de 2022, &apos;pip install tensorflow-gpu&apos; obtiene un paquete vacío que falla al instalarse. El plan instala &apos;tensorflow&apos; en su lugar (el mismo paquete desde TensorFlow 2.1).</translation>
+    </message>
+    <message>
+        <source>TensorFlow {version} has no GPU support on native Windows: {last} was the last release with it.</source>
+        <translation>TensorFlow {version} no admite GPU en Windows nativo: {last} fue la última versión que la admitía.</translation>
+    </message>
+    <message>
+        <source>Use TensorFlow {last} on Windows (CUDA {last_cuda}, cuDNN {last_cudnn}), or TensorFlow {version} inside WSL 2, which uses this GPU through the Windows driver, or the CPU build.</source>
+        <translation>Usa TensorFlow {last} en Windows (CUDA {last_cuda}, cuDNN {last_cudnn}), o TensorFlow {version} dentro de WSL 2, que usa esta GPU a través del controlador de Windows, o la compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver {driver} is older than the {min_driver} that {build} needs.</source>
+        <translation>El controlador de NVIDIA {driver} es anterior al {min_driver} que necesita {build}.</translation>
+    </message>
+    <message>
+        <source>No NVIDIA driver answers, so no GPU build can run yet.</source>
+        <translation>No responde ningún controlador de NVIDIA, así que aún no puede ejecutarse ninguna compilación para GPU.</translation>
+    </message>
+    <message>
+        <source>{framework} {version} has no build for {gpu} (compute capability {capability}): its GPU builds carry code for {architectures}.</source>
+        <translation>{framework} {version} no tiene compilación para {gpu} (capacidad de cómputo {capability}): sus compilaciones para GPU incluyen código para {architectures}.</translation>
+    </message>
+    <message>
+        <source>Installing it anyway ends in &apos;no kernel image is available for execution on the device&apos;. {instead}</source>
+        <translation>Si lo instalas de todos modos, terminará en &apos;no kernel image is available for execution on the device&apos;. {instead}</translation>
+    </message>
+    <message>
+        <source>{build} has no code for {gpu} (compute capability {capability}); the plan uses the other GPUs.</source>
+        <translation>{build} no tiene código para {gpu} (capacidad de cómputo {capability}); el plan usa las demás GPU.</translation>
+    </message>
+    <message>
+        <source>Hide that GPU from the framework (CUDA_VISIBLE_DEVICES={visible}), or it may fail with &apos;no kernel image is available&apos; when code lands on it.</source>
+        <translation>Oculta esa GPU al framework (CUDA_VISIBLE_DEVICES={visible}), o puede fallar con &apos;no kernel image is available&apos; cuando se le asigne código.</translation>
+    </message>
+    <message>
+        <source>The compute capability of {gpu} is not known, so build support was not checked.</source>
+        <translation>No se conoce la capacidad de cómputo de {gpu}, así que no se comprobó la compatibilidad de la compilación.</translation>
+    </message>
+    <message>
+        <source>Run the wizard on the machine itself (with the NVIDIA driver installed) for a checked recommendation; the live test will show whether the build runs.</source>
+        <translation>Ejecuta el asistente en la propia máquina (con el controlador de NVIDIA instalado) para obtener una recomendación comprobada; la prueba en vivo mostrará si la compilación funciona.</translation>
+    </message>
+    <message>
+        <source>{build} carries no machine code for {gpu} (compute capability {capability}); it runs through PTX the driver compiles at first use.</source>
+        <translation>{build} no incluye código máquina para {gpu} (capacidad de cómputo {capability}); se ejecuta mediante PTX, que el controlador compila en el primer uso.</translation>
+    </message>
+    <message>
+        <source>The first run is slower (compiling can take minutes; the result is cached). The live test checks that it works.</source>
+        <translation>La primera ejecución es más lenta (la compilación puede tardar minutos; el resultado se guarda en caché). La prueba en vivo comprueba que funciona.</translation>
+    </message>
+    <message>
+        <source>{framework} {version} supports Python {python_range}, not Python {python}.</source>
+        <translation>{framework} {version} admite Python {python_range}, no Python {python}.</translation>
+    </message>
+    <message>
+        <source>pip would answer &apos;No matching distribution found&apos;. The plan uses Python {chosen} instead, in its own environment; your other Pythons stay as they are.</source>
+        <translation>pip respondería &apos;No matching distribution found&apos;. En su lugar, el plan usa Python {chosen}, en su propio entorno; tus otros Python quedan como están.</translation>
+    </message>
+    <message>
+        <source>{build} brings its own CUDA {cuda} and cuDNN: no CUDA toolkit is needed, only the driver.</source>
+        <translation>{build} trae su propio CUDA {cuda} y cuDNN: no hace falta el CUDA Toolkit, solo el controlador.</translation>
+    </message>
+    <message>
+        <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed. Toolkits already on disk are not used by it.</source>
+        <translation>No instales un CUDA Toolkit ni cuDNN para ella, y no hacen falta cambios en PATH. No usa los toolkits que ya haya en el disco.</translation>
+    </message>
+    <message>
+        <source>conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment for {build}: no system CUDA toolkit is needed.</source>
+        <translation>conda-forge proporciona CUDA {cuda} y cuDNN {cudnn} dentro del entorno para {build}: no hace falta un CUDA Toolkit en el sistema.</translation>
+    </message>
+    <message>
+        <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: activating the environment makes its DLLs visible.</source>
+        <translation>No instales un CUDA Toolkit ni cuDNN para ella, y no hacen falta cambios en PATH: al activar el entorno, sus DLL quedan visibles.</translation>
+    </message>
+    <message>
+        <source>{build} needs a CUDA {cuda} toolkit on the system, and none was found.</source>
+        <translation>{build} necesita un CUDA Toolkit {cuda} en el sistema, y no se encontró ninguno.</translation>
+    </message>
+    <message>
+        <source>Install CUDA {cuda} from NVIDIA&apos;s CUDA Toolkit Archive (https://developer.nvidia.com/cuda-toolkit-archive), or choose conda, which supplies CUDA and cuDNN inside the environment.</source>
+        <translation>Instala CUDA {cuda} desde el CUDA Toolkit Archive de NVIDIA (https://developer.nvidia.com/cuda-toolkit-archive), o elige conda, que proporciona CUDA y cuDNN dentro del entorno.</translation>
+    </message>
+    <message>
+        <source>{build} needs cuDNN {cudnn} on the system, and none was found.</source>
+        <translation>{build} necesita cuDNN {cudnn} en el sistema, y no se encontró.</translation>
+    </message>
+    <message>
+        <source>Download cuDNN {cudnn} for CUDA {cuda} from NVIDIA&apos;s cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive) and unzip it, or choose conda, which supplies it inside the environment.</source>
+        <translation>Descarga cuDNN {cudnn} para CUDA {cuda} desde el archivo de cuDNN de NVIDIA (https://developer.nvidia.com/rdp/cudnn-archive) y descomprímelo, o elige conda, que lo proporciona dentro del entorno.</translation>
+    </message>
+    <message>
+        <source>Several CUDA versions are on PATH: {versions}. The first one, {first}, wins.</source>
+        <translation>Hay varias versiones de CUDA en PATH: {versions}. Gana la primera, {first}.</translation>
+    </message>
+    <message>
+        <source>Programs that load CUDA from PATH (TensorFlow 2.10 and older on Windows, nvcc) get {first}. Keep only the version your framework needs on PATH, or let the wizard put the right one first (it keeps a backup and can undo).</source>
+        <translation>Los programas que cargan CUDA desde PATH (TensorFlow 2.10 y anteriores en Windows, nvcc) obtienen {first}. Deja en PATH solo la versión que necesita tu framework, o deja que el asistente ponga primero la correcta (guarda una copia de seguridad y puede deshacerlo).</translation>
+    </message>
+    <message>
+        <source>CUDA_PATH points to CUDA {cuda_path_version}, but PATH reaches CUDA {first} first.</source>
+        <translation>CUDA_PATH apunta a CUDA {cuda_path_version}, pero PATH llega antes a CUDA {first}.</translation>
+    </message>
+    <message>
+        <source>Build tools follow CUDA_PATH and programs follow PATH, so they can use different CUDA versions. Make them agree if you build CUDA code.</source>
+        <translation>Las herramientas de compilación siguen CUDA_PATH y los programas siguen PATH, así que pueden usar versiones de CUDA distintas. Haz que coincidan si compilas código CUDA.</translation>
+    </message>
+    <message>
+        <source>The Python at {executable} is the Microsoft Store build.</source>
+        <translation>El Python de {executable} es la versión de Microsoft Store.</translation>
+    </message>
+    <message>
+        <source>The Store build redirects some folders and is known to break DLL loading for CUDA (TensorFlow issues #48868, #61438). Let the wizard create the environment with a python.org or uv-managed Python instead.</source>
+        <translation>La versión de Store redirige algunas carpetas y se sabe que rompe la carga de DLL de CUDA (issues de TensorFlow #48868, #61438). Deja que el asistente cree el entorno con un Python de python.org o gestionado por uv.</translation>
+    </message>
+    <message>
+        <source>The Python at {executable} is a 32-bit build.</source>
+        <translation>El Python de {executable} es una compilación de 32 bits.</translation>
+    </message>
+    <message>
+        <source>PyTorch and TensorFlow publish 64-bit packages only, so pip reports &apos;No matching distribution&apos;. Use a 64-bit Python; the wizard can provide one.</source>
+        <translation>PyTorch y TensorFlow solo publican paquetes de 64 bits, así que pip indica &apos;No matching distribution&apos;. Usa un Python de 64 bits; el asistente puede proporcionarte uno.</translation>
+    </message>
+    <message>
+        <source>No Python interpreter was found on PATH.</source>
+        <translation>No se encontró ningún intérprete de Python en PATH.</translation>
+    </message>
+    <message>
+        <source>That is fine: the wizard can create the environment with a Python that uv downloads, or with conda.</source>
+        <translation>No pasa nada: el asistente puede crear el entorno con un Python que descarga uv, o con conda.</translation>
+    </message>
+    <message>
+        <source>Part of the detection failed: {step} ({error}).</source>
+        <translation>Parte de la detección falló: {step} ({error}).</translation>
+    </message>
+    <message>
+        <source>The rest of the report is still right; only this part is missing. Please attach the output of &apos;gpuwizard detect --json&apos; to a bug report.</source>
+        <translation>El resto del informe sigue siendo correcto; solo falta esta parte. Adjunta la salida de &apos;gpuwizard detect --json&apos; a un informe de error.</translation>
+    </message>
+    <message>
+        <source>Windows long-path support is off (LongPathsEnabled is not 1).</source>
+        <translation>La compatibilidad con rutas largas de Windows está desactivada (LongPathsEnabled no es 1).</translation>
+    </message>
+    <message>
+        <source>Installing TensorFlow can fail with &apos;No such file or directory&apos; on deep paths. Either enable long paths (an administrator sets HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled to 1, as the TensorFlow install guide says), or keep the environment in a short folder such as C:\envs.</source>
+        <translation>La instalación de TensorFlow puede fallar con &apos;No such file or directory&apos; en rutas profundas. Activa las rutas largas (un administrador establece HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled en 1, como indica la guía de instalación de TensorFlow) o deja el entorno en una carpeta corta, como C:\envs.</translation>
+    </message>
+    <message>
+        <source>The {scope} PATH is stored as REG_SZ but holds %VARIABLE% references: {variables}.</source>
+        <translation>El PATH {scope} está guardado como REG_SZ pero contiene referencias %VARIABLE%: {variables}.</translation>
+    </message>
+    <message>
+        <source>Windows expands %VARIABLES% only in REG_EXPAND_SZ values, so these entries reach programs as literal text and their folders are never searched. Repair it: &apos;gpuwizard path repair --scope {scope}&apos; rewrites the same value as REG_EXPAND_SZ (journaled; &apos;gpuwizard path undo&apos; reverts it).</source>
+        <translation>Windows solo expande %VARIABLES% en valores REG_EXPAND_SZ, así que estas entradas llegan a los programas como texto literal y sus carpetas nunca se buscan. Repáralo: &apos;gpuwizard path repair --scope {scope}&apos; reescribe el mismo valor como REG_EXPAND_SZ (queda en el historial; &apos;gpuwizard path undo&apos; lo revierte).</translation>
+    </message>
+    <message>
+        <source>The system PATH already holds CUDA {other_versions}, and Windows puts the system PATH before the user PATH, so programs find that CUDA before {version}.</source>
+        <translation>El PATH del sistema ya contiene CUDA {other_versions}, y Windows pone el PATH del sistema antes que el PATH de usuario, así que los programas encuentran ese CUDA antes que CUDA {version}.</translation>
+    </message>
+    <message>
+        <source>DLLs with the same name (cuDNN&apos;s, for one) load from the first folder on PATH. Add the folders to the system PATH instead (--scope system, with the administrator&apos;s consent), or remove the other version from the system PATH.</source>
+        <translation>Las DLL con el mismo nombre (las de cuDNN, por ejemplo) se cargan desde la primera carpeta de PATH. Añade las carpetas al PATH del sistema en su lugar (--scope system, con el consentimiento del administrador), o quita la otra versión del PATH del sistema.</translation>
+    </message>
+    <message>
+        <source>The {scope} PATH names folders that do not exist: {entries}.</source>
+        <translation>El PATH {scope} incluye carpetas que no existen: {entries}.</translation>
+    </message>
+    <message>
+        <source>They do no harm but make PATH longer; software that was uninstalled often leaves them behind. &apos;gpuwizard path remove&apos; removes them (with undo).</source>
+        <translation>No hacen daño, pero alargan PATH; el software desinstalado suele dejarlas atrás. &apos;gpuwizard path remove&apos; las quita (se puede deshacer).</translation>
+    </message>
+    <message>
+        <source>The {scope} PATH names some folders more than once: {entries}.</source>
+        <translation>El PATH {scope} incluye algunas carpetas más de una vez: {entries}.</translation>
+    </message>
+    <message>
+        <source>Only the first one counts. Duplicates make PATH longer, and it cannot grow past 32,767 characters.</source>
+        <translation>Solo cuenta la primera. Los duplicados alargan PATH, y no puede superar los 32 767 caracteres.</translation>
+    </message>
+    <message>
+        <source>Programs that are already running keep the PATH they started with.</source>
+        <translation>Los programas que ya se están ejecutando conservan el PATH con el que se iniciaron.</translation>
+    </message>
+    <message>
+        <source>Windows told Explorer about the change, so programs started from now on see it. Close and reopen terminals, VS Code, PyCharm, Jupyter and Anaconda Prompt that are open now: {programs}.</source>
+        <translation>Windows notificó el cambio al Explorador, así que los programas que se inicien a partir de ahora lo verán. Cierra y vuelve a abrir los terminales, VS Code, PyCharm, Jupyter y Anaconda Prompt que estén abiertos ahora: {programs}.</translation>
+    </message>
+    <message>
+        <source>A library the GPU needs could not be loaded: {libraries}.</source>
+        <translation>No se pudo cargar una biblioteca que necesita la GPU: {libraries}.</translation>
+    </message>
+    <message>
+        <source>Frameworks load CUDA and cuDNN from their own packages or from the library search path (PATH on Windows, LD_LIBRARY_PATH on Linux). Install the CUDA and cuDNN versions your framework build expects and put their folders on that path, or use an environment that brings its own copies (PyTorch wheels, &apos;tensorflow[and-cuda]&apos; on Linux, conda). If this machine has no NVIDIA GPU, the framework runs on the CPU and this can be ignored.</source>
+        <translation>Los frameworks cargan CUDA y cuDNN desde sus propios paquetes o desde la ruta de búsqueda de bibliotecas (PATH en Windows, LD_LIBRARY_PATH en Linux). Instala las versiones de CUDA y cuDNN que espera tu compilación del framework y pon sus carpetas en esa ruta, o usa un entorno que traiga sus propias copias (wheels de PyTorch, &apos;tensorflow[and-cuda]&apos; en Linux, conda). Si esta máquina no tiene GPU NVIDIA, el framework se ejecuta en la CPU y puedes ignorar esto.</translation>
+    </message>
+    <message>
+        <source>A library the GPU needs could not be loaded: {libraries} (part of {components}).</source>
+        <translation>No se pudo cargar una biblioteca que necesita la GPU: {libraries} (parte de {components}).</translation>
+    </message>
+    <message>
+        <source>Install {components} as your framework build expects and put its folder on the library search path (the bin folder on PATH on Windows, LD_LIBRARY_PATH on Linux), or use an environment that brings its own copies (PyTorch wheels, &apos;tensorflow[and-cuda]&apos; on Linux, conda). TensorFlow 2.10, the last with GPU support on native Windows, needs CUDA 11.2 and cuDNN 8.1. If this machine has no NVIDIA GPU, the framework runs on the CPU and this can be ignored.</source>
+        <translation>Instala {components} como espera tu compilación del framework y pon su carpeta en la ruta de búsqueda de bibliotecas (la carpeta bin en PATH en Windows, LD_LIBRARY_PATH en Linux), o usa un entorno que traiga sus propias copias (wheels de PyTorch, &apos;tensorflow[and-cuda]&apos; en Linux, conda). TensorFlow 2.10, el último con GPU en Windows nativo, necesita CUDA 11.2 y cuDNN 8.1. Si esta máquina no tiene GPU NVIDIA, el framework se ejecuta en la CPU y puedes ignorar esto.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver library could not be loaded ({libraries}): no NVIDIA driver is visible here.</source>
+        <translation>No se pudo cargar la biblioteca del controlador de NVIDIA ({libraries}): aquí no hay ningún controlador de NVIDIA visible.</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load all its GPU libraries, so it skipped the GPU and runs on the CPU.</source>
+        <translation>TensorFlow no pudo cargar todas sus bibliotecas de GPU, así que omitió la GPU y se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>On Linux, TensorFlow 2.14 and newer install the CUDA libraries with pip: &apos;pip install tensorflow[and-cuda]&apos; (and LD_LIBRARY_PATH should not point to another CUDA). Older releases need the CUDA and cuDNN versions listed for them in TensorFlow&apos;s tested build configurations. The lines above this message name the missing libraries.</source>
+        <translation>En Linux, TensorFlow 2.14 y posteriores instalan las bibliotecas de CUDA con pip: &apos;pip install tensorflow[and-cuda]&apos; (y LD_LIBRARY_PATH no debe apuntar a otro CUDA). Las versiones anteriores necesitan las versiones de CUDA y cuDNN indicadas para ellas en las configuraciones de compilación probadas de TensorFlow. Las líneas anteriores a este mensaje indican las bibliotecas que faltan.</translation>
+    </message>
+    <message>
+        <source>On native Windows, TensorFlow 2.10 is the last release with GPU support: it needs CUDA 11.2 and cuDNN 8.1 with their bin folders on PATH (or in a conda environment: &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;). TensorFlow 2.11 and newer use the GPU only inside WSL 2.</source>
+        <translation>En Windows nativo, TensorFlow 2.10 es la última versión con GPU: necesita CUDA 11.2 y cuDNN 8.1 con sus carpetas bin en PATH (o en un entorno de conda: &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;). TensorFlow 2.11 y posteriores solo usan la GPU dentro de WSL 2.</translation>
+    </message>
+    <message>
+        <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
+        <translation>La compilación instalada no tiene código para esta GPU (&apos;no kernel image is available for execution on the device&apos;).</translation>
+    </message>
+    <message>
+        <source>Install a build that includes your GPU&apos;s architecture: an RTX 50-series GPU (Blackwell, sm_120) needs PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;; an old GPU needs an older release that still supports it. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
+        <translation>Instala una compilación que incluya la arquitectura de tu GPU: una GPU RTX serie 50 (Blackwell, sm_120) necesita PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;; una GPU antigua necesita una versión anterior que todavía la admita. Si el error viene de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla o reinstálala para esta GPU.</translation>
+    </message>
+    <message>
+        <source>{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.</source>
+        <translation>{gpu} (capacidad CUDA {capability}) no es compatible con la compilación de PyTorch instalada.</translation>
+    </message>
+    <message>
+        <source>Install a PyTorch build that includes {capability}: for RTX 50-series GPUs (sm_120) that is PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. For a GPU that newer builds dropped, install an older release or CUDA variant whose list includes it. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Instala una compilación de PyTorch que incluya {capability}: para GPU RTX serie 50 (sm_120) es PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. Para una GPU que las compilaciones más recientes dejaron de admitir, instala una versión anterior o una variante de CUDA cuya lista la incluya. Hasta entonces, el trabajo en GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
+    </message>
+    <message>
+        <source>{gpu} (compute capability {capability}) is too old for the installed PyTorch.</source>
+        <translation>{gpu} (capacidad de cómputo {capability}) es demasiado antigua para el PyTorch instalado.</translation>
+    </message>
+    <message>
+        <source>PyTorch builds drop old GPU generations over time. Install an older PyTorch release that still supports compute capability {capability}, build PyTorch from source for it, or use the CPU build.</source>
+        <translation>Las compilaciones de PyTorch van dejando de admitir generaciones antiguas de GPU. Instala una versión anterior de PyTorch que todavía admita la capacidad de cómputo {capability}, compila PyTorch desde el código fuente para ella o usa la compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver is too old for the CUDA version of the installed framework build (&apos;CUDA driver version is insufficient&apos;).</source>
+        <translation>El controlador de NVIDIA es demasiado antiguo para la versión de CUDA de la compilación del framework instalada (&apos;CUDA driver version is insufficient&apos;).</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
+        <translation>El controlador de NVIDIA admite CUDA hasta {driver_cuda}, que es anterior a la versión de CUDA de la compilación de PyTorch instalada.</translation>
+    </message>
+    <message>
+        <source>The GPU ran out of memory.</source>
+        <translation>La GPU se quedó sin memoria.</translation>
+    </message>
+    <message>
+        <source>Use a smaller batch size or model, or free the GPU: close other programs that use it (&apos;nvidia-smi&apos; lists them). In PyTorch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True can help against fragmentation; in TensorFlow, enable memory growth (tf.config.experimental.set_memory_growth) so it does not reserve all GPU memory at start.</source>
+        <translation>Usa un tamaño de lote o un modelo más pequeño, o libera la GPU: cierra otros programas que la usen (&apos;nvidia-smi&apos; los enumera). En PyTorch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True puede ayudar contra la fragmentación; en TensorFlow, activa el crecimiento de memoria (tf.config.experimental.set_memory_growth) para que no reserve toda la memoria de la GPU al inicio.</translation>
+    </message>
+    <message>
+        <source>The GPU ran out of memory (it could not allocate {size}).</source>
+        <translation>La GPU se quedó sin memoria (no pudo asignar {size}).</translation>
+    </message>
+    <message>
+        <source>The installed framework is a CPU-only build: it cannot use the GPU.</source>
+        <translation>El framework instalado es una compilación solo para CPU: no puede usar la GPU.</translation>
+    </message>
+    <message>
+        <source>Install its GPU build. PyTorch: from the CUDA index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only). TensorFlow: on Linux &apos;pip install tensorflow[and-cuda]&apos;; on native Windows, TensorFlow 2.11 and newer have no GPU build (use WSL 2, or TensorFlow 2.10).</source>
+        <translation>Instala su compilación para GPU. PyTorch: desde el índice de CUDA adecuado para tu controlador, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (en Windows, torch de PyPI es solo para CPU). TensorFlow: en Linux, &apos;pip install tensorflow[and-cuda]&apos;; en Windows nativo, TensorFlow 2.11 y posteriores no tienen compilación para GPU (usa WSL 2 o TensorFlow 2.10).</translation>
+    </message>
+    <message>
+        <source>The installed PyTorch is a CPU-only build (&apos;Torch not compiled with CUDA enabled&apos;).</source>
+        <translation>El PyTorch instalado es una compilación solo para CPU (&apos;Torch not compiled with CUDA enabled&apos;).</translation>
+    </message>
+    <message>
+        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only; macOS has no CUDA build). Without an NVIDIA GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
+        <translation>Desinstala torch e instala una compilación CUDA desde el índice adecuado para tu controlador, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (en Windows, torch de PyPI es solo para CPU; macOS no tiene compilación CUDA). Sin una GPU NVIDIA, ejecuta el código en la CPU (dispositivo &apos;cpu&apos;).</translation>
+    </message>
+    <message>
+        <source>cuDNN could not find zlibwapi.dll.</source>
+        <translation>cuDNN no encontró zlibwapi.dll.</translation>
+    </message>
+    <message>
+        <source>cuDNN 8.3 and newer 8.x releases on Windows need zlibwapi.dll, which is not part of cuDNN or CUDA (NVIDIA&apos;s cuDNN 8 installation guide, &apos;Installing Zlib&apos;). Put a 64-bit zlibwapi.dll in a folder on PATH, such as CUDA&apos;s bin folder, or use conda-forge&apos;s cudnn package, which brings it.</source>
+        <translation>cuDNN 8.3 y las versiones 8.x posteriores en Windows necesitan zlibwapi.dll, que no forma parte de cuDNN ni de CUDA (guía de instalación de cuDNN 8 de NVIDIA, &apos;Installing Zlib&apos;). Pon un zlibwapi.dll de 64 bits en una carpeta de PATH, como la carpeta bin de CUDA, o usa el paquete cudnn de conda-forge, que lo incluye.</translation>
+    </message>
+    <message>
+        <source>Windows could not load {library}, a part of PyTorch, or a DLL it depends on.</source>
+        <translation>Windows no pudo cargar {library}, una parte de PyTorch, o una DLL de la que depende.</translation>
+    </message>
+    <message>
+        <source>The file is usually there; what is missing is a DLL it needs, most often the Microsoft Visual C++ Redistributable: install the latest x64 version (https://aka.ms/vs/17/release/vc_redist.x64.exe) and restart. PyTorch 2.4.0 on Windows failed this way on fbgemm.dll, fixed in 2.4.1 (pytorch/pytorch#131662). If it persists, reinstall torch in a fresh environment.</source>
+        <translation>El archivo suele estar ahí; lo que falta es una DLL que necesita, casi siempre Microsoft Visual C++ Redistributable: instala la última versión x64 (https://aka.ms/vs/17/release/vc_redist.x64.exe) y reinicia. PyTorch 2.4.0 en Windows fallaba así con fbgemm.dll, corregido en 2.4.1 (pytorch/pytorch#131662). Si persiste, reinstala torch en un entorno nuevo.</translation>
+    </message>
+    <message>
+        <source>The installer found no installable version of {requirements}.</source>
+        <translation>El instalador no encontró ninguna versión instalable de {requirements}.</translation>
+    </message>
+    <message>
+        <source>Usual causes: a Python version the package does not support yet (or any more), a 32-bit Python (PyTorch and TensorFlow publish 64-bit packages only), a name or version that does not exist (PyTorch&apos;s CUDA builds such as +cu118 are on download.pytorch.org, not PyPI), or no access to the package index. Let the wizard pick a Python and a version that exist together.</source>
+        <translation>Causas habituales: una versión de Python que el paquete aún no admite (o ya no admite), un Python de 32 bits (PyTorch y TensorFlow solo publican paquetes de 64 bits), un nombre o versión que no existe (las compilaciones CUDA de PyTorch, como +cu118, están en download.pytorch.org, no en PyPI) o falta de acceso al índice de paquetes. Deja que el asistente elija un Python y una versión que existan juntos.</translation>
+    </message>
+    <message>
+        <source>The installer found no installable version of {requirements}; versions available here: {versions}.</source>
+        <translation>El instalador no encontró ninguna versión instalable de {requirements}; versiones disponibles aquí: {versions}.</translation>
+    </message>
+    <message>
+        <source>Install &apos;tensorflow&apos; instead and replace &apos;tensorflow-gpu&apos; in requirement files (on Linux, &apos;pip install tensorflow[and-cuda]&apos; also installs the CUDA libraries). Since December 2022 &apos;tensorflow-gpu&apos; is an empty package that fails on install; the two were the same package since TensorFlow 2.1.</source>
+        <translation>Instala &apos;tensorflow&apos; en su lugar y reemplaza &apos;tensorflow-gpu&apos; en los archivos de requisitos (en Linux, &apos;pip install tensorflow[and-cuda]&apos; también instala las bibliotecas de CUDA). Desde diciembre de 2022, &apos;tensorflow-gpu&apos; es un paquete vacío que falla al instalarse; ambos eran el mismo paquete desde TensorFlow 2.1.</translation>
+    </message>
+    <message>
+        <source>cuDNN failed to start (CUDNN_STATUS_INTERNAL_ERROR or &apos;Failed to get convolution algorithm&apos;).</source>
+        <translation>cuDNN no pudo iniciarse (CUDNN_STATUS_INTERNAL_ERROR o &apos;Failed to get convolution algorithm&apos;).</translation>
+    </message>
+    <message>
+        <source>Usual causes: the GPU memory was already full when cuDNN started (TensorFlow reserves nearly all GPU memory by default: enable memory growth with tf.config.experimental.set_memory_growth, and close other programs that use the GPU), or a cuDNN that does not match the framework build (install the cuDNN your build expects, or use an environment that brings its own).</source>
+        <translation>Causas habituales: la memoria de la GPU ya estaba llena cuando se inició cuDNN (TensorFlow reserva casi toda la memoria de la GPU por defecto: activa el crecimiento de memoria con tf.config.experimental.set_memory_growth y cierra otros programas que usen la GPU), o un cuDNN que no coincide con la compilación del framework (instala el cuDNN que espera tu compilación, o usa un entorno que traiga el suyo).</translation>
+    </message>
+    <message>
+        <source>The framework was built with cuDNN {compiled}, but cuDNN {loaded} was loaded.</source>
+        <translation>El framework se compiló con cuDNN {compiled}, pero se cargó cuDNN {loaded}.</translation>
+    </message>
+    <message>
+        <source>The loaded cuDNN must have the same major version and an equal or newer minor version. Another cuDNN on the library search path is found first: remove it from PATH or LD_LIBRARY_PATH, or install cuDNN {compiled} or a newer {major}.x; environments that bring their own cuDNN (pip or conda) avoid this.</source>
+        <translation>El cuDNN cargado debe tener la misma versión principal y una versión secundaria igual o más reciente. Se encuentra antes otro cuDNN en la ruta de búsqueda de bibliotecas: quítalo de PATH o de LD_LIBRARY_PATH, o instala cuDNN {compiled} o una versión {major}.x más reciente; los entornos que traen su propio cuDNN (pip o conda) evitan esto.</translation>
+    </message>
+    <message>
+        <source>Installing failed on a file path longer than Windows&apos; classic 260-character limit: Windows long-path support is probably off.</source>
+        <translation>La instalación falló en una ruta de archivo de más de 260 caracteres, el límite clásico de Windows: probablemente la compatibilidad con rutas largas de Windows está desactivada.</translation>
+    </message>
+    <message>
+        <source>Either enable long paths (an administrator sets HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled to 1, as the TensorFlow install guide says), or create the environment in a short folder such as C:\envs.</source>
+        <translation>Activa las rutas largas (un administrador establece HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled en 1, como indica la guía de instalación de TensorFlow) o crea el entorno en una carpeta corta, como C:\envs.</translation>
+    </message>
+    <message>
+        <source>The log shows the Microsoft Store build of Python {python}.</source>
+        <translation>El registro muestra la versión de Microsoft Store de Python {python}.</translation>
+    </message>
+    <message>
+        <source>The Store build installs packages in a deep, redirected folder under AppData\Local\Packages, which reaches Windows&apos; path length limit sooner, and it is known to break DLL loading for CUDA (TensorFlow issues #48868, #61438). Use a Python from python.org, or let the wizard create the environment with a uv-managed Python.</source>
+        <translation>La versión de Store instala los paquetes en una carpeta profunda y redirigida bajo AppData\Local\Packages, que alcanza antes el límite de longitud de ruta de Windows, y se sabe que rompe la carga de DLL de CUDA (issues de TensorFlow #48868, #61438). Usa un Python de python.org o deja que el asistente cree el entorno con un Python gestionado por uv.</translation>
+    </message>
+    <message>
+        <source>The interpreter {python} does not exist or cannot be run.</source>
+        <translation>El intérprete {python} no existe o no se puede ejecutar.</translation>
+    </message>
+    <message>
+        <source>Check the path (the environment may have been moved or removed); `gpuwizard env list` shows the interpreters of the environments the wizard made.</source>
+        <translation>Comprueba la ruta (puede que el entorno se haya movido o eliminado); `gpuwizard env list` muestra los intérpretes de los entornos que creó el asistente.</translation>
+    </message>
+    <message>
+        <source>The framework cannot be imported in this environment ({error}).</source>
+        <translation>El framework no se puede importar en este entorno ({error}).</translation>
+    </message>
+    <message>
+        <source>Install it into this environment (`gpuwizard env create` makes one with the right build), or test the environment that has it with --env NAME or --python EXE.</source>
+        <translation>Instálalo en este entorno (`gpuwizard env create` crea uno con la compilación correcta), o prueba el entorno que lo tiene con --env NAME o --python EXE.</translation>
+    </message>
+    <message>
+        <source>The training test stopped with an error: {error}</source>
+        <translation>La prueba de entrenamiento se detuvo con un error: {error}</translation>
+    </message>
+    <message>
+        <source>Look at the other findings for the known cause; run `gpuwizard diagnose` on the full output if none is shown.</source>
+        <translation>Revisa los demás hallazgos para ver la causa conocida; si no se muestra ninguna, ejecuta `gpuwizard diagnose` sobre la salida completa.</translation>
+    </message>
+    <message>
+        <source>The training test was stopped before it finished ({reason}).</source>
+        <translation>La prueba de entrenamiento se detuvo antes de terminar ({reason}).</translation>
+    </message>
+    <message>
+        <source>A test that hangs usually waits for a GPU that another process holds, or for a driver that no longer answers: check `nvidia-smi`, close other GPU programs, and run it again.</source>
+        <translation>Una prueba que se cuelga suele estar esperando una GPU que retiene otro proceso, o un controlador que ya no responde: revisa `nvidia-smi`, cierra otros programas que usen la GPU y vuelve a ejecutarla.</translation>
+    </message>
+    <message>
+        <source>The model did not learn: the loss went from {loss_first} to {loss_last}.</source>
+        <translation>El modelo no aprendió: la pérdida pasó de {loss_first} a {loss_last}.</translation>
+    </message>
+    <message>
+        <source>A loss that does not fall on this simple task means wrong results from the framework or the GPU: update the driver, and reinstall the framework build the wizard recommends.</source>
+        <translation>Una pérdida que no baja en esta tarea sencilla indica resultados erróneos del framework o de la GPU: actualiza el controlador y reinstala la compilación del framework que recomienda el asistente.</translation>
+    </message>
+    <message>
+        <source>The GPU computed different results from the CPU (difference {difference}, allowed {tolerance}).</source>
+        <translation>La GPU calculó resultados distintos de los de la CPU (diferencia {difference}, permitida {tolerance}).</translation>
+    </message>
+    <message>
+        <source>Wrong GPU results come from an unstable overclock, overheating or failing hardware, or a framework build that does not match the GPU: reset clocks to default, update the driver, and run the test again.</source>
+        <translation>Los resultados erróneos de la GPU se deben a un overclock inestable, sobrecalentamiento o hardware defectuoso, o a una compilación del framework que no corresponde a la GPU: restablece las frecuencias predeterminadas, actualiza el controlador y vuelve a ejecutar la prueba.</translation>
+    </message>
+    <message>
+        <source>The framework has GPU support but sees no GPU, although this machine has one.</source>
+        <translation>El framework admite GPU pero no ve ninguna, aunque esta máquina tiene una.</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides every GPU), that the driver is new enough for the framework&apos;s CUDA build, and, in a container, that it was started with GPU access (--gpus all).</source>
+        <translation>Comprueba CUDA_VISIBLE_DEVICES (un valor vacío o un índice erróneo oculta todas las GPU), que el controlador sea lo bastante reciente para la compilación CUDA del framework y, en un contenedor, que se haya iniciado con acceso a la GPU (--gpus all).</translation>
+    </message>
+    <message>
+        <source>The GPU trained only {speedup}x as fast as the CPU (expected at least {expected}x).</source>
+        <translation>La GPU entrenó solo {speedup}x más rápido que la CPU (se esperaba al menos {expected}x).</translation>
+    </message>
+    <message>
+        <source>Another program may be using the GPU, the card may be in a power-saving state or throttling from heat, or (laptops) the integrated GPU may be doing the display work the NVIDIA GPU should do: check `nvidia-smi` while the test runs, plug the laptop in, and choose the high-performance GPU for Python.</source>
+        <translation>Puede que otro programa esté usando la GPU, que la tarjeta esté en modo de ahorro de energía o limitada por temperatura, o (en portátiles) que la GPU integrada esté haciendo el trabajo de pantalla que debería hacer la GPU NVIDIA: revisa `nvidia-smi` mientras se ejecuta la prueba, conecta el portátil a la corriente y elige la GPU de alto rendimiento para Python.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver changed since the last good state: {before} then, {after} now.</source>
+        <translation>El controlador de NVIDIA cambió desde el último estado correcto: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the other checks pass: a newer driver runs every build an older one ran (NVIDIA CUDA Compatibility guide). A healthy verify records the new driver.</source>
+        <translation>No hay nada que hacer mientras las demás comprobaciones pasen: un controlador más reciente ejecuta todas las compilaciones que ejecutaba uno anterior (guía CUDA Compatibility de NVIDIA). Una verificación correcta registra el nuevo controlador.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver ({before} at the last good state) no longer answers.</source>
+        <translation>El controlador de NVIDIA ({before} en el último estado correcto) ya no responde.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver {driver} is too old for the framework build of {builds}.</source>
+        <translation>El controlador de NVIDIA {driver} es demasiado antiguo para la compilación del framework de {builds}.</translation>
+    </message>
+    <message>
+        <source>Fewer NVIDIA GPUs answer than at the last good state: {before} then, {after} now.</source>
+        <translation>Responden menos GPU NVIDIA que en el último estado correcto: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;: a GPU that fell off the bus (&apos;GPU is lost&apos;, Xid 79) needs a restart; check its power cables and seating; in a VM or container, check that the GPU is still passed through. Then run &apos;gpuwizard verify&apos; again.</source>
+        <translation>Ejecuta &apos;nvidia-smi&apos;: una GPU que se cayó del bus (&apos;GPU is lost&apos;, Xid 79) requiere reiniciar; revisa sus cables de alimentación y que esté bien insertada; en una VM o un contenedor, comprueba que la GPU siga asignada. Luego vuelve a ejecutar &apos;gpuwizard verify&apos;.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA GPUs changed since the last good state: {before} then, {after} now.</source>
+        <translation>Las GPU NVIDIA cambiaron desde el último estado correcto: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the live test passes; a GPU of a newer generation may need a newer framework build, which &apos;gpuwizard recommend&apos; names.</source>
+        <translation>No hay nada que hacer mientras la prueba en vivo pase; una GPU de una generación más reciente puede necesitar una compilación más reciente del framework, que indica &apos;gpuwizard recommend&apos;.</translation>
+    </message>
+    <message>
+        <source>The Python interpreter of {env} ({python}) does not run any more: {error}</source>
+        <translation>El intérprete de Python de {env} ({python}) ya no se ejecuta: {error}</translation>
+    </message>
+    <message>
+        <source>The Python it was made from was probably removed or upgraded, or its folder was moved. Recreate the environment: {recreate}</source>
+        <translation>Probablemente el Python a partir del cual se creó se eliminó o actualizó, o su carpeta se movió. Vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
+        <source>The interpreter of {env} changed: {before} then, {after} now.</source>
+        <translation>El intérprete de {env} cambió: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the framework still imports: the Python it was made from got a patch release.</source>
+        <translation>No hay nada que hacer mientras el framework se siga importando: el Python a partir del cual se creó recibió una versión de parche.</translation>
+    </message>
+    <message>
+        <source>{framework} is no longer installed in {env}.</source>
+        <translation>{framework} ya no está instalado en {env}.</translation>
+    </message>
+    <message>
+        <source>Reinstall the recorded build: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>Reinstala la compilación registrada: {reinstall}  O vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
+        <source>{framework} no longer imports in {env}: {error}</source>
+        <translation>{framework} ya no se importa en {env}: {error}</translation>
+    </message>
+    <message>
+        <source>A later install broke it. Reinstall the recorded build: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>Una instalación posterior lo rompió. Reinstala la compilación registrada: {reinstall}  O vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
+        <source>A CPU build of {framework} was swapped in for the CUDA build in {env}: {before} then, {after} now; it cannot use the GPU.</source>
+        <translation>Se sustituyó la compilación CUDA de {framework} por una compilación para CPU en {env}: antes {before}, ahora {after}; no puede usar la GPU.</translation>
+    </message>
+    <message>
+        <source>Reinstall the CUDA build: {reinstall}  Or recreate the environment: {recreate}  Install other packages with the environment activated, so pip and uv read its constraints file and cannot swap the build again.</source>
+        <translation>Reinstala la compilación CUDA: {reinstall}  O vuelve a crear el entorno: {recreate}  Instala otros paquetes con el entorno activado, para que pip y uv lean su archivo de restricciones y no puedan volver a cambiar la compilación.</translation>
+    </message>
+    <message>
+        <source>{framework} in {env} changed from {before} to {after}, the build its constraints file pins.</source>
+        <translation>{framework} en {env} cambió de {before} a {after}, la compilación que fija su archivo de restricciones.</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the live test passes: the new build was pinned on purpose.</source>
+        <translation>No hay nada que hacer mientras la prueba en vivo pase: la nueva compilación se fijó a propósito.</translation>
+    </message>
+    <message>
+        <source>{framework} in {env} changed from {before} to {after}, which its constraints file does not allow.</source>
+        <translation>{framework} en {env} cambió de {before} a {after}, lo que su archivo de restricciones no permite.</translation>
+    </message>
+    <message>
+        <source>Put the pinned build back: {reinstall}  Or, to keep the new build, recreate the environment with it: {recreate}</source>
+        <translation>Restaura la compilación fijada: {reinstall}  O, para conservar la nueva compilación, vuelve a crear el entorno con ella: {recreate}</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} is missing: {path}</source>
+        <translation>Falta el archivo de restricciones de {env}: {path}</translation>
+    </message>
+    <message>
+        <source>Without it nothing stops a later install from replacing the framework build, and the environment&apos;s pip fails because its configuration names the file. Write the line &apos;{pin}&apos; into {path}, or recreate the environment: {recreate}</source>
+        <translation>Sin él, nada impide que una instalación posterior reemplace la compilación del framework, y el pip del entorno falla porque su configuración menciona ese archivo. Escribe la línea &apos;{pin}&apos; en {path}, o vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} no longer pins the framework: {path}</source>
+        <translation>El archivo de restricciones de {env} ya no fija el framework: {path}</translation>
+    </message>
+    <message>
+        <source>Nothing stops a later install from replacing the framework build. Add the line &apos;{pin}&apos; to {path}, or recreate the environment: {recreate}</source>
+        <translation>Nada impide que una instalación posterior reemplace la compilación del framework. Añade la línea &apos;{pin}&apos; a {path}, o vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} pins {pin}, but {installed} is installed.</source>
+        <translation>El archivo de restricciones de {env} fija {pin}, pero está instalado {installed}.</translation>
+    </message>
+    <message>
+        <source>Reinstall the pinned build: {reinstall}  Or, to keep the installed build, change the line in {path} to &apos;{wanted}&apos;.</source>
+        <translation>Reinstala la compilación fijada: {reinstall}  O, para conservar la compilación instalada, cambia la línea de {path} a &apos;{wanted}&apos;.</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} changed its pin: {before} then, {after} now.</source>
+        <translation>El archivo de restricciones de {env} cambió su versión fijada: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the installed build matches it and the live test passes ({path}).</source>
+        <translation>No hay nada que hacer mientras la compilación instalada coincida y la prueba en vivo pase ({path}).</translation>
+    </message>
+    <message>
+        <source>{framework} in {env} sees fewer GPUs than at the last good state: {before} then, {after} now.</source>
+        <translation>{framework} en {env} ve menos GPU que en el último estado correcto: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides GPUs), that &apos;nvidia-smi&apos; lists every GPU, and that the driver is new enough for the build; then run &apos;gpuwizard verify&apos; again.</source>
+        <translation>Comprueba CUDA_VISIBLE_DEVICES (un valor vacío o un índice erróneo oculta GPU), que &apos;nvidia-smi&apos; muestre todas las GPU y que el controlador sea lo bastante reciente para la compilación; luego vuelve a ejecutar &apos;gpuwizard verify&apos;.</translation>
+    </message>
+    <message>
+        <source>The short live test in {env} gave {after}; at the last good state it gave {before}.</source>
+        <translation>La prueba breve en vivo en {env} dio {after}; en el último estado correcto dio {before}.</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that (the other checks above may name the cause), then run &apos;gpuwizard test --env {env}&apos; for the full test.</source>
+        <translation>La prueba dice: {reason} Corrígelo (las demás comprobaciones de arriba pueden indicar la causa) y luego ejecuta &apos;gpuwizard test --env {env}&apos; para la prueba completa.</translation>
+    </message>
+    <message>
+        <source>The short live test in {env} gave {after}.</source>
+        <translation>La prueba breve en vivo en {env} dio {after}.</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that, then run &apos;gpuwizard test --env {env}&apos; for the full test; once it passes, it is recorded as the last good state.</source>
+        <translation>La prueba dice: {reason} Corrígelo y luego ejecuta &apos;gpuwizard test --env {env}&apos; para la prueba completa; cuando pase, se registrará como el último estado correcto.</translation>
+    </message>
+    <message>
+        <source>The GPU in {env} still trains, but no longer clearly faster than the CPU ({before} then, {after} now).</source>
+        <translation>La GPU de {env} sigue entrenando, pero ya no claramente más rápido que la CPU (antes {before}, ahora {after}).</translation>
+    </message>
+    <message>
+        <source>Another program may be using the GPU, or it is throttling from heat or power saving: check &apos;nvidia-smi&apos; and run &apos;gpuwizard test --env {env}&apos; for the full measurement.</source>
+        <translation>Puede que otro programa esté usando la GPU, o que esté limitada por temperatura o por ahorro de energía: revisa &apos;nvidia-smi&apos; y ejecuta &apos;gpuwizard test --env {env}&apos; para la medición completa.</translation>
+    </message>
+    <message>
+        <source>{folder}, which the wizard added to the {scope} PATH, is no longer on it.</source>
+        <translation>{folder}, que el asistente añadió al PATH {scope}, ya no está en él.</translation>
+    </message>
+    <message>
+        <source>An installer or another tool rewrote PATH. Add it back: {command}  (&apos;gpuwizard path history&apos; shows what the wizard changed.)</source>
+        <translation>Un instalador u otra herramienta reescribió PATH. Vuelve a añadirla: {command}  (&apos;gpuwizard path history&apos; muestra lo que cambió el asistente.)</translation>
+    </message>
+    <message>
+        <source>{folder} was removed from the {scope} PATH with gpuwizard after the last good state.</source>
+        <translation>{folder} se quitó del PATH {scope} con gpuwizard después del último estado correcto.</translation>
+    </message>
+    <message>
+        <source>Nothing to do if that was meant; to add it back: {command}</source>
+        <translation>No hay nada que hacer si fue intencionado; para volver a añadirla: {command}</translation>
+    </message>
+</context>
+<context>
+    <name>reasons</name>
+    <message>
+        <source>The wheel brings CUDA {cuda} and cuDNN {cudnn}: only the NVIDIA driver is needed.</source>
+        <translation>La wheel trae CUDA {cuda} y cuDNN {cudnn}: solo se necesita el controlador de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>The wheel brings CUDA {cuda}: only the NVIDIA driver is needed.</source>
+        <translation>La wheel trae CUDA {cuda}: solo se necesita el controlador de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>PyTorch calls its CUDA {cuda} build of this release experimental.</source>
+        <translation>PyTorch considera experimental su compilación CUDA {cuda} de esta versión.</translation>
+    </message>
+    <message>
+        <source>Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver.</source>
+        <translation>Se ejecuta dentro de WSL 2 (Ubuntu), que usa esta GPU a través del controlador de Windows.</translation>
+    </message>
+    <message>
+        <source>tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages.</source>
+        <translation>tensorflow[and-cuda] trae CUDA {cuda} y cuDNN {cudnn} como paquetes de pip.</translation>
+    </message>
+    <message>
+        <source>conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment: no PATH changes.</source>
+        <translation>conda-forge proporciona CUDA {cuda} y cuDNN {cudnn} dentro del entorno: sin cambios en PATH.</translation>
+    </message>
+    <message>
+        <source>Needs CUDA {cuda} and cuDNN {cudnn} installed on the system and on PATH.</source>
+        <translation>Necesita CUDA {cuda} y cuDNN {cudnn} instalados en el sistema y en PATH.</translation>
+    </message>
+    <message>
+        <source>Needs CUDA {cuda} and cuDNN {cudnn} installed on the system.</source>
+        <translation>Necesita CUDA {cuda} y cuDNN {cudnn} instalados en el sistema.</translation>
+    </message>
+    <message>
+        <source>Runs on the CPU: no NVIDIA driver or CUDA needed.</source>
+        <translation>Se ejecuta en la CPU: no necesita controlador de NVIDIA ni CUDA.</translation>
+    </message>
+    <message>
+        <source>{gpu}: compute capability unknown, not checked against this build.</source>
+        <translation>{gpu}: capacidad de cómputo desconocida, no se comprobó con esta compilación.</translation>
+    </message>
+    <message>
+        <source>{gpu} (compute capability {capability}) is covered by this build ({archs}).</source>
+        <translation>{gpu} (capacidad de cómputo {capability}) está cubierta por esta compilación ({archs}).</translation>
+    </message>
+    <message>
+        <source>{gpu} (compute capability {capability}) runs this build&apos;s PTX {ptx}, compiled at first use.</source>
+        <translation>{gpu} (capacidad de cómputo {capability}) ejecuta el PTX {ptx} de esta compilación, compilado en el primer uso.</translation>
+    </message>
+    <message>
+        <source>Needs an NVIDIA driver {minimum} or newer ({os}); none answers now.</source>
+        <translation>Necesita un controlador de NVIDIA {minimum} o posterior ({os}); ahora no responde ninguno.</translation>
+    </message>
+    <message>
+        <source>Driver {driver} is at least the {minimum} that CUDA {cuda} builds need on {os}.</source>
+        <translation>El controlador {driver} es al menos el {minimum} que necesitan las compilaciones CUDA {cuda} en {os}.</translation>
+    </message>
+    <message>
+        <source>Needs driver {minimum} or newer on {os}; this machine has {driver}.</source>
+        <translation>Necesita el controlador {minimum} o posterior en {os}; esta máquina tiene {driver}.</translation>
+    </message>
+    <message>
+        <source>On Apple silicon, PyTorch&apos;s CPU build also drives the Apple GPU through MPS (macOS 14 or newer).</source>
+        <translation>En Apple silicon, la compilación para CPU de PyTorch también usa la GPU de Apple mediante MPS (macOS 14 o posterior).</translation>
+    </message>
+    <message>
+        <source>PyTorch publishes ROCm builds for AMD GPUs on Linux; this wizard sets up NVIDIA (CUDA) builds only.</source>
+        <translation>PyTorch publica compilaciones ROCm para GPU AMD en Linux; este asistente solo configura compilaciones NVIDIA (CUDA).</translation>
+    </message>
+    <message>
+        <source>The highest CUDA of driver {driver} ({cuda_max}) was derived from NVIDIA&apos;s toolkit-driver table.</source>
+        <translation>La versión de CUDA más alta del controlador {driver} ({cuda_max}) se dedujo de la tabla de toolkit y controlador de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>With a driver {minimum} or newer, {plan} becomes possible.</source>
+        <translation>Con un controlador {minimum} o posterior, {plan} pasa a ser posible.</translation>
+    </message>
+    <message>
+        <source>PyTorch comes from pip inside the conda environment: the pytorch conda channel ended at {last}.</source>
+        <translation>PyTorch se instala desde pip dentro del entorno de conda: el canal pytorch de conda terminó en {last}.</translation>
+    </message>
+    <message>
+        <source>This is WSL 2: the NVIDIA driver is the Windows host&apos;s, and its minimum is a Windows driver version.</source>
+        <translation>Esto es WSL 2: el controlador de NVIDIA es el del host Windows, y su mínimo es una versión de controlador de Windows.</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,2879 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>ChoosePage</name>
+    <message>
+        <source>Choose</source>
+        <translation>选择</translation>
+    </message>
+    <message>
+        <source>Pick a framework; the wizard works out a matching set and shows what it would change.</source>
+        <translation>选择一个框架；向导会算出一套相互匹配的组合，并显示将做哪些更改。</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: the plan is for that machine, and nothing will be installed here.</source>
+        <translation>这是已保存报告的预览：方案针对的是那台计算机，本机不会安装任何内容。</translation>
+    </message>
+    <message>
+        <source>The recommendation</source>
+        <translation>推荐方案</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>框架</translation>
+    </message>
+    <message>
+        <source>&amp;PyTorch</source>
+        <translation>&amp;PyTorch</translation>
+    </message>
+    <message>
+        <source>&amp;TensorFlow</source>
+        <translation>&amp;TensorFlow</translation>
+    </message>
+    <message>
+        <source>Framework: PyTorch</source>
+        <translation>框架：PyTorch</translation>
+    </message>
+    <message>
+        <source>Framework: TensorFlow</source>
+        <translation>框架：TensorFlow</translation>
+    </message>
+    <message>
+        <source>Framework version</source>
+        <translation>框架版本</translation>
+    </message>
+    <message>
+        <source>“Recommended” lets the wizard pick the newest release that works on this machine. Pick a release when a project needs that one.</source>
+        <translation>“推荐”会让向导选择能在本机运行的最新版本。项目需要特定版本时，请选择该版本。</translation>
+    </message>
+    <message>
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <source>&amp;Version:</source>
+        <translation>版本(&amp;V)：</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <source>&amp;Automatic (best for the plan)</source>
+        <translation>自动(&amp;A)（最适合此方案）</translation>
+    </message>
+    <message>
+        <source>The wizard picks venv or conda: conda where it brings CUDA and cuDNN into the environment that would otherwise have to be installed on the system.</source>
+        <translation>由向导选择 venv 或 conda：如果 conda 能把原本需要装在系统上的 CUDA 和 cuDNN 装进环境，就选择 conda。</translation>
+    </message>
+    <message>
+        <source>v&amp;env</source>
+        <translation>v&amp;env</translation>
+    </message>
+    <message>
+        <source>venv: a Python virtual environment, a folder with its own Python packages (made with uv or pip). Needs nothing else installed.</source>
+        <translation>venv：Python 虚拟环境，即一个带有独立 Python 包的文件夹（用 uv 或 pip 创建）。无需另外安装任何软件。</translation>
+    </message>
+    <message>
+        <source>c&amp;onda</source>
+        <translation>c&amp;onda</translation>
+    </message>
+    <message>
+        <source>Environment manager: automatic</source>
+        <translation>环境管理器：自动</translation>
+    </message>
+    <message>
+        <source>Environment manager: venv</source>
+        <translation>环境管理器：venv</translation>
+    </message>
+    <message>
+        <source>Environment manager: conda</source>
+        <translation>环境管理器：conda</translation>
+    </message>
+    <message>
+        <source>Environment name</source>
+        <translation>环境名称</translation>
+    </message>
+    <message>
+        <source>The environment&apos;s folder name; also its name in conda and Jupyter.</source>
+        <translation>环境的文件夹名称，也是它在 conda 和 Jupyter 中的名称。</translation>
+    </message>
+    <message>
+        <source>Na&amp;me:</source>
+        <translation>名称(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Register a &amp;Jupyter kernel</source>
+        <translation>注册 Jupyter 内核(&amp;J)</translation>
+    </message>
+    <message>
+        <source>Register a Jupyter kernel</source>
+        <translation>注册 Jupyter 内核</translation>
+    </message>
+    <message>
+        <source>Installs ipykernel in the environment so that Jupyter and VS Code notebooks can use it.</source>
+        <translation>在环境中安装 ipykernel，以便 Jupyter 和 VS Code 笔记本使用该环境。</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>&amp;GPUs the environment uses:</source>
+        <translation>环境使用的 GPU(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>GPUs the environment uses (Space ticks or clears one)</source>
+        <translation>环境使用的 GPU（按空格键勾选或取消勾选）</translation>
+    </message>
+    <message>
+        <source>Untick a GPU to keep it free for other work: the environment then sets CUDA_VISIBLE_DEVICES to the ticked ones.</source>
+        <translation>取消勾选某个 GPU，可将其留给其他工作：环境会将 CUDA_VISIBLE_DEVICES 设为已勾选的 GPU。</translation>
+    </message>
+    <message>
+        <source>Packages</source>
+        <translation>软件包</translation>
+    </message>
+    <message>
+        <source>From a &amp;folder of wheels (offline)</source>
+        <translation>从 wheel 文件夹安装(&amp;F)（离线）</translation>
+    </message>
+    <message>
+        <source>Install packages from a folder of wheels, offline</source>
+        <translation>从 wheel 文件夹离线安装软件包</translation>
+    </message>
+    <message>
+        <source>For machines without internet: install only from a folder of .whl files (made with “pip download” on another machine). Nothing is fetched.</source>
+        <translation>适用于无法联网的计算机：仅从包含 .whl 文件的文件夹安装（在另一台计算机上用“pip download”生成）。不会下载任何内容。</translation>
+    </message>
+    <message>
+        <source>Folder of wheels</source>
+        <translation>wheel 文件夹</translation>
+    </message>
+    <message>
+        <source>Folder of .whl files</source>
+        <translation>.whl 文件所在的文件夹</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>浏览(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Choose the folder of wheels</source>
+        <translation>选择 wheel 文件夹</translation>
+    </message>
+    <message>
+        <source>What to look at</source>
+        <translation>需要注意的事项</translation>
+    </message>
+    <message>
+        <source>Alternatives, best first</source>
+        <translation>备选方案（按优先顺序）</translation>
+    </message>
+    <message>
+        <source>Alternatives</source>
+        <translation>备选方案</translation>
+    </message>
+    <message>
+        <source>The plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>框架：</translation>
+    </message>
+    <message>
+        <source>Python:</source>
+        <translation>Python：</translation>
+    </message>
+    <message>
+        <source>CUDA / cuDNN:</source>
+        <translation>CUDA / cuDNN：</translation>
+    </message>
+    <message>
+        <source>CUDA is NVIDIA&apos;s platform for computing on the GPU; cuDNN is its library of deep-learning building blocks. A framework build is made for one CUDA version, and the driver must support it.</source>
+        <translation>CUDA 是 NVIDIA 的 GPU 计算平台；cuDNN 是其深度学习基础组件库。每个框架构建版本都针对某一 CUDA 版本编译，驱动程序必须支持该版本。</translation>
+    </message>
+    <message>
+        <source>Driver:</source>
+        <translation>驱动程序：</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver must be at least as new as the CUDA version of the build needs.</source>
+        <translation>NVIDIA 驱动程序的版本不得低于该构建版本所需的 CUDA 版本要求。</translation>
+    </message>
+    <message>
+        <source>Environment:</source>
+        <translation>环境：</translation>
+    </message>
+    <message>
+        <source>conda installs:</source>
+        <translation>conda 安装：</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager that can also install CUDA and cuDNN into the environment.</source>
+        <translation>conda：一种环境管理器，还能将 CUDA 和 cuDNN 安装到环境中。</translation>
+    </message>
+    <message>
+        <source>pip installs:</source>
+        <translation>pip 安装：</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>What will change on this machine</source>
+        <translation>本机将发生的更改</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager (here through %1) that can also bring CUDA and cuDNN into the environment, from conda-forge.</source>
+        <translation>conda：一种环境管理器（此处通过 %1 使用），还能从 conda-forge 将 CUDA 和 cuDNN 装入环境。</translation>
+    </message>
+    <message>
+        <source>No conda, mamba or micromamba was found on this machine. Install Miniforge (conda-forge.org/download) to use conda.</source>
+        <translation>本机未找到 conda、mamba 或 micromamba。要使用 conda，请安装 Miniforge（conda-forge.org/download）。</translation>
+    </message>
+    <message>
+        <source>GPU %1: %2</source>
+        <translation>GPU %1：%2</translation>
+    </message>
+    <message>
+        <source>not responding</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <source>no driver</source>
+        <translation>无驱动程序</translation>
+    </message>
+    <message>
+        <source>not usable: %1</source>
+        <translation>不可用：%1</translation>
+    </message>
+    <message>
+        <source>compute capability %1</source>
+        <translation>计算能力 %1</translation>
+    </message>
+    <message>
+        <source>Compute capability is the GPU generation&apos;s feature level (8.6 for the GeForce RTX 30 series); a framework build runs only on the levels it was made for.</source>
+        <translation>计算能力是 GPU 架构代际的功能级别（GeForce RTX 30 系列为 8.6）；框架构建版本只能在其编译时支持的级别上运行。</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU was found, so there is nothing to pick: the plan is a CPU build.</source>
+        <translation>未找到 NVIDIA GPU，因此无需选择：方案为 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>Tick at least one GPU.</source>
+        <translation>请至少勾选一个 GPU。</translation>
+    </message>
+    <message>
+        <source>This name cannot be used: %1</source>
+        <translation>此名称不可用：%1</translation>
+    </message>
+    <message>
+        <source>An environment of this name exists: it will be replaced (and put back if this fails).</source>
+        <translation>已存在同名环境：它将被替换（如果失败则会恢复）。</translation>
+    </message>
+    <message>
+        <source>There is no such folder.</source>
+        <translation>该文件夹不存在。</translation>
+    </message>
+    <message>
+        <source>The folder of wheels</source>
+        <translation>wheel 文件夹</translation>
+    </message>
+    <message>
+        <source>Waiting for the detection of this machine…</source>
+        <translation>正在等待本机检测完成…</translation>
+    </message>
+    <message>
+        <source>Working out the plan…</source>
+        <translation>正在制定方案…</translation>
+    </message>
+    <message>
+        <source>The list of releases could not be read (%1); “Recommended” still works.</source>
+        <translation>无法读取版本列表（%1）；“推荐”仍可使用。</translation>
+    </message>
+    <message>
+        <source>The recommendation failed: %1</source>
+        <translation>推荐失败：%1</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU here: %1 will train on the CPU (slower, but it works).</source>
+        <translation>本机没有 NVIDIA GPU：%1 将在 CPU 上训练（较慢，但可以运行）。</translation>
+    </message>
+    <message>
+        <source>%1 will train on the CPU only: the GPU cannot be used (the reasons are below).</source>
+        <translation>%1 只能在 CPU 上训练：无法使用 GPU（原因见下文）。</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible after a driver update.</source>
+        <translation>更新驱动程序后，即可用 %1 进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible inside WSL 2 (Linux on this Windows).</source>
+        <translation>可在 WSL 2（此 Windows 上的 Linux）中用 %1 进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible on this machine as it is.</source>
+        <translation>本机无需改动即可用 %1 进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>GPU training with %1 is possible with the plan below, not with exactly what you picked.</source>
+        <translation>可以用 %1 进行 GPU 训练，但需采用下方方案，而非您所选的组合。</translation>
+    </message>
+    <message>
+        <source>Python %1</source>
+        <translation>Python %1</translation>
+    </message>
+    <message>
+        <source>inside WSL 2</source>
+        <translation>在 WSL 2 中</translation>
+    </message>
+    <message>
+        <source>needs a driver update</source>
+        <translation>需要更新驱动程序</translation>
+    </message>
+    <message>
+        <source>CPU build</source>
+        <translation>CPU 版本</translation>
+    </message>
+    <message>
+        <source>CPU build: no CUDA, runs on the processor</source>
+        <translation>CPU 版本：不含 CUDA，在处理器上运行</translation>
+    </message>
+    <message>
+        <source>CUDA %1</source>
+        <translation>CUDA %1</translation>
+    </message>
+    <message>
+        <source>CUDA %1, cuDNN %2</source>
+        <translation>CUDA %1，cuDNN %2</translation>
+    </message>
+    <message>
+        <source>(must be installed on the system: the wizard does not install it)</source>
+        <translation>（必须安装在系统上：向导不会安装）</translation>
+    </message>
+    <message>
+        <source>(comes inside the environment: no CUDA toolkit needed)</source>
+        <translation>（随环境提供：无需 CUDA 工具包）</translation>
+    </message>
+    <message>
+        <source>(wheel %1)</source>
+        <translation>（wheel %1）</translation>
+    </message>
+    <message>
+        <source>conda environment</source>
+        <translation>conda 环境</translation>
+    </message>
+    <message>
+        <source>venv (Python virtual environment)</source>
+        <translation>venv（Python 虚拟环境）</translation>
+    </message>
+    <message>
+        <source>%1 or newer</source>
+        <translation>%1 或更高版本</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver answers now</source>
+        <translation>当前没有 NVIDIA 驱动程序响应</translation>
+    </message>
+    <message>
+        <source>you have %1: update it first</source>
+        <translation>当前为 %1：请先更新</translation>
+    </message>
+    <message>
+        <source>you have %1 (fine)</source>
+        <translation>当前为 %1（满足要求）</translation>
+    </message>
+    <message>
+        <source>Nothing: this is a preview; below is what it would do.</source>
+        <translation>无：这只是预览；下面是它将执行的操作。</translation>
+    </message>
+    <message>
+        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
+        <translation>Windows 中无更改：此方案在 WSL 2 中运行。请在 WSL 2 Linux 中启动向导进行设置。</translation>
+    </message>
+    <message>
+        <source>The existing environment %1 is replaced: it is moved aside, and put back if the new one fails.</source>
+        <translation>现有环境 %1 将被替换：它会先被移到一旁，新环境创建失败时再恢复。</translation>
+    </message>
+    <message>
+        <source>A new conda environment %1 (in conda&apos;s environments folder) with %2, then %3 from pip.</source>
+        <translation>新的 conda 环境 %1（位于 conda 的环境文件夹中），先安装 %2，再通过 pip 安装 %3。</translation>
+    </message>
+    <message>
+        <source>A new folder %1 in the wizard&apos;s home folder, holding a Python %2 environment with %3.</source>
+        <translation>向导主文件夹中的新文件夹 %1，其中包含装有 %3 的 Python %2 环境。</translation>
+    </message>
+    <message>
+        <source>A new folder %1 holding a Python %2 environment with %3.</source>
+        <translation>新文件夹 %1，其中包含装有 %3 的 Python %2 环境。</translation>
+    </message>
+    <message>
+        <source>Packages come only from %1; nothing is downloaded.</source>
+        <translation>软件包仅来自 %1；不会下载任何内容。</translation>
+    </message>
+    <message>
+        <source>Settings that apply only while the environment is active: %1.</source>
+        <translation>仅在环境激活时生效的设置：%1。</translation>
+    </message>
+    <message>
+        <source>A Jupyter kernel for this environment, for your user only.</source>
+        <translation>此环境的 Jupyter 内核，仅供当前用户使用。</translation>
+    </message>
+    <message>
+        <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
+        <translation>您的用户 PATH 将添加以下文件夹（下一页会先显示更改，且可撤销）：</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: CUDA %1 and cuDNN %2 from NVIDIA.</source>
+        <translation>需要您自行安装（向导不会安装）：NVIDIA 的 CUDA %1 和 cuDNN %2。</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: an NVIDIA driver %1 or newer.</source>
+        <translation>需要您自行安装（向导不会安装）：%1 或更高版本的 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: a newer NVIDIA driver.</source>
+        <translation>需要您自行安装（向导不会安装）：更新版本的 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>Nothing else: drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>无其他更改：驱动程序和系统文件保持不变。无需管理员权限。</translation>
+    </message>
+    <message>
+        <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>无其他更改：PATH、驱动程序和系统文件保持不变。无需管理员权限。</translation>
+    </message>
+</context>
+<context>
+    <name>DetectPage</name>
+    <message>
+        <source>Your machine</source>
+        <translation>您的计算机</translation>
+    </message>
+    <message>
+        <source>What the wizard found, and what it means for GPU training.</source>
+        <translation>向导检测到的信息，及其对 GPU 训练的意义。</translation>
+    </message>
+    <message>
+        <source>Looking at this machine…</source>
+        <translation>正在检查本机…</translation>
+    </message>
+    <message>
+        <source>Detection in progress</source>
+        <translation>正在检测</translation>
+    </message>
+    <message>
+        <source>&amp;Retry</source>
+        <translation>重试(&amp;R)</translation>
+    </message>
+    <message>
+        <source>System report</source>
+        <translation>系统报告</translation>
+    </message>
+    <message>
+        <source>Detection failed: %1</source>
+        <translation>检测失败：%1</translation>
+    </message>
+</context>
+<context>
+    <name>InstallPage</name>
+    <message>
+        <source>Install</source>
+        <translation>安装</translation>
+    </message>
+    <message>
+        <source>The wizard creates the environment and installs the framework build.</source>
+        <translation>向导将创建环境并安装框架构建版本。</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>下一步(&amp;N) &gt;</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing is installed on this machine. On the machine itself, this page creates the environment and shows its progress and log.</source>
+        <translation>这是已保存报告的预览：本机不会安装任何内容。在原计算机上，此页面会创建环境并显示进度和日志。</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Waiting to start…</source>
+        <translation>等待开始…</translation>
+    </message>
+    <message>
+        <source>Installation progress</source>
+        <translation>安装进度</translation>
+    </message>
+    <message>
+        <source>Current package</source>
+        <translation>当前软件包</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel installation</source>
+        <translation>取消安装(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Cancel the installation and remove what was made</source>
+        <translation>取消安装并删除已创建的内容</translation>
+    </message>
+    <message>
+        <source>Stop now: the running tool is ended and the half-made environment is removed.</source>
+        <translation>立即停止：结束正在运行的工具，并删除未完成的环境。</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Installation log</source>
+        <translation>安装日志</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Installation result</source>
+        <translation>安装结果</translation>
+    </message>
+    <message>
+        <source>Environment folder</source>
+        <translation>环境文件夹</translation>
+    </message>
+    <message>
+        <source>Interpreter</source>
+        <translation>解释器</translation>
+    </message>
+    <message>
+        <source>Select this interpreter in VS Code (Python: Select Interpreter) or PyCharm.</source>
+        <translation>在 VS Code（Python: Select Interpreter）或 PyCharm 中选择此解释器。</translation>
+    </message>
+    <message>
+        <source>Framework build</source>
+        <translation>框架构建版本</translation>
+    </message>
+    <message>
+        <source>Full log</source>
+        <translation>完整日志</translation>
+    </message>
+    <message>
+        <source>Folder:</source>
+        <translation>文件夹：</translation>
+    </message>
+    <message>
+        <source>Interpreter:</source>
+        <translation>解释器：</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>框架：</translation>
+    </message>
+    <message>
+        <source>Full log:</source>
+        <translation>完整日志：</translation>
+    </message>
+    <message>
+        <source>&amp;Retry</source>
+        <translation>重试(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Try the installation again</source>
+        <translation>重新尝试安装</translation>
+    </message>
+    <message>
+        <source>Nothing runs in a preview.</source>
+        <translation>预览中不会运行任何操作。</translation>
+    </message>
+    <message>
+        <source>Not started</source>
+        <translation>未开始</translation>
+    </message>
+    <message>
+        <source>there is no plan to install yet: choose a framework first</source>
+        <translation>尚无可安装的方案：请先选择框架</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Cancelling: removing what was made…</source>
+        <translation>正在取消：删除已创建的内容…</translation>
+    </message>
+    <message>
+        <source>== cancel requested: stopping and removing what was made</source>
+        <translation>== 已请求取消：正在停止并删除已创建的内容</translation>
+    </message>
+    <message>
+        <source>%1 %p%</source>
+        <translation>%1 %p%</translation>
+    </message>
+    <message>
+        <source>%v of %m packages</source>
+        <translation>%v / %m 个软件包</translation>
+    </message>
+    <message>
+        <source>the installation stopped with an unexpected error: %1</source>
+        <translation>安装因意外错误而停止：%1</translation>
+    </message>
+    <message>
+        <source>All steps finished.</source>
+        <translation>所有步骤已完成。</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready.</source>
+        <translation>环境 %1 已就绪。</translation>
+    </message>
+    <message>
+        <source>%1 (made in %2 s)</source>
+        <translation>%1（创建用时 %2 秒）</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Cancelled. Nothing was left behind.</source>
+        <translation>已取消。未留下任何内容。</translation>
+    </message>
+    <message>
+        <source>Cancelled, but not everything could be removed.</source>
+        <translation>已取消，但未能删除全部内容。</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>The environment could not be created.</source>
+        <translation>无法创建环境。</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Why: %1</source>
+        <translation>原因：%1</translation>
+    </message>
+    <message>
+        <source>Still there, to remove by hand: %1</source>
+        <translation>仍然存在，需手动删除：%1</translation>
+    </message>
+    <message>
+        <source>Everything that was made has been removed.</source>
+        <translation>已创建的内容已全部删除。</translation>
+    </message>
+    <message>
+        <source>Full log: %1</source>
+        <translation>完整日志：%1</translation>
+    </message>
+    <message>
+        <source>No plan has been chosen yet.</source>
+        <translation>尚未选择方案。</translation>
+    </message>
+    <message>
+        <source>CPU build</source>
+        <translation>CPU 版本</translation>
+    </message>
+    <message>
+        <source>CUDA %1 build</source>
+        <translation>CUDA %1 版本</translation>
+    </message>
+    <message>
+        <source>The environment %1 gets %2 %3 (%4) with Python %5.</source>
+        <translation>环境 %1 将安装 %2 %3（%4），Python 版本为 %5。</translation>
+    </message>
+    <message>
+        <source>the default package index</source>
+        <translation>默认软件包索引</translation>
+    </message>
+    <message>
+        <source>On the machine itself, this page runs these steps:</source>
+        <translation>在原计算机上，此页面会执行以下步骤：</translation>
+    </message>
+    <message>
+        <source>== create: a %1 environment %2 with Python %3</source>
+        <translation>== 创建：使用 Python %3 的 %1 环境 %2</translation>
+    </message>
+    <message>
+        <source>== install: %1 from %2</source>
+        <translation>== 安装：从 %2 安装 %1</translation>
+    </message>
+    <message>
+        <source>== verify: import the framework in the new environment and check its build</source>
+        <translation>== 验证：在新环境中导入框架并检查其构建版本</translation>
+    </message>
+    <message>
+        <source>== constraints: pin that build, so later installs cannot replace it</source>
+        <translation>== 约束：锁定该构建版本，使后续安装无法替换它</translation>
+    </message>
+    <message>
+        <source>== register: record the environment (gpuwizard env list)</source>
+        <translation>== 注册：记录该环境（gpuwizard env list）</translation>
+    </message>
+    <message>
+        <source>the default index</source>
+        <translation>默认索引</translation>
+    </message>
+    <message>
+        <source>== creating %1 at %2 with %3 (%4), packages from %5</source>
+        <translation>== 正在 %2 创建 %1，使用 %3（%4），软件包来自 %5</translation>
+    </message>
+    <message>
+        <source>the framework</source>
+        <translation>框架</translation>
+    </message>
+    <message>
+        <source>Moving the existing environment aside…</source>
+        <translation>正在将现有环境移到一旁…</translation>
+    </message>
+    <message>
+        <source>Creating the environment…</source>
+        <translation>正在创建环境…</translation>
+    </message>
+    <message>
+        <source>Adding pip…</source>
+        <translation>正在添加 pip…</translation>
+    </message>
+    <message>
+        <source>Installing the packages…</source>
+        <translation>正在安装软件包…</translation>
+    </message>
+    <message>
+        <source>Checking that %1 imports in the new environment…</source>
+        <translation>正在检查 %1 能否在新环境中导入…</translation>
+    </message>
+    <message>
+        <source>Pinning the build so later installs cannot replace it…</source>
+        <translation>正在锁定构建版本，使后续安装无法替换它…</translation>
+    </message>
+    <message>
+        <source>Setting the environment&apos;s variables…</source>
+        <translation>正在设置该环境的变量…</translation>
+    </message>
+    <message>
+        <source>Registering the Jupyter kernel…</source>
+        <translation>正在注册 Jupyter 内核…</translation>
+    </message>
+    <message>
+        <source>Recording the environment…</source>
+        <translation>正在记录环境…</translation>
+    </message>
+    <message>
+        <source>Something went wrong: removing what was made…</source>
+        <translation>出现错误：正在删除已创建的内容…</translation>
+    </message>
+    <message>
+        <source>resolving</source>
+        <translation>解析中</translation>
+    </message>
+    <message>
+        <source>solving</source>
+        <translation>求解中</translation>
+    </message>
+    <message>
+        <source>downloading</source>
+        <translation>下载中</translation>
+    </message>
+    <message>
+        <source>building</source>
+        <translation>构建中</translation>
+    </message>
+    <message>
+        <source>installing</source>
+        <translation>安装中</translation>
+    </message>
+    <message>
+        <source>installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <source>unpacking</source>
+        <translation>解包中</translation>
+    </message>
+    <message>
+        <source>linking</source>
+        <translation>链接中</translation>
+    </message>
+    <message>
+        <source>Package: %1%2, %3</source>
+        <translation>软件包：%1%2，%3</translation>
+    </message>
+</context>
+<context>
+    <name>LiveTestPage</name>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>A small network trains on the GPU and on the CPU: does the GPU work, and how fast?</source>
+        <translation>在 GPU 和 CPU 上分别训练一个小型网络：GPU 是否可用？速度如何？</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: no test runs. On the machine itself, this page trains a small network in the new environment and shows the loss, the speed and the verdict.</source>
+        <translation>这是已保存报告的预览：不会运行测试。在原计算机上，此页面会在新环境中训练一个小型网络，并显示损失、速度和结论。</translation>
+    </message>
+    <message>
+        <source>Loss per training step</source>
+        <translation>每个训练步的损失</translation>
+    </message>
+    <message>
+        <source>Waiting to start…</source>
+        <translation>等待开始…</translation>
+    </message>
+    <message>
+        <source>Test progress</source>
+        <translation>测试进度</translation>
+    </message>
+    <message>
+        <source>&amp;Stop the test</source>
+        <translation>停止测试(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stop the running test</source>
+        <translation>停止正在运行的测试</translation>
+    </message>
+    <message>
+        <source>&amp;Run again</source>
+        <translation>再次运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Run the test again</source>
+        <translation>再次运行测试</translation>
+    </message>
+    <message>
+        <source>Measurements</source>
+        <translation>测量结果</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>框架：</translation>
+    </message>
+    <message>
+        <source>Framework build</source>
+        <translation>框架构建版本</translation>
+    </message>
+    <message>
+        <source>GPU:</source>
+        <translation>GPU：</translation>
+    </message>
+    <message>
+        <source>The GPU the framework sees</source>
+        <translation>框架识别到的 GPU</translation>
+    </message>
+    <message>
+        <source>CPU:</source>
+        <translation>CPU：</translation>
+    </message>
+    <message>
+        <source>The CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>GPU samples/s:</source>
+        <translation>GPU 样本/秒：</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the GPU</source>
+        <translation>GPU 上每秒训练的样本数</translation>
+    </message>
+    <message>
+        <source>CPU samples/s:</source>
+        <translation>CPU 样本/秒：</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the CPU</source>
+        <translation>CPU 上每秒训练的样本数</translation>
+    </message>
+    <message>
+        <source>Speed-up:</source>
+        <translation>加速比：</translation>
+    </message>
+    <message>
+        <source>How many times faster the GPU trains than the CPU</source>
+        <translation>GPU 训练速度是 CPU 的多少倍</translation>
+    </message>
+    <message>
+        <source>Matrix multiply:</source>
+        <translation>矩阵乘法：</translation>
+    </message>
+    <message>
+        <source>Matrix multiply rate on the GPU</source>
+        <translation>GPU 上的矩阵乘法速率</translation>
+    </message>
+    <message>
+        <source>GPU utilisation:</source>
+        <translation>GPU 利用率：</translation>
+    </message>
+    <message>
+        <source>GPU utilisation during the test</source>
+        <translation>测试期间的 GPU 利用率</translation>
+    </message>
+    <message>
+        <source>GPU memory:</source>
+        <translation>GPU 显存：</translation>
+    </message>
+    <message>
+        <source>GPU memory in use during the test</source>
+        <translation>测试期间使用的 GPU 显存</translation>
+    </message>
+    <message>
+        <source>GPU samples per second divided by CPU samples per second, same network and data.</source>
+        <translation>GPU 每秒样本数除以 CPU 每秒样本数（网络和数据相同）。</translation>
+    </message>
+    <message>
+        <source>TFLOP/s: trillions of floating-point operations per second on large matrix multiplies.</source>
+        <translation>TFLOP/s：大型矩阵乘法中每秒执行的万亿次浮点运算数。</translation>
+    </message>
+    <message>
+        <source>Share of time the GPU was running work, as the NVIDIA driver reports it (NVML).</source>
+        <translation>GPU 处于工作状态的时间占比，由 NVIDIA 驱动程序报告（NVML）。</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Nothing runs in a preview.</source>
+        <translation>预览中不会运行任何操作。</translation>
+    </message>
+    <message>
+        <source>Not started</source>
+        <translation>未开始</translation>
+    </message>
+    <message>
+        <source>Nothing to test</source>
+        <translation>无可测试内容</translation>
+    </message>
+    <message>
+        <source>There is no environment to test: the installation did not finish.</source>
+        <translation>没有可测试的环境：安装未完成。</translation>
+    </message>
+    <message>
+        <source>Starting %1 in the environment…</source>
+        <translation>正在环境中启动 %1…</translation>
+    </message>
+    <message>
+        <source>Stopping the test…</source>
+        <translation>正在停止测试…</translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n threads)</source>
+        <translation>
+            <numerusform> (%n 个线程)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The test stopped</source>
+        <translation>测试已停止</translation>
+    </message>
+    <message>
+        <source>The test could not run: %1</source>
+        <translation>测试无法运行：%1</translation>
+    </message>
+    <message>
+        <source>The loss appears here as the network trains.</source>
+        <translation>网络训练时，损失会显示在这里。</translation>
+    </message>
+    <message>
+        <source>step %v of %m</source>
+        <translation>第 %v / %m 步</translation>
+    </message>
+    <message>
+        <source>none visible</source>
+        <translation>无可见 GPU</translation>
+    </message>
+    <message>
+        <source>not measured: no GPU is used</source>
+        <translation>未测量：未使用 GPU</translation>
+    </message>
+    <message>
+        <source>%1: %2 TFLOP/s</source>
+        <translation>%1：%2 TFLOP/s</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU on this machine</source>
+        <translation>本机没有 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>not measured (the driver gave no samples)</source>
+        <translation>未测量（驱动程序未提供采样数据）</translation>
+    </message>
+    <message>
+        <source>waiting for samples…</source>
+        <translation>正在等待采样数据…</translation>
+    </message>
+    <message>
+        <source>%1 % now, %2 % at most</source>
+        <translation>当前 %1 %，最高 %2 %</translation>
+    </message>
+    <message>
+        <source>%1 % at most</source>
+        <translation>最高 %1 %</translation>
+    </message>
+    <message>
+        <source>%1 MiB in use, %2 MiB at most</source>
+        <translation>已用 %1 MiB，最高 %2 MiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB at most</source>
+        <translation>最高 %1 MiB</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Finished in %1 s</source>
+        <translation>已完成，用时 %1 秒</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>— (needs both GPU and CPU)</source>
+        <translation>—（需要同时测量 GPU 和 CPU）</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>You stopped the test before it finished.</source>
+        <translation>您在测试完成前停止了测试。</translation>
+    </message>
+    <message>
+        <source>Run it again for a verdict.</source>
+        <translation>请再次运行以得出结论。</translation>
+    </message>
+    <message>
+        <source>No training step ran.</source>
+        <translation>未运行任何训练步。</translation>
+    </message>
+    <message>
+        <source>Your GPU trains.</source>
+        <translation>您的 GPU 可以训练。</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, %1× faster than the CPU.</source>
+        <translation>您的 GPU 可以训练，速度是 CPU 的 %1 倍。</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but not clearly faster than the CPU.</source>
+        <translation>您的 GPU 可以训练，但并不明显快于 CPU。</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but only %1× faster than the CPU.</source>
+        <translation>您的 GPU 可以训练，但速度仅为 CPU 的 %1 倍。</translation>
+    </message>
+    <message>
+        <source>Training works on the CPU only.</source>
+        <translation>只能在 CPU 上训练。</translation>
+    </message>
+    <message>
+        <source>Training does not work in this environment.</source>
+        <translation>此环境中无法训练。</translation>
+    </message>
+    <message>
+        <source>The loss fell from %1 to %2: the network learns.</source>
+        <translation>损失从 %1 降至 %2：网络在学习。</translation>
+    </message>
+    <message>
+        <source>Why: this machine has no NVIDIA GPU the wizard could use, so the CPU is what there is. The environment works; training will be slower than on a GPU.</source>
+        <translation>原因：本机没有向导可用的 NVIDIA GPU，因此只能使用 CPU。环境工作正常；训练速度会比 GPU 慢。</translation>
+    </message>
+    <message>
+        <source>Why: the framework does not see the GPU. Below: the cause and the fix.</source>
+        <translation>原因：框架识别不到 GPU。原因和解决方法见下方。</translation>
+    </message>
+    <message>
+        <source>Why: the framework sees no GPU.</source>
+        <translation>原因：框架未识别到任何 GPU。</translation>
+    </message>
+    <message>
+        <source>What failed, and what to do, is below.</source>
+        <translation>失败之处及解决方法见下方。</translation>
+    </message>
+    <message>
+        <source>The test gave no reason; the full output is in the log.</source>
+        <translation>测试未给出原因；完整输出见日志。</translation>
+    </message>
+    <message>
+        <source>Below: what may slow it down.</source>
+        <translation>可能拖慢速度的因素见下方。</translation>
+    </message>
+    <message>
+        <source>The test runs in the environment the previous page creates.</source>
+        <translation>测试在上一页创建的环境中运行。</translation>
+    </message>
+    <message>
+        <source>Testing %1 in the environment %2 (%3).</source>
+        <translation>正在环境 %2（%3）中测试 %1。</translation>
+    </message>
+    <message>
+        <source>CUDA %1 build</source>
+        <translation>CUDA %1 版本</translation>
+    </message>
+    <message>
+        <source>CPU build (no CUDA)</source>
+        <translation>CPU 版本（不含 CUDA）</translation>
+    </message>
+    <message>
+        <source>build unknown</source>
+        <translation>版本未知</translation>
+    </message>
+    <message>
+        <source>the GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>the CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>the device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Making the training data…</source>
+        <translation>正在生成训练数据…</translation>
+    </message>
+    <message>
+        <source>Warming up on %1…</source>
+        <translation>正在 %1 上预热…</translation>
+    </message>
+    <message>
+        <source>Training on %1…</source>
+        <translation>正在 %1 上训练…</translation>
+    </message>
+    <message>
+        <source>Measuring the GPU&apos;s matrix multiply rate…</source>
+        <translation>正在测量 GPU 的矩阵乘法速率…</translation>
+    </message>
+    <message>
+        <source>Checking that the GPU and the CPU compute the same…</source>
+        <translation>正在检查 GPU 与 CPU 的计算结果是否一致…</translation>
+    </message>
+</context>
+<context>
+    <name>LossChart</name>
+    <message>
+        <source>Training loss per step</source>
+        <translation>每步训练损失</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>The loss appears here as the network trains.</source>
+        <translation>网络训练时，损失会显示在这里。</translation>
+    </message>
+    <message>
+        <source>%1: %2 steps, loss from %3 to %4</source>
+        <translation>%1：%2 步，损失从 %3 变为 %4</translation>
+    </message>
+    <message>
+        <source>training step</source>
+        <translation>训练步</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+</context>
+<context>
+    <name>PathPage</name>
+    <message>
+        <source>PATH</source>
+        <translation>PATH</translation>
+    </message>
+    <message>
+        <source>Put the folders the plan needs on PATH, safely: see the change first, undo it any time.</source>
+        <translation>安全地将方案所需的文件夹加入 PATH：先查看更改，随时可撤销。</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off.</source>
+        <translation>这是已保存报告的预览：本机不会发生任何更改，因此“应用”和“撤销”不可用。</translation>
+    </message>
+    <message>
+        <source>PATH now (system first, then user)</source>
+        <translation>当前 PATH（先系统，后用户）</translation>
+    </message>
+    <message>
+        <source>PATH entries with their problems</source>
+        <translation>PATH 条目及其问题</translation>
+    </message>
+    <message>
+        <source>Entry</source>
+        <translation>条目</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Planned change</source>
+        <translation>计划的更改</translation>
+    </message>
+    <message>
+        <source>User PATH (you only)</source>
+        <translation>用户 PATH（仅限您）</translation>
+    </message>
+    <message>
+        <source>System PATH (all users; admin)</source>
+        <translation>系统 PATH（所有用户；需管理员权限）</translation>
+    </message>
+    <message>
+        <source>Which PATH to change</source>
+        <translation>要更改哪个 PATH</translation>
+    </message>
+    <message>
+        <source>Windows puts the system PATH before the user PATH. Changing the system PATH asks for administrator rights.</source>
+        <translation>Windows 会将系统 PATH 排在用户 PATH 之前。更改系统 PATH 需要管理员权限。</translation>
+    </message>
+    <message>
+        <source>Keep them (after these)</source>
+        <translation>保留（排在这些之后）</translation>
+    </message>
+    <message>
+        <source>Move them to the end</source>
+        <translation>移到末尾</translation>
+    </message>
+    <message>
+        <source>Remove them</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>What to do with other CUDA versions on PATH</source>
+        <translation>如何处理 PATH 中的其他 CUDA 版本</translation>
+    </message>
+    <message>
+        <source>Entries of another CUDA version: the first CUDA on PATH is the one programs load.</source>
+        <translation>其他 CUDA 版本的条目：程序加载的是 PATH 中的第一个 CUDA。</translation>
+    </message>
+    <message>
+        <source>&amp;Add to:</source>
+        <translation>添加到(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>Other &amp;CUDA:</source>
+        <translation>其他 CUDA(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>Planned PATH, entry by entry: + added, − removed</source>
+        <translation>计划的 PATH（逐条列出）：+ 添加，− 删除</translation>
+    </message>
+    <message>
+        <source>A&amp;pply</source>
+        <translation>应用(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Apply the planned PATH change</source>
+        <translation>应用计划的 PATH 更改</translation>
+    </message>
+    <message>
+        <source>Write the change, recorded in the PATH journal so that Undo can revert it exactly.</source>
+        <translation>写入更改，并记录到 PATH 日志中，以便“撤销”能准确还原。</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Undo the last PATH change</source>
+        <translation>撤销上一次 PATH 更改</translation>
+    </message>
+    <message>
+        <source>Put back the PATH as it was before the last change, exactly.</source>
+        <translation>将 PATH 准确恢复到上一次更改之前的状态。</translation>
+    </message>
+    <message>
+        <source>Working</source>
+        <translation>正在处理</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds</source>
+        <translation>现在启动的程序能找到的 DLL</translation>
+    </message>
+    <message>
+        <source>DLL</source>
+        <translation>DLL</translation>
+    </message>
+    <message>
+        <source>Where it loads from</source>
+        <translation>加载位置</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH so that programs find %1.</source>
+        <translation>此方案会向 PATH 添加文件夹，以便程序找到 %1。</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH.</source>
+        <translation>此方案会向 PATH 添加文件夹。</translation>
+    </message>
+    <message>
+        <source>Working on the registry snapshot %1.</source>
+        <translation>正在处理注册表快照 %1。</translation>
+    </message>
+    <message>
+        <source>Reading PATH…</source>
+        <translation>正在读取 PATH…</translation>
+    </message>
+    <message>
+        <source>Applying…</source>
+        <translation>正在应用…</translation>
+    </message>
+    <message>
+        <source>Undoing…</source>
+        <translation>正在撤销…</translation>
+    </message>
+    <message>
+        <source>Checking from a new process which DLLs load…</source>
+        <translation>正在从新进程检查会加载哪些 DLL…</translation>
+    </message>
+    <message>
+        <source>Checking the DLLs…</source>
+        <translation>正在检查 DLL…</translation>
+    </message>
+    <message>
+        <source>Something went wrong, and nothing was changed: %1</source>
+        <translation>出现错误，未做任何更改：%1</translation>
+    </message>
+    <message>
+        <source>PATH could not be read: %1</source>
+        <translation>无法读取 PATH：%1</translation>
+    </message>
+    <message>
+        <source>System PATH</source>
+        <translation>系统 PATH</translation>
+    </message>
+    <message>
+        <source>User PATH</source>
+        <translation>用户 PATH</translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation>无值</translation>
+    </message>
+    <message>
+        <source>%1 · entries: %2</source>
+        <translation>%1 · 条目：%2</translation>
+    </message>
+    <message>
+        <source>(empty entry)</source>
+        <translation>（空条目）</translation>
+    </message>
+    <message>
+        <source>An empty entry: two &apos;;&apos; in a row, or one at the end.</source>
+        <translation>空条目：连续两个 &apos;;&apos;，或末尾有一个 &apos;;&apos;。</translation>
+    </message>
+    <message>
+        <source>folder missing</source>
+        <translation>文件夹不存在</translation>
+    </message>
+    <message>
+        <source>duplicate</source>
+        <translation>重复</translation>
+    </message>
+    <message>
+        <source>other CUDA version first</source>
+        <translation>其他 CUDA 版本在前</translation>
+    </message>
+    <message>
+        <source>REG_SZ with %VARS%</source>
+        <translation>REG_SZ 含 %VARS%</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>空</translation>
+    </message>
+    <message>
+        <source>Missing: this folder does not exist. It does no harm, but makes PATH longer.</source>
+        <translation>缺失：此文件夹不存在。它没有危害，但会使 PATH 变长。</translation>
+    </message>
+    <message>
+        <source>Duplicate: this folder is on PATH earlier already (the system PATH comes first); only the first one counts.</source>
+        <translation>重复：此文件夹已在 PATH 中更靠前的位置出现（系统 PATH 在前）；只有第一个有效。</translation>
+    </message>
+    <message>
+        <source>Other CUDA version first: an entry of another CUDA version comes earlier, so programs load that version&apos;s DLLs, not these.</source>
+        <translation>其他 CUDA 版本在前：另一 CUDA 版本的条目排在前面，因此程序加载的是该版本的 DLL，而不是这些。</translation>
+    </message>
+    <message>
+        <source>REG_SZ with %VARS%: this PATH is stored as REG_SZ, which Windows never expands, so the %VARIABLE% stays literal text and the folder is never searched.</source>
+        <translation>REG_SZ 含 %VARS%：此 PATH 以 REG_SZ 类型存储，Windows 从不展开此类值，因此 %VARIABLE% 会保留为字面文本，对应文件夹永远不会被搜索。</translation>
+    </message>
+    <message>
+        <source>Empty: harmless, an extra &apos;;&apos;.</source>
+        <translation>空：没有危害，只是多了一个 &apos;;&apos;。</translation>
+    </message>
+    <message>
+        <source>CUDA %1</source>
+        <translation>CUDA %1</translation>
+    </message>
+    <message>
+        <source>An entry of CUDA %1.</source>
+        <translation>CUDA %1 的条目。</translation>
+    </message>
+    <message>
+        <source>This change cannot be made: %1</source>
+        <translation>无法进行此更改：%1</translation>
+    </message>
+    <message>
+        <source>Windows will ask for administrator rights when you apply: the system PATH is shared by every user.</source>
+        <translation>应用时 Windows 会请求管理员权限：系统 PATH 由所有用户共享。</translation>
+    </message>
+    <message>
+        <source>The wizard has administrator rights already: the system PATH is shared by every user.</source>
+        <translation>向导已具有管理员权限：系统 PATH 由所有用户共享。</translation>
+    </message>
+    <message>
+        <source>On the machine itself, changing the system PATH asks for administrator rights; this snapshot file needs none.</source>
+        <translation>在原计算机上，更改系统 PATH 需要管理员权限；此快照文件则不需要。</translation>
+    </message>
+    <message>
+        <source>system PATH</source>
+        <translation>系统 PATH</translation>
+    </message>
+    <message>
+        <source>user PATH</source>
+        <translation>用户 PATH</translation>
+    </message>
+    <message>
+        <source>Nothing to change: the folders are on the %1 already.</source>
+        <translation>无需更改：这些文件夹已在 %1 中。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n to add</source>
+        <translation>
+            <numerusform>%n 项待添加</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n to move</source>
+        <translation>
+            <numerusform>%n 项待移动</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n to remove</source>
+        <translation>
+            <numerusform>%n 项待删除</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The %1 after the change:</source>
+        <translation>更改后的 %1：</translation>
+    </message>
+    <message>
+        <source>The %1 after the change (%2):</source>
+        <translation>更改后的 %1（%2）：</translation>
+    </message>
+    <message>
+        <source>unchanged: %1</source>
+        <translation>未更改：%1</translation>
+    </message>
+    <message>
+        <source>added: %1</source>
+        <translation>已添加：%1</translation>
+    </message>
+    <message>
+        <source>removed: %1</source>
+        <translation>已删除：%1</translation>
+    </message>
+    <message>
+        <source>Nothing was changed: %1</source>
+        <translation>未做任何更改：%1</translation>
+    </message>
+    <message>
+        <source>Nothing to change: the %1 has the folders already.</source>
+        <translation>无需更改：%1 中已有这些文件夹。</translation>
+    </message>
+    <message>
+        <source>Undone: the %1 is back as it was before the change.</source>
+        <translation>已撤销：%1 已恢复到更改前的状态。</translation>
+    </message>
+    <message>
+        <source>Done: the %1 is changed. The change is in the PATH journal; Undo reverts it.</source>
+        <translation>完成：%1 已更改。此更改已记入 PATH 日志，可用“撤销”还原。</translation>
+    </message>
+    <message>
+        <source>This is a registry snapshot file: no program running here reads it. On the machine it belongs to, programs started after the change see it; those already open (terminals, VS Code, PyCharm, Jupyter) must be restarted.</source>
+        <translation>这是注册表快照文件：此处运行的程序都不会读取它。在其所属的计算机上，更改后启动的程序会看到更改；已打开的程序（终端、VS Code、PyCharm、Jupyter）必须重新启动。</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds: %1 of %2.</source>
+        <translation>现在启动的程序能找到的 DLL：%1 / %2。</translation>
+    </message>
+    <message>
+        <source>found: %1</source>
+        <translation>已找到：%1</translation>
+    </message>
+    <message>
+        <source>not found: %1</source>
+        <translation>未找到：%1</translation>
+    </message>
+</context>
+<context>
+    <name>QtReportView</name>
+    <message>
+        <source>CUDA: three different numbers</source>
+        <translation>CUDA：三个不同的版本号</translation>
+    </message>
+    <message>
+        <source>Graphics hardware</source>
+        <translation>图形硬件</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Compute capability</source>
+        <translation>计算能力</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>The GPU generation&apos;s feature level, such as 8.6 for the GeForce RTX 30 series. A framework build runs only on the levels it was compiled for.</source>
+        <translation>GPU 架构代际的功能级别，例如 GeForce RTX 30 系列为 8.6。框架构建版本只能在其编译时支持的级别上运行。</translation>
+    </message>
+    <message>
+        <source>What to look at</source>
+        <translation>需要注意的事项</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详细信息</translation>
+    </message>
+    <message>
+        <source>Ready for GPU training on %1.</source>
+        <translation>已可在 %1 上进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is here, but GPU training does not work yet.</source>
+        <translation>本机有 NVIDIA GPU，但目前还无法进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>No usable NVIDIA GPU: GPU training is not possible here yet.</source>
+        <translation>没有可用的 NVIDIA GPU：目前无法在本机进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>No NVIDIA driver answered, so no CUDA version can run yet.</source>
+        <translation>没有 NVIDIA 驱动程序响应，因此目前无法运行任何 CUDA 版本。</translation>
+    </message>
+    <message>
+        <source>CUDA %1 or older (driver %2)</source>
+        <translation>CUDA %1 或更早版本（驱动程序 %2）</translation>
+    </message>
+    <message>
+        <source>Unknown: driver %1 does not report it</source>
+        <translation>未知：驱动程序 %1 未报告此信息</translation>
+    </message>
+    <message>
+        <source>Your driver supports</source>
+        <translation>您的驱动程序支持</translation>
+    </message>
+    <message>
+        <source>A limit, not something installed: the newest CUDA a framework build may use (nvidia-smi calls it “CUDA Version”).</source>
+        <translation>这是上限，而非已安装的内容：框架构建版本可使用的最新 CUDA（nvidia-smi 中称为“CUDA Version”）。</translation>
+    </message>
+    <message>
+        <source>unknown version</source>
+        <translation>版本未知</translation>
+    </message>
+    <message>
+        <source>(first on PATH)</source>
+        <translation>（PATH 中的第一个）</translation>
+    </message>
+    <message>
+        <source>(on PATH)</source>
+        <translation>（在 PATH 中）</translation>
+    </message>
+    <message>
+        <source>None (PyTorch and current TensorFlow on Linux do not need one)</source>
+        <translation>无（PyTorch 和当前 Linux 版 TensorFlow 不需要）</translation>
+    </message>
+    <message>
+        <source>CUDA toolkits on disk</source>
+        <translation>磁盘上的 CUDA 工具包</translation>
+    </message>
+    <message>
+        <source>Needed only for TensorFlow 2.10 or older on native Windows, or to compile CUDA code. PyTorch and TensorFlow 2.14+ on Linux bring their own CUDA.</source>
+        <translation>仅在原生 Windows 上使用 TensorFlow 2.10 或更早版本，或编译 CUDA 代码时才需要。PyTorch 以及 Linux 上的 TensorFlow 2.14+ 自带 CUDA。</translation>
+    </message>
+    <message>
+        <source>The framework brings</source>
+        <translation>框架自带</translation>
+    </message>
+    <message>
+        <source>Chosen in the next step, to match the driver and the GPU</source>
+        <translation>在下一步中选择，以匹配驱动程序和 GPU</translation>
+    </message>
+    <message>
+        <source>Must not be newer than what the driver supports, and must contain code for your GPU&apos;s compute capability.</source>
+        <translation>不得高于驱动程序支持的版本，且必须包含适用于您 GPU 计算能力的代码。</translation>
+    </message>
+    <message>
+        <source>working</source>
+        <translation>正常工作</translation>
+    </message>
+    <message>
+        <source>not responding</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <source>no driver</source>
+        <translation>无驱动程序</translation>
+    </message>
+    <message>
+        <source>PCI bus %1</source>
+        <translation>PCI 总线 %1</translation>
+    </message>
+    <message>
+        <source>No graphics hardware was found</source>
+        <translation>未找到图形硬件</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>Python %1 (%2-bit) at %3</source>
+        <translation>Python %1（%2 位），位于 %3</translation>
+    </message>
+    <message>
+        <source>No Python found; the wizard can provide one</source>
+        <translation>未找到 Python；向导可以提供一个</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>Other Pythons</source>
+        <translation>其他 Python</translation>
+    </message>
+    <message>
+        <source>Environment tools</source>
+        <translation>环境工具</translation>
+    </message>
+    <message>
+        <source>none found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>cuDNN</source>
+        <translation>cuDNN</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s deep-learning library. Frameworks bring their own, except TensorFlow 2.10 or older on Windows.</source>
+        <translation>NVIDIA 的深度学习库。各框架都自带 cuDNN，但 Windows 上的 TensorFlow 2.10 或更早版本除外。</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>已禁用</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Long paths</source>
+        <translation>长路径</translation>
+    </message>
+</context>
+<context>
+    <name>SetupWizard</name>
+    <message>
+        <source>GPU Setup Wizard</source>
+        <translation>GPU 设置向导</translation>
+    </message>
+    <message>
+        <source>Showing the saved report %1. Nothing on this machine will change.</source>
+        <translation>正在显示已保存的报告 %1。本机不会发生任何更改。</translation>
+    </message>
+</context>
+<context>
+    <name>SummaryPage</name>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>The verdict, and what to do next.</source>
+        <translation>结论及后续操作。</translation>
+    </message>
+    <message>
+        <source>&amp;Save the report…</source>
+        <translation>保存报告(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Save what was found as a JSON file, to share or to open later with --system.</source>
+        <translation>将检测结果保存为 JSON 文件，以便分享或日后用 --system 打开。</translation>
+    </message>
+    <message>
+        <source>Your environment</source>
+        <translation>您的环境</translation>
+    </message>
+    <message>
+        <source>Run this in a new terminal to use the environment.</source>
+        <translation>在新终端中运行此命令即可使用该环境。</translation>
+    </message>
+    <message>
+        <source>Select this interpreter in VS Code (Python: Select Interpreter) or PyCharm.</source>
+        <translation>在 VS Code（Python: Select Interpreter）或 PyCharm 中选择此解释器。</translation>
+    </message>
+    <message>
+        <source>&amp;Copy the interpreter path</source>
+        <translation>复制解释器路径(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Activate:</source>
+        <translation>激活：</translation>
+    </message>
+    <message>
+        <source>Interpreter:</source>
+        <translation>解释器：</translation>
+    </message>
+    <message>
+        <source>Jupyter kernel:</source>
+        <translation>Jupyter 内核：</translation>
+    </message>
+    <message>
+        <source>Live test:</source>
+        <translation>实时测试：</translation>
+    </message>
+    <message>
+        <source>%1, %2 %3 in %4</source>
+        <translation>%1，%2 %3，位于 %4</translation>
+    </message>
+    <message>
+        <source>none (choose one on the Choose page next time)</source>
+        <translation>无（下次请在“选择”页面中选择一个）</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready, and trains on the GPU.</source>
+        <translation>环境 %1 已就绪，并在 GPU 上训练。</translation>
+    </message>
+    <message>
+        <source>The environment %1 trains on the GPU, but slowly: see below.</source>
+        <translation>环境 %1 在 GPU 上训练，但速度较慢：请见下文。</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready, and trains on the CPU.</source>
+        <translation>环境 %1 已就绪，并在 CPU 上训练。</translation>
+    </message>
+    <message>
+        <source>The environment %1 was made, but training does not work in it.</source>
+        <translation>环境 %1 已创建，但无法在其中训练。</translation>
+    </message>
+    <message>
+        <source>The environment %1 trains on the CPU only: the GPU is not used.</source>
+        <translation>环境 %1 只能在 CPU 上训练：未使用 GPU。</translation>
+    </message>
+    <message>
+        <source>The environment %1 is ready (not tested).</source>
+        <translation>环境 %1 已就绪（未测试）。</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>the GPU trains (%1× the CPU)</source>
+        <translation>GPU 可以训练（CPU 的 %1 倍）</translation>
+    </message>
+    <message>
+        <source>the GPU trains, but not clearly faster than the CPU</source>
+        <translation>GPU 可以训练，但并不明显快于 CPU</translation>
+    </message>
+    <message>
+        <source>training works on the CPU only</source>
+        <translation>只能在 CPU 上训练</translation>
+    </message>
+    <message>
+        <source>training does not work in this environment</source>
+        <translation>此环境中无法训练</translation>
+    </message>
+    <message>
+        <source>Recorded as the last good state: start the wizard again after a driver or framework update, and it checks what changed.</source>
+        <translation>已记录为上次正常状态：更新驱动程序或框架后再次启动向导，它会检查有哪些变化。</translation>
+    </message>
+    <message>
+        <source>This machine is ready for GPU frameworks: %1.</source>
+        <translation>本机已可使用 GPU 框架：%1。</translation>
+    </message>
+    <message>
+        <source>This machine cannot train on an NVIDIA GPU yet.</source>
+        <translation>本机目前还无法在 NVIDIA GPU 上训练。</translation>
+    </message>
+    <message>
+        <source>What to do first:</source>
+        <translation>首先要做的：</translation>
+    </message>
+    <message>
+        <source>Worth a look:</source>
+        <translation>值得关注：</translation>
+    </message>
+    <message>
+        <source>Nothing stands in the way.</source>
+        <translation>没有任何障碍。</translation>
+    </message>
+    <message>
+        <source>Save the system report</source>
+        <translation>保存系统报告</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <source>The report was not saved: %1</source>
+        <translation>报告未保存：%1</translation>
+    </message>
+</context>
+<context>
+    <name>VerifyPage</name>
+    <message>
+        <source>Verify your setup</source>
+        <translation>验证您的设置</translation>
+    </message>
+    <message>
+        <source>Is everything still as it was when it last worked? Driver, GPUs, environments, PATH.</source>
+        <translation>一切是否仍与上次正常工作时相同？包括驱动程序、GPU、环境和 PATH。</translation>
+    </message>
+    <message>
+        <source>Set &amp;up again &gt;</source>
+        <translation>重新设置(&amp;U) &gt;</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>Checks</source>
+        <translation>检查项</translation>
+    </message>
+    <message>
+        <source>Verification in progress</source>
+        <translation>正在验证</translation>
+    </message>
+    <message>
+        <source>&amp;Check again</source>
+        <translation>再次检查(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Run the checks again</source>
+        <translation>再次运行检查</translation>
+    </message>
+    <message>
+        <source>&amp;Repair…</source>
+        <translation>修复(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Set the broken environment up again</source>
+        <translation>重新设置损坏的环境</translation>
+    </message>
+    <message>
+        <source>Sets the broken environment up again with the same framework, version and name: the wizard shows the plan first, and puts the old one back if the new one fails.</source>
+        <translation>使用相同的框架、版本和名称重新设置损坏的环境：向导会先显示方案，新环境创建失败时会恢复旧环境。</translation>
+    </message>
+    <message>
+        <source>Looking at this machine…</source>
+        <translation>正在检查本机…</translation>
+    </message>
+    <message>
+        <source>The checks could not run: %1</source>
+        <translation>无法运行检查：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n check(s) failed: something broke since the setup last worked.</source>
+        <translation>
+            <numerusform>%n 项检查失败：自上次正常工作以来出现了故障。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Everything works; %n thing(s) changed since the last good state.</source>
+        <translation>
+            <numerusform>一切正常；自上次正常状态以来有 %n 处变化。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Everything works as it did.</source>
+        <translation>一切如常。</translation>
+    </message>
+    <message>
+        <source>Compared with the last good state, recorded %1.</source>
+        <translation>已与 %1 记录的上次正常状态进行比较。</translation>
+    </message>
+    <message>
+        <source>No good state was recorded yet: the environments were checked against what the wizard made.</source>
+        <translation>尚未记录正常状态：已根据向导创建时的情况检查环境。</translation>
+    </message>
+    <message>
+        <source>This state is now the last good one.</source>
+        <translation>当前状态已记录为上次正常状态。</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver</source>
+        <translation>NVIDIA 驱动程序</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>%1: Python runs</source>
+        <translation>%1：Python 可运行</translation>
+    </message>
+    <message>
+        <source>%1: the framework imports</source>
+        <translation>%1：框架可导入</translation>
+    </message>
+    <message>
+        <source>%1: framework build</source>
+        <translation>%1：框架构建版本</translation>
+    </message>
+    <message>
+        <source>%1: the build is pinned</source>
+        <translation>%1：构建版本已锁定</translation>
+    </message>
+    <message>
+        <source>%1: GPUs the framework sees</source>
+        <translation>%1：框架识别到的 GPU</translation>
+    </message>
+    <message>
+        <source>%1: short training test</source>
+        <translation>%1：简短训练测试</translation>
+    </message>
+    <message>
+        <source>PATH: %1</source>
+        <translation>PATH：%1</translation>
+    </message>
+    <message>
+        <source>as before</source>
+        <translation>与之前相同</translation>
+    </message>
+    <message>
+        <source>changed</source>
+        <translation>已变化</translation>
+    </message>
+    <message>
+        <source>broken</source>
+        <translation>已损坏</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>未检查</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Checking the environment %1…</source>
+        <translation>正在检查环境 %1…</translation>
+    </message>
+    <message>
+        <source>Training a small network in %1…</source>
+        <translation>正在 %1 中训练小型网络…</translation>
+    </message>
+    <message>
+        <source>Checking PATH…</source>
+        <translation>正在检查 PATH…</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePage</name>
+    <message>
+        <source>Set up your NVIDIA GPU for deep learning</source>
+        <translation>为深度学习设置 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>From “I have an NVIDIA card” to “my framework trains on it”, with proof.</source>
+        <translation>从“我有一块 NVIDIA 显卡”到“我的框架能用它训练”，并用结果证明。</translation>
+    </message>
+    <message>
+        <source>Look at this machine: the GPU, its driver, CUDA and cuDNN on disk, and Python.</source>
+        <translation>检查本机：GPU 及其驱动程序、磁盘上的 CUDA 和 cuDNN，以及 Python。</translation>
+    </message>
+    <message>
+        <source>Recommend a PyTorch or TensorFlow setup that fits, and explain every “no”.</source>
+        <translation>推荐合适的 PyTorch 或 TensorFlow 配置，并解释每一个“不行”的原因。</translation>
+    </message>
+    <message>
+        <source>Create an environment with the right build, and fix PATH where it is needed.</source>
+        <translation>创建使用正确构建版本的环境，并在需要时修复 PATH。</translation>
+    </message>
+    <message>
+        <source>Train a small network on the GPU and on the CPU, and show the numbers.</source>
+        <translation>在 GPU 和 CPU 上分别训练一个小型网络，并显示测量数据。</translation>
+    </message>
+    <message>
+        <source>This wizard will:</source>
+        <translation>此向导将：</translation>
+    </message>
+    <message>
+        <source>What the wizard will do</source>
+        <translation>向导将执行的操作</translation>
+    </message>
+    <message>
+        <source>Nothing on this machine changes until you have seen exactly what will change and agreed. Every change can be undone.</source>
+        <translation>在您看到具体更改内容并同意之前，本机不会发生任何更改。所有更改均可撤销。</translation>
+    </message>
+    <message>
+        <source>You are looking at a saved system report: the wizard only shows what it would do. Nothing on this machine will change.</source>
+        <translation>您正在查看已保存的系统报告：向导只会显示它将执行的操作。本机不会发生任何更改。</translation>
+    </message>
+</context>
+<context>
+    <name>findings</name>
+    <message>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU was found on this machine.</source>
+        <translation>本机未找到 NVIDIA GPU。</translation>
+    </message>
+    <message>
+        <source>GPU training with PyTorch or TensorFlow needs an NVIDIA GPU (CUDA). You can still install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings; on a cloud VM, pick an instance type with an NVIDIA GPU.</source>
+        <translation>使用 PyTorch 或 TensorFlow 进行 GPU 训练需要 NVIDIA GPU（CUDA）。您仍可安装任一框架的 CPU 版本。在配有两块 GPU 的笔记本电脑上，请检查固件（BIOS/UEFI）设置中是否已启用 NVIDIA GPU；在云虚拟机上，请选择带 NVIDIA GPU 的实例类型。</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU was found; the graphics hardware is: {names}.</source>
+        <translation>未找到 NVIDIA GPU；图形硬件为：{names}。</translation>
+    </message>
+    <message>
+        <source>CUDA builds of PyTorch and TensorFlow run only on NVIDIA GPUs. You can install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings.</source>
+        <translation>PyTorch 和 TensorFlow 的 CUDA 版本只能在 NVIDIA GPU 上运行。您可以安装任一框架的 CPU 版本。在配有两块 GPU 的笔记本电脑上，请检查固件（BIOS/UEFI）设置中是否已启用 NVIDIA GPU。</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present ({names}), but no working NVIDIA driver answers.</source>
+        <translation>检测到 NVIDIA GPU（{names}），但没有可正常工作的 NVIDIA 驱动程序响应。</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present ({names}), but it is driven by the open-source &apos;nouveau&apos; driver, which has no CUDA.</source>
+        <translation>检测到 NVIDIA GPU（{names}），但它使用的是开源 &apos;nouveau&apos; 驱动程序，不支持 CUDA。</translation>
+    </message>
+    <message>
+        <source>This looks like a container, and the NVIDIA driver library is not visible inside it.</source>
+        <translation>这似乎是一个容器，而容器内看不到 NVIDIA 驱动程序库。</translation>
+    </message>
+    <message>
+        <source>Start the container with GPU access (&apos;docker run --gpus all ...&apos;, which needs the NVIDIA Container Toolkit on the host), and check that &apos;nvidia-smi&apos; works on the host.</source>
+        <translation>启动容器时请启用 GPU 访问（&apos;docker run --gpus all ...&apos;，需要主机上装有 NVIDIA Container Toolkit），并检查主机上的 &apos;nvidia-smi&apos; 是否正常工作。</translation>
+    </message>
+    <message>
+        <source>This is WSL 2, but no NVIDIA driver is passed through from Windows (nothing answers in /usr/lib/wsl/lib).</source>
+        <translation>这是 WSL 2，但 Windows 未传入 NVIDIA 驱动程序（/usr/lib/wsl/lib 中没有任何响应）。</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present ({names}), but the NVIDIA driver does not answer.</source>
+        <translation>检测到 NVIDIA GPU（{names}），但 NVIDIA 驱动程序无响应。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver library and the loaded kernel driver have different versions (NVML: &apos;Driver/library version mismatch&apos;).</source>
+        <translation>NVIDIA 驱动程序库与已加载的内核驱动程序版本不一致（NVML：&apos;Driver/library version mismatch&apos;）。</translation>
+    </message>
+    <message>
+        <source>This happens after a driver update without a restart. Restart the computer; if it persists, reinstall the NVIDIA driver.</source>
+        <translation>这通常发生在更新驱动程序后未重启时。请重启计算机；如果问题仍然存在，请重新安装 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver refused access to the GPU (NVML: no permission).</source>
+        <translation>NVIDIA 驱动程序拒绝访问 GPU（NVML：无权限）。</translation>
+    </message>
+    <message>
+        <source>Check that your user may open /dev/nvidia* (often the &apos;video&apos; group on Linux), or ask the machine&apos;s administrator.</source>
+        <translation>请检查您的用户是否有权打开 /dev/nvidia*（在 Linux 上通常需要加入 &apos;video&apos; 组），或询问该计算机的管理员。</translation>
+    </message>
+    <message>
+        <source>The operating system blocked access to the GPU (NVML: &apos;GPU access blocked by the operating system&apos;).</source>
+        <translation>操作系统阻止了对 GPU 的访问（NVML：&apos;GPU access blocked by the operating system&apos;）。</translation>
+    </message>
+    <message>
+        <source>In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); where cgroup device rules apply, they must allow /dev/nvidia*.</source>
+        <translation>如果在容器中，请在启动时启用 GPU 访问（&apos;docker run --gpus all ...&apos;）；如果有 cgroup 设备规则，必须允许 /dev/nvidia*。</translation>
+    </message>
+    <message>
+        <source>WSL blocked access to the GPU (NVML: &apos;GPU access blocked by the operating system&apos;).</source>
+        <translation>WSL 阻止了对 GPU 的访问（NVML：&apos;GPU access blocked by the operating system&apos;）。</translation>
+    </message>
+    <message>
+        <source>This happens when a Linux NVIDIA driver package (such as nvidia-utils-*) was installed inside WSL (microsoft/WSL#9166). Remove it, then run &apos;wsl --shutdown&apos; in Windows: the Windows driver provides the GPU to WSL 2.</source>
+        <translation>在 WSL 中安装了 Linux NVIDIA 驱动程序包（如 nvidia-utils-*）时会出现此问题（microsoft/WSL#9166）。请将其删除，然后在 Windows 中运行 &apos;wsl --shutdown&apos;：WSL 2 的 GPU 由 Windows 驱动程序提供。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA management library could not be used: {detail}.</source>
+        <translation>无法使用 NVIDIA 管理库：{detail}。</translation>
+    </message>
+    <message>
+        <source>GPU {index} did not answer the driver ({reason}).</source>
+        <translation>GPU {index} 未响应驱动程序（{reason}）。</translation>
+    </message>
+    <message>
+        <source>The other GPUs are reported normally. A GPU that is &apos;lost&apos; usually needs a restart of the machine; if it recurs, check its power cables, cooling and the system log (Xid errors), and contact the machine&apos;s administrator.</source>
+        <translation>其他 GPU 报告正常。处于 &apos;lost&apos; 状态的 GPU 通常需要重启计算机；如果反复出现，请检查其电源线、散热和系统日志（Xid 错误），并联系该计算机的管理员。</translation>
+    </message>
+    <message>
+        <source>Driver {driver} did not report the highest CUDA version it supports (it predates that NVML query).</source>
+        <translation>驱动程序 {driver} 未报告其支持的最高 CUDA 版本（该驱动程序早于此 NVML 查询功能）。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver. Current framework builds use CUDA 11 or newer, which needs driver 450.80.02 or newer on Linux and 452.39 or newer on Windows (NVIDIA CUDA Toolkit release notes, minor-version compatibility table).</source>
+        <translation>请更新 NVIDIA 驱动程序。当前的框架构建版本使用 CUDA 11 或更高版本，在 Linux 上需要驱动程序 450.80.02 或更高版本，在 Windows 上需要 452.39 或更高版本（见 NVIDIA CUDA Toolkit 发行说明中的次版本兼容性表）。</translation>
+    </message>
+    <message>
+        <source>macOS has no CUDA: neither PyTorch nor TensorFlow ships CUDA builds for it.</source>
+        <translation>macOS 不支持 CUDA：PyTorch 和 TensorFlow 都不为其提供 CUDA 版本。</translation>
+    </message>
+    <message>
+        <source>On Apple silicon, PyTorch can use the GPU through MPS (macOS 14 or newer); otherwise use the CPU build, or a Linux machine with an NVIDIA GPU.</source>
+        <translation>在 Apple 芯片上，PyTorch 可通过 MPS 使用 GPU（macOS 14 或更高版本）；否则请使用 CPU 版本，或使用配有 NVIDIA GPU 的 Linux 计算机。</translation>
+    </message>
+    <message>
+        <source>This is WSL 1, which cannot use the GPU.</source>
+        <translation>这是 WSL 1，无法使用 GPU。</translation>
+    </message>
+    <message>
+        <source>Convert the distribution to WSL 2: in Windows, run &apos;wsl --set-version &lt;distro&gt; 2&apos; (list distributions with &apos;wsl -l -v&apos;).</source>
+        <translation>请将该发行版转换为 WSL 2：在 Windows 中运行 &apos;wsl --set-version &lt;distro&gt; 2&apos;（可用 &apos;wsl -l -v&apos; 列出发行版）。</translation>
+    </message>
+    <message>
+        <source>A Linux NVIDIA driver library is installed inside WSL ({path}).</source>
+        <translation>WSL 中安装了 Linux NVIDIA 驱动程序库（{path}）。</translation>
+    </message>
+    <message>
+        <source>Inside WSL 2 the Windows driver provides the GPU; a Linux driver installed in the distribution can shadow it and break GPU access. Remove the Linux driver packages (keep the CUDA toolkit if you need it) (NVIDIA CUDA on WSL User Guide).</source>
+        <translation>在 WSL 2 中，GPU 由 Windows 驱动程序提供；在发行版中安装的 Linux 驱动程序可能会遮蔽它，导致无法访问 GPU。请删除 Linux 驱动程序包（如有需要可保留 CUDA 工具包）（见 NVIDIA CUDA on WSL 用户指南）。</translation>
+    </message>
+    <message>
+        <source>The &apos;tensorflow-gpu&apos; package was removed; &apos;tensorflow&apos; is the GPU package.</source>
+        <translation>&apos;tensorflow-gpu&apos; 包已被移除；&apos;tensorflow&apos; 就是 GPU 包。</translation>
+    </message>
+    <message>
+        <source>Since December 2022 &apos;pip install tensorflow-gpu&apos; gets an empty package that fails on install. The plan installs &apos;tensorflow&apos; instead (the same package since TensorFlow 2.1).</source>
+        <translation>自 2022 年 12 月起，&apos;pip install tensorflow-gpu&apos; 获取的是一个安装时即会失败的空包。方案将改为安装 &apos;tensorflow&apos;（自 TensorFlow 2.1 起两者就是同一个包）。</translation>
+    </message>
+    <message>
+        <source>TensorFlow {version} has no GPU support on native Windows: {last} was the last release with it.</source>
+        <translation>TensorFlow {version} 在原生 Windows 上不支持 GPU：{last} 是最后一个支持 GPU 的版本。</translation>
+    </message>
+    <message>
+        <source>Use TensorFlow {last} on Windows (CUDA {last_cuda}, cuDNN {last_cudnn}), or TensorFlow {version} inside WSL 2, which uses this GPU through the Windows driver, or the CPU build.</source>
+        <translation>请在 Windows 上使用 TensorFlow {last}（CUDA {last_cuda}，cuDNN {last_cudnn}），或在 WSL 2 中使用 TensorFlow {version}（WSL 2 通过 Windows 驱动程序使用此 GPU），或使用 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver {driver} is older than the {min_driver} that {build} needs.</source>
+        <translation>NVIDIA 驱动程序 {driver} 低于 {build} 所需的 {min_driver}。</translation>
+    </message>
+    <message>
+        <source>No NVIDIA driver answers, so no GPU build can run yet.</source>
+        <translation>没有 NVIDIA 驱动程序响应，因此目前无法运行任何 GPU 版本。</translation>
+    </message>
+    <message>
+        <source>{framework} {version} has no build for {gpu} (compute capability {capability}): its GPU builds carry code for {architectures}.</source>
+        <translation>{framework} {version} 没有适用于 {gpu}（计算能力 {capability}）的版本：其 GPU 版本只包含针对 {architectures} 的代码。</translation>
+    </message>
+    <message>
+        <source>Installing it anyway ends in &apos;no kernel image is available for execution on the device&apos;. {instead}</source>
+        <translation>强行安装会导致 &apos;no kernel image is available for execution on the device&apos; 错误。{instead}</translation>
+    </message>
+    <message>
+        <source>{build} has no code for {gpu} (compute capability {capability}); the plan uses the other GPUs.</source>
+        <translation>{build} 不包含适用于 {gpu}（计算能力 {capability}）的代码；方案将使用其他 GPU。</translation>
+    </message>
+    <message>
+        <source>Hide that GPU from the framework (CUDA_VISIBLE_DEVICES={visible}), or it may fail with &apos;no kernel image is available&apos; when code lands on it.</source>
+        <translation>请对框架隐藏该 GPU（CUDA_VISIBLE_DEVICES={visible}），否则当代码被分配到该 GPU 上时，可能出现 &apos;no kernel image is available&apos; 错误。</translation>
+    </message>
+    <message>
+        <source>The compute capability of {gpu} is not known, so build support was not checked.</source>
+        <translation>{gpu} 的计算能力未知，因此未检查构建版本是否支持它。</translation>
+    </message>
+    <message>
+        <source>Run the wizard on the machine itself (with the NVIDIA driver installed) for a checked recommendation; the live test will show whether the build runs.</source>
+        <translation>请在原计算机上（已安装 NVIDIA 驱动程序）运行向导，以获得经过检查的推荐；实时测试会显示该构建版本能否运行。</translation>
+    </message>
+    <message>
+        <source>{build} carries no machine code for {gpu} (compute capability {capability}); it runs through PTX the driver compiles at first use.</source>
+        <translation>{build} 不包含适用于 {gpu}（计算能力 {capability}）的机器码；它通过 PTX 运行，由驱动程序在首次使用时编译。</translation>
+    </message>
+    <message>
+        <source>The first run is slower (compiling can take minutes; the result is cached). The live test checks that it works.</source>
+        <translation>首次运行较慢（编译可能需要几分钟；结果会被缓存）。实时测试会检查它能否正常工作。</translation>
+    </message>
+    <message>
+        <source>{framework} {version} supports Python {python_range}, not Python {python}.</source>
+        <translation>{framework} {version} 支持 Python {python_range}，不支持 Python {python}。</translation>
+    </message>
+    <message>
+        <source>pip would answer &apos;No matching distribution found&apos;. The plan uses Python {chosen} instead, in its own environment; your other Pythons stay as they are.</source>
+        <translation>pip 会报告 &apos;No matching distribution found&apos;。方案将改用 Python {chosen}，并放在独立的环境中；您的其他 Python 保持不变。</translation>
+    </message>
+    <message>
+        <source>{build} brings its own CUDA {cuda} and cuDNN: no CUDA toolkit is needed, only the driver.</source>
+        <translation>{build} 自带 CUDA {cuda} 和 cuDNN：无需 CUDA 工具包，只需驱动程序。</translation>
+    </message>
+    <message>
+        <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed. Toolkits already on disk are not used by it.</source>
+        <translation>不要为它安装 CUDA 工具包或 cuDNN，也无需更改 PATH。它不会使用磁盘上已有的工具包。</translation>
+    </message>
+    <message>
+        <source>conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment for {build}: no system CUDA toolkit is needed.</source>
+        <translation>conda-forge 会在环境中为 {build} 提供 CUDA {cuda} 和 cuDNN {cudnn}：无需系统 CUDA 工具包。</translation>
+    </message>
+    <message>
+        <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: activating the environment makes its DLLs visible.</source>
+        <translation>不要为它安装 CUDA 工具包或 cuDNN，也无需更改 PATH：激活环境即可使其 DLL 可见。</translation>
+    </message>
+    <message>
+        <source>{build} needs a CUDA {cuda} toolkit on the system, and none was found.</source>
+        <translation>{build} 需要系统上装有 CUDA {cuda} 工具包，但未找到。</translation>
+    </message>
+    <message>
+        <source>Install CUDA {cuda} from NVIDIA&apos;s CUDA Toolkit Archive (https://developer.nvidia.com/cuda-toolkit-archive), or choose conda, which supplies CUDA and cuDNN inside the environment.</source>
+        <translation>请从 NVIDIA 的 CUDA Toolkit Archive（https://developer.nvidia.com/cuda-toolkit-archive）安装 CUDA {cuda}，或选择 conda，它会在环境中提供 CUDA 和 cuDNN。</translation>
+    </message>
+    <message>
+        <source>{build} needs cuDNN {cudnn} on the system, and none was found.</source>
+        <translation>{build} 需要系统上装有 cuDNN {cudnn}，但未找到。</translation>
+    </message>
+    <message>
+        <source>Download cuDNN {cudnn} for CUDA {cuda} from NVIDIA&apos;s cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive) and unzip it, or choose conda, which supplies it inside the environment.</source>
+        <translation>请从 NVIDIA 的 cuDNN 存档（https://developer.nvidia.com/rdp/cudnn-archive）下载适用于 CUDA {cuda} 的 cuDNN {cudnn} 并解压，或选择 conda，它会在环境中提供 cuDNN。</translation>
+    </message>
+    <message>
+        <source>Several CUDA versions are on PATH: {versions}. The first one, {first}, wins.</source>
+        <translation>PATH 中有多个 CUDA 版本：{versions}。第一个（{first}）生效。</translation>
+    </message>
+    <message>
+        <source>Programs that load CUDA from PATH (TensorFlow 2.10 and older on Windows, nvcc) get {first}. Keep only the version your framework needs on PATH, or let the wizard put the right one first (it keeps a backup and can undo).</source>
+        <translation>从 PATH 加载 CUDA 的程序（Windows 上的 TensorFlow 2.10 及更早版本、nvcc）会使用 {first}。请在 PATH 中只保留框架所需的版本，或让向导将正确的版本排在最前（它会保留备份，并可撤销）。</translation>
+    </message>
+    <message>
+        <source>CUDA_PATH points to CUDA {cuda_path_version}, but PATH reaches CUDA {first} first.</source>
+        <translation>CUDA_PATH 指向 CUDA {cuda_path_version}，但 PATH 中最先找到的是 CUDA {first}。</translation>
+    </message>
+    <message>
+        <source>Build tools follow CUDA_PATH and programs follow PATH, so they can use different CUDA versions. Make them agree if you build CUDA code.</source>
+        <translation>构建工具依据 CUDA_PATH，程序则依据 PATH，因此两者可能使用不同的 CUDA 版本。如果您要编译 CUDA 代码，请使两者一致。</translation>
+    </message>
+    <message>
+        <source>The Python at {executable} is the Microsoft Store build.</source>
+        <translation>位于 {executable} 的 Python 是 Microsoft Store 版本。</translation>
+    </message>
+    <message>
+        <source>The Store build redirects some folders and is known to break DLL loading for CUDA (TensorFlow issues #48868, #61438). Let the wizard create the environment with a python.org or uv-managed Python instead.</source>
+        <translation>Store 版本会重定向某些文件夹，已知会导致 CUDA 的 DLL 加载失败（TensorFlow issue #48868、#61438）。请让向导改用 python.org 或 uv 管理的 Python 创建环境。</translation>
+    </message>
+    <message>
+        <source>The Python at {executable} is a 32-bit build.</source>
+        <translation>位于 {executable} 的 Python 是 32 位版本。</translation>
+    </message>
+    <message>
+        <source>PyTorch and TensorFlow publish 64-bit packages only, so pip reports &apos;No matching distribution&apos;. Use a 64-bit Python; the wizard can provide one.</source>
+        <translation>PyTorch 和 TensorFlow 只发布 64 位软件包，因此 pip 会报告 &apos;No matching distribution&apos;。请使用 64 位 Python；向导可以提供一个。</translation>
+    </message>
+    <message>
+        <source>No Python interpreter was found on PATH.</source>
+        <translation>PATH 中未找到 Python 解释器。</translation>
+    </message>
+    <message>
+        <source>That is fine: the wizard can create the environment with a Python that uv downloads, or with conda.</source>
+        <translation>这没有关系：向导可以使用 uv 下载的 Python 或 conda 创建环境。</translation>
+    </message>
+    <message>
+        <source>Part of the detection failed: {step} ({error}).</source>
+        <translation>部分检测失败：{step}（{error}）。</translation>
+    </message>
+    <message>
+        <source>The rest of the report is still right; only this part is missing. Please attach the output of &apos;gpuwizard detect --json&apos; to a bug report.</source>
+        <translation>报告的其余部分仍然正确，只是缺少这一部分。请在错误报告中附上 &apos;gpuwizard detect --json&apos; 的输出。</translation>
+    </message>
+    <message>
+        <source>Windows long-path support is off (LongPathsEnabled is not 1).</source>
+        <translation>Windows 长路径支持已关闭（LongPathsEnabled 不为 1）。</translation>
+    </message>
+    <message>
+        <source>Installing TensorFlow can fail with &apos;No such file or directory&apos; on deep paths. Either enable long paths (an administrator sets HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled to 1, as the TensorFlow install guide says), or keep the environment in a short folder such as C:\envs.</source>
+        <translation>安装 TensorFlow 时可能因路径过深而出现 &apos;No such file or directory&apos; 错误。请启用长路径（由管理员将 HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled 设为 1，如 TensorFlow 安装指南所述），或将环境放在较短的文件夹中，如 C:\envs。</translation>
+    </message>
+    <message>
+        <source>The {scope} PATH is stored as REG_SZ but holds %VARIABLE% references: {variables}.</source>
+        <translation>{scope} PATH 以 REG_SZ 类型存储，但包含 %VARIABLE% 引用：{variables}。</translation>
+    </message>
+    <message>
+        <source>Windows expands %VARIABLES% only in REG_EXPAND_SZ values, so these entries reach programs as literal text and their folders are never searched. Repair it: &apos;gpuwizard path repair --scope {scope}&apos; rewrites the same value as REG_EXPAND_SZ (journaled; &apos;gpuwizard path undo&apos; reverts it).</source>
+        <translation>Windows 仅在 REG_EXPAND_SZ 值中展开 %VARIABLES%，因此这些条目会以字面文本传给程序，其文件夹永远不会被搜索。修复方法：&apos;gpuwizard path repair --scope {scope}&apos; 会将同一个值改写为 REG_EXPAND_SZ（记入日志；&apos;gpuwizard path undo&apos; 可还原）。</translation>
+    </message>
+    <message>
+        <source>The system PATH already holds CUDA {other_versions}, and Windows puts the system PATH before the user PATH, so programs find that CUDA before {version}.</source>
+        <translation>系统 PATH 中已有 CUDA {other_versions}，而 Windows 会将系统 PATH 排在用户 PATH 之前，因此程序会先找到该 CUDA，而不是 {version}。</translation>
+    </message>
+    <message>
+        <source>DLLs with the same name (cuDNN&apos;s, for one) load from the first folder on PATH. Add the folders to the system PATH instead (--scope system, with the administrator&apos;s consent), or remove the other version from the system PATH.</source>
+        <translation>同名 DLL（例如 cuDNN 的 DLL）会从 PATH 中第一个包含它的文件夹加载。请改为将这些文件夹添加到系统 PATH（--scope system，需经管理员同意），或从系统 PATH 中删除其他版本。</translation>
+    </message>
+    <message>
+        <source>The {scope} PATH names folders that do not exist: {entries}.</source>
+        <translation>{scope} PATH 中列出了不存在的文件夹：{entries}。</translation>
+    </message>
+    <message>
+        <source>They do no harm but make PATH longer; software that was uninstalled often leaves them behind. &apos;gpuwizard path remove&apos; removes them (with undo).</source>
+        <translation>它们没有危害，但会使 PATH 变长；已卸载的软件常会留下这类条目。&apos;gpuwizard path remove&apos; 可删除它们（可撤销）。</translation>
+    </message>
+    <message>
+        <source>The {scope} PATH names some folders more than once: {entries}.</source>
+        <translation>{scope} PATH 中有文件夹重复出现：{entries}。</translation>
+    </message>
+    <message>
+        <source>Only the first one counts. Duplicates make PATH longer, and it cannot grow past 32,767 characters.</source>
+        <translation>只有第一个有效。重复项会使 PATH 变长，而 PATH 的长度不能超过 32,767 个字符。</translation>
+    </message>
+    <message>
+        <source>Programs that are already running keep the PATH they started with.</source>
+        <translation>已在运行的程序会继续使用其启动时的 PATH。</translation>
+    </message>
+    <message>
+        <source>Windows told Explorer about the change, so programs started from now on see it. Close and reopen terminals, VS Code, PyCharm, Jupyter and Anaconda Prompt that are open now: {programs}.</source>
+        <translation>Windows 已将此更改通知资源管理器，因此从现在起启动的程序都能看到它。请关闭并重新打开当前已打开的终端、VS Code、PyCharm、Jupyter 和 Anaconda Prompt：{programs}。</translation>
+    </message>
+    <message>
+        <source>A library the GPU needs could not be loaded: {libraries}.</source>
+        <translation>无法加载 GPU 所需的库：{libraries}。</translation>
+    </message>
+    <message>
+        <source>Frameworks load CUDA and cuDNN from their own packages or from the library search path (PATH on Windows, LD_LIBRARY_PATH on Linux). Install the CUDA and cuDNN versions your framework build expects and put their folders on that path, or use an environment that brings its own copies (PyTorch wheels, &apos;tensorflow[and-cuda]&apos; on Linux, conda). If this machine has no NVIDIA GPU, the framework runs on the CPU and this can be ignored.</source>
+        <translation>框架从自身的软件包或库搜索路径（Windows 上为 PATH，Linux 上为 LD_LIBRARY_PATH）加载 CUDA 和 cuDNN。请安装框架构建版本所需的 CUDA 和 cuDNN 版本，并将其文件夹加入该路径；或使用自带这些库的环境（PyTorch wheel、Linux 上的 &apos;tensorflow[and-cuda]&apos;、conda）。如果本机没有 NVIDIA GPU，框架会在 CPU 上运行，可忽略此问题。</translation>
+    </message>
+    <message>
+        <source>A library the GPU needs could not be loaded: {libraries} (part of {components}).</source>
+        <translation>无法加载 GPU 所需的库：{libraries}（属于 {components}）。</translation>
+    </message>
+    <message>
+        <source>Install {components} as your framework build expects and put its folder on the library search path (the bin folder on PATH on Windows, LD_LIBRARY_PATH on Linux), or use an environment that brings its own copies (PyTorch wheels, &apos;tensorflow[and-cuda]&apos; on Linux, conda). TensorFlow 2.10, the last with GPU support on native Windows, needs CUDA 11.2 and cuDNN 8.1. If this machine has no NVIDIA GPU, the framework runs on the CPU and this can be ignored.</source>
+        <translation>请按框架构建版本的要求安装 {components}，并将其文件夹加入库搜索路径（Windows 上将 bin 文件夹加入 PATH，Linux 上为 LD_LIBRARY_PATH）；或使用自带这些库的环境（PyTorch wheel、Linux 上的 &apos;tensorflow[and-cuda]&apos;、conda）。TensorFlow 2.10 是原生 Windows 上最后一个支持 GPU 的版本，需要 CUDA 11.2 和 cuDNN 8.1。如果本机没有 NVIDIA GPU，框架会在 CPU 上运行，可忽略此问题。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver library could not be loaded ({libraries}): no NVIDIA driver is visible here.</source>
+        <translation>无法加载 NVIDIA 驱动程序库（{libraries}）：此处看不到 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load all its GPU libraries, so it skipped the GPU and runs on the CPU.</source>
+        <translation>TensorFlow 无法加载全部 GPU 库，因此跳过了 GPU，改在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>On Linux, TensorFlow 2.14 and newer install the CUDA libraries with pip: &apos;pip install tensorflow[and-cuda]&apos; (and LD_LIBRARY_PATH should not point to another CUDA). Older releases need the CUDA and cuDNN versions listed for them in TensorFlow&apos;s tested build configurations. The lines above this message name the missing libraries.</source>
+        <translation>在 Linux 上，TensorFlow 2.14 及更高版本通过 pip 安装 CUDA 库：&apos;pip install tensorflow[and-cuda]&apos;（且 LD_LIBRARY_PATH 不应指向其他 CUDA）。更早的版本需要 TensorFlow 经过测试的构建配置中为其列出的 CUDA 和 cuDNN 版本。此消息上方的几行列出了缺失的库。</translation>
+    </message>
+    <message>
+        <source>On native Windows, TensorFlow 2.10 is the last release with GPU support: it needs CUDA 11.2 and cuDNN 8.1 with their bin folders on PATH (or in a conda environment: &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;). TensorFlow 2.11 and newer use the GPU only inside WSL 2.</source>
+        <translation>在原生 Windows 上，TensorFlow 2.10 是最后一个支持 GPU 的版本：它需要 CUDA 11.2 和 cuDNN 8.1，并将其 bin 文件夹加入 PATH（或使用 conda 环境：&apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;）。TensorFlow 2.11 及更高版本只能在 WSL 2 中使用 GPU。</translation>
+    </message>
+    <message>
+        <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
+        <translation>已安装的构建版本不包含适用于此 GPU 的代码（&apos;no kernel image is available for execution on the device&apos;）。</translation>
+    </message>
+    <message>
+        <source>Install a build that includes your GPU&apos;s architecture: an RTX 50-series GPU (Blackwell, sm_120) needs PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;; an old GPU needs an older release that still supports it. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
+        <translation>请安装包含您 GPU 架构的构建版本：RTX 50 系列 GPU（Blackwell，sm_120）需要从 CUDA 12.8 或更高版本的索引安装 PyTorch 2.7 或更高版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;；旧款 GPU 需要仍支持它的旧版本。如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建或重新安装该扩展。</translation>
+    </message>
+    <message>
+        <source>{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.</source>
+        <translation>已安装的 PyTorch 构建版本不支持 {gpu}（CUDA 计算能力 {capability}）。</translation>
+    </message>
+    <message>
+        <source>Install a PyTorch build that includes {capability}: for RTX 50-series GPUs (sm_120) that is PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. For a GPU that newer builds dropped, install an older release or CUDA variant whose list includes it. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>请安装包含 {capability} 的 PyTorch 构建版本：RTX 50 系列 GPU（sm_120）需要从 CUDA 12.8 或更高版本的索引安装 PyTorch 2.7 或更高版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;。对于新版本已不再支持的 GPU，请安装支持列表中仍包含它的旧版本或 CUDA 变体。在此之前，GPU 任务会因 &apos;no kernel image is available for execution on the device&apos; 而失败。</translation>
+    </message>
+    <message>
+        <source>{gpu} (compute capability {capability}) is too old for the installed PyTorch.</source>
+        <translation>{gpu}（计算能力 {capability}）对于已安装的 PyTorch 来说太旧。</translation>
+    </message>
+    <message>
+        <source>PyTorch builds drop old GPU generations over time. Install an older PyTorch release that still supports compute capability {capability}, build PyTorch from source for it, or use the CPU build.</source>
+        <translation>PyTorch 构建版本会逐步放弃对旧代 GPU 的支持。请安装仍支持计算能力 {capability} 的旧版 PyTorch，或针对它从源代码构建 PyTorch，或使用 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver is too old for the CUDA version of the installed framework build (&apos;CUDA driver version is insufficient&apos;).</source>
+        <translation>NVIDIA 驱动程序太旧，不支持已安装框架构建版本的 CUDA 版本（&apos;CUDA driver version is insufficient&apos;）。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
+        <translation>NVIDIA 驱动程序最高支持 CUDA {driver_cuda}，低于已安装的 PyTorch 构建版本所用的 CUDA。</translation>
+    </message>
+    <message>
+        <source>The GPU ran out of memory.</source>
+        <translation>GPU 显存不足。</translation>
+    </message>
+    <message>
+        <source>Use a smaller batch size or model, or free the GPU: close other programs that use it (&apos;nvidia-smi&apos; lists them). In PyTorch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True can help against fragmentation; in TensorFlow, enable memory growth (tf.config.experimental.set_memory_growth) so it does not reserve all GPU memory at start.</source>
+        <translation>请减小批大小或模型，或释放 GPU：关闭其他正在使用它的程序（&apos;nvidia-smi&apos; 会列出这些程序）。在 PyTorch 中，PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True 有助于缓解碎片问题；在 TensorFlow 中，请启用显存按需增长（tf.config.experimental.set_memory_growth），使其不会在启动时占用全部 GPU 显存。</translation>
+    </message>
+    <message>
+        <source>The GPU ran out of memory (it could not allocate {size}).</source>
+        <translation>GPU 显存不足（无法分配 {size}）。</translation>
+    </message>
+    <message>
+        <source>The installed framework is a CPU-only build: it cannot use the GPU.</source>
+        <translation>已安装的框架是仅支持 CPU 的版本：无法使用 GPU。</translation>
+    </message>
+    <message>
+        <source>Install its GPU build. PyTorch: from the CUDA index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only). TensorFlow: on Linux &apos;pip install tensorflow[and-cuda]&apos;; on native Windows, TensorFlow 2.11 and newer have no GPU build (use WSL 2, or TensorFlow 2.10).</source>
+        <translation>请安装其 GPU 版本。PyTorch：从与您的驱动程序相符的 CUDA 索引安装，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 中的 torch 仅支持 CPU）。TensorFlow：在 Linux 上运行 &apos;pip install tensorflow[and-cuda]&apos;；在原生 Windows 上，TensorFlow 2.11 及更高版本没有 GPU 版本（请使用 WSL 2 或 TensorFlow 2.10）。</translation>
+    </message>
+    <message>
+        <source>The installed PyTorch is a CPU-only build (&apos;Torch not compiled with CUDA enabled&apos;).</source>
+        <translation>已安装的 PyTorch 是仅支持 CPU 的版本（&apos;Torch not compiled with CUDA enabled&apos;）。</translation>
+    </message>
+    <message>
+        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only; macOS has no CUDA build). Without an NVIDIA GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
+        <translation>请卸载 torch，并从与您的驱动程序相符的索引安装 CUDA 版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 中的 torch 仅支持 CPU；macOS 没有 CUDA 版本）。如果没有 NVIDIA GPU，请改在 CPU 上运行代码（设备 &apos;cpu&apos;）。</translation>
+    </message>
+    <message>
+        <source>cuDNN could not find zlibwapi.dll.</source>
+        <translation>cuDNN 找不到 zlibwapi.dll。</translation>
+    </message>
+    <message>
+        <source>cuDNN 8.3 and newer 8.x releases on Windows need zlibwapi.dll, which is not part of cuDNN or CUDA (NVIDIA&apos;s cuDNN 8 installation guide, &apos;Installing Zlib&apos;). Put a 64-bit zlibwapi.dll in a folder on PATH, such as CUDA&apos;s bin folder, or use conda-forge&apos;s cudnn package, which brings it.</source>
+        <translation>Windows 上的 cuDNN 8.3 及更高的 8.x 版本需要 zlibwapi.dll，它既不属于 cuDNN 也不属于 CUDA（见 NVIDIA cuDNN 8 安装指南中的“Installing Zlib”）。请将 64 位 zlibwapi.dll 放到 PATH 中的某个文件夹（例如 CUDA 的 bin 文件夹），或使用自带该文件的 conda-forge cudnn 包。</translation>
+    </message>
+    <message>
+        <source>Windows could not load {library}, a part of PyTorch, or a DLL it depends on.</source>
+        <translation>Windows 无法加载 PyTorch 的组成部分 {library}，或其依赖的某个 DLL。</translation>
+    </message>
+    <message>
+        <source>The file is usually there; what is missing is a DLL it needs, most often the Microsoft Visual C++ Redistributable: install the latest x64 version (https://aka.ms/vs/17/release/vc_redist.x64.exe) and restart. PyTorch 2.4.0 on Windows failed this way on fbgemm.dll, fixed in 2.4.1 (pytorch/pytorch#131662). If it persists, reinstall torch in a fresh environment.</source>
+        <translation>该文件通常存在；缺少的是它所需的某个 DLL，最常见的是 Microsoft Visual C++ Redistributable：请安装最新的 x64 版本（https://aka.ms/vs/17/release/vc_redist.x64.exe）并重启。Windows 上的 PyTorch 2.4.0 曾因 fbgemm.dll 出现此问题，已在 2.4.1 中修复（pytorch/pytorch#131662）。如果问题仍然存在，请在全新的环境中重新安装 torch。</translation>
+    </message>
+    <message>
+        <source>The installer found no installable version of {requirements}.</source>
+        <translation>安装程序找不到 {requirements} 的可安装版本。</translation>
+    </message>
+    <message>
+        <source>Usual causes: a Python version the package does not support yet (or any more), a 32-bit Python (PyTorch and TensorFlow publish 64-bit packages only), a name or version that does not exist (PyTorch&apos;s CUDA builds such as +cu118 are on download.pytorch.org, not PyPI), or no access to the package index. Let the wizard pick a Python and a version that exist together.</source>
+        <translation>常见原因：包尚不支持（或已不再支持）该 Python 版本；使用了 32 位 Python（PyTorch 和 TensorFlow 只发布 64 位软件包）；名称或版本不存在（PyTorch 的 CUDA 版本如 +cu118 位于 download.pytorch.org，而非 PyPI）；或无法访问软件包索引。请让向导选择相互兼容且确实存在的 Python 和框架版本。</translation>
+    </message>
+    <message>
+        <source>The installer found no installable version of {requirements}; versions available here: {versions}.</source>
+        <translation>安装程序找不到 {requirements} 的可安装版本；此处可用的版本：{versions}。</translation>
+    </message>
+    <message>
+        <source>Install &apos;tensorflow&apos; instead and replace &apos;tensorflow-gpu&apos; in requirement files (on Linux, &apos;pip install tensorflow[and-cuda]&apos; also installs the CUDA libraries). Since December 2022 &apos;tensorflow-gpu&apos; is an empty package that fails on install; the two were the same package since TensorFlow 2.1.</source>
+        <translation>请改为安装 &apos;tensorflow&apos;，并替换需求文件中的 &apos;tensorflow-gpu&apos;（在 Linux 上，&apos;pip install tensorflow[and-cuda]&apos; 还会安装 CUDA 库）。自 2022 年 12 月起，&apos;tensorflow-gpu&apos; 是一个安装时即会失败的空包；自 TensorFlow 2.1 起，两者就是同一个包。</translation>
+    </message>
+    <message>
+        <source>cuDNN failed to start (CUDNN_STATUS_INTERNAL_ERROR or &apos;Failed to get convolution algorithm&apos;).</source>
+        <translation>cuDNN 启动失败（CUDNN_STATUS_INTERNAL_ERROR 或 &apos;Failed to get convolution algorithm&apos;）。</translation>
+    </message>
+    <message>
+        <source>Usual causes: the GPU memory was already full when cuDNN started (TensorFlow reserves nearly all GPU memory by default: enable memory growth with tf.config.experimental.set_memory_growth, and close other programs that use the GPU), or a cuDNN that does not match the framework build (install the cuDNN your build expects, or use an environment that brings its own).</source>
+        <translation>常见原因：cuDNN 启动时 GPU 显存已满（TensorFlow 默认会占用几乎全部 GPU 显存：请用 tf.config.experimental.set_memory_growth 启用显存按需增长，并关闭其他使用 GPU 的程序）；或 cuDNN 与框架构建版本不匹配（请安装该构建版本所需的 cuDNN，或使用自带 cuDNN 的环境）。</translation>
+    </message>
+    <message>
+        <source>The framework was built with cuDNN {compiled}, but cuDNN {loaded} was loaded.</source>
+        <translation>框架是用 cuDNN {compiled} 构建的，但加载的是 cuDNN {loaded}。</translation>
+    </message>
+    <message>
+        <source>The loaded cuDNN must have the same major version and an equal or newer minor version. Another cuDNN on the library search path is found first: remove it from PATH or LD_LIBRARY_PATH, or install cuDNN {compiled} or a newer {major}.x; environments that bring their own cuDNN (pip or conda) avoid this.</source>
+        <translation>加载的 cuDNN 必须主版本相同，且次版本相同或更高。库搜索路径中先找到了另一个 cuDNN：请将其从 PATH 或 LD_LIBRARY_PATH 中删除，或安装 cuDNN {compiled} 或更新的 {major}.x 版本；自带 cuDNN 的环境（pip 或 conda）可避免此问题。</translation>
+    </message>
+    <message>
+        <source>Installing failed on a file path longer than Windows&apos; classic 260-character limit: Windows long-path support is probably off.</source>
+        <translation>安装失败：某个文件路径超出了 Windows 传统的 260 字符限制，Windows 长路径支持可能已关闭。</translation>
+    </message>
+    <message>
+        <source>Either enable long paths (an administrator sets HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled to 1, as the TensorFlow install guide says), or create the environment in a short folder such as C:\envs.</source>
+        <translation>请启用长路径（由管理员将 HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled 设为 1，如 TensorFlow 安装指南所述），或在较短的文件夹中创建环境，如 C:\envs。</translation>
+    </message>
+    <message>
+        <source>The log shows the Microsoft Store build of Python {python}.</source>
+        <translation>日志显示使用的是 Microsoft Store 版本的 Python {python}。</translation>
+    </message>
+    <message>
+        <source>The Store build installs packages in a deep, redirected folder under AppData\Local\Packages, which reaches Windows&apos; path length limit sooner, and it is known to break DLL loading for CUDA (TensorFlow issues #48868, #61438). Use a Python from python.org, or let the wizard create the environment with a uv-managed Python.</source>
+        <translation>Store 版本会将软件包安装到 AppData\Local\Packages 下层级很深的重定向文件夹中，更容易达到 Windows 的路径长度限制，而且已知会导致 CUDA 的 DLL 加载失败（TensorFlow issue #48868、#61438）。请使用 python.org 的 Python，或让向导使用 uv 管理的 Python 创建环境。</translation>
+    </message>
+    <message>
+        <source>The interpreter {python} does not exist or cannot be run.</source>
+        <translation>解释器 {python} 不存在或无法运行。</translation>
+    </message>
+    <message>
+        <source>Check the path (the environment may have been moved or removed); `gpuwizard env list` shows the interpreters of the environments the wizard made.</source>
+        <translation>请检查路径（环境可能已被移动或删除）；`gpuwizard env list` 会列出向导所创建环境的解释器。</translation>
+    </message>
+    <message>
+        <source>The framework cannot be imported in this environment ({error}).</source>
+        <translation>无法在此环境中导入框架（{error}）。</translation>
+    </message>
+    <message>
+        <source>Install it into this environment (`gpuwizard env create` makes one with the right build), or test the environment that has it with --env NAME or --python EXE.</source>
+        <translation>请将框架安装到此环境中（`gpuwizard env create` 会创建一个具有正确构建版本的环境），或使用 --env NAME 或 --python EXE 测试已安装框架的环境。</translation>
+    </message>
+    <message>
+        <source>The training test stopped with an error: {error}</source>
+        <translation>训练测试因错误而停止：{error}</translation>
+    </message>
+    <message>
+        <source>Look at the other findings for the known cause; run `gpuwizard diagnose` on the full output if none is shown.</source>
+        <translation>请查看其他问题以了解已知原因；如果没有显示，请对完整输出运行 `gpuwizard diagnose`。</translation>
+    </message>
+    <message>
+        <source>The training test was stopped before it finished ({reason}).</source>
+        <translation>训练测试在完成前被停止（{reason}）。</translation>
+    </message>
+    <message>
+        <source>A test that hangs usually waits for a GPU that another process holds, or for a driver that no longer answers: check `nvidia-smi`, close other GPU programs, and run it again.</source>
+        <translation>测试挂起通常是在等待被其他进程占用的 GPU，或在等待已无响应的驱动程序：请检查 `nvidia-smi`，关闭其他 GPU 程序，然后再次运行。</translation>
+    </message>
+    <message>
+        <source>The model did not learn: the loss went from {loss_first} to {loss_last}.</source>
+        <translation>模型没有学习：损失从 {loss_first} 变为 {loss_last}。</translation>
+    </message>
+    <message>
+        <source>A loss that does not fall on this simple task means wrong results from the framework or the GPU: update the driver, and reinstall the framework build the wizard recommends.</source>
+        <translation>在这个简单任务上损失不下降，说明框架或 GPU 给出了错误的结果：请更新驱动程序，并重新安装向导推荐的框架构建版本。</translation>
+    </message>
+    <message>
+        <source>The GPU computed different results from the CPU (difference {difference}, allowed {tolerance}).</source>
+        <translation>GPU 的计算结果与 CPU 不同（差异 {difference}，允许 {tolerance}）。</translation>
+    </message>
+    <message>
+        <source>Wrong GPU results come from an unstable overclock, overheating or failing hardware, or a framework build that does not match the GPU: reset clocks to default, update the driver, and run the test again.</source>
+        <translation>GPU 结果错误的原因可能是超频不稳定、过热、硬件故障，或框架构建版本与 GPU 不匹配：请将频率恢复为默认值，更新驱动程序，然后再次运行测试。</translation>
+    </message>
+    <message>
+        <source>The framework has GPU support but sees no GPU, although this machine has one.</source>
+        <translation>框架支持 GPU，但识别不到任何 GPU，尽管本机有 GPU。</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides every GPU), that the driver is new enough for the framework&apos;s CUDA build, and, in a container, that it was started with GPU access (--gpus all).</source>
+        <translation>请检查 CUDA_VISIBLE_DEVICES（值为空或索引错误会隐藏所有 GPU）、驱动程序是否足够新以支持框架的 CUDA 版本，以及容器（如有）启动时是否启用了 GPU 访问（--gpus all）。</translation>
+    </message>
+    <message>
+        <source>The GPU trained only {speedup}x as fast as the CPU (expected at least {expected}x).</source>
+        <translation>GPU 的训练速度仅为 CPU 的 {speedup} 倍（预期至少 {expected} 倍）。</translation>
+    </message>
+    <message>
+        <source>Another program may be using the GPU, the card may be in a power-saving state or throttling from heat, or (laptops) the integrated GPU may be doing the display work the NVIDIA GPU should do: check `nvidia-smi` while the test runs, plug the laptop in, and choose the high-performance GPU for Python.</source>
+        <translation>可能有其他程序正在使用 GPU，显卡可能处于节能状态或因过热而降频，或者（笔记本电脑）可能由集成显卡承担了本应由 NVIDIA GPU 完成的显示工作：请在测试运行时检查 `nvidia-smi`，为笔记本电脑接通电源，并为 Python 选择高性能 GPU。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver changed since the last good state: {before} then, {after} now.</source>
+        <translation>自上次正常状态以来，NVIDIA 驱动程序已变化：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the other checks pass: a newer driver runs every build an older one ran (NVIDIA CUDA Compatibility guide). A healthy verify records the new driver.</source>
+        <translation>只要其他检查通过，就无需处理：新驱动程序可以运行旧驱动程序能运行的所有构建版本（见 NVIDIA CUDA 兼容性指南）。验证正常时会记录新的驱动程序。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver ({before} at the last good state) no longer answers.</source>
+        <translation>NVIDIA 驱动程序（上次正常状态时为 {before}）已无响应。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver {driver} is too old for the framework build of {builds}.</source>
+        <translation>NVIDIA 驱动程序 {driver} 过旧，无法运行 {builds} 的框架构建版本。</translation>
+    </message>
+    <message>
+        <source>Fewer NVIDIA GPUs answer than at the last good state: {before} then, {after} now.</source>
+        <translation>响应的 NVIDIA GPU 比上次正常状态时少：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;: a GPU that fell off the bus (&apos;GPU is lost&apos;, Xid 79) needs a restart; check its power cables and seating; in a VM or container, check that the GPU is still passed through. Then run &apos;gpuwizard verify&apos; again.</source>
+        <translation>请运行 &apos;nvidia-smi&apos;：从总线上掉线的 GPU（&apos;GPU is lost&apos;，Xid 79）需要重启；请检查其电源线和插接是否牢固；在虚拟机或容器中，请检查 GPU 是否仍已直通。然后再次运行 &apos;gpuwizard verify&apos;。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA GPUs changed since the last good state: {before} then, {after} now.</source>
+        <translation>自上次正常状态以来，NVIDIA GPU 已变化：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the live test passes; a GPU of a newer generation may need a newer framework build, which &apos;gpuwizard recommend&apos; names.</source>
+        <translation>只要实时测试通过，就无需处理；新一代 GPU 可能需要更新的框架构建版本，&apos;gpuwizard recommend&apos; 会给出具体版本。</translation>
+    </message>
+    <message>
+        <source>The Python interpreter of {env} ({python}) does not run any more: {error}</source>
+        <translation>{env} 的 Python 解释器（{python}）已无法运行：{error}</translation>
+    </message>
+    <message>
+        <source>The Python it was made from was probably removed or upgraded, or its folder was moved. Recreate the environment: {recreate}</source>
+        <translation>创建它所用的 Python 可能已被删除或升级，或者其文件夹已被移动。请重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>The interpreter of {env} changed: {before} then, {after} now.</source>
+        <translation>{env} 的解释器已变化：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the framework still imports: the Python it was made from got a patch release.</source>
+        <translation>只要框架仍可导入，就无需处理：创建它所用的 Python 安装了补丁版本。</translation>
+    </message>
+    <message>
+        <source>{framework} is no longer installed in {env}.</source>
+        <translation>{env} 中已不再安装 {framework}。</translation>
+    </message>
+    <message>
+        <source>Reinstall the recorded build: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>重新安装记录的构建版本：{reinstall}  或重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>{framework} no longer imports in {env}: {error}</source>
+        <translation>{framework} 在 {env} 中已无法导入：{error}</translation>
+    </message>
+    <message>
+        <source>A later install broke it. Reinstall the recorded build: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>后续的安装破坏了它。重新安装记录的构建版本：{reinstall}  或重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>A CPU build of {framework} was swapped in for the CUDA build in {env}: {before} then, {after} now; it cannot use the GPU.</source>
+        <translation>{env} 中 {framework} 的 CUDA 版本被替换成了 CPU 版本：之前为 {before}，现在为 {after}；它无法使用 GPU。</translation>
+    </message>
+    <message>
+        <source>Reinstall the CUDA build: {reinstall}  Or recreate the environment: {recreate}  Install other packages with the environment activated, so pip and uv read its constraints file and cannot swap the build again.</source>
+        <translation>重新安装 CUDA 版本：{reinstall}  或重新创建环境：{recreate}  请在激活环境后再安装其他软件包，这样 pip 和 uv 会读取其约束文件，无法再次替换该构建版本。</translation>
+    </message>
+    <message>
+        <source>{framework} in {env} changed from {before} to {after}, the build its constraints file pins.</source>
+        <translation>{env} 中的 {framework} 已从 {before} 变为 {after}，即其约束文件锁定的构建版本。</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the live test passes: the new build was pinned on purpose.</source>
+        <translation>只要实时测试通过，就无需处理：新构建版本是有意锁定的。</translation>
+    </message>
+    <message>
+        <source>{framework} in {env} changed from {before} to {after}, which its constraints file does not allow.</source>
+        <translation>{env} 中的 {framework} 已从 {before} 变为 {after}，这是其约束文件所不允许的。</translation>
+    </message>
+    <message>
+        <source>Put the pinned build back: {reinstall}  Or, to keep the new build, recreate the environment with it: {recreate}</source>
+        <translation>恢复锁定的构建版本：{reinstall}  或者，如要保留新构建版本，请用它重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} is missing: {path}</source>
+        <translation>{env} 的约束文件缺失：{path}</translation>
+    </message>
+    <message>
+        <source>Without it nothing stops a later install from replacing the framework build, and the environment&apos;s pip fails because its configuration names the file. Write the line &apos;{pin}&apos; into {path}, or recreate the environment: {recreate}</source>
+        <translation>没有该文件，就无法阻止后续安装替换框架构建版本；而且由于环境的 pip 配置中指定了该文件，pip 会运行失败。请将 &apos;{pin}&apos; 这一行写入 {path}，或重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} no longer pins the framework: {path}</source>
+        <translation>{env} 的约束文件已不再锁定框架：{path}</translation>
+    </message>
+    <message>
+        <source>Nothing stops a later install from replacing the framework build. Add the line &apos;{pin}&apos; to {path}, or recreate the environment: {recreate}</source>
+        <translation>无法阻止后续安装替换框架构建版本。请将 &apos;{pin}&apos; 这一行添加到 {path}，或重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} pins {pin}, but {installed} is installed.</source>
+        <translation>{env} 的约束文件锁定为 {pin}，但安装的是 {installed}。</translation>
+    </message>
+    <message>
+        <source>Reinstall the pinned build: {reinstall}  Or, to keep the installed build, change the line in {path} to &apos;{wanted}&apos;.</source>
+        <translation>重新安装锁定的构建版本：{reinstall}  或者，如要保留已安装的构建版本，请将 {path} 中的该行改为 &apos;{wanted}&apos;。</translation>
+    </message>
+    <message>
+        <source>The constraints file of {env} changed its pin: {before} then, {after} now.</source>
+        <translation>{env} 的约束文件更改了锁定版本：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the installed build matches it and the live test passes ({path}).</source>
+        <translation>只要已安装的构建版本与之相符且实时测试通过，就无需处理（{path}）。</translation>
+    </message>
+    <message>
+        <source>{framework} in {env} sees fewer GPUs than at the last good state: {before} then, {after} now.</source>
+        <translation>{env} 中的 {framework} 识别到的 GPU 比上次正常状态时少：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides GPUs), that &apos;nvidia-smi&apos; lists every GPU, and that the driver is new enough for the build; then run &apos;gpuwizard verify&apos; again.</source>
+        <translation>请检查 CUDA_VISIBLE_DEVICES（值为空或索引错误会隐藏 GPU）、&apos;nvidia-smi&apos; 是否列出了所有 GPU，以及驱动程序是否足够新以支持该构建版本；然后再次运行 &apos;gpuwizard verify&apos;。</translation>
+    </message>
+    <message>
+        <source>The short live test in {env} gave {after}; at the last good state it gave {before}.</source>
+        <translation>{env} 中的简短实时测试结果为 {after}；上次正常状态时为 {before}。</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that (the other checks above may name the cause), then run &apos;gpuwizard test --env {env}&apos; for the full test.</source>
+        <translation>测试信息：{reason} 请解决该问题（上面的其他检查可能指出了原因），然后运行 &apos;gpuwizard test --env {env}&apos; 进行完整测试。</translation>
+    </message>
+    <message>
+        <source>The short live test in {env} gave {after}.</source>
+        <translation>{env} 中的简短实时测试结果为 {after}。</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that, then run &apos;gpuwizard test --env {env}&apos; for the full test; once it passes, it is recorded as the last good state.</source>
+        <translation>测试信息：{reason} 请解决该问题，然后运行 &apos;gpuwizard test --env {env}&apos; 进行完整测试；测试通过后，将记录为上次正常状态。</translation>
+    </message>
+    <message>
+        <source>The GPU in {env} still trains, but no longer clearly faster than the CPU ({before} then, {after} now).</source>
+        <translation>{env} 中的 GPU 仍可训练，但已不再明显快于 CPU（之前为 {before}，现在为 {after}）。</translation>
+    </message>
+    <message>
+        <source>Another program may be using the GPU, or it is throttling from heat or power saving: check &apos;nvidia-smi&apos; and run &apos;gpuwizard test --env {env}&apos; for the full measurement.</source>
+        <translation>可能有其他程序正在使用 GPU，或者 GPU 因过热或节能而降频：请检查 &apos;nvidia-smi&apos;，并运行 &apos;gpuwizard test --env {env}&apos; 进行完整测量。</translation>
+    </message>
+    <message>
+        <source>{folder}, which the wizard added to the {scope} PATH, is no longer on it.</source>
+        <translation>向导添加到 {scope} PATH 中的 {folder} 已不在其中。</translation>
+    </message>
+    <message>
+        <source>An installer or another tool rewrote PATH. Add it back: {command}  (&apos;gpuwizard path history&apos; shows what the wizard changed.)</source>
+        <translation>某个安装程序或其他工具改写了 PATH。重新添加：{command}  （&apos;gpuwizard path history&apos; 会显示向导所做的更改。）</translation>
+    </message>
+    <message>
+        <source>{folder} was removed from the {scope} PATH with gpuwizard after the last good state.</source>
+        <translation>上次正常状态之后，已使用 gpuwizard 将 {folder} 从 {scope} PATH 中删除。</translation>
+    </message>
+    <message>
+        <source>Nothing to do if that was meant; to add it back: {command}</source>
+        <translation>如果这是有意为之，则无需处理；如要重新添加：{command}</translation>
+    </message>
+</context>
+<context>
+    <name>reasons</name>
+    <message>
+        <source>The wheel brings CUDA {cuda} and cuDNN {cudnn}: only the NVIDIA driver is needed.</source>
+        <translation>该 wheel 自带 CUDA {cuda} 和 cuDNN {cudnn}：只需 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>The wheel brings CUDA {cuda}: only the NVIDIA driver is needed.</source>
+        <translation>该 wheel 自带 CUDA {cuda}：只需 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>PyTorch calls its CUDA {cuda} build of this release experimental.</source>
+        <translation>PyTorch 将此版本的 CUDA {cuda} 构建标为实验性。</translation>
+    </message>
+    <message>
+        <source>Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver.</source>
+        <translation>在 WSL 2（Ubuntu）中运行，WSL 2 通过 Windows 驱动程序使用此 GPU。</translation>
+    </message>
+    <message>
+        <source>tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages.</source>
+        <translation>tensorflow[and-cuda] 以 pip 包的形式提供 CUDA {cuda} 和 cuDNN {cudnn}。</translation>
+    </message>
+    <message>
+        <source>conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment: no PATH changes.</source>
+        <translation>conda-forge 在环境中提供 CUDA {cuda} 和 cuDNN {cudnn}：无需更改 PATH。</translation>
+    </message>
+    <message>
+        <source>Needs CUDA {cuda} and cuDNN {cudnn} installed on the system and on PATH.</source>
+        <translation>需要在系统上安装 CUDA {cuda} 和 cuDNN {cudnn}，并加入 PATH。</translation>
+    </message>
+    <message>
+        <source>Needs CUDA {cuda} and cuDNN {cudnn} installed on the system.</source>
+        <translation>需要在系统上安装 CUDA {cuda} 和 cuDNN {cudnn}。</translation>
+    </message>
+    <message>
+        <source>Runs on the CPU: no NVIDIA driver or CUDA needed.</source>
+        <translation>在 CPU 上运行：无需 NVIDIA 驱动程序或 CUDA。</translation>
+    </message>
+    <message>
+        <source>{gpu}: compute capability unknown, not checked against this build.</source>
+        <translation>{gpu}：计算能力未知，未针对此构建版本进行检查。</translation>
+    </message>
+    <message>
+        <source>{gpu} (compute capability {capability}) is covered by this build ({archs}).</source>
+        <translation>{gpu}（计算能力 {capability}）在此构建版本的支持范围内（{archs}）。</translation>
+    </message>
+    <message>
+        <source>{gpu} (compute capability {capability}) runs this build&apos;s PTX {ptx}, compiled at first use.</source>
+        <translation>{gpu}（计算能力 {capability}）运行此构建版本的 PTX {ptx}，在首次使用时编译。</translation>
+    </message>
+    <message>
+        <source>Needs an NVIDIA driver {minimum} or newer ({os}); none answers now.</source>
+        <translation>需要 {minimum} 或更高版本的 NVIDIA 驱动程序（{os}）；当前没有驱动程序响应。</translation>
+    </message>
+    <message>
+        <source>Driver {driver} is at least the {minimum} that CUDA {cuda} builds need on {os}.</source>
+        <translation>驱动程序 {driver} 不低于 CUDA {cuda} 构建版本在 {os} 上所需的 {minimum}。</translation>
+    </message>
+    <message>
+        <source>Needs driver {minimum} or newer on {os}; this machine has {driver}.</source>
+        <translation>在 {os} 上需要 {minimum} 或更高版本的驱动程序；本机为 {driver}。</translation>
+    </message>
+    <message>
+        <source>On Apple silicon, PyTorch&apos;s CPU build also drives the Apple GPU through MPS (macOS 14 or newer).</source>
+        <translation>在 Apple 芯片上，PyTorch 的 CPU 版本也能通过 MPS 驱动 Apple GPU（macOS 14 或更高版本）。</translation>
+    </message>
+    <message>
+        <source>PyTorch publishes ROCm builds for AMD GPUs on Linux; this wizard sets up NVIDIA (CUDA) builds only.</source>
+        <translation>PyTorch 在 Linux 上为 AMD GPU 提供 ROCm 版本；此向导只设置 NVIDIA（CUDA）版本。</translation>
+    </message>
+    <message>
+        <source>The highest CUDA of driver {driver} ({cuda_max}) was derived from NVIDIA&apos;s toolkit-driver table.</source>
+        <translation>驱动程序 {driver} 支持的最高 CUDA 版本（{cuda_max}）是根据 NVIDIA 的工具包与驱动程序对应表推算的。</translation>
+    </message>
+    <message>
+        <source>With a driver {minimum} or newer, {plan} becomes possible.</source>
+        <translation>使用 {minimum} 或更高版本的驱动程序后，即可采用 {plan}。</translation>
+    </message>
+    <message>
+        <source>PyTorch comes from pip inside the conda environment: the pytorch conda channel ended at {last}.</source>
+        <translation>PyTorch 在 conda 环境中通过 pip 安装：pytorch conda 频道已于 {last} 停止更新。</translation>
+    </message>
+    <message>
+        <source>This is WSL 2: the NVIDIA driver is the Windows host&apos;s, and its minimum is a Windows driver version.</source>
+        <translation>这是 WSL 2：NVIDIA 驱动程序来自 Windows 主机，因此最低版本要求指的是 Windows 驱动程序版本。</translation>
+    </message>
+</context>
+</TS>
