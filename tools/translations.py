@@ -132,7 +132,7 @@ def export_untranslated(lang: str, target: Path) -> int:
 def import_translations(lang: str, source: Path) -> int:
     """Fill ``lang``'s ``.ts`` from a JSON file written by :func:`export_untranslated`; returns how many."""
     wanted = {
-        (item["context"], item["source"]): item["translation"]
+        (item["context"], item["source"], item.get("comment", "")): item["translation"]
         for item in json.loads(source.read_text(encoding="utf-8"))
         if item.get("translation")
     }
@@ -142,7 +142,7 @@ def import_translations(lang: str, source: Path) -> int:
     for context in tree.getroot().iter("context"):
         name = context.findtext("name", "")
         for message in context.iter("message"):
-            text = wanted.get((name, message.findtext("source", "")))
+            text = wanted.get((name, message.findtext("source", ""), message.findtext("comment", "")))
             translation = message.find("translation")
             if text is None or translation is None:
                 continue

@@ -20,12 +20,23 @@ def finding_texts(finding: Finding) -> tuple[str, str]:
     except UnknownFindingCode:
         return finding.message, finding.hint
     params = dict(finding.params)
+    # In messages the scope is a word of the sentence ("the user PATH"); hints keep it as typed,
+    # since there it is a command-line value (--scope user).
+    words = dict(params)
+    if params.get("scope") in ("user", "system"):
+        words["scope"] = _scope_word(params["scope"])
     try:
-        message = QCoreApplication.translate("findings", template.message).format(**params)
+        message = QCoreApplication.translate("findings", template.message).format(**words)
         hint = QCoreApplication.translate("findings", template.hint).format(**params)
     except (KeyError, IndexError):
         return finding.message, finding.hint
     return message, hint
+
+
+def _scope_word(scope: str) -> str:
+    if scope == "system":
+        return QCoreApplication.translate("findings", "system", "the PATH's scope, as in 'the system PATH'")
+    return QCoreApplication.translate("findings", "user", "the PATH's scope, as in 'the user PATH'")
 
 
 def severity_label(severity: str) -> str:

@@ -2087,6 +2087,16 @@
 <context>
     <name>findings</name>
     <message>
+        <source>system</source>
+        <comment>the PATH&apos;s scope, as in &apos;the system PATH&apos;</comment>
+        <translation>del sistema</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <comment>the PATH&apos;s scope, as in &apos;the user PATH&apos;</comment>
+        <translation>de usuario</translation>
+    </message>
+    <message>
         <source>Problem</source>
         <translation>Problema</translation>
     </message>

@@ -2081,6 +2081,16 @@
 <context>
     <name>findings</name>
     <message>
+        <source>system</source>
+        <comment>the PATH&apos;s scope, as in &apos;the system PATH&apos;</comment>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <comment>the PATH&apos;s scope, as in &apos;the user PATH&apos;</comment>
+        <translation>用户</translation>
+    </message>
+    <message>
         <source>Problem</source>
         <translation>问题</translation>
     </message>

@@ -61,8 +61,10 @@ from PySide6.QtWidgets import (
 
 # How long the page waits after a change before recommending (typing, arrow keys in a combo).
 DEBOUNCE_MS: Final = 150
-# Width of the column of choices; the plan takes the rest.
+# Narrowest the column of choices gets; the plan takes the rest. Longer translations widen it
+# up to _CHOICES_WIDTH_MAX, so no input is cut off.
 _CHOICES_WIDTH: Final = 270
+_CHOICES_WIDTH_MAX: Final = 380
 # GPUs shown before the list scrolls.
 _GPU_ROWS_SHOWN: Final = 4
 _CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
@@ -167,9 +169,11 @@ class ChoosePage(QWizardPage):
         self.preview_note.setWordWrap(True)
         self.preview_note.setVisible(session.preview)
 
-        self.choices_scroll = self._scroll(self._build_choices(), "choose_choices_scroll")
+        choices = self._build_choices()
+        self.choices_scroll = self._scroll(choices, "choose_choices_scroll")
         self.choices_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.choices_scroll.setFixedWidth(_CHOICES_WIDTH)
+        needed = choices.minimumSizeHint().width() + self.choices_scroll.frameWidth() * 2
+        self.choices_scroll.setFixedWidth(min(max(_CHOICES_WIDTH, needed), _CHOICES_WIDTH_MAX))
         self.result_scroll = self._scroll(self._build_result(), "choose_result_scroll")
         self.result_scroll.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrow keys and PgUp/PgDn scroll
         self.result_scroll.setAccessibleName(self.tr("The recommendation"))
