@@ -2029,6 +2029,22 @@
         <translation>(ninguno)</translation>
     </message>
     <message>
+        <source>trains on the GPU</source>
+        <translation>entrena en la GPU</translation>
+    </message>
+    <message>
+        <source>trains on the GPU, slowly</source>
+        <translation>entrena en la GPU, despacio</translation>
+    </message>
+    <message>
+        <source>trains on the CPU only</source>
+        <translation>solo entrena en la CPU</translation>
+    </message>
+    <message>
+        <source>does not train</source>
+        <translation>no entrena</translation>
+    </message>
+    <message>
         <source>Checking the environment %1…</source>
         <translation>Comprobando el entorno %1…</translation>
     </message>

@@ -2023,6 +2023,22 @@
         <translation>（无）</translation>
     </message>
     <message>
+        <source>trains on the GPU</source>
+        <translation>在 GPU 上训练</translation>
+    </message>
+    <message>
+        <source>trains on the GPU, slowly</source>
+        <translation>在 GPU 上训练，但较慢</translation>
+    </message>
+    <message>
+        <source>trains on the CPU only</source>
+        <translation>只能在 CPU 上训练</translation>
+    </message>
+    <message>
+        <source>does not train</source>
+        <translation>无法训练</translation>
+    </message>
+    <message>
         <source>Checking the environment %1…</source>
         <translation>正在检查环境 %1…</translation>
     </message>

@@ -378,6 +378,8 @@ class VerifyPage(QWizardPage):
 
     def _change_text(self, check: dict[str, Any]) -> str:
         before, after = check.get("before"), check.get("after")
+        if check.get("kind") == "test":
+            before, after = self._verdict_word(before), self._verdict_word(after)
         if check.get("status") == "skipped":
             return ""  # the status word says it was not checked; a change would mislead
         if before == after or (before is None and after is None):
@@ -387,6 +389,16 @@ class VerifyPage(QWizardPage):
             .replace("%1", str(before) if before is not None else self.tr("(none)"))
             .replace("%2", str(after) if after is not None else self.tr("(none)"))
         )
+
+    def _verdict_word(self, verdict: object) -> str | None:
+        """A live-test verdict in words (the check carries its code)."""
+        words = {
+            "gpu_ok": self.tr("trains on the GPU"),
+            "gpu_slow": self.tr("trains on the GPU, slowly"),
+            "cpu_only": self.tr("trains on the CPU only"),
+            "broken": self.tr("does not train"),
+        }
+        return None if verdict is None else words.get(str(verdict), str(verdict))
 
     def _phase_text(self, event: Event) -> str:
         subject = str(event.get("subject") or "")
