@@ -7,14 +7,13 @@ leaves a half file; an unreadable file is kept aside as ``.bad`` rather than ove
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from gpuwizard.workflow.home import wizard_home
+from gpuwizard.workflow.report_files import write_json_atomically
 
 REGISTRY_NAME: Final = "environments.json"
 REGISTRY_SCHEMA: Final = "gpuwizard.environments/1"
@@ -91,16 +90,6 @@ def drop_record(name: str) -> None:
 
 
 def _write(records: list[EnvRecord]) -> None:
-    path = registry_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(
-        {"schema": REGISTRY_SCHEMA, "environments": [record.to_json() for record in records]}, indent=2
+    write_json_atomically(
+        registry_path(), {"schema": REGISTRY_SCHEMA, "environments": [record.to_json() for record in records]}
     )
-    handle, temporary = tempfile.mkstemp(prefix=".environments-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -1,4 +1,8 @@
-"""Writing reports to files."""
+"""Writing the wizard's files atomically: a temporary file renamed over the old one.
+
+An interrupted write (a crash, a full disk, Ctrl+C) never leaves a half file behind: the old
+file stays as it was, and the temporary one is removed.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,35 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from gpuwizard.core.system_report import SystemReport, report_to_json
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) in one step; the folder must exist.
+
+    Raises:
+        OSError: The folder cannot be written.
+    """
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomically(path: Path, data: Any) -> None:  # noqa: ANN401 - any JSON value
+    """Replace ``path`` with ``data`` as indented JSON, creating its folder if needed.
+
+    Raises:
+        OSError: The folder cannot be made or written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def save_system_report(report: SystemReport, path: Path) -> None:
@@ -16,12 +47,4 @@ def save_system_report(report: SystemReport, path: Path) -> None:
     Raises:
         OSError: The folder cannot be written.
     """
-    text = json.dumps(report_to_json(report), indent=2, ensure_ascii=False) + "\n"
-    handle, temporary = tempfile.mkstemp(prefix=".gpuwizard-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, json.dumps(report_to_json(report), indent=2, ensure_ascii=False) + "\n")

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -44,6 +42,7 @@ from gpuwizard.workflow.env_registry import EnvRecord, find_record, load_records
 from gpuwizard.workflow.home import wizard_home
 from gpuwizard.workflow.path_changes import PathChangeError, history, read_path
 from gpuwizard.workflow.path_journal import JournalEntry, JournalError, PathJournal
+from gpuwizard.workflow.report_files import write_json_atomically
 
 SNAPSHOT_NAME: Final = "last-good.json"
 
@@ -73,16 +72,7 @@ def load_last_good() -> Snapshot | None:
 def save_last_good(snapshot: Snapshot) -> Path:
     """Write ``snapshot`` as the last good state, atomically; returns the file."""
     path = snapshot_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(snapshot_to_json(snapshot), indent=2, ensure_ascii=False)
-    handle, temporary = tempfile.mkstemp(prefix=".last-good-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json_atomically(path, snapshot_to_json(snapshot))
     return path
 
 

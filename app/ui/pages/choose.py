@@ -26,7 +26,7 @@ from gpuwizard.core.recommend import FRAMEWORK_TITLES
 from gpuwizard.core.system_report import GpuFacts, SystemReport, display_name
 from gpuwizard.ui.messages import display_text
 from gpuwizard.ui.theme import status_style
-from gpuwizard.ui.widgets.finding_view import QtFindingView
+from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.compat_data import load_compat
@@ -1129,13 +1129,9 @@ class ChoosePage(QWizardPage):
         return lines
 
     def _show_findings(self, rec: Recommendation) -> None:
-        for view in self.finding_views:
-            self.findings_layout.removeWidget(view)
-            view.deleteLater()
-        self.finding_views = [QtFindingView(finding, self.findings_box) for finding in rec.findings]
-        for view in self.finding_views:
-            self.findings_layout.addWidget(view)
-        self.findings_box.setVisible(bool(self.finding_views))
+        self.finding_views = replace_finding_views(
+            self.findings_box, self.findings_layout, self.finding_views, rec.findings
+        )
 
     def _show_alternatives(self, alternatives: Sequence[Plan]) -> None:
         self.alternatives.setText(_bullets([self._plan_line(plan) for plan in alternatives], ordered=True))

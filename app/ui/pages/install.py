@@ -19,22 +19,21 @@ from gpuwizard.core.diagnosis import diagnose
 from gpuwizard.core.findings import Finding
 from gpuwizard.ui.event_bridge import Event, EventBridge
 from gpuwizard.ui.theme import status_style
-from gpuwizard.ui.widgets.finding_view import QtFindingView
+from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
+from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QStyle,
     QVBoxLayout,
@@ -92,14 +91,7 @@ class InstallPage(QWizardPage):
         layout.addWidget(self._build_log(content), 1)
         layout.addWidget(self._build_result(content))
 
-        self.scroll_area = QScrollArea(self)
-        self.scroll_area.setObjectName("install_scroll")
-        self.scroll_area.setWidget(content)
-        self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll_area)
+        self.scroll_area = fill_with_scroll_area(self, content, "install_scroll")
 
     # --- building -------------------------------------------------------------------------
 
@@ -491,13 +483,9 @@ class InstallPage(QWizardPage):
         self._show_findings([] if cancelled else diagnose(tail))
 
     def _show_findings(self, findings: list[Finding]) -> None:
-        for view in self.finding_views:
-            self.findings_layout.removeWidget(view)
-            view.deleteLater()
-        self.finding_views = [QtFindingView(finding, self.findings_box) for finding in findings]
-        for view in self.finding_views:
-            self.findings_layout.addWidget(view)
-        self.findings_box.setVisible(bool(self.finding_views))
+        self.finding_views = replace_finding_views(
+            self.findings_box, self.findings_layout, self.finding_views, findings
+        )
 
     def _announce(self) -> None:
         """Tell the wizard the state changed; while running, Back stays off (the step owns the folder)."""

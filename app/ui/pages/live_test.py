@@ -18,22 +18,21 @@ from typing import Any
 from gpuwizard.core.findings import Finding, finding_from_json
 from gpuwizard.ui.event_bridge import Event, EventBridge
 from gpuwizard.ui.theme import Status, status_style
-from gpuwizard.ui.widgets.finding_view import QtFindingView
+from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.loss_chart import LossChart
+from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.live_test import LiveTestTarget
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import QLocale, Qt, QTimer
 from PySide6.QtWidgets import (
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QStyle,
     QVBoxLayout,
@@ -92,14 +91,7 @@ class LiveTestPage(QWizardPage):
         layout.addLayout(columns, 1)
         layout.addWidget(self._build_verdict(content))
 
-        self.scroll_area = QScrollArea(self)
-        self.scroll_area.setObjectName("test_scroll")
-        self.scroll_area.setWidget(content)
-        self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll_area)
+        self.scroll_area = fill_with_scroll_area(self, content, "test_scroll")
 
     # --- building -------------------------------------------------------------------------
 
@@ -551,13 +543,9 @@ class LiveTestPage(QWizardPage):
         self.why_label.setVisible(bool(why))
 
     def _show_findings(self, findings: list[Finding]) -> None:
-        for view in self.finding_views:
-            self.findings_layout.removeWidget(view)
-            view.deleteLater()
-        self.finding_views = [QtFindingView(finding, self.findings_box) for finding in findings]
-        for view in self.finding_views:
-            self.findings_layout.addWidget(view)
-        self.findings_box.setVisible(bool(self.finding_views))
+        self.finding_views = replace_finding_views(
+            self.findings_box, self.findings_layout, self.finding_views, findings
+        )
 
     def _reveal_verdict(self) -> None:
         self.scroll_area.ensureWidgetVisible(self.verdict_box)

@@ -19,7 +19,7 @@ from gpuwizard.core.findings import Finding
 from gpuwizard.core.path_algebra import DUPLICATE, EMPTY, MISSING, OTHER_CUDA_FIRST, entry_of
 from gpuwizard.core.path_review import ScopeReview
 from gpuwizard.ui.theme import diff_colors, status_color, status_style
-from gpuwizard.ui.widgets.finding_view import QtFindingView
+from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.home import wizard_home
@@ -554,13 +554,9 @@ class PathPage(QWizardPage):
         item.setData(0, Qt.ItemDataRole.AccessibleDescriptionRole, tip)
 
     def _show_findings(self, findings: Sequence[Finding]) -> None:
-        for view in self.finding_views:
-            self.findings_layout.removeWidget(view)
-            view.deleteLater()
-        self.finding_views = [QtFindingView(f, self.findings_box) for f in findings]
-        for view in self.finding_views:
-            self.findings_layout.addWidget(view)
-        self.findings_box.setVisible(bool(self.finding_views))
+        self.finding_views = replace_finding_views(
+            self.findings_box, self.findings_layout, self.finding_views, findings
+        )
 
     def _show_diff(self, overview: PathOverview) -> None:
         self.diff.clear()

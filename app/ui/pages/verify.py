@@ -22,6 +22,7 @@ from gpuwizard.ui.event_bridge import Event, EventBridge
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
+from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.session import WizardSession
 from gpuwizard.workflow.wizard_steps import repair_choice
@@ -32,7 +33,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -158,15 +158,8 @@ class VerifyPage(QWizardPage):
         layout.addLayout(buttons)
         layout.addWidget(self.list_box)
         layout.addStretch(1)
-        self.scroll_area = QScrollArea(self)
-        self.scroll_area.setObjectName("verify_scroll")
-        self.scroll_area.setWidget(content)
-        self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area = fill_with_scroll_area(self, content, "verify_scroll")
         self.scroll_area.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll_area)
 
     def _build_buttons(self, parent: QWidget) -> QHBoxLayout:
         self.progress = QProgressBar(parent)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 from gpuwizard.core.findings import Finding
 from gpuwizard.ui.messages import finding_texts, severity_label
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QStyle, QVBoxLayout, QWidget
 
 _ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
@@ -52,3 +53,17 @@ class QtFindingView(QFrame):
         row.addLayout(text, 1)
         self.setAccessibleName(f"{severity_label(finding.severity)}: {message}")
         self.setAccessibleDescription(hint)
+
+
+def replace_finding_views(
+    box: QWidget, layout: QBoxLayout, shown: Sequence[QtFindingView], findings: Sequence[Finding]
+) -> list[QtFindingView]:
+    """Show ``findings`` in ``box`` instead of the views ``shown``; ``box`` is hidden when there are none."""
+    for view in shown:
+        layout.removeWidget(view)
+        view.deleteLater()
+    views = [QtFindingView(finding, box) for finding in findings]
+    for view in views:
+        layout.addWidget(view)
+    box.setVisible(bool(views))
+    return views
