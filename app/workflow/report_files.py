@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gpuwizard.core.plan import Recommendation, recommendation_to_json
 from gpuwizard.core.system_report import SystemReport, report_to_json
 
 
@@ -41,10 +43,29 @@ def write_json_atomically(path: Path, data: Any) -> None:  # noqa: ANN401 - any 
     write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def save_system_report(report: SystemReport, path: Path) -> None:
+def save_system_report(
+    report: SystemReport,
+    path: Path,
+    *,
+    recommendation: Recommendation | None = None,
+    environment: Mapping[str, Any] | None = None,
+    test: Mapping[str, Any] | None = None,
+) -> None:
     """Write ``report`` as ``gpuwizard.system/1`` JSON, atomically (no half-written file).
+
+    What the wizard did goes under ``setup`` (the plan, the environment made, the live test's
+    ``result``); readers of the system report ignore fields they do not know, so the file still
+    opens with ``gpuwizard --system FILE``.
 
     Raises:
         OSError: The folder cannot be written.
     """
-    write_text_atomically(path, json.dumps(report_to_json(report), indent=2, ensure_ascii=False) + "\n")
+    data = report_to_json(report)
+    setup = {
+        "recommendation": recommendation_to_json(recommendation) if recommendation is not None else None,
+        "environment": dict(environment) if environment is not None else None,
+        "test": dict(test) if test is not None else None,
+    }
+    if any(value is not None for value in setup.values()):
+        data["setup"] = setup
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

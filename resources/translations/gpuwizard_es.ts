@@ -1752,8 +1752,8 @@
         <translation>&amp;Guardar el informe…</translation>
     </message>
     <message>
-        <source>Save what was found as a JSON file, to share or to open later with --system.</source>
-        <translation>Guarda lo encontrado como archivo JSON, para compartirlo o abrirlo más tarde con --system.</translation>
+        <source>Save what was found, and the plan, environment and test the wizard made, as a JSON file to share or to open later with --system.</source>
+        <translation>Guarda lo encontrado, y el plan, el entorno y la prueba que hizo el asistente, en un archivo JSON para compartirlo o abrirlo más tarde con --system.</translation>
     </message>
     <message>
         <source>Your environment</source>

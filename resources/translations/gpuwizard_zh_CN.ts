@@ -1748,8 +1748,8 @@
         <translation>保存报告(&amp;S)…</translation>
     </message>
     <message>
-        <source>Save what was found as a JSON file, to share or to open later with --system.</source>
-        <translation>将检测结果保存为 JSON 文件，以便分享或日后用 --system 打开。</translation>
+        <source>Save what was found, and the plan, environment and test the wizard made, as a JSON file to share or to open later with --system.</source>
+        <translation>将检测结果以及向导生成的方案、环境和测试保存为 JSON 文件，便于分享，或稍后用 --system 打开。</translation>
     </message>
     <message>
         <source>Your environment</source>

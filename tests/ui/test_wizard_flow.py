@@ -11,6 +11,7 @@ this machine from detection to summary, with the worst UI-thread stall measured.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sys
 import threading
@@ -31,7 +32,7 @@ from gpuwizard.workflow.session import WizardSession
 from gpuwizard.workflow.system_file import load_system_report
 from gpuwizard.workflow.wizard_steps import Choice, record_good
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWizard
+from PySide6.QtWidgets import QApplication, QFileDialog, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.heartbeat import Heartbeat
@@ -92,7 +93,9 @@ class Recorder:
 # --- the happy path ---------------------------------------------------------------------------
 
 
-def test_every_page_in_order_on_a_saved_report_with_recorded_backends(qtbot: QtBot):
+def test_every_page_in_order_on_a_saved_report_with_recorded_backends(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     recorder = Recorder()
     session = WizardSession(
         report=sample("no-gpu.json"),
@@ -138,6 +141,17 @@ def test_every_page_in_order_on_a_saved_report_with_recorded_backends(qtbot: QtB
     assert "training works on the CPU only" in summary.test_line.text()
     assert "Recorded as the last good state" in summary.test_line.text()
     assert wizard.button(QWizard.WizardButton.FinishButton).isVisible()
+
+    # Save the report: the machine, and what the wizard made; it still opens with --system.
+    target = tmp_path / "report.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args, **kwargs: (str(target), ""))
+    qtbot.mouseClick(summary.save_button, Qt.MouseButton.LeftButton)
+    saved = json.loads(target.read_text(encoding="utf-8"))
+    assert saved["schema"] == "gpuwizard.system/1"
+    assert saved["setup"]["environment"]["python"] == recorded["python"]
+    assert saved["setup"]["test"]["verdict"] == "cpu_only"
+    assert saved["setup"]["recommendation"]["plan"]["framework_version"].startswith("2.13")
+    assert load_system_report(target) == session.report
 
 
 def test_a_plan_that_needs_path_changes_goes_through_the_path_page(qtbot: QtBot, tmp_path: Path):

@@ -52,7 +52,10 @@ class SummaryPage(QWizardPage):
         self.save_button = QPushButton(self.tr("&Save the report…"), self)
         self.save_button.setObjectName("save_report")
         self.save_button.setToolTip(
-            self.tr("Save what was found as a JSON file, to share or to open later with --system.")
+            self.tr(
+                "Save what was found, and the plan, environment and test the wizard made, as a JSON "
+                "file to share or to open later with --system."
+            )
         )
         self.save_button.clicked.connect(self._save)
         self.environment = self._build_environment()
@@ -201,8 +204,16 @@ class SummaryPage(QWizardPage):
         )
         if not name:
             return
+        session = self.session
+        made = session.env_result if session is not None and session.env_result else None
         try:
-            save_system_report(self.report, Path(name))
+            save_system_report(
+                self.report,
+                Path(name),
+                recommendation=session.recommendation if session is not None and made else None,
+                environment=made,
+                test=session.test_result if session is not None and made else None,
+            )
         except OSError as error:
             QMessageBox.warning(
                 self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error))
