@@ -670,7 +670,8 @@ class PathPage(QWizardPage):
                 ).replace("%1", scope)
             )
         self._show_restart(outcome.restart, changed=applied.entry is not None)
-        QTimer.singleShot(0, self._reveal_result)  # once the layout has made room for it
+        # Once the layout has made room for it; with the page as context, so a closed page is skipped.
+        QTimer.singleShot(0, self, self._reveal_result)
 
     def _show_restart(self, restart: Finding | None, *, changed: bool) -> None:
         if restart is not None:
@@ -726,4 +727,5 @@ class PathPage(QWizardPage):
         rows = max(len(names), 1)
         self.dlls.setFixedHeight(self.dlls.header().sizeHint().height() + rows * 24 + 6)
         self.dlls.show()
-        QTimer.singleShot(0, self._reveal_result)  # once the layout has made room for it
+        # Once the layout has made room for it; with the page as context, so a closed page is skipped.
+        QTimer.singleShot(0, self, self._reveal_result)
