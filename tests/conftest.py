@@ -41,17 +41,26 @@ def _venv_python(prefix: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def torch_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the real CPU torch 2.13.0 wheel, its dependencies and pip, for offline installs."""
+    from fakes.wheelhouses import real_cpu_torch_folder
+
+    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
+    _need(folder is not None, "the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
+    assert folder is not None
+    return folder
+
+
+@pytest.fixture(scope="session")
+def torch_python(tmp_path_factory: pytest.TempPathFactory, torch_folder: Path) -> str:
     """An environment with the real CPU build of torch 2.13.0, installed offline with uv."""
     import shutil
     import subprocess
 
-    from fakes.wheelhouses import real_cpu_torch_folder
-
     uv = shutil.which("uv", path=str(Path(sys.executable).parent))
-    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
-    _need(uv is not None and folder is not None, "the CPU torch 2.13.0 wheel (or uv) is not available here")
-    assert uv is not None and folder is not None
+    folder = torch_folder
+    _need(uv is not None, "uv is not available here")
+    assert uv is not None
     prefix = tmp_path_factory.mktemp("torch-env") / "env"
     subprocess.run([uv, "venv", "--python", sys.executable, str(prefix)], capture_output=True, check=True)
     subprocess.run(

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from fakes.http_server import serve
-from fakes.wheelhouses import real_cpu_torch_folder
 from fakes.wheels import bundled_pip_wheel, tiny_torch
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
@@ -47,16 +46,6 @@ def gpuwizard(
 
 def events_of(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
-
-
-@pytest.fixture(scope="session")
-def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
-    if folder is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
-        pytest.skip("the CPU torch 2.13.0 wheel is not available on this machine")
-    return folder
 
 
 @pytest.mark.slow

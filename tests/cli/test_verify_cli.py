@@ -26,7 +26,6 @@ from gpuwizard.core.system_report import report_to_json
 
 from fakes.reports import machine
 from fakes.torch_builds import torch_build
-from fakes.wheelhouses import real_cpu_torch_folder
 from fakes.wheels import bundled_pip_wheel
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
@@ -75,16 +74,6 @@ def site_packages(env_path: str) -> Path:
     found = [*Path(env_path).glob("lib/python*/site-packages"), *Path(env_path).glob("Lib/site-packages")]
     assert found, env_path
     return found[0]
-
-
-@pytest.fixture(scope="session")
-def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels-verify"))
-    if folder is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
-        pytest.skip("the CPU torch 2.13.0 wheel is not available on this machine")
-    return folder
 
 
 @pytest.mark.slow

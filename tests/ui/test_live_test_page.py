@@ -32,7 +32,6 @@ from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
-from fakes.wheelhouses import real_cpu_torch_folder
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -304,16 +303,6 @@ def test_the_chart_is_readable_at_twice_the_pixels(qtbot: QtBot, tmp_path: Path)
 
 
 # --- the real steps on this machine ----------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
-    if folder is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
-        pytest.skip("the CPU torch 2.13.0 wheel is not available on this machine")
-    return folder
 
 
 def real_wizard(qtbot: QtBot, session: WizardSession) -> tuple[QWizard, InstallPage, LiveTestPage]:

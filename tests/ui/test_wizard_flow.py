@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 import threading
 import venv
@@ -36,7 +35,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.heartbeat import Heartbeat
-from fakes.wheelhouses import real_cpu_torch_folder
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -328,16 +326,6 @@ def test_a_broken_environment_is_red_with_its_fix_and_repair_sets_it_up_again(qt
 
 
 # --- the acceptance run on this machine ------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
-    if folder is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
-        pytest.skip("the CPU torch 2.13.0 wheel is not available on this machine")
-    return folder
 
 
 @pytest.mark.slow
