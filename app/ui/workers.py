@@ -1,7 +1,8 @@
 """Running work off the UI thread and bringing its result back as a Qt signal.
 
 The UI never blocks: a page hands a plain function to :class:`FunctionWorker`, which runs it
-on its own QThread and emits ``succeeded(result)`` or ``failed(message)`` on the UI thread.
+on its own QThread and emits ``succeeded(result)`` or ``failed(message)`` on the UI thread;
+:class:`StreamedWork` adds a cancel event and the step's events, batched, for the long steps.
 
 A running thread must never be destroyed: Qt aborts the process ("QThread: Destroyed while
 thread is still running"). So a worker's thread has no parent that could take it down (a page
@@ -11,9 +12,11 @@ thread has ended; the keeper lets go of it on the UI thread.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
+from gpuwizard.ui.event_bridge import Event, EventBridge
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
 
@@ -100,3 +103,74 @@ class FunctionWorker(QObject):
             # Called here, in the worker thread, rather than through a queued signal: the thread
             # stops even if the UI thread's event loop ends first (QThread.quit is thread-safe).
             self._thread.quit()
+
+
+class StreamedWork(QObject):
+    """A long step that reports events as it runs: on a worker, cancellable, events in batches.
+
+    The step is a plain function ``step(sink, cancel)``: it sends events to ``sink`` (from its
+    worker thread) and stops soon after ``cancel`` is set. The events reach ``on_events`` on the
+    UI thread through an :class:`EventBridge`; its last batch is delivered before ``on_result``
+    (or ``on_failure``, with ``ExceptionName: message``) is called, so a page has seen every
+    event before it shows the outcome.
+    """
+
+    def __init__(
+        self,
+        parent: QObject,
+        on_events: Callable[[list[Event]], None],
+        on_result: Callable[[Any], None],
+        on_failure: Callable[[str], None],
+    ) -> None:
+        super().__init__(parent)
+        self._on_events = on_events
+        self._on_result = on_result
+        self._on_failure = on_failure
+        self.cancel_event = threading.Event()
+        self.bridge: EventBridge | None = None
+        self.workers: list[FunctionWorker] = []
+
+    def start(self, step: Callable[[Callable[[Event], None], threading.Event], Any]) -> None:
+        """Run ``step`` on a worker with a fresh cancel event."""
+        cancel = threading.Event()
+        self.cancel_event = cancel
+        bridge = EventBridge(self._on_events, self)
+        self.bridge = bridge
+        worker = FunctionWorker(lambda: step(bridge.sink, cancel), self)
+        worker.succeeded.connect(self._succeeded)
+        worker.failed.connect(self._failed)
+        self.workers = [w for w in self.workers if w.is_running()] + [worker]
+        bridge.start()
+        worker.start()
+
+    def cancel(self) -> bool:
+        """Ask the running step to stop; False when nothing runs or it was asked already."""
+        if not self.is_running() or self.cancel_event.is_set():
+            return False
+        self.cancel_event.set()
+        return True
+
+    def is_running(self) -> bool:
+        """True while the step runs."""
+        return any(worker.is_running() for worker in self.workers)
+
+    def wait(self, milliseconds: int) -> None:
+        """Cancel a running step and wait for it (when the wizard closes)."""
+        if self.is_running():
+            self.cancel_event.set()
+        for worker in self.workers:
+            worker.wait(milliseconds)
+
+    @Slot(object)
+    def _succeeded(self, result: object) -> None:
+        self._flush()
+        self._on_result(result)
+
+    @Slot(str)
+    def _failed(self, message: str) -> None:
+        self._flush()
+        self._on_failure(message)
+
+    def _flush(self) -> None:
+        if self.bridge is not None:
+            self.bridge.stop()

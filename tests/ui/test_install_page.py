@@ -290,13 +290,15 @@ def test_a_preview_installs_nothing(qtbot: QtBot):
     session = make_session(create_env=fake, system_file=Path("saved.json"))
     _wizard, page = open_page(qtbot, session)
     assert fake.calls == 0 and page.preview_note.isVisible()
-    assert page.isComplete() and page.bridge is None
+    assert page.isComplete() and page.work.bridge is None
     assert "nothing is installed on this machine" in page.preview_note.text()
     assert "PyTorch 2.13" in page.intro.text() and "demo" in page.intro.text()
     assert "== install: torch==2.13.0 from" in page.log_view.toPlainText()
 
 
-def test_a_flood_of_log_lines_reaches_the_page_in_a_few_batches(qtbot: QtBot):
+def test_a_flood_of_log_lines_reaches_the_page_in_a_few_batches(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+):
     lines = 20_000
 
     def chatty(_report: Any, _recommendation: Any, _choice: Choice, on_event: Sink, _cancel: Any) -> Event:
@@ -311,14 +313,14 @@ def test_a_flood_of_log_lines_reaches_the_page_in_a_few_batches(qtbot: QtBot):
     batches: list[int] = []
     wizard = QWizard()
     qtbot.addWidget(wizard)
-    page = InstallPage(session)
-    take = page._take_events
+    take = InstallPage._take_events
 
-    def counted(events: list[Event]) -> None:
+    def counted(self: InstallPage, events: list[Event]) -> None:
         batches.append(len(events))
-        take(events)
+        take(self, events)
 
-    page._take_events = counted  # type: ignore[method-assign]
+    monkeypatch.setattr(InstallPage, "_take_events", counted)
+    page = InstallPage(session)
     wizard.addPage(page)
     wizard.show()
     qtbot.waitUntil(page.isComplete, timeout=20_000)
@@ -344,7 +346,7 @@ def test_closing_the_wizard_while_installing_cancels_and_waits(qtbot: QtBot):
     _wizard, page = open_page(qtbot, make_session(create_env=fake))
     qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=10_000)
     page.wait_for_workers()
-    assert fake.saw_cancel and not any(worker.is_running() for worker in page._workers)
+    assert fake.saw_cancel and not any(worker.is_running() for worker in page.work.workers)
     qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=10_000)
 
 

@@ -11,18 +11,17 @@ running tool, removes what it made, and returns a ``cancelled`` result.
 
 from __future__ import annotations
 
-import threading
 from html import escape
 from typing import Any, Final
 
 from gpuwizard.core.diagnosis import diagnose
 from gpuwizard.core.findings import Finding
-from gpuwizard.ui.event_bridge import Event, EventBridge
+from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
-from gpuwizard.ui.workers import FunctionWorker
+from gpuwizard.ui.workers import StreamedWork
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontDatabase
@@ -61,9 +60,7 @@ class InstallPage(QWizardPage):
         self.setButtonText(QWizard.WizardButton.CommitButton, self.tr("&Next >"))
         self.state = IDLE
         self.result: dict[str, Any] | None = None
-        self.cancel_event = threading.Event()
-        self.bridge: EventBridge | None = None
-        self._workers: list[FunctionWorker] = []
+        self.work = StreamedWork(self, self._take_events, self._show_result, self._crashed)
         self._phase = ""
         self._count_total: int | None = None
         self._count_done = 0
@@ -260,7 +257,7 @@ class InstallPage(QWizardPage):
         report, recommendation, choice = session.report, session.recommendation, session.choice
         self._reset()
         if report is None or recommendation is None or choice is None:
-            self._finish(
+            self._show_result(
                 {
                     "event": "result",
                     "status": FAILED,
@@ -269,26 +266,16 @@ class InstallPage(QWizardPage):
             )
             return
         self.state = RUNNING
-        self.cancel_event = threading.Event()
-        cancel = self.cancel_event
-        bridge = EventBridge(self._take_events, self)
-        self.bridge = bridge
         create_env = session.create_env
-        worker = FunctionWorker(lambda: create_env(report, recommendation, choice, bridge.sink, cancel), self)
-        worker.succeeded.connect(self._finish)
-        worker.failed.connect(self._crashed)
-        self._workers = [w for w in self._workers if w.is_running()] + [worker]
+        self.work.start(lambda sink, cancel: create_env(report, recommendation, choice, sink, cancel))
         self.cancel_button.setEnabled(True)
         self.phase_label.setText(self.tr("Starting…"))
-        bridge.start()
-        worker.start()
         self._announce()
 
     def cancel(self) -> None:
         """Ask the running step to stop; it removes what it made and returns ``cancelled``."""
-        if self.state != RUNNING or self.cancel_event.is_set():
+        if self.state != RUNNING or not self.work.cancel():
             return
-        self.cancel_event.set()
         self.cancel_button.setEnabled(False)
         self.phase_label.setText(self.tr("Cancelling: removing what was made…"))
         self._set_busy()
@@ -296,10 +283,7 @@ class InstallPage(QWizardPage):
 
     def wait_for_workers(self, milliseconds: int = 120_000) -> None:
         """Cancel a running installation and wait for it to roll back (when the wizard closes)."""
-        if self.state == RUNNING:
-            self.cancel_event.set()
-        for worker in self._workers:
-            worker.wait(milliseconds)
+        self.work.wait(milliseconds)
 
     # --- events -----------------------------------------------------------------------------
 
@@ -324,7 +308,7 @@ class InstallPage(QWizardPage):
                 self._count(event)
                 progress = event
                 detail = self._detail_text(event)
-        if phase_text is not None and not self.cancel_event.is_set():
+        if phase_text is not None and not self.work.cancel_event.is_set():
             self.phase_label.setText(phase_text)
         if detail is not None:
             self.detail_label.setText(detail)
@@ -343,7 +327,7 @@ class InstallPage(QWizardPage):
 
     def _show_progress(self, event: Event | None) -> None:
         percent = event.get("percent") if event is not None else None
-        if self.cancel_event.is_set():
+        if self.work.cancel_event.is_set():
             self._set_busy()
         elif isinstance(percent, (int, float)):
             package = (event or {}).get("package") or ""
@@ -373,14 +357,7 @@ class InstallPage(QWizardPage):
         # One append per batch: a block per line costs the same, the layout runs once.
         self.log_view.appendPlainText("\n".join(lines[-LOG_LINES:]))
 
-    def _finish(self, result: dict[str, Any]) -> None:
-        if self.bridge is not None:
-            self.bridge.stop()
-        self._show_result(result)
-
     def _crashed(self, message: str) -> None:
-        if self.bridge is not None:
-            self.bridge.stop()
         self._show_result(
             {
                 "event": "result",

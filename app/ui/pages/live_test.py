@@ -12,17 +12,16 @@ step's cancel event, which ends the probe.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from gpuwizard.core.findings import Finding, finding_from_json
-from gpuwizard.ui.event_bridge import Event, EventBridge
+from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.loss_chart import LossChart
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
-from gpuwizard.ui.workers import FunctionWorker
+from gpuwizard.ui.workers import StreamedWork
 from gpuwizard.workflow.live_test import LiveTestTarget
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import QLocale, Qt, QTimer
@@ -56,9 +55,7 @@ class LiveTestPage(QWizardPage):
         )
         self.state = IDLE
         self.result: dict[str, Any] | None = None
-        self.cancel_event = threading.Event()
-        self.bridge: EventBridge | None = None
-        self._workers: list[FunctionWorker] = []
+        self.work = StreamedWork(self, self._take_events, self._show_result, self._crashed)
         self._reset_numbers()
 
         content = QWidget(self)
@@ -248,38 +245,25 @@ class LiveTestPage(QWizardPage):
             self.completeChanged.emit()
             return
         self.state = RUNNING
-        self.cancel_event = threading.Event()
-        cancel = self.cancel_event
-        bridge = EventBridge(self._take_events, self)
-        self.bridge = bridge
         session = self.session
-        worker = FunctionWorker(lambda: session.test_and_record(report, target, bridge.sink, cancel), self)
-        worker.succeeded.connect(self._finish)
-        worker.failed.connect(self._crashed)
-        self._workers = [w for w in self._workers if w.is_running()] + [worker]
+        self.work.start(lambda sink, cancel: session.test_and_record(report, target, sink, cancel))
         self.stop_button.setEnabled(True)
         self.run_again_button.setEnabled(False)
         self.phase_label.setText(
             self.tr("Starting %1 in the environment…").replace("%1", self._framework_name(target.framework))
         )
-        bridge.start()
-        worker.start()
         self.completeChanged.emit()
 
     def cancel(self) -> None:
         """Stop the running test (the probe is ended; the verdict says it was stopped)."""
-        if self.state != RUNNING or self.cancel_event.is_set():
+        if self.state != RUNNING or not self.work.cancel():
             return
-        self.cancel_event.set()
         self.stop_button.setEnabled(False)
         self.phase_label.setText(self.tr("Stopping the test…"))
 
     def wait_for_workers(self, milliseconds: int = 30_000) -> None:
         """Stop a running test and wait for it (when the wizard closes)."""
-        if self.state == RUNNING:
-            self.cancel_event.set()
-        for worker in self._workers:
-            worker.wait(milliseconds)
+        self.work.wait(milliseconds)
 
     # --- events -----------------------------------------------------------------------------
 
@@ -367,14 +351,7 @@ class LiveTestPage(QWizardPage):
             top_memory = max(top_memory or 0, int(memory))
         self._usage_max = (top_use, top_memory)
 
-    def _finish(self, result: dict[str, Any]) -> None:
-        if self.bridge is not None:
-            self.bridge.stop()
-        self._show_result(result)
-
     def _crashed(self, message: str) -> None:
-        if self.bridge is not None:
-            self.bridge.stop()
         self.state = DONE
         self.result = None
         self.stop_button.setEnabled(False)
@@ -503,7 +480,7 @@ class LiveTestPage(QWizardPage):
         self._show_gpu_usage(final=True)
         verdict = str(result.get("verdict") or "broken")
         findings = [finding_from_json(f) for f in result.get("findings") or [] if isinstance(f, dict)]
-        if verdict == "broken" and self.cancel_event.is_set():
+        if verdict == "broken" and self.work.cancel_event.is_set():
             # Stopped on purpose: no verdict to keep, and the "probe killed" finding speaks of
             # hangs, which this was not.
             self.session.test_result = None

@@ -11,19 +11,18 @@ and the fix. "Repair" sets the broken environment up again with the same choices
 
 from __future__ import annotations
 
-import threading
 from html import escape
 from typing import Any
 
 from gpuwizard.core.drift import HealthReport
 from gpuwizard.core.findings import finding_from_json
 from gpuwizard.core.system_report import SystemReport
-from gpuwizard.ui.event_bridge import Event, EventBridge
+from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
-from gpuwizard.ui.workers import FunctionWorker
+from gpuwizard.ui.workers import StreamedWork
 from gpuwizard.workflow.session import WizardSession
 from gpuwizard.workflow.wizard_steps import repair_choice
 from PySide6.QtCore import Qt, Signal
@@ -131,9 +130,7 @@ class VerifyPage(QWizardPage):
         self.health: HealthReport | None = None
         self.checks: list[dict[str, Any]] = []
         self.rows: list[QtCheckRow] = []
-        self.cancel_event = threading.Event()
-        self.bridge: EventBridge | None = None
-        self._workers: list[FunctionWorker] = []
+        self.work = StreamedWork(self, self._take_events, self._finish, self._crashed)
 
         content = QWidget(self)
         self.headline = headline_label("verify_headline", content)
@@ -200,10 +197,7 @@ class VerifyPage(QWizardPage):
 
     def wait_for_workers(self, milliseconds: int = 30_000) -> None:
         """Stop running checks and wait for them (when the wizard closes)."""
-        if self.state == RUNNING:
-            self.cancel_event.set()
-        for worker in self._workers:
-            worker.wait(milliseconds)
+        self.work.wait(milliseconds)
 
     # --- actions ----------------------------------------------------------------------------
 
@@ -223,17 +217,7 @@ class VerifyPage(QWizardPage):
         self.progress.show()
         self.again_button.setEnabled(False)
         self.repair_button.hide()
-        self.cancel_event = threading.Event()
-        cancel = self.cancel_event
-        bridge = EventBridge(self._take_events, self)
-        self.bridge = bridge
-        session = self.session
-        worker = FunctionWorker(lambda: session.verify_and_detect(bridge.sink, cancel), self)
-        worker.succeeded.connect(self._finish)
-        worker.failed.connect(self._crashed)
-        self._workers = [w for w in self._workers if w.is_running()] + [worker]
-        bridge.start()
-        worker.start()
+        self.work.start(self.session.verify_and_detect)
         self.completeChanged.emit()
 
     def repair(self) -> None:
@@ -267,8 +251,6 @@ class VerifyPage(QWizardPage):
                 self._add_row(event)
 
     def _finish(self, outcome: object) -> None:
-        if self.bridge is not None:
-            self.bridge.stop()
         health, report = outcome if isinstance(outcome, tuple) else (None, None)
         self.state = DONE
         self.again_button.setEnabled(True)
@@ -283,8 +265,6 @@ class VerifyPage(QWizardPage):
         self.completeChanged.emit()
 
     def _crashed(self, message: str) -> None:
-        if self.bridge is not None:
-            self.bridge.stop()
         self.state = DONE
         self.again_button.setEnabled(True)
         self.progress.hide()
