@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from gpuwizard import __version__
+from gpuwizard.apply_cli import ApplyCliError, add_apply_parser, run_apply_command
 from gpuwizard.core.system_report import SystemReport, report_to_json
 from gpuwizard.diagnose_cli import DiagnoseUsageError, add_diagnose_parser, run_diagnose
 from gpuwizard.env_cli import EnvUsageError, add_env_parser, run_env_command
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_diagnose_parser(commands)
     add_path_parser(commands)
     add_verify_parser(commands)
+    add_apply_parser(commands)
 
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
@@ -144,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "diagnose": lambda parsed: run_diagnose(parsed, _write),
         "path": lambda parsed: run_path_command(parsed, _write),
         "verify": lambda parsed: run_verify_command(parsed, _write),
+        "apply": lambda parsed: run_apply_command(parsed, _write),
         None: _wizard,
     }
     try:
@@ -155,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         DiagnoseUsageError,
         PathUsageError,
         VerifyCliError,
+        ApplyCliError,
     ) as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -1,0 +1,182 @@
+"""The unattended run's Windows paths that this Linux machine cannot make real end to end.
+
+A GPU TensorFlow 2.10 on native Windows needs CUDA 11.2 on PATH: the PATH step runs for real on
+a registry snapshot file with the real journal, while the environment and the live test are
+the wizard's swappable steps: replayed from runs recorded on this machine
+(``resources/samples/runs``), or a GPU pass shaped as DESIGN.md's ``result`` event.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpuwizard.adapters.registry import RegValue, SnapshotFileEnvironment
+from gpuwizard.core.answers import parse_answers
+from gpuwizard.workflow.environments import EnvTools, PreparedEnv
+from gpuwizard.workflow.live_test import LiveTestTarget
+from gpuwizard.workflow.replay import recorded_events
+from gpuwizard.workflow.system_file import load_system_report
+from gpuwizard.workflow.unattended import ApplySteps, apply_answers
+
+SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
+USER = "HKCU\\Environment"
+CUDA_112_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin"
+GPU_PASS = {
+    "event": "result", "verdict": "gpu_ok", "framework": "tensorflow", "framework_version": "2.10.1",
+    "device": "NVIDIA GeForce RTX 2080 SUPER", "loss_first": 2.31, "loss_last": 0.42,
+    "samples_per_s": {"gpu": 21234.0, "cpu": 812.0}, "speedup": 26.1, "seconds": 21.4, "findings": [],
+}  # fmt: skip
+
+Event = dict[str, Any]
+
+
+def made_ok(
+    prepared: PreparedEnv, _tools: EnvTools, on_event: Callable[[Event], None], _cancel: threading.Event
+) -> Event:
+    """The environment's creation as recorded on this machine, under this run's name and folder."""
+    events = recorded_events("env-create-torch-cpu")
+    for event in events:
+        on_event(event)
+    return {**events[-1], "name": prepared.request.name, "path": str(prepared.prefix)}
+
+
+def replayed_test(
+    result: Event,
+) -> Callable[[Any, LiveTestTarget, Callable[[Event], None], threading.Event], Event]:
+    def run(
+        _report: Any, _target: LiveTestTarget, on_event: Callable[[Event], None], _cancel: threading.Event
+    ) -> Event:
+        on_event(result)
+        return result
+
+    return run
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SnapshotFileEnvironment:
+    copy = tmp_path / "registry.json"
+    shutil.copy(SAMPLES / "registry" / "windows-cuda12.json", copy)
+    return SnapshotFileEnvironment(copy)
+
+
+def run(
+    tmp_path: Path,
+    store: SnapshotFileEnvironment,
+    *,
+    create: Callable[[PreparedEnv, EnvTools, Callable[[Event], None], threading.Event], Event] = made_ok,
+    test: Event | None = None,
+    recorded: list[str] | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[Event, list[Event]]:
+    wheels = tmp_path / "wheels"
+    wheels.mkdir(exist_ok=True)
+    answers = parse_answers(
+        {"framework": "tensorflow", "version": "2.10", "manager": "venv", "environment": "tf",
+         "find_links": str(wheels), "offline": True}
+    )  # fmt: skip
+    report = load_system_report(SAMPLES / "windows-rtx2080super-two-cuda.json")
+    events: list[Event] = []
+    steps = ApplySteps(
+        detect=lambda: report,
+        create_env=create,
+        run_test=replayed_test(test or GPU_PASS),
+        record_good=lambda _report, name, _result, _store: (recorded if recorded is not None else []).append(
+            name
+        ),
+    )
+    result = apply_answers(
+        answers,
+        confirmed=True,
+        steps=steps,
+        path_store=store,
+        on_event=events.append,
+        cancel=cancel or threading.Event(),
+    )
+    return result, events
+
+
+def user_path(store: SnapshotFileEnvironment) -> str:
+    value = store.read_value(USER, "Path")
+    assert value is not None
+    return str(value.value)
+
+
+def journal_actions() -> list[str]:
+    journal = Path(os.environ["GPUWIZARD_HOME"]) / "path-journal.json"  # a fresh home per test (conftest)
+    return [entry["action"] for entry in json.loads(journal.read_text())["entries"]]
+
+
+def test_a_gpu_pass_keeps_the_path_change_and_records_the_good_state(
+    tmp_path: Path, store: SnapshotFileEnvironment
+):
+    recorded: list[str] = []
+    result, events = run(tmp_path, store, recorded=recorded)
+    assert (result["status"], result["exit_code"], result["changed"]) == ("ok", 0, True)
+    assert result["message"] == "tf is ready and trains on the GPU (gpu_ok)"
+    assert CUDA_112_BIN in user_path(store).split(";")
+    assert result["path"]["folders"][0] == CUDA_112_BIN
+    assert journal_actions() == ["add"]
+    assert recorded == ["tf"]
+    assert {event.get("source") for event in events} == {None, "environment", "test"}
+
+
+def test_a_failed_live_test_keeps_the_setup_for_diagnosis_and_exits_1(
+    tmp_path: Path, store: SnapshotFileEnvironment
+):
+    recorded: list[str] = []
+    cpu_only = recorded_events("test-torch-cpu")[-1]  # on a machine with a GPU, training on the CPU fails
+    result, _events = run(tmp_path, store, test=cpu_only, recorded=recorded)
+    assert (result["status"], result["exit_code"]) == ("problem", 1)
+    assert result["test"]["verdict"] == "cpu_only"
+    assert "gpuwizard env remove tf" in result["message"]
+    assert CUDA_112_BIN in user_path(store)
+    assert journal_actions() == ["add"]
+    assert recorded == []
+
+
+def test_cancel_during_the_environment_undoes_the_path_change(tmp_path: Path, store: SnapshotFileEnvironment):
+    before = store.path.read_bytes()
+    cancel = threading.Event()
+
+    def cancelled(
+        prepared: PreparedEnv, _tools: EnvTools, _on_event: Callable[[Event], None], flag: threading.Event
+    ) -> Event:
+        flag.set()  # Ctrl+C while the tool runs
+        return {
+            "event": "result",
+            "status": "cancelled",
+            "name": prepared.request.name,
+            "path": str(prepared.prefix),
+        }
+
+    result, events = run(tmp_path, store, create=cancelled, cancel=cancel)
+    assert (result["status"], result["exit_code"], result["changed"]) == ("cancelled", 3, False)
+    assert store.path.read_bytes() == before
+    assert journal_actions() == ["add", "undo"]
+    assert ("path", "undone") in [(e["stage"], e["status"]) for e in events if e["event"] == "stage"]
+
+
+def test_path_changed_by_someone_else_meanwhile_is_not_undone(tmp_path: Path, store: SnapshotFileEnvironment):
+    def failed_after_another_edit(
+        prepared: PreparedEnv, _tools: EnvTools, _on: Callable[[Event], None], _c: threading.Event
+    ) -> Event:
+        current = store.read_value(USER, "Path")
+        assert current is not None
+        store.replace_value(USER, "Path", current, RegValue(current.type, f"{current.value};D:\\other"))
+        return {"event": "result", "status": "failed", "name": prepared.request.name, "error": "disk full"}
+
+    result, events = run(tmp_path, store, create=failed_after_another_edit)
+    assert (result["status"], result["exit_code"]) == ("rolled_back", 3)
+    assert CUDA_112_BIN in user_path(store)  # reverting now would also drop D:\other
+    assert "D:\\other" in user_path(store)
+    assert "the PATH change could not be undone" in result["message"]
+    assert "gpuwizard path undo" in result["message"]
+    assert ("path", "kept") in [(e["stage"], e["status"]) for e in events if e["event"] == "stage"]
+    assert journal_actions() == ["add"]
