@@ -51,6 +51,7 @@ from gpuwizard.workflow.home import wizard_home
 from gpuwizard.workflow.live_test import LiveTestTarget
 from gpuwizard.workflow.path_changes import PathChange, history, plan_add
 from gpuwizard.workflow.path_journal import PathJournal, last_undoable
+from gpuwizard.workflow.path_machine import needs_elevation
 from gpuwizard.workflow.path_request import (
     PATH_ERRORS,
     PathRequest,
@@ -254,6 +255,12 @@ class _Apply:
             )
         except PATH_ERRORS as error:
             raise ApplyUsageError(f"PATH: {error_text(error)}") from None
+        if change.changed and needs_elevation(self.store, change):
+            # The wizard's elevated helper asks at a UAC prompt, and an unattended run has no one to ask.
+            raise ApplyUsageError(
+                "path_scope = system needs administrator rights and an unattended run asks no one: "
+                'run apply elevated (as SYSTEM under SCCM or Intune), or use path_scope = "user"'
+            )
         return request, change
 
     def _apply_path(self, request: PathRequest, change: PathChange) -> str | None:
