@@ -22,8 +22,10 @@ from gpuwizard.apply_cli import ApplyCliError, add_apply_parser, run_apply_comma
 from gpuwizard.core.system_report import SystemReport, report_to_json
 from gpuwizard.diagnose_cli import DiagnoseUsageError, add_diagnose_parser, run_diagnose
 from gpuwizard.env_cli import EnvUsageError, add_env_parser, run_env_command
+from gpuwizard.export_cli import ExportCliError, add_export_parser, run_export_command
 from gpuwizard.live_test_cli import LiveTestCliError, add_test_parser, run_test_command
 from gpuwizard.path_cli import PathUsageError, add_path_parser, run_path_command
+from gpuwizard.report_cli import ReportCliError, add_report_parser, run_report_command
 from gpuwizard.verify_cli import VerifyCliError, add_verify_parser, run_verify_command
 
 EXIT_OK = 0
@@ -117,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_path_parser(commands)
     add_verify_parser(commands)
     add_apply_parser(commands)
+    add_export_parser(commands)
+    add_report_parser(commands)
 
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
@@ -147,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "path": lambda parsed: run_path_command(parsed, _write),
         "verify": lambda parsed: run_verify_command(parsed, _write),
         "apply": lambda parsed: run_apply_command(parsed, _write),
+        "export": lambda parsed: run_export_command(parsed, _write),
+        "report": lambda parsed: run_report_command(parsed, _write),
         None: _wizard,
     }
     try:
@@ -159,6 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         PathUsageError,
         VerifyCliError,
         ApplyCliError,
+        ExportCliError,
+        ReportCliError,
     ) as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -23,6 +23,7 @@ from gpuwizard.core.diagnosis import diagnose
 from gpuwizard.core.findings import finding_to_json, make_finding
 from gpuwizard.core.live_test import ProbeEnd, ProbeRun, judge, result_event
 from gpuwizard.workflow.env_registry import find_record, load_records
+from gpuwizard.workflow.last_tests import remember_test
 
 #: The probe, run by path with the environment's interpreter (it imports nothing of ours).
 TRAIN_PROBE: Final = Path(__file__).resolve().parent.parent / "probes" / "train_test.py"
@@ -107,10 +108,13 @@ def run_live_test(
         else:
             emit(event)
 
+    ending: dict[str, Any] = {"cancel": cancel, "probe_args": probe_args}
     python = target.python
     if not _is_program(python):
         finding = make_finding("PYTHON_NOT_FOUND", python=python)
-        return _finish(run, "broken", findings=[finding], target=target, started=started, on_event=on_event)
+        return _finish(
+            run, "broken", findings=[finding], target=target, started=started, on_event=on_event, **ending
+        )
     argv = [python, str(TRAIN_PROBE), "--framework", target.framework, *probe_args]
     if sampler is not None:
         sampler.start(lambda sample: emit({"event": "gpu_usage", **sample}))
@@ -123,7 +127,9 @@ def run_live_test(
         end = ProbeEnd(None, killed_reason="cancelled", tail=tuple(tail))
     except CommandNotFound:
         finding = make_finding("PYTHON_NOT_FOUND", python=python)
-        return _finish(run, "broken", findings=[finding], target=target, started=started, on_event=on_event)
+        return _finish(
+            run, "broken", findings=[finding], target=target, started=started, on_event=on_event, **ending
+        )
     finally:
         if sampler is not None:
             sampler.stop()
@@ -135,7 +141,9 @@ def run_live_test(
     verdict, findings = judge(
         run, end, machine_has_nvidia_gpu=machine_has_nvidia_gpu, diagnosed=diagnose(error_text)
     )
-    return _finish(run, verdict, findings=findings, target=target, started=started, on_event=on_event)
+    return _finish(
+        run, verdict, findings=findings, target=target, started=started, on_event=on_event, **ending
+    )
 
 
 def _finish(
@@ -146,6 +154,8 @@ def _finish(
     target: LiveTestTarget,
     started: float,
     on_event: EventSink,
+    cancel: threading.Event,
+    probe_args: Sequence[str],
 ) -> dict[str, Any]:
     for finding in findings:
         on_event({"event": "finding", **finding_to_json(finding)})
@@ -155,6 +165,8 @@ def _finish(
     if result["python"] is None:
         result["python"] = target.python
     result["env"] = target.env_name
+    if not cancel.is_set():  # a cancelled test says nothing about the environment
+        remember_test(result, probe_args=probe_args)
     on_event(result)
     return result
 

@@ -1,0 +1,257 @@
+"""``gpuwizard export``: the plan as a Dockerfile, a conda environment.yml or a requirements file.
+
+For the cloud-VM and Docker cases (issue 8, point 4). The plan is the recommendation for this
+machine (or a saved report, ``--system``) and a wish like ``recommend``'s, or the exact build of
+an environment the wizard made (``--env``). A Dockerfile gets a plan of its own, made for Linux
+with the host's GPUs and driver (:mod:`gpuwizard.core.export_docker`).
+
+Exit codes: 0 written; 2 bad input (one line on stderr, nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from gpuwizard.core.export_docker import DockerImages
+    from gpuwizard.core.plan import Wish
+    from gpuwizard.core.system_report import SystemReport
+
+EXIT_OK: Final = 0
+FORMATS: Final = ("dockerfile", "environment.yml", "requirements")
+#: The environment manager each format is for; ``requirements`` serves both.
+_FORMAT_MANAGERS: Final = {
+    "dockerfile": ("venv",),
+    "environment.yml": ("conda",),
+    "requirements": ("venv", "conda"),
+}
+
+_DESCRIPTION: Final = """\
+Write the plan as a file for another target: a Dockerfile (a Linux container on an official
+CUDA, TensorFlow or Python image), a conda environment.yml, or a pinned pip requirements file.
+
+Which plan:
+  --env NAME     the exact build of an environment the wizard made (gpuwizard env list); its
+                 framework, version, build and Python are used, so --framework, --version,
+                 --python and --manager are refused with it.
+  --framework F  otherwise: the recommendation for this machine, as `gpuwizard recommend` makes
+                 it, with --version, --python (a preference) and --manager.
+  --system FILE  either way: plan for the machine a saved report describes (its GPUs and driver)
+                 instead of detecting this one.
+
+A Dockerfile is planned for Linux whatever the host's OS, with the host's GPUs and driver (the
+container brings no driver); environment.yml is a conda environment (--manager conda);
+requirements is for a venv, or for pip inside a conda environment with --manager conda.
+"""
+
+
+class ExportCliError(Exception):
+    """Bad input for ``export``: one line, exit code 2, nothing was written."""
+
+
+def add_export_parser(commands: Any) -> None:  # noqa: ANN401 - argparse's private _SubParsersAction
+    """Add ``export`` to the command parser."""
+    export = commands.add_parser(
+        "export",
+        help="write the plan as a Dockerfile, a conda environment.yml or a requirements file",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    export.add_argument(
+        "--format", dest="export_format", required=True, choices=FORMATS, help="what to write"
+    )
+    export.add_argument(
+        "--out",
+        dest="export_out",
+        required=True,
+        metavar="FILE",
+        type=Path,
+        help="the file to write (replaced)",
+    )
+    export.add_argument(
+        "--env",
+        dest="export_env",
+        metavar="NAME",
+        help="export the environment the wizard made with this name",
+    )
+    export.add_argument(
+        "--framework",
+        dest="export_framework",
+        metavar="F",
+        help="pytorch, tensorflow, or the legacy tensorflow-gpu",
+    )
+    export.add_argument(
+        "--version", dest="export_version", metavar="X.Y", help="a framework release (2.10 or 2.10.1)"
+    )
+    export.add_argument("--python", dest="export_python", metavar="X.Y", help="the preferred Python")
+    export.add_argument(
+        "--manager",
+        dest="export_manager",
+        choices=["venv", "conda"],
+        help="the environment manager (see above)",
+    )
+    export.add_argument(
+        "--system", dest="export_system", metavar="FILE", type=Path, help="plan for a saved system report"
+    )
+    export.add_argument(
+        "--name",
+        dest="export_name",
+        metavar="NAME",
+        help="the conda environment's and the image's name (default: from the environment or the plan)",
+    )
+
+
+def run_export_command(args: argparse.Namespace, write: Callable[[str], None]) -> int:
+    """Run ``gpuwizard export``; returns the exit code.
+
+    Raises:
+        ExportCliError: Bad input; nothing was written.
+    """
+    from gpuwizard.core.exports import ExportError  # noqa: PLC0415
+    from gpuwizard.core.plan import WishError  # noqa: PLC0415
+    from gpuwizard.workflow.report_files import write_text_atomically  # noqa: PLC0415
+
+    out: Path = args.export_out
+    fmt: str = args.export_format
+    _check_out(out)
+    _check_combination(args, fmt)
+    try:
+        text, summary = _render(args, fmt, out)
+    except (ExportError, WishError) as error:
+        raise ExportCliError(str(error)) from None
+    try:
+        write_text_atomically(out, text)
+    except OSError as error:
+        raise ExportCliError(f"{out}: cannot be written ({error.strerror or error})") from None
+    write(f"{out}: {summary}\n")
+    return EXIT_OK
+
+
+def _check_out(out: Path) -> None:
+    if out.is_dir():
+        raise ExportCliError(f"{out}: is a folder; give the file to write")
+    if not out.parent.is_dir():
+        raise ExportCliError(f"{out.parent}: no such folder")
+
+
+def _check_combination(args: argparse.Namespace, fmt: str) -> None:
+    if args.export_env is not None:
+        given = [
+            option
+            for option, value in (
+                ("--framework", args.export_framework),
+                ("--version", args.export_version),
+                ("--python", args.export_python),
+                ("--manager", args.export_manager),
+            )
+            if value is not None
+        ]
+        if given:
+            raise ExportCliError(
+                f"--env takes the framework, version, build and Python from the environment; leave out {', '.join(given)}"
+            )
+    elif args.export_framework is None:
+        raise ExportCliError(
+            "say which plan: --framework F (the recommendation) or --env NAME (an environment made)"
+        )
+    if args.export_manager is not None and args.export_manager not in _FORMAT_MANAGERS[fmt]:
+        raise ExportCliError(
+            f"--format {fmt} is for {' or '.join(_FORMAT_MANAGERS[fmt])} environments, not {args.export_manager}"
+        )
+
+
+def _render(args: argparse.Namespace, fmt: str, out: Path) -> tuple[str, str]:
+    """The file's text and the one-line summary; raises ExportError/WishError/ExportCliError."""
+    from gpuwizard.core.export_docker import plan_container, render_dockerfile  # noqa: PLC0415
+    from gpuwizard.core.exports import (  # noqa: PLC0415
+        Export,
+        check_name,
+        default_name,
+        plan_with_build,
+        render_environment_yml,
+        render_requirements,
+    )
+    from gpuwizard.core.recommend import plan_build_name, recommend  # noqa: PLC0415
+    from gpuwizard.workflow.compat_data import load_compat  # noqa: PLC0415
+
+    name = check_name(args.export_name) if args.export_name is not None else None
+    report = _saved_report(args.export_system) if args.export_system is not None else None
+    wish, build, origin = _wish(args, fmt)
+    compat = load_compat()
+    if report is None:
+        from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
+
+        report = detect_system()
+        where = "this machine"
+    else:
+        where = f"the saved report {args.export_system}"
+    origin = origin or f"the recommendation for {where}"
+    if fmt == "dockerfile":
+        container = plan_container(report, wish, compat, _docker_images(), build=build)
+        plan = container.plan
+        built = replace(plan, framework_version=container.base.framework_version or plan.framework_version)
+        export = Export(
+            plan, report, origin, name or default_name(built, args.export_env), container.recommendation
+        )
+        text = render_dockerfile(export, container.base, wished_python=wish.python)
+        summary = f"{plan_build_name(built)} in a Linux container from {container.base.reference}"
+        return text, summary
+    recommendation = recommend(report, wish, compat)
+    plan = plan_with_build(recommendation, build, compat)
+    export = Export(plan, report, origin, name or default_name(plan, args.export_env), recommendation)
+    render = render_requirements if fmt == "requirements" else render_environment_yml
+    summary = f"{plan_build_name(plan)} for Python {plan.python}"
+    if plan.index_url:
+        summary += f" from {plan.index_url}"
+    return render(export, out.name), summary
+
+
+def _wish(args: argparse.Namespace, fmt: str) -> tuple[Wish, str | None, str | None]:
+    """The wish, the exact build to keep (``--env``) and the origin for headers (``--env``)."""
+    from gpuwizard.core.compat import minor_of  # noqa: PLC0415
+    from gpuwizard.core.plan import FRAMEWORKS, Wish, parse_wish  # noqa: PLC0415
+
+    manager = args.export_manager or ("conda" if fmt == "environment.yml" else "venv")
+    if args.export_env is None:
+        return parse_wish(args.export_framework, args.export_version, args.export_python, manager), None, None
+    from gpuwizard.workflow.env_registry import find_record  # noqa: PLC0415
+
+    record = find_record(args.export_env)
+    if record is None:
+        raise ExportCliError(f"no environment called {args.export_env!r} (gpuwizard env list shows them)")
+    if record.framework not in FRAMEWORKS or not record.framework_version:
+        raise ExportCliError(f"the environment {args.export_env!r} has no framework the wizard installed")
+    if fmt == "requirements" and record.manager in ("venv", "conda"):
+        manager = record.manager
+    python = minor_of(record.python_version) if record.python_version else None
+    wish = Wish(record.framework, record.framework_version, python, manager, requested_name=record.framework)
+    build = record.framework_build or None
+    origin = (
+        f"the environment {record.name!r} ({record.framework} {record.framework_build or record.framework_version}"
+        + (f", Python {record.python_version}" if record.python_version else "")
+        + ")"
+    )
+    return wish, build, origin
+
+
+def _saved_report(path: Path) -> SystemReport:
+    from gpuwizard.workflow.system_file import SystemFileError, load_system_report  # noqa: PLC0415
+
+    try:
+        return load_system_report(path)
+    except SystemFileError as error:
+        raise ExportCliError(str(error)) from None
+
+
+def _docker_images() -> DockerImages:
+    """The bundled base-image table (``resources/compat/docker_images.json``)."""
+    from gpuwizard.core.export_docker import docker_images_from_json  # noqa: PLC0415
+
+    text = resources.files("gpuwizard.resources").joinpath("compat/docker_images.json").read_text("utf-8")
+    return docker_images_from_json(json.loads(text))
