@@ -322,10 +322,20 @@ def _environments_fact(environments: Sequence[Mapping[str, Any]], has_gpu: bool)
             for f in env.get("findings") or []
             if isinstance(f, Mapping) and f.get("severity") == "error"
         ]
-        state = [str(test.get("verdict")) if test is not None else "not tested", *errors[:1]]
+        state = [_verdict_text(env, test), *errors[:1]]
         parts.append(f"{env.get('name')} ({'; '.join(state)})")
     worst = max(levels, key=lambda level: _LEVELS.index(level) if level in _LEVELS else 0)
     return Fact("Environments", f"{len(environments)}: " + ", ".join(parts), level=worst)
+
+
+def _verdict_text(env: Mapping[str, Any], test: Mapping[str, Any] | None) -> str:
+    """The last live test's verdict; else the one the last good state recorded; else "not tested"."""
+    if test is not None:
+        return str(test.get("verdict"))
+    good = env.get("last_good")
+    if isinstance(good, Mapping) and good.get("test_verdict"):
+        return f"{good['test_verdict']} in the last good state"
+    return "not tested"
 
 
 def _last_test_result(env: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -278,3 +278,25 @@ def test_the_summary_says_what_is_broken_at_a_glance(tmp_path: Path):
     assert facts["GPU"] == "✅ NVIDIA GeForce RTX 3060, compute 8.6"
     assert facts["Driver"] == "✅ 560.94, supports CUDA up to 12.6"
     assert facts["Environments"] == r"❌ 1: gone (not tested; PYTHON\_NOT\_FOUND)"
+
+
+def test_without_a_recorded_live_test_the_glance_falls_back_to_the_last_good_state(tmp_path: Path):
+    from gpuwizard.core.snapshot import Snapshot, SnapshotEnv
+    from gpuwizard.workflow.snapshots import save_last_good
+
+    record = _record("lab", sys.executable, str(tmp_path / "lab"))
+    save_record(record)
+    save_last_good(
+        Snapshot(
+            recorded="2026-11-20T10:00:00+00:00",
+            environments=(
+                SnapshotEnv(
+                    name="lab", path=record.path, python=record.python, manager="venv", framework="pytorch",
+                    framework_version="2.13.0", test_verdict="gpu_ok", tested="2026-11-20T10:00:00+00:00",
+                ),
+            ),
+        )
+    )  # fmt: skip
+    report = machine(os="linux", gpus=(("NVIDIA GeForce RTX 3060", "8.6"),), driver="560.94", cuda_max="12.6")
+    markdown = render_support(redact_document(_gather(probe=False, report=report), Identities()), "markdown")
+    assert r"1: lab (gpu\_ok in the last good state)" in _glance(markdown)["Environments"]
