@@ -84,14 +84,7 @@ def run_report_command(args: argparse.Namespace, write: Callable[[str], None]) -
     store = _path_store(args.report_registry)
 
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
-    from gpuwizard.workflow.report_files import write_text_atomically  # noqa: PLC0415
-    from gpuwizard.workflow.support_bundle import (  # noqa: PLC0415
-        SupportCancelled,
-        gather_support_document,
-        redact_document,
-        render_support,
-        this_user,
-    )
+    from gpuwizard.workflow.support_bundle import SupportCancelled, write_support_report  # noqa: PLC0415
 
     if report is None:
         from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
@@ -100,7 +93,9 @@ def run_report_command(args: argparse.Namespace, write: Callable[[str], None]) -
     cancel = threading.Event()
     try:
         with cancel_on_signals(cancel):
-            document = gather_support_document(
+            redacted = write_support_report(
+                out,
+                fmt,
                 report=report,
                 system_source="detected" if args.report_system is None else "file",
                 path_store=store,
@@ -110,10 +105,6 @@ def run_report_command(args: argparse.Namespace, write: Callable[[str], None]) -
             )
     except SupportCancelled:
         return EXIT_CANCELLED
-    redacted = redact_document(document, this_user())
-    text = render_support(redacted, fmt)
-    try:
-        write_text_atomically(out, text)
     except OSError as error:
         raise ReportCliError(f"{out}: cannot write it ({error.strerror or error})") from None
     write(f"{out}\n")

@@ -52,6 +52,7 @@ from gpuwizard.workflow.last_tests import load_last_tests
 from gpuwizard.workflow.path_changes import PathChangeError, history
 from gpuwizard.workflow.path_journal import JournalError, PathJournal, entry_to_json
 from gpuwizard.workflow.path_request import review_store
+from gpuwizard.workflow.report_files import write_text_atomically
 from gpuwizard.workflow.snapshots import load_last_good
 from gpuwizard.workflow.verify import ENV_PROBE
 
@@ -307,3 +308,36 @@ def render_support(document: Mapping[str, Any], fmt: str) -> str:
     if fmt == "markdown":
         return render_markdown(view)
     return render_html(view, report_templates())
+
+
+def write_support_report(
+    out: Path,
+    fmt: str,
+    *,
+    report: SystemReport,
+    system_source: str,
+    path_store: EnvironmentStore | None,
+    runner: StreamingRunner | None,
+    cancel: threading.Event,
+    on_progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Gather, redact, render as ``fmt`` and write atomically to ``out``; returns what was written.
+
+    The one path from the machine to a shared file, for ``gpuwizard report`` and the wizard's
+    "Save a support report" alike: nothing unredacted is ever written.
+
+    Raises:
+        SupportCancelled: ``cancel`` was set; nothing was written.
+        OSError: ``out`` cannot be written.
+    """
+    document = gather_support_document(
+        report=report,
+        system_source=system_source,
+        path_store=path_store,
+        runner=runner,
+        cancel=cancel,
+        on_progress=on_progress,
+    )
+    redacted = redact_document(document, this_user())
+    write_text_atomically(out, render_support(redacted, fmt))
+    return redacted

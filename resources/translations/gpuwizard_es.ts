@@ -1885,6 +1885,41 @@
     </message>
 </context>
 <context>
+    <name>SupportReportControl</name>
+    <message>
+        <source>Save a support re&amp;port…</source>
+        <translation>Guardar un informe de so&amp;porte…</translation>
+    </message>
+    <message>
+        <source>Save everything someone helping you needs (the machine, PATH, the environments, the last tests, what is wrong) as a web page, Markdown or JSON. GPU serial numbers and UUIDs, your user name and your home folder are replaced before it is written.</source>
+        <translation>Guarda todo lo que necesita quien le ayude (el equipo, PATH, los entornos, las últimas pruebas, lo que falla) como página web, Markdown o JSON. Los números de serie y UUID de las GPU, su nombre de usuario y su carpeta personal se sustituyen antes de escribirlo.</translation>
+    </message>
+    <message>
+        <source>Save a support report</source>
+        <translation>Guardar un informe de soporte</translation>
+    </message>
+    <message>
+        <source>Web page (*.html);;Markdown (*.md);;JSON (*.json)</source>
+        <translation>Página web (*.html);;Markdown (*.md);;JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Saving the support report…</source>
+        <translation>Guardando el informe de soporte…</translation>
+    </message>
+    <message>
+        <source>Saved to %1, with serial numbers, UUIDs, your user name and home folder replaced.</source>
+        <translation>Guardado en %1, con los números de serie, los UUID, su nombre de usuario y su carpeta personal sustituidos.</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>No guardado</translation>
+    </message>
+    <message>
+        <source>The support report was not saved: %1</source>
+        <translation>El informe de soporte no se guardó: %1</translation>
+    </message>
+</context>
+<context>
     <name>VerifyPage</name>
     <message>
         <source>Verify your setup</source>

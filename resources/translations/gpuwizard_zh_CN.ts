@@ -1881,6 +1881,41 @@
     </message>
 </context>
 <context>
+    <name>SupportReportControl</name>
+    <message>
+        <source>Save a support re&amp;port…</source>
+        <translation>保存支持报告(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Save everything someone helping you needs (the machine, PATH, the environments, the last tests, what is wrong) as a web page, Markdown or JSON. GPU serial numbers and UUIDs, your user name and your home folder are replaced before it is written.</source>
+        <translation>将协助您的人所需的一切（本机、PATH、环境、最近的测试、出错之处）保存为网页、Markdown 或 JSON。写入前会替换 GPU 序列号和 UUID、您的用户名和主文件夹。</translation>
+    </message>
+    <message>
+        <source>Save a support report</source>
+        <translation>保存支持报告</translation>
+    </message>
+    <message>
+        <source>Web page (*.html);;Markdown (*.md);;JSON (*.json)</source>
+        <translation>网页 (*.html);;Markdown (*.md);;JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Saving the support report…</source>
+        <translation>正在保存支持报告…</translation>
+    </message>
+    <message>
+        <source>Saved to %1, with serial numbers, UUIDs, your user name and home folder replaced.</source>
+        <translation>已保存到 %1，序列号、UUID、您的用户名和主文件夹均已替换。</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <source>The support report was not saved: %1</source>
+        <translation>支持报告未保存：%1</translation>
+    </message>
+</context>
+<context>
     <name>VerifyPage</name>
     <message>
         <source>Verify your setup</source>

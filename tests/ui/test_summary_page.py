@@ -5,12 +5,13 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+import pytest
 from gpuwizard.ui.pages.summary import SummaryPage
 from gpuwizard.workflow.session import WizardSession
 from gpuwizard.workflow.system_file import load_system_report
 from gpuwizard.workflow.wizard_steps import Choice
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QWizard
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWizard
 from pytestqt.qtbot import QtBot
 
 SAMPLE = resources.files("gpuwizard.resources").joinpath("samples/windows-rtx2080super-two-cuda.json")
@@ -54,3 +55,40 @@ def test_without_an_environment_the_section_is_hidden(qtbot: QtBot):
     _wizard, page = open_summary(qtbot, session)
     assert not page.environment.isVisible()
     assert page.verdict.text()
+
+
+def test_a_support_report_is_saved_on_a_worker_redacted(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # The Windows sample comes from user "ana": her home folder must not reach the file.
+    session = WizardSession(report=load_system_report(Path(str(SAMPLE))))
+    _wizard, page = open_summary(qtbot, session)
+    target = tmp_path / "for the forum.md"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_args: (str(target), "Markdown (*.md)"))
+    page.support.button.click()
+    assert not page.support.button.isEnabled()  # saving: not twice at once
+    with qtbot.waitSignal(page.support.saved, timeout=60_000) as saved:
+        pass
+    assert saved.args == [str(target)]
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# GPU Setup Wizard support report")
+    assert "NVIDIA GeForce RTX 2080 SUPER" in text
+    assert "C:\\Users\\ana" not in text and "C:\\\\Users\\\\ana" not in text
+    assert "%USERPROFILE%" in text
+    assert page.support.button.isEnabled()
+    assert str(target) in page.support.status.text()
+
+
+def test_a_support_report_that_cannot_be_written_says_so(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    session = WizardSession(report=load_system_report(Path(str(SAMPLE))))
+    _wizard, page = open_summary(qtbot, session)
+    warnings: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: warnings.append(text))
+    page.support.save(tmp_path / "no such folder" / "report")  # no suffix: a web page
+    qtbot.waitUntil(lambda: bool(warnings), timeout=60_000)
+    assert warnings[0].startswith("The support report was not saved: ")
+    assert not (tmp_path / "no such folder").exists()
+    assert page.support.button.isEnabled()
+    assert page.support.status.text() == ""

@@ -16,6 +16,7 @@ from gpuwizard.core.system_report import SystemReport, gpu_list
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
+from gpuwizard.ui.widgets.support_report import SupportReportControl
 from gpuwizard.workflow.report_files import save_system_report
 from gpuwizard.workflow.session import WizardSession
 from PySide6.QtCore import QLocale, Qt
@@ -63,9 +64,10 @@ class SummaryPage(QWizardPage):
         layout.addWidget(self.verdict)
         layout.addWidget(self.environment)
         layout.addWidget(self.todo)
+        self.support = SupportReportControl(session, lambda: self.report, self)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
-        buttons.addStretch(1)
+        buttons.addWidget(self.support, 1)
         layout.addLayout(buttons)
         layout.addStretch(1)
 

@@ -22,6 +22,7 @@ from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
+from gpuwizard.ui.widgets.support_report import SupportReportControl
 from gpuwizard.ui.workers import StreamedWork
 from gpuwizard.workflow.session import WizardSession
 from gpuwizard.workflow.wizard_steps import repair_choice
@@ -131,6 +132,7 @@ class VerifyPage(QWizardPage):
         self.checks: list[dict[str, Any]] = []
         self.rows: list[QtCheckRow] = []
         self.work = StreamedWork(self, self._take_events, self._finish, self._crashed)
+        self.detected: SystemReport | None = None
 
         content = QWidget(self)
         self.headline = headline_label("verify_headline", content)
@@ -154,6 +156,7 @@ class VerifyPage(QWizardPage):
         layout.addWidget(self.phase_label)
         layout.addLayout(buttons)
         layout.addWidget(self.list_box)
+        layout.addWidget(self.support)
         layout.addStretch(1)
         self.scroll_area = fill_with_scroll_area(self, content, "verify_scroll")
         self.scroll_area.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -178,6 +181,8 @@ class VerifyPage(QWizardPage):
         )
         self.repair_button.clicked.connect(self.repair)
         self.repair_button.hide()
+        # What verify detected (None until it ran: then the report detects afresh).
+        self.support = SupportReportControl(self.session, lambda: self.detected, parent)
         buttons = QHBoxLayout()
         buttons.addWidget(self.progress, 1)
         buttons.addWidget(self.again_button)
@@ -198,6 +203,7 @@ class VerifyPage(QWizardPage):
     def wait_for_workers(self, milliseconds: int = 30_000) -> None:
         """Stop running checks and wait for them (when the wizard closes)."""
         self.work.wait(milliseconds)
+        self.support.wait_for_worker(milliseconds)
 
     # --- actions ----------------------------------------------------------------------------
 
@@ -257,6 +263,7 @@ class VerifyPage(QWizardPage):
         self.progress.hide()
         self.phase_label.clear()
         if isinstance(report, SystemReport):
+            self.detected = report
             self.report_detected.emit(report)
         if isinstance(health, HealthReport):
             self.health = health
