@@ -11,13 +11,12 @@ on stderr, nothing changed); 3 a step failed part-way and what this run changed 
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuwizard.env_cli import cancel_on_signals
+from gpuwizard.env_cli import cancel_on_signals, json_lines
 
 if TYPE_CHECKING:
     from gpuwizard.adapters.registry import EnvironmentStore
@@ -75,7 +74,7 @@ def run_apply_command(args: argparse.Namespace, write: Callable[[str], None]) ->
         raise ApplyCliError(str(error)) from None
     detect = _detector(args.apply_system)
     store = _path_store(args.apply_registry)
-    show = _json_lines(write) if args.json else _TextView(write)
+    show = json_lines(write) if args.json else _TextView(write)
     cancel = threading.Event()
     try:
         with cancel_on_signals(cancel):
@@ -107,25 +106,13 @@ def _detector(system_file: Path | None) -> Callable[[], SystemReport]:
 
 
 def _path_store(registry: Path | None) -> EnvironmentStore | None:
-    """The registry whose PATH is edited: the file given, else the live one on Windows only."""
-    import os  # noqa: PLC0415
-
     from gpuwizard.workflow.path_changes import PathChangeError  # noqa: PLC0415
-    from gpuwizard.workflow.path_machine import open_store  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import store_if_any  # noqa: PLC0415
 
-    if registry is None and os.name != "nt":
-        return None  # no registry: the wizard edits PATH only on Windows
     try:
-        return open_store(registry)
+        return store_if_any(registry)
     except PathChangeError as error:
         raise ApplyCliError(str(error)) from None
-
-
-def _json_lines(write: Callable[[str], None]) -> Callable[[dict[str, Any]], None]:
-    def show(event: dict[str, Any]) -> None:
-        write(json.dumps(event, ensure_ascii=False) + "\n")
-
-    return show
 
 
 class _TextView:

@@ -132,7 +132,7 @@ def _create(args: argparse.Namespace, write: Callable[[str], None]) -> int:
         prepared = prepare_environment(request, tools)
     except EnvRequestError as error:
         raise EnvUsageError(str(error)) from None
-    show = _json_lines(write) if args.json else _TextProgress(write)
+    show = json_lines(write) if args.json else _TextProgress(write)
     cancel = threading.Event()
     with cancel_on_signals(cancel):
         result = create_environment(prepared, tools, show, cancel)
@@ -174,7 +174,9 @@ def _remove(args: argparse.Namespace, write: Callable[[str], None]) -> int:
     return EXIT_OK
 
 
-def _json_lines(write: Callable[[str], None]) -> Callable[[dict[str, Any]], None]:
+def json_lines(write: Callable[[str], None]) -> Callable[[dict[str, Any]], None]:
+    """Show each event as one JSON line (the ``--json`` output of the streaming commands)."""
+
     def show(event: dict[str, Any]) -> None:
         write(json.dumps(event, ensure_ascii=False) + "\n")
 

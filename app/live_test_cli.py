@@ -8,12 +8,11 @@ machine without an NVIDIA GPU); 1 when the test ran and found a problem (``broke
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
-from gpuwizard.env_cli import cancel_on_signals
+from gpuwizard.env_cli import cancel_on_signals, json_lines
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1
@@ -54,7 +53,7 @@ def run_test_command(args: argparse.Namespace, write: Callable[[str], None]) -> 
         has_gpu: bool | None = bool(PynvmlSource().read().gpus)
     except NvmlUnavailable as error:
         has_gpu = False if error.failure in ("library_not_found", "binding_missing") else None
-    show = _json_lines(write) if args.json else _TextProgress(write)
+    show = json_lines(write) if args.json else _TextProgress(write)
     seen = _GpuCount(show)
     cancel = threading.Event()
     with cancel_on_signals(cancel):
@@ -106,13 +105,6 @@ def _record_good_state(env_name: str, result: dict[str, Any]) -> str | None:
         store = open_store(None)
     snapshot = record_good_state(detect_system(), env_name, result, path_store=store)
     return str(snapshot_path()) if snapshot is not None else None
-
-
-def _json_lines(write: Callable[[str], None]) -> Callable[[dict[str, Any]], None]:
-    def show(event: dict[str, Any]) -> None:
-        write(json.dumps(event, ensure_ascii=False) + "\n")
-
-    return show
 
 
 _VERDICT_TEXT: Final = {

@@ -1,4 +1,4 @@
-r"""``gpuwizard path show | add | remove | repair | undo | history`` (DESIGN.md section 4).
+r"""``gpuwizard path show | add | remove | repair | undo [--all] | history`` (DESIGN.md section 4).
 
 Every change is planned first and printed as a diff; ``--dry-run`` stops there. Otherwise it
 is journaled under ``GPUWIZARD_HOME``, written only if the value is still the one read, read
@@ -29,6 +29,7 @@ EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1
 CHANGE_SCHEMA: Final = "gpuwizard.path-change/1"
 SHOW_SCHEMA: Final = "gpuwizard.path/1"
+UNDO_ALL_SCHEMA: Final = "gpuwizard.path-undo-all/1"
 
 
 class PathUsageError(Exception):
@@ -70,6 +71,11 @@ def add_path_parser(commands: Any) -> None:  # noqa: ANN401 - argparse's private
     common(repair)
 
     undo = actions.add_parser("undo", help="revert the most recent PATH change, exactly")
+    undo.add_argument(
+        "--all",
+        action="store_true",
+        help="revert every PATH change the wizard made, newest first (checked as a whole first)",
+    )
     common(undo, scope=False)
 
     history = actions.add_parser("history", help="the PATH changes the wizard made")
@@ -105,6 +111,8 @@ def run_path_command(args: argparse.Namespace, write: Callable[[str], None]) -> 
     try:
         store = open_store(args.registry)
         handler = {"show": _show, "history": _history}.get(args.path_command, _change)
+        if args.path_command == "undo" and args.all:
+            handler = _undo_all
         return handler(args, store, write)
     except UndoConflict as conflict:
         print(f"gpuwizard: {conflict}", file=sys.stderr)
@@ -237,6 +245,56 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[
     else:
         _write_change(change, args.dry_run, applied is not None, write)
         _write_findings(findings, write)
+    return EXIT_OK
+
+
+def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: Callable[[str], None]) -> int:
+    """``path undo --all``: every undo planned and checked first, then made one by one, each journaled.
+
+    Nothing to undo is not an error here (exit 0): the uninstaller runs it whatever the journal holds.
+    """
+    from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
+    from gpuwizard.workflow.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.path_changes import apply_change, plan_undo_all  # noqa: PLC0415
+    from gpuwizard.workflow.path_journal import PathJournal  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import elevated_write, needs_elevation  # noqa: PLC0415
+
+    journal = PathJournal(wizard_home())
+    planned = plan_undo_all(store, journal)
+    done: list[tuple[PathChange, AppliedChange | None]] = []
+    for change in planned:
+        applied = None
+        if change.changed and not args.dry_run:
+            writer = elevated_write if needs_elevation(store, change) else None
+            try:
+                applied = apply_change(store, journal, change, write=writer)
+            except (ValueChanged, RegistryWriteError) as error:
+                # The undos made so far stay made, each journaled; say how far it got.
+                what = (
+                    "the value changed while it was being written"
+                    if isinstance(error, ValueChanged)
+                    else error
+                )
+                print(
+                    f"gpuwizard: {what}; {len(done)} of {len(planned)} undos were made "
+                    "('gpuwizard path history' lists them)",
+                    file=sys.stderr,
+                )
+                return EXIT_PROBLEM
+        done.append((change, applied))
+    if args.json:
+        data = {
+            "schema": UNDO_ALL_SCHEMA,
+            "registry": store.identity,
+            "dry_run": args.dry_run,
+            "changes": [_change_json(change, store, args.dry_run, applied, []) for change, applied in done],
+        }
+        write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    if not done:
+        write("Nothing to undo: every PATH change the wizard made is undone already.\n")
+    for change, applied in done:
+        _write_change(change, args.dry_run, applied is not None, write)
     return EXIT_OK
 
 

@@ -141,18 +141,13 @@ def _saved_report(path: Path) -> SystemReport:
 
 
 def _path_store(registry: Path | None) -> EnvironmentStore | None:
-    """The registry whose PATH is shown: the file given, else the live one on Windows only."""
     from gpuwizard.workflow.path_changes import PathChangeError  # noqa: PLC0415
-    from gpuwizard.workflow.path_machine import open_store  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import store_if_any  # noqa: PLC0415
 
-    if registry is not None:
-        try:
-            return open_store(registry)
-        except PathChangeError as error:
-            raise ReportCliError(str(error)) from None
-    if os.name != "nt":
-        return None  # no registry: the process's PATH is shown instead
-    return open_store(None)
+    try:
+        return store_if_any(registry)
+    except PathChangeError as error:
+        raise ReportCliError(str(error)) from None
 
 
 def _summary_line(document: dict[str, Any]) -> str:

@@ -11,14 +11,12 @@ Exit codes: 0 healthy (changes such as an upgraded driver are fine); 1 something
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from gpuwizard.env_cli import cancel_on_signals
+from gpuwizard.env_cli import cancel_on_signals, json_lines
 
 if TYPE_CHECKING:
     from gpuwizard.adapters.registry import EnvironmentStore
@@ -85,7 +83,7 @@ def run_verify_command(args: argparse.Namespace, write: Callable[[str], None]) -
         def detect() -> SystemReport:
             return saved
 
-    show = _json_lines(write) if args.json else _TextView(write)
+    show = json_lines(write) if args.json else _TextView(write)
     cancel = threading.Event()
     try:
         with cancel_on_signals(cancel):
@@ -116,25 +114,13 @@ def _saved_report(path: Path) -> SystemReport:
 
 
 def _path_store(registry: Path | None) -> EnvironmentStore | None:
-    """The registry whose PATH is checked: the file given, else the live one on Windows only."""
     from gpuwizard.workflow.path_changes import PathChangeError  # noqa: PLC0415
-    from gpuwizard.workflow.path_machine import open_store  # noqa: PLC0415
+    from gpuwizard.workflow.path_machine import store_if_any  # noqa: PLC0415
 
-    if registry is not None:
-        try:
-            return open_store(registry)
-        except PathChangeError as error:
-            raise VerifyCliError(str(error)) from None
-    if os.name != "nt":
-        return None  # no registry: the wizard edits PATH only on Windows
-    return open_store(None)
-
-
-def _json_lines(write: Callable[[str], None]) -> Callable[[dict[str, Any]], None]:
-    def show(event: dict[str, Any]) -> None:
-        write(json.dumps(event, ensure_ascii=False) + "\n")
-
-    return show
+    try:
+        return store_if_any(registry)
+    except PathChangeError as error:
+        raise VerifyCliError(str(error)) from None
 
 
 _LABELS: Final = {"ok": "ok", "changed": "changed", "broken": "BROKEN", "skipped": "skipped"}

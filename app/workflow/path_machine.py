@@ -75,6 +75,17 @@ def open_store(registry_file: Path | None) -> EnvironmentStore:
     return WinregEnvironment()
 
 
+def store_if_any(registry_file: Path | None) -> EnvironmentStore | None:
+    """The snapshot file when given, else the live registry on Windows, else None (no registry).
+
+    Raises:
+        PathChangeError: The file is no registry snapshot.
+    """
+    if registry_file is None and os.name != "nt":
+        return None  # the wizard edits PATH only on Windows
+    return open_store(registry_file)
+
+
 def missing_folder_keys(values: Iterable[str], env: Mapping[str, str] | None = None) -> set[str]:
     """Comparison keys of the entries whose folders do not exist on this machine.
 

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
+from fakes.entry_point import gpuwizard
+
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 WINDOWS_REPORT = SAMPLES / "windows-rtx2080super-two-cuda.json"
 WINDOWS_REGISTRY = SAMPLES / "registry" / "windows-cuda12.json"
@@ -28,17 +29,6 @@ WINDOWS_REGISTRY = SAMPLES / "registry" / "windows-cuda12.json"
 
 def home() -> Path:
     return Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
-
-
-def gpuwizard(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ENTRY_POINT, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ),
-        check=False,
-    )
 
 
 def events_of(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
@@ -266,7 +256,9 @@ def test_a_real_setup_passes_its_test_verifies_and_a_second_run_changes_nothing(
 
 def test_the_documented_answer_file_previews_a_gpu_plan():
     documented = Path(__file__).resolve().parents[2] / "docs" / "fleet" / "answers.toml"
-    done = gpuwizard("apply", "--answers", str(documented), "--json", "--system", str(SAMPLES / "linux-h200.json"))
+    done = gpuwizard(
+        "apply", "--answers", str(documented), "--json", "--system", str(SAMPLES / "linux-h200.json")
+    )
     assert done.returncode == 0, done.stderr
     result = events_of(done)[-1]
     assert (result["status"], result["framework"], result["cpu_only"]) == ("preview", "pytorch", False)

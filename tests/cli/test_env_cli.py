@@ -19,29 +19,16 @@ from typing import Any
 
 import pytest
 
+from fakes.entry_point import ENTRY_POINT, gpuwizard
 from fakes.http_server import serve
 from fakes.wheels import bundled_pip_wheel, tiny_torch
 
-ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
 
 
 @pytest.fixture
 def isolated_home() -> Path:
     return Path(os.environ["GPUWIZARD_HOME"])  # set for every test by tests/conftest.py
-
-
-def gpuwizard(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ENTRY_POINT, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
 
 
 def events_of(stdout: str) -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from importlib import resources
@@ -26,21 +25,15 @@ from gpuwizard.core.system_report import report_to_json
 from gpuwizard.workflow.env_registry import EnvRecord, save_record
 from packaging.requirements import Requirement
 
+from fakes.entry_point import gpuwizard
 from fakes.reports import machine
 
-ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
 WINDOWS_RTX = REPORTS / "windows-rtx3060-546.33.json"
 K80 = REPORTS / "linux-k80-470.256.02.json"
 NO_GPU = Path(str(resources.files("gpuwizard.resources").joinpath("samples", "no-gpu.json")))
 IMAGES = json.loads(resources.files("gpuwizard.resources").joinpath("compat/docker_images.json").read_text())
 TORCH_INDEX = "https://download.pytorch.org/whl/"
-
-
-def gpuwizard(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ENTRY_POINT, *args], capture_output=True, text=True, timeout=120, env=dict(os.environ), check=False
-    )
 
 
 def export(out: Path, fmt: str, *args: str) -> str:

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from importlib import resources
 from pathlib import Path
@@ -25,7 +24,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
+from fakes.entry_point import gpuwizard
+
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 RTX3060 = FIXTURES / "reports" / "windows-rtx3060-546.33.json"
 SAMPLE_REGISTRY = Path(
@@ -34,19 +34,6 @@ SAMPLE_REGISTRY = Path(
 USER = "zorblaxqu"
 UUID = "GPU-8f6c1a2b-4d3e-11ee-be56-0242ac120002"
 TOKEN = "s3cr3t-t0ken"  # noqa: S105 - a made-up login that the report must hide
-
-
-def gpuwizard(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ENTRY_POINT, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env if env is not None else dict(os.environ),
-        check=False,
-    )
 
 
 def schema(name: str) -> dict[str, Any]:

@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 from gpuwizard.core.system_report import report_to_json
 
+from fakes.entry_point import ENTRY_POINT, gpuwizard
 from fakes.reports import machine
 from fakes.torch_builds import torch_build
 from fakes.wheels import bundled_pip_wheel
 
-ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 USER = "HKCU\\Environment"
 CUDA_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin"
@@ -37,17 +37,6 @@ RTX = ("NVIDIA GeForce RTX 3060", "8.6")
 
 def home() -> Path:
     return Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
-
-
-def gpuwizard(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ENTRY_POINT, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ),
-        check=False,
-    )
 
 
 def events_of(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
