@@ -133,6 +133,7 @@ class _Apply:
         self.journal = PathJournal(wizard_home())
         self.made = _Made()
         self.tools: EnvTools | None = None
+        self.mending = False
 
     # --- the run ---------------------------------------------------------------------------
 
@@ -211,8 +212,12 @@ class _Apply:
         """The environment kept as it is (one of that name matches the plan), or the checked request."""
         answers = self.answers
         existing = find_record(answers.environment)
-        if existing is not None and not answers.replace:
-            if _matches(existing, plan):
+        # The wizard's own environment of this very plan, damaged (the framework uninstalled, the
+        # interpreter gone): made again in its place, so that running apply again mends a machine.
+        mend = existing is not None and _same_plan(existing, plan) and not _intact(existing)
+        self.mending = mend
+        if existing is not None and not answers.replace and not mend:
+            if _same_plan(existing, plan):
                 return existing, None
             raise ApplyUsageError(
                 f"an environment {answers.environment!r} made with {existing.framework} "
@@ -229,7 +234,7 @@ class _Apply:
             offline=answers.offline,
             jupyter=answers.jupyter,
             gpus=answers.gpus,
-            replace=answers.replace,
+            replace=answers.replace or mend,
         )
         self.tools = EnvTools(
             runner=self.steps.runner, interpreters=report.interpreters, managers=report.managers
@@ -417,7 +422,9 @@ class _Apply:
             }
         if prepared is None:
             return {}
+        mended = {"note": "this plan's environment was damaged: it is made again"} if self.mending else {}
         return {
+            **mended,
             "name": prepared.request.name,
             "path": str(prepared.prefix),
             "tool": prepared.backend.tool,
@@ -465,14 +472,32 @@ class _Apply:
         return result
 
 
-def _matches(record: EnvRecord, plan: Plan) -> bool:
-    """Whether the recorded environment is the one the plan would make (then it is kept)."""
+def _same_plan(record: EnvRecord, plan: Plan) -> bool:
+    """Whether the recorded environment was made for the plan's framework release."""
     version = record.framework_version.split("+", 1)[0]
-    return (
-        record.framework == plan.framework
-        and version == plan.framework_version
-        and Path(record.python).exists()
-    )
+    return record.framework == plan.framework and version == plan.framework_version
+
+
+#: The distributions that bring each framework, as their ``*.dist-info`` folders are named
+#: (PEP 427 escapes ``-`` as ``_``): TensorFlow also ships as tensorflow-cpu and tensorflow-intel.
+_FRAMEWORK_DISTRIBUTIONS: Final = {
+    "pytorch": ("torch",),
+    "tensorflow": ("tensorflow", "tensorflow_cpu", "tensorflow_intel", "tensorflow_macos"),
+}
+
+
+def _intact(record: EnvRecord) -> bool:
+    """Whether the environment still has its interpreter and an installed framework.
+
+    Reads the installed distributions' metadata folders (as ``pip list`` does) rather than
+    importing the framework, which takes seconds; the live test afterwards checks the rest.
+    """
+    if not Path(record.python).exists():
+        return False
+    names = _FRAMEWORK_DISTRIBUTIONS.get(record.framework, ())
+    root = Path(record.path)
+    site_folders = [*root.glob("lib/python*/site-packages"), *root.glob("Lib/site-packages")]
+    return any(next(folder.glob(f"{name}-*.dist-info"), None) for folder in site_folders for name in names)
 
 
 def _machine_summary(report: SystemReport) -> str:

@@ -253,6 +253,24 @@ def test_a_real_setup_passes_its_test_verifies_and_a_second_run_changes_nothing(
     assert not any(event.get("source") == "environment" for event in events)
     assert (events[-1]["status"], events[-1]["changed"]) == ("ok", False)
 
+    # "I uninstalled torch to save space": the next run makes this plan's environment again.
+    site = next(Path(result["environment"]["path"]).glob("lib/python*/site-packages"))
+    for installed in site.glob("torch*"):
+        shutil.rmtree(installed)
+    mended = gpuwizard("apply", "--answers", str(answers), "--yes", "--json")
+    assert mended.returncode == 0, mended.stdout[-3000:] + mended.stderr
+    events = events_of(mended)
+    started = next(event for event in events if event.get("stage") == "environment")
+    assert (started["status"], started["note"]) == (
+        "started",
+        "this plan's environment was damaged: it is made again",
+    )
+    assert (events[-1]["status"], events[-1]["changed"], events[-1]["test"]["verdict"]) == (
+        "ok",
+        True,
+        "cpu_only",
+    )
+
 
 def test_the_documented_answer_file_previews_a_gpu_plan():
     documented = Path(__file__).resolve().parents[2] / "docs" / "fleet" / "answers.toml"
