@@ -8,8 +8,8 @@ the environment request (a name taken by an environment of another plan), and th
 
 - the plan's PATH folders are added (Windows, or a registry snapshot file), journaled;
 - the environment is made (kept as it is when one of that name already matches the plan, so a
-  second run changes nothing); if that fails or is cancelled, the PATH change of this run is
-  undone: the machine is as it was (exit 3);
+  second run changes nothing, and made again when that one was damaged); if that fails or is
+  cancelled, the PATH change of this run is undone: the machine is as it was (exit 3);
 - the live test runs; a pass records the last good state (as ``gpuwizard test`` does), a fail
   keeps the setup for diagnosis and exits 1.
 
