@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gpuwizard.ui.event_bridge import Event, EventBridge
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, SignalInstance, Slot
 
 
 class _Keeper(QObject):
@@ -44,24 +44,41 @@ def _the_keeper() -> _Keeper:
     return _keeper
 
 
-class FunctionWorker(QObject):
-    """Runs one function on a worker thread, once.
+class _Relay(QObject):
+    """Where a worker's outcome arrives: on the UI thread, a child of the page that asked.
 
-    Signals:
-        succeeded(object): The function's return value.
-        failed(str): ``ExceptionName: message`` when the function raised.
-        done(): After either of the above.
+    Deleted with its page, so an outcome that comes after the page is gone goes nowhere: Qt
+    drops queued calls to a deleted receiver. (PySide6 6.4, which the installer's Wine build
+    pins, kept the page's bound slots connected past the page's end.)
     """
 
     succeeded = Signal(object)
     failed = Signal(str)
     done = Signal()
 
+
+class FunctionWorker(QObject):
+    """Runs one function on a worker thread, once.
+
+    Signals (of the relay, on the UI thread; none once ``parent`` is destroyed):
+        succeeded(object): The function's return value.
+        failed(str): ``ExceptionName: message`` when the function raised.
+        done(): After either of the above.
+    """
+
+    _succeeded = Signal(object)
+    _failed = Signal(str)
+    _done = Signal()
+
     def __init__(self, function: Callable[[], Any], parent: QObject | None = None) -> None:
-        """``parent`` is accepted for the callers' symmetry; the thread deliberately has none."""
+        """``parent``: the page the outcome is for; the thread deliberately has no parent."""
         super().__init__()
-        del parent
         self._function = function
+        self._relay = _Relay(parent)
+        # Signal to signal, queued to the relay's (UI) thread.
+        self._succeeded.connect(self._relay.succeeded)
+        self._failed.connect(self._relay.failed)
+        self._done.connect(self._relay.done)
         self._thread = QThread()
         self._thread.setObjectName("gpuwizard-worker")
         self.moveToThread(self._thread)
@@ -72,6 +89,21 @@ class FunctionWorker(QObject):
         if app is not None:
             # Quitting the app must not destroy a thread that is still running.
             app.aboutToQuit.connect(self.wait)
+
+    @property
+    def succeeded(self) -> SignalInstance:
+        """The function's return value, on the UI thread."""
+        return self._relay.succeeded
+
+    @property
+    def failed(self) -> SignalInstance:
+        """``ExceptionName: message`` when the function raised, on the UI thread."""
+        return self._relay.failed
+
+    @property
+    def done(self) -> SignalInstance:
+        """After either of the above."""
+        return self._relay.done
 
     def start(self) -> None:
         """Start the function on the worker thread."""
@@ -95,11 +127,11 @@ class FunctionWorker(QObject):
         try:
             result = self._function()
         except Exception as error:  # noqa: BLE001 - every failure reaches the page as a message
-            self.failed.emit(f"{type(error).__name__}: {error}")
+            self._failed.emit(f"{type(error).__name__}: {error}")
         else:
-            self.succeeded.emit(result)
+            self._succeeded.emit(result)
         finally:
-            self.done.emit()
+            self._done.emit()
             # Called here, in the worker thread, rather than through a queued signal: the thread
             # stops even if the UI thread's event loop ends first (QThread.quit is thread-safe).
             self._thread.quit()

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from gpuwizard.core.diagnosis import diagnose
 from gpuwizard.core.findings import Finding
+from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
@@ -23,7 +24,7 @@ from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.workers import StreamedWork
 from gpuwizard.workflow.session import WizardSession
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -403,7 +404,7 @@ class InstallPage(QWizardPage):
         else:
             self._show_not_made(result)
         self._announce()
-        QTimer.singleShot(0, self, self._reveal_result)
+        call_soon(self, self._reveal_result)
 
     def _show_ready(self, result: dict[str, Any]) -> None:
         self.phase_label.setText(self.tr("All steps finished."))
@@ -470,7 +471,7 @@ class InstallPage(QWizardPage):
         self._sync_back()
         if self.state == RUNNING:
             # initializePage runs before the wizard updates its buttons, which enables Back again.
-            QTimer.singleShot(0, self, self._sync_back)
+            call_soon(self, self._sync_back)
 
     def _sync_back(self) -> None:
         wizard = self.wizard()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuwizard.core.findings import Finding, finding_from_json
+from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
@@ -24,7 +25,7 @@ from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.workers import StreamedWork
 from gpuwizard.workflow.live_test import LiveTestTarget
 from gpuwizard.workflow.session import WizardSession
-from PySide6.QtCore import QLocale, Qt, QTimer
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -501,7 +502,7 @@ class LiveTestPage(QWizardPage):
         if not self.chart.point_count():
             self.chart.set_empty_text(self.tr("No training step ran."))
         self.completeChanged.emit()
-        QTimer.singleShot(0, self, self._reveal_verdict)
+        call_soon(self, self._reveal_verdict)
 
     def _show_verdict_text(self, headline: str, status: Status, verdict: str, why: str = "") -> None:
         self.verdict_box.show()

@@ -18,6 +18,7 @@ from typing import Any, Final
 from gpuwizard.core.findings import Finding
 from gpuwizard.core.path_algebra import DUPLICATE, EMPTY, MISSING, OTHER_CUDA_FIRST, entry_of
 from gpuwizard.core.path_review import ScopeReview
+from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.theme import diff_colors, status_color, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
@@ -37,7 +38,7 @@ from gpuwizard.workflow.path_request import (
 )
 from gpuwizard.workflow.path_verify import DllResolution
 from gpuwizard.workflow.session import WizardSession
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -671,7 +672,7 @@ class PathPage(QWizardPage):
             )
         self._show_restart(outcome.restart, changed=applied.entry is not None)
         # Once the layout has made room for it; with the page as context, so a closed page is skipped.
-        QTimer.singleShot(0, self, self._reveal_result)
+        call_soon(self, self._reveal_result)
 
     def _show_restart(self, restart: Finding | None, *, changed: bool) -> None:
         if restart is not None:
@@ -728,4 +729,4 @@ class PathPage(QWizardPage):
         self.dlls.setFixedHeight(self.dlls.header().sizeHint().height() + rows * 24 + 6)
         self.dlls.show()
         # Once the layout has made room for it; with the page as context, so a closed page is skipped.
-        QTimer.singleShot(0, self, self._reveal_result)
+        call_soon(self, self._reveal_result)

@@ -1,4 +1,4 @@
-""""Save a support report…": the redacted report of ``gpuwizard report``, from the wizard.
+"""The "Save a support report…" control: the redacted report of ``gpuwizard report``, from the wizard.
 
 The person asks where to save it (a web page, Markdown for an issue, or JSON); the report is
 gathered, redacted and written on a worker, since asking each environment's interpreter takes
@@ -111,9 +111,9 @@ class SupportReportControl(QWidget):
     def _saved(self, path: object) -> None:
         self.button.setEnabled(True)
         self.status.setText(
-            self.tr("Saved to %1, with serial numbers, UUIDs, your user name and home folder replaced.").replace(
-                "%1", str(path)
-            )
+            self.tr(
+                "Saved to %1, with serial numbers, UUIDs, your user name and home folder replaced."
+            ).replace("%1", str(path))
         )
         self.saved.emit(str(path))
 
