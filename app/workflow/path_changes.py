@@ -32,7 +32,7 @@ from gpuwizard.core.path_algebra import (
     has_variable_references,
     remove_entries,
 )
-from gpuwizard.workflow.path_journal import JournalEntry, PathJournal, last_undoable, new_entry
+from gpuwizard.workflow.path_journal import JournalEntry, PathJournal, last_undoable, new_entry, undoable
 
 #: The registry keys of the two scopes (Microsoft Learn, "Environment Variables").
 SCOPE_KEYS: Final = {"user": USER_ENVIRONMENT_KEY, "system": SYSTEM_ENVIRONMENT_KEY}
@@ -170,6 +170,36 @@ def plan_undo(store: EnvironmentStore, journal: PathJournal) -> PathChange:
             "undoing it would lose that later change, so nothing was changed"
         )
     return PathChange(target.scope, target.key, "undo", target.folders, now, target.old, reverts=target)
+
+
+def plan_undo_all(store: EnvironmentStore, journal: PathJournal) -> list[PathChange]:
+    """Plan reverting every change recorded for this registry that is not undone yet, newest first.
+
+    The same undos, in the same order, as repeating :func:`plan_undo` until nothing is left (the
+    uninstaller's "undo the wizard's PATH changes"), but checked as a whole before anything is
+    written: each undo must find the value that the undos before it leave. An empty list: nothing
+    to undo.
+
+    Raises:
+        UndoConflict: A value changed after the change that set it; undoing would lose that later
+            change, so none of the undos may be made.
+    """
+    entries = journal.entries(store.identity, current=lambda e: store.read_value(e.key, e.name))
+    planned: list[PathChange] = []
+    values: dict[tuple[str, str], RegValue | None] = {}
+    for target in undoable(entries):
+        where = (target.key, target.name)
+        now = values[where] if where in values else store.read_value(*where)
+        if now != target.new:
+            raise UndoConflict(
+                f"{target.key}\\{target.name} changed after the change of {target.time} ({target.action}); "
+                "undoing it would lose that later change, so nothing was changed"
+            )
+        planned.append(
+            PathChange(target.scope, target.key, "undo", target.folders, now, target.old, reverts=target)
+        )
+        values[where] = target.old
+    return planned
 
 
 @dataclass(frozen=True)

@@ -205,7 +205,15 @@ def new_entry(
     )
 
 
+def undoable(entries: Sequence[JournalEntry]) -> list[JournalEntry]:
+    """The changes that no undo has reverted, newest first (undos themselves are not undone).
+
+    The order in which repeated undos revert them.
+    """
+    reverted = {e.reverts for e in entries if e.action == "undo"}
+    return [e for e in reversed(entries) if e.action != "undo" and e.id not in reverted]
+
+
 def last_undoable(entries: Sequence[JournalEntry]) -> JournalEntry | None:
     """The most recent change that no later undo has reverted (undos themselves are not undone)."""
-    reverted = {e.reverts for e in entries if e.action == "undo"}
-    return next((e for e in reversed(entries) if e.action != "undo" and e.id not in reverted), None)
+    return next(iter(undoable(entries)), None)

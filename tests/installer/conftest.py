@@ -1,0 +1,205 @@
+r"""The Windows installer, built once per session, and fresh Wine prefixes to install it into.
+
+``setup_exe`` runs ``installer/build.py`` (PyInstaller in a Windows CPython under Wine, then
+Debian's makensis); what it downloads is kept under ``~/.cache/gpuwizard-tests/installer``
+(``$XDG_CACHE_HOME`` honoured), so later sessions build without the network.
+
+``wine_prefix`` is a new ``WINEPREFIX`` per test, with Wine's null graphics driver (no display
+needed) and a *keeper*: a Windows program (notepad) started first with its output sent to
+/dev/null, which holds the prefix's server up, so that each command starts in a fraction of a
+second. Wine's background processes (wineserver, services, the desktop) inherit the output of
+the program that starts them and outlive it; :meth:`WinePrefix.run` therefore reads a program's
+pipes until the program ends, not until the pipes close. Output is always read through pipes:
+Wine 8 aborts a Windows program whose standard output or error is a file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path, PureWindowsPath
+from typing import IO
+
+import pytest
+
+from fakes.wine_python import unavailable
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / "installer" / "build.py"
+#: The build takes about 3 minutes here (2 cores); the limit leaves room for a slow CI machine.
+BUILD_LIMIT_S = 2400
+_KEEPER_LIFETIME_S = 3600  # the keeper ends by itself even if the test run is killed
+
+
+def cache_folder() -> Path:
+    """Where the build's downloads are kept between sessions."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpuwizard-tests" / "installer"
+
+
+def _say(request: pytest.FixtureRequest, line: str) -> None:
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        return
+    with capture.global_and_fixture_disabled():  # the terminal itself, not the captured output
+        reporter.write_line(line)
+
+
+@pytest.fixture
+def say(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Prints a line on the terminal even while pytest captures output (the timings)."""
+    return lambda line: _say(request, line)
+
+
+@pytest.fixture(scope="session")
+def setup_exe(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``gpuwizard-setup-VERSION.exe``, built by ``installer/build.py`` once per session."""
+    for tool, package in (("wine", "wine"), ("wineserver", "wine"), ("makensis", "nsis")):
+        if shutil.which(tool) is None:
+            unavailable(
+                f"`{tool}` is not installed (Debian package `{package}`): the installer cannot be built"
+            )
+    root = tmp_path_factory.mktemp("installer-build")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(BUILD), "--out", str(root / "out"), "--work", str(root / "work"),
+         "--cache", str(cache_folder())],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=BUILD_LIMIT_S, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    _say(request, f"\ninstaller build: {time.perf_counter() - started:.0f} s")
+    for line in done.stdout.splitlines():
+        _say(request, f"  {line}")
+    (setup,) = (root / "out").glob("gpuwizard-setup-*.exe")
+    return setup
+
+
+class WinePrefix:
+    """A fresh Wine prefix, kept up by a keeper (module docstring); made by the fixture below."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.prefix = root / "prefix"
+        self._keeper: subprocess.Popen[bytes] | None = None
+
+    @property
+    def env(self) -> dict[str, str]:
+        """This prefix, quiet, headless; the wizard's data in its default place (no GPUWIZARD_HOME)."""
+        dropped = {"DISPLAY", "WAYLAND_DISPLAY", "GPUWIZARD_HOME"}
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
+        env.update(
+            WINEPREFIX=str(self.prefix),
+            WINEARCH="win64",
+            WINEDEBUG="-all",
+            WINEDLLOVERRIDES="mscoree,mshtml=",
+        )
+        return env
+
+    def run(self, *argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """``wine ARGV``, its output read through pipes until the program ends.
+
+        Not until the pipes close: a Wine background process that the program started (the
+        desktop, a service) may hold them open long after it (module docstring). What the
+        program wrote is all there once it has ended, since the pipes are read all along.
+        """
+        process = subprocess.Popen(
+            ["wine", *argv],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
+        readers = [
+            threading.Thread(target=_drain, args=(stream, chunks[name]), daemon=True)
+            for name, stream in (("stdout", process.stdout), ("stderr", process.stderr))
+        ]
+        for reader in readers:
+            reader.start()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise
+        for reader in readers:
+            reader.join(timeout=2)
+        text = {k: b"".join(v).decode("utf-8", errors="replace") for k, v in chunks.items()}
+        return subprocess.CompletedProcess(process.args, process.returncode, text["stdout"], text["stderr"])
+
+    def start(self) -> None:
+        """Create the prefix with the null graphics driver, then start the keeper."""
+        quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        made = subprocess.run(
+            ["wine", "reg", "add", r"HKCU\Software\Wine\Drivers", "/v", "Graphics", "/d", "null", "/f"],
+            env=self.env, timeout=300, check=False, **quiet,
+        )  # fmt: skip
+        if made.returncode != 0:
+            unavailable(f"Wine cannot create a prefix here (exit {made.returncode})")
+        # The driver is read when the desktop starts: let this first server end, then start anew.
+        subprocess.run(["wineserver", "--wait"], env=self.env, timeout=300, check=False, **quiet)
+        self._keeper = subprocess.Popen(
+            ["timeout", str(_KEEPER_LIFETIME_S), "wine", "notepad.exe"], env=self.env, **quiet
+        )
+        echo = self.run("cmd.exe", "/c", "echo", "ready")
+        assert echo.stdout.strip() == "ready", echo.stderr
+
+    def close(self) -> None:
+        """Stop every Wine process of this prefix, the keeper included."""
+        subprocess.run(["wineserver", "--kill"], env=self.env, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60, check=False)  # fmt: skip
+        if self._keeper is not None:
+            try:
+                self._keeper.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._keeper.kill()
+                self._keeper.wait()
+
+    def expand(self, text: str) -> str:
+        r"""``text`` with its ``%VARIABLES%`` expanded by the prefix's ``cmd.exe``."""
+        done = self.run("cmd.exe", "/c", "echo", text)
+        assert done.returncode == 0, done.stderr
+        # Wine quotes an argument with spaces on the command line it builds; echo repeats them.
+        return done.stdout.strip().strip('"')
+
+    def linux_path(self, windows: str) -> Path:
+        r"""The Linux path of a ``C:\`` path of this prefix."""
+        path = PureWindowsPath(windows)
+        assert path.drive.upper() == "C:", windows
+        return self.prefix.joinpath("drive_c", *path.parts[1:])
+
+    def reg_query(self, key: str, value: str | None = None) -> dict[str, tuple[str, str]] | None:
+        r"""The values of ``key`` (name -> (type, data)), or None when the key (or value) is missing."""
+        done = self.run("reg", "query", key, *(("/v", value) if value else ()))
+        if done.returncode != 0:
+            return None
+        values: dict[str, tuple[str, str]] = {}
+        for line in done.stdout.splitlines():
+            parts = line.strip().split("    ")
+            if len(parts) >= 2 and parts[1].startswith("REG_"):
+                values[parts[0]] = (parts[1], parts[2] if len(parts) > 2 else "")
+        return values
+
+
+def _drain(stream: IO[bytes] | None, sink: list[bytes]) -> None:
+    assert stream is not None
+    for chunk in iter(lambda: stream.read1(1 << 16), b""):  # type: ignore[attr-defined]
+        sink.append(chunk)
+
+
+@pytest.fixture
+def wine_prefix(tmp_path: Path) -> Iterator[WinePrefix]:
+    """A new Wine prefix for one test; its Wine processes are stopped afterwards."""
+    made = WinePrefix(tmp_path)
+    try:
+        made.start()
+        yield made
+    finally:
+        made.close()
+        shutil.rmtree(made.prefix, ignore_errors=True)
