@@ -161,13 +161,34 @@ def check_probes_run_in_another_python(prefix: WinePrefix, folder: str) -> None:
     assert errors and rf"{folder}\_internal\gpuwizard\probes".lower() in errors[0]["traceback"].lower()
 
 
+def check_every_page_renders(prefix: WinePrefix, folder: str, shots: Path) -> None:
+    """The frozen wizard (Qt 6.4 under Wine, its own platform plugin) draws each page of the wizard.
+
+    Install, Test and Verify replay recorded runs, so this runs every page's code on the
+    Windows build without changing anything: what `gpuwizard screenshots` is for.
+    """
+    sample = REPO / "resources" / "samples" / "windows-rtx2080super-two-cuda.json"
+    shots.mkdir()
+    written = run_installed(
+        prefix, folder, "screenshots", to_windows(shots), "--system", to_windows(sample), "--lang", "es"
+    )
+    names = sorted(
+        Path(line.strip().replace("\\", "/")).name for line in written.splitlines() if line.strip()
+    )
+    assert names == sorted(p.name for p in shots.glob("*.png"))
+    assert len(names) == 8, written
+    for png in shots.glob("*.png"):
+        data = png.read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000, png.name  # a page, not a blank
+
+
 def user_path(prefix: WinePrefix) -> tuple[str, str] | None:
     values = prefix.reg_query(r"HKCU\Environment", "Path")
     return None if values is None else values.get("Path")
 
 
 def test_per_user_install_upgrade_and_uninstall(
-    say: Callable[[str], None], setup_exe: Path, wine_prefix: WinePrefix
+    say: Callable[[str], None], setup_exe: Path, wine_prefix: WinePrefix, tmp_path: Path
 ):
     prefix = wine_prefix
     folder = prefix.expand(rf"%LOCALAPPDATA%\Programs\{APP}")
@@ -179,6 +200,9 @@ def test_per_user_install_upgrade_and_uninstall(
     check_installed(prefix, folder, USER_UNINSTALL, shortcut)
     assert prefix.reg_query(MACHINE_UNINSTALL) is None  # no administrator rights used
     check_probes_run_in_another_python(prefix, folder)
+    started = time.perf_counter()
+    check_every_page_renders(prefix, folder, tmp_path / "pages")
+    say(f"every page rendered by the installed wizard: {time.perf_counter() - started:.1f} s")
 
     # The user's data, as the installed wizard writes it: a PATH change (journal) and a snapshot.
     assert user_path(prefix) is None  # a new prefix's user has no PATH of their own
