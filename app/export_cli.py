@@ -190,7 +190,8 @@ def _render(args: argparse.Namespace, fmt: str, out: Path) -> tuple[str, str]:
         report = detect_system()
         where = "this machine"
     else:
-        where = f"the saved report {args.export_system}"
+        # Its name only: the file is shared, and the folder would tell whose home it came from.
+        where = f"the saved report {Path(args.export_system).name}"
     origin = origin or f"the recommendation for {where}"
     if fmt == "dockerfile":
         container = plan_container(report, wish, compat, _docker_images(), build=build)

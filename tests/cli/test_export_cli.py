@@ -391,3 +391,14 @@ def test_an_existing_file_is_replaced_whole_and_nothing_else_is_left(tmp_path: P
     text = export(out, "requirements", "--framework", "pytorch", "--version", "2.13", "--system", str(NO_GPU))
     assert "old content" not in text and text.endswith("torch==2.13.0+cpu\n")
     assert [p.name for p in tmp_path.iterdir()] == ["requirements.txt"]  # no temporary file left
+
+
+def test_the_file_names_the_saved_report_but_not_the_folder_it_came_from(tmp_path: Path):
+    private = tmp_path / "home" / "zorblaxqu" / "reports"
+    private.mkdir(parents=True)
+    saved = private / "lab-pc.json"
+    saved.write_bytes(WINDOWS_RTX.read_bytes())
+    for fmt, name in (("dockerfile", "Dockerfile"), ("requirements", "r.txt"), ("environment.yml", "e.yml")):
+        text = export(tmp_path / name, fmt, "--framework", "pytorch", "--system", str(saved))
+        assert "the saved report lab-pc.json" in text
+        assert "zorblaxqu" not in text
