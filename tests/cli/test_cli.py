@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from importlib import resources
@@ -13,23 +11,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from fakes.entry_point import gpuwizard as run
+
 SCHEMA = json.loads(
     resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text()
 )
-ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
-
-
-def run(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ENTRY_POINT, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
