@@ -598,11 +598,10 @@ def _build_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixe
     before = _build_text(baseline.framework_build, cuda_before, cuda_version_before)
     after = _build_text(observed.framework_build, cuda_after, cuda_version_after)
     module = FRAMEWORK_MODULES.get(observed.framework, observed.framework)
-    if cuda_before is True and cuda_after is False:
-        # The classic swap: `pip install` of a package that depends on torch, from the default
-        # index, replaces the CUDA wheel with PyPI's CPU one (Windows) (peers.md, top pains).
+
+    def broken(code: str) -> HealthCheck:
         finding = make_finding(
-            "DRIFT_CPU_BUILD_SWAPPED",
+            code,
             env=name,
             framework=module,
             before=before,
@@ -611,6 +610,11 @@ def _build_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixe
             recreate=fixes.recreate,
         )
         return HealthCheck(check_id, "build", name, "broken", before, after, finding)
+
+    if cuda_before is True and cuda_after is False:
+        # The classic swap: `pip install` of a package that depends on torch, from the default
+        # index, replaces the CUDA wheel with PyPI's CPU one (Windows) (peers.md, top pains).
+        return broken("DRIFT_CPU_BUILD_SWAPPED")
     flipped = cuda_before is not None and cuda_after is not None and cuda_before != cuda_after
     if (
         baseline.framework_build
@@ -624,16 +628,7 @@ def _build_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixe
                 "DRIFT_BUILD_UPDATED", env=name, framework=module, before=before, after=after
             )
             return HealthCheck(check_id, "build", name, "changed", before, after, finding)
-        finding = make_finding(
-            "DRIFT_BUILD_CHANGED",
-            env=name,
-            framework=module,
-            before=before,
-            after=after,
-            reinstall=fixes.reinstall,
-            recreate=fixes.recreate,
-        )
-        return HealthCheck(check_id, "build", name, "broken", before, after, finding)
+        return broken("DRIFT_BUILD_CHANGED")
     return HealthCheck(check_id, "build", name, "ok", before, after)
 
 
