@@ -11,17 +11,9 @@ Exit codes: 0 written; 2 bad input (one line on stderr, nothing written).
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
-from dataclasses import replace
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
-
-if TYPE_CHECKING:
-    from gpuwizard.core.export_docker import DockerImages
-    from gpuwizard.core.plan import Wish
-    from gpuwizard.core.system_report import SystemReport
+from typing import Any, Final
 
 EXIT_OK: Final = 0
 FORMATS: Final = ("dockerfile", "environment.yml", "requirements")
@@ -112,17 +104,36 @@ def run_export_command(args: argparse.Namespace, write: Callable[[str], None]) -
 
     Raises:
         ExportCliError: Bad input; nothing was written.
+        SystemFileError: The ``--system`` file is no system report (also bad input).
     """
-    from gpuwizard.core.exports import ExportError  # noqa: PLC0415
-    from gpuwizard.core.plan import WishError  # noqa: PLC0415
+    from gpuwizard.core.exports import ExportError, check_name  # noqa: PLC0415
+    from gpuwizard.core.plan import WishError, parse_wish  # noqa: PLC0415
+    from gpuwizard.workflow.plan_exports import ExportSource, environment_source, render_export  # noqa: PLC0415
     from gpuwizard.workflow.report_files import write_text_atomically  # noqa: PLC0415
+    from gpuwizard.workflow.system_file import load_system_report  # noqa: PLC0415
 
     out: Path = args.export_out
     fmt: str = args.export_format
     _check_out(out)
     _check_combination(args, fmt)
+    manager = args.export_manager or ("conda" if fmt == "environment.yml" else "venv")
     try:
-        text, summary = _render(args, fmt, out)
+        # Everything that can be refused is, before this machine is even detected.
+        name = check_name(args.export_name) if args.export_name is not None else None
+        report = load_system_report(args.export_system) if args.export_system is not None else None
+        if args.export_env is not None:
+            source = environment_source(args.export_env, fmt, manager)
+        else:
+            wish = parse_wish(args.export_framework, args.export_version, args.export_python, manager)
+            source = ExportSource(wish)
+        if report is None:
+            from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
+
+            report, where = detect_system(), "this machine"
+        else:
+            # Its name only: the file is shared, and the folder would tell whose home it came from.
+            where = f"the saved report {Path(args.export_system).name}"
+        text, summary = render_export(fmt, source, report, where, name=name, file_name=out.name)
     except (ExportError, WishError) as error:
         raise ExportCliError(str(error)) from None
     try:
@@ -164,95 +175,3 @@ def _check_combination(args: argparse.Namespace, fmt: str) -> None:
         raise ExportCliError(
             f"--format {fmt} is for {' or '.join(_FORMAT_MANAGERS[fmt])} environments, not {args.export_manager}"
         )
-
-
-def _render(args: argparse.Namespace, fmt: str, out: Path) -> tuple[str, str]:
-    """The file's text and the one-line summary; raises ExportError/WishError/ExportCliError."""
-    from gpuwizard.core.export_docker import plan_container, render_dockerfile  # noqa: PLC0415
-    from gpuwizard.core.exports import (  # noqa: PLC0415
-        Export,
-        check_name,
-        default_name,
-        plan_with_build,
-        render_environment_yml,
-        render_requirements,
-    )
-    from gpuwizard.core.recommend import plan_build_name, recommend  # noqa: PLC0415
-    from gpuwizard.workflow.compat_data import load_compat  # noqa: PLC0415
-
-    name = check_name(args.export_name) if args.export_name is not None else None
-    report = _saved_report(args.export_system) if args.export_system is not None else None
-    wish, build, origin = _wish(args, fmt)
-    compat = load_compat()
-    if report is None:
-        from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
-
-        report = detect_system()
-        where = "this machine"
-    else:
-        # Its name only: the file is shared, and the folder would tell whose home it came from.
-        where = f"the saved report {Path(args.export_system).name}"
-    origin = origin or f"the recommendation for {where}"
-    if fmt == "dockerfile":
-        container = plan_container(report, wish, compat, _docker_images(), build=build)
-        plan = container.plan
-        built = replace(plan, framework_version=container.base.framework_version or plan.framework_version)
-        export = Export(
-            plan, report, origin, name or default_name(built, args.export_env), container.recommendation
-        )
-        text = render_dockerfile(export, container.base, wished_python=wish.python)
-        summary = f"{plan_build_name(built)} in a Linux container from {container.base.reference}"
-        return text, summary
-    recommendation = recommend(report, wish, compat)
-    plan = plan_with_build(recommendation, build, compat)
-    export = Export(plan, report, origin, name or default_name(plan, args.export_env), recommendation)
-    render = render_requirements if fmt == "requirements" else render_environment_yml
-    summary = f"{plan_build_name(plan)} for Python {plan.python}"
-    if plan.index_url:
-        summary += f" from {plan.index_url}"
-    return render(export, out.name), summary
-
-
-def _wish(args: argparse.Namespace, fmt: str) -> tuple[Wish, str | None, str | None]:
-    """The wish, the exact build to keep (``--env``) and the origin for headers (``--env``)."""
-    from gpuwizard.core.compat import minor_of  # noqa: PLC0415
-    from gpuwizard.core.plan import FRAMEWORKS, Wish, parse_wish  # noqa: PLC0415
-
-    manager = args.export_manager or ("conda" if fmt == "environment.yml" else "venv")
-    if args.export_env is None:
-        return parse_wish(args.export_framework, args.export_version, args.export_python, manager), None, None
-    from gpuwizard.workflow.env_registry import find_record  # noqa: PLC0415
-
-    record = find_record(args.export_env)
-    if record is None:
-        raise ExportCliError(f"no environment called {args.export_env!r} (gpuwizard env list shows them)")
-    if record.framework not in FRAMEWORKS or not record.framework_version:
-        raise ExportCliError(f"the environment {args.export_env!r} has no framework the wizard installed")
-    if fmt == "requirements" and record.manager in ("venv", "conda"):
-        manager = record.manager
-    python = minor_of(record.python_version) if record.python_version else None
-    wish = Wish(record.framework, record.framework_version, python, manager, requested_name=record.framework)
-    build = record.framework_build or None
-    origin = (
-        f"the environment {record.name!r} ({record.framework} {record.framework_build or record.framework_version}"
-        + (f", Python {record.python_version}" if record.python_version else "")
-        + ")"
-    )
-    return wish, build, origin
-
-
-def _saved_report(path: Path) -> SystemReport:
-    from gpuwizard.workflow.system_file import SystemFileError, load_system_report  # noqa: PLC0415
-
-    try:
-        return load_system_report(path)
-    except SystemFileError as error:
-        raise ExportCliError(str(error)) from None
-
-
-def _docker_images() -> DockerImages:
-    """The bundled base-image table (``resources/compat/docker_images.json``)."""
-    from gpuwizard.core.export_docker import docker_images_from_json  # noqa: PLC0415
-
-    text = resources.files("gpuwizard.resources").joinpath("compat/docker_images.json").read_text("utf-8")
-    return docker_images_from_json(json.loads(text))
