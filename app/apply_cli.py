@@ -63,6 +63,7 @@ def run_apply_command(args: argparse.Namespace, write: Callable[[str], None]) ->
 
     Raises:
         ApplyCliError: Bad input; nothing was changed.
+        SystemFileError: The ``--system`` file is no system report (also bad input).
     """
     from gpuwizard.core.answers import AnswersError  # noqa: PLC0415
     from gpuwizard.workflow.answers_file import load_answers  # noqa: PLC0415
@@ -96,12 +97,9 @@ def _detector(system_file: Path | None) -> Callable[[], SystemReport]:
         from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
 
         return detect_system
-    from gpuwizard.workflow.system_file import SystemFileError, load_system_report  # noqa: PLC0415
+    from gpuwizard.workflow.system_file import load_system_report  # noqa: PLC0415
 
-    try:
-        saved = load_system_report(system_file)
-    except SystemFileError as error:
-        raise ApplyCliError(str(error)) from None
+    saved = load_system_report(system_file)  # before anything else: a bad file is bad input
     return lambda: saved
 
 

@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from gpuwizard import __version__
 from gpuwizard.apply_cli import ApplyCliError, add_apply_parser, run_apply_command
-from gpuwizard.core.system_report import SystemReport, report_to_json
+from gpuwizard.core.system_report import report_to_json
 from gpuwizard.diagnose_cli import DiagnoseUsageError, add_diagnose_parser, run_diagnose
 from gpuwizard.env_cli import EnvUsageError, add_env_parser, run_env_command
 from gpuwizard.export_cli import ExportCliError, add_export_parser, run_export_command
@@ -27,6 +27,7 @@ from gpuwizard.live_test_cli import LiveTestCliError, add_test_parser, run_test_
 from gpuwizard.path_cli import PathUsageError, add_path_parser, run_path_command
 from gpuwizard.report_cli import ReportCliError, add_report_parser, run_report_command
 from gpuwizard.verify_cli import VerifyCliError, add_verify_parser, run_verify_command
+from gpuwizard.workflow.system_file import SystemFileError, load_system_report
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -167,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ApplyCliError,
         ExportCliError,
         ReportCliError,
+        # A --system file that is no system report, whichever command was given it.
+        SystemFileError,
     ) as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -174,18 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _load_system(path: Path) -> SystemReport:
-    from gpuwizard.workflow.system_file import SystemFileError, load_system_report  # noqa: PLC0415
-
-    try:
-        return load_system_report(path)
-    except SystemFileError as error:
-        raise UsageError(str(error)) from None
-
-
 def _detect(args: argparse.Namespace) -> int:
     if args.detect_system is not None:
-        report = _load_system(args.detect_system)
+        report = load_system_report(args.detect_system)
     else:
         from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
 
@@ -209,7 +203,7 @@ def _recommend(args: argparse.Namespace) -> int:
     except WishError as error:
         raise UsageError(str(error)) from None
     # A bad --system file is bad input as well: checked before anything is detected or fetched.
-    report = _load_system(args.rec_system) if args.rec_system is not None else None
+    report = load_system_report(args.rec_system) if args.rec_system is not None else None
     notes: list[str] = []
     if args.refresh:
         from gpuwizard.workflow.compat_refresh import refresh_compat  # noqa: PLC0415 - requests only here
@@ -249,7 +243,7 @@ def _language(lang: str | None) -> str | None:
 def _wizard(args: argparse.Namespace) -> int:
     # A bad --system file or --lang is reported before Qt is even imported, let alone a window shown.
     lang = _language(args.lang)
-    report = _load_system(args.system) if args.system is not None else None
+    report = load_system_report(args.system) if args.system is not None else None
     from gpuwizard.ui.app import run_wizard  # noqa: PLC0415 - Qt only for the GUI
 
     return run_wizard(report=report, system_file=args.system, lang=lang, theme=args.theme)
@@ -258,7 +252,7 @@ def _wizard(args: argparse.Namespace) -> int:
 def _screenshots(args: argparse.Namespace) -> int:
     lang = _language(args.shots_lang or args.lang)
     system_file = args.shots_system or args.system
-    report = _load_system(system_file) if system_file is not None else None
+    report = load_system_report(system_file) if system_file is not None else None
     directory: Path = args.directory
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory}: exists and is not a folder")

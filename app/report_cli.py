@@ -24,7 +24,6 @@ from gpuwizard.env_cli import cancel_on_signals
 
 if TYPE_CHECKING:
     from gpuwizard.adapters.registry import EnvironmentStore
-    from gpuwizard.core.system_report import SystemReport
 
 EXIT_OK: Final = 0
 EXIT_CANCELLED: Final = 130
@@ -77,10 +76,13 @@ def run_report_command(args: argparse.Namespace, write: Callable[[str], None]) -
 
     Raises:
         ReportCliError: Bad input; nothing was written.
+        SystemFileError: The ``--system`` file is no system report (also bad input).
     """
     out: Path = args.report_out
     fmt = _format_of(out)
-    report = _saved_report(args.report_system) if args.report_system is not None else None
+    from gpuwizard.workflow.system_file import load_system_report  # noqa: PLC0415
+
+    report = load_system_report(args.report_system) if args.report_system is not None else None
     store = _path_store(args.report_registry)
 
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
@@ -129,15 +131,6 @@ def _format_of(out: Path) -> str:
     if not os.access(parent, os.W_OK):
         raise ReportCliError(f"{out}: the folder {parent} cannot be written")
     return fmt
-
-
-def _saved_report(path: Path) -> SystemReport:
-    from gpuwizard.workflow.system_file import SystemFileError, load_system_report  # noqa: PLC0415
-
-    try:
-        return load_system_report(path)
-    except SystemFileError as error:
-        raise ReportCliError(str(error)) from None
 
 
 def _path_store(registry: Path | None) -> EnvironmentStore | None:

@@ -67,11 +67,13 @@ def run_verify_command(args: argparse.Namespace, write: Callable[[str], None]) -
 
     Raises:
         VerifyCliError: Bad input; nothing was run.
+        SystemFileError: The ``--system`` file is no system report (also bad input).
     """
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
+    from gpuwizard.workflow.system_file import load_system_report  # noqa: PLC0415
     from gpuwizard.workflow.verify import VerifyCancelled, VerifyUsageError, verify_setup  # noqa: PLC0415
 
-    report = _saved_report(args.verify_system) if args.verify_system is not None else None
+    report = load_system_report(args.verify_system) if args.verify_system is not None else None
     store = _path_store(args.verify_registry)
     if report is None:
         from gpuwizard.workflow.detect import detect_system  # noqa: PLC0415
@@ -102,15 +104,6 @@ def run_verify_command(args: argparse.Namespace, write: Callable[[str], None]) -
     except VerifyCancelled:
         return EXIT_CANCELLED
     return EXIT_OK if health.healthy else EXIT_PROBLEM
-
-
-def _saved_report(path: Path) -> SystemReport:
-    from gpuwizard.workflow.system_file import SystemFileError, load_system_report  # noqa: PLC0415
-
-    try:
-        return load_system_report(path)
-    except SystemFileError as error:
-        raise VerifyCliError(str(error)) from None
 
 
 def _path_store(registry: Path | None) -> EnvironmentStore | None:
