@@ -23,10 +23,11 @@ from gpuwizard.workflow.session import WizardSession
 from gpuwizard.workflow.system_file import load_system_report
 from gpuwizard.workflow.wizard_steps import Choice, recommend_for
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
+from PySide6.QtWidgets import QApplication, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
+from fakes.wizard_host import show_between
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -44,22 +45,8 @@ def make_session(**fields: Any) -> WizardSession:
 
 
 def open_page(qtbot: QtBot, session: WizardSession) -> tuple[QWizard, InstallPage]:
-    wizard = QWizard()
-    wizard.setWizardStyle(QWizard.WizardStyle.ModernStyle)
-    qtbot.addWidget(wizard)
-    wizard.resize(880, 700)
-    before = QWizardPage()
-    before.setTitle("Choose")
     page = InstallPage(session)
-    after = QWizardPage()
-    after.setTitle("Test")
-    for each in (before, page, after):
-        wizard.addPage(each)
-    wizard.show()
-    qtbot.waitExposed(wizard)
-    wizard.next()  # onto the Install page: it starts at once
-    assert wizard.currentPage() is page
-    return wizard, page
+    return show_between(qtbot, page, "Choose", "Test"), page  # onto the page: it starts at once
 
 
 def ok_result(home: str = "/home/ana/.local/share/gpuwizard") -> Event:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
+from fakes.wizard_host import show_between
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -61,22 +62,8 @@ def make_session(report: str = "no-gpu.json", **fields: Any) -> WizardSession:
 
 
 def open_page(qtbot: QtBot, session: WizardSession) -> tuple[QWizard, LiveTestPage]:
-    wizard = QWizard()
-    wizard.setWizardStyle(QWizard.WizardStyle.ModernStyle)
-    qtbot.addWidget(wizard)
-    wizard.resize(880, 700)
-    before = QWizardPage()
-    before.setTitle("Install")
     page = LiveTestPage(session)
-    after = QWizardPage()
-    after.setTitle("Summary")
-    for each in (before, page, after):
-        wizard.addPage(each)
-    wizard.show()
-    qtbot.waitExposed(wizard)
-    wizard.next()
-    assert wizard.currentPage() is page
-    return wizard, page
+    return show_between(qtbot, page, "Install", "Summary"), page  # onto the page: it starts at once
 
 
 def save_shot(widget: Any, name: str, tmp_path: Path) -> Path:
