@@ -16,7 +16,7 @@
 ; a silent one undoes them only when /UNDOPATH is given.
 ;
 ; The wizard's own data (PATH journal, last good snapshot, environments list) lives in
-; %LOCALAPPDATA%\gpuwizard or GPUWIZARD_HOME (gpuwizard.workflow.home), never in the program
+; %LOCALAPPDATA%\gpuwizard or GPUWIZARD_HOME (gpuwizard.workflow.state.home), never in the program
 ; folder: installing over an older version and uninstalling both leave it alone.
 
 Target amd64-unicode

@@ -6,8 +6,9 @@ import copy
 from typing import Any
 
 import pytest
-from gpuwizard.core.compat import minor_of, version_key
-from gpuwizard.workflow.compat_data import COMPAT_FILES, bundled_files, load_bundled, validation_errors
+
+from gpuwizard.core.compat.tables import minor_of, version_key
+from gpuwizard.workflow.compat.data import COMPAT_FILES, bundled_files, load_bundled, validation_errors
 
 FILES = bundled_files()
 COMPAT = load_bundled()

@@ -29,7 +29,7 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 TRANSLATIONS: Final = ROOT / "resources" / "translations"
 LANGUAGES: Final = ("es", "zh_CN")
 #: The modules whose texts reach people: the GUI, and the core's marked templates.
-SOURCES: Final = ("app/ui", "app/core")
+SOURCES: Final = ("app/gpuwizard/ui", "app/gpuwizard/core")
 
 
 def tool(name: str) -> str:

@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from fakes.fake_conda import FLAVORS, FakeConda, install_fake_conda, process_gone
+from fakes.wheels import build_wheel, tiny_torch
 from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
 from gpuwizard.adapters.envs.conda import CondaBackend
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.plan import Plan
-from gpuwizard.core.system_report import ManagerFacts
-from gpuwizard.workflow.environments import (
+from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.machine.system_report import ManagerFacts
+from gpuwizard.workflow.envs.create import (
     EnvRequest,
     EnvRequestError,
     EnvTools,
@@ -31,9 +34,6 @@ from gpuwizard.workflow.environments import (
     list_environments,
     prepare_environment,
 )
-
-from fakes.fake_conda import FLAVORS, FakeConda, install_fake_conda, process_gone
-from fakes.wheels import build_wheel, tiny_torch
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fake tool is a shebang script")
 

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from gpuwizard.adapters.cuda_files import CudaFiles
 
 from fakes.runner import FakeRunner
 from fakes.trees import (
@@ -16,6 +15,7 @@ from fakes.trees import (
     linux_toolkit,
     windows_toolkit,
 )
+from gpuwizard.adapters.cuda_files import CudaFiles
 
 
 def windows_files(

@@ -6,10 +6,9 @@ import os
 import sys
 from pathlib import Path
 
+from fakes.runner import FakeRunner
 from gpuwizard.adapters.interpreters import find_interpreters, own_python
 from gpuwizard.adapters.runner import SubprocessRunner
-
-from fakes.runner import FakeRunner
 
 REAL = os.path.realpath(sys.executable)
 

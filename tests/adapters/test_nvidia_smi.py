@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from fakes.runner import FakeRunner
 from gpuwizard.adapters.executables import find_nvidia_smi
 from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource
 from gpuwizard.adapters.nvml import NvmlUnavailable
-
-from fakes.runner import FakeRunner
 
 RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
 H200_BANNER = (RECORDED / "nvidia-smi_H200_linux_610.43.02_kmd-umd-labels_full.txt").read_text()

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
-from gpuwizard.adapters.nvml import NvmlUnavailable, PynvmlSource
 
 from fakes.fake_pynvml import FakePynvml, load_scenario, scenario_names
+from gpuwizard.adapters.nvml import NvmlUnavailable, PynvmlSource
 
 
 def source_for(name: str) -> tuple[PynvmlSource, FakePynvml]:

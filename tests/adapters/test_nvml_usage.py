@@ -5,9 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
-from gpuwizard.adapters.nvml import NvmlUnavailable, UsageSampler
-
 from fakes.fake_pynvml import FakePynvml, load_scenario
+from gpuwizard.adapters.nvml import NvmlUnavailable, UsageSampler
 
 
 def test_samples_each_gpu_until_stopped_and_shuts_nvml_down():

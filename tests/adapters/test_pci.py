@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuwizard.adapters.pci import scan_display_devices
-
 from fakes.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP, VFIO_HOST, build_sysfs
+from gpuwizard.adapters.pci import scan_display_devices
 
 PCI_IDS = """\
 # excerpt in the pci.ids format

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from gpuwizard.adapters.runner import CommandNotFound, CommandTimedOut, SubprocessRunner, child_environment
 
 

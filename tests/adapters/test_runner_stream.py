@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from gpuwizard.adapters.runner import (
     CommandCancelled,
     CommandNotFound,

@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from fakes.http_server import Site, serve
+from fakes.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.plan import Plan
-from gpuwizard.core.system_report import ManagerFacts
-from gpuwizard.workflow.environments import EnvRequest, EnvTools, create_environment, prepare_environment
-
-from fakes.http_server import Site, serve
-from fakes.wheels import bundled_pip_wheel, tiny_torch
+from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.machine.system_report import ManagerFacts
+from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environment, prepare_environment
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 TOOLS = ["pip", *(["uv"] if UV else [])]

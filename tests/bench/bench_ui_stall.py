@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `fakes`
 
 def run_once(app: object, folder: Path, name: str) -> tuple[float, float, float, float]:
     """One install and test; returns (install stall ms, install s, test stall ms, test s)."""
-    from gpuwizard.ui.wizard import PageId, SetupWizard
-    from gpuwizard.workflow.session import WizardSession
-    from gpuwizard.workflow.wizard_steps import Choice
     from PySide6.QtWidgets import QApplication
 
     from fakes.heartbeat import Heartbeat
+    from gpuwizard.ui.wizard import PageId, SetupWizard
+    from gpuwizard.workflow.wizard.session import WizardSession
+    from gpuwizard.workflow.wizard.steps import Choice
 
     def wait(condition: object, seconds: float = 600) -> None:
         deadline = time.perf_counter() + seconds
@@ -69,9 +69,8 @@ def main() -> int:
     parser.add_argument("--wheels", type=Path, help="a folder already filled with the torch wheels")
     args = parser.parse_args()
     os.environ["GPUWIZARD_HOME"] = tempfile.mkdtemp(prefix="gpuwizard-bench-")
-    from gpuwizard.ui.app import make_application
-
     from fakes.wheelhouses import real_cpu_torch_folder
+    from gpuwizard.ui.app import make_application
 
     folder = args.wheels or real_cpu_torch_folder(Path(tempfile.mkdtemp(prefix="torch-wheels-")))
     if folder is None:

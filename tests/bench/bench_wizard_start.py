@@ -23,7 +23,7 @@ from PySide6.QtCore import QTimer
 from gpuwizard.ui.app import make_application
 app = make_application()
 from gpuwizard.ui.wizard import SetupWizard
-from gpuwizard.workflow.session import session_for_this_machine
+from gpuwizard.workflow.wizard.session import session_for_this_machine
 wizard = SetupWizard(session_for_this_machine())
 wizard.show()
 shown = time.perf_counter()

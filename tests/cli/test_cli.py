@@ -45,7 +45,7 @@ def test_detect_json_without_a_gpu_explains_what_to_do(detected: dict[str, objec
 
 def test_headless_detect_imports_neither_qt_nor_requests():
     code = (
-        "import sys, io, contextlib\nfrom gpuwizard.cli import main\n"
+        "import sys, io, contextlib\nfrom gpuwizard.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    code = main(['detect', '--json'])\n"
         "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'requests')))"
     )

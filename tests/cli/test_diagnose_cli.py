@@ -1,6 +1,6 @@
 """``diagnose [FILE|-] [--json]``: the recorded real logs, standard input, exit codes, bad input.
 
-The command is built here with its own small parser (``add_diagnose_parser``), the same call
+The command is built here with its own small parser (``add_parser``), the same call
 ``gpuwizard``'s parser makes.
 """
 
@@ -15,13 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from gpuwizard.diagnose_cli import (
-    DiagnoseUsageError,
-    add_diagnose_parser,
-    decode_log,
-    render_diagnosis,
-    run_diagnose,
-)
+
+from gpuwizard.cli import diagnose as diagnose_command
+from gpuwizard.cli.common import UsageError
+from gpuwizard.cli.diagnose import decode_log
+from gpuwizard.cli.text.findings import render_diagnosis
 
 DIAGNOSE = Path(__file__).parent.parent / "fixtures" / "recorded" / "diagnose"
 EXPECTED: dict[str, list[str]] = json.loads((DIAGNOSE / "expected-codes.json").read_text(encoding="utf-8"))
@@ -31,10 +29,10 @@ TORCH_CPU = "AssertionError: Torch not compiled with CUDA enabled\n"
 
 def run(*argv: str) -> tuple[int, str]:
     parser = argparse.ArgumentParser(prog="gpuwizard")
-    add_diagnose_parser(parser.add_subparsers(dest="command"))
+    diagnose_command.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["diagnose", *argv])
     out: list[str] = []
-    return run_diagnose(args, out.append), "".join(out)
+    return diagnose_command.run(args, out.append), "".join(out)
 
 
 def set_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
@@ -114,15 +112,15 @@ def test_warnings_alone_also_fail_the_check(tmp_path: Path):
 
 
 def test_a_file_that_cannot_be_read_is_bad_input_in_one_line(tmp_path: Path):
-    with pytest.raises(DiagnoseUsageError) as missing:
+    with pytest.raises(UsageError) as missing:
         run(str(tmp_path / "missing.log"))
     assert "missing.log" in str(missing.value) and "\n" not in str(missing.value)
-    with pytest.raises(DiagnoseUsageError):
+    with pytest.raises(UsageError):
         run(str(tmp_path))  # a folder
 
 
 def test_rendering_wraps_to_the_width():
-    from gpuwizard.core.diagnosis import diagnose
+    from gpuwizard.core.findings.diagnosis import diagnose
 
     findings = diagnose((DIAGNOSE / "zlibwapi-missing_darknet-cudnn8.4.1_darknet-8551.txt").read_text())
     text = render_diagnosis(findings, width=60)
@@ -133,7 +131,7 @@ def test_rendering_wraps_to_the_width():
 def test_the_command_module_stays_headless():
     # `diagnose` must start fast and run anywhere: no Qt, no subprocess (DESIGN.md section 2).
     code = (
-        "import sys, gpuwizard.diagnose_cli; "
+        "import sys, gpuwizard.cli.diagnose; "
         "print(sorted(m for m in ('PySide6', 'subprocess', 'pynvml', 'requests') if m in sys.modules))"
     )
     done = subprocess.run(

@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 import yaml
-from gpuwizard.core.system_report import report_to_json
-from gpuwizard.workflow.env_registry import EnvRecord, save_record
 from packaging.requirements import Requirement
 
 from fakes.entry_point import gpuwizard
 from fakes.reports import machine
+from gpuwizard.core.machine.system_report import report_to_json
+from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
 WINDOWS_RTX = REPORTS / "windows-rtx3060-546.33.json"

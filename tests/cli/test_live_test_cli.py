@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.workflow.live_test import LiveTestTarget, run_live_test
 
 from fakes.wheelhouses import real_cpu_torch_folder
+from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))

@@ -28,7 +28,7 @@ USER_PATH = r"%USERPROFILE%\bin;C:\windows"
 CLI = r"""
 import json, os, sys, winreg
 os.environ["GPUWIZARD_HOME"] = sys.argv[1]
-from gpuwizard.cli import main
+from gpuwizard.cli.main import main
 
 def raw(hive, key):
     try:
@@ -152,7 +152,7 @@ def test_dlls_resolve_from_a_fresh_process_only_after_the_folder_is_on_path(
         "import json\n"
         "from gpuwizard.adapters.registry import WinregEnvironment\n"
         "from gpuwizard.adapters.runner import SubprocessRunner\n"
-        "from gpuwizard.workflow.path_verify import resolve_dlls\n"
+        "from gpuwizard.workflow.pathedit.dll_check import resolve_dlls\n"
         "found = resolve_dlls(WinregEnvironment(), ['cudart64_110.dll', 'cudnn64_8.dll'], SubprocessRunner())\n"
         "print(json.dumps({'found': found.found, 'missing': sorted(found.missing)}))\n"
     )

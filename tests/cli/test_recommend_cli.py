@@ -13,10 +13,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from gpuwizard.workflow.compat_data import bundled_files
-from gpuwizard.workflow.compat_refresh import make_bundle
 
 from fakes.http_server import serve
+from gpuwizard.workflow.compat.data import bundled_files
+from gpuwizard.workflow.compat.refresh import make_bundle
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
@@ -119,7 +119,7 @@ def test_a_malformed_system_file(tmp_path: Path):
 
 def test_offline_answer_needs_neither_network_nor_qt_nor_requests():
     code = (
-        "import sys, io, contextlib\nfrom gpuwizard.cli import main\n"
+        "import sys, io, contextlib\nfrom gpuwizard.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    code = main(['recommend', '--framework', 'pytorch', '--system', {str(NO_GPU)!r}, '--json'])\n"
         "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'requests', 'urllib3')))"

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.core.system_report import report_to_json
 
 from fakes.entry_point import ENTRY_POINT, gpuwizard
 from fakes.reports import machine
 from fakes.torch_builds import torch_build
 from fakes.wheels import bundled_pip_wheel
+from gpuwizard.core.machine.system_report import report_to_json
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 USER = "HKCU\\Environment"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from gpuwizard.core.answers import KNOWN_KEYS, AnswersError, parse_answers
 from hypothesis import given
 from hypothesis import strategies as st
+
+from gpuwizard.core.fleet.answers import KNOWN_KEYS, AnswersError, parse_answers
 
 
 def test_a_full_answer_file_is_read_as_written() -> None:

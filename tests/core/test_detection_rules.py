@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from gpuwizard.core.detection_rules import DetectionEvidence, detection_findings
-from gpuwizard.core.system_report import (
+
+from gpuwizard.core.machine.rules import DetectionEvidence, detection_findings
+from gpuwizard.core.machine.system_report import (
     CudaToolkitFacts,
     DriverFacts,
     GpuFacts,

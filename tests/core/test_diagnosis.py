@@ -10,17 +10,18 @@ import json
 from pathlib import Path
 
 import pytest
-from gpuwizard.core.diagnosis import (
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpuwizard.core.findings.catalog import CATALOG
+from gpuwizard.core.findings.diagnosis import (
     DIAGNOSIS_CODES,
     DIAGNOSIS_SCHEMA,
     SIGNATURES,
     diagnose,
     diagnosis_to_json,
 )
-from gpuwizard.core.finding_catalog import CATALOG
-from gpuwizard.core.findings import SEVERITY_ORDER, Finding
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from gpuwizard.core.findings.model import SEVERITY_ORDER, Finding
 
 RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
 DIAGNOSE = RECORDED / "diagnose"

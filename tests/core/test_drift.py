@@ -7,8 +7,10 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from gpuwizard.core import drift
-from gpuwizard.core.drift import (
+
+from fakes.reports import machine
+from gpuwizard.core.health import drift
+from gpuwizard.core.health.drift import (
     DriverNeed,
     EnvObservation,
     HealthCheck,
@@ -30,9 +32,7 @@ from gpuwizard.core.drift import (
     snapshot_gpus,
     snapshot_to_json,
 )
-from gpuwizard.core.system_report import report_from_json, report_to_json
-
-from fakes.reports import machine
+from gpuwizard.core.machine.system_report import report_from_json, report_to_json
 
 RTX = ("NVIDIA GeForce RTX 3060", "8.6")
 CU126_INDEX = "https://download.pytorch.org/whl/cu126"

@@ -7,7 +7,10 @@ import string
 from pathlib import Path
 
 import pytest
-from gpuwizard.core.env_events import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuwizard.core.envs.tool_output import (
     ACTIONS,
     TOOLS,
     ToolProgress,
@@ -15,8 +18,6 @@ from gpuwizard.core.env_events import (
     progress_event,
     size_to_bytes,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded" / "envtools"
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from gpuwizard.core.env_names import EnvNameError, check_env_name
 from hypothesis import given
 from hypothesis import strategies as st
+
+from gpuwizard.core.envs.names import EnvNameError, check_env_name
 
 
 @pytest.mark.parametrize(

@@ -10,22 +10,27 @@ from importlib import resources
 import jsonschema
 import pytest
 import yaml
-from gpuwizard.core.compat import minor_of, version_key
-from gpuwizard.core.export_docker import base_image, container_report, docker_images_from_json, plan_container
-from gpuwizard.core.exports import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fakes.reports import machine
+from gpuwizard.core.compat.plan import Plan, Wish
+from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.compat.tables import minor_of, version_key
+from gpuwizard.core.exports.docker import (
+    base_image,
+    container_report,
+    docker_images_from_json,
+    plan_container,
+)
+from gpuwizard.core.exports.files import (
     ExportError,
     check_name,
     pinned_requirements,
     plan_with_build,
     yaml_scalar,
 )
-from gpuwizard.core.plan import Plan, Wish
-from gpuwizard.core.recommend import recommend
-from gpuwizard.workflow.compat_data import load_bundled
-from hypothesis import given
-from hypothesis import strategies as st
-
-from fakes.reports import machine
+from gpuwizard.workflow.compat.data import load_bundled
 
 RESOURCES = resources.files("gpuwizard.resources")
 DATA = json.loads(RESOURCES.joinpath("compat/docker_images.json").read_text("utf-8"))

@@ -6,8 +6,9 @@ import re
 import string
 
 import pytest
-from gpuwizard.core.finding_catalog import CATALOG
-from gpuwizard.core.findings import UnknownFindingCode, make_finding, sort_findings
+
+from gpuwizard.core.findings.catalog import CATALOG
+from gpuwizard.core.findings.model import UnknownFindingCode, make_finding, sort_findings
 
 #: Detection codes named in DESIGN.md section 4 that `detect` produces.
 DETECTION_CONTRACT_CODES = [

@@ -6,7 +6,8 @@ import math
 from typing import Any
 
 import pytest
-from gpuwizard.core.live_test import GPU_SLOW_SPEEDUP, ProbeEnd, ProbeRun, judge, result_event
+
+from gpuwizard.core.livetest.verdict import GPU_SLOW_SPEEDUP, ProbeEnd, ProbeRun, judge, result_event
 
 OK_END = ProbeEnd(0)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gpuwizard.core.nvidia_smi_output import (
+
+from gpuwizard.core.machine.nvidia_smi_output import (
     banner_cuda_version,
     banner_driver_version,
     invalid_query_field,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from gpuwizard.core.path_algebra import (
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from gpuwizard.core.pathedit.algebra import (
     DUPLICATE,
     EMPTY,
     ENV_VALUE_MAX_CHARS,
@@ -20,8 +23,6 @@ from gpuwizard.core.path_algebra import (
     remove_entries,
     split_segments,
 )
-from hypothesis import assume, example, given, settings
-from hypothesis import strategies as st
 
 CUDA = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA"
 V112_BIN, V112_NVVP = rf"{CUDA}\v11.2\bin", rf"{CUDA}\v11.2\libnvvp"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from gpuwizard.core.cuda_on_path import toolkit_path_ranks
-from gpuwizard.core.pathlist import comparison_key, expand_windows_vars, split_path_value
 from hypothesis import given
 from hypothesis import strategies as st
+
+from gpuwizard.core.machine.cuda_on_path import toolkit_path_ranks
+from gpuwizard.core.pathedit.pathlist import comparison_key, expand_windows_vars, split_path_value
 
 windows_entry = st.text(
     alphabet=st.characters(blacklist_characters=';"\0', blacklist_categories=("Cs",)), min_size=1

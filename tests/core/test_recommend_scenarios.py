@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.core.plan import WishError, parse_wish, plan_to_json, recommendation_to_json
-from gpuwizard.core.recommend import recommend
-from gpuwizard.workflow.compat_data import load_bundled
 
 from fakes.reports import machine
+from gpuwizard.core.compat.plan import WishError, parse_wish, plan_to_json, recommendation_to_json
+from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.workflow.compat.data import load_bundled
 
 SCENARIOS = json.loads((Path(__file__).parent.parent / "fixtures" / "recommend_scenarios.json").read_text())[
     "scenarios"

@@ -8,12 +8,12 @@ release does not run it without an update.
 from __future__ import annotations
 
 import pytest
-from gpuwizard.core.compat import Architectures, version_key
-from gpuwizard.core.plan import parse_wish
-from gpuwizard.core.recommend import recommend
-from gpuwizard.workflow.compat_data import load_bundled
 
 from fakes.reports import machine
+from gpuwizard.core.compat.plan import parse_wish
+from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.compat.tables import Architectures, version_key
+from gpuwizard.workflow.compat.data import load_bundled
 
 COMPAT = load_bundled()
 
@@ -178,7 +178,7 @@ def test_driver_versions_alone_match_what_nvml_reports():
 def test_tables_without_any_build_for_the_os_give_a_clear_error():
     from dataclasses import replace
 
-    from gpuwizard.core.plan import WishError
+    from gpuwizard.core.compat.plan import WishError
 
     empty = replace(COMPAT, pytorch=tuple(replace(r, variants=()) for r in COMPAT.pytorch))
     with pytest.raises(WishError, match="lists no PyTorch build for linux"):

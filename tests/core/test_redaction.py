@@ -6,7 +6,10 @@ import copy
 import re
 
 import pytest
-from gpuwizard.core.redaction import (
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from gpuwizard.core.support.redaction import (
     GENERIC_ACCOUNTS,
     Identities,
     identities_in,
@@ -14,8 +17,6 @@ from gpuwizard.core.redaction import (
     redact,
     redact_text,
 )
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
 
 ANA = Identities(
     user_names=("ana",),

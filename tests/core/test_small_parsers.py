@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gpuwizard.core.display_devices import display_device_from_windows, same_pci_address
-from gpuwizard.core.findings import make_finding
-from gpuwizard.core.host_facts import wsl_version_from_kernel
-from gpuwizard.core.python_facts import parse_py_launcher_list
-from gpuwizard.core.readiness import gpu_readiness
-from gpuwizard.core.system_report import DriverFacts, GpuFacts, OsFacts, SystemReport
+
+from gpuwizard.core.findings.model import make_finding
+from gpuwizard.core.machine.display_devices import display_device_from_windows, same_pci_address
+from gpuwizard.core.machine.host_facts import wsl_version_from_kernel
+from gpuwizard.core.machine.python_facts import parse_py_launcher_list
+from gpuwizard.core.machine.readiness import gpu_readiness
+from gpuwizard.core.machine.system_report import DriverFacts, GpuFacts, OsFacts, SystemReport
 
 RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
 

@@ -7,8 +7,11 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from gpuwizard.core.findings import make_finding
-from gpuwizard.core.system_report import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpuwizard.core.findings.model import make_finding
+from gpuwizard.core.machine.system_report import (
     CudaToolkitFacts,
     CudnnFacts,
     DriverFacts,
@@ -21,8 +24,6 @@ from gpuwizard.core.system_report import (
     report_from_json,
     report_to_json,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 SCHEMA = json.loads(
     resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text()

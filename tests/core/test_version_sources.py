@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gpuwizard.core.version_sources import (
+
+from gpuwizard.core.machine.version_sources import (
     cuda_version_from_folder_name,
     cuda_version_from_header,
     cuda_version_from_nvcc,

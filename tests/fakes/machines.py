@@ -13,18 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fakes.fake_pynvml import FakePynvml, load_scenario
+from fakes.runner import FakeRunner
+from fakes.sysfs import PciDevice, build_sysfs
 from gpuwizard.adapters.cuda_files import CudaFiles
 from gpuwizard.adapters.host import HostReading
 from gpuwizard.adapters.nvml import NvmlSource, PynvmlSource
 from gpuwizard.adapters.pci import scan_display_devices
 from gpuwizard.adapters.registry import SnapshotRegistry
-from gpuwizard.core.display_devices import WINDOWS_DISPLAY_CLASS_KEY
-from gpuwizard.core.system_report import PythonFacts
-from gpuwizard.workflow.detect import LONG_PATHS_KEY, DetectionSources
-
-from fakes.fake_pynvml import FakePynvml, load_scenario
-from fakes.runner import FakeRunner
-from fakes.sysfs import PciDevice, build_sysfs
+from gpuwizard.core.machine.display_devices import WINDOWS_DISPLAY_CLASS_KEY
+from gpuwizard.core.machine.system_report import PythonFacts
+from gpuwizard.workflow.machine.detect import LONG_PATHS_KEY, DetectionSources
 
 PCI_IDS = Path(__file__).parent.parent / "fixtures" / "pci.ids"
 

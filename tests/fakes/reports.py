@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpuwizard.core.system_report import SystemReport, report_from_json
+from gpuwizard.core.machine.system_report import SystemReport, report_from_json
 
 
 def machine(

@@ -19,9 +19,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
-from gpuwizard.core.system_report import ManagerFacts, report_to_json
-from gpuwizard.workflow.detect import detect_system
-
 from fakes.machines import (
     WINDOWS_HOST,
     WINDOWS_PYTHON,
@@ -32,6 +29,8 @@ from fakes.machines import (
 )
 from fakes.sysfs import NO_GPU_VM, NOUVEAU_DESKTOP
 from fakes.trees import cudnn_zip, windows_toolkit
+from gpuwizard.core.machine.system_report import ManagerFacts, report_to_json
+from gpuwizard.workflow.machine.detect import detect_system
 
 ROOT = Path(__file__).parent.parent.parent
 

@@ -64,7 +64,7 @@ CACHE_ENV = "GPUWIZARD_WINE_PYTHON_CACHE"
 
 #: The repository root (this file is tests/fakes/wine_python.py) and the package to stage.
 REPO = Path(__file__).resolve().parents[2]
-PACKAGE = REPO / "app"
+PACKAGE = REPO / "app" / "gpuwizard"
 
 #: The keeper (point 5 above): argv[1] is the test process's /proc folder, argv[2] a file to
 #: create once the desktop is up. GetDesktopWindow starts the desktop and its explorer.exe.

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 import jsonschema
 import pefile
 import pytest
-from gpuwizard import __version__
 
 from fakes.wine_python import WineUnavailable, fetch_interpreter, to_windows, unavailable
 from fakes.wine_python import cache_folder as wine_python_cache
+from gpuwizard import __version__
 
 if TYPE_CHECKING:
     from conftest import WinePrefix  # tests/installer/conftest.py, which makes the fixtures
@@ -37,7 +37,7 @@ PE32_PLUS_MAGIC = 0x20B
 SUBSYSTEM_WINDOWS_GUI = 2
 SUBSYSTEM_WINDOWS_CUI = 3
 REPO = Path(__file__).resolve().parents[2]
-PROBES = sorted(p.name for p in (REPO / "app" / "probes").glob("*.py"))
+PROBES = sorted(p.name for p in (REPO / "app" / "gpuwizard" / "probes").glob("*.py"))
 SYSTEM_SCHEMA = json.loads((REPO / "resources" / "schemas" / "system-1.schema.json").read_text("utf-8"))
 CUDA_BIN = r"C:\tools\cuda\bin"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-PROBES = Path(__file__).resolve().parents[2] / "app" / "probes"
+PROBES = Path(__file__).resolve().parents[2] / "app" / "gpuwizard" / "probes"
 TRAIN = PROBES / "train_test.py"
 ENV_REPORT = PROBES / "env_report.py"
 

@@ -14,20 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.core.plan import Recommendation, WishError
-from gpuwizard.core.system_report import SystemReport
-from gpuwizard.ui.pages import choose as choose_module
-from gpuwizard.ui.pages.choose import ChoosePage
-from gpuwizard.workflow import wizard_steps
-from gpuwizard.workflow.path_request import PathRequest
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
-from gpuwizard.workflow.wizard_steps import Choice
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
+from gpuwizard.core.compat.plan import Recommendation, WishError
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.pages import choose as choose_module
+from gpuwizard.ui.pages.choose import ChoosePage
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.pathedit.request import PathRequest
+from gpuwizard.workflow.wizard import steps as wizard_steps
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.wizard.steps import Choice
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 WINDOWS = "windows-rtx2080super-two-cuda.json"

@@ -17,17 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.core.system_report import SystemReport
-from gpuwizard.ui.pages.install import CANCELLED, FAILED, LOG_LINES, OK, InstallPage
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
-from gpuwizard.workflow.wizard_steps import Choice, recommend_for
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
 from fakes.wizard_host import show_between
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.pages.install import CANCELLED, FAILED, LOG_LINES, OK, InstallPage
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.wizard.steps import Choice, recommend_for
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]

@@ -15,9 +15,10 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from gpuwizard.ui.theme import dark_palette, status_color
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
+
+from gpuwizard.ui.theme import dark_palette, status_color
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -123,8 +124,8 @@ import sys
 from gpuwizard.ui.app import make_application
 app = make_application(sys.argv[1])
 from gpuwizard.ui.wizard import SetupWizard
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.machine.system_file import load_system_report
 from pathlib import Path
 from PySide6.QtWidgets import QWizard
 wizard = SetupWizard(WizardSession(report=load_system_report(Path(sys.argv[2]))))

@@ -17,22 +17,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.core.findings import finding_to_json, make_finding
-from gpuwizard.core.system_report import SystemReport
-from gpuwizard.ui.messages import finding_texts
-from gpuwizard.ui.pages.install import CANCELLED, InstallPage
-from gpuwizard.ui.pages.live_test import DONE, LiveTestPage
-from gpuwizard.workflow.detect import detect_system
-from gpuwizard.workflow.live_test import LiveTestTarget
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
-from gpuwizard.workflow.wizard_steps import Choice, recommend_for
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
 from fakes.wizard_host import show_between
+from gpuwizard.core.findings.model import finding_to_json, make_finding
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.messages import finding_texts
+from gpuwizard.ui.pages.install import CANCELLED, InstallPage
+from gpuwizard.ui.pages.live_test import DONE, LiveTestPage
+from gpuwizard.workflow.livetest.run import LiveTestTarget
+from gpuwizard.workflow.machine.detect import detect_system
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.wizard.steps import Choice, recommend_for
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]

@@ -17,18 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.adapters.registry import SnapshotFileEnvironment
-from gpuwizard.ui.pages.path import PathPage
-from gpuwizard.ui.wizard import PageId, SetupWizard
-from gpuwizard.workflow.path_journal import PathJournal
-from gpuwizard.workflow.path_request import PathRequest
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
+from gpuwizard.adapters.registry import SnapshotFileEnvironment
+from gpuwizard.ui.pages.path import PathPage
+from gpuwizard.ui.wizard import PageId, SetupWizard
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.pathedit.request import PathRequest
+from gpuwizard.workflow.state.path_journal import PathJournal
+from gpuwizard.workflow.wizard.session import WizardSession
 
 RESOURCES = resources.files("gpuwizard.resources")
 USER_KEY = "HKCU\\Environment"

@@ -6,13 +6,14 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from gpuwizard.ui.pages.summary import SummaryPage
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
-from gpuwizard.workflow.wizard_steps import Choice
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWizard
 from pytestqt.qtbot import QtBot
+
+from gpuwizard.ui.pages.summary import SummaryPage
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.wizard.steps import Choice
 
 SAMPLE = resources.files("gpuwizard.resources").joinpath("samples/windows-rtx2080super-two-cuda.json")
 

@@ -12,16 +12,16 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from gpuwizard.core.system_report import SystemReport
-from gpuwizard.ui.wizard import PageId, SetupWizard
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QLabel, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.wizard import PageId, SetupWizard
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 
@@ -182,8 +182,8 @@ from PySide6.QtCore import QTimer
 from gpuwizard.ui.app import make_application
 app = make_application()
 from gpuwizard.ui.wizard import SetupWizard
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.machine.system_file import load_system_report
 from pathlib import Path
 def slow():
     time.sleep(0.5)

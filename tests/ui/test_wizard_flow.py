@@ -21,20 +21,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.core.system_report import SystemReport
-from gpuwizard.ui.pages.install import CANCELLED, OK
-from gpuwizard.ui.pages.live_test import DONE
-from gpuwizard.ui.wizard import PageId, SetupWizard
-from gpuwizard.workflow.env_registry import EnvRecord, save_record
-from gpuwizard.workflow.replay import recorded_events, replay_env_create, replay_test
-from gpuwizard.workflow.session import WizardSession
-from gpuwizard.workflow.system_file import load_system_report
-from gpuwizard.workflow.wizard_steps import Choice, record_good
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.heartbeat import Heartbeat
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.pages.install import CANCELLED, OK
+from gpuwizard.ui.pages.live_test import DONE
+from gpuwizard.ui.wizard import PageId, SetupWizard
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
+from gpuwizard.workflow.wizard.replay import recorded_events, replay_env_create, replay_test
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.wizard.steps import Choice, record_good
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -267,7 +267,7 @@ def test_a_previous_setup_opens_on_verify_and_shows_the_drifted_driver(qtbot: Qt
     h200 = sample("linux-h200.json")
     assert h200.driver is not None
     assert record_good(h200, "unknown", {"verdict": "gpu_ok"}, None) is None  # no such environment
-    from gpuwizard.workflow.snapshots import build_snapshot, save_last_good
+    from gpuwizard.workflow.health.good_state import build_snapshot, save_last_good
 
     save_last_good(build_snapshot(h200, [], {}, {}, ()))
     upgraded = drifted(h200, "615.20.01", "13.4")

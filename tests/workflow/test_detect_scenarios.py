@@ -10,10 +10,6 @@ from types import ModuleType
 
 import jsonschema
 import pytest
-from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource
-from gpuwizard.adapters.nvml import PynvmlSource
-from gpuwizard.core.system_report import SystemReport, report_to_json
-from gpuwizard.workflow.detect import detect_system
 
 from fakes.machines import (
     LINUX_HOST,
@@ -27,6 +23,10 @@ from fakes.machines import (
 from fakes.runner import FakeRunner
 from fakes.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP
 from fakes.trees import cudnn_zip, linux_toolkit, windows_toolkit
+from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource
+from gpuwizard.adapters.nvml import PynvmlSource
+from gpuwizard.core.machine.system_report import SystemReport, report_to_json
+from gpuwizard.workflow.machine.detect import detect_system
 
 SCHEMA = json.loads(
     resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text()

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from fakes.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.plan import Plan
-from gpuwizard.core.system_report import ManagerFacts
-from gpuwizard.workflow.environments import (
+from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.machine.system_report import ManagerFacts
+from gpuwizard.workflow.envs.create import (
     EnvRemoveError,
     EnvRequest,
     EnvRequestError,
@@ -30,8 +32,6 @@ from gpuwizard.workflow.environments import (
     prepare_environment,
     remove_environment,
 )
-
-from fakes.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))

@@ -11,11 +11,13 @@ import threading
 from pathlib import Path
 
 import pytest
+
+from fakes.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.plan import Plan
-from gpuwizard.core.system_report import ManagerFacts
-from gpuwizard.workflow.environments import (
+from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.machine.system_report import ManagerFacts
+from gpuwizard.workflow.envs.create import (
     EnvRequest,
     EnvTools,
     create_environment,
@@ -23,8 +25,6 @@ from gpuwizard.workflow.environments import (
     prepare_environment,
     remove_environment,
 )
-
-from fakes.wheels import bundled_pip_wheel, tiny_torch
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.workflow import live_test
-from gpuwizard.workflow.live_test import LiveTestTarget, run_live_test
+from gpuwizard.workflow.livetest import run as live_test
+from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 
 
 def test_a_driver_warning_from_the_probe_is_diagnosed(tmp_path: Path, monkeypatch):

@@ -7,6 +7,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from gpuwizard.adapters.registry import (
     USER_ENVIRONMENT_KEY,
     RegistryWriteError,
@@ -14,7 +17,7 @@ from gpuwizard.adapters.registry import (
     SnapshotFileEnvironment,
     ValueChanged,
 )
-from gpuwizard.workflow.path_changes import (
+from gpuwizard.workflow.pathedit.changes import (
     PathChangeError,
     UndoConflict,
     apply_change,
@@ -23,11 +26,9 @@ from gpuwizard.workflow.path_changes import (
     plan_remove,
     plan_undo,
 )
-from gpuwizard.workflow.path_journal import JournalError, PathJournal
-from gpuwizard.workflow.path_machine import serve_elevated_request
-from gpuwizard.workflow.path_verify import fresh_process_path
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from gpuwizard.workflow.pathedit.dll_check import fresh_process_path
+from gpuwizard.workflow.pathedit.machine import serve_elevated_request
+from gpuwizard.workflow.state.path_journal import JournalError, PathJournal
 
 USER_PATH = r"%USERPROFILE%\bin;C:\tools"
 

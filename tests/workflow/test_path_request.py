@@ -7,12 +7,13 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
-from gpuwizard.core.plan import parse_wish
-from gpuwizard.core.recommend import recommend
-from gpuwizard.workflow.compat_data import load_bundled
-from gpuwizard.workflow.path_journal import PathJournal
-from gpuwizard.workflow.path_request import (
+from gpuwizard.core.compat.plan import parse_wish
+from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.workflow.compat.data import load_bundled
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.pathedit.request import (
     REG_SZ_WITH_VARS,
     PathRequest,
     apply_request,
@@ -20,7 +21,7 @@ from gpuwizard.workflow.path_request import (
     path_request_from_plan,
     undo_last,
 )
-from gpuwizard.workflow.system_file import load_system_report
+from gpuwizard.workflow.state.path_journal import PathJournal
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 USER_KEY = "HKCU\\Environment"

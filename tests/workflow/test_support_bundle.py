@@ -20,24 +20,24 @@ from typing import Any
 
 import jsonschema
 import pytest
+
+from fakes.reports import machine
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
 from gpuwizard.adapters.runner import CommandCancelled, StreamingSubprocessRunner
-from gpuwizard.core.redaction import Identities
-from gpuwizard.core.support_data import SUPPORT_SCHEMA
-from gpuwizard.workflow.env_registry import EnvRecord, save_record
-from gpuwizard.workflow.home import wizard_home
-from gpuwizard.workflow.last_tests import last_tests_path, load_last_tests, remember_test
-from gpuwizard.workflow.live_test import LiveTestTarget, run_live_test
-from gpuwizard.workflow.path_changes import apply_change, plan_add
-from gpuwizard.workflow.path_journal import PathJournal
-from gpuwizard.workflow.support_bundle import (
+from gpuwizard.core.support.document import SUPPORT_SCHEMA
+from gpuwizard.core.support.redaction import Identities
+from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
+from gpuwizard.workflow.pathedit.changes import apply_change, plan_add
+from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
+from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.last_tests import last_tests_path, load_last_tests, remember_test
+from gpuwizard.workflow.state.path_journal import PathJournal
+from gpuwizard.workflow.support.bundle import (
     gather_support_document,
     redact_document,
     render_support,
     this_user,
 )
-
-from fakes.reports import machine
 
 UUID = "GPU-8f6c1a2b-4d3e-11ee-be56-0242ac120002"
 SAMPLE_REGISTRY = Path(
@@ -281,8 +281,8 @@ def test_the_summary_says_what_is_broken_at_a_glance(tmp_path: Path):
 
 
 def test_without_a_recorded_live_test_the_glance_falls_back_to_the_last_good_state(tmp_path: Path):
-    from gpuwizard.core.snapshot import Snapshot, SnapshotEnv
-    from gpuwizard.workflow.snapshots import save_last_good
+    from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv
+    from gpuwizard.workflow.health.good_state import save_last_good
 
     record = _record("lab", sys.executable, str(tmp_path / "lab"))
     save_record(record)

@@ -6,8 +6,9 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from gpuwizard.workflow.report_files import save_system_report
-from gpuwizard.workflow.system_file import SystemFileError, load_system_report
+
+from gpuwizard.workflow.machine.system_file import SystemFileError, load_system_report
+from gpuwizard.workflow.state.files import save_system_report
 
 SAMPLES = sorted(
     p.name

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from gpuwizard.adapters.registry import RegValue, SnapshotFileEnvironment
-from gpuwizard.core.answers import parse_answers
-from gpuwizard.workflow.environments import EnvTools, PreparedEnv
-from gpuwizard.workflow.live_test import LiveTestTarget
-from gpuwizard.workflow.replay import recorded_events
-from gpuwizard.workflow.system_file import load_system_report
-from gpuwizard.workflow.unattended import ApplySteps, apply_answers
+from gpuwizard.core.fleet.answers import parse_answers
+from gpuwizard.workflow.envs.create import EnvTools, PreparedEnv
+from gpuwizard.workflow.fleet.apply import ApplySteps, apply_answers
+from gpuwizard.workflow.livetest.run import LiveTestTarget
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.wizard.replay import recorded_events
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 USER = "HKCU\\Environment"

@@ -17,23 +17,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpuwizard.adapters.interpreters import own_python
-from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnvironment
-from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.drift import HealthReport, SnapshotPathEntry
-from gpuwizard.core.plan import Plan
-from gpuwizard.core.system_report import ManagerFacts, SystemReport
-from gpuwizard.workflow.env_registry import EnvRecord, save_record
-from gpuwizard.workflow.environments import EnvRequest, EnvTools, create_environment, prepare_environment
-from gpuwizard.workflow.home import wizard_home
-from gpuwizard.workflow.path_changes import apply_change, plan_add, plan_remove
-from gpuwizard.workflow.path_journal import PathJournal
-from gpuwizard.workflow.snapshots import load_last_good, record_good_state, save_last_good, snapshot_path
-from gpuwizard.workflow.verify import SHORT_TEST_ARGS, VerifyCancelled, VerifyUsageError, verify_setup
 
 from fakes.reports import machine
 from fakes.torch_builds import torch_build
 from fakes.wheels import bundled_pip_wheel
+from gpuwizard.adapters.interpreters import own_python
+from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnvironment
+from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.health.drift import HealthReport, SnapshotPathEntry
+from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
+from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environment, prepare_environment
+from gpuwizard.workflow.health.good_state import (
+    load_last_good,
+    record_good_state,
+    save_last_good,
+    snapshot_path,
+)
+from gpuwizard.workflow.health.verify import SHORT_TEST_ARGS, VerifyCancelled, VerifyUsageError, verify_setup
+from gpuwizard.workflow.pathedit.changes import apply_change, plan_add, plan_remove
+from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
+from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.path_journal import PathJournal
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))

@@ -1,0 +1,103 @@
+"""conda, mamba and micromamba environments: the executable is driven with argv lists.
+
+The environment is made with ``create -p PREFIX python=X.Y [cudatoolkit cudnn] pip`` and the
+framework then comes from pip inside it, as both frameworks document: PyTorch stopped
+publishing to its conda channel after 2.5 (github.com/pytorch/pytorch/issues/138506) and
+TensorFlow has never published official conda packages (tensorflow.org/install/pip).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_interpreter
+from gpuwizard.adapters.envs.venv_backends import pip_install_command
+from gpuwizard.adapters.runner import Runner, RunnerError
+from gpuwizard.core.envs.conda_channels import check_channels
+
+# Anaconda's `defaults` channels need an accepted Terms of Service since July 2025 and make
+# a non-interactive `create` fail (conda-anaconda-tos, CondaToSNonInteractiveError);
+# conda-forge is free of that and carries cudatoolkit/cudnn for the old TensorFlow builds.
+DEFAULT_CHANNELS: Final = ("conda-forge",)
+CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
+_INFO_TIMEOUT_S: Final = 60.0
+
+
+class CondaBackend:
+    """One of conda, mamba, micromamba, named by ``tool``."""
+
+    manager = "conda"
+
+    def __init__(self, executable: str, tool: str) -> None:
+        if tool not in CONDA_TOOLS:
+            raise ValueError(f"not a conda-family tool: {tool}")
+        self.executable = executable
+        self.tool = tool
+
+    def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
+        """``create --yes -p PREFIX --override-channels -c CH... python=X.Y PACKAGES... pip``.
+
+        ``python`` is the version wanted (a ``python=`` package in ``conda`` wins). conda is
+        asked for ``--json`` output, whose progress records the event parser reads; mamba 2
+        and micromamba print only a final document with ``--json``, so their text is read.
+        """
+        channels = conda.channels or DEFAULT_CHANNELS
+        check_channels(channels)
+        packages = list(conda.packages)
+        if not any(package.split("=")[0] == "python" for package in packages):
+            packages.insert(0, f"python={python}")
+        if "pip" not in packages:
+            packages.append("pip")
+        argv = [self.executable, "create", "--yes", "-p", str(prefix), "--override-channels"]
+        for channel in channels:
+            argv += ["-c", channel]
+        if self.tool == "conda":
+            argv.append("--json")
+        if source.offline:
+            # Only packages already in the package cache (docs.conda.io, `conda create --offline`).
+            argv.append("--offline")
+        return Command((*argv, *packages), "create", {"CONDA_YES": "true"})
+
+    def install_command(
+        self, prefix: Path, requirements: Sequence[str], source: PackageSource, constraints: Path | None
+    ) -> Command:
+        """Install with pip inside the environment (the frameworks' documented way, see the module notes)."""
+        return pip_install_command(self.interpreter(prefix), requirements, source, constraints)
+
+    def interpreter(self, prefix: Path) -> Path:
+        """The environment's Python (at the prefix's top on Windows)."""
+        return env_interpreter(prefix, conda=True)
+
+    def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
+        """``conda env config vars set`` (conda >= 4.8); None for mamba and micromamba.
+
+        mamba 2 and micromamba have no ``env config vars`` (github.com/mamba-org/mamba/issues/3683),
+        so for them the variables go into activate.d scripts instead (:mod:`activation`).
+        """
+        if self.tool != "conda" or not variables:
+            return None
+        pairs = [f"{name}={value}" for name, value in variables.items()]
+        return Command(
+            (self.executable, "env", "config", "vars", "set", "-p", str(prefix), *pairs), "variables"
+        )
+
+    def envs_dir(self, runner: Runner) -> Path | None:
+        """The folder where named environments go (``conda info --json``), None if it cannot tell."""
+        try:
+            done = runner.run([self.executable, "info", "--json"], timeout=_INFO_TIMEOUT_S)
+        except RunnerError:
+            return None
+        if not done.ok:
+            return None
+        try:
+            info = json.loads(done.stdout)
+        except ValueError:
+            return None
+        # conda says "envs_dirs"; micromamba and mamba 2 say "envs directories".
+        dirs = info.get("envs_dirs") or info.get("envs directories") or []
+        if isinstance(dirs, str):
+            dirs = [dirs]
+        return Path(dirs[0]) if dirs else None

@@ -1,0 +1,1 @@
+"""The ``gpuwizard`` command line: one module per command, what they share in :mod:`.common`."""

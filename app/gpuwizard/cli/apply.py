@@ -1,0 +1,78 @@
+"""``gpuwizard apply --answers FILE [--yes] [--json]``: unattended setup for fleets.
+
+Exit codes, for Ansible, Intune or SCCM: 0 set up and the live test passed (or, without
+``--yes``, the preview was shown and nothing changed); 1 the check failed: the plan cannot use a
+GPU though ``require_gpu`` is set, or the live test did not pass (the setup is kept for
+diagnosis); 2 bad input: the answer file, or answers this machine cannot carry out (one line
+on stderr, nothing changed); 3 a step failed part-way and what this run changed was undone;
+130 cancelled during the live test (the setup is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from pathlib import Path
+
+from gpuwizard.cli.common import (
+    Subcommands,
+    Write,
+    add_json_option,
+    add_registry_option,
+    add_system_option,
+    bad_input,
+    cancel_on_signals,
+    detector,
+    json_lines,
+    path_store,
+)
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Add ``apply``."""
+    apply = commands.add_parser(
+        "apply",
+        help="unattended setup from an answer file (TOML or JSON): detect, plan, PATH, environment, test",
+    )
+    apply.add_argument(
+        "--answers", required=True, metavar="FILE", type=Path, help="the answer file (.toml, or .json)"
+    )
+    apply.add_argument(
+        "--yes",
+        action="store_true",
+        help="carry it out; without it, show what would be done and change nothing",
+    )
+    add_json_option(apply, "stream JSON lines ending in one result event")
+    add_system_option(
+        apply,
+        "apply_system",
+        "plan for a saved report instead of detecting this machine (to rehearse an answer file)",
+    )
+    add_registry_option(
+        apply, "apply_registry", "edit the PATH of a registry snapshot file instead of the live registry"
+    )
+
+
+def run(args: argparse.Namespace, write: Write) -> int:
+    """Run ``gpuwizard apply``; returns the exit code."""
+    from gpuwizard.cli.text.apply import ApplyView  # noqa: PLC0415
+    from gpuwizard.core.fleet.answers import AnswersError  # noqa: PLC0415
+    from gpuwizard.workflow.fleet.answers_file import load_answers  # noqa: PLC0415
+    from gpuwizard.workflow.fleet.apply import ApplySteps, ApplyUsageError, apply_answers  # noqa: PLC0415
+
+    with bad_input(AnswersError):
+        answers = load_answers(args.answers)
+    detect = detector(args.apply_system)  # before anything else: a bad file is bad input
+    store = path_store(args.apply_registry)
+    show = json_lines(write) if args.json else ApplyView(write)
+    cancel = threading.Event()
+    with cancel_on_signals(cancel), bad_input(ApplyUsageError):
+        result = apply_answers(
+            answers,
+            confirmed=args.yes,
+            steps=ApplySteps(detect=detect),
+            path_store=store,
+            on_event=show,
+            cancel=cancel,
+        )
+    return int(result["exit_code"])

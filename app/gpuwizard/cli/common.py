@@ -1,0 +1,192 @@
+"""What every command shares: exit codes, bad input, the common options, output and cancelling.
+
+Exit codes are the contract's (docs/architecture.md, "The command-line and JSON contract"):
+0 success; 1 the check ran and found a problem; 2 bad input or usage (one line on stderr,
+nothing changed); 3 an operation failed part-way and was rolled back; 130 cancelled.
+
+Bad input has one way out: a command raises :class:`UsageError` (or lets a domain error through
+:func:`bad_input`), and :func:`gpuwizard.cli.main.main` prints it as one line and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol
+
+if TYPE_CHECKING:
+    from gpuwizard.adapters.registry import EnvironmentStore
+    from gpuwizard.core.machine.system_report import SystemReport
+
+EXIT_OK: Final = 0
+EXIT_PROBLEM: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_ROLLED_BACK: Final = 3
+#: 128 + SIGINT, as shells report a program ended by Ctrl+C.
+EXIT_CANCELLED: Final = 130
+
+Write = Callable[[str], None]
+Show = Callable[[Mapping[str, Any]], None]
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit code 2, nothing changed."""
+
+
+class Subcommands(Protocol):
+    """What ``add_subparsers()`` returns (argparse keeps its class private)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:  # noqa: ANN401 - argparse's own keywords
+        """Add one command."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage error as one line and exit 2."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+@contextmanager
+def bad_input(*errors: type[Exception]) -> Iterator[None]:
+    """Inside, each of ``errors`` is bad input: it leaves as a :class:`UsageError` with its text."""
+    try:
+        yield
+    except errors as error:
+        raise UsageError(str(error)) from None
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+def add_json_option(parser: argparse.ArgumentParser, help_text: str = "print JSON") -> None:
+    """``--json``: machine-readable output instead of text."""
+    parser.add_argument("--json", action="store_true", help=help_text)
+
+
+def add_system_option(parser: argparse.ArgumentParser, dest: str, help_text: str) -> None:
+    """``--system FILE``: a saved system report (``detect --json``) instead of detecting this machine."""
+    parser.add_argument("--system", dest=dest, metavar="FILE", type=Path, help=help_text)
+
+
+def add_registry_option(parser: argparse.ArgumentParser, dest: str, help_text: str) -> None:
+    """``--registry FILE``: a registry snapshot file instead of the live registry."""
+    parser.add_argument("--registry", dest=dest, metavar="FILE", type=Path, help=help_text)
+
+
+def saved_report(path: Path | None) -> SystemReport | None:
+    """The system report saved in ``path`` (None when no file was given).
+
+    Read before anything else is done, so a bad file is refused with nothing detected or changed.
+
+    Raises:
+        UsageError: The file cannot be read or is no system report.
+    """
+    if path is None:
+        return None
+    from gpuwizard.workflow.machine.system_file import SystemFileError, load_system_report  # noqa: PLC0415
+
+    with bad_input(SystemFileError):
+        return load_system_report(path)
+
+
+def detector(path: Path | None) -> Callable[[], SystemReport]:
+    """How to learn the machine: read the saved report in ``path`` now, or detect this machine later.
+
+    Raises:
+        UsageError: The file cannot be read or is no system report.
+    """
+    saved = saved_report(path)
+    if saved is None:
+        from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415 - only when used
+
+        return detect_system
+    return lambda: saved
+
+
+def path_store(registry: Path | None) -> EnvironmentStore | None:
+    """The registry whose PATH a command reads: the snapshot file, the live one on Windows, or none.
+
+    Raises:
+        UsageError: The snapshot file cannot be used.
+    """
+    from gpuwizard.workflow.pathedit.changes import PathChangeError  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.machine import store_if_any  # noqa: PLC0415
+
+    with bad_input(PathChangeError):
+        return store_if_any(registry)
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def write(text: str) -> None:
+    """Print ``text``, surviving a console that cannot encode it and a closed pipe."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except UnicodeEncodeError:
+        encoding = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.encode(encoding, errors="replace").decode(encoding))
+    except BrokenPipeError:
+        # `gpuwizard detect | head`: the reader left; that is not our error.
+        sys.stderr.close()
+
+
+def write_json(write: Write, data: object) -> None:
+    """One JSON document, indented (the ``--json`` output of the commands that answer once)."""
+    write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def json_lines(write: Write) -> Show:
+    """Show each event as one JSON line (the ``--json`` output of the streaming commands)."""
+
+    def show(event: Mapping[str, Any]) -> None:
+        write(json.dumps(event, ensure_ascii=False) + "\n")
+
+    return show
+
+
+def say(text: str) -> None:
+    """A line for the person on stderr (progress and refusals that are not the command's output)."""
+    print(f"gpuwizard: {text}", file=sys.stderr)
+
+
+# --- cancelling ------------------------------------------------------------------------------
+
+
+@contextmanager
+def cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM (Ctrl+Break on Windows) set ``cancel`` instead of killing us.
+
+    The running step watches ``cancel``, stops its tool or probe and cleans up; the command then
+    exits with its ``cancelled`` code.
+    """
+
+    def handler(_signum: int, _frame: FrameType | None) -> None:
+        cancel.set()
+
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGBREAK"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
+def terminal_width() -> int:
+    """The width text output wraps to: the terminal's, at most 100 columns."""
+    return min(shutil.get_terminal_size().columns, 100)

@@ -1,0 +1,98 @@
+"""``gpuwizard diagnose [FILE|-] [--json]``: recognise known errors in a log.
+
+The log is a file, or standard input for ``-`` or no FILE. Its bytes are read as UTF-8, with
+replacement characters for anything else, or as UTF-16 when it is UTF-16 (PowerShell 5's ``>``
+writes UTF-16 with a byte order mark). Exit code 1 when an error or a warning was recognised,
+0 when nothing was; a file that cannot be read is bad input (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import sys
+from pathlib import Path
+from typing import Final
+
+from gpuwizard.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    Subcommands,
+    UsageError,
+    Write,
+    add_json_option,
+    terminal_width,
+    write_json,
+)
+from gpuwizard.cli.text.findings import render_diagnosis
+from gpuwizard.core.findings.diagnosis import diagnose, diagnosis_to_json
+
+#: Severities that make the check fail (exit 1); information alone does not.
+_PROBLEM_SEVERITIES: Final = frozenset({"error", "warning"})
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Add ``diagnose [FILE|-] [--json]``."""
+    parser = commands.add_parser(
+        "diagnose",
+        help="recognise known errors in a log or pasted traceback",
+        description="Recognise known errors (missing CUDA libraries, unsupported GPUs, pip failures...) "
+        "in a log or a pasted traceback, and say how to fix them.",
+    )
+    parser.add_argument(
+        "diagnose_file",
+        metavar="FILE",
+        nargs="?",
+        default="-",
+        help="the log to read; '-' or nothing reads standard input",
+    )
+    add_json_option(parser, "print JSON (schema gpuwizard.diagnosis/1)")
+
+
+def run(args: argparse.Namespace, write: Write) -> int:
+    """Diagnose the log named in ``args`` and write the findings; returns the exit code."""
+    findings = diagnose(read_log(args.diagnose_file))
+    if args.json:
+        write_json(write, diagnosis_to_json(findings))
+    else:
+        write(render_diagnosis(findings, width=terminal_width()))
+    return EXIT_PROBLEM if any(f.severity in _PROBLEM_SEVERITIES for f in findings) else EXIT_OK
+
+
+def read_log(name: str) -> str:
+    """The text of the log ``name`` (``-`` for standard input).
+
+    Raises:
+        UsageError: The file cannot be read.
+    """
+    if name == "-":
+        if sys.stdin is None:
+            raise UsageError("no standard input to read; name a log file")
+        buffer = getattr(sys.stdin, "buffer", None)
+        return decode_log(buffer.read()) if buffer is not None else sys.stdin.read()
+    try:
+        data = Path(name).read_bytes()
+    except OSError as error:
+        raise UsageError(f"{name}: cannot read it ({error.strerror or error})") from None
+    return decode_log(data)
+
+
+def decode_log(data: bytes) -> str:
+    r"""``data`` as text: UTF-16 when it is (with or without a byte order mark), else UTF-8.
+
+    >>> decode_log(codecs.BOM_UTF16_LE + "Torch not compiled".encode("utf-16-le"))
+    'Torch not compiled'
+    >>> decode_log(b"caf\xc3\xa9 caf\xe9").endswith("\ufffd")
+    True
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
+    if _looks_like_utf16_le(data):
+        return data.decode("utf-16-le", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def _looks_like_utf16_le(data: bytes) -> bool:
+    # ASCII text in UTF-16-LE has a NUL in every second byte.
+    sample = data[:400]
+    return len(sample) >= 8 and sample[1::2].count(0) >= 0.9 * len(sample[1::2]) and 0 not in sample[0::2]

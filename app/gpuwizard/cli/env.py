@@ -1,0 +1,148 @@
+"""``gpuwizard env create | list | remove``.
+
+Cancel: SIGINT (Ctrl+C) and SIGTERM (and Ctrl+Break on Windows) set a flag that the running
+step watches; the tool's whole process tree is then killed, what was made is removed, and the
+command exits 3 with a ``cancelled`` result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from pathlib import Path
+
+from gpuwizard.cli.common import (
+    EXIT_OK,
+    EXIT_ROLLED_BACK,
+    Subcommands,
+    UsageError,
+    Write,
+    add_json_option,
+    bad_input,
+    cancel_on_signals,
+    json_lines,
+    write_json,
+)
+from gpuwizard.cli.recommend import add_wish_options
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Add ``env create|list|remove``."""
+    env = commands.add_parser("env", help="create, list and remove environments with a framework")
+    actions = env.add_subparsers(dest="env_command", metavar="ACTION", required=True)
+
+    create = actions.add_parser("create", help="create an environment and install the framework")
+    create.add_argument("name", metavar="NAME", help="the environment's name (also its folder's name)")
+    add_wish_options(create)
+    create.add_argument(
+        "--tool",
+        choices=["uv", "pip", "conda", "mamba", "micromamba"],
+        help="the tool to use (default: uv or conda)",
+    )
+    create.add_argument("--prefix", metavar="DIR", type=Path, help="the environment's folder")
+    create.add_argument("--find-links", metavar="DIR", type=Path, help="a folder of wheels to install from")
+    create.add_argument("--offline", action="store_true", help="fetch nothing: only --find-links DIR is used")
+    create.add_argument(
+        "--jupyter", action="store_true", help="register a Jupyter kernel (installs ipykernel)"
+    )
+    create.add_argument(
+        "--gpus", metavar="LIST", help="GPUs the environment sees (CUDA_VISIBLE_DEVICES, e.g. 0,1)"
+    )
+    create.add_argument(
+        "--with", dest="extra", metavar="PKG", action="append", default=[], help="another package"
+    )
+    create.add_argument("--replace", action="store_true", help="replace an environment of the same name")
+    add_json_option(create, "stream progress events as JSON lines")
+
+    listing = actions.add_parser("list", help="the environments this wizard made")
+    add_json_option(listing)
+
+    remove = actions.add_parser("remove", help="remove an environment this wizard made, and its folder")
+    remove.add_argument("name", metavar="NAME")
+    add_json_option(remove)
+
+
+def run(args: argparse.Namespace, write: Write) -> int:
+    """Run the ``env`` action in ``args``; returns the exit code."""
+    if args.env_command == "list":
+        return _list(args, write)
+    if args.env_command == "remove":
+        return _remove(args, write)
+    return _create(args, write)
+
+
+def _create(args: argparse.Namespace, write: Write) -> int:
+    from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
+    from gpuwizard.cli.text.env import EnvProgress  # noqa: PLC0415
+    from gpuwizard.core.compat.plan import WishError, parse_wish  # noqa: PLC0415
+    from gpuwizard.core.compat.recommend import recommend  # noqa: PLC0415
+    from gpuwizard.core.envs.names import EnvNameError, check_env_name  # noqa: PLC0415
+    from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415
+    from gpuwizard.workflow.envs.create import (  # noqa: PLC0415
+        EnvRequest,
+        EnvRequestError,
+        EnvTools,
+        create_environment,
+        prepare_environment,
+    )
+    from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
+
+    manager = args.manager or (
+        None if args.tool is None else ("venv" if args.tool in ("uv", "pip") else "conda")
+    )
+    with bad_input(EnvNameError, WishError):
+        # Cheap checks first: a bad name is refused before the machine is even looked at.
+        check_env_name(args.name, manager=manager or "venv")
+        wish = parse_wish(args.framework, args.framework_version, args.python, manager)
+    if args.offline and args.find_links is None:
+        raise UsageError("--offline needs --find-links DIR: the folder of wheels to install from")
+    report = detect_system()
+    with bad_input(WishError):
+        recommendation = recommend(report, wish, load_compat())
+    tools = EnvTools(
+        runner=StreamingSubprocessRunner(), interpreters=report.interpreters, managers=report.managers
+    )
+    request = EnvRequest(
+        name=args.name,
+        plan=recommendation.plan,
+        manager=manager,
+        tool=args.tool,
+        prefix=args.prefix,
+        find_links=args.find_links,
+        offline=args.offline,
+        jupyter=args.jupyter,
+        gpus=args.gpus,
+        replace=args.replace,
+        extra_requirements=tuple(args.extra),
+    )
+    with bad_input(EnvRequestError):
+        prepared = prepare_environment(request, tools)
+    show = json_lines(write) if args.json else EnvProgress(write)
+    cancel = threading.Event()
+    with cancel_on_signals(cancel):
+        result = create_environment(prepared, tools, show, cancel)
+    return EXIT_OK if result["status"] == "ok" else EXIT_ROLLED_BACK
+
+
+def _list(args: argparse.Namespace, write: Write) -> int:
+    from gpuwizard.cli.text.env import environment_lines  # noqa: PLC0415
+    from gpuwizard.workflow.envs.create import list_environments  # noqa: PLC0415
+
+    environments = list_environments()
+    if args.json:
+        write_json(write, environments)
+    else:
+        write(environment_lines(environments))
+    return EXIT_OK
+
+
+def _remove(args: argparse.Namespace, write: Write) -> int:
+    from gpuwizard.workflow.envs.create import EnvRemoveError, remove_environment  # noqa: PLC0415
+
+    with bad_input(EnvRemoveError):
+        record = remove_environment(args.name)
+    if args.json:
+        json_lines(write)({"removed": record.name, "path": record.path})
+    else:
+        write(f"Removed {record.name} ({record.path}).\n")
+    return EXIT_OK

@@ -1,0 +1,172 @@
+"""``gpuwizard export``: the plan as a Dockerfile, a conda environment.yml or a requirements file.
+
+For the cloud-VM and Docker cases. The plan is the recommendation for this
+machine (or a saved report, ``--system``) and a wish like ``recommend``'s, or the exact build of
+an environment the wizard made (``--env``). A Dockerfile gets a plan of its own, made for Linux
+with the host's GPUs and driver (:mod:`gpuwizard.core.exports.docker`).
+
+Exit codes: 0 written; 2 bad input (one line on stderr, nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Final
+
+from gpuwizard.cli.common import (
+    EXIT_OK,
+    Subcommands,
+    UsageError,
+    Write,
+    add_system_option,
+    bad_input,
+    saved_report,
+)
+
+FORMATS: Final = ("dockerfile", "environment.yml", "requirements")
+#: The environment manager each format is for; ``requirements`` serves both.
+_FORMAT_MANAGERS: Final = {
+    "dockerfile": ("venv",),
+    "environment.yml": ("conda",),
+    "requirements": ("venv", "conda"),
+}
+
+_DESCRIPTION: Final = """\
+Write the plan as a file for another target: a Dockerfile (a Linux container on an official
+CUDA, TensorFlow or Python image), a conda environment.yml, or a pinned pip requirements file.
+
+Which plan:
+  --env NAME     the exact build of an environment the wizard made (gpuwizard env list); its
+                 framework, version, build and Python are used, so --framework, --version,
+                 --python and --manager are refused with it.
+  --framework F  otherwise: the recommendation for this machine, as `gpuwizard recommend` makes
+                 it, with --version, --python (a preference) and --manager.
+  --system FILE  either way: plan for the machine a saved report describes (its GPUs and driver)
+                 instead of detecting this one.
+
+A Dockerfile is planned for Linux whatever the host's OS, with the host's GPUs and driver (the
+container brings no driver); environment.yml is a conda environment (--manager conda);
+requirements is for a venv, or for pip inside a conda environment with --manager conda.
+"""
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Add ``export``."""
+    export = commands.add_parser(
+        "export",
+        help="write the plan as a Dockerfile, a conda environment.yml or a requirements file",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    export.add_argument(
+        "--format", dest="export_format", required=True, choices=FORMATS, help="what to write"
+    )
+    export.add_argument(
+        "--out",
+        dest="export_out",
+        required=True,
+        metavar="FILE",
+        type=Path,
+        help="the file to write (replaced)",
+    )
+    export.add_argument(
+        "--env",
+        dest="export_env",
+        metavar="NAME",
+        help="export the environment the wizard made with this name",
+    )
+    export.add_argument(
+        "--framework",
+        dest="export_framework",
+        metavar="F",
+        help="pytorch, tensorflow, or the legacy tensorflow-gpu",
+    )
+    export.add_argument(
+        "--version", dest="export_version", metavar="X.Y", help="a framework release (2.10 or 2.10.1)"
+    )
+    export.add_argument("--python", dest="export_python", metavar="X.Y", help="the preferred Python")
+    export.add_argument(
+        "--manager",
+        dest="export_manager",
+        choices=["venv", "conda"],
+        help="the environment manager (see above)",
+    )
+    add_system_option(export, "export_system", "plan for a saved system report")
+    export.add_argument(
+        "--name",
+        dest="export_name",
+        metavar="NAME",
+        help="the conda environment's and the image's name (default: from the environment or the plan)",
+    )
+
+
+def run(args: argparse.Namespace, write: Write) -> int:
+    """Run ``gpuwizard export``; returns the exit code (nothing is written on bad input)."""
+    from gpuwizard.core.compat.plan import WishError, parse_wish  # noqa: PLC0415
+    from gpuwizard.core.exports.files import ExportError, check_name  # noqa: PLC0415
+    from gpuwizard.workflow.exports.plan_files import ExportSource, environment_source, render_export  # noqa: PLC0415
+    from gpuwizard.workflow.state.files import write_text_atomically  # noqa: PLC0415
+
+    out: Path = args.export_out
+    fmt: str = args.export_format
+    _check_out(out)
+    _check_combination(args, fmt)
+    manager = args.export_manager or ("conda" if fmt == "environment.yml" else "venv")
+    # Everything that can be refused is, before this machine is even detected.
+    with bad_input(ExportError):
+        name = check_name(args.export_name) if args.export_name is not None else None
+    report = saved_report(args.export_system)
+    with bad_input(ExportError, WishError):
+        if args.export_env is not None:
+            source = environment_source(args.export_env, fmt, manager)
+        else:
+            wish = parse_wish(args.export_framework, args.export_version, args.export_python, manager)
+            source = ExportSource(wish)
+        if report is None:
+            from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
+
+            report, where = detect_system(), "this machine"
+        else:
+            # Its name only: the file is shared, and the folder would tell whose home it came from.
+            where = f"the saved report {Path(args.export_system).name}"
+        text, summary = render_export(fmt, source, report, where, name=name, file_name=out.name)
+    try:
+        write_text_atomically(out, text)
+    except OSError as error:
+        raise UsageError(f"{out}: cannot be written ({error.strerror or error})") from None
+    write(f"{out}: {summary}\n")
+    return EXIT_OK
+
+
+def _check_out(out: Path) -> None:
+    if out.is_dir():
+        raise UsageError(f"{out}: is a folder; give the file to write")
+    if not out.parent.is_dir():
+        raise UsageError(f"{out.parent}: no such folder")
+
+
+def _check_combination(args: argparse.Namespace, fmt: str) -> None:
+    if args.export_env is not None:
+        given = [
+            option
+            for option, value in (
+                ("--framework", args.export_framework),
+                ("--version", args.export_version),
+                ("--python", args.export_python),
+                ("--manager", args.export_manager),
+            )
+            if value is not None
+        ]
+        if given:
+            raise UsageError(
+                f"--env takes the framework, version, build and Python from the environment; leave out {', '.join(given)}"
+            )
+    elif args.export_framework is None:
+        raise UsageError(
+            "say which plan: --framework F (the recommendation) or --env NAME (an environment made)"
+        )
+    if args.export_manager is not None and args.export_manager not in _FORMAT_MANAGERS[fmt]:
+        raise UsageError(
+            f"--format {fmt} is for {' or '.join(_FORMAT_MANAGERS[fmt])} environments, not {args.export_manager}"
+        )

@@ -1,0 +1,310 @@
+r"""``gpuwizard path show | add | remove | repair | undo [--all] | history``.
+
+Every change is planned first and printed as a diff; ``--dry-run`` stops there. Otherwise it
+is journaled under ``GPUWIZARD_HOME``, written only if the value is still the one read, read
+back, and broadcast. ``--registry FILE`` works on a registry snapshot (docs/architecture.md)
+instead of the live registry, on any OS.
+
+Exit codes: 0 done (or nothing to change); 1 the change could not be made as the registry now
+stands (undo after a later change, a write refused or failed; nothing was changed); 2 bad
+input (one line on stderr, nothing changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from gpuwizard.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    Subcommands,
+    UsageError,
+    Write,
+    add_json_option,
+    add_registry_option,
+    say,
+    write_json,
+)
+from gpuwizard.cli.text.path import write_change, write_findings, write_history, write_review
+from gpuwizard.core.findings.model import Finding, finding_to_json
+
+if TYPE_CHECKING:
+    from gpuwizard.adapters.registry import EnvironmentStore, RegValue
+    from gpuwizard.workflow.pathedit.changes import AppliedChange, PathChange
+
+CHANGE_SCHEMA: Final = "gpuwizard.path-change/1"
+SHOW_SCHEMA: Final = "gpuwizard.path/1"
+UNDO_ALL_SCHEMA: Final = "gpuwizard.path-undo-all/1"
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Add ``path`` and its actions."""
+    path = commands.add_parser("path", help="show and edit the Windows PATH safely (journal, diff, undo)")
+    actions = path.add_subparsers(dest="path_command", metavar="ACTION", required=True)
+
+    def common(parser: argparse.ArgumentParser, *, scope: bool = True, dry_run: bool = True) -> None:
+        if scope:
+            parser.add_argument("--scope", choices=["user", "system"], default="user", help="default: user")
+        if dry_run:
+            parser.add_argument("--dry-run", action="store_true", help="print the diff and change nothing")
+        add_registry_option(parser, "registry", "work on a registry snapshot file")
+        add_json_option(parser)
+
+    show = actions.add_parser("show", help="the PATH entries, with problems marked")
+    show.add_argument("--scope", choices=["user", "system", "all"], default="all", help="default: all")
+    common(show, scope=False, dry_run=False)
+
+    add = actions.add_parser("add", help="add folders (CUDA-aware: before other CUDA versions)")
+    add.add_argument("folders", nargs="+", metavar="DIR")
+    add.add_argument(
+        "--other-cuda",
+        choices=["keep", "end", "remove"],
+        default="keep",
+        help="other CUDA versions' entries: keep them after ours (default), move them to the end, or remove them",
+    )
+    common(add)
+
+    remove = actions.add_parser("remove", help="remove folders (every spelling and duplicate)")
+    remove.add_argument("folders", nargs="+", metavar="DIR")
+    common(remove)
+
+    repair = actions.add_parser("repair", help="rewrite a REG_SZ PATH holding %%VARS%% as REG_EXPAND_SZ")
+    common(repair)
+
+    undo = actions.add_parser("undo", help="revert the most recent PATH change, exactly")
+    undo.add_argument(
+        "--all",
+        action="store_true",
+        help="revert every PATH change the wizard made, newest first (checked as a whole first)",
+    )
+    common(undo, scope=False)
+
+    history = actions.add_parser("history", help="the PATH changes the wizard made")
+    common(history, scope=False, dry_run=False)
+
+    # The elevated helper's own entry point (started through UAC by the system-scope write).
+    helper = actions.add_parser("_elevated-write")
+    helper.add_argument("request", type=Path)
+    helper.add_argument("result", type=Path)
+    # Started with the PATH rebuilt from the registry, to see which DLLs a new program finds.
+    resolver = actions.add_parser("_resolve-dlls")
+    resolver.add_argument("dlls", nargs="+")
+
+
+def run(args: argparse.Namespace, write: Write) -> int:
+    """Run ``gpuwizard path ...``; returns the exit code."""
+    from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
+    from gpuwizard.core.pathedit.algebra import PathEditError  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.changes import PathChangeError, UndoConflict  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.machine import open_store, serve_elevated_request  # noqa: PLC0415
+    from gpuwizard.workflow.state.path_journal import JournalError  # noqa: PLC0415
+
+    if args.path_command == "_elevated-write":
+        return serve_elevated_request(args.request, args.result)
+    if args.path_command == "_resolve-dlls":
+        from gpuwizard.probes.dll_resolve import main as resolve_main  # noqa: PLC0415
+
+        return resolve_main(["dll_resolve", *args.dlls])
+    try:
+        store = open_store(args.registry)
+        handler = {"show": _show, "history": _history}.get(args.path_command, _change)
+        if args.path_command == "undo" and args.all:
+            handler = _undo_all
+        return handler(args, store, write)
+    except UndoConflict as conflict:
+        say(str(conflict))
+        return EXIT_PROBLEM
+    except (PathEditError, PathChangeError, JournalError) as error:
+        raise UsageError(str(error)) from None
+    except ValueChanged:
+        say("PATH kept changing while it was being written; nothing was changed")
+        return EXIT_PROBLEM
+    except RegistryWriteError as error:
+        say(f"{error}; nothing was changed")
+        return EXIT_PROBLEM
+
+
+def _value_json(value: RegValue | None) -> dict[str, Any] | None:
+    return None if value is None else {"type": value.type, "value": value.value}
+
+
+def _show(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+    from gpuwizard.workflow.pathedit.request import review_store  # noqa: PLC0415
+
+    # Both scopes are always read: the user entries are judged after the system ones, as Windows
+    # joins them; --scope only chooses what is printed.
+    _values, reviews, findings = review_store(store)
+    reviews = [r for r in reviews if args.scope in ("all", r.scope)]
+    if args.json:
+        write_json(
+            write,
+            {
+                "schema": SHOW_SCHEMA,
+                "registry": store.identity,
+                "scopes": {
+                    r.scope: {
+                        "type": r.type,
+                        "value": r.value,
+                        "length": len(r.value),
+                        "entries": [
+                            {
+                                "index": e.index,
+                                "segment": e.segment,
+                                "problems": list(e.problems),
+                                "cuda_version": e.cuda_version,
+                            }
+                            for e in r.entries
+                        ],
+                    }
+                    for r in reviews
+                },
+                "findings": [finding_to_json(f) for f in findings],
+            },
+        )
+    else:
+        write_review(reviews, findings, write)
+    return EXIT_OK
+
+
+def _history(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+    from gpuwizard.workflow.pathedit.changes import history  # noqa: PLC0415
+    from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.state.path_journal import PathJournal, entry_to_json  # noqa: PLC0415
+
+    entries = history(store, PathJournal(wizard_home()))
+    if args.json:
+        write_json(write, [entry_to_json(e) for e in entries])
+        return EXIT_OK
+    write_history(entries, write)
+    return EXIT_OK
+
+
+def _change(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+    from gpuwizard.adapters.runner import SubprocessRunner  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.changes import (  # noqa: PLC0415
+        apply_change,
+        plan_add,
+        plan_remove,
+        plan_repair,
+        plan_undo,
+    )
+    from gpuwizard.workflow.pathedit.machine import elevated_write, needs_elevation  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.request import (  # noqa: PLC0415
+        change_findings_of,
+        comparison_env,
+        restart_finding,
+    )
+    from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.state.path_journal import PathJournal  # noqa: PLC0415
+
+    journal = PathJournal(wizard_home())
+    env = comparison_env(store)
+
+    def plan() -> PathChange:
+        if args.path_command == "add":
+            return plan_add(store, args.scope, args.folders, other_cuda=args.other_cuda, env=env)
+        if args.path_command == "remove":
+            return plan_remove(store, args.scope, args.folders, env=env)
+        if args.path_command == "repair":
+            return plan_repair(store, args.scope)
+        return plan_undo(store, journal)
+
+    change = plan()
+    findings = change_findings_of(store, change)
+    applied = None
+    if change.changed and not args.dry_run:
+        writer = elevated_write if needs_elevation(store, change) else None
+        replan = None if change.action == "undo" else plan
+        applied = apply_change(store, journal, change, replan=replan, write=writer)
+        change = applied.change
+        restart = restart_finding(store, SubprocessRunner())
+        if restart is not None:
+            findings.append(restart)
+    if args.json:
+        write_json(write, _change_json(change, store, args.dry_run, applied, findings))
+    else:
+        write_change(change, args.dry_run, applied is not None, write)
+        write_findings(findings, write)
+    return EXIT_OK
+
+
+def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+    """``path undo --all``: every undo planned and checked first, then made one by one, each journaled.
+
+    Nothing to undo is not an error here (exit 0): the uninstaller runs it whatever the journal holds.
+    """
+    from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.changes import apply_change, plan_undo_all  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.machine import elevated_write, needs_elevation  # noqa: PLC0415
+    from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.state.path_journal import PathJournal  # noqa: PLC0415
+
+    journal = PathJournal(wizard_home())
+    planned = plan_undo_all(store, journal)
+    done: list[tuple[PathChange, AppliedChange | None]] = []
+    for change in planned:
+        applied = None
+        if change.changed and not args.dry_run:
+            writer = elevated_write if needs_elevation(store, change) else None
+            try:
+                applied = apply_change(store, journal, change, write=writer)
+            except (ValueChanged, RegistryWriteError) as error:
+                # The undos made so far stay made, each journaled; say how far it got.
+                what = (
+                    "the value changed while it was being written"
+                    if isinstance(error, ValueChanged)
+                    else error
+                )
+                say(
+                    f"{what}; {len(done)} of {len(planned)} undos were made ('gpuwizard path history' lists them)"
+                )
+                return EXIT_PROBLEM
+        done.append((change, applied))
+    if args.json:
+        data = {
+            "schema": UNDO_ALL_SCHEMA,
+            "registry": store.identity,
+            "dry_run": args.dry_run,
+            "changes": [_change_json(change, store, args.dry_run, applied, []) for change, applied in done],
+        }
+        write_json(write, data)
+        return EXIT_OK
+    if not done:
+        write("Nothing to undo: every PATH change the wizard made is undone already.\n")
+    for change, applied in done:
+        write_change(change, args.dry_run, applied is not None, write)
+    return EXIT_OK
+
+
+def _change_json(
+    change: PathChange,
+    store: EnvironmentStore,
+    dry_run: bool,
+    applied: AppliedChange | None,
+    findings: Sequence[Finding],
+) -> dict[str, Any]:
+    edit = change.edit
+    return {
+        "schema": CHANGE_SCHEMA,
+        "action": change.action,
+        "scope": change.scope,
+        "key": change.key,
+        "registry": store.identity,
+        "dry_run": dry_run,
+        "changed": change.changed,
+        "written": applied is not None,
+        "old": _value_json(change.old),
+        "new": _value_json(change.new),
+        "diff": [{"op": d.op, "entry": d.entry} for d in change.diff()],
+        "added": list(edit.added) if edit else [],
+        "removed": list(edit.removed) if edit else [],
+        "moved": list(edit.moved) if edit else [],
+        "unchanged": list(edit.unchanged) if edit else [],
+        "journal_id": applied.entry.id if applied and applied.entry else None,
+        "reverts": change.reverts.id if change.reverts else None,
+        "broadcast": bool(applied and applied.broadcast),
+        "findings": [finding_to_json(f) for f in findings],
+    }

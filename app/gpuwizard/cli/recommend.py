@@ -1,0 +1,85 @@
+"""``gpuwizard recommend``: the plan for this machine or a saved report (schema ``gpuwizard.recommendation/1``)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+from gpuwizard.cli.common import (
+    EXIT_OK,
+    Subcommands,
+    Write,
+    add_json_option,
+    add_system_option,
+    bad_input,
+    detector,
+    terminal_width,
+    write_json,
+)
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Add ``recommend``."""
+    rec = commands.add_parser(
+        "recommend",
+        help="recommend a framework / Python / CUDA / cuDNN set (schema gpuwizard.recommendation/1)",
+    )
+    add_wish_options(rec)
+    add_system_option(rec, "rec_system", "recommend for a saved report instead of this machine")
+    add_json_option(rec, "print JSON instead of text")
+    rec.add_argument(
+        "--refresh",
+        action="store_true",
+        help="fetch newer compatibility data and ask the package indexes for newer releases",
+    )
+    rec.add_argument(
+        "--compat-url",
+        metavar="URL",
+        help="where --refresh fetches the data (default: $GPUWIZARD_COMPAT_URL)",
+    )
+
+
+def add_wish_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``--framework``, ``--version``, ``--python``, ``--manager``: what the person wants."""
+    parser.add_argument(
+        "--framework",
+        required=required,
+        metavar="F",
+        help="pytorch, tensorflow, or the legacy tensorflow-gpu",
+    )
+    parser.add_argument(
+        "--version", dest="framework_version", metavar="X.Y", help="a framework release (2.10 or 2.10.1)"
+    )
+    parser.add_argument(
+        "--python", metavar="X.Y", help="the preferred Python; another may be chosen, and why is said"
+    )
+    parser.add_argument("--manager", choices=["venv", "conda"], help="the environment manager")
+
+
+def run(args: argparse.Namespace, write: Write) -> int:
+    """Recommend and print the plan."""
+    from gpuwizard.core.compat.plan import WishError, parse_wish, recommendation_to_json  # noqa: PLC0415
+    from gpuwizard.core.compat.recommend import recommend  # noqa: PLC0415
+    from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415
+
+    with bad_input(WishError):
+        wish = parse_wish(args.framework, args.framework_version, args.python, args.manager)
+    # A bad --system file is bad input as well: refused before anything is detected or fetched.
+    detect = detector(args.rec_system)
+    notes: list[str] = []
+    if args.refresh:
+        from gpuwizard.workflow.compat.refresh import refresh_compat  # noqa: PLC0415 - requests only here
+
+        notes = refresh_compat(args.compat_url)
+    compat = load_compat()
+    with bad_input(WishError):
+        recommendation = recommend(detect(), wish, compat)
+    if notes:
+        recommendation = replace(recommendation, notes=(*recommendation.notes, *notes))
+    if args.json:
+        write_json(write, recommendation_to_json(recommendation))
+    else:
+        from gpuwizard.cli.text.plan import render_recommendation  # noqa: PLC0415
+
+        write(render_recommendation(recommendation, width=terminal_width()))
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""Terminal renderers: typed results laid out as readable text (presentation only)."""

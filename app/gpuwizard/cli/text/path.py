@@ -1,0 +1,66 @@
+"""``gpuwizard path`` as text: the entries with their problems, the history, a change as a diff."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from gpuwizard.cli.common import Write
+from gpuwizard.cli.text.findings import bracketed
+from gpuwizard.core.findings.model import Finding
+
+if TYPE_CHECKING:
+    from gpuwizard.core.pathedit.review import ScopeReview
+    from gpuwizard.workflow.pathedit.changes import PathChange
+    from gpuwizard.workflow.state.path_journal import JournalEntry
+
+
+def write_review(reviews: Sequence[ScopeReview], findings: Sequence[Finding], write: Write) -> None:
+    """Each scope's entries, numbered, with their problems marked; then the findings."""
+    for review in reviews:
+        kind = review.type or "no value"
+        write(f"{review.scope} PATH ({kind}, {len(review.value)} characters):\n")
+        for entry in review.entries:
+            marks = f"   <- {', '.join(entry.problems)}" if entry.problems else ""
+            write(f"  {entry.index:>3}  {entry.segment}{marks}\n")
+    write_findings(findings, write)
+
+
+def write_history(entries: Sequence[JournalEntry], write: Write) -> None:
+    """The PATH journal of this registry, a line per change, undone ones marked."""
+    if not entries:
+        write("No PATH changes recorded for this registry.\n")
+    reverted = {e.reverts for e in entries if e.reverts}
+    for entry in entries:
+        what = f"reverts {entry.reverts[:8]}" if entry.reverts else ", ".join(entry.folders)
+        mark = "  (undone)" if entry.id in reverted else ""
+        write(f"{entry.time}  {entry.id[:8]}  {entry.scope:<6}  {entry.action:<6}  {what}{mark}\n")
+
+
+def write_change(change: PathChange, dry_run: bool, written: bool, write: Write) -> None:
+    """A planned or made change as a diff, and what became of it."""
+    where = f"{change.scope} PATH ({change.key})"
+    if not change.changed:
+        write(f"Nothing to change in the {where}.\n")
+        if change.edit is not None and change.edit.unchanged:
+            verb = "already on PATH" if change.action == "add" else "not on PATH"
+            write("".join(f"  {folder}: {verb}\n" for folder in change.edit.unchanged))
+        return
+    write(f"{'Would change' if dry_run else 'Changed'} the {where}:\n")
+    for line in change.diff():
+        if line.op != " ":
+            write(f"  {line.op} {line.entry}\n")
+    if change.old is not None and change.new is not None and change.old.type != change.new.type:
+        write(f"  type {change.old.type} -> {change.new.type}\n")
+    if dry_run:
+        write("(dry run: nothing was written)\n")
+    elif written and change.reverts is not None:
+        write(f"Reverted the {change.reverts.action} of {change.reverts.time}.\n")
+    elif written:
+        write("Recorded in the PATH journal; 'gpuwizard path undo' reverts it.\n")
+
+
+def write_findings(findings: Sequence[Finding], write: Write) -> None:
+    """The findings of a PATH command, each said in passing."""
+    for finding in findings:
+        write(bracketed(finding.severity, finding.message, finding.hint))

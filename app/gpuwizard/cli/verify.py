@@ -1,0 +1,82 @@
+"""``gpuwizard verify``: what drifted since the last good state.
+
+Re-runs detection, probes every environment the wizard made, runs a short live test in each,
+checks the PATH folders the wizard added, and compares it all with the last good state
+(``GPUWIZARD_HOME/last-good.json``). A healthy run records a new last good state.
+
+Exit codes: 0 healthy (changes such as an upgraded driver are fine); 1 something is broken;
+2 bad input (one line on stderr); 130 cancelled (Ctrl+C, SIGTERM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+
+from gpuwizard.cli.common import (
+    EXIT_CANCELLED,
+    EXIT_OK,
+    EXIT_PROBLEM,
+    Subcommands,
+    Write,
+    add_json_option,
+    add_registry_option,
+    add_system_option,
+    bad_input,
+    cancel_on_signals,
+    detector,
+    json_lines,
+    path_store,
+)
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Add ``verify``."""
+    verify = commands.add_parser(
+        "verify", help="compare with the last good state: what drifted since (exit 1 if broken)"
+    )
+    verify.add_argument(
+        "--env",
+        dest="verify_envs",
+        metavar="NAME",
+        action="append",
+        help="check only this environment (repeat for more; default: every one the wizard made)",
+    )
+    verify.add_argument("--no-test", action="store_true", help="skip the short live test")
+    verify.add_argument("--no-record", action="store_true", help="do not record a healthy result")
+    add_system_option(
+        verify,
+        "verify_system",
+        "use a saved system report instead of detecting this machine (tests, support)",
+    )
+    add_registry_option(
+        verify, "verify_registry", "check the PATH of a registry snapshot file instead of the live registry"
+    )
+    add_json_option(verify, "stream JSON lines ending in one result event")
+
+
+def run(args: argparse.Namespace, write: Write) -> int:
+    """Run ``gpuwizard verify``; returns the exit code."""
+    from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
+    from gpuwizard.cli.text.verify import VerifyView  # noqa: PLC0415
+    from gpuwizard.workflow.health.verify import VerifyCancelled, VerifyUsageError, verify_setup  # noqa: PLC0415
+
+    detect = detector(args.verify_system)
+    store = path_store(args.verify_registry)
+    show = json_lines(write) if args.json else VerifyView(write)
+    cancel = threading.Event()
+    try:
+        with cancel_on_signals(cancel), bad_input(VerifyUsageError):
+            health = verify_setup(
+                detect=detect,
+                runner=StreamingSubprocessRunner(),
+                on_event=show,
+                cancel=cancel,
+                path_store=store,
+                short_test=not args.no_test,
+                record=not args.no_record,
+                env_names=args.verify_envs,
+            )
+    except VerifyCancelled:
+        return EXIT_CANCELLED
+    return EXIT_OK if health.healthy else EXIT_PROBLEM

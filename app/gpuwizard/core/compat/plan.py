@@ -1,0 +1,223 @@
+"""What the user wants (:class:`Wish`) and what the wizard proposes (:class:`Recommendation`).
+
+With the ``gpuwizard.recommendation/1`` JSON form (DESIGN.md section 4: names kept, fields only
+added).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from gpuwizard.core.findings.model import Finding, finding_to_json
+
+RECOMMENDATION_SCHEMA: Final = "gpuwizard.recommendation/1"
+FRAMEWORKS: Final = ("pytorch", "tensorflow")
+#: Accepted names and the framework they mean (``tensorflow-gpu`` is the removed legacy name).
+FRAMEWORK_NAMES: Final = {
+    "pytorch": "pytorch",
+    "torch": "pytorch",
+    "tensorflow": "tensorflow",
+    "tensorflow-gpu": "tensorflow",
+}
+MANAGERS: Final = ("venv", "conda")
+
+
+class WishError(ValueError):
+    """The wish cannot be understood or cannot exist (one line; exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Wish:
+    """What the user asked for.
+
+    Attributes:
+        framework: ``pytorch`` or ``tensorflow``.
+        version: A minor (``2.10``) or exact (``2.10.1``) release, or None for the best one.
+        python: The preferred Python minor version (``3.11``); the recommender may choose another.
+        manager: ``venv`` or ``conda``, or None to let the recommender choose.
+        requested_name: The framework name as given (``tensorflow-gpu`` is kept to explain it).
+    """
+
+    framework: str
+    version: str | None = None
+    python: str | None = None
+    manager: str | None = None
+    requested_name: str = ""
+
+
+def parse_wish(
+    framework: str, version: str | None = None, python: str | None = None, manager: str | None = None
+) -> Wish:
+    """Check and normalise the command-line wish.
+
+    Raises:
+        WishError: An unknown framework or manager, or a version that is not a version.
+
+    >>> parse_wish("tensorflow-gpu", "2.10").framework
+    'tensorflow'
+    >>> try:
+    ...     parse_wish("caffe")
+    ... except WishError as error:
+    ...     print(error)
+    unknown framework 'caffe' (choose pytorch, tensorflow or tensorflow-gpu)
+    """
+    name = framework.strip().lower()
+    if name not in FRAMEWORK_NAMES:
+        raise WishError(f"unknown framework {framework!r} (choose pytorch, tensorflow or tensorflow-gpu)")
+    if version is not None and not re.fullmatch(r"[0-9]+\.[0-9]+(\.[0-9]+)?", version.strip()):
+        raise WishError(f"{version!r} is not a framework version (write it as 2.10 or 2.10.1)")
+    if python is not None and not re.fullmatch(r"3\.[0-9]{1,2}(\.[0-9]+)?", python.strip()):
+        raise WishError(f"{python!r} is not a Python version (write it as 3.11)")
+    if manager is not None and manager not in MANAGERS:
+        raise WishError(f"unknown environment manager {manager!r} (choose venv or conda)")
+    return Wish(
+        framework=FRAMEWORK_NAMES[name],
+        version=version.strip() if version else None,
+        python=".".join(python.strip().split(".")[:2]) if python else None,
+        manager=manager,
+        requested_name=name,
+    )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One complete, installable configuration.
+
+    Attributes:
+        framework_version: The exact release to install.
+        python: The Python minor version of the environment.
+        cpu_only: The build uses no GPU.
+        cuda, cudnn: What the framework build uses (None for CPU builds); not a system toolkit.
+        torch_variant: The PyTorch wheel tag (``cu126``, ``cpu``); None for TensorFlow.
+        requirements, index_url: What pip installs, and from which index (None: the default).
+        conda_channels, conda_packages: What conda installs (CUDA and cuDNN, when conda supplies them).
+        system_cuda_toolkit_required: A CUDA toolkit and cuDNN must be installed on the system.
+        path_entries: Folders the plan adds to PATH (Windows, TensorFlow 2.10 and older in a venv).
+        dlls_expected: DLLs the framework must find at run time (Windows, TensorFlow 2.10 and older).
+        min_driver: The lowest NVIDIA driver per OS (None for CPU builds).
+        manager: ``venv`` or ``conda``.
+        target: ``native``, or ``wsl2`` when the plan runs inside WSL 2 on this Windows machine.
+        gpu_indices: The GPUs the build serves.
+        ptx_jit: The GPUs the build serves only through PTX (JIT-compiled at first use).
+        driver_update_required: The installed driver is older than ``min_driver``.
+        summary: One line describing the plan, in English.
+        reasons: Why this plan, in English (one line each).
+    """
+
+    framework: str
+    framework_version: str
+    python: str
+    cpu_only: bool
+    cuda: str | None
+    cudnn: str | None
+    torch_variant: str | None
+    requirements: tuple[str, ...]
+    index_url: str | None
+    conda_channels: tuple[str, ...] = ()
+    conda_packages: tuple[str, ...] = ()
+    system_cuda_toolkit_required: bool = False
+    path_entries: tuple[str, ...] = ()
+    dlls_expected: tuple[str, ...] = ()
+    min_driver: Mapping[str, str | None] | None = None
+    manager: str = "venv"
+    target: str = "native"
+    gpu_indices: tuple[int, ...] = ()
+    ptx_jit: tuple[int, ...] = ()
+    driver_update_required: bool = False
+    summary: str = ""
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CudaNumbers:
+    """The three CUDA numbers people confuse (../shared/research/peers.md pain 12).
+
+    Attributes:
+        driver_max: The highest CUDA the driver supports (NVML, or derived from the driver version).
+        driver_max_source: ``nvml``, ``driver tables`` or None.
+        toolkits: The CUDA toolkits on disk, the one PATH reaches first first.
+        framework: The CUDA the recommended build uses (None for a CPU build).
+        driver: The installed driver version (None when none answers).
+        driver_os: Whose driver it is: ``windows`` on Windows and in WSL 2, else ``linux``.
+    """
+
+    driver_max: str | None
+    driver_max_source: str | None
+    toolkits: tuple[str, ...]
+    framework: str | None
+    driver: str | None = None
+    driver_os: str = "linux"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The answer to a wish: a plan, alternatives best first, and why."""
+
+    framework: str
+    gpu_supported: bool
+    driver_update_required: bool
+    plan: Plan
+    alternatives: tuple[Plan, ...]
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    cuda_numbers: CudaNumbers
+    wish: Wish = field(default_factory=lambda: Wish("pytorch"))
+    compat_origin: str = "bundled"
+
+
+def plan_to_json(plan: Plan) -> dict[str, Any]:
+    """A plan as contract JSON (DESIGN.md section 4), with the extra fields after."""
+    return {
+        "framework_version": plan.framework_version,
+        "python": plan.python,
+        "cpu_only": plan.cpu_only,
+        "cuda": plan.cuda,
+        "cudnn": plan.cudnn,
+        "torch_variant": plan.torch_variant,
+        "pip": {"requirements": list(plan.requirements), "index_url": plan.index_url},
+        "conda": {"channels": list(plan.conda_channels), "packages": list(plan.conda_packages)},
+        "system_cuda_toolkit_required": plan.system_cuda_toolkit_required,
+        "path_entries": list(plan.path_entries),
+        "dlls_expected": list(plan.dlls_expected),
+        "min_driver": dict(plan.min_driver) if plan.min_driver else None,
+        "framework": plan.framework,
+        "manager": plan.manager,
+        "target": plan.target,
+        "gpu_indices": list(plan.gpu_indices),
+        "ptx_jit_gpu_indices": list(plan.ptx_jit),
+        "driver_update_required": plan.driver_update_required,
+        "summary": plan.summary,
+        "reasons": list(plan.reasons),
+    }
+
+
+def recommendation_to_json(rec: Recommendation) -> dict[str, Any]:
+    """The recommendation as ``gpuwizard.recommendation/1`` JSON."""
+    return {
+        "schema": RECOMMENDATION_SCHEMA,
+        "framework": rec.framework,
+        "gpu_supported": rec.gpu_supported,
+        "driver_update_required": rec.driver_update_required,
+        "plan": plan_to_json(rec.plan),
+        "alternatives": [plan_to_json(plan) for plan in rec.alternatives],
+        "findings": [finding_to_json(f) for f in rec.findings],
+        "notes": list(rec.notes),
+        "cuda_numbers": {
+            "driver_max": rec.cuda_numbers.driver_max,
+            "driver_max_source": rec.cuda_numbers.driver_max_source,
+            "toolkits": list(rec.cuda_numbers.toolkits),
+            "framework": rec.cuda_numbers.framework,
+            "driver": rec.cuda_numbers.driver,
+            "driver_os": rec.cuda_numbers.driver_os,
+        },
+        "wish": {
+            "framework": rec.wish.requested_name or rec.wish.framework,
+            "version": rec.wish.version,
+            "python": rec.wish.python,
+            "manager": rec.wish.manager,
+        },
+        "compat_data": rec.compat_origin,
+    }

@@ -1,0 +1,1 @@
+"""Environments: names, space, activation, variables, and progress parsed from tool output."""

@@ -1,0 +1,1 @@
+"""The plan as files for other targets: requirements, environment.yml, Dockerfile."""

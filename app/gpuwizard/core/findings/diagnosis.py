@@ -1,0 +1,570 @@
+"""Known error messages in logs and tracebacks, recognised as findings (``gpuwizard diagnose``).
+
+:func:`diagnose` reads what a framework, a probe, pip, uv or conda printed, or a traceback a
+user pasted, and returns the findings it recognises: a stable code (DESIGN.md section 4), a
+plain-language message and the concrete fix, with the values it read (the missing library, the
+GPU architecture, the package) as parameters. Text it does not know gives no findings.
+
+Every signature is a regular expression with the code it stands for and the address of a real
+report that shows the message; tests/fixtures/recorded/diagnose holds those logs. Several
+findings may apply to one log, but each code appears once: its matches merge their values. A
+specific finding suppresses a generic one that explains the same failure (the GPU architecture
+warning explains the 'no kernel image' error that follows it).
+
+Logs are often quoted inside JSON (a probe's report, a notebook's error): text with JSON escapes
+is read a second time with the escapes undone.
+
+>>> [f.code for f in diagnose("AssertionError: Torch not compiled with CUDA enabled")]
+['CPU_ONLY_BUILD']
+>>> finding = diagnose("Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found")[0]
+>>> finding.code, finding.params["libraries"], finding.params["components"]
+('DLL_NOT_FOUND', 'cudart64_110.dll', 'CUDA 11')
+>>> diagnose("Successfully installed numpy-2.1.3")
+[]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
+
+DIAGNOSIS_SCHEMA: Final = "gpuwizard.diagnosis/1"
+
+#: The codes DESIGN.md section 4 lists for the diagnosis of logs, and the ones added here.
+DIAGNOSIS_CODES: Final = (
+    "DLL_NOT_FOUND",
+    "CUDNN_INTERNAL_ERROR",
+    "CUDNN_VERSION_MISMATCH",
+    "NO_KERNEL_IMAGE",
+    "GPU_ARCH_UNSUPPORTED",
+    "DRIVER_TOO_OLD",
+    "GPU_OUT_OF_MEMORY",
+    "CPU_ONLY_BUILD",
+    "ZLIBWAPI_MISSING",
+    "TORCH_DLL_LOAD_FAILED",
+    "NO_MATCHING_DISTRIBUTION",
+    "TF_CANNOT_DLOPEN_GPU_LIBS",
+    "NVML_DRIVER_LIBRARY_MISMATCH",
+    "TENSORFLOW_GPU_PACKAGE_REMOVED",
+    "LONG_PATHS_DISABLED",
+    "MS_STORE_PYTHON",
+)
+
+#: Values read from one match: a name and one value, or several values.
+Values = dict[str, str | list[str]]
+Extractor = Callable[[re.Match[str]], Values | None]
+
+#: Parameters that collect every value seen; the others keep the first one.
+_LIST_PARAMS: Final = frozenset({"libraries", "requirements", "packages", "python"})
+
+#: Windows' classic path limit (MAX_PATH, 260 including the final NUL): longer paths fail.
+_MAX_PATH: Final = 260
+
+#: A longer matched line is cut to this many characters in the ``evidence`` parameter.
+_EVIDENCE_CHARS: Final = 240
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One known message: the code it stands for, how to find it, and where it was reported.
+
+    Attributes:
+        code: The finding code the message stands for.
+        pattern: The compiled expression; its named groups are the values read from the text.
+        source: The address of a real report that shows the message.
+        extract: Turns a match into values (default: the named groups); ``None`` from it means
+            the match is not this problem after all.
+        variant: The catalog variant this message calls for, if any.
+    """
+
+    code: str
+    pattern: re.Pattern[str]
+    source: str
+    extract: Extractor | None = None
+    variant: str | None = None
+
+    def values(self, match: re.Match[str]) -> Values | None:
+        """The values this match gives, or ``None`` when it does not count."""
+        if self.extract is not None:
+            return self.extract(match)
+        return {name: value for name, value in match.groupdict().items() if value}
+
+
+# --- reading values out of matches --------------------------------------------------------
+
+#: Libraries of the CUDA stack (a missing libGL.so.1 is not a GPU problem).
+_GPU_LIBRARY: Final = re.compile(
+    r"cud|cublas|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|cupti|nvtoolsext", re.IGNORECASE
+)
+#: TensorRT is optional for TensorFlow; its missing libraries are only a notice.
+_OPTIONAL_LIBRARY: Final = re.compile(r"nvinfer|nvonnxparser|nvparsers", re.IGNORECASE)
+#: The driver's own library: missing means no driver, not a missing toolkit.
+_DRIVER_LIBRARY: Final = re.compile(r"libcuda\.so(?:\.\d+)*|nvcuda\.dll", re.IGNORECASE)
+
+
+def _library(match: re.Match[str]) -> Values | None:
+    library = match.group("library").strip("*`'\" ")
+    if _OPTIONAL_LIBRARY.search(library) or library.lower() == "zlibwapi.dll":
+        return None
+    return {"libraries": library}
+
+
+def _gpu_library(match: re.Match[str]) -> Values | None:
+    values = _library(match)
+    if values is None or not _GPU_LIBRARY.search(str(values["libraries"])):
+        return None
+    return values
+
+
+def _components(libraries: Sequence[str]) -> list[str]:
+    """The CUDA and cuDNN releases that ship ``libraries``, where the file name tells."""
+    components: list[str] = []
+    for library in libraries:
+        component = _component(library)
+        if component and component not in components:
+            components.append(component)
+    return components
+
+
+def _component(library: str) -> str | None:
+    name = library.lower()
+    if match := re.fullmatch(r"(?:lib)?cudnn\w*?(?:64_(\d+)\.dll|\.so\.(\d+)(?:\.\d+)*)", name):
+        return f"cuDNN {match.group(1) or match.group(2)}"
+    # cudart64_110.dll serves every CUDA 11.x, cudart64_101.dll only 10.1; cudart64_12.dll is 12.
+    # (cuSPARSE's number follows CUDA's major; cuFFT's, cuRAND's and cuSOLVER's do not.)
+    if match := re.fullmatch(r"(?:cudart|cublas|cublaslt|cusparse)64_(\d\d)(\d?)\.dll", name):
+        major, minor = match.groups()
+        return (
+            f"CUDA {major}" if not minor or (minor == "0" and int(major) >= 11) else f"CUDA {major}.{minor}"
+        )
+    if match := re.fullmatch(
+        r"lib(?:cudart|cublas|cublaslt|cusparse)\.so\.(\d+)(?:\.(\d+))?(?:\.\d+)*", name
+    ):
+        major, minor = match.groups()
+        return f"CUDA {major}" if not minor or int(major) >= 11 else f"CUDA {major}.{minor}"
+    return None
+
+
+def _line_at(text: str, position: int) -> str:
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    line = text[start : end if end >= 0 else len(text)].strip()
+    return line if len(line) <= _EVIDENCE_CHARS else line[: _EVIDENCE_CHARS - 1] + "…"
+
+
+_SUPPORTED_ARCHS: Final = re.compile(r"supports CUDA capabilities ((?:(?:sm|compute)_\d+a?\s*)+)")
+_MINIMUM_CAPABILITY: Final = re.compile(
+    r"minimum cuda capability (?:that we support|supported by this library) is (\d+\.\d+)"
+)
+
+
+def _arch_not_compiled(match: re.Match[str]) -> Values:
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    gpu = re.sub(r"^.*UserWarning:", "", text[line_start : match.start()]).strip(" \t`'\">[]")
+    values: Values = {"capability": match.group("capability"), "gpu": gpu or "This GPU"}
+    if supported := _SUPPORTED_ARCHS.search(text, match.end(), match.end() + 400):
+        values["supported"] = " ".join(supported.group(1).split())
+    return values
+
+
+def _arch_too_old(match: re.Match[str]) -> Values:
+    values: Values = {"gpu": match.group("gpu").strip(), "capability": match.group("capability")}
+    if minimum := _MINIMUM_CAPABILITY.search(match.string, match.end(), match.end() + 400):
+        values["minimum"] = minimum.group(1)
+    return values
+
+
+def _driver_found(match: re.Match[str]) -> Values:
+    # PyTorch prints the driver's CUDA version as an integer: 11040 is CUDA 11.4.
+    found = int(match.group("found"))
+    return {"driver_cuda": f"{found // 1000}.{found % 1000 // 10}", "found": str(found)}
+
+
+def _oom_tensor(match: re.Match[str]) -> Values | None:
+    rest = match.group("rest") or ""
+    if "device:CPU" in rest or "allocator cpu" in rest:
+        return None  # host memory, not the GPU's
+    return {"shape": match.group("shape")} if match.group("shape") else {}
+
+
+_PACKAGE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _requirement_values(requirements: Sequence[str]) -> Values | None:
+    kept: list[str] = []
+    packages: list[str] = []
+    for raw in requirements:
+        requirement = raw.strip().strip("`'\",;")
+        name = _PACKAGE_NAME.match(requirement.split("::")[-1])
+        if name:
+            kept.append(requirement)
+            packages.append(name.group(0).lower().replace("_", "-"))
+    return {"requirements": kept, "packages": packages} if kept else None
+
+
+def _requirement(match: re.Match[str]) -> Values | None:
+    groups = [value for name, value in match.groupdict().items() if value and name != "versions"]
+    values = _requirement_values(groups[:1])
+    if values is not None and match.groupdict().get("versions") is not None:
+        values["versions"] = match.group("versions").strip() or "none"
+    return values
+
+
+def _conda_list(match: re.Match[str]) -> Values | None:
+    items = [line.strip()[1:] for line in match.group("list").splitlines() if line.strip().startswith("-")]
+    return _requirement_values([item.strip() for item in items if item.strip()])
+
+
+def _long_path(match: re.Match[str]) -> Values | None:
+    # pip prints repr(path): every backslash doubled.
+    path = match.group("path").replace("\\\\", "\\")
+    return {"length": str(len(path))} if len(path) >= _MAX_PATH else None
+
+
+def _nvml_mismatch(match: re.Match[str]) -> Values:
+    version = re.compile(r"NVML library version: (\S+)").search(match.string, match.end(), match.end() + 300)
+    return {"nvml_version": version.group(1)} if version else {}
+
+
+def _cudnn_mismatch(match: re.Match[str]) -> Values:
+    compiled = match.group("compiled")
+    return {"loaded": match.group("loaded"), "compiled": compiled, "major": compiled.split(".")[0]}
+
+
+def _torch_dll(match: re.Match[str]) -> Values:
+    path = re.sub(r"\\+", lambda _: "\\", match.group("path")).strip('"\\ ')
+    return {"library": match.group("library"), "path": path}
+
+
+def _store_python(match: re.Match[str]) -> Values:
+    return {"python": match.group("python")}
+
+
+def _sig(
+    code: str,
+    pattern: str,
+    source: str,
+    extract: Extractor | None = None,
+    *,
+    variant: str | None = None,
+    flags: int = 0,
+) -> Signature:
+    return Signature(code, re.compile(pattern, flags), source, extract, variant)
+
+
+# --- the signatures -------------------------------------------------------------------------
+# Patterns start with literal text and bound their repeats, so a long line costs linear time.
+
+SIGNATURES: Final[tuple[Signature, ...]] = (
+    # TensorFlow's loader (dso_loader.cc), Windows and Linux.
+    _sig(
+        "DLL_NOT_FOUND",
+        r"Could not load dynamic library '(?P<library>[^'\n]{1,200})'",
+        "https://github.com/tensorflow/tensorflow/issues/57103",
+        _library,
+    ),
+    # cuDNN 8/9 on Windows, loading its own sub-libraries.
+    _sig(
+        "DLL_NOT_FOUND",
+        r"Could not load library (?P<library>[\w.+-]{1,100}\.dll)\. Error code \d+",
+        "https://github.com/tensorflow/tensorflow/issues/63702",
+        _library,
+    ),
+    _sig(
+        "DLL_NOT_FOUND",
+        r"Could not locate (?P<library>[\w.+-]{1,100}\.dll)\. Please make sure it is in your library path",
+        "https://github.com/ddean2009/MoneyPrinterPlus/issues/91",
+        _library,
+    ),
+    # The dynamic loader on Linux (an ImportError of torch, or TensorFlow's dlerror text).
+    _sig(
+        "DLL_NOT_FOUND",
+        r"(?P<library>lib[\w+-]{1,60}\.so(?:\.\d+){0,3}): cannot open shared object file",
+        "https://github.com/pytorch/pytorch/issues/104259",
+        _gpu_library,
+    ),
+    _sig(
+        "TF_CANNOT_DLOPEN_GPU_LIBS",
+        r"Cannot dlopen some GPU libraries",
+        "https://github.com/tensorflow/tensorflow/issues/65035",
+    ),
+    _sig(
+        "NO_KERNEL_IMAGE",
+        r"no kernel image is available for execution on the device"
+        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice",
+        "https://github.com/pytorch/pytorch/issues/44828",
+        flags=re.IGNORECASE,
+    ),
+    # PyTorch's warning when its build has no code for the GPU (torch/cuda/__init__.py).
+    _sig(
+        "GPU_ARCH_UNSUPPORTED",
+        r"with CUDA capability (?P<capability>sm_\d+a?) is not compatible with the current PyTorch installation",
+        "https://github.com/pytorch/pytorch/issues/52736",
+        _arch_not_compiled,
+        variant="log",
+    ),
+    # PyTorch's warning for GPUs older than its oldest supported generation.
+    _sig(
+        "GPU_ARCH_UNSUPPORTED",
+        r"Found GPU\d+ (?P<gpu>[^\n]{1,100}?) which is of cuda capability (?P<capability>\d+\.\d+)",
+        "https://github.com/pytorch/pytorch/issues/16712",
+        _arch_too_old,
+        variant="too_old",
+    ),
+    _sig(
+        "DRIVER_TOO_OLD",
+        r"The NVIDIA driver on your system is too old \(found version (?P<found>\d{1,9})\)",
+        "https://github.com/wuhuikai/FastFCN/issues/37",
+        _driver_found,
+        variant="log_cuda",
+    ),
+    _sig(
+        "DRIVER_TOO_OLD",
+        r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver",
+        "https://github.com/tensorflow/tensorflow/issues/41401",
+        variant="log",
+    ),
+    # PyTorch.
+    _sig(
+        "GPU_OUT_OF_MEMORY",
+        r"CUDA out of memory\.?(?: Tried to allocate (?P<size>\d+(?:\.\d+)? ?[KMGT]?i?B))?",
+        "https://github.com/pytorch/pytorch/issues/16417",
+    ),
+    # TensorFlow's allocator; 'device:CPU' in the same line is host memory.
+    _sig(
+        "GPU_OUT_OF_MEMORY",
+        r"OOM when allocating tensor(?: with shape ?\[(?P<shape>[^\]\n]{0,200})\])?(?P<rest>[^\n]{0,300})",
+        "https://github.com/Azure/MachineLearningNotebooks/issues/880",
+        _oom_tensor,
+    ),
+    # TensorFlow's CUDA driver calls.
+    _sig(
+        "GPU_OUT_OF_MEMORY",
+        r"(?:failed to allocate [\d.]{1,20}\w? \((?P<size>\d{1,20} bytes)\) from device: )?CUDA_ERROR_OUT_OF_MEMORY",
+        "https://github.com/tensorflow/tensorflow/issues/30912",
+    ),
+    # XLA (JAX, TensorFlow with XLA).
+    _sig(
+        "GPU_OUT_OF_MEMORY",
+        r"RESOURCE_EXHAUSTED: Out of memory (?:while trying to allocate|allocating) (?P<size>\d{1,20} bytes)",
+        "https://github.com/sokrypton/ColabFold/issues/65",
+    ),
+    _sig(
+        "CPU_ONLY_BUILD",
+        r"Torch not compiled with CUDA enabled",
+        "https://github.com/pytorch/torchchat/issues/587",
+        variant="pytorch",
+    ),
+    _sig(
+        "ZLIBWAPI_MISSING",
+        r"Could not (?:locate|load library) zlibwapi\.dll",
+        "https://github.com/AlexeyAB/darknet/issues/8551",
+    ),
+    # torch/__init__.py on Windows; any language of the WinError text, quotes maybe escaped.
+    _sig(
+        "TORCH_DLL_LOAD_FAILED",
+        r'Error loading\s{1,40}\\?"?(?P<path>[^"\n]{0,400}?torch[\\/]{1,4}lib[\\/]{1,4}(?P<library>[\w.+-]{1,80}\.dll))',
+        "https://github.com/pytorch/pytorch/issues/133397",
+        _torch_dll,
+    ),
+    # pip.
+    _sig(
+        "NO_MATCHING_DISTRIBUTION",
+        r"No matching distribution found for (?P<requirement>[^\s(]{1,200})",
+        "https://github.com/pytorch/pytorch/issues/20631",
+        _requirement,
+    ),
+    _sig(
+        "NO_MATCHING_DISTRIBUTION",
+        r"Could not find a version that satisfies the requirement (?P<requirement>[^\s(]{1,200})"
+        r"[^\n]{0,300}?\(from versions: ?(?P<versions>[^)\n]{0,500})\)",
+        "https://github.com/pytorch/pytorch/issues/20631",
+        _requirement,
+    ),
+    # uv.
+    _sig(
+        "NO_MATCHING_DISTRIBUTION",
+        r"Because (?:there is no version of (?P<no_version>\S{1,200})"
+        r"|(?P<not_found>\S{1,200}) was not found in the (?:package registry|provided package locations)"
+        r"|(?P<no_wheels>\S{1,200}) (?:has no wheels|is unusable because no wheels are available))",
+        "https://github.com/astral-sh/uv/issues/1497",
+        _requirement,
+    ),
+    # conda.
+    _sig(
+        "NO_MATCHING_DISTRIBUTION",
+        r"(?:PackagesNotFoundError: The following packages are not available from current channels:"
+        r"|ResolvePackageNotFound:)\s{0,20}(?P<list>(?:-[ \t][^\n]{1,300}\s{0,20}){1,500})",
+        "https://github.com/lengstrom/fast-style-transfer/issues/266",
+        _conda_list,
+    ),
+    # mamba 2 and micromamba (libmamba's solver).
+    _sig(
+        "NO_MATCHING_DISTRIBUTION",
+        r"└─ (?P<requirement>[^\n]{1,200}?) does not exist \(perhaps a typo or a missing channel\)",
+        "https://github.com/mamba-org/mamba/issues/3888",
+        _requirement,
+    ),
+    _sig(
+        "TENSORFLOW_GPU_PACKAGE_REMOVED",
+        r'The "tensorflow-gpu" package has been removed',
+        "https://github.com/dionhaefner/pyhpc-benchmarks/issues/17",
+        variant="log",
+    ),
+    # The empty 2.12.0 package that replaced tensorflow-gpu, when pip hides its message.
+    _sig(
+        "TENSORFLOW_GPU_PACKAGE_REMOVED",
+        r"tensorflow[-_]gpu-2\.12\.0\.tar\.gz",
+        "https://github.com/googlecolab/colabtools/issues/4431",
+        variant="log",
+    ),
+    _sig(
+        "NVML_DRIVER_LIBRARY_MISMATCH",
+        r"Failed to initialize NVML: Driver/library version mismatch",
+        "https://github.com/mozilla/translations/issues/1167",
+        _nvml_mismatch,
+    ),
+    _sig(
+        "CUDNN_INTERNAL_ERROR",
+        r"CUDNN_STATUS_INTERNAL_ERROR|Failed to get convolution algorithm\. This is probably because cuDNN failed",
+        "https://github.com/tensorflow/tensorflow/issues/40646",
+    ),
+    _sig(
+        "CUDNN_VERSION_MISMATCH",
+        r"Loaded runtime CuDNN library: (?P<loaded>\d+\.\d+\.\d+) but source was compiled with: "
+        r"(?P<compiled>\d+\.\d+\.\d+)",
+        "https://github.com/google-research/deeplab2/issues/66",
+        _cudnn_mismatch,
+    ),
+    # pip adds this hint for such paths since pypa/pip#10046 (2021).
+    _sig(
+        "LONG_PATHS_DISABLED",
+        r"does not have Windows Long Path support enabled",
+        "https://github.com/vulncheck-oss/sdk-python/issues/1",
+        variant="log",
+    ),
+    # Older pip: only the error, with a path too long for Windows.
+    _sig(
+        "LONG_PATHS_DISABLED",
+        r"Could not install packages due to an? (?:OSError|EnvironmentError): \[Errno 2\]\s{0,20}"
+        r"No such file or directory: '(?P<path>[^'\n]{1,2000})'",
+        "https://github.com/tensorflow/tensorflow/issues/51841",
+        _long_path,
+        variant="log",
+    ),
+    # The Store's package family name, in WindowsApps or AppData\Local\Packages paths.
+    _sig(
+        "MS_STORE_PYTHON",
+        r"PythonSoftwareFoundation\.Python\.(?P<python>3\.\d{1,2})_",
+        "https://github.com/vulncheck-oss/sdk-python/issues/1",
+        _store_python,
+        variant="log",
+        flags=re.IGNORECASE,
+    ),
+)
+
+#: A finding of the key explains the same failure as the ones listed: those are dropped.
+_SUPPRESSES: Final[Mapping[str, tuple[str, ...]]] = {
+    "GPU_ARCH_UNSUPPORTED": ("NO_KERNEL_IMAGE",),
+    "CUDNN_VERSION_MISMATCH": ("CUDNN_INTERNAL_ERROR",),
+}
+
+#: Hints that a log comes from Windows: a DLL name or a drive letter.
+_WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\", re.IGNORECASE)
+
+
+@dataclass
+class _Hit:
+    """What the matches of one code found: where first, and all the values read."""
+
+    position: int
+    evidence: str
+    values: dict[str, list[str]] = field(default_factory=dict)
+    variants: list[str] = field(default_factory=list)
+
+    def add(self, values: Values, variant: str | None) -> None:
+        for name, value in values.items():
+            seen = self.values.setdefault(name, [])
+            for item in [value] if isinstance(value, str) else value:
+                if item and item not in seen:
+                    seen.append(item)
+        if variant and variant not in self.variants:
+            self.variants.append(variant)
+
+    def first(self, name: str) -> str | None:
+        values = self.values.get(name)
+        return values[0] if values else None
+
+
+def diagnose(text: str) -> list[Finding]:
+    """The findings whose known messages appear in ``text``: errors first, then by first appearance."""
+    hits: dict[str, _Hit] = {}
+    for view in _views(text):
+        for signature in SIGNATURES:
+            for match in signature.pattern.finditer(view):
+                values = signature.values(match)
+                if values is None:
+                    continue
+                hit = hits.get(signature.code)
+                if hit is None:
+                    hit = hits[signature.code] = _Hit(match.start(), _line_at(view, match.start()))
+                elif match.start() < hit.position:
+                    hit.position, hit.evidence = match.start(), _line_at(view, match.start())
+                hit.add(values, signature.variant)
+    _imply(hits)
+    for code, suppressed in _SUPPRESSES.items():
+        if code in hits:
+            for other in suppressed:
+                hits.pop(other, None)
+    ordered = sorted(hits.items(), key=lambda item: item[1].position)
+    return sort_findings([_finding(code, hit, text) for code, hit in ordered])
+
+
+def diagnosis_to_json(findings: Sequence[Finding]) -> dict[str, object]:
+    """The output of ``gpuwizard diagnose --json`` (schema ``gpuwizard.diagnosis/1``)."""
+    return {"schema": DIAGNOSIS_SCHEMA, "findings": [finding_to_json(finding) for finding in findings]}
+
+
+def _views(text: str) -> Iterator[str]:
+    """``text``, and ``text`` with JSON string escapes undone when it has some."""
+    yield text
+    if "\\n" in text or '\\"' in text:
+        escapes = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t"}
+        yield re.sub(r'\\(["\\/nrt])', lambda match: escapes[match.group(1)], text)
+
+
+def _imply(hits: dict[str, _Hit]) -> None:
+    """Add the findings that other findings imply."""
+    missing = hits.get("NO_MATCHING_DISTRIBUTION")
+    if missing and "tensorflow-gpu" in missing.values.get("packages", []):
+        removed = hits.setdefault("TENSORFLOW_GPU_PACKAGE_REMOVED", _Hit(missing.position, missing.evidence))
+        removed.add({"requirements": missing.values["requirements"]}, "log")
+
+
+def _finding(code: str, hit: _Hit, text: str) -> Finding:
+    params: dict[str, object] = {
+        name: values if name in _LIST_PARAMS else values[0] for name, values in hit.values.items()
+    }
+    params["evidence"] = hit.evidence
+    variant = hit.variants[0] if hit.variants else None
+    if code == "DLL_NOT_FOUND":
+        libraries = hit.values.get("libraries", [])
+        components = _components(libraries)
+        if libraries and all(_DRIVER_LIBRARY.fullmatch(library) for library in libraries):
+            variant = "driver"
+        elif components:
+            variant, params["components"] = "cuda", components
+    elif code == "TF_CANNOT_DLOPEN_GPU_LIBS" and _WINDOWS_LOG.search(text):
+        variant = "windows"
+    elif code == "DRIVER_TOO_OLD":
+        variant = "log_cuda" if "driver_cuda" in hit.values else "log"
+    elif code == "GPU_OUT_OF_MEMORY" and "size" in hit.values:
+        variant = "size"
+    elif code == "NO_MATCHING_DISTRIBUTION" and "versions" in hit.values:
+        variant = "versions"
+    return make_finding(code, variant=variant, **params)

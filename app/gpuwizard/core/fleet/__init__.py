@@ -1,0 +1,1 @@
+"""Unattended setup: answer files, checked as a whole."""

@@ -1,0 +1,1 @@
+"""The last good state and what drifted since: snapshots and health checks."""

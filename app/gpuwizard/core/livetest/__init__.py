@@ -1,0 +1,1 @@
+"""The live training test: its events and results, and the verdict rules."""

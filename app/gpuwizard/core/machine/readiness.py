@@ -1,0 +1,41 @@
+"""A one-line answer to "can this machine train on an NVIDIA GPU as it is?".
+
+>>> from gpuwizard.core.machine.system_report import OsFacts, SystemReport
+>>> gpu_readiness(SystemReport(os=OsFacts("linux", False, "6.1", "x86_64"))).ready
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.machine.system_report import GpuFacts, SystemReport
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """Whether GPU frameworks can use this machine now, and what stands in the way.
+
+    Attributes:
+        ready: An NVIDIA GPU answers through a working driver and no error finding remains.
+        usable_gpus: The NVIDIA GPUs the driver reports as working.
+        blocking: The error findings, in report order.
+        warnings: The warning findings, in report order.
+    """
+
+    ready: bool
+    usable_gpus: tuple[GpuFacts, ...]
+    blocking: tuple[Finding, ...]
+    warnings: tuple[Finding, ...]
+
+
+def gpu_readiness(report: SystemReport) -> Readiness:
+    """Summarise ``report`` for the wizard's summary page and exit codes."""
+    usable = tuple(gpu for gpu in report.nvidia_gpus if gpu.status == "ok")
+    blocking = tuple(f for f in report.findings if f.severity == "error")
+    warnings = tuple(f for f in report.findings if f.severity == "warning")
+    # A lost GPU is an error finding, but the other GPUs still work: judge by what works.
+    only_lost = bool(usable) and all(f.code == "GPU_NOT_RESPONDING" for f in blocking)
+    ready = report.driver is not None and bool(usable) and (not blocking or only_lost)
+    return Readiness(ready=ready, usable_gpus=usable, blocking=blocking, warnings=warnings)

@@ -1,0 +1,1 @@
+"""Windows PATH editing as pure functions: lossless lists, edits, diffs and reviews."""

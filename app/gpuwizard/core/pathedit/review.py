@@ -1,0 +1,114 @@
+"""What is wrong with the PATH values as they are: marked entries and findings (pure).
+
+Windows builds a program's PATH from the system value followed by the user value (Microsoft
+Learn, "Environment Variables": user variables are appended to system ``Path``), so the user
+entries are checked against the system ones for duplicates and for another CUDA version that
+comes first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.pathedit.algebra import (
+    DUPLICATE,
+    MISSING,
+    EntryProblems,
+    cuda_version_of,
+    entry_key,
+    entry_of,
+    entry_problems,
+    has_variable_references,
+    split_segments,
+)
+
+#: Scopes in the order Windows joins them.
+SCOPE_ORDER: Final = ("system", "user")
+_VARIABLE: Final = re.compile(r"%[^%;\s]+%")
+
+
+@dataclass(frozen=True)
+class ScopeValue:
+    """One scope's PATH as read: its registry type and value (type None: no value)."""
+
+    scope: str
+    type: str | None
+    value: str
+
+
+@dataclass(frozen=True)
+class ScopeReview:
+    """One scope's entries with their problems."""
+
+    scope: str
+    type: str | None
+    value: str
+    entries: tuple[EntryProblems, ...]
+
+
+def review_paths(
+    values: Sequence[ScopeValue], *, missing: Iterable[str] = (), env: Mapping[str, str] | None = None
+) -> tuple[list[ScopeReview], list[Finding]]:
+    """Mark each entry's problems and collect the findings, system scope first.
+
+    ``missing`` are comparison keys of folders known not to exist (only the live registry can
+    tell; a snapshot cannot).
+    """
+    by_scope = {v.scope: v for v in values}
+    missing_keys = set(missing)
+    earlier: list[str] = []
+    reviews: list[ScopeReview] = []
+    findings: list[Finding] = []
+    cuda_order: list[str] = []
+    for scope in SCOPE_ORDER:
+        item = by_scope.get(scope)
+        if item is None:
+            continue
+        entries = entry_problems(item.value, earlier_keys=earlier, missing=missing_keys, env=env)
+        reviews.append(ScopeReview(scope, item.type, item.value, tuple(entries)))
+        earlier.extend(k for k in (entry_key(s, env) for s in split_segments(item.value)) if k)
+        for entry in entries:
+            if entry.cuda_version and entry.cuda_version not in cuda_order:
+                cuda_order.append(entry.cuda_version)
+        findings.extend(_scope_findings(item, entries))
+    if len(cuda_order) > 1:
+        findings.append(make_finding("MULTIPLE_CUDA_ON_PATH", versions=cuda_order, first=cuda_order[0]))
+    return reviews, findings
+
+
+def _scope_findings(item: ScopeValue, entries: Sequence[EntryProblems]) -> list[Finding]:
+    findings: list[Finding] = []
+    if item.type == "REG_SZ" and has_variable_references(item.value):
+        variables = sorted(set(_VARIABLE.findall(item.value)), key=str.casefold)
+        findings.append(make_finding("PATH_REG_SZ_WITH_VARS", scope=item.scope, variables=variables))
+    missing = [entry_of(e.segment) for e in entries if MISSING in e.problems]
+    if missing:
+        findings.append(make_finding("PATH_ENTRY_MISSING", scope=item.scope, entries=missing))
+    duplicates = [entry_of(e.segment) for e in entries if DUPLICATE in e.problems]
+    if duplicates:
+        findings.append(make_finding("PATH_DUPLICATE_ENTRY", scope=item.scope, entries=duplicates))
+    return findings
+
+
+def system_cuda_shadowing(
+    system_value: str, added: Iterable[str], env: Mapping[str, str] | None = None
+) -> Finding | None:
+    """A warning when CUDA folders go to the user PATH but the system PATH has another version.
+
+    The system PATH comes first, so its CUDA wins whatever order the user PATH has.
+    """
+    versions = {v for v in (cuda_version_of(a, env) for a in added) if v}
+    if not versions:
+        return None
+    others = []
+    for segment in split_segments(system_value):
+        version = cuda_version_of(segment, env) if entry_of(segment) else None
+        if version and version not in versions and version not in others:
+            others.append(version)
+    if not others:
+        return None
+    return make_finding("PATH_SYSTEM_CUDA_FIRST", other_versions=others, version=sorted(versions)[0])

@@ -1,0 +1,71 @@
+"""The QApplication: high-DPI policy, icon, translations, and the wizard's main loop."""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+
+from PySide6.QtCore import QLibraryInfo, QLocale, Qt, QTranslator
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication
+
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.theme import Theme, apply_theme
+from gpuwizard.workflow.wizard.session import session_for_this_machine
+
+
+def application_icon() -> QIcon:
+    """The wizard's icon (an SVG: sharp at every size and scale)."""
+    path = resources.files("gpuwizard.resources").joinpath("icons/gpuwizard.svg")
+    return QIcon(str(path))
+
+
+def make_application(lang: str | None = None, theme: Theme = "system") -> QApplication:
+    """Return the QApplication, creating it with the wizard's settings if needed."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    # Fractional scale factors (125 %, 150 %) stay exact instead of being rounded to 100/200 %,
+    # so text and icons keep their intended size on laptops. Must be set before the app exists.
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("GPU Setup Wizard")
+    app.setApplicationDisplayName("GPU Setup Wizard")
+    app.setOrganizationName("gpuwizard")
+    app.setWindowIcon(application_icon())
+    apply_theme(app, theme)
+    install_translator(app, lang)
+    return app
+
+
+def install_translator(app: QApplication, lang: str | None) -> bool:
+    """Load the wizard's translation for ``lang`` (or the system locale) if one ships.
+
+    Qt's own texts (the wizard's Back, Next, Cancel and Finish buttons, standard dialogs) come
+    from Qt's ``qtbase`` translation of the same language, which PySide6 ships.
+    Returns True when the wizard's translation was installed; English needs none.
+    """
+    locale = QLocale(lang) if lang else QLocale.system()
+    QLocale.setDefault(locale)  # numbers and dates in the same language as the words
+    translator = QTranslator(app)
+    folder = resources.files("gpuwizard.resources").joinpath("translations")
+    if not translator.load(locale, "gpuwizard", "_", str(folder)):
+        return False
+    app.installTranslator(translator)
+    qt_texts = QTranslator(app)
+    if qt_texts.load(locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        app.installTranslator(qt_texts)
+    return True
+
+
+def run_wizard(
+    report: SystemReport | None, system_file: Path | None, lang: str | None, theme: Theme = "system"
+) -> int:
+    """Open the wizard and run until it closes; returns the exit code."""
+    from gpuwizard.ui.wizard import SetupWizard  # noqa: PLC0415 - after the app exists
+
+    app = make_application(lang, theme)
+    wizard = SetupWizard(session_for_this_machine(report, system_file))
+    wizard.show()
+    return app.exec()

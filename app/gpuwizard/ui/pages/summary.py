@@ -1,0 +1,228 @@
+"""The last page: the verdict, how to use the environment, what stands in the way, a saved report.
+
+When the wizard made an environment, the page says how to activate it in each shell, which
+interpreter to select in VS Code or PyCharm, the Jupyter kernel, and what the live test found.
+"""
+
+from __future__ import annotations
+
+import os
+from html import escape
+from pathlib import Path
+
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+    QWizardPage,
+)
+
+from gpuwizard.core.envs.activation import activation_commands
+from gpuwizard.core.machine.readiness import gpu_readiness
+from gpuwizard.core.machine.system_report import SystemReport, gpu_list
+from gpuwizard.ui.messages import finding_texts
+from gpuwizard.ui.theme import Status, status_style
+from gpuwizard.ui.widgets.labels import headline_label
+from gpuwizard.ui.widgets.support_report import SupportReportControl
+from gpuwizard.workflow.state.files import save_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
+
+
+class SummaryPage(QWizardPage):
+    """Sums up the machine and the environment made, and offers to save the report as JSON."""
+
+    def __init__(self, session: WizardSession | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setObjectName("summary_page")
+        self.setTitle(self.tr("Summary"))
+        self.setSubTitle(self.tr("The verdict, and what to do next."))
+        self.report: SystemReport | None = None
+        self.verdict = headline_label("verdict", self)
+        self.todo = QLabel(self)
+        self.todo.setObjectName("todo")
+        self.todo.setWordWrap(True)
+        self.todo.setTextFormat(Qt.TextFormat.RichText)
+        self.save_button = QPushButton(self.tr("&Save the report…"), self)
+        self.save_button.setObjectName("save_report")
+        self.save_button.setToolTip(
+            self.tr(
+                "Save what was found, and the plan, environment and test the wizard made, as a JSON "
+                "file to share or to open later with --system."
+            )
+        )
+        self.save_button.clicked.connect(self._save)
+        self.environment = self._build_environment()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.environment)
+        layout.addWidget(self.todo)
+        self.support = SupportReportControl(session, lambda: self.report, self)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.support, 1)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+    def _build_environment(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Your environment"), self)
+        box.setObjectName("environment_box")
+        form = QFormLayout(box)
+        self.env_name = self._selectable("env_name", box)
+        self.activate = self._selectable("activate", box)
+        self.activate.setToolTip(self.tr("Run this in a new terminal to use the environment."))
+        self.interpreter = self._selectable("interpreter", box)
+        self.interpreter.setToolTip(
+            self.tr("Select this interpreter in VS Code (Python: Select Interpreter) or PyCharm.")
+        )
+        self.copy_button = QPushButton(self.tr("&Copy the interpreter path"), box)
+        self.copy_button.setObjectName("copy_interpreter")
+        self.copy_button.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.interpreter.property("path") or "")
+        )
+        self.kernel = self._selectable("kernel", box)
+        self.test_line = self._selectable("test_line", box)
+        form.addRow(self.tr("Name:"), self.env_name)
+        form.addRow(self.tr("Activate:"), self.activate)
+        form.addRow(self.tr("Interpreter:"), self.interpreter)
+        copy_row = QHBoxLayout()
+        copy_row.addWidget(self.copy_button)
+        copy_row.addStretch(1)
+        form.addRow("", copy_row)
+        form.addRow(self.tr("Jupyter kernel:"), self.kernel)
+        form.addRow(self.tr("Live test:"), self.test_line)
+        box.hide()
+        return box
+
+    def _selectable(self, name: str, parent: QWidget) -> QLabel:
+        label = QLabel(parent)
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        return label
+
+    def initializePage(self) -> None:
+        """Show the environment the wizard made, if it made one."""
+        result = self.session.env_result if self.session else None
+        if not result or result.get("status") != "ok":
+            self.environment.hide()
+            return
+        windows = os.name == "nt"
+        commands = activation_commands(
+            str(result.get("manager") or "venv"), str(result["path"]), windows=windows
+        )
+        self.env_name.setText(
+            self.tr("%1, %2 %3 in %4")
+            .replace("%1", str(result.get("name", "")))
+            .replace("%2", _framework_name(result, self.session))
+            .replace("%3", str(result.get("framework_build") or result.get("framework_version") or ""))
+            .replace("%4", str(result["path"]))
+        )
+        self.activate.setText("\n".join(f"{command}    ({shells})" for shells, command in commands))
+        self.interpreter.setText(str(result["python"]))
+        self.interpreter.setProperty("path", str(result["python"]))
+        kernel = result.get("jupyter_kernel")
+        self.kernel.setText(
+            str(kernel) if kernel else self.tr("none (choose one on the Choose page next time)")
+        )
+        test = self.session.test_result if self.session else None
+        self.test_line.setText(self._test_text(test))
+        self.environment.show()
+        self._show_outcome(str(result.get("name", "")), test)
+
+    def _show_outcome(self, name: str, test: dict[str, object] | None) -> None:
+        """Lead with what the setup achieved; the machine's own state follows below."""
+        verdict = str((test or {}).get("verdict") or "")
+        headlines: dict[str, tuple[str, Status]] = {
+            "gpu_ok": (self.tr("The environment %1 is ready, and trains on the GPU."), "good"),
+            "gpu_slow": (self.tr("The environment %1 trains on the GPU, but slowly: see below."), "warn"),
+            "cpu_only": (self.tr("The environment %1 is ready, and trains on the CPU."), "good"),
+            "broken": (self.tr("The environment %1 was made, but training does not work in it."), "bad"),
+        }
+        if verdict == "cpu_only" and self.report is not None and gpu_readiness(self.report).ready:
+            headlines["cpu_only"] = (
+                self.tr("The environment %1 trains on the CPU only: the GPU is not used."),
+                "bad",
+            )
+        text, status = headlines.get(verdict, (self.tr("The environment %1 is ready (not tested)."), "good"))
+        self.verdict.setText(text.replace("%1", name))
+        self.verdict.setStyleSheet(status_style(status, self))
+
+    def _test_text(self, test: dict[str, object] | None) -> str:
+        """The live test's verdict in one line, and whether the setup was recorded as good."""
+        if not test:
+            return self.tr("not run")
+        speedup = test.get("speedup")
+        verdicts = {
+            "gpu_ok": self.tr("the GPU trains (%1× the CPU)").replace(
+                "%1", QLocale().toString(float(speedup), "f", 1) if isinstance(speedup, (int, float)) else "?"
+            ),
+            "gpu_slow": self.tr("the GPU trains, but not clearly faster than the CPU"),
+            "cpu_only": self.tr("training works on the CPU only"),
+            "broken": self.tr("training does not work in this environment"),
+        }
+        text = verdicts.get(str(test.get("verdict")), str(test.get("verdict")))
+        if self.session is not None and self.session.snapshot is not None:
+            text += "\n" + self.tr(
+                "Recorded as the last good state: start the wizard again after a driver or framework "
+                "update, and it checks what changed."
+            )
+        return text
+
+    def set_report(self, report: SystemReport) -> None:
+        """Sum up ``report``."""
+        self.report = report
+        self.verdict.setStyleSheet("")
+        readiness = gpu_readiness(report)
+        if readiness.ready:
+            names = gpu_list(readiness.usable_gpus)
+            self.verdict.setText(
+                self.tr("This machine is ready for GPU frameworks: %1.").replace("%1", names)
+            )
+        else:
+            self.verdict.setText(self.tr("This machine cannot train on an NVIDIA GPU yet."))
+        items = [finding_texts(f) for f in (*readiness.blocking, *readiness.warnings)]
+        if items:
+            heading = self.tr("What to do first:") if readiness.blocking else self.tr("Worth a look:")
+            rows = "".join(
+                f"<li><b>{escape(m, quote=False)}</b><br>{escape(h, quote=False)}</li>" for m, h in items
+            )
+            self.todo.setText(f"<p>{heading}</p><ol>{rows}</ol>")
+        else:
+            self.todo.setText(self.tr("Nothing stands in the way."))
+
+    def _save(self) -> None:
+        if self.report is None:
+            return
+        name, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save the system report"), "gpuwizard-system.json", self.tr("JSON files (*.json)")
+        )
+        if not name:
+            return
+        session = self.session
+        made = session.env_result if session is not None and session.env_result else None
+        try:
+            save_system_report(
+                self.report,
+                Path(name),
+                recommendation=session.recommendation if session is not None and made else None,
+                environment=made,
+                test=session.test_result if session is not None and made else None,
+            )
+        except OSError as error:
+            QMessageBox.warning(
+                self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error))
+            )
+
+
+def _framework_name(result: dict[str, object], session: WizardSession | None) -> str:
+    framework = result.get("framework") or (session.choice.framework if session and session.choice else "")
+    return {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}.get(str(framework), str(framework))

@@ -1,0 +1,392 @@
+"""The Verify page: is the setup still as it was when it last worked, and if not, what drifted?
+
+The wizard opens here when it set this machine up before. The session's ``verify`` step (the
+same one ``gpuwizard verify`` runs) detects the machine again, checks every environment the
+wizard made (interpreter, import, build, pinned build, GPUs seen, a short training test) and
+PATH, and compares each with the last good state. It runs on a worker; its ``check`` events
+arrive through an :class:`~gpuwizard.ui.event_bridge.EventBridge` and each becomes a line:
+green when as before, amber when changed but working, red when broken, with "before → after"
+and the fix. "Repair" sets the broken environment up again with the same choices.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+    QWizardPage,
+)
+
+from gpuwizard.core.findings.model import finding_from_json
+from gpuwizard.core.health.drift import HealthReport
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.event_bridge import Event
+from gpuwizard.ui.messages import finding_texts
+from gpuwizard.ui.theme import Status, status_style
+from gpuwizard.ui.widgets.labels import headline_label
+from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
+from gpuwizard.ui.widgets.support_report import SupportReportControl
+from gpuwizard.ui.workers import StreamedWork
+from gpuwizard.workflow.wizard.session import WizardSession
+from gpuwizard.workflow.wizard.steps import repair_choice
+
+RUNNING, DONE, IDLE = "running", "done", "idle"
+
+_STATUS_COLOURS: dict[str, Status] = {"ok": "good", "changed": "warn", "broken": "bad", "skipped": "muted"}
+_STATUS_ICONS = {
+    "ok": QStyle.StandardPixmap.SP_DialogApplyButton,
+    "changed": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "broken": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "skipped": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
+
+
+class QtCheckRow(QFrame):
+    """One check: an icon and word for its status, what was checked, before → after, the fix."""
+
+    def __init__(self, check: dict[str, Any], title: str, status_word: str, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.check = check
+        status = str(check.get("status") or "skipped")
+        self.setObjectName(f"check_{check.get('check_id')}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        icon = QLabel(self)
+        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        icon.setPixmap(
+            self.style().standardIcon(_STATUS_ICONS.get(status, _STATUS_ICONS["skipped"])).pixmap(size, size)
+        )
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.title_label = QLabel(f"<b>{escape(title)}</b>", self)
+        self.status_label = QLabel(status_word, self)
+        self.status_label.setObjectName("check_status")
+        self.status_label.setStyleSheet(status_style(_STATUS_COLOURS.get(status, "muted"), self))
+        self.change_label = QLabel(self)
+        self.change_label.setObjectName("check_change")
+        self.fix_label = QLabel(self)
+        self.fix_label.setObjectName("check_fix")
+        for label in (self.title_label, self.change_label, self.fix_label):
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            )
+        head = QHBoxLayout()
+        head.addWidget(self.title_label, 1)
+        head.addWidget(self.status_label)
+        text = QVBoxLayout()
+        text.setSpacing(2)
+        text.addLayout(head)
+        text.addWidget(self.change_label)
+        text.addWidget(self.fix_label)
+        row = QHBoxLayout(self)
+        row.addWidget(icon)
+        row.addLayout(text, 1)
+        self.setAccessibleName(f"{title}: {status_word}")
+
+    def show_change(self, change: str) -> None:
+        """Say what changed ("before → after"), or hide the line."""
+        self.change_label.setText(change)
+        self.change_label.setVisible(bool(change))
+        if change:
+            self.setAccessibleDescription(change)
+
+    def show_fix(self, message: str, hint: str) -> None:
+        """Say what the finding means and what to do."""
+        if not (message or hint):
+            self.fix_label.hide()
+            return
+        self.fix_label.setText(f"{escape(message)}<br><i>{escape(hint)}</i>")
+        self.fix_label.show()
+        self.setAccessibleDescription(f"{self.accessibleDescription()} {message} {hint}".strip())
+
+
+class VerifyPage(QWizardPage):
+    """Runs the checks on entry and shows a line per check; "Set up again" leads to Detect."""
+
+    # The machine as the verification detected it (the wizard shows it on the Detect page).
+    report_detected = Signal(object)
+    # The person chose to set up again (from "Repair" or "Set up again").
+    set_up_again = Signal()
+
+    def __init__(self, session: WizardSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setObjectName("verify_page")
+        self.setTitle(self.tr("Verify your setup"))
+        self.setSubTitle(
+            self.tr("Is everything still as it was when it last worked? Driver, GPUs, environments, PATH.")
+        )
+        self.setFinalPage(True)
+        self.setButtonText(QWizard.WizardButton.NextButton, self.tr("Set &up again >"))
+        self.state = IDLE
+        self.health: HealthReport | None = None
+        self.checks: list[dict[str, Any]] = []
+        self.rows: list[QtCheckRow] = []
+        self.work = StreamedWork(self, self._take_events, self._finish, self._crashed)
+        self.detected: SystemReport | None = None
+
+        content = QWidget(self)
+        self.headline = headline_label("verify_headline", content)
+        self.headline.setText(self.tr("Checking…"))
+        self.since_label = QLabel(content)
+        self.since_label.setObjectName("verify_since")
+        self.since_label.setWordWrap(True)
+        self.phase_label = QLabel(content)
+        self.phase_label.setObjectName("verify_phase")
+        self.phase_label.setWordWrap(True)
+        buttons = self._build_buttons(content)
+
+        self.list_box = QWidget(content)
+        self.list_layout = QVBoxLayout(self.list_box)
+        self.list_layout.setContentsMargins(0, 0, 0, 0)
+        self.list_box.setAccessibleName(self.tr("Checks"))
+
+        layout = QVBoxLayout(content)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.since_label)
+        layout.addWidget(self.phase_label)
+        layout.addLayout(buttons)
+        layout.addWidget(self.list_box)
+        layout.addWidget(self.support)
+        layout.addStretch(1)
+        self.scroll_area = fill_with_scroll_area(self, content, "verify_scroll")
+        self.scroll_area.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def _build_buttons(self, parent: QWidget) -> QHBoxLayout:
+        self.progress = QProgressBar(parent)
+        self.progress.setObjectName("verify_progress")
+        self.progress.setRange(0, 0)
+        self.progress.setAccessibleName(self.tr("Verification in progress"))
+        self.again_button = QPushButton(self.tr("&Check again"), parent)
+        self.again_button.setObjectName("verify_again")
+        self.again_button.setAccessibleName(self.tr("Run the checks again"))
+        self.again_button.clicked.connect(self.start)
+        self.repair_button = QPushButton(self.tr("&Repair…"), parent)
+        self.repair_button.setObjectName("verify_repair")
+        self.repair_button.setAccessibleName(self.tr("Set the broken environment up again"))
+        self.repair_button.setToolTip(
+            self.tr(
+                "Sets the broken environment up again with the same framework, version and name: "
+                "the wizard shows the plan first, and puts the old one back if the new one fails."
+            )
+        )
+        self.repair_button.clicked.connect(self.repair)
+        self.repair_button.hide()
+        # What verify detected (None until it ran: then the report detects afresh).
+        self.support = SupportReportControl(self.session, lambda: self.detected, parent)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.progress, 1)
+        buttons.addWidget(self.again_button)
+        buttons.addWidget(self.repair_button)
+        return buttons
+
+    # --- the wizard's calls -----------------------------------------------------------------
+
+    def initializePage(self) -> None:
+        """Run the checks once, when the wizard opens here."""
+        if self.state == IDLE:
+            self.start()
+
+    def isComplete(self) -> bool:
+        """Finish and "Set up again" once the checks are done."""
+        return self.state == DONE
+
+    def wait_for_workers(self, milliseconds: int = 30_000) -> None:
+        """Stop running checks and wait for them (when the wizard closes)."""
+        self.work.wait(milliseconds)
+        self.support.wait_for_worker(milliseconds)
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the session's verify step on a worker."""
+        if self.state == RUNNING:
+            return
+        self.state = RUNNING
+        self.health = None
+        self.checks = []
+        self._clear_rows()
+        self.headline.setText(self.tr("Checking…"))
+        self.headline.setStyleSheet("")
+        self.since_label.clear()
+        self.phase_label.setText(self.tr("Looking at this machine…"))
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.again_button.setEnabled(False)
+        self.repair_button.hide()
+        self.work.start(self.session.verify_and_detect)
+        self.completeChanged.emit()
+
+    def repair(self) -> None:
+        """Set the first broken environment up again with the same choices."""
+        names = self.broken_environments()
+        if names:
+            choice = repair_choice(names[0])
+            if choice is not None:
+                self.session.choice = choice
+        self.set_up_again.emit()
+
+    def broken_environments(self) -> list[str]:
+        """The environments with a broken check, in the order checked."""
+        names = [
+            str(check.get("subject"))
+            for check in self.checks
+            if check.get("status") == "broken" and str(check.get("check_id", "")).startswith("env:")
+        ]
+        return list(dict.fromkeys(names))
+
+    # --- events -----------------------------------------------------------------------------
+
+    def _take_events(self, events: list[Event]) -> None:
+        for event in events:
+            kind = event.get("event")
+            if event.get("source") == "test":
+                continue  # the short test's own events; its phase was announced already
+            if kind == "phase":
+                self.phase_label.setText(self._phase_text(event))
+            elif kind == "check":
+                self._add_row(event)
+
+    def _finish(self, outcome: object) -> None:
+        health, report = outcome if isinstance(outcome, tuple) else (None, None)
+        self.state = DONE
+        self.again_button.setEnabled(True)
+        self.progress.hide()
+        self.phase_label.clear()
+        if isinstance(report, SystemReport):
+            self.detected = report
+            self.report_detected.emit(report)
+        if isinstance(health, HealthReport):
+            self.health = health
+            self.session.health = health
+            self._show_health(health)
+        self.completeChanged.emit()
+
+    def _crashed(self, message: str) -> None:
+        self.state = DONE
+        self.again_button.setEnabled(True)
+        self.progress.hide()
+        self.phase_label.clear()
+        self.headline.setText(self.tr("The checks could not run: %1").replace("%1", message))
+        self.headline.setStyleSheet(status_style("bad", self))
+        self.completeChanged.emit()
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _clear_rows(self) -> None:
+        for row in self.rows:
+            self.list_layout.removeWidget(row)
+            row.deleteLater()
+        self.rows = []
+
+    def _add_row(self, check: dict[str, Any]) -> None:
+        self.checks.append(check)
+        status = str(check.get("status") or "skipped")
+        row = QtCheckRow(check, self._title(check), self._status_word(status), self.list_box)
+        row.show_change(self._change_text(check))
+        finding = check.get("finding")
+        if isinstance(finding, dict) and status != "ok":
+            message, hint = finding_texts(finding_from_json(finding))
+            row.show_fix(message, hint)
+        else:
+            row.show_fix("", "")
+        self.rows.append(row)
+        self.list_layout.addWidget(row)
+
+    def _show_health(self, health: HealthReport) -> None:
+        broken = [check for check in health.checks if check.status == "broken"]
+        changed = [check for check in health.checks if check.status == "changed"]
+        if broken:
+            self.headline.setText(
+                self.tr("%n check(s) failed: something broke since the setup last worked.", "", len(broken))
+            )
+            self.headline.setStyleSheet(status_style("bad", self))
+        elif changed:
+            self.headline.setText(
+                self.tr("Everything works; %n thing(s) changed since the last good state.", "", len(changed))
+            )
+            self.headline.setStyleSheet(status_style("good", self))
+        else:
+            self.headline.setText(self.tr("Everything works as it did."))
+            self.headline.setStyleSheet(status_style("good", self))
+        if health.snapshot_recorded:
+            since = self.tr("Compared with the last good state, recorded %1.").replace(
+                "%1", health.snapshot_recorded.replace("T", " ").removesuffix("+00:00") + " UTC"
+            )
+        else:
+            since = self.tr(
+                "No good state was recorded yet: the environments were checked against what the wizard made."
+            )
+        if health.healthy and health.checks:
+            since += " " + self.tr("This state is now the last good one.")
+        self.since_label.setText(since)
+        self.repair_button.setVisible(bool(self.broken_environments()))
+
+    def _title(self, check: dict[str, Any]) -> str:
+        subject = str(check.get("subject") or "")
+        titles = {
+            "driver": self.tr("NVIDIA driver"),
+            "gpus": self.tr("GPUs"),
+            "interpreter": self.tr("%1: Python runs"),
+            "import": self.tr("%1: the framework imports"),
+            "build": self.tr("%1: framework build"),
+            "constraints": self.tr("%1: the build is pinned"),
+            "devices": self.tr("%1: GPUs the framework sees"),
+            "test": self.tr("%1: short training test"),
+            "path": self.tr("PATH: %1"),
+        }
+        kind = str(check.get("kind") or "")
+        return titles.get(kind, kind).replace("%1", subject)
+
+    def _status_word(self, status: str) -> str:
+        words = {
+            "ok": self.tr("as before"),
+            "changed": self.tr("changed"),
+            "broken": self.tr("broken"),
+            "skipped": self.tr("not checked"),
+        }
+        return words.get(status, status)
+
+    def _change_text(self, check: dict[str, Any]) -> str:
+        before, after = check.get("before"), check.get("after")
+        if check.get("kind") == "test":
+            before, after = self._verdict_word(before), self._verdict_word(after)
+        if check.get("status") == "skipped":
+            return ""  # the status word says it was not checked; a change would mislead
+        if before == after or (before is None and after is None):
+            return str(after) if after and check.get("status") == "ok" else ""
+        return (
+            self.tr("%1 → %2")
+            .replace("%1", str(before) if before is not None else self.tr("(none)"))
+            .replace("%2", str(after) if after is not None else self.tr("(none)"))
+        )
+
+    def _verdict_word(self, verdict: object) -> str | None:
+        """A live-test verdict in words (the check carries its code)."""
+        words = {
+            "gpu_ok": self.tr("trains on the GPU"),
+            "gpu_slow": self.tr("trains on the GPU, slowly"),
+            "cpu_only": self.tr("trains on the CPU only"),
+            "broken": self.tr("does not train"),
+        }
+        return None if verdict is None else words.get(str(verdict), str(verdict))
+
+    def _phase_text(self, event: Event) -> str:
+        subject = str(event.get("subject") or "")
+        phases = {
+            "detect": self.tr("Looking at this machine…"),
+            "environment": self.tr("Checking the environment %1…"),
+            "test": self.tr("Training a small network in %1…"),
+            "path": self.tr("Checking PATH…"),
+        }
+        return phases.get(str(event.get("phase")), str(event.get("phase"))).replace("%1", subject)

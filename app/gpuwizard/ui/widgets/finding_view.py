@@ -1,0 +1,70 @@
+"""One finding: a severity icon, the message, and the hint that says what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QStyle, QVBoxLayout, QWidget
+
+from gpuwizard.core.findings.model import Finding
+from gpuwizard.ui.messages import finding_texts, severity_label
+
+_ICONS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
+
+
+class QtFindingView(QFrame):
+    """Shows one :class:`Finding`; its text is selectable so people can paste it into a search."""
+
+    def __init__(self, finding: Finding, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.finding = finding
+        self.setObjectName(f"finding_{finding.code}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        message, hint = finding_texts(finding)
+
+        icon = QLabel(self)
+        size = self.style().pixelMetric(QStyle.PixelMetric.PM_MessageBoxIconSize)
+        icon.setPixmap(
+            self.style().standardIcon(_ICONS.get(finding.severity, _ICONS["info"])).pixmap(size, size)
+        )
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+
+        self.message_label = QLabel(f"<b>{escape(message, quote=False)}</b>", self)
+        self.hint_label = QLabel(escape(hint, quote=False), self)
+        self.code_label = QLabel(f"{severity_label(finding.severity)} · {finding.code}", self)
+        self.code_label.setEnabled(False)  # secondary text, greyed by the style
+        for label in (self.message_label, self.hint_label, self.code_label):
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            )
+
+        text = QVBoxLayout()
+        text.addWidget(self.message_label)
+        text.addWidget(self.hint_label)
+        text.addWidget(self.code_label)
+        row = QHBoxLayout(self)
+        row.addWidget(icon)
+        row.addLayout(text, 1)
+        self.setAccessibleName(f"{severity_label(finding.severity)}: {message}")
+        self.setAccessibleDescription(hint)
+
+
+def replace_finding_views(
+    box: QWidget, layout: QBoxLayout, shown: Sequence[QtFindingView], findings: Sequence[Finding]
+) -> list[QtFindingView]:
+    """Show ``findings`` in ``box`` instead of the views ``shown``; ``box`` is hidden when there are none."""
+    for view in shown:
+        layout.removeWidget(view)
+        view.deleteLater()
+    views = [QtFindingView(finding, box) for finding in findings]
+    for view in views:
+        layout.addWidget(view)
+    box.setVisible(bool(views))
+    return views

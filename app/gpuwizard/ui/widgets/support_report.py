@@ -1,0 +1,127 @@
+"""The "Save a support report…" control: the redacted report of ``gpuwizard report``, from the wizard.
+
+The person asks where to save it (a web page, Markdown for an issue, or JSON); the report is
+gathered, redacted and written on a worker, since asking each environment's interpreter takes
+a second or more; the page stays responsive and says where the file went.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QWidget
+
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.core.support.document import OUTPUT_FORMATS
+from gpuwizard.ui.workers import FunctionWorker
+from gpuwizard.workflow.wizard.session import WizardSession
+
+
+class SupportReportControl(QWidget):
+    """A button that saves a support report, and a line saying where it was saved.
+
+    Signals:
+        saved(str): The file written.
+    """
+
+    saved = Signal(str)
+
+    def __init__(
+        self, session: WizardSession | None, report_of: Callable[[], SystemReport | None], parent: QWidget
+    ) -> None:
+        """``report_of`` gives the machine as the page shows it (None: detect it first)."""
+        super().__init__(parent)
+        self.session = session
+        self.report_of = report_of
+        self.worker: FunctionWorker | None = None
+        self.button = QPushButton(self.tr("Save a support re&port…"), self)
+        self.button.setObjectName("save_support_report")
+        self.button.setToolTip(
+            self.tr(
+                "Save everything someone helping you needs (the machine, PATH, the environments, the "
+                "last tests, what is wrong) as a web page, Markdown or JSON. GPU serial numbers and "
+                "UUIDs, your user name and your home folder are replaced before it is written."
+            )
+        )
+        self.button.clicked.connect(self.ask_and_save)
+        self.status = QLabel(self)
+        self.status.setObjectName("support_report_status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.button)
+        layout.addWidget(self.status, 1)
+
+    @Slot()
+    def ask_and_save(self) -> None:
+        """Ask where, then save there on a worker."""
+        name, _ = QFileDialog.getSaveFileName(
+            self,
+            self.tr("Save a support report"),
+            "gpuwizard-support.html",
+            self.tr("Web page (*.html);;Markdown (*.md);;JSON (*.json)"),
+        )
+        if name:
+            self.save(Path(name))
+
+    def save(self, path: Path) -> None:
+        """Gather, redact and write the report to ``path`` on a worker (HTML unless it says otherwise)."""
+        if self.worker is not None and self.worker.is_running():
+            return
+        if path.suffix.lower() not in OUTPUT_FORMATS:
+            path = path.with_name(path.name + ".html")
+        fmt = OUTPUT_FORMATS[path.suffix.lower()]
+        session = self.session
+        shown = self.report_of()
+
+        def write() -> str:
+            from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
+            from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
+            from gpuwizard.workflow.support.bundle import write_support_report  # noqa: PLC0415
+
+            report = shown if shown is not None else (session.detect if session else detect_system)()
+            write_support_report(
+                path,
+                fmt,
+                report=report,
+                system_source="file" if session is not None and session.preview else "detected",
+                path_store=session.path_store if session is not None else None,
+                runner=StreamingSubprocessRunner(),
+                cancel=threading.Event(),
+            )
+            return str(path)
+
+        self.button.setEnabled(False)
+        self.status.setText(self.tr("Saving the support report…"))
+        self.worker = FunctionWorker(write, self)
+        # Bound slots, so the outcome arrives on the UI thread (queued).
+        self.worker.succeeded.connect(self._saved)
+        self.worker.failed.connect(self._failed)
+        self.worker.start()
+
+    def wait_for_worker(self, milliseconds: int = 30_000) -> None:
+        """Wait for a save in progress (tests, and closing the wizard)."""
+        if self.worker is not None:
+            self.worker.wait(milliseconds)
+
+    @Slot(object)
+    def _saved(self, path: object) -> None:
+        self.button.setEnabled(True)
+        self.status.setText(
+            self.tr(
+                "Saved to %1, with serial numbers, UUIDs, your user name and home folder replaced."
+            ).replace("%1", str(path))
+        )
+        self.saved.emit(str(path))
+
+    @Slot(str)
+    def _failed(self, message: str) -> None:
+        self.button.setEnabled(True)
+        self.status.clear()
+        QMessageBox.warning(
+            self, self.tr("Not saved"), self.tr("The support report was not saved: %1").replace("%1", message)
+        )

@@ -1,0 +1,1 @@
+"""The compatibility data: bundled or refreshed, and the refresh itself."""

@@ -1,0 +1,97 @@
+"""Loading the compatibility tables: bundled in the package, or a refreshed copy from the cache.
+
+The bundled files are checked against their schemas by the tests, so loading them needs no
+validation (and stays fast: DESIGN.md section 6, issue 3's "under 0.5 s offline"); data that
+arrives from outside (``--refresh``) is validated before it is used or cached.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from typing import Any, Final
+
+from gpuwizard.core.compat.tables import CompatData, compat_from_json
+
+#: The data files, by the key compat_from_json expects.
+COMPAT_FILES: Final = ("tensorflow", "pytorch", "cuda", "gpus", "policies", "sources")
+
+
+def bundled_files() -> dict[str, dict[str, Any]]:
+    """The compatibility files shipped in the package, parsed."""
+    folder = resources.files("gpuwizard.resources").joinpath("compat")
+    return {name: json.loads(folder.joinpath(f"{name}.json").read_text("utf-8")) for name in COMPAT_FILES}
+
+
+def load_bundled() -> CompatData:
+    """The shipped tables."""
+    return compat_from_json(bundled_files(), origin="bundled")
+
+
+def load_compat() -> CompatData:
+    """The newest tables available.
+
+    A refreshed copy in the cache when it is newer than the bundled one and intact, else the
+    bundled tables.
+    """
+    from gpuwizard.workflow.state.compat_cache import cached_files  # noqa: PLC0415
+
+    cached = cached_files()
+    if cached is not None:
+        files, origin = cached
+        return compat_from_json(files, origin=origin)
+    return load_bundled()
+
+
+def schema_for(name: str) -> dict[str, Any]:
+    """The JSON Schema of one compatibility file."""
+    text = (
+        resources.files("gpuwizard.resources")
+        .joinpath(f"schemas/compat-{name}.schema.json")
+        .read_text("utf-8")
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def validation_errors(files: Mapping[str, Any], names: Sequence[str] = COMPAT_FILES) -> list[str]:
+    """Every problem with a set of compatibility files; empty when they can be used.
+
+    Schema errors, missing files, and source keys that ``sources.json`` does not define.
+
+    ``names`` limits the schema check to some files (the source keys are always checked).
+    """
+    import jsonschema  # noqa: PLC0415 - tests and refreshes only
+
+    errors: list[str] = []
+    for name in names:
+        data = files.get(name)
+        if data is None:
+            errors.append(f"{name}.json: missing")
+            continue
+        validator = jsonschema.Draft202012Validator(schema_for(name))
+        for error in validator.iter_errors(data):
+            where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+            errors.append(f"{name}.json: at {where}: {error.message.splitlines()[0]}")
+    known = set((files.get("sources") or {}).get("sources", {}))
+    for name in COMPAT_FILES[:-1]:
+        for key in sorted(_source_keys(files.get(name))):
+            if key not in known:
+                errors.append(f"{name}.json: source {key!r} is not defined in sources.json")
+    return errors
+
+
+def _source_keys(data: object) -> set[str]:
+    """Every key named in a ``source`` list anywhere in ``data``."""
+    found: set[str] = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key == "source" and isinstance(value, list):
+                found.update(str(item) for item in value)
+            else:
+                found |= _source_keys(value)
+    elif isinstance(data, list):
+        for item in data:
+            found |= _source_keys(item)
+    return found

@@ -1,0 +1,1 @@
+"""Creating, listing and removing the environments the wizard makes."""

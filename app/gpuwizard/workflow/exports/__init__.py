@@ -1,0 +1,1 @@
+"""Choosing the plan to export and rendering it."""

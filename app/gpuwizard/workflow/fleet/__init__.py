@@ -1,0 +1,1 @@
+"""Unattended setup from an answer file (``gpuwizard apply``)."""

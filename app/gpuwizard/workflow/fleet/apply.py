@@ -1,0 +1,510 @@
+"""Unattended setup from an answer file: detect -> plan -> PATH -> environment -> test.
+
+``gpuwizard apply --answers FILE --yes`` runs the wizard's steps without a window, for fleets
+(Ansible, Intune, SCCM). Everything that can be refused is refused before anything changes:
+the answer file, the plan (``require_gpu`` on a machine whose GPU the framework cannot use),
+the environment request (a name taken by an environment of another plan), and the PATH change
+(planned against the value read now). Then:
+
+- the plan's PATH folders are added (Windows, or a registry snapshot file), journaled;
+- the environment is made (kept as it is when one of that name already matches the plan, so a
+  second run changes nothing, and made again when that one was damaged); if that fails or is
+  cancelled, the PATH change of this run is undone: the machine is as it was (exit 3);
+- the live test runs; a pass records the last good state (as ``gpuwizard test`` does), a fail
+  keeps the setup for diagnosis and exits 1.
+
+Events are JSON-ready dicts: ``stage`` events of this run (``detect``, ``plan``, ``path``,
+``environment``, ``test``), the environment's and the test's own events passed on with
+``"source": "environment"`` or ``"test"``, and last one ``result`` (schema
+``gpuwizard.apply/1``) that carries ``exit_code``. Without ``confirmed`` the run stops after
+planning: a preview, nothing changed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from gpuwizard.adapters.registry import EnvironmentStore
+from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
+from gpuwizard.core.compat.plan import Plan, Recommendation, WishError, plan_to_json
+from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.findings.model import finding_to_json
+from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
+from gpuwizard.core.health.drift import machine_has_nvidia_gpu, test_passed
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.workflow.compat.data import load_compat
+from gpuwizard.workflow.envs.create import (
+    EnvRequest,
+    EnvRequestError,
+    EnvTools,
+    PreparedEnv,
+    create_environment,
+    prepare_environment,
+)
+from gpuwizard.workflow.livetest.run import LiveTestTarget
+from gpuwizard.workflow.pathedit.changes import PathChange, history, plan_add
+from gpuwizard.workflow.pathedit.machine import needs_elevation
+from gpuwizard.workflow.pathedit.request import (
+    PATH_ERRORS,
+    PathRequest,
+    apply_request,
+    comparison_env,
+    error_text,
+    path_request_from_plan,
+    undo_last,
+)
+from gpuwizard.workflow.state.env_registry import EnvRecord, find_record
+from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.path_journal import PathJournal, last_undoable
+from gpuwizard.workflow.wizard import steps as wizard_steps
+
+APPLY_SCHEMA: Final = "gpuwizard.apply/1"
+
+EXIT_OK: Final = 0
+EXIT_PROBLEM: Final = 1
+EXIT_ROLLED_BACK: Final = 3
+EXIT_CANCELLED: Final = 130
+
+EventSink = Callable[[dict[str, Any]], None]
+EnvMaker = Callable[[PreparedEnv, EnvTools, EventSink, threading.Event], dict[str, Any]]
+TestRunner = Callable[[SystemReport, LiveTestTarget, EventSink, threading.Event], dict[str, Any]]
+GoodStateRecorder = Callable[[SystemReport, str, dict[str, Any], "EnvironmentStore | None"], object]
+
+
+class ApplyUsageError(ValueError):
+    """The answers cannot be carried out on this machine; nothing was changed (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class ApplySteps:
+    """How each step is done: the real ones by default, swappable in tests like the wizard's."""
+
+    detect: Callable[[], SystemReport]
+    create_env: EnvMaker = create_environment
+    run_test: TestRunner = wizard_steps.run_test
+    record_good: GoodStateRecorder = wizard_steps.record_good
+    runner: StreamingRunner = field(default_factory=StreamingSubprocessRunner)
+
+
+@dataclass
+class _Made:
+    """What this run changed, to undo it if a later step fails."""
+
+    path_entry_id: str | None = None
+    path_folders: tuple[str, ...] = ()
+    environment: dict[str, Any] | None = None
+
+
+def apply_answers(
+    answers: Answers,
+    *,
+    confirmed: bool,
+    steps: ApplySteps,
+    path_store: EnvironmentStore | None,
+    on_event: EventSink,
+    cancel: threading.Event,
+) -> dict[str, Any]:
+    """Carry out ``answers`` on this machine; returns the ``result`` event (also sent).
+
+    Raises:
+        ApplyUsageError: Refused before anything changed (the one line says why).
+    """
+    return _Apply(answers, steps, path_store, on_event, cancel).run(confirmed=confirmed)
+
+
+class _Apply:
+    def __init__(
+        self,
+        answers: Answers,
+        steps: ApplySteps,
+        path_store: EnvironmentStore | None,
+        on_event: EventSink,
+        cancel: threading.Event,
+    ) -> None:
+        self.answers = answers
+        self.steps = steps
+        self.store = path_store
+        self.on_event = on_event
+        self.cancel = cancel
+        self.journal = PathJournal(wizard_home())
+        self.made = _Made()
+        self.tools: EnvTools | None = None
+        self.mending = False
+
+    # --- the run ---------------------------------------------------------------------------
+
+    def run(self, *, confirmed: bool) -> dict[str, Any]:
+        report = self.steps.detect()
+        self._stage("detect", "done", summary=_machine_summary(report))
+        if self.cancel.is_set():
+            return self._result("cancelled", EXIT_CANCELLED, "cancelled before anything changed")
+        recommendation = self._plan(report)
+        plan = recommendation.plan
+        if self.answers.require_gpu and plan.cpu_only:
+            errors = [finding.message for finding in recommendation.findings if finding.severity == "error"]
+            return self._result(
+                "problem",
+                EXIT_PROBLEM,
+                f"require_gpu: {plan.framework} cannot use a GPU on this machine"
+                + (f" ({'; '.join(errors)})" if errors else "")
+                + "; nothing was changed",
+                plan=plan,
+                findings=[finding_to_json(finding) for finding in recommendation.findings],
+            )
+        keep, prepared = self._environment_request(report, plan)
+        request, change = self._path_change(plan)
+        if not confirmed:
+            planned = change is not None and change.changed
+            self._stage("path", "planned" if planned else "skipped", **self._path_facts(request, change))
+            self._stage("environment", "kept" if keep else "planned", **self._env_facts(keep, prepared))
+            return self._result(
+                "preview", EXIT_OK, "nothing was changed; add --yes to carry it out", plan=plan
+            )
+        return self._carry_out(report, plan, keep, prepared, (request, change))
+
+    def _carry_out(
+        self,
+        report: SystemReport,
+        plan: Plan,
+        keep: EnvRecord | None,
+        prepared: PreparedEnv | None,
+        path: tuple[PathRequest | None, PathChange | None],
+    ) -> dict[str, Any]:
+        request, change = path
+        if request is None or change is None:
+            self._stage("path", "skipped", **self._path_facts(request, change))
+        else:
+            failed = self._apply_path(request, change)
+            if failed is not None:
+                return self._result("rolled_back", EXIT_ROLLED_BACK, failed, plan=plan)
+        environment = self._make_environment(keep, prepared)
+        if environment.get("status") != "ok":
+            status = "cancelled" if environment.get("status") == "cancelled" else "rolled_back"
+            undone = self._undo_path()
+            reason = str(environment.get("error") or "cancelled")
+            return self._result(
+                status, EXIT_ROLLED_BACK, f"the environment was not made ({reason}); {undone}", plan=plan
+            )
+        self.made.environment = environment
+        if not self.answers.test:
+            self._stage("test", "skipped", note="test = false")
+            return self._result("ok", EXIT_OK, f"{self.answers.environment} is ready (not tested)", plan=plan)
+        return self._test(report, plan, environment)
+
+    # --- the steps -------------------------------------------------------------------------
+
+    def _plan(self, report: SystemReport) -> Recommendation:
+        try:
+            recommendation = recommend(report, self.answers.wish, load_compat())
+        except WishError as error:
+            raise ApplyUsageError(str(error)) from None
+        plan = recommendation.plan
+        self._stage("plan", "done", summary=plan.summary, plan=plan_to_json(plan))
+        return recommendation
+
+    def _environment_request(
+        self, report: SystemReport, plan: Plan
+    ) -> tuple[EnvRecord | None, PreparedEnv | None]:
+        """The environment kept as it is (one of that name matches the plan), or the checked request."""
+        answers = self.answers
+        existing = find_record(answers.environment)
+        # The wizard's own environment of this very plan, damaged (the framework uninstalled, the
+        # interpreter gone): made again in its place, so that running apply again mends a machine.
+        mend = existing is not None and _same_plan(existing, plan) and not _intact(existing)
+        self.mending = mend
+        if existing is not None and not answers.replace and not mend:
+            if _same_plan(existing, plan):
+                return existing, None
+            raise ApplyUsageError(
+                f"an environment {answers.environment!r} made with {existing.framework} "
+                f"{existing.framework_version} exists; the plan is {plan.framework} {plan.framework_version} "
+                "(set replace = true to replace it, or choose another environment name)"
+            )
+        request = EnvRequest(
+            name=answers.environment,
+            plan=plan,
+            manager=answers.manager,
+            tool=answers.tool,
+            prefix=Path(answers.prefix) if answers.prefix else None,
+            find_links=Path(answers.find_links) if answers.find_links else None,
+            offline=answers.offline,
+            jupyter=answers.jupyter,
+            gpus=answers.gpus,
+            replace=answers.replace or mend,
+        )
+        self.tools = EnvTools(
+            runner=self.steps.runner, interpreters=report.interpreters, managers=report.managers
+        )
+        try:
+            return None, prepare_environment(request, self.tools)
+        except EnvRequestError as error:
+            raise ApplyUsageError(str(error)) from None
+
+    def _path_change(self, plan: Plan) -> tuple[PathRequest | None, PathChange | None]:
+        """The PATH change to make, planned against the value as it is now (None: none to make)."""
+        request = path_request_from_plan(plan)
+        if request is None or self.answers.path_scope == "none" or self.store is None:
+            return None, None
+        request = replace(request, scope=self.answers.path_scope, other_cuda=self.answers.other_cuda)  # type: ignore[arg-type]
+        try:
+            change = plan_add(
+                self.store,
+                request.scope,
+                request.folders,
+                other_cuda=request.other_cuda,
+                env=comparison_env(self.store),
+            )
+        except PATH_ERRORS as error:
+            raise ApplyUsageError(f"PATH: {error_text(error)}") from None
+        if change.changed and needs_elevation(self.store, change):
+            # The wizard's elevated helper asks at a UAC prompt, and an unattended run has no one to ask.
+            raise ApplyUsageError(
+                "path_scope = system needs administrator rights and an unattended run asks no one: "
+                'run apply elevated (as SYSTEM under SCCM or Intune), or use path_scope = "user"'
+            )
+        return request, change
+
+    def _apply_path(self, request: PathRequest, change: PathChange) -> str | None:
+        """Make the PATH change; the reason when it failed (then nothing was changed)."""
+        if self.store is None or not change.changed:
+            self._stage("path", "unchanged", **self._path_facts(request, change))
+            return None
+        outcome = apply_request(self.store, self.journal, change, request, self.steps.runner)
+        if outcome.error is not None or outcome.applied is None:
+            self._stage("path", "failed", error=outcome.error, **self._path_facts(request, change))
+            return f"PATH: {outcome.error}"
+        entry = outcome.applied.entry
+        self.made.path_entry_id = entry.id if entry is not None else None
+        self.made.path_folders = request.folders
+        self._stage(
+            "path",
+            "done",
+            journal_id=self.made.path_entry_id,
+            restart=finding_to_json(outcome.restart) if outcome.restart else None,
+            **self._path_facts(request, change),
+        )
+        return None
+
+    def _undo_path(self) -> str:
+        """Undo this run's PATH change, if it made one; says what became of PATH."""
+        if self.made.path_entry_id is None or self.store is None:
+            return "nothing else had been changed"
+        try:
+            last = last_undoable(history(self.store, self.journal))
+        except PATH_ERRORS:
+            last = None
+        if last is None or last.id != self.made.path_entry_id:
+            # Something else changed PATH since: undoing now would revert that instead.
+            self._stage(
+                "path", "kept", journal_id=self.made.path_entry_id, note="PATH changed since; not undone"
+            )
+            return "PATH was changed by something else meanwhile, so the wizard's entry stays (gpuwizard path undo)"
+        outcome = undo_last(self.store, self.journal, self.steps.runner)
+        if outcome.error is not None:
+            self._stage("path", "kept", journal_id=self.made.path_entry_id, error=outcome.error)
+            return f"the PATH change could not be undone ({outcome.error}); run `gpuwizard path undo`"
+        self._stage("path", "undone", journal_id=self.made.path_entry_id)
+        self.made.path_entry_id = None
+        return "the PATH change was undone"
+
+    def _make_environment(self, keep: EnvRecord | None, prepared: PreparedEnv | None) -> dict[str, Any]:
+        if keep is not None:
+            self._stage("environment", "kept", **self._env_facts(keep, None))
+            return {
+                "status": "ok",
+                "name": keep.name,
+                "path": keep.path,
+                "python": keep.python,
+                "framework_version": keep.framework_version,
+                "kept": True,
+            }
+        if prepared is None or self.tools is None:
+            raise ApplyUsageError("nothing to make")  # pragma: no cover - run() never gets here
+        self._stage("environment", "started", **self._env_facts(None, prepared))
+        result = self.steps.create_env(prepared, self.tools, self._forward("environment"), self.cancel)
+        self._stage(
+            "environment",
+            "done" if result.get("status") == "ok" else str(result.get("status")),
+            name=prepared.request.name,
+        )
+        return result
+
+    def _test(self, report: SystemReport, plan: Plan, environment: dict[str, Any]) -> dict[str, Any]:
+        target = LiveTestTarget(
+            python=str(environment["python"]), framework=plan.framework, env_name=self.answers.environment
+        )
+        self._stage("test", "started", env=self.answers.environment)
+        result = self.steps.run_test(report, target, self._forward("test"), self.cancel)
+        verdict = str(result.get("verdict"))
+        test_facts = {
+            "verdict": verdict,
+            "device": result.get("device"),
+            "samples_per_s": result.get("samples_per_s"),
+            "speedup": result.get("speedup"),
+            "seconds": result.get("seconds"),
+        }
+        if self.cancel.is_set():
+            return self._result(
+                "cancelled",
+                EXIT_CANCELLED,
+                "cancelled during the live test; the setup was kept",
+                plan=plan,
+                test=test_facts,
+            )
+        self._stage("test", "done", **test_facts)
+        findings = list(result.get("findings") or [])
+        on_gpu = verdict in ("gpu_ok", "gpu_slow")
+        if test_passed(verdict, machine_has_nvidia_gpu(report)) and (on_gpu or not self.answers.require_gpu):
+            try:
+                self.steps.record_good(report, self.answers.environment, result, self.store)
+            except (OSError, ValueError) as error:
+                findings.append(
+                    {
+                        "code": "GOOD_STATE_NOT_RECORDED",
+                        "severity": "warning",
+                        "message": str(error),
+                        "hint": "",
+                    }
+                )
+            where = "the GPU" if on_gpu else "the CPU"
+            return self._result(
+                "ok", EXIT_OK, f"{self.answers.environment} is ready and trains on {where} ({verdict})",
+                plan=plan, test=test_facts, findings=findings,
+            )  # fmt: skip
+        return self._result(
+            "problem",
+            EXIT_PROBLEM,
+            f"the live test did not pass ({verdict}); the setup was kept for diagnosis "
+            f"(`gpuwizard env remove {self.answers.environment}` removes it)",
+            plan=plan,
+            test=test_facts,
+            findings=findings,
+        )
+
+    # --- events ----------------------------------------------------------------------------
+
+    def _forward(self, source: str) -> EventSink:
+        def forward(event: dict[str, Any]) -> None:
+            self.on_event({**event, "source": source})
+
+        return forward
+
+    def _stage(self, stage: str, status: str, **facts: Any) -> None:  # noqa: ANN401 - JSON values
+        self.on_event({"event": "stage", "stage": stage, "status": status, **facts})
+
+    def _path_facts(self, request: PathRequest | None, change: PathChange | None) -> dict[str, Any]:
+        if request is None:
+            return {"note": self._path_skip_reason()}
+        return {
+            "scope": request.scope,
+            "registry": self.store.identity if self.store is not None else None,
+            "folders": list(request.folders),
+            "changed": bool(change is not None and change.changed),
+        }
+
+    def _path_skip_reason(self) -> str:
+        if self.answers.path_scope == "none":
+            return "path_scope = none"
+        if self.store is None:
+            return "no registry: PATH is edited only on Windows"
+        return "the plan adds nothing to PATH"
+
+    def _env_facts(self, keep: EnvRecord | None, prepared: PreparedEnv | None) -> dict[str, Any]:
+        if keep is not None:
+            return {
+                "name": keep.name,
+                "path": keep.path,
+                "note": "an environment of this plan exists; kept as it is",
+            }
+        if prepared is None:
+            return {}
+        mended = {"note": "this plan's environment was damaged: it is made again"} if self.mending else {}
+        return {
+            **mended,
+            "name": prepared.request.name,
+            "path": str(prepared.prefix),
+            "tool": prepared.backend.tool,
+            "python": prepared.python,
+            "requirements": list(prepared.requirements),
+        }
+
+    def _result(
+        self,
+        status: str,
+        exit_code: int,
+        message: str,
+        *,
+        plan: Plan | None = None,
+        test: dict[str, Any] | None = None,
+        findings: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        environment = self.made.environment
+        result: dict[str, Any] = {
+            "event": "result",
+            "schema": APPLY_SCHEMA,
+            "answers_schema": ANSWERS_SCHEMA,
+            "status": status,
+            "exit_code": exit_code,
+            "message": message,
+            "changed": bool(
+                self.made.path_entry_id is not None
+                or (environment is not None and not environment.get("kept"))
+            ),
+            "framework": plan.framework if plan else self.answers.wish.framework,
+            "framework_version": plan.framework_version if plan else None,
+            "cpu_only": plan.cpu_only if plan else None,
+            "environment": (
+                {key: environment.get(key) for key in ("name", "path", "python", "framework_version")}
+                if environment is not None
+                else None
+            ),
+            "path": {"journal_id": self.made.path_entry_id, "folders": list(self.made.path_folders)}
+            if self.made.path_entry_id
+            else None,
+            "test": test,
+            "findings": findings or [],
+        }
+        self.on_event(result)
+        return result
+
+
+def _same_plan(record: EnvRecord, plan: Plan) -> bool:
+    """Whether the recorded environment was made for the plan's framework release."""
+    version = record.framework_version.split("+", 1)[0]
+    return record.framework == plan.framework and version == plan.framework_version
+
+
+#: The distributions that bring each framework, as their ``*.dist-info`` folders are named
+#: (PEP 427 escapes ``-`` as ``_``): TensorFlow also ships as tensorflow-cpu and tensorflow-intel.
+_FRAMEWORK_DISTRIBUTIONS: Final = {
+    "pytorch": ("torch",),
+    "tensorflow": ("tensorflow", "tensorflow_cpu", "tensorflow_intel", "tensorflow_macos"),
+}
+
+
+def _intact(record: EnvRecord) -> bool:
+    """Whether the environment still has its interpreter and an installed framework.
+
+    Reads the installed distributions' metadata folders (as ``pip list`` does) rather than
+    importing the framework, which takes seconds; the live test afterwards checks the rest.
+    """
+    if not Path(record.python).exists():
+        return False
+    names = _FRAMEWORK_DISTRIBUTIONS.get(record.framework, ())
+    root = Path(record.path)
+    site_folders = [*root.glob("lib/python*/site-packages"), *root.glob("Lib/site-packages")]
+    return any(next(folder.glob(f"{name}-*.dist-info"), None) for folder in site_folders for name in names)
+
+
+def _machine_summary(report: SystemReport) -> str:
+    gpus = report.nvidia_gpus
+    if report.driver is None:
+        return f"{len(gpus)} NVIDIA GPU(s), no NVIDIA driver answering" if gpus else "no NVIDIA GPU"
+    names = ", ".join(sorted({gpu.name or "GPU" for gpu in gpus}))
+    return (
+        f"{len(gpus)} NVIDIA GPU(s) ({names}), driver {report.driver.version} (CUDA {report.driver.cuda_max})"
+    )

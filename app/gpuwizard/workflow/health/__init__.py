@@ -1,0 +1,1 @@
+"""Verify: recording the last good state and comparing the machine with it."""

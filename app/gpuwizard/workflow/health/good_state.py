@@ -1,0 +1,370 @@
+"""The last good state on disk (``GPUWIZARD_HOME/last-good.json``), and how it is recorded.
+
+A state is recorded when an environment's live test passes (``gpuwizard test``, the wizard's
+Test page: :func:`record_good_state`) and when ``verify`` finds everything healthy. The file is
+written atomically (a temporary file renamed over the old one), as the environment registry
+is; an unreadable file is moved aside as ``.bad`` and counts as none.
+
+The PATH folders it keeps are the ones the PATH journal says the wizard added (``add``
+entries that were applied, minus later removals and undos) and that are still on PATH.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Final
+
+from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError, RegValue
+from gpuwizard.core.health.drift import (
+    EnvObservation,
+    Snapshot,
+    SnapshotEnv,
+    SnapshotError,
+    SnapshotPathEntry,
+    machine_has_nvidia_gpu,
+    parse_constraints,
+    snapshot_from_json,
+    snapshot_gpus,
+    snapshot_to_json,
+    test_passed,
+    torch_index_for,
+    with_environment,
+)
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.core.pathedit.algebra import entry_key
+from gpuwizard.core.pathedit.pathlist import split_segments
+from gpuwizard.workflow.pathedit.changes import PathChangeError, history, read_path
+from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, load_records
+from gpuwizard.workflow.state.files import write_json_atomically
+from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.path_journal import JournalEntry, JournalError, PathJournal
+
+SNAPSHOT_NAME: Final = "last-good.json"
+
+
+def snapshot_path() -> Path:
+    """Where the last good state lives."""
+    return wizard_home() / SNAPSHOT_NAME
+
+
+def load_last_good() -> Snapshot | None:
+    """The last good state; None when none was recorded or the file cannot be read.
+
+    An unreadable or damaged file is moved aside (``last-good.json.bad``) so the next good
+    state can be recorded, and the evidence is kept.
+    """
+    path = snapshot_path()
+    try:
+        return snapshot_from_json(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, SnapshotError):
+        with contextlib.suppress(OSError):  # a file we cannot even move: still no snapshot
+            path.replace(path.with_suffix(".json.bad"))
+        return None
+
+
+def save_last_good(snapshot: Snapshot) -> Path:
+    """Write ``snapshot`` as the last good state, atomically; returns the file."""
+    path = snapshot_path()
+    write_json_atomically(path, snapshot_to_json(snapshot))
+    return path
+
+
+def now_utc() -> str:
+    """The time now, ISO 8601 in UTC (the snapshot's ``recorded``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --- environments --------------------------------------------------------------------------------
+
+
+def read_constraints(path: str | None) -> str | None:
+    """The text of a constraints file; None when there is none or it cannot be read."""
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def torch_index_template() -> str:
+    """The PyTorch index URL pattern from the compatibility data (``.../whl/{variant}``)."""
+    from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415 - only when recording
+
+    return load_compat().torch_index_url
+
+
+def baseline_env(record: EnvRecord, snapshot: Snapshot | None, *, index_template: str) -> SnapshotEnv:
+    """What ``verify`` compares an environment with.
+
+    The snapshot's entry, unless there is none or the environment was made again since (its
+    registry entry is newer): then the registry's record of how it was made.
+    """
+    recorded = snapshot.environment(record.name) if snapshot is not None else None
+    if recorded is not None and _same_making(recorded, record):
+        return recorded
+    return SnapshotEnv(
+        name=record.name,
+        path=record.path,
+        python=record.python,
+        manager=record.manager,
+        framework=record.framework,
+        framework_version=record.framework_version,
+        framework_build=record.framework_build or None,
+        constraints=record.constraints,
+        python_version=record.python_version or None,
+        index_url=_index_url(record.framework, record.framework_build, index_template),
+        created=record.created or None,
+    )
+
+
+def _same_making(recorded: SnapshotEnv, record: EnvRecord) -> bool:
+    return recorded.path == record.path and (recorded.created or "") == (record.created or "")
+
+
+def _index_url(framework: str, build: str | None, template: str) -> str | None:
+    return torch_index_for(build, template) if framework == "pytorch" else None
+
+
+def snapshot_env(
+    record: EnvRecord,
+    *,
+    observed: EnvObservation | None,
+    test: Mapping[str, Any] | None,
+    previous: SnapshotEnv | None,
+    index_template: str,
+) -> SnapshotEnv:
+    """The snapshot entry of an environment found good.
+
+    ``observed``: what verify's env probe found (None when only a live test ran); ``test``:
+    the live test's ``result`` event (None: keep the previous verdict when the build is the
+    same); ``previous``: the entry in the last good state.
+    """
+    base = baseline_env(record, None, index_template=index_template)
+    if previous is not None and not _same_making(previous, record):
+        previous = None
+    if observed is not None:
+        build = observed.framework_build or base.framework_build
+        built_with_cuda, cuda_build = observed.built_with_cuda, observed.cuda_build
+        gpus_visible, python_version = observed.gpus_visible, observed.python_version
+        pins = observed.constraints_pins or ()
+    else:
+        result = test or {}
+        build = str(result.get("framework_version") or base.framework_build or "") or None
+        built = result.get("built_with_cuda")
+        built_with_cuda = built if isinstance(built, bool) else None
+        cuda_build = result.get("cuda_build")
+        gpus_visible = _gpus_visible(result)
+        python_version = base.python_version
+        pins = parse_constraints(read_constraints(record.constraints) or "")
+    same_build = previous is not None and previous.framework_build == build
+    if gpus_visible is None and same_build and previous is not None:
+        gpus_visible = previous.gpus_visible
+    verdict = test.get("verdict") if test is not None else None
+    rates = test.get("samples_per_s") if test is not None else None
+    kept = previous if (test is None and same_build) else None
+    return replace(
+        base,
+        framework_build=build,
+        built_with_cuda=built_with_cuda,
+        cuda_build=str(cuda_build) if cuda_build else None,
+        pins=tuple(pins),
+        gpus_visible=gpus_visible,
+        python_version=python_version or base.python_version,
+        index_url=_index_url(record.framework, build, index_template),
+        test_verdict=str(verdict) if verdict else (kept.test_verdict if kept else None),
+        samples_per_s=dict(rates) if isinstance(rates, Mapping) else (kept.samples_per_s if kept else None),
+        tested=now_utc() if verdict else (kept.tested if kept else None),
+    )
+
+
+def _gpus_visible(result: Mapping[str, Any]) -> int | None:
+    # `gpus_visible` is added by callers that counted the probe's GPU `device` events; a
+    # cpu_only verdict means the framework saw none (the probe trains on any GPU it sees).
+    count = result.get("gpus_visible")
+    if isinstance(count, int) and not isinstance(count, bool):
+        return count
+    return 0 if result.get("verdict") == "cpu_only" else None
+
+
+def build_snapshot(
+    report: SystemReport,
+    records: Sequence[EnvRecord],
+    env_facts: Mapping[str, EnvObservation],
+    tests: Mapping[str, Mapping[str, Any]],
+    path_entries: Sequence[SnapshotPathEntry],
+    *,
+    previous: Snapshot | None = None,
+) -> Snapshot:
+    """A last good state of this machine (``report``) with the environments in ``records``.
+
+    ``env_facts`` and ``tests`` are verify's findings per environment name (a missing test
+    keeps the previous verdict while the build is the same).
+    """
+    template = torch_index_template()
+    environments = tuple(
+        snapshot_env(
+            record,
+            observed=env_facts.get(record.name),
+            test=tests.get(record.name),
+            previous=previous.environment(record.name) if previous is not None else None,
+            index_template=template,
+        )
+        for record in records
+    )
+    return Snapshot(
+        recorded=now_utc(),
+        driver_version=report.driver.version if report.driver else None,
+        driver_cuda_max=report.driver.cuda_max if report.driver else None,
+        gpus=snapshot_gpus(report),
+        environments=environments,
+        path_entries=tuple(path_entries),
+    )
+
+
+def record_good_state(
+    report: SystemReport,
+    env_name: str,
+    test_result: Mapping[str, Any],
+    *,
+    path_store: EnvironmentStore | None = None,
+) -> Snapshot | None:
+    """Record the last good state after a live test of a wizard-made environment.
+
+    When the verdict passes on this machine (:func:`gpuwizard.core.health.drift.test_passed`), the
+    environment is merged into the last good state (others are kept, this one is replaced),
+    driver and GPUs are refreshed from ``report``, and the PATH folders from the journal (only
+    with ``path_store``; otherwise the recorded ones stay); the state is saved and returned.
+    Otherwise, or when the wizard did not make ``env_name``, nothing changes and None is returned.
+
+    Args:
+        report: This machine, as detected now.
+        env_name: The environment that was tested.
+        test_result: The live test's ``result`` event; an added ``gpus_visible`` (the number
+            of ``device`` events of kind ``gpu``) is kept when present.
+        path_store: The registry whose PATH the wizard edits (live on Windows).
+    """
+    verdict = str(test_result.get("verdict"))
+    if not test_passed(verdict, machine_has_nvidia_gpu(report)):
+        return None
+    record = find_record(env_name)
+    if record is None:
+        return None
+    previous = load_last_good()
+    env = snapshot_env(
+        record,
+        observed=None,
+        test=test_result,
+        previous=previous.environment(env_name) if previous is not None else None,
+        index_template=torch_index_template(),
+    )
+    base = previous or Snapshot(recorded=now_utc())
+    registered = {existing.name for existing in load_records()}
+    kept = tuple(existing for existing in base.environments if existing.name in registered)
+    snapshot = with_environment(replace(base, environments=kept), env)
+    entries = base.path_entries
+    if path_store is not None:
+        entries = refreshed_path_entries(base.path_entries, path_store)
+    snapshot = replace(
+        snapshot,
+        recorded=now_utc(),
+        driver_version=report.driver.version if report.driver else None,
+        driver_cuda_max=report.driver.cuda_max if report.driver else None,
+        gpus=snapshot_gpus(report),
+        path_entries=entries,
+    )
+    save_last_good(snapshot)
+    return snapshot
+
+
+# --- PATH folders the wizard added ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PathOwnership:
+    """What the PATH journal of one registry says about the folders the wizard added.
+
+    Attributes:
+        owned: ``(scope, comparison key) -> folder`` for folders the wizard added and did
+            not take away again.
+        dropped: ``(scope, comparison key)`` of folders it added and later removed itself
+            (``path remove`` or ``undo``).
+    """
+
+    owned: Mapping[tuple[str, str], str]
+    dropped: frozenset[tuple[str, str]]
+
+
+def path_ownership(entries: Sequence[JournalEntry]) -> PathOwnership:
+    """Replay the journal entries of one registry, oldest first (applied entries only)."""
+    owned: dict[tuple[str, str], str] = {}
+    dropped: set[tuple[str, str]] = set()
+    added: dict[str, list[tuple[tuple[str, str], str]]] = {}
+    removed: dict[str, list[tuple[tuple[str, str], str]]] = {}
+    for entry in entries:
+        if entry.status != "applied":
+            continue
+        if entry.action == "add":
+            # Only folders that were not on PATH before are the wizard's: an add of a folder
+            # already present changed nothing for it.
+            before, after = _keys(entry.old), _keys(entry.new)
+            mine = [(key, folder) for folder in entry.folders if (key := entry_key(folder)) in after - before]
+            added[entry.id] = [((entry.scope, key), folder) for key, folder in mine]
+            for slot, folder in added[entry.id]:
+                owned[slot] = folder
+                dropped.discard(slot)
+        elif entry.action == "remove":
+            gone = [(entry.scope, entry_key(folder)) for folder in entry.folders]
+            removed[entry.id] = [(slot, owned.pop(slot)) for slot in gone if slot in owned]
+            dropped.update(slot for slot, _ in removed[entry.id])
+        elif entry.action == "undo" and entry.reverts:
+            for slot, _folder in added.get(entry.reverts, []):
+                if owned.pop(slot, None) is not None:
+                    dropped.add(slot)
+            for slot, folder in removed.get(entry.reverts, []):
+                owned[slot] = folder
+                dropped.discard(slot)
+    return PathOwnership(owned, frozenset(dropped))
+
+
+def _keys(value: RegValue | None) -> set[str]:
+    text = str(value.value) if value is not None else ""
+    return {key for key in (entry_key(segment) for segment in split_segments(text)) if key}
+
+
+def journal_ownership(store: EnvironmentStore) -> PathOwnership:
+    """:func:`path_ownership` of ``store``'s journal; nothing owned when it cannot be read."""
+    try:
+        return path_ownership(history(store, PathJournal(wizard_home())))
+    except JournalError:
+        return PathOwnership({}, frozenset())
+
+
+def path_keys(store: EnvironmentStore, scope: str) -> set[str]:
+    """Comparison keys of the entries on the PATH of ``scope`` now (empty when it has none)."""
+    try:
+        return _keys(read_path(store, scope))
+    except (PathChangeError, RegistryWriteError):
+        return set()
+
+
+def refreshed_path_entries(
+    recorded: Sequence[SnapshotPathEntry], store: EnvironmentStore
+) -> tuple[SnapshotPathEntry, ...]:
+    """The recorded entries of other registries, plus ``store``'s wizard-added folders still on PATH."""
+    ownership = journal_ownership(store)
+    present: dict[str, set[str]] = {}
+    current = []
+    for (scope, key), folder in ownership.owned.items():
+        keys = present.setdefault(scope, path_keys(store, scope))
+        if key in keys:
+            current.append(SnapshotPathEntry(store.identity, scope, folder))
+    others = [entry for entry in recorded if entry.registry != store.identity]
+    return (*others, *current)

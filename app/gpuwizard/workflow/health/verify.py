@@ -1,0 +1,383 @@
+"""Verify: re-run detection, probe each environment, re-test, and compare with the last good state.
+
+Used by ``gpuwizard verify`` and the wizard's Verify page. Steps, each announced by a
+``phase`` event (``detect``, then per environment ``environment`` and ``test``, then ``path``)::
+
+    {"event": "phase", "phase": "environment", "subject": "demo", "message": "..."}
+
+Each check is sent as soon as it is decided, so a UI can show a line per check as it arrives::
+
+    {"event": "check", "check_id": "env:demo:build", "kind": "build", "subject": "demo",
+     "status": "broken", "before": "...", "after": "...", "finding": {...} | null, "note": ...}
+
+The short live test's own events (``start``, ``device``, ``phase``, ``step``, ``finding``,
+its ``result``...) are passed on with ``"source": "test"`` and ``"env": NAME`` added; verify's
+own events carry no ``source``. The last event is verify's ``result``: the
+``gpuwizard.health/1`` report plus ``status`` (``complete`` or ``cancelled``) and ``saved``
+(the last good state written by this run, or null).
+
+A healthy run (nothing broken; changed is fine) with ``record`` saves a new last good state,
+so the next run compares with what works now.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+from gpuwizard import probes
+from gpuwizard.adapters.registry import EnvironmentStore
+from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
+from gpuwizard.core.health.drift import (
+    DriverNeed,
+    EnvObservation,
+    HealthCheck,
+    HealthReport,
+    Snapshot,
+    SnapshotEnv,
+    check_to_json,
+    compare_driver,
+    compare_environment,
+    compare_gpus,
+    compare_path,
+    compare_test,
+    cuda_of_build,
+    env_fixes,
+    health_to_json,
+    machine_has_nvidia_gpu,
+    observe_environment,
+    with_environment,
+)
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.core.pathedit.algebra import entry_key
+from gpuwizard.workflow.health.good_state import (
+    baseline_env,
+    build_snapshot,
+    journal_ownership,
+    load_last_good,
+    path_keys,
+    read_constraints,
+    refreshed_path_entries,
+    save_last_good,
+    torch_index_template,
+)
+from gpuwizard.workflow.livetest.run import DEFAULT_TIMEOUT_S, LiveTestTarget, run_live_test
+from gpuwizard.workflow.state.env_registry import EnvRecord, load_records
+
+#: The env probe, run by path with the environment's interpreter (it imports nothing of ours).
+ENV_PROBE: Final = probes.script("env_report")
+# A first `import tensorflow` on a slow disk takes tens of seconds; minutes means it hangs
+# (the same limit as the import check of env create).
+ENV_PROBE_TIMEOUT_S: Final = 600.0
+#: The short live test: few steps, still enough for core.live_test.judge. The loss must fall
+#: from the first step to the mean of the last five (probes/train_test.py LOSS_LAST_WINDOW):
+#: ten CPU steps at batch 32 take it from 2.4 to about 0.4, in 4.5 s with the CPU build of
+#: torch 2.13 on 2 cores (import included); twenty GPU steps at batch 256 measured 57x the
+#: CPU on an H100 (gpu_ok needs 3x), 13 s in all. Smaller matmuls keep that phase short.
+SHORT_TEST_ARGS: Final = (
+    "--steps", "20", "--warmup", "2", "--cpu-steps", "10", "--cpu-batch", "32",
+    "--cpu-warmup", "1", "--matmul-size", "2048",
+)  # fmt: skip
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+class VerifyUsageError(ValueError):
+    """Verify cannot run as asked (an unknown environment); one line, nothing was done."""
+
+
+class VerifyCancelled(Exception):
+    """The user cancelled; ``report`` holds the checks decided until then (nothing was saved)."""
+
+    def __init__(self, report: HealthReport) -> None:
+        super().__init__("cancelled by the user")
+        self.report = report
+
+
+class _Stop(Exception):
+    """Cancel was seen between two steps."""
+
+
+def verify_setup(
+    *,
+    detect: Callable[[], SystemReport],
+    runner: StreamingRunner,
+    on_event: EventSink,
+    cancel: threading.Event,
+    path_store: EnvironmentStore | None = None,
+    short_test: bool = True,
+    record: bool = True,
+    env_names: Sequence[str] | None = None,
+) -> HealthReport:
+    """Compare the machine and the wizard's environments with the last good state.
+
+    Args:
+        detect: Detects the machine (``workflow.detect.detect_system``, or a saved report).
+        runner: Starts the probes (the only place processes are started).
+        on_event: Receives the events described in the module docstring, in order.
+        cancel: Set it to stop; the running probe is killed.
+        path_store: The registry whose PATH the wizard edited; PATH checks only with it.
+        short_test: Run the short live test in each environment that imports its framework.
+        record: Save a new last good state when the result is healthy.
+        env_names: Check only these environments (default: every one the wizard made).
+
+    Returns:
+        The report (also sent in the ``result`` event).
+
+    Raises:
+        VerifyUsageError: ``env_names`` names an environment the wizard did not make.
+        VerifyCancelled: ``cancel`` was set; the last event was a ``result`` with status
+            ``cancelled`` and ``healthy`` false.
+    """
+    records = load_records()
+    if env_names is not None:
+        known = {item.name for item in records}
+        unknown = [name for name in env_names if name not in known]
+        if unknown:
+            raise VerifyUsageError(
+                f"no environment {unknown[0]!r} was made by the wizard (see `gpuwizard env list`)"
+            )
+        records = [item for item in records if item.name in env_names]
+    run = _Verify(
+        runner=runner,
+        on_event=on_event,
+        cancel=cancel,
+        path_store=path_store,
+        snapshot=load_last_good(),
+        records=records,
+    )
+    return run.execute(detect, short_test=short_test, record=record, limited=env_names is not None)
+
+
+class _Verify:
+    """One verify run: the checks so far and what was observed, for the new snapshot."""
+
+    def __init__(
+        self,
+        *,
+        runner: StreamingRunner,
+        on_event: EventSink,
+        cancel: threading.Event,
+        path_store: EnvironmentStore | None,
+        snapshot: Snapshot | None,
+        records: Sequence[EnvRecord],
+    ) -> None:
+        self.runner = runner
+        self.on_event = on_event
+        self.cancel = cancel
+        self.path_store = path_store
+        self.snapshot = snapshot
+        self.records = records
+        self.checks: list[HealthCheck] = []
+        self.observed: dict[str, EnvObservation] = {}
+        self.tests: dict[str, dict[str, Any]] = {}
+        self.baselines: dict[str, SnapshotEnv] = {}
+
+    # -- events ---------------------------------------------------------------------------------
+    def step(self, phase: str, subject: str, message: str) -> None:
+        if self.cancel.is_set():
+            raise _Stop
+        self.on_event({"event": "phase", "phase": phase, "subject": subject, "message": message})
+
+    def decide(self, check: HealthCheck) -> None:
+        self.checks.append(check)
+        self.on_event({"event": "check", **check_to_json(check)})
+
+    def report(self) -> HealthReport:
+        return HealthReport(tuple(self.checks), self.snapshot.recorded if self.snapshot else None)
+
+    # -- the run --------------------------------------------------------------------------------
+    def execute(
+        self, detect: Callable[[], SystemReport], *, short_test: bool, record: bool, limited: bool
+    ) -> HealthReport:
+        try:
+            machine = self._machine(detect)
+            for env in self.records:
+                self._environment(env, machine, short_test=short_test)
+            self._path()
+        except (_Stop, CommandCancelled):
+            partial = self.report()
+            self.on_event(
+                {
+                    "event": "result",
+                    **health_to_json(partial),
+                    "healthy": False,
+                    "status": "cancelled",
+                    "saved": None,
+                }
+            )
+            raise VerifyCancelled(partial) from None
+        health = self.report()
+        saved = None
+        if record and health.healthy:
+            saved = str(save_last_good(self._new_snapshot(machine, limited=limited)))
+        self.on_event({"event": "result", **health_to_json(health), "status": "complete", "saved": saved})
+        return health
+
+    def _machine(self, detect: Callable[[], SystemReport]) -> SystemReport:
+        self.step("detect", "", "detecting the NVIDIA driver and GPUs")
+        machine = detect()
+        template = torch_index_template()
+        self.baselines = {
+            env.name: baseline_env(env, self.snapshot, index_template=template) for env in self.records
+        }
+        self.decide(compare_driver(self.snapshot, machine, self._driver_needs(machine)))
+        self.decide(compare_gpus(self.snapshot, machine))
+        return machine
+
+    def _driver_needs(self, machine: SystemReport) -> list[DriverNeed]:
+        from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415 - only with a CUDA build
+
+        # WSL 2 runs on the Windows driver, so Windows' minimums apply there (as in recommend).
+        driver_os = "windows" if machine.os.family == "windows" or machine.os.wsl else "linux"
+        builds = {
+            name: env.cuda_build or cuda_of_build(env.framework_build)[1]
+            for name, env in self.baselines.items()
+            if env.built_with_cuda is not False
+        }
+        if not any(builds.values()):
+            return []
+        compat = load_compat()
+        return [
+            DriverNeed(name, cuda, compat.min_driver(cuda, driver_os))
+            for name, cuda in builds.items()
+            if cuda
+        ]
+
+    def _environment(self, env: EnvRecord, machine: SystemReport, *, short_test: bool) -> None:
+        baseline = self.baselines[env.name]
+        self.step("environment", env.name, f"checking {env.name} ({env.path})")
+        observed = self._observe(env)
+        self.observed[env.name] = observed
+        fixes = env_fixes(baseline, windows=os.name == "nt", prefix=_custom_prefix(env))
+        for check in compare_environment(baseline, observed, fixes=fixes):
+            self.decide(check)
+        has_gpu = machine_has_nvidia_gpu(machine)
+        if not short_test:
+            skipped = compare_test(env.name, baseline.test_verdict, None, machine_has_nvidia_gpu=has_gpu)
+            self.decide(replace(skipped, note="the short live test was not asked for"))
+            return
+        if observed.interpreter_error is not None or observed.import_error is not None:
+            skipped = compare_test(env.name, baseline.test_verdict, None, machine_has_nvidia_gpu=has_gpu)
+            self.decide(replace(skipped, note="the framework does not import"))
+            return
+        self.step("test", env.name, f"a short live training test in {env.name}")
+        result = run_live_test(
+            LiveTestTarget(python=env.python, framework=env.framework or "pytorch", env_name=env.name),
+            runner=self.runner,
+            on_event=lambda event: self.on_event({**event, "source": "test", "env": env.name}),
+            cancel=self.cancel,
+            machine_has_nvidia_gpu=has_gpu,
+            sampler=None,
+            timeout_s=DEFAULT_TIMEOUT_S,
+            probe_args=SHORT_TEST_ARGS,
+        )
+        if self.cancel.is_set():
+            raise _Stop  # the test was killed: its "broken" says nothing about the environment
+        self.tests[env.name] = result
+        self.decide(compare_test(env.name, baseline.test_verdict, result, machine_has_nvidia_gpu=has_gpu))
+
+    def _observe(self, env: EnvRecord) -> EnvObservation:
+        framework = env.framework or "pytorch"
+        lines: list[str] = []
+        failure: str | None = None
+        status: int | None = None
+        argv = [env.python, "-I", str(ENV_PROBE), "--framework", framework]
+        if not _is_program(env.python):
+            failure = f"{env.python} does not exist"
+        else:
+            try:
+                status = self.runner.stream(
+                    argv, lines.append, cancel=self.cancel, timeout=ENV_PROBE_TIMEOUT_S
+                )
+            except CommandNotFound as error:
+                failure = error.reason
+            except CommandTimedOut:
+                failure = f"no answer within {ENV_PROBE_TIMEOUT_S:g} s"
+        probe = _probe_object(lines)
+        if probe is None and failure is None:
+            last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+            failure = f"exit status {status}" + (f": {last[:300]}" if last else "")
+        return observe_environment(
+            env.name,
+            framework,
+            env.python,
+            probe=probe,
+            probe_failure=failure,
+            constraints_path=env.constraints,
+            constraints_text=read_constraints(env.constraints),
+        )
+
+    def _path(self) -> None:
+        store = self.path_store
+        if store is None or self.snapshot is None:
+            return
+        entries = [entry for entry in self.snapshot.path_entries if entry.registry == store.identity]
+        if not entries:
+            return
+        self.step("path", store.identity, "checking the PATH folders the wizard added")
+        ownership = journal_ownership(store)
+        keys: dict[str, set[str]] = {}
+        for entry in entries:
+            key = entry_key(entry.folder)
+            present = key in keys.setdefault(entry.scope, path_keys(store, entry.scope))
+            dropped = (entry.scope, key) in ownership.dropped
+            self.decide(compare_path(entry, present=present, removed_by_wizard=dropped))
+
+    # -- the new last good state ----------------------------------------------------------------
+    def _new_snapshot(self, machine: SystemReport, *, limited: bool) -> Snapshot:
+        previous = self.snapshot
+        recorded_entries = previous.path_entries if previous is not None else ()
+        entries = (
+            refreshed_path_entries(recorded_entries, self.path_store)
+            if self.path_store is not None
+            else recorded_entries
+        )
+        fresh = build_snapshot(machine, self.records, self.observed, self.tests, entries, previous=previous)
+        if not limited or previous is None:
+            return fresh
+        # Only some environments were checked: the others keep their recorded state while
+        # the wizard still knows them.
+        registered = {env.name for env in load_records()}
+        checked = {env.name for env in self.records}
+        merged = fresh
+        for env in previous.environments:
+            if env.name in registered and env.name not in checked:
+                merged = with_environment(merged, env)
+        return merged
+
+
+def _probe_object(lines: Sequence[str]) -> Mapping[str, Any] | None:
+    """The env probe's JSON object among its output lines (warnings may come before it)."""
+    for line in reversed(lines):
+        text = line.strip()
+        if not text.startswith("{"):
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and value.get("probe") == "env_report":
+            return value
+    return None
+
+
+def _custom_prefix(env: EnvRecord) -> str | None:
+    """The folder to name in ``env create --prefix`` when the environment is not in the default place."""
+    from gpuwizard.workflow.envs.create import default_envs_dir  # noqa: PLC0415
+
+    folder = Path(env.path)
+    if env.manager == "conda":
+        # conda's own envs folder (conda config --show envs_dirs) is where `env create` puts it.
+        return None if folder.parent.name == "envs" else env.path
+    return None if folder.parent == default_envs_dir().resolve() else env.path
+
+
+def _is_program(path: str) -> bool:
+    candidate = Path(path)
+    return candidate.is_file() and (os.name == "nt" or os.access(candidate, os.X_OK))

@@ -1,0 +1,1 @@
+"""Running the live training test in an environment."""

@@ -1,0 +1,1 @@
+"""Detection of this machine, and saved system reports."""

@@ -1,0 +1,1 @@
+"""PATH changes on a registry: planned, journaled, applied, undone, checked."""

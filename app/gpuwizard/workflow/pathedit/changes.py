@@ -1,0 +1,286 @@
+r"""PATH changes, planned and applied the way a careful administrator would (issue 6).
+
+Plan: read the value and its type, compute the new value with the pure algebra
+(:mod:`gpuwizard.core.pathedit.algebra`), and show the diff. Apply: record the change in the
+journal, write it only if the value is still the one planned from (else re-read and re-plan),
+read it back, mark it applied, and broadcast ``WM_SETTINGCHANGE`` so that Explorer, and every
+program started from it afterwards, sees it. The type is kept: ``REG_EXPAND_SZ`` stays, and
+``%VARS%`` are never expanded on the way (peers.md pains 8-10). Undo writes the old value and
+type back exactly, and only if nobody changed the value since.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from gpuwizard.adapters.registry import (
+    SYSTEM_ENVIRONMENT_KEY,
+    USER_ENVIRONMENT_KEY,
+    EnvironmentStore,
+    RegistryWriteError,
+    RegValue,
+    ValueChanged,
+)
+from gpuwizard.core.pathedit.algebra import (
+    DiffLine,
+    OtherCuda,
+    PathEdit,
+    add_entries,
+    diff_entries,
+    has_variable_references,
+    remove_entries,
+)
+from gpuwizard.workflow.state.path_journal import (
+    JournalEntry,
+    PathJournal,
+    last_undoable,
+    new_entry,
+    undoable,
+)
+
+#: The registry keys of the two scopes (Microsoft Learn, "Environment Variables").
+SCOPE_KEYS: Final = {"user": USER_ENVIRONMENT_KEY, "system": SYSTEM_ENVIRONMENT_KEY}
+PATH_NAME: Final = "Path"
+#: A new user PATH is REG_EXPAND_SZ, as Windows itself creates it.
+NEW_VALUE_TYPE: Final = "REG_EXPAND_SZ"
+#: How often a change is planned again when the value changed between reading and writing.
+REPLAN_ATTEMPTS: Final = 3
+
+
+class PathChangeError(Exception):
+    """A change that cannot be made as asked; nothing was changed. One line, exit code 2."""
+
+
+class UndoConflict(PathChangeError):
+    """The value changed after the change to undo; undoing would lose that later change."""
+
+
+@dataclass(frozen=True)
+class PathChange:
+    """A planned change of one PATH value.
+
+    Attributes:
+        scope: ``user`` or ``system``.
+        key: The registry key.
+        action: ``add``, ``remove``, ``repair`` or ``undo``.
+        folders: The folders the command named.
+        old: The value now (None: there is none).
+        new: The value after the change (None: deleted).
+        edit: What the algebra did, for add and remove.
+        reverts: For an undo, the journal entry it reverts.
+        notes: Things to tell the user about the plan (English; the catalog has the codes).
+    """
+
+    scope: str
+    key: str
+    action: str
+    folders: tuple[str, ...]
+    old: RegValue | None
+    new: RegValue | None
+    edit: PathEdit | None = None
+    reverts: JournalEntry | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def changed(self) -> bool:
+        """Whether applying it would change anything."""
+        return self.old != self.new
+
+    def diff(self) -> list[DiffLine]:
+        """The entries before and after, lined up."""
+        before = self.old.value if self.old else ""
+        after = self.new.value if self.new else ""
+        return diff_entries(str(before), str(after))
+
+
+def _scope_key(scope: str) -> str:
+    try:
+        return SCOPE_KEYS[scope]
+    except KeyError:
+        raise PathChangeError(f"unknown scope {scope!r} (user or system)") from None
+
+
+def read_path(store: EnvironmentStore, scope: str) -> RegValue | None:
+    """The PATH value of a scope, or None when there is none."""
+    value = store.read_value(_scope_key(scope), PATH_NAME)
+    if value is not None and value.type not in ("REG_SZ", "REG_EXPAND_SZ"):
+        raise PathChangeError(
+            f"{_scope_key(scope)}\\{PATH_NAME} is {value.type}, not a string; it is left alone"
+        )
+    return value
+
+
+def _string_of(value: RegValue | None) -> str:
+    return str(value.value) if value is not None else ""
+
+
+def plan_add(
+    store: EnvironmentStore,
+    scope: str,
+    folders: Sequence[str],
+    *,
+    other_cuda: OtherCuda = "keep",
+    env: Mapping[str, str] | None = None,
+) -> PathChange:
+    """Plan adding ``folders`` to the scope's PATH (see :func:`add_entries`).
+
+    Raises:
+        PathEditError: A folder is not a usable entry, or the value would be too long.
+        PathChangeError: The scope is unknown or its PATH is not a string.
+    """
+    old = read_path(store, scope)
+    edit = add_entries(_string_of(old), folders, other_cuda=other_cuda, env=env)
+    new = RegValue(old.type if old else NEW_VALUE_TYPE, edit.value) if edit.changed else old
+    return PathChange(scope, _scope_key(scope), "add", tuple(folders), old, new, edit)
+
+
+def plan_remove(
+    store: EnvironmentStore, scope: str, folders: Sequence[str], *, env: Mapping[str, str] | None = None
+) -> PathChange:
+    """Plan removing ``folders`` (every spelling, every duplicate) from the scope's PATH."""
+    old = read_path(store, scope)
+    edit = remove_entries(_string_of(old), folders, env=env)
+    new = RegValue(old.type, edit.value) if old is not None and edit.changed else old
+    return PathChange(scope, _scope_key(scope), "remove", tuple(folders), old, new, edit)
+
+
+def plan_repair(store: EnvironmentStore, scope: str) -> PathChange:
+    r"""Plan turning a ``REG_SZ`` PATH that holds ``%VARS%`` into ``REG_EXPAND_SZ``, value unchanged.
+
+    A REG_SZ value is never expanded, so its ``%SystemRoot%\system32`` reaches programs as
+    that literal text and the folder is not searched (peers.md pain 9).
+    """
+    old = read_path(store, scope)
+    if old is None or old.type != "REG_SZ" or not has_variable_references(_string_of(old)):
+        return PathChange(scope, _scope_key(scope), "repair", (), old, old)
+    return PathChange(scope, _scope_key(scope), "repair", (), old, RegValue("REG_EXPAND_SZ", old.value))
+
+
+def plan_undo(store: EnvironmentStore, journal: PathJournal) -> PathChange:
+    """Plan reverting the most recent change recorded for this registry, whatever its scope.
+
+    Raises:
+        PathChangeError: Nothing to undo.
+        UndoConflict: The value is not the one the change left; undoing would lose what came after.
+    """
+    entries = journal.entries(store.identity, current=lambda e: store.read_value(e.key, e.name))
+    target = last_undoable(entries)
+    if target is None:
+        raise PathChangeError("nothing to undo: the journal holds no PATH change of this registry")
+    now = store.read_value(target.key, target.name)
+    if now != target.new:
+        raise UndoConflict(
+            f"{target.key}\\{target.name} changed after the change of {target.time} ({target.action}); "
+            "undoing it would lose that later change, so nothing was changed"
+        )
+    return PathChange(target.scope, target.key, "undo", target.folders, now, target.old, reverts=target)
+
+
+def plan_undo_all(store: EnvironmentStore, journal: PathJournal) -> list[PathChange]:
+    """Plan reverting every change recorded for this registry that is not undone yet, newest first.
+
+    The same undos, in the same order, as repeating :func:`plan_undo` until nothing is left (the
+    uninstaller's "undo the wizard's PATH changes"), but checked as a whole before anything is
+    written: each undo must find the value that the undos before it leave. An empty list: nothing
+    to undo.
+
+    Raises:
+        UndoConflict: A value changed after the change that set it; undoing would lose that later
+            change, so none of the undos may be made.
+    """
+    entries = journal.entries(store.identity, current=lambda e: store.read_value(e.key, e.name))
+    planned: list[PathChange] = []
+    values: dict[tuple[str, str], RegValue | None] = {}
+    for target in undoable(entries):
+        where = (target.key, target.name)
+        now = values[where] if where in values else store.read_value(*where)
+        if now != target.new:
+            raise UndoConflict(
+                f"{target.key}\\{target.name} changed after the change of {target.time} ({target.action}); "
+                "undoing it would lose that later change, so nothing was changed"
+            )
+        planned.append(
+            PathChange(target.scope, target.key, "undo", target.folders, now, target.old, reverts=target)
+        )
+        values[where] = target.old
+    return planned
+
+
+@dataclass(frozen=True)
+class AppliedChange:
+    """What :func:`apply_change` did."""
+
+    change: PathChange
+    entry: JournalEntry | None
+    read_back: RegValue | None
+    broadcast: bool
+
+
+def apply_change(
+    store: EnvironmentStore,
+    journal: PathJournal,
+    change: PathChange,
+    *,
+    replan: Callable[[], PathChange] | None = None,
+    write: Callable[[EnvironmentStore, PathChange], RegValue | None] | None = None,
+) -> AppliedChange:
+    """Journal, write, read back and broadcast a planned change.
+
+    A change that changes nothing writes and records nothing. When the value changed since it
+    was read, the change is planned again from the new value (``replan``) and retried.
+    ``write`` replaces the plain write (the elevated helper for the system scope).
+
+    Raises:
+        ValueChanged: The value kept changing (or there is no ``replan``); nothing was written.
+        RegistryWriteError: The write failed; nothing was written and nothing recorded.
+        JournalError: The journal cannot be written; nothing was written.
+    """
+    writer = write or _plain_write
+    for attempt in range(REPLAN_ATTEMPTS):
+        if not change.changed:
+            return AppliedChange(change, None, change.old, broadcast=False)
+        entry = new_entry(
+            registry=store.identity,
+            scope=change.scope,
+            key=change.key,
+            name=PATH_NAME if change.reverts is None else change.reverts.name,
+            action=change.action,
+            folders=change.folders,
+            old=change.old,
+            new=change.new,
+            reverts=change.reverts.id if change.reverts else None,
+        )
+        journal.record(entry)
+        try:
+            read_back = writer(store, change)
+        except ValueChanged:
+            journal.drop(entry.id)
+            if replan is None or attempt == REPLAN_ATTEMPTS - 1:
+                raise
+            change = replan()
+            continue
+        except BaseException:
+            journal.drop(entry.id)
+            raise
+        journal.mark_applied(entry.id)
+        return AppliedChange(change, entry, read_back, broadcast=store.broadcast_environment_change())
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+
+def _plain_write(store: EnvironmentStore, change: PathChange) -> RegValue | None:
+    name = change.reverts.name if change.reverts else PATH_NAME
+    read_back = store.replace_value(change.key, name, change.old, change.new)
+    if read_back != change.new:
+        # Written but not what was asked for: put the old value back rather than leave a surprise.
+        store.replace_value(change.key, name, read_back, change.old)
+        raise RegistryWriteError(
+            f"{change.key}\\{name} read back differently from what was written; put back"
+        )
+    return read_back
+
+
+def history(store: EnvironmentStore, journal: PathJournal) -> list[JournalEntry]:
+    """The changes recorded for this registry, oldest first (pending ones settled)."""
+    return journal.entries(store.identity, current=lambda e: store.read_value(e.key, e.name))

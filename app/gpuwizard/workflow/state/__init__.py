@@ -1,0 +1,1 @@
+"""Everything kept under ``GPUWIZARD_HOME``: files written atomically, one module each."""

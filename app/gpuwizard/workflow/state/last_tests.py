@@ -1,0 +1,68 @@
+"""The most recent live test of each environment, kept in ``GPUWIZARD_HOME/last-tests.json``.
+
+The last good state (``last-good.json``) keeps only tests that passed; a support report also
+needs the ones that failed, with their findings. So every live test that ends (not cancelled)
+replaces the record of its environment here: one record per environment the wizard made (by
+name), and one per interpreter tested with ``--python``. The file is written atomically; a
+file that cannot be read counts as empty, and a write that fails never fails the test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Final
+
+from gpuwizard.workflow.state.files import write_json_atomically
+from gpuwizard.workflow.state.home import wizard_home
+
+LAST_TESTS_NAME: Final = "last-tests.json"
+LAST_TESTS_SCHEMA: Final = "gpuwizard.last-tests/1"
+
+
+def last_tests_path() -> Path:
+    """Where the records live."""
+    return wizard_home() / LAST_TESTS_NAME
+
+
+def load_last_tests() -> list[dict[str, Any]]:
+    """The records, oldest first: ``{"env", "python", "framework", "recorded", "short", "result"}``."""
+    try:
+        data = json.loads(last_tests_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    tests = data.get("tests") if isinstance(data, dict) else None
+    if not isinstance(tests, list):
+        return []
+    return [item for item in tests if isinstance(item, dict) and isinstance(item.get("result"), dict)]
+
+
+def remember_test(result: Mapping[str, Any], *, probe_args: Sequence[str] = ()) -> None:
+    """Keep ``result`` (a live test's ``result`` event) as the latest test of its environment.
+
+    ``probe_args`` are the probe's extra arguments: a test run with fewer steps (verify's
+    short test) is marked ``short``.
+    """
+    env = result.get("env")
+    python = result.get("python")
+    record = {
+        "env": env,
+        "python": python,
+        "framework": result.get("framework"),
+        "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "short": bool(probe_args),
+        "result": dict(result),
+    }
+    kept = [item for item in load_last_tests() if not _same_target(item, env, python)]
+    # The report must never cost the test: a full disk or a read-only home only loses the record.
+    with contextlib.suppress(OSError):
+        write_json_atomically(last_tests_path(), {"schema": LAST_TESTS_SCHEMA, "tests": [*kept, record]})
+
+
+def _same_target(item: Mapping[str, Any], env: object, python: object) -> bool:
+    if env is not None:
+        return bool(item.get("env") == env)
+    return item.get("env") is None and item.get("python") == python

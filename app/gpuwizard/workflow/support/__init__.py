@@ -1,0 +1,1 @@
+"""Gathering a support report."""

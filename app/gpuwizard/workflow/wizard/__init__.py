@@ -1,0 +1,1 @@
+"""The wizard's session and long steps, without Qt."""

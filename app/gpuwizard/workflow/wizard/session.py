@@ -1,0 +1,151 @@
+"""The wizard's state as a plain object: what the pages show and what the user chose.
+
+Pages read and write this object; it knows nothing of Qt, so the same state drives the
+headless commands and is easy to set up in tests.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpuwizard.adapters.registry import EnvironmentStore
+from gpuwizard.adapters.runner import Runner, SubprocessRunner
+from gpuwizard.core.compat.plan import Recommendation
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.workflow.livetest.run import LiveTestTarget
+from gpuwizard.workflow.machine.detect import detect_system
+from gpuwizard.workflow.pathedit.request import PathRequest
+from gpuwizard.workflow.wizard import steps as wizard_steps
+from gpuwizard.workflow.wizard.steps import Choice, EventSink
+
+if TYPE_CHECKING:
+    from gpuwizard.core.health.drift import HealthReport
+    from gpuwizard.core.health.snapshot import Snapshot
+
+#: The wizard's long steps, swappable for fakes in tests (see :mod:`wizard_steps`).
+Recommender = Callable[[SystemReport, Choice], Recommendation]
+EnvCreator = Callable[[SystemReport, Recommendation, Choice, EventSink, threading.Event], dict[str, Any]]
+TestRunner = Callable[[SystemReport, LiveTestTarget, EventSink, threading.Event], dict[str, Any]]
+Verifier = Callable[
+    [Callable[[], SystemReport], "EnvironmentStore | None", EventSink, threading.Event], "HealthReport"
+]
+GoodStateRecorder = Callable[
+    [SystemReport, str, dict[str, Any], "EnvironmentStore | None"], "Snapshot | None"
+]
+
+
+@dataclass
+class WizardSession:
+    """State shared by the wizard's pages.
+
+    Attributes:
+        report: The machine as detected, or as loaded from ``system_file``.
+        system_file: A saved report being shown; then every change is only a preview.
+        detect: How to detect this machine (tests pass a fake).
+        path_store: The registry whose PATH the PATH page edits (the live one, or a snapshot
+            file); None: no PATH page.
+        path_request: The folders the plan adds to PATH and the DLLs they must provide; the
+            PATH page shows it, and may change its scope and what happens to other CUDA
+            versions. None: no PATH page.
+        runner: How to start processes (the DLL check, the list of running programs).
+        choice: What the person chose on the Choose page.
+        recommendation: The recommendation for ``choice``.
+        env_result: The ``result`` event of the environment's creation.
+        test_result: The ``result`` event of the live test.
+        recommend: How to recommend (tests pass a fake).
+        create_env: How to create the environment (tests pass a fake).
+        run_test: How to run the live test (tests pass a fake).
+        verify: How to check the setup against the last good state (tests pass a fake).
+        record_good: How to record a passed test as the last good state (tests pass a fake).
+        previous_setup: The wizard set this machine up before: it opens on the Verify page.
+        health: The last verification's report.
+        snapshot: The good state recorded after the live test passed.
+    """
+
+    report: SystemReport | None = None
+    system_file: Path | None = None
+    detect: Callable[[], SystemReport] = field(default=detect_system)
+    path_store: EnvironmentStore | None = None
+    path_request: PathRequest | None = None
+    runner: Runner = field(default_factory=SubprocessRunner)
+    choice: Choice | None = None
+    recommendation: Recommendation | None = None
+    env_result: dict[str, Any] | None = None
+    test_result: dict[str, Any] | None = None
+    recommend: Recommender = field(default=wizard_steps.recommend_for)
+    create_env: EnvCreator = field(default=wizard_steps.create_env)
+    run_test: TestRunner = field(default=wizard_steps.run_test)
+    verify: Verifier = field(default=wizard_steps.verify)
+    record_good: GoodStateRecorder = field(default=wizard_steps.record_good)
+    previous_setup: bool = False
+    health: HealthReport | None = None
+    snapshot: Snapshot | None = None
+
+    @property
+    def preview(self) -> bool:
+        """True when showing a saved report: nothing on this machine may change."""
+        return self.system_file is not None
+
+    @property
+    def wants_path_page(self) -> bool:
+        """True when there is a PATH change to show: a registry and a request."""
+        return self.path_store is not None and self.path_request is not None
+
+    def test_and_record(
+        self, report: SystemReport, target: LiveTestTarget, on_event: EventSink, cancel: threading.Event
+    ) -> dict[str, Any]:
+        """Run the live test; when it passed, record the setup as the last good state.
+
+        Runs on a worker. A saved report (a preview) never records anything.
+        """
+        result = self.run_test(report, target, on_event, cancel)
+        if not self.preview and target.env_name and not cancel.is_set():
+            try:
+                self.snapshot = self.record_good(report, target.env_name, result, self.path_store)
+            except (OSError, ValueError) as error:
+                # The test's verdict stands; only the record of it failed (a full disk, say).
+                on_event({"event": "log", "line": f"the good state could not be recorded: {error}"})
+        return result
+
+    def verify_and_detect(
+        self, on_event: EventSink, cancel: threading.Event
+    ) -> tuple[HealthReport, SystemReport | None]:
+        """Verify the setup; also returns the machine as the verification detected it.
+
+        Runs on a worker; the wizard shows that report on the Detect page, so a setup made
+        again from the Verify page does not detect twice.
+        """
+        detected: list[SystemReport] = []
+
+        def detect() -> SystemReport:
+            report = self.detect()
+            detected.append(report)
+            return report
+
+        health = self.verify(detect, self.path_store, on_event, cancel)
+        return health, (detected[-1] if detected else None)
+
+
+def session_for_this_machine(
+    report: SystemReport | None = None, system_file: Path | None = None
+) -> WizardSession:
+    """The session the wizard opens with: this machine's registry and its earlier setup, if any.
+
+    With a saved report (``system_file``) nothing of this machine is used: no registry, no
+    earlier setup, so the wizard only previews.
+    """
+    if system_file is not None:
+        return WizardSession(report=report, system_file=system_file)
+    path_store: EnvironmentStore | None = None
+    if os.name == "nt":
+        from gpuwizard.workflow.pathedit.machine import open_store  # noqa: PLC0415 - Windows only
+
+        path_store = open_store(None)
+    return WizardSession(
+        report=report, path_store=path_store, previous_setup=wizard_steps.previous_setup_exists()
+    )
