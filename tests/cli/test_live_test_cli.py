@@ -22,6 +22,7 @@ import pytest
 
 from fakes.wheelhouses import real_cpu_torch_folder
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.core.livetest.events import LiveTestEvent
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
@@ -154,11 +155,11 @@ def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]):
 def test_a_probe_killed_part_way_is_broken_not_a_hang(torch_python: str):
     # The probe runs in an environment with torch 2.13.0 (CPU) and is killed at its first step.
     killed = threading.Event()
-    events: list[dict[str, Any]] = []
+    events: list[LiveTestEvent] = []
 
-    def watch(event: dict[str, Any]) -> None:
+    def watch(event: LiveTestEvent) -> None:
         events.append(event)
-        if event["event"] == "step" and not killed.is_set():
+        if event.kind == "step" and not killed.is_set():
             killed.set()
             for status in Path("/proc").glob("[0-9]*/cmdline"):
                 try:
@@ -178,8 +179,8 @@ def test_a_probe_killed_part_way_is_broken_not_a_hang(torch_python: str):
     )
     assert killed.is_set()
     assert time.monotonic() - started < 120
-    assert result["verdict"] == "broken"
-    assert "TEST_PROBE_FAILED" in [finding["code"] for finding in result["findings"]]
+    assert result.verdict == "broken"
+    assert "TEST_PROBE_FAILED" in [finding.code for finding in result.findings]
 
 
 @pytest.mark.slow
@@ -192,5 +193,5 @@ def test_a_probe_past_its_deadline_is_killed_and_broken(torch_python: str):
         machine_has_nvidia_gpu=False,
         timeout_s=1.0,
     )
-    assert result["verdict"] == "broken"
-    assert [finding["code"] for finding in result["findings"]] == ["TEST_PROBE_KILLED"]
+    assert result.verdict == "broken"
+    assert [finding.code for finding in result.findings] == ["TEST_PROBE_KILLED"]

@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 
-from gpuwizard.core.livetest.verdict import GPU_SLOW_SPEEDUP, ProbeEnd, ProbeRun, judge, result_event
+from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.livetest.events import event_from_json
+from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
+from gpuwizard.core.livetest.verdicts import GPU_SLOW_SPEEDUP
 
 OK_END = ProbeEnd(0)
 
@@ -15,8 +18,17 @@ OK_END = ProbeEnd(0)
 def run_of(*events: dict[str, Any]) -> ProbeRun:
     run = ProbeRun()
     for event in events:
-        run.add(event)
+        run.add(event_from_json(event))
     return run
+
+
+def result_event(
+    run: ProbeRun, verdict: str, findings: list[Finding], *, framework: str, seconds: float
+) -> dict[str, Any]:
+    """The result as the JSON the test prints."""
+    return result_of(
+        run, verdict, findings, framework=framework, seconds=seconds, python=None, env=None
+    ).to_json()
 
 
 def start(built_with_cuda: bool = True) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from pytestqt.qtbot import QtBot
 from fakes.keyboard import tab_through
 from fakes.wizard_host import show_between
 from gpuwizard.core.findings.model import finding_to_json, make_finding
+from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult, event_from_json, result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.pages.install import CANCELLED, InstallPage
@@ -90,7 +91,18 @@ class FakeTest:
         self.saw_cancel = False
         self.threads: list[threading.Thread] = []
 
-    def __call__(self, report: Any, target: LiveTestTarget, on_event: Sink, cancel: threading.Event) -> Event:
+    def __call__(
+        self,
+        report: Any,
+        target: LiveTestTarget,
+        on_event: Callable[[LiveTestEvent], None],
+        cancel: threading.Event,
+    ) -> LiveTestResult:
+        """The step as the session calls it: typed events, as the real one sends them."""
+        result = self._run(report, target, lambda event: on_event(event_from_json(event)), cancel)
+        return result_from_json(result)
+
+    def _run(self, report: Any, target: LiveTestTarget, on_event: Sink, cancel: threading.Event) -> Event:
         self.calls += 1
         self.targets.append(target)
         self.threads.append(threading.current_thread())
@@ -177,7 +189,7 @@ def test_a_cpu_only_test_draws_the_curve_and_says_why(qtbot: QtBot, tmp_path: Pa
     assert page.values["framework"].text() == "PyTorch 2.13.0+cpu · CPU build (no CUDA)"
     assert page.values["gpu"].text() == "none visible"
     assert page.values["cpu"].text() == "AMD EPYC (2 threads)"
-    assert session.test_result is not None and session.test_result["verdict"] == "cpu_only"
+    assert session.test_result is not None and session.test_result.verdict == "cpu_only"
     assert page.progress.value() == page.progress.maximum() == 20
     assert page.run_again_button.isEnabled() and not page.stop_button.isEnabled()
     assert wizard.button(QWizard.WizardButton.NextButton).isEnabled()
@@ -218,7 +230,7 @@ def test_a_failing_test_shows_the_diagnosis_with_its_fix(qtbot: QtBot, tmp_path:
     assert message in page.finding_views[0].message_label.text()
     assert page.finding_views[0].hint_label.text() == hint and "gpuwizard env create" in hint
     assert page.why_label.text() == "What failed, and what to do, is below."
-    assert session.test_result is not None and session.test_result["verdict"] == "broken"
+    assert session.test_result is not None and session.test_result.verdict == "broken"
     assert page.chart.point_count() == 0 and page.chart.empty_text == "No training step ran."
     save_shot(page, "test-broken.png", tmp_path)
 

@@ -10,6 +10,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWizard
 from pytestqt.qtbot import QtBot
 
+from gpuwizard.core.livetest.events import result_from_json
 from gpuwizard.ui.pages.summary import SummaryPage
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
@@ -38,7 +39,7 @@ def test_the_environment_is_explained_with_activation_interpreter_kernel_and_tes
         "python": str(env / "bin" / "python"), "framework_version": "2.13.0", "framework_build": "2.13.0+cu126",
         "manager": "venv", "jupyter_kernel": "gpuwizard-torch-gpu",
     }  # fmt: skip
-    session.test_result = {"event": "result", "verdict": "gpu_ok", "speedup": 41.5}
+    session.test_result = result_from_json({"event": "result", "verdict": "gpu_ok", "speedup": 41.5})
     _wizard, page = open_summary(qtbot, session)
     assert page.environment.isVisible()
     assert "PyTorch 2.13.0+cu126" in page.env_name.text()

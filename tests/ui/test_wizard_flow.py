@@ -26,15 +26,17 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.heartbeat import Heartbeat
+from gpuwizard.core.livetest.events import LiveTestResult, result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.pages.install import CANCELLED, OK
 from gpuwizard.ui.pages.live_test import DONE
 from gpuwizard.ui.wizard import PageId, SetupWizard
+from gpuwizard.workflow.health.good_state import record_good_state
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 from gpuwizard.workflow.wizard.replay import recorded_events, replay_env_create, replay_test
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice, record_good
+from gpuwizard.workflow.wizard.steps import Choice
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -83,9 +85,11 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
 
-    def __call__(self, _report: SystemReport, env_name: str, result: Event, _store: object) -> object | None:
-        self.calls.append((env_name, str(result.get("verdict"))))
-        return object() if result.get("verdict") in ("gpu_ok", "gpu_slow", "cpu_only") else None
+    def __call__(
+        self, _report: SystemReport, env_name: str, result: LiveTestResult, _store: object
+    ) -> object | None:
+        self.calls.append((env_name, result.verdict))
+        return object() if result.verdict in ("gpu_ok", "gpu_slow", "cpu_only") else None
 
 
 # --- the happy path ---------------------------------------------------------------------------
@@ -266,7 +270,8 @@ def drifted(report: SystemReport, driver: str, cuda_max: str) -> SystemReport:
 def test_a_previous_setup_opens_on_verify_and_shows_the_drifted_driver(qtbot: QtBot):
     h200 = sample("linux-h200.json")
     assert h200.driver is not None
-    assert record_good(h200, "unknown", {"verdict": "gpu_ok"}, None) is None  # no such environment
+    gpu_ok = result_from_json({"verdict": "gpu_ok"})
+    assert record_good_state(h200, "unknown", gpu_ok, None) is None  # no such environment
     from gpuwizard.workflow.health.good_state import build_snapshot, save_last_good
 
     save_last_good(build_snapshot(h200, [], {}, {}, ()))
@@ -363,7 +368,7 @@ def test_the_real_setup_on_this_machine_through_the_gui(qtbot: QtBot, torch_fold
     qtbot.waitUntil(lambda: test.state == DONE, timeout=300_000)
     test_stall, test_ms = heartbeat.stop(), heartbeat.elapsed_ms
     result = session.test_result
-    assert result is not None and result["verdict"] == "cpu_only", result
+    assert result is not None and result.verdict == "cpu_only", result
     assert test.verdict_label.text() == "Training works on the CPU only."
     assert session.snapshot is not None  # a passed test is the last good state
 

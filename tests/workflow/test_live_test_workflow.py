@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
+from gpuwizard.core.livetest.events import LiveTestEvent
 from gpuwizard.workflow.livetest import run as live_test
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 
@@ -24,15 +25,15 @@ def test_a_driver_warning_from_the_probe_is_diagnosed(tmp_path: Path, monkeypatc
         "raise SystemExit(1)\n"
     )
     monkeypatch.setattr(live_test, "TRAIN_PROBE", probe)
-    events: list[dict] = []
+    events: list[LiveTestEvent] = []
     result = run_live_test(
         LiveTestTarget(python=sys.executable, framework="pytorch"),
         runner=StreamingSubprocessRunner(),
         on_event=events.append,
         cancel=threading.Event(),
     )
-    codes = [finding["code"] for finding in result["findings"]]
-    assert result["verdict"] == "broken"
+    codes = [finding.code for finding in result.findings]
+    assert result.verdict == "broken"
     assert "DRIVER_TOO_OLD" in codes
     assert "TEST_PROBE_FAILED" in codes
-    assert [event["event"] for event in events].count("finding") == len(codes)
+    assert [event.kind for event in events].count("finding") == len(codes)

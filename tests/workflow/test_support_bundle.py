@@ -24,6 +24,7 @@ import pytest
 from fakes.reports import machine
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
 from gpuwizard.adapters.runner import CommandCancelled, StreamingSubprocessRunner
+from gpuwizard.core.livetest.events import LiveTestResult, result_from_json
 from gpuwizard.core.support.document import SUPPORT_SCHEMA
 from gpuwizard.core.support.redaction import Identities
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
@@ -49,9 +50,11 @@ def schema(name: str) -> dict[str, Any]:
     return json.loads(resources.files("gpuwizard.resources").joinpath(f"schemas/{name}").read_text("utf-8"))
 
 
-def result_event(verdict: str, **extra: Any) -> dict[str, Any]:
-    return {"event": "result", "verdict": verdict, "framework": "pytorch", "samples_per_s": {"gpu": None, "cpu": 900.0},
-            "speedup": None, "seconds": 5.0, "findings": [], **extra}  # fmt: skip
+def result_event(verdict: str, **extra: Any) -> LiveTestResult:
+    return result_from_json(
+        {"event": "result", "verdict": verdict, "framework": "pytorch", "samples_per_s": {"gpu": None, "cpu": 900.0},
+         "speedup": None, "seconds": 5.0, "findings": [], **extra}
+    )  # fmt: skip
 
 
 # --- the most recent live tests ---------------------------------------------------------------
@@ -123,7 +126,7 @@ def test_a_cancelled_live_test_is_not_recorded():
         on_event=lambda _event: None,
         cancel=cancel,
     )
-    assert result["verdict"] == "broken"
+    assert result.verdict == "broken"
     assert not last_tests_path().exists()
 
 

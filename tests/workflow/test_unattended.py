@@ -20,6 +20,7 @@ import pytest
 
 from gpuwizard.adapters.registry import RegValue, SnapshotFileEnvironment
 from gpuwizard.core.fleet.answers import parse_answers
+from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult, result_from_json
 from gpuwizard.workflow.envs.create import EnvTools, PreparedEnv
 from gpuwizard.workflow.fleet.apply import ApplySteps, apply_answers
 from gpuwizard.workflow.livetest.run import LiveTestTarget
@@ -50,12 +51,17 @@ def made_ok(
 
 def replayed_test(
     result: Event,
-) -> Callable[[Any, LiveTestTarget, Callable[[Event], None], threading.Event], Event]:
+) -> Callable[[Any, LiveTestTarget, Callable[[LiveTestEvent], None], threading.Event], LiveTestResult]:
+    typed = result_from_json(result)
+
     def run(
-        _report: Any, _target: LiveTestTarget, on_event: Callable[[Event], None], _cancel: threading.Event
-    ) -> Event:
-        on_event(result)
-        return result
+        _report: Any,
+        _target: LiveTestTarget,
+        on_event: Callable[[LiveTestEvent], None],
+        _cancel: threading.Event,
+    ) -> LiveTestResult:
+        on_event(typed)
+        return typed
 
     return run
 

@@ -26,6 +26,7 @@ from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnviro
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.health.drift import HealthReport, SnapshotPathEntry
+from gpuwizard.core.livetest.events import result_from_json
 from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
 from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environment, prepare_environment
 from gpuwizard.workflow.health.good_state import (
@@ -144,7 +145,7 @@ def test_the_driver_against_the_last_good_state(
     # The passed GPU test that recorded the state (no GPU here to run one for real).
     passed = {"event": "result", "verdict": "gpu_ok", "framework_version": "2.13.0+cu126",
               "built_with_cuda": True, "cuda_build": "12.6", "samples_per_s": {"gpu": 50000.0, "cpu": 800.0}}  # fmt: skip
-    assert record_good_state(before, "demo", passed) is not None
+    assert record_good_state(before, "demo", result_from_json(passed)) is not None
     recorded_text = snapshot_path().read_text()
     health = verify(machine(gpus=[RTX], driver=driver, cuda_max=cuda_max))
     assert checks_of(health)["driver"] == (status, code)
@@ -326,13 +327,17 @@ def test_record_good_state_only_for_a_passed_test_of_an_environment_the_wizard_m
         )
     )
     gpu = machine(gpus=[RTX], driver="550.54.14", cuda_max="12.4")
-    assert record_good_state(NO_GPU, "demo", {"verdict": "broken"}) is None
-    assert record_good_state(gpu, "demo", {"verdict": "cpu_only"}) is None  # a GPU it did not use
-    assert record_good_state(NO_GPU, "never-made", {"verdict": "cpu_only"}) is None
+    assert record_good_state(NO_GPU, "demo", result_from_json({"verdict": "broken"})) is None
+    assert (
+        record_good_state(gpu, "demo", result_from_json({"verdict": "cpu_only"})) is None
+    )  # a GPU it did not use
+    assert record_good_state(NO_GPU, "never-made", result_from_json({"verdict": "cpu_only"})) is None
     assert not snapshot_path().exists()
-    first = record_good_state(NO_GPU, "demo", {"verdict": "cpu_only", "framework_version": "2.13.0+cpu"})
+    first = record_good_state(
+        NO_GPU, "demo", result_from_json({"verdict": "cpu_only", "framework_version": "2.13.0+cpu"})
+    )
     assert first is not None and first.environment("demo") is not None
-    both = record_good_state(gpu, "other", {"verdict": "gpu_slow", "gpus_visible": 2})
+    both = record_good_state(gpu, "other", result_from_json({"verdict": "gpu_slow", "gpus_visible": 2}))
     assert both is not None
     assert [env.name for env in both.environments] == ["demo", "other"]
     other = both.environment("other")

@@ -1,21 +1,21 @@
 """``gpuwizard test``: the live training test.
 
-Exit codes: 0 when the framework trains as it should here (``gpu_ok``, or ``cpu_only`` on a
-machine without an NVIDIA GPU); 1 when the test ran and found a problem (``broken``,
-``gpu_slow``, or ``cpu_only`` although an NVIDIA GPU is present); 2 for bad input.
+Exit codes: 0 when the test passed on this machine (it trained on the GPU, ``gpu_ok`` or
+``gpu_slow``, or on the CPU of a machine without an NVIDIA GPU: the rule of
+:mod:`gpuwizard.core.livetest.verdicts`); 1 when it ran and did not pass (``broken``, or
+``cpu_only`` although an NVIDIA GPU is present); 2 for bad input. A test that passed in an
+environment the wizard made is recorded as the last good state, which ``gpuwizard verify``
+compares with later.
 """
 
 from __future__ import annotations
 
 import argparse
 import threading
-from collections.abc import Callable, Mapping
-from typing import Any
 
 from gpuwizard.cli.common import (
     EXIT_OK,
     EXIT_PROBLEM,
-    Show,
     Subcommands,
     UsageError,
     Write,
@@ -23,6 +23,7 @@ from gpuwizard.cli.common import (
     bad_input,
     cancel_on_signals,
     json_lines,
+    path_store,
 )
 
 
@@ -39,68 +40,32 @@ def add_parser(commands: Subcommands) -> None:
 
 def run(args: argparse.Namespace, write: Write) -> int:
     """Run ``gpuwizard test``; returns the exit code."""
-    from gpuwizard.adapters.nvml import NvmlUnavailable, PynvmlSource, UsageSampler  # noqa: PLC0415
-    from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
     from gpuwizard.cli.text.live_test import LiveTestProgress  # noqa: PLC0415
-    from gpuwizard.workflow.livetest.run import LiveTestUsageError, resolve_target, run_live_test  # noqa: PLC0415
+    from gpuwizard.core.health.drift import machine_has_nvidia_gpu  # noqa: PLC0415
+    from gpuwizard.core.livetest.events import LiveTestEvent  # noqa: PLC0415
+    from gpuwizard.core.livetest.verdicts import passed  # noqa: PLC0415
+    from gpuwizard.workflow.health.good_state import record_good_state, snapshot_path  # noqa: PLC0415
+    from gpuwizard.workflow.livetest.run import LiveTestUsageError, resolve_target, run_test  # noqa: PLC0415
+    from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     with bad_input(LiveTestUsageError):
         target = resolve_target(args.env, args.python, args.framework)
-    try:
-        has_gpu: bool | None = bool(PynvmlSource().read().gpus)
-    except NvmlUnavailable as error:
-        has_gpu = False if error.failure in ("library_not_found", "binding_missing") else None
-    show = json_lines(write) if args.json else LiveTestProgress(write)
-    seen = _GpuCount(show)
+    report = detect_system()
+    if args.json:
+        lines = json_lines(write)
+
+        def show(event: LiveTestEvent) -> None:
+            lines(event.to_json())
+    else:
+        show = LiveTestProgress(write)
     cancel = threading.Event()
     with cancel_on_signals(cancel):
-        result = run_live_test(
-            target,
-            runner=StreamingSubprocessRunner(),
-            on_event=seen,
-            cancel=cancel,
-            machine_has_nvidia_gpu=has_gpu,
-            sampler=UsageSampler() if has_gpu else None,
-            timeout_s=args.timeout,
-        )
-    if target.env_name is not None and result["verdict"] != "broken" and not cancel.is_set():
-        saved = _record_good_state(target.env_name, {**result, "gpus_visible": seen.gpus})
-        if saved is not None and not args.json:  # JSON lines end with the result event (the contract)
-            write(f"  recorded as the last good state: {saved}\n")
-    fine = result["verdict"] == "gpu_ok" or (result["verdict"] == "cpu_only" and has_gpu is False)
-    return EXIT_OK if fine else EXIT_PROBLEM
-
-
-class _GpuCount:
-    """Passes events on, counting the GPUs the framework reported (``device`` events of kind gpu)."""
-
-    def __init__(self, show: Show) -> None:
-        self.show: Callable[[Mapping[str, Any]], None] = show
-        self.gpus = 0
-
-    def __call__(self, event: dict[str, Any]) -> None:
-        if event.get("event") == "device" and event.get("kind") == "gpu":
-            self.gpus += 1
-        self.show(event)
-
-
-def _record_good_state(env_name: str, result: dict[str, Any]) -> str | None:
-    """After a test of a wizard-made environment: record it as the last good state if it passed.
-
-    That is what ``gpuwizard verify`` compares with later. Returns the file written, or None
-    when the verdict does not pass on this machine (then nothing changes).
-    """
-    import os  # noqa: PLC0415
-
-    from gpuwizard.workflow.health.good_state import record_good_state, snapshot_path  # noqa: PLC0415
-    from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
-
-    store = None
-    if os.name == "nt":  # the wizard edits PATH only on Windows: its folders are recorded there
-        from gpuwizard.workflow.pathedit.machine import open_store  # noqa: PLC0415
-
-        store = open_store(None)
-    snapshot = record_good_state(detect_system(), env_name, result, path_store=store)
-    return str(snapshot_path()) if snapshot is not None else None
+        result = run_test(report, target, show, cancel, timeout_s=args.timeout)
+    if target.env_name is not None and not cancel.is_set():
+        # The wizard edits PATH only on Windows (the live registry): its folders are recorded there.
+        snapshot = record_good_state(report, target.env_name, result, path_store(None))
+        if snapshot is not None and not args.json:  # JSON lines end with the result event (the contract)
+            write(f"  recorded as the last good state: {snapshot_path()}\n")
+    return EXIT_OK if passed(result.verdict, machine_has_nvidia_gpu(report)) else EXIT_PROBLEM

@@ -20,7 +20,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
 
-Event = dict[str, Any]
+#: One event of a step: a JSON-ready dict (environment creation, verify) or a typed live-test
+#: event (:mod:`gpuwizard.core.livetest.events`); the bridge only carries them.
+Event = Any
 
 
 class EventBridge(QObject):

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
-
 from gpuwizard.cli.common import Write
 from gpuwizard.cli.text.findings import bracketed
-
-_VERDICT_TEXT: Final = {
-    "gpu_ok": "The GPU trains, and it is clearly faster than the CPU.",
-    "gpu_slow": "The GPU trains, but it is not clearly faster than the CPU.",
-    "cpu_only": "Training works, but on the CPU only: the framework sees no GPU.",
-    "broken": "Training does not work in this environment.",
-}
+from gpuwizard.core.livetest.events import (
+    Device,
+    FindingEvent,
+    LiveTestEvent,
+    LiveTestResult,
+    Matmul,
+    Phase,
+    Start,
+    Step,
+)
+from gpuwizard.core.livetest.verdicts import headline
 
 
 class LiveTestProgress:
@@ -22,45 +23,41 @@ class LiveTestProgress:
     def __init__(self, write: Write) -> None:
         self.write = write
 
-    def __call__(self, event: Mapping[str, Any]) -> None:
+    def __call__(self, event: LiveTestEvent) -> None:
         """Show one event of the test."""
-        kind = event.get("event")
-        if kind == "start":
-            cuda = event.get("cuda_build") or "none (CPU build)"
+        if isinstance(event, Start):
+            cuda = event.cuda_build or "none (CPU build)"
+            self.write(f"Testing {event.framework} {event.framework_version} (CUDA build: {cuda})\n")
+        elif isinstance(event, Device):
+            self.write(f"  sees {'gpu' if event.is_gpu else 'cpu'}: {event.name}\n")
+        elif isinstance(event, Phase):
+            device = f" on the {event.device.upper()}" if event.device else ""
+            self.write(f"- {event.phase}{device}\n")
+        elif isinstance(event, Step) and event.step % 5 == 0 and event.loss is not None:
             self.write(
-                f"Testing {event.get('framework')} {event.get('framework_version')} (CUDA build: {cuda})\n"
+                f"    step {event.step:>3}  loss {event.loss:.3f}  {event.samples_per_s or 0:,.0f} samples/s\n"
             )
-        elif kind == "device":
-            self.write(f"  sees {event.get('kind')}: {event.get('name')}\n")
-        elif kind == "phase":
-            device = f" on the {event['device'].upper()}" if event.get("device") else ""
-            self.write(f"- {event.get('phase')}{device}\n")
-        elif kind == "step" and int(event.get("step", 0)) % 5 == 0:
-            self.write(
-                f"    step {event['step']:>3}  loss {float(event['loss']):.3f}  "
-                f"{float(event['samples_per_s']):,.0f} samples/s\n"
-            )
-        elif kind == "matmul":
-            self.write(
-                f"    matrix multiply ({event.get('dtype')}): {float(event.get('tflops', 0)):.1f} TFLOP/s\n"
-            )
-        elif kind == "finding":
-            self.write(bracketed(str(event["severity"]), str(event["message"]), str(event["hint"])))
-        elif kind == "result":
+        elif isinstance(event, Matmul):
+            self.write(f"    matrix multiply ({event.dtype}): {event.tflops or 0:.1f} TFLOP/s\n")
+        elif isinstance(event, FindingEvent):
+            finding = event.finding
+            self.write(bracketed(finding.severity, finding.message, finding.hint))
+        elif isinstance(event, LiveTestResult):
             self.write(result_text(event))
 
 
-def result_text(event: Mapping[str, Any]) -> str:
+def result_text(result: LiveTestResult) -> str:
     """The verdict in words, with the loss, the speeds and where it ran."""
-    rates = event.get("samples_per_s") or {}
-    lines = [f"\nVerdict: {event['verdict']}. {_VERDICT_TEXT[event['verdict']]}"]
-    if event.get("loss_first") is not None:
-        lines.append(f"  loss {event['loss_first']} -> {event['loss_last']}")
-    if rates.get("gpu"):
-        lines.append(f"  GPU {rates['gpu']:,.0f} samples/s, CPU {rates.get('cpu') or 0:,.0f} samples/s")
-        if event.get("speedup"):
-            lines.append(f"  the GPU is {event['speedup']}x the CPU")
-    elif rates.get("cpu"):
-        lines.append(f"  CPU {rates['cpu']:,.0f} samples/s")
-    lines.append(f"  {event['seconds']} s; interpreter {event.get('python')}")
+    lines = [f"\nVerdict: {result.verdict}. {headline(result.verdict)}"]
+    if result.loss_first is not None:
+        lines.append(f"  loss {result.loss_first} -> {result.loss_last}")
+    if result.samples_per_s_gpu:
+        lines.append(
+            f"  GPU {result.samples_per_s_gpu:,.0f} samples/s, CPU {result.samples_per_s_cpu or 0:,.0f} samples/s"
+        )
+        if result.speedup:
+            lines.append(f"  the GPU is {result.speedup}x the CPU")
+    elif result.samples_per_s_cpu:
+        lines.append(f"  CPU {result.samples_per_s_cpu:,.0f} samples/s")
+    lines.append(f"  {result.seconds} s; interpreter {result.python}")
     return "\n".join(lines) + "\n"

@@ -74,6 +74,7 @@ class SnapshotEnv:
         constraints: The constraints file that pins the build.
         pins: The pins in that file (``torch==2.13.0+cu126``).
         gpus_visible: How many GPUs the framework saw; None when unknown.
+        gpu_names: The names of those GPUs, as the framework reported them (empty when unknown).
         test_verdict: The live test's verdict (``gpu_ok``...); None when not tested.
         samples_per_s: The test's throughput per device (``{"gpu": ..., "cpu": ...}``).
         python_version: The interpreter's version (``3.11.7``).
@@ -94,6 +95,7 @@ class SnapshotEnv:
     constraints: str | None = None
     pins: tuple[str, ...] = ()
     gpus_visible: int | None = None
+    gpu_names: tuple[str, ...] = ()
     test_verdict: str | None = None
     samples_per_s: Mapping[str, float | None] | None = None
     python_version: str | None = None
@@ -191,6 +193,7 @@ def _env_to_json(env: SnapshotEnv) -> dict[str, Any]:
         "constraints": env.constraints,
         "pins": list(env.pins),
         "gpus_visible": env.gpus_visible,
+        "gpu_names": list(env.gpu_names),
         "test_verdict": env.test_verdict,
         "samples_per_s": dict(env.samples_per_s) if env.samples_per_s is not None else None,
         "python_version": env.python_version,
@@ -254,6 +257,7 @@ def _env_from_json(env: Mapping[str, Any]) -> SnapshotEnv:
         constraints=_text(env.get("constraints")),
         pins=tuple(str(pin) for pin in env.get("pins") or ()),
         gpus_visible=_integer(env.get("gpus_visible")),
+        gpu_names=tuple(str(name) for name in env.get("gpu_names") or () if isinstance(name, str)),
         test_verdict=_text(env.get("test_verdict")),
         samples_per_s={str(k): _number(v) for k, v in rates.items()} if isinstance(rates, Mapping) else None,
         python_version=_text(env.get("python_version")),

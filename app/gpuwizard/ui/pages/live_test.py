@@ -1,42 +1,43 @@
 """The Test page: the live training test in the new environment, with numbers, a verdict and fixes.
 
 The session's ``run_test`` step runs the probe in the environment on a
-:class:`~gpuwizard.ui.workers.FunctionWorker`; its events (DESIGN.md section 4: ``start``,
-``device``, ``phase``, ``step``, ``matmul``, ``gpu_usage``, ``summary``, ``result``) come to the
-UI thread through an :class:`~gpuwizard.ui.event_bridge.EventBridge` in batches. The page
-draws the loss per step for the GPU and the CPU, shows samples/s on each and the speed-up,
-the matrix-multiply rate, the GPU's utilisation and memory while it trains, and at the end the
-verdict in plain words with the findings that explain it and say what to do. Stop sets the
-step's cancel event, which ends the probe.
+:class:`~gpuwizard.ui.workers.FunctionWorker`; its typed events
+(:mod:`gpuwizard.core.livetest.events`) come to the UI thread through an
+:class:`~gpuwizard.ui.event_bridge.EventBridge` in batches. The page draws the loss per step for
+the GPU and the CPU, shows the measurements (:class:`~gpuwizard.ui.widgets.test_numbers.TestNumbers`)
+as they come, and at the end the verdict in plain words (:mod:`gpuwizard.core.livetest.verdicts`)
+with the findings that explain it and say what to do. Stop sets the step's cancel event, which
+ends the probe.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import (
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QStyle,
     QVBoxLayout,
     QWidget,
     QWizardPage,
 )
 
-from gpuwizard.core.findings.model import Finding, finding_from_json
+from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.frameworks import framework_title
+from gpuwizard.core.health.drift import machine_has_nvidia_gpu
+from gpuwizard.core.livetest import verdicts
+from gpuwizard.core.livetest.events import DeviceSummary, LiveTestEvent, LiveTestResult, Phase, Start, Step
 from gpuwizard.ui.deferred import call_soon
-from gpuwizard.ui.event_bridge import Event
+from gpuwizard.ui.messages import display_text
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.loss_chart import LossChart
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
+from gpuwizard.ui.widgets.test_numbers import TestNumbers
 from gpuwizard.ui.workers import StreamedWork
 from gpuwizard.workflow.livetest.run import LiveTestTarget
 from gpuwizard.workflow.wizard.session import WizardSession
@@ -56,7 +57,7 @@ class LiveTestPage(QWizardPage):
             self.tr("A small network trains on the GPU and on the CPU: does the GPU work, and how fast?")
         )
         self.state = IDLE
-        self.result: dict[str, Any] | None = None
+        self.result: LiveTestResult | None = None
         self.work = StreamedWork(self, self._take_events, self._show_result, self._crashed)
         self._reset_numbers()
 
@@ -81,7 +82,9 @@ class LiveTestPage(QWizardPage):
         chart_layout.addWidget(self.chart)
         columns = QHBoxLayout()
         columns.addWidget(chart_box, 3)
-        columns.addWidget(self._build_numbers(content), 2)
+        self.numbers = TestNumbers(self._machine_has_nvidia_gpu, content)
+        self.values = self.numbers.values
+        columns.addWidget(self.numbers, 2)
 
         layout = QVBoxLayout(content)
         layout.addWidget(self.intro)
@@ -124,47 +127,6 @@ class LiveTestPage(QWizardPage):
         status.addLayout(row)
         return status
 
-    def _build_numbers(self, parent: QWidget) -> QGroupBox:
-        box = QGroupBox(self.tr("Measurements"), parent)
-        box.setObjectName("test_numbers")
-        box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        self.numbers = QFormLayout(box)
-        self.numbers.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.numbers.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        rows = (
-            ("framework", self.tr("Framework:"), self.tr("Framework build")),
-            ("gpu", self.tr("GPU:"), self.tr("The GPU the framework sees")),
-            ("cpu", self.tr("CPU:"), self.tr("The CPU")),
-            ("gpu_rate", self.tr("GPU samples/s:"), self.tr("Training samples per second on the GPU")),
-            ("cpu_rate", self.tr("CPU samples/s:"), self.tr("Training samples per second on the CPU")),
-            ("speedup", self.tr("Speed-up:"), self.tr("How many times faster the GPU trains than the CPU")),
-            ("matmul", self.tr("Matrix multiply:"), self.tr("Matrix multiply rate on the GPU")),
-            ("utilisation", self.tr("GPU utilisation:"), self.tr("GPU utilisation during the test")),
-            ("memory", self.tr("GPU memory:"), self.tr("GPU memory in use during the test")),
-        )
-        self.values: dict[str, QLabel] = {}
-        for key, label_text, accessible in rows:
-            value = QLabel("—", box)
-            value.setObjectName(f"test_{key}")
-            value.setWordWrap(True)
-            value.setTextFormat(Qt.TextFormat.PlainText)
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            value.setAccessibleName(accessible)
-            label = QLabel(label_text, box)
-            label.setBuddy(value)
-            self.numbers.addRow(label, value)
-            self.values[key] = value
-        self.values["speedup"].setToolTip(
-            self.tr("GPU samples per second divided by CPU samples per second, same network and data.")
-        )
-        self.values["matmul"].setToolTip(
-            self.tr("TFLOP/s: trillions of floating-point operations per second on large matrix multiplies.")
-        )
-        self.values["utilisation"].setToolTip(
-            self.tr("Share of time the GPU was running work, as the NVIDIA driver reports it (NVML).")
-        )
-        return box
-
     def _build_verdict(self, parent: QWidget) -> QGroupBox:
         self.verdict_box = QGroupBox(self.tr("Verdict"), parent)
         self.verdict_box.setObjectName("test_verdict_box")
@@ -205,8 +167,8 @@ class LiveTestPage(QWizardPage):
             self.progress.setFormat(self.tr("Not started"))
             self.stop_button.hide()
             self.run_again_button.hide()
-            self.numbers.setRowVisible(self.values["matmul"], False)
-            self._show_gpu_usage()
+            self.numbers.form.setRowVisible(self.values["matmul"], False)
+            self.numbers.show_gpu_usage()
             return
         if self.state == IDLE:
             self.start()
@@ -252,7 +214,7 @@ class LiveTestPage(QWizardPage):
         self.stop_button.setEnabled(True)
         self.run_again_button.setEnabled(False)
         self.phase_label.setText(
-            self.tr("Starting %1 in the environment…").replace("%1", self._framework_name(target.framework))
+            self.tr("Starting %1 in the environment…").replace("%1", framework_title(target.framework))
         )
         self.completeChanged.emit()
 
@@ -272,86 +234,30 @@ class LiveTestPage(QWizardPage):
     def _reset_numbers(self) -> None:
         self._steps_total: int | None = None
         self._steps_done = 0
-        self._config: dict[str, Any] = {}
-        self._gpu_used: bool | None = None
-        self._rates: dict[str, float] = {}
-        self._matmul: dict[str, float] = {}
-        self._usage: dict[int, tuple[int | None, int | None]] = {}
-        self._usage_max: tuple[int | None, int | None] = (None, None)
-        self._gpus: list[str] = []
-        self._cpu = ""
+        self._config_steps = (0, 0)
 
-    def _take_events(self, events: list[Event]) -> None:
+    def _take_events(self, events: list[LiveTestEvent]) -> None:
         """One batch from the bridge: new points, the latest numbers, the last phase."""
         points: dict[str, list[tuple[float, float]]] = {}
-        phase: Event | None = None
-        changed: set[str] = set()
+        phase: Phase | None = None
         for event in events:
-            kind = event.get("event")
-            if kind == "step":
-                device = str(event.get("device"))
-                loss, step, rate = event.get("loss"), event.get("step"), event.get("samples_per_s")
-                if isinstance(loss, (int, float)) and isinstance(step, (int, float)):
-                    points.setdefault(device, []).append((float(step), float(loss)))
-                if isinstance(rate, (int, float)):
-                    self._rates[device] = float(rate)
-                    changed.add(f"{device}_rate")
+            if isinstance(event, Step):
+                if event.loss is not None:
+                    points.setdefault(event.device, []).append((float(event.step), event.loss))
                 self._steps_done += 1
-            elif kind == "phase":
+            elif isinstance(event, Phase):
                 phase = event
-            elif kind == "gpu_usage":
-                self._take_usage(event)
-                changed.add("usage")
-            else:
-                changed |= self._take_other(event)
+            elif isinstance(event, Start):
+                self._config_steps = (event.steps, event.cpu_steps)
+            elif isinstance(event, DeviceSummary):
+                steps, cpu_steps = self._config_steps
+                self._steps_total = ((steps if event.gpu_used else 0) + cpu_steps) or None
+        self.numbers.take(events)
         for device, new in points.items():
             self.chart.add_points(device, new)
         if phase is not None:
-            self.phase_label.setText(self._phase_text(str(phase.get("phase")), phase.get("device")))
-        self._show_numbers(changed)
+            self.phase_label.setText(self._phase_text(phase.phase, phase.device))
         self._show_steps()
-
-    def _take_other(self, event: Event) -> set[str]:
-        kind = event.get("event")
-        if kind == "start":
-            self._config = dict(event.get("config") or {})
-            self.values["framework"].setText(self._framework_text(event))
-            return set()
-        if kind == "device":
-            if event.get("kind") == "gpu":
-                self._gpus.append(str(event.get("name") or "GPU"))
-            else:
-                threads = event.get("threads")
-                self._cpu = str(event.get("name") or "CPU") + (
-                    self.tr(" (%n threads)", "", int(threads)) if isinstance(threads, int) else ""
-                )
-            return {"devices"}
-        if kind == "device_summary":
-            self._gpu_used = bool(event.get("gpu_used"))
-            steps = int(self._config.get("steps") or 0) if self._gpu_used else 0
-            total = steps + int(self._config.get("cpu_steps") or 0)
-            self._steps_total = total or None
-            return {"gpu_rate"}
-        if kind == "matmul":
-            tflops = event.get("tflops")
-            if isinstance(tflops, (int, float)):
-                self._matmul[str(event.get("dtype"))] = float(tflops)
-            return {"matmul"}
-        return set()
-
-    def _take_usage(self, event: Event) -> None:
-        index = int(event.get("index") or 0)
-        utilisation, memory = event.get("utilisation_percent"), event.get("memory_used_mib")
-        self._usage[index] = (
-            int(utilisation) if isinstance(utilisation, (int, float)) else None,
-            int(memory) if isinstance(memory, (int, float)) else None,
-        )
-        top_use, top_memory = self._usage_max
-        if isinstance(utilisation, (int, float)):
-            top_use = max(top_use or 0, int(utilisation))
-        if isinstance(memory, (int, float)):
-            top_memory = max(top_memory or 0, int(memory))
-        self._usage_max = (top_use, top_memory)
 
     def _crashed(self, message: str) -> None:
         self.state = DONE
@@ -374,10 +280,7 @@ class LiveTestPage(QWizardPage):
         self._show_findings([])
         self.progress.setRange(0, 0)
         self.progress.resetFormat()
-        for key, value in self.values.items():
-            value.setText("—")
-            self.numbers.setRowVisible(value, key != "matmul")
-        self._show_gpu_usage()
+        self.numbers.reset()
 
     def _show_steps(self) -> None:
         if self._steps_total:
@@ -388,77 +291,16 @@ class LiveTestPage(QWizardPage):
             if self.progress.value() != value:
                 self.progress.setValue(value)
 
-    def _show_numbers(self, changed: set[str]) -> None:
-        locale = QLocale()
-        if "devices" in changed:
-            self.values["gpu"].setText(", ".join(self._gpus) if self._gpus else self.tr("none visible"))
-            self.values["cpu"].setText(self._cpu or "—")
-        if "gpu_rate" in changed:
-            rate = self._rates.get("gpu")
-            if rate is not None:
-                self.values["gpu_rate"].setText(locale.toString(rate, "f", 0))
-            elif self._gpu_used is False:
-                self.values["gpu_rate"].setText(self.tr("not measured: no GPU is used"))
-        if "cpu_rate" in changed and "cpu" in self._rates:
-            self.values["cpu_rate"].setText(locale.toString(self._rates["cpu"], "f", 0))
-        if "matmul" in changed and self._matmul:
-            self.values["matmul"].setText(
-                "\n".join(
-                    self.tr("%1: %2 TFLOP/s")
-                    .replace("%1", dtype)
-                    .replace("%2", locale.toString(tflops, "f", 1))
-                    for dtype, tflops in self._matmul.items()
-                )
-            )
-            self.numbers.setRowVisible(self.values["matmul"], True)
-        if "usage" in changed:
-            self._show_gpu_usage()
-
     def _machine_has_nvidia_gpu(self) -> bool:
         report = self.session.report
-        return report is not None and bool(report.nvidia_gpus) and report.driver is not None
-
-    def _show_gpu_usage(self, *, final: bool = False) -> None:
-        use_label, memory_label = self.values["utilisation"], self.values["memory"]
-        if not self._machine_has_nvidia_gpu():
-            use_label.setText(self.tr("no NVIDIA GPU on this machine"))
-            self.numbers.setRowVisible(memory_label, False)
-            return
-        self.numbers.setRowVisible(memory_label, True)
-        if not self._usage:
-            text = (
-                self.tr("not measured (the driver gave no samples)")
-                if final
-                else self.tr("waiting for samples…")
-            )
-            use_label.setText(text)
-            memory_label.setText(text)
-            return
-        locale = QLocale()
-        use_now = [u for u, _m in self._usage.values() if u is not None]
-        memory_now = [m for _u, m in self._usage.values() if m is not None]
-        top_use, top_memory = self._usage_max
-        if use_now and top_use is not None:
-            use_label.setText(
-                self.tr("%1 % now, %2 % at most").replace("%1", str(max(use_now))).replace("%2", str(top_use))
-                if not final
-                else self.tr("%1 % at most").replace("%1", str(top_use))
-            )
-        if memory_now and top_memory is not None:
-            memory_label.setText(
-                self.tr("%1 MiB in use, %2 MiB at most")
-                .replace("%1", locale.toString(sum(memory_now)))
-                .replace("%2", locale.toString(top_memory))
-                if not final
-                else self.tr("%1 MiB at most").replace("%1", locale.toString(top_memory))
-            )
+        return report is not None and machine_has_nvidia_gpu(report)
 
     def _set_progress_done(self) -> None:
         maximum = self.progress.maximum() or 1
         self.progress.setRange(0, maximum)
         self.progress.setValue(maximum)
 
-    def _show_result(self, result: dict[str, Any]) -> None:
+    def _show_result(self, result: LiveTestResult) -> None:
         self.result = result
         self.state = DONE
         self.session.test_result = result
@@ -466,22 +308,11 @@ class LiveTestPage(QWizardPage):
         self.run_again_button.setEnabled(True)
         self._set_progress_done()
         self.progress.setFormat(self.tr("Finished"))
-        self.phase_label.setText(self.tr("Finished in %1 s").replace("%1", str(result.get("seconds", "?"))))
-        rates = result.get("samples_per_s") or {}
-        for device in ("gpu", "cpu"):
-            if isinstance(rates.get(device), (int, float)):
-                self._rates[device] = float(rates[device])
-        speedup = result.get("speedup")
-        if isinstance(speedup, (int, float)):
-            self.values["speedup"].setText(
-                self.tr("%1×").replace("%1", QLocale().toString(float(speedup), "f", 1))
-            )
-        else:
-            self.values["speedup"].setText(self.tr("— (needs both GPU and CPU)"))
-        self._show_numbers({"gpu_rate", "cpu_rate", "matmul"})
-        self._show_gpu_usage(final=True)
-        verdict = str(result.get("verdict") or "broken")
-        findings = [finding_from_json(f) for f in result.get("findings") or [] if isinstance(f, dict)]
+        seconds = "?" if result.seconds is None else str(result.seconds)
+        self.phase_label.setText(self.tr("Finished in %1 s").replace("%1", seconds))
+        self.numbers.take_result(result)
+        verdict = result.verdict
+        findings = list(result.findings)
         if verdict == "broken" and self.work.cancel_event.is_set():
             # Stopped on purpose: no verdict to keep, and the "probe killed" finding speaks of
             # hangs, which this was not.
@@ -497,7 +328,7 @@ class LiveTestPage(QWizardPage):
                 self.tr("Run it again for a verdict."),
             )
         else:
-            headline, colour = self._verdict_text(verdict, speedup)
+            headline, colour = self._verdict_text(verdict, result.speedup)
             self._show_verdict_text(headline, colour, verdict, self._why_text(result, verdict, findings))
         self._show_findings(findings)
         if not self.chart.point_count():
@@ -531,29 +362,21 @@ class LiveTestPage(QWizardPage):
 
     # --- texts ------------------------------------------------------------------------------
 
-    def _verdict_text(self, verdict: str, speedup: object) -> tuple[str, Status]:
-        times = QLocale().toString(float(speedup), "f", 1) if isinstance(speedup, (int, float)) else None
-        if verdict == "gpu_ok":
-            if times is None:
-                return self.tr("Your GPU trains."), "good"
-            return self.tr("Your GPU trains, %1× faster than the CPU.").replace("%1", times), "good"
-        if verdict == "gpu_slow":
-            if times is None:
-                return self.tr("Your GPU trains, but not clearly faster than the CPU."), "warn"
-            return self.tr("Your GPU trains, but only %1× faster than the CPU.").replace("%1", times), "warn"
-        if verdict == "cpu_only":
-            return self.tr("Training works on the CPU only."), "warn"
-        return self.tr("Training does not work in this environment."), "bad"
+    def _verdict_text(self, verdict: str, speedup: float | None) -> tuple[str, Status]:
+        times = QLocale().toString(speedup, "f", 1) if speedup is not None else None
+        level = verdicts.level(verdict, self._machine_has_nvidia_gpu())
+        colours: dict[str, Status] = {"ok": "good", "warning": "warn", "error": "bad"}
+        return display_text(verdicts.headline(verdict, times)), colours[level]
 
-    def _why_text(self, result: dict[str, Any], verdict: str, findings: list[Finding]) -> str:
+    def _why_text(self, result: LiveTestResult, verdict: str, findings: list[Finding]) -> str:
         parts = []
-        first, last = result.get("loss_first"), result.get("loss_last")
-        if verdict != "broken" and isinstance(first, (int, float)) and isinstance(last, (int, float)):
+        first, last = result.loss_first, result.loss_last
+        if verdict != "broken" and first is not None and last is not None:
             locale = QLocale()
             parts.append(
                 self.tr("The loss fell from %1 to %2: the network learns.")
-                .replace("%1", locale.toString(float(first), "g", 3))
-                .replace("%2", locale.toString(float(last), "g", 3))
+                .replace("%1", locale.toString(first, "g", 3))
+                .replace("%2", locale.toString(last, "g", 3))
             )
         if verdict == "cpu_only":
             if not self._machine_has_nvidia_gpu():
@@ -585,26 +408,10 @@ class LiveTestPage(QWizardPage):
             return self.tr("The test runs in the environment the previous page creates.")
         return (
             self.tr("Testing %1 in the environment %2 (%3).")
-            .replace("%1", self._framework_name(target.framework))
+            .replace("%1", framework_title(target.framework))
             .replace("%2", target.env_name or "—")
             .replace("%3", target.python)
         )
-
-    def _framework_name(self, framework: str) -> str:
-        return {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}.get(framework, framework)
-
-    def _framework_text(self, event: Event) -> str:
-        version = str(event.get("framework_version") or "")
-        name = self._framework_name(str(event.get("framework") or ""))
-        cuda = event.get("cuda_build")
-        build = (
-            self.tr("CUDA %1 build").replace("%1", str(cuda))
-            if cuda
-            else self.tr("CPU build (no CUDA)")
-            if event.get("built_with_cuda") is False
-            else self.tr("build unknown")
-        )
-        return f"{name} {version} · {build}"
 
     def _phase_text(self, phase: str, device: object) -> str:
         where = {"gpu": self.tr("the GPU"), "cpu": self.tr("the CPU")}.get(str(device), self.tr("the device"))

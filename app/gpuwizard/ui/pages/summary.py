@@ -26,9 +26,13 @@ from PySide6.QtWidgets import (
 )
 
 from gpuwizard.core.envs.activation import activation_commands
+from gpuwizard.core.frameworks import framework_title
+from gpuwizard.core.health.drift import machine_has_nvidia_gpu
+from gpuwizard.core.livetest import verdicts
+from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.readiness import gpu_readiness
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
-from gpuwizard.ui.messages import finding_texts
+from gpuwizard.ui.messages import display_text, finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.support_report import SupportReportControl
@@ -138,38 +142,31 @@ class SummaryPage(QWizardPage):
         self.environment.show()
         self._show_outcome(str(result.get("name", "")), test)
 
-    def _show_outcome(self, name: str, test: dict[str, object] | None) -> None:
+    def _show_outcome(self, name: str, test: LiveTestResult | None) -> None:
         """Lead with what the setup achieved; the machine's own state follows below."""
-        verdict = str((test or {}).get("verdict") or "")
-        headlines: dict[str, tuple[str, Status]] = {
-            "gpu_ok": (self.tr("The environment %1 is ready, and trains on the GPU."), "good"),
-            "gpu_slow": (self.tr("The environment %1 trains on the GPU, but slowly: see below."), "warn"),
-            "cpu_only": (self.tr("The environment %1 is ready, and trains on the CPU."), "good"),
-            "broken": (self.tr("The environment %1 was made, but training does not work in it."), "bad"),
-        }
-        if verdict == "cpu_only" and self.report is not None and gpu_readiness(self.report).ready:
-            headlines["cpu_only"] = (
-                self.tr("The environment %1 trains on the CPU only: the GPU is not used."),
-                "bad",
-            )
-        text, status = headlines.get(verdict, (self.tr("The environment %1 is ready (not tested)."), "good"))
-        self.verdict.setText(text.replace("%1", name))
-        self.verdict.setStyleSheet(status_style(status, self))
+        if test is None:
+            self.verdict.setText(self.tr("The environment %1 is ready (not tested).").replace("%1", name))
+            self.verdict.setStyleSheet(status_style("good", self))
+            return
+        has_gpu = self.report is not None and machine_has_nvidia_gpu(self.report)
+        made = (
+            self.tr("The environment %1 is ready.")
+            if verdicts.passed(test.verdict, has_gpu)
+            else self.tr("The environment %1 was made.")
+        )
+        speedup = QLocale().toString(test.speedup, "f", 1) if test.speedup is not None else None
+        headline = display_text(verdicts.headline(test.verdict, speedup))
+        self.verdict.setText(made.replace("%1", name) + " " + headline)
+        colours: dict[str, Status] = {"ok": "good", "warning": "warn", "error": "bad"}
+        self.verdict.setStyleSheet(status_style(colours[verdicts.level(test.verdict, has_gpu)], self))
 
-    def _test_text(self, test: dict[str, object] | None) -> str:
+    def _test_text(self, test: LiveTestResult | None) -> str:
         """The live test's verdict in one line, and whether the setup was recorded as good."""
-        if not test:
+        if test is None:
             return self.tr("not run")
-        speedup = test.get("speedup")
-        verdicts = {
-            "gpu_ok": self.tr("the GPU trains (%1× the CPU)").replace(
-                "%1", QLocale().toString(float(speedup), "f", 1) if isinstance(speedup, (int, float)) else "?"
-            ),
-            "gpu_slow": self.tr("the GPU trains, but not clearly faster than the CPU"),
-            "cpu_only": self.tr("training works on the CPU only"),
-            "broken": self.tr("training does not work in this environment"),
-        }
-        text = verdicts.get(str(test.get("verdict")), str(test.get("verdict")))
+        text = display_text(verdicts.phrase(test.verdict))
+        if test.speedup is not None and verdicts.on_gpu(test.verdict):
+            text += " " + self.tr("(%1× the CPU)").replace("%1", QLocale().toString(test.speedup, "f", 1))
         if self.session is not None and self.session.snapshot is not None:
             text += "\n" + self.tr(
                 "Recorded as the last good state: start the wizard again after a driver or framework "
@@ -225,4 +222,4 @@ class SummaryPage(QWizardPage):
 
 def _framework_name(result: dict[str, object], session: WizardSession | None) -> str:
     framework = result.get("framework") or (session.choice.framework if session and session.choice else "")
-    return {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}.get(str(framework), str(framework))
+    return framework_title(str(framework))

@@ -30,9 +30,10 @@ from PySide6.QtWidgets import (
 
 from gpuwizard.core.findings.model import finding_from_json
 from gpuwizard.core.health.drift import HealthReport
+from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.event_bridge import Event
-from gpuwizard.ui.messages import finding_texts
+from gpuwizard.ui.messages import display_text, finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
@@ -373,13 +374,7 @@ class VerifyPage(QWizardPage):
 
     def _verdict_word(self, verdict: object) -> str | None:
         """A live-test verdict in words (the check carries its code)."""
-        words = {
-            "gpu_ok": self.tr("trains on the GPU"),
-            "gpu_slow": self.tr("trains on the GPU, slowly"),
-            "cpu_only": self.tr("trains on the CPU only"),
-            "broken": self.tr("does not train"),
-        }
-        return None if verdict is None else words.get(str(verdict), str(verdict))
+        return None if verdict is None else display_text(verdicts.phrase(str(verdict)))
 
     def _phase_text(self, event: Event) -> str:
         subject = str(event.get("subject") or "")

@@ -34,7 +34,9 @@ from gpuwizard.core.compat.plan import Plan, Recommendation, WishError, plan_to_
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
-from gpuwizard.core.health.drift import machine_has_nvidia_gpu, test_passed
+from gpuwizard.core.health.drift import machine_has_nvidia_gpu
+from gpuwizard.core.livetest.events import LiveTestResult
+from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.envs.create import (
@@ -45,7 +47,8 @@ from gpuwizard.workflow.envs.create import (
     create_environment,
     prepare_environment,
 )
-from gpuwizard.workflow.livetest.run import LiveTestTarget
+from gpuwizard.workflow.health.good_state import record_good_state
+from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.pathedit.changes import PathChange, history, plan_add
 from gpuwizard.workflow.pathedit.machine import needs_elevation
 from gpuwizard.workflow.pathedit.request import (
@@ -60,7 +63,6 @@ from gpuwizard.workflow.pathedit.request import (
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record
 from gpuwizard.workflow.state.home import wizard_home
 from gpuwizard.workflow.state.path_journal import PathJournal, last_undoable
-from gpuwizard.workflow.wizard import steps as wizard_steps
 
 APPLY_SCHEMA: Final = "gpuwizard.apply/1"
 
@@ -71,8 +73,8 @@ EXIT_CANCELLED: Final = 130
 
 EventSink = Callable[[dict[str, Any]], None]
 EnvMaker = Callable[[PreparedEnv, EnvTools, EventSink, threading.Event], dict[str, Any]]
-TestRunner = Callable[[SystemReport, LiveTestTarget, EventSink, threading.Event], dict[str, Any]]
-GoodStateRecorder = Callable[[SystemReport, str, dict[str, Any], "EnvironmentStore | None"], object]
+TestRunner = Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]
+GoodStateRecorder = Callable[[SystemReport, str, LiveTestResult, "EnvironmentStore | None"], object]
 
 
 class ApplyUsageError(ValueError):
@@ -85,8 +87,8 @@ class ApplySteps:
 
     detect: Callable[[], SystemReport]
     create_env: EnvMaker = create_environment
-    run_test: TestRunner = wizard_steps.run_test
-    record_good: GoodStateRecorder = wizard_steps.record_good
+    run_test: TestRunner = run_test
+    record_good: GoodStateRecorder = record_good_state
     runner: StreamingRunner = field(default_factory=StreamingSubprocessRunner)
 
 
@@ -338,14 +340,15 @@ class _Apply:
             python=str(environment["python"]), framework=plan.framework, env_name=self.answers.environment
         )
         self._stage("test", "started", env=self.answers.environment)
-        result = self.steps.run_test(report, target, self._forward("test"), self.cancel)
-        verdict = str(result.get("verdict"))
+        forward = self._forward("test")
+        result = self.steps.run_test(report, target, lambda event: forward(event.to_json()), self.cancel)
+        verdict = result.verdict
         test_facts = {
             "verdict": verdict,
-            "device": result.get("device"),
-            "samples_per_s": result.get("samples_per_s"),
-            "speedup": result.get("speedup"),
-            "seconds": result.get("seconds"),
+            "device": result.device,
+            "samples_per_s": {"gpu": result.samples_per_s_gpu, "cpu": result.samples_per_s_cpu},
+            "speedup": result.speedup,
+            "seconds": result.seconds,
         }
         if self.cancel.is_set():
             return self._result(
@@ -356,9 +359,11 @@ class _Apply:
                 test=test_facts,
             )
         self._stage("test", "done", **test_facts)
-        findings = list(result.get("findings") or [])
-        on_gpu = verdict in ("gpu_ok", "gpu_slow")
-        if test_passed(verdict, machine_has_nvidia_gpu(report)) and (on_gpu or not self.answers.require_gpu):
+        findings = [finding_to_json(finding) for finding in result.findings]
+        trained_on_gpu = on_gpu(verdict)
+        if passed(verdict, machine_has_nvidia_gpu(report)) and (
+            trained_on_gpu or not self.answers.require_gpu
+        ):
             try:
                 self.steps.record_good(report, self.answers.environment, result, self.store)
             except (OSError, ValueError) as error:
@@ -370,7 +375,7 @@ class _Apply:
                         "hint": "",
                     }
                 )
-            where = "the GPU" if on_gpu else "the CPU"
+            where = "the GPU" if trained_on_gpu else "the CPU"
             return self._result(
                 "ok", EXIT_OK, f"{self.answers.environment} is ready and trains on {where} ({verdict})",
                 plan=plan, test=test_facts, findings=findings,

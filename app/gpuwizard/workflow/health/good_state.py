@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError, RegValue
 from gpuwizard.core.health.drift import (
@@ -31,10 +31,11 @@ from gpuwizard.core.health.drift import (
     snapshot_from_json,
     snapshot_gpus,
     snapshot_to_json,
-    test_passed,
     torch_index_for,
     with_environment,
 )
+from gpuwizard.core.livetest.events import LiveTestResult
+from gpuwizard.core.livetest.verdicts import passed
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.core.pathedit.pathlist import split_segments
@@ -137,68 +138,72 @@ def snapshot_env(
     record: EnvRecord,
     *,
     observed: EnvObservation | None,
-    test: Mapping[str, Any] | None,
+    test: LiveTestResult | None,
     previous: SnapshotEnv | None,
     index_template: str,
 ) -> SnapshotEnv:
     """The snapshot entry of an environment found good.
 
     ``observed``: what verify's env probe found (None when only a live test ran); ``test``:
-    the live test's ``result`` event (None: keep the previous verdict when the build is the
-    same); ``previous``: the entry in the last good state.
+    the live test's result (None: keep the previous verdict when the build is the same);
+    ``previous``: the entry in the last good state.
     """
     base = baseline_env(record, None, index_template=index_template)
     if previous is not None and not _same_making(previous, record):
         previous = None
+    gpu_names: tuple[str, ...] = ()
     if observed is not None:
         build = observed.framework_build or base.framework_build
         built_with_cuda, cuda_build = observed.built_with_cuda, observed.cuda_build
         gpus_visible, python_version = observed.gpus_visible, observed.python_version
         pins = observed.constraints_pins or ()
     else:
-        result = test or {}
-        build = str(result.get("framework_version") or base.framework_build or "") or None
-        built = result.get("built_with_cuda")
-        built_with_cuda = built if isinstance(built, bool) else None
-        cuda_build = result.get("cuda_build")
-        gpus_visible = _gpus_visible(result)
+        build = (test.framework_version if test is not None else None) or base.framework_build
+        built_with_cuda = test.built_with_cuda if test is not None else None
+        cuda_build = test.cuda_build if test is not None else None
+        gpus_visible = _gpus_visible(test)
+        gpu_names = test.gpu_names if test is not None else ()
         python_version = base.python_version
         pins = parse_constraints(read_constraints(record.constraints) or "")
     same_build = previous is not None and previous.framework_build == build
     if gpus_visible is None and same_build and previous is not None:
-        gpus_visible = previous.gpus_visible
-    verdict = test.get("verdict") if test is not None else None
-    rates = test.get("samples_per_s") if test is not None else None
+        gpus_visible, gpu_names = previous.gpus_visible, previous.gpu_names
     kept = previous if (test is None and same_build) else None
     return replace(
         base,
         framework_build=build,
         built_with_cuda=built_with_cuda,
-        cuda_build=str(cuda_build) if cuda_build else None,
+        cuda_build=cuda_build or None,
         pins=tuple(pins),
         gpus_visible=gpus_visible,
+        gpu_names=tuple(gpu_names),
         python_version=python_version or base.python_version,
         index_url=_index_url(record.framework, build, index_template),
-        test_verdict=str(verdict) if verdict else (kept.test_verdict if kept else None),
-        samples_per_s=dict(rates) if isinstance(rates, Mapping) else (kept.samples_per_s if kept else None),
-        tested=now_utc() if verdict else (kept.tested if kept else None),
+        test_verdict=test.verdict if test is not None else (kept.test_verdict if kept else None),
+        samples_per_s=(
+            {"gpu": test.samples_per_s_gpu, "cpu": test.samples_per_s_cpu}
+            if test is not None
+            else (kept.samples_per_s if kept else None)
+        ),
+        tested=now_utc() if test is not None else (kept.tested if kept else None),
     )
 
 
-def _gpus_visible(result: Mapping[str, Any]) -> int | None:
-    # `gpus_visible` is added by callers that counted the probe's GPU `device` events; a
-    # cpu_only verdict means the framework saw none (the probe trains on any GPU it sees).
-    count = result.get("gpus_visible")
-    if isinstance(count, int) and not isinstance(count, bool):
-        return count
-    return 0 if result.get("verdict") == "cpu_only" else None
+def _gpus_visible(test: LiveTestResult | None) -> int | None:
+    # The GPUs the framework saw while the test ran (its `device` events); a cpu_only verdict
+    # trained on none: the probe trains on any GPU it sees.
+    if test is None:
+        return None
+    if test.gpus_visible is not None:
+        return test.gpus_visible
+    return 0 if test.verdict == "cpu_only" else None
 
 
 def build_snapshot(
     report: SystemReport,
     records: Sequence[EnvRecord],
     env_facts: Mapping[str, EnvObservation],
-    tests: Mapping[str, Mapping[str, Any]],
+    tests: Mapping[str, LiveTestResult],
     path_entries: Sequence[SnapshotPathEntry],
     *,
     previous: Snapshot | None = None,
@@ -232,27 +237,26 @@ def build_snapshot(
 def record_good_state(
     report: SystemReport,
     env_name: str,
-    test_result: Mapping[str, Any],
-    *,
+    test_result: LiveTestResult,
     path_store: EnvironmentStore | None = None,
 ) -> Snapshot | None:
     """Record the last good state after a live test of a wizard-made environment.
 
-    When the verdict passes on this machine (:func:`gpuwizard.core.health.drift.test_passed`), the
+    When the verdict passes on this machine (:func:`gpuwizard.core.livetest.verdicts.passed`), the
     environment is merged into the last good state (others are kept, this one is replaced),
-    driver and GPUs are refreshed from ``report``, and the PATH folders from the journal (only
-    with ``path_store``; otherwise the recorded ones stay); the state is saved and returned.
-    Otherwise, or when the wizard did not make ``env_name``, nothing changes and None is returned.
+    with the GPUs its framework saw; driver and GPUs are refreshed from ``report``, and the PATH
+    folders from the journal (only with ``path_store``; otherwise the recorded ones stay); the
+    state is saved and returned. Otherwise, or when the wizard did not make ``env_name``,
+    nothing changes and None is returned. Every path that tests (``gpuwizard test``, the Test
+    page, ``apply``) records through here, with the same result.
 
     Args:
         report: This machine, as detected now.
         env_name: The environment that was tested.
-        test_result: The live test's ``result`` event; an added ``gpus_visible`` (the number
-            of ``device`` events of kind ``gpu``) is kept when present.
+        test_result: The live test's result.
         path_store: The registry whose PATH the wizard edits (live on Windows).
     """
-    verdict = str(test_result.get("verdict"))
-    if not test_passed(verdict, machine_has_nvidia_gpu(report)):
+    if not passed(test_result.verdict, machine_has_nvidia_gpu(report)):
         return None
     record = find_record(env_name)
     if record is None:

@@ -53,6 +53,7 @@ from gpuwizard.core.health.drift import (
     observe_environment,
     with_environment,
 )
+from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.workflow.health.good_state import (
@@ -175,7 +176,7 @@ class _Verify:
         self.records = records
         self.checks: list[HealthCheck] = []
         self.observed: dict[str, EnvObservation] = {}
-        self.tests: dict[str, dict[str, Any]] = {}
+        self.tests: dict[str, LiveTestResult] = {}
         self.baselines: dict[str, SnapshotEnv] = {}
 
     # -- events ---------------------------------------------------------------------------------
@@ -270,7 +271,7 @@ class _Verify:
         result = run_live_test(
             LiveTestTarget(python=env.python, framework=env.framework or "pytorch", env_name=env.name),
             runner=self.runner,
-            on_event=lambda event: self.on_event({**event, "source": "test", "env": env.name}),
+            on_event=lambda event: self.on_event({**event.to_json(), "source": "test", "env": env.name}),
             cancel=self.cancel,
             machine_has_nvidia_gpu=has_gpu,
             sampler=None,
@@ -280,7 +281,9 @@ class _Verify:
         if self.cancel.is_set():
             raise _Stop  # the test was killed: its "broken" says nothing about the environment
         self.tests[env.name] = result
-        self.decide(compare_test(env.name, baseline.test_verdict, result, machine_has_nvidia_gpu=has_gpu))
+        self.decide(
+            compare_test(env.name, baseline.test_verdict, result.to_json(), machine_has_nvidia_gpu=has_gpu)
+        )
 
     def _observe(self, env: EnvRecord) -> EnvObservation:
         framework = env.framework or "pytorch"

@@ -1,9 +1,10 @@
-"""Run the live training test in an environment and judge it (DESIGN.md section 4, ``test``).
+"""Run the live training test in an environment and judge it (``gpuwizard test``).
 
-The probe runs with the environment's own interpreter and prints JSON lines; they are passed
-on as they come, with GPU utilisation samples from NVML added while it runs, then one
-``finding`` event per finding and the ``result`` event. A probe that errors, dies or hangs
-gives the verdict ``broken`` with findings, never a traceback and never a hang.
+The probe runs with the environment's own interpreter and prints JSON lines; they become typed
+events as they come (:func:`~gpuwizard.core.livetest.events.event_from_json`) and are passed
+on, with GPU utilisation samples from NVML added while it runs, then one ``finding`` event per
+finding and the :class:`~gpuwizard.core.livetest.events.LiveTestResult`. A probe that errors,
+dies or hangs gives the verdict ``broken`` with findings, never a traceback and never a hang.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -21,8 +22,18 @@ from gpuwizard import probes
 from gpuwizard.adapters.nvml import UsageSampler
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
 from gpuwizard.core.findings.diagnosis import diagnose
-from gpuwizard.core.findings.model import finding_to_json, make_finding
-from gpuwizard.core.livetest.verdict import ProbeEnd, ProbeRun, judge, result_event
+from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.health.drift import machine_has_nvidia_gpu
+from gpuwizard.core.livetest.events import (
+    LiveTestEvent,
+    LiveTestResult,
+    event_from_json,
+    finding_event,
+    log_event,
+    usage_event,
+)
+from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
+from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.state.env_registry import find_record, load_records
 from gpuwizard.workflow.state.last_tests import remember_test
 
@@ -32,7 +43,8 @@ TRAIN_PROBE: Final = probes.script("train_test")
 DEFAULT_TIMEOUT_S: Final = 600.0
 _TAIL_LINES: Final = 200
 
-EventSink = Callable[[dict[str, Any]], None]
+#: Where a test's events go, as they come (the result last).
+TestEvents = Callable[[LiveTestEvent], None]
 
 
 class LiveTestUsageError(ValueError):
@@ -78,101 +90,124 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
     )
 
 
+def run_test(
+    report: SystemReport,
+    target: LiveTestTarget,
+    on_event: TestEvents,
+    cancel: threading.Event,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> LiveTestResult:
+    """The live test as every caller runs it (``gpuwizard test``, the Test page, ``apply``).
+
+    The probe in a real process, with NVML samples of the GPUs' use when this machine
+    (``report``) has an NVIDIA GPU a driver serves; judged with the same knowledge.
+    """
+    from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
+
+    has_gpu = machine_has_nvidia_gpu(report)
+    return run_live_test(
+        target,
+        runner=StreamingSubprocessRunner(),
+        on_event=on_event,
+        cancel=cancel,
+        machine_has_nvidia_gpu=has_gpu,
+        sampler=UsageSampler() if has_gpu else None,
+        timeout_s=timeout_s,
+    )
+
+
 def run_live_test(
     target: LiveTestTarget,
     *,
     runner: StreamingRunner,
-    on_event: EventSink,
+    on_event: TestEvents,
     cancel: threading.Event,
     machine_has_nvidia_gpu: bool | None = None,
     sampler: UsageSampler | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     probe_args: Sequence[str] = (),
-) -> dict[str, Any]:
-    """Run the training probe and return the ``result`` event (also sent to ``on_event``)."""
-    started = time.perf_counter()
-    run = ProbeRun()
-    tail: list[str] = []
-    lock = threading.Lock()
-
-    def emit(event: dict[str, Any]) -> None:
-        with lock:
-            run.add(event)
-            on_event(event)
-
-    def on_line(line: str) -> None:
-        event = _as_event(line)
-        if event is None:
-            tail.append(line)
-            del tail[:-_TAIL_LINES]
-            emit({"event": "log", "line": line})
-        else:
-            emit(event)
-
-    ending: dict[str, Any] = {"cancel": cancel, "probe_args": probe_args}
+) -> LiveTestResult:
+    """Run the training probe and return its result (also sent to ``on_event``, last)."""
+    test = _Test(target, on_event, cancel, probe_args)
     python = target.python
     if not _is_program(python):
-        finding = make_finding("PYTHON_NOT_FOUND", python=python)
-        return _finish(
-            run, "broken", findings=[finding], target=target, started=started, on_event=on_event, **ending
-        )
+        return test.finish("broken", [make_finding("PYTHON_NOT_FOUND", python=python)])
     argv = [python, str(TRAIN_PROBE), "--framework", target.framework, *probe_args]
     if sampler is not None:
-        sampler.start(lambda sample: emit({"event": "gpu_usage", **sample}))
+        sampler.start(lambda sample: test.emit(usage_event(sample)))
     try:
-        exit_code: int | None = runner.stream(argv, on_line, cancel=cancel, timeout=timeout_s)
-        end = ProbeEnd(exit_code, tail=tuple(tail))
+        exit_code: int | None = runner.stream(argv, test.take_line, cancel=cancel, timeout=timeout_s)
+        end = ProbeEnd(exit_code, tail=tuple(test.tail))
     except CommandTimedOut:
-        end = ProbeEnd(None, killed_reason="timeout", tail=tuple(tail))
+        end = ProbeEnd(None, killed_reason="timeout", tail=tuple(test.tail))
     except CommandCancelled:
-        end = ProbeEnd(None, killed_reason="cancelled", tail=tuple(tail))
+        end = ProbeEnd(None, killed_reason="cancelled", tail=tuple(test.tail))
     except CommandNotFound:
-        finding = make_finding("PYTHON_NOT_FOUND", python=python)
-        return _finish(
-            run, "broken", findings=[finding], target=target, started=started, on_event=on_event, **ending
-        )
+        return test.finish("broken", [make_finding("PYTHON_NOT_FOUND", python=python)])
     finally:
         if sampler is not None:
             sampler.stop()
+    run = test.run
     error_text = "\n".join(
-        [str(error.get("message", "")) + "\n" + str(error.get("traceback", "")) for error in run.errors]
-        + [str(warning.get("message", "")) for warning in run.warnings]
-        + list(tail)
+        [f"{error.message}\n{error.traceback}" for error in run.errors]
+        + [warning.message for warning in run.warnings]
+        + list(test.tail)
     )
     verdict, findings = judge(
         run, end, machine_has_nvidia_gpu=machine_has_nvidia_gpu, diagnosed=diagnose(error_text)
     )
-    return _finish(
-        run, verdict, findings=findings, target=target, started=started, on_event=on_event, **ending
-    )
+    return test.finish(verdict, findings)
 
 
-def _finish(
-    run: ProbeRun,
-    verdict: str,
-    *,
-    findings: list[Any],
-    target: LiveTestTarget,
-    started: float,
-    on_event: EventSink,
-    cancel: threading.Event,
-    probe_args: Sequence[str],
-) -> dict[str, Any]:
-    for finding in findings:
-        on_event({"event": "finding", **finding_to_json(finding)})
-    result = result_event(
-        run, verdict, findings, framework=target.framework, seconds=time.perf_counter() - started
-    )
-    if result["python"] is None:
-        result["python"] = target.python
-    result["env"] = target.env_name
-    if not cancel.is_set():  # a cancelled test says nothing about the environment
-        remember_test(result, probe_args=probe_args)
-    on_event(result)
-    return result
+class _Test:
+    """One run of the probe: its events folded as they come, the lines that were no event."""
+
+    def __init__(
+        self, target: LiveTestTarget, on_event: TestEvents, cancel: threading.Event, probe_args: Sequence[str]
+    ) -> None:
+        self.target = target
+        self.on_event = on_event
+        self.cancel = cancel
+        self.probe_args = probe_args
+        self.started = time.perf_counter()
+        self.run = ProbeRun()
+        self.tail: list[str] = []
+        self.lock = threading.Lock()  # the sampler's thread emits too
+
+    def emit(self, event: LiveTestEvent) -> None:
+        with self.lock:
+            self.run.add(event)
+            self.on_event(event)
+
+    def take_line(self, line: str) -> None:
+        data = _as_event(line)
+        if data is None:
+            self.tail.append(line)
+            del self.tail[:-_TAIL_LINES]
+            self.emit(log_event(line))
+        else:
+            self.emit(event_from_json(data))
+
+    def finish(self, verdict: str, findings: Sequence[Finding]) -> LiveTestResult:
+        for finding in findings:
+            self.on_event(finding_event(finding))
+        result = result_of(
+            self.run,
+            verdict,
+            findings,
+            framework=self.target.framework,
+            seconds=time.perf_counter() - self.started,
+            python=self.target.python,
+            env=self.target.env_name,
+        )
+        if not self.cancel.is_set():  # a cancelled test says nothing about the environment
+            remember_test(result, probe_args=self.probe_args)
+        self.on_event(result)
+        return result
 
 
-def _as_event(line: str) -> dict[str, Any] | None:
+def _as_event(line: str) -> Mapping[str, Any] | None:
     text = line.strip()
     if not text.startswith("{"):
         return None
@@ -180,6 +215,7 @@ def _as_event(line: str) -> dict[str, Any] | None:
         value = json.loads(text)
     except ValueError:
         return None
+    # The result is the wizard's to give: a `result` the probe printed is not taken as one.
     if isinstance(value, dict) and isinstance(value.get("event"), str) and value["event"] != "result":
         return value
     return None

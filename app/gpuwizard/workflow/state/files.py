@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwizard.core.compat.plan import Recommendation, recommendation_to_json
+from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
 
 
@@ -49,7 +50,7 @@ def save_system_report(
     *,
     recommendation: Recommendation | None = None,
     environment: Mapping[str, Any] | None = None,
-    test: Mapping[str, Any] | None = None,
+    test: LiveTestResult | None = None,
 ) -> None:
     """Write ``report`` as ``gpuwizard.system/1`` JSON, atomically (no half-written file).
 
@@ -64,7 +65,7 @@ def save_system_report(
     setup = {
         "recommendation": recommendation_to_json(recommendation) if recommendation is not None else None,
         "environment": dict(environment) if environment is not None else None,
-        "test": dict(test) if test is not None else None,
+        "test": test.to_json() if test is not None else None,
     }
     if any(value is not None for value in setup.values()):
         data["setup"] = setup

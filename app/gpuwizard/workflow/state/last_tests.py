@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
 
@@ -40,21 +41,20 @@ def load_last_tests() -> list[dict[str, Any]]:
     return [item for item in tests if isinstance(item, dict) and isinstance(item.get("result"), dict)]
 
 
-def remember_test(result: Mapping[str, Any], *, probe_args: Sequence[str] = ()) -> None:
-    """Keep ``result`` (a live test's ``result`` event) as the latest test of its environment.
+def remember_test(result: LiveTestResult, *, probe_args: Sequence[str] = ()) -> None:
+    """Keep ``result`` as the latest test of its environment.
 
     ``probe_args`` are the probe's extra arguments: a test run with fewer steps (verify's
     short test) is marked ``short``.
     """
-    env = result.get("env")
-    python = result.get("python")
+    env, python = result.env, result.python
     record = {
         "env": env,
         "python": python,
-        "framework": result.get("framework"),
+        "framework": result.framework,
         "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "short": bool(probe_args),
-        "result": dict(result),
+        "result": result.to_json(),
     }
     kept = [item for item in load_last_tests() if not _same_target(item, env, python)]
     # The report must never cost the test: a full disk or a read-only home only loses the record.

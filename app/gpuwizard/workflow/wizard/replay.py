@@ -16,8 +16,9 @@ from typing import Any
 
 from gpuwizard.core.compat.plan import Recommendation
 from gpuwizard.core.health.drift import HealthReport, health_from_json
+from gpuwizard.core.livetest.events import LiveTestResult, event_from_json
 from gpuwizard.core.machine.system_report import SystemReport
-from gpuwizard.workflow.livetest.run import LiveTestTarget
+from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents
 from gpuwizard.workflow.wizard.steps import Choice, EventSink
 
 Event = dict[str, Any]
@@ -68,14 +69,21 @@ def replay_env_create(
     return step
 
 
-def replay_test(name: str) -> Callable[[SystemReport, LiveTestTarget, EventSink, threading.Event], Event]:
-    """A ``run_test`` step that replays the recording ``name``."""
-    events = recorded_events(name)
+def replay_test(
+    name: str,
+) -> Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]:
+    """A ``run_test`` step that replays the recording ``name`` (its events, typed as they are read)."""
+    events = [event_from_json(event) for event in recorded_events(name)]
+    result = events[-1]
+    if not isinstance(result, LiveTestResult):  # pragma: no cover - recorded_events checks the last event
+        raise ReplayError(f"the recorded run {name!r} does not end in a result event")
 
     def step(
-        _report: SystemReport, _target: LiveTestTarget, on_event: EventSink, _cancel: threading.Event
-    ) -> Event:
-        return _replay(events, on_event)
+        _report: SystemReport, _target: LiveTestTarget, on_event: TestEvents, _cancel: threading.Event
+    ) -> LiveTestResult:
+        for event in events:
+            on_event(event)
+        return result
 
     return step
 

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.compat.plan import Recommendation
+from gpuwizard.core.livetest.events import LiveTestResult, log_event
 from gpuwizard.core.machine.system_report import SystemReport
-from gpuwizard.workflow.livetest.run import LiveTestTarget
+from gpuwizard.workflow.health.good_state import record_good_state
+from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.wizard import steps as wizard_steps
@@ -30,12 +32,12 @@ if TYPE_CHECKING:
 #: The wizard's long steps, swappable for fakes in tests (see :mod:`wizard_steps`).
 Recommender = Callable[[SystemReport, Choice], Recommendation]
 EnvCreator = Callable[[SystemReport, Recommendation, Choice, EventSink, threading.Event], dict[str, Any]]
-TestRunner = Callable[[SystemReport, LiveTestTarget, EventSink, threading.Event], dict[str, Any]]
+TestRunner = Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]
 Verifier = Callable[
     [Callable[[], SystemReport], "EnvironmentStore | None", EventSink, threading.Event], "HealthReport"
 ]
 GoodStateRecorder = Callable[
-    [SystemReport, str, dict[str, Any], "EnvironmentStore | None"], "Snapshot | None"
+    [SystemReport, str, LiveTestResult, "EnvironmentStore | None"], "Snapshot | None"
 ]
 
 
@@ -56,7 +58,7 @@ class WizardSession:
         choice: What the person chose on the Choose page.
         recommendation: The recommendation for ``choice``.
         env_result: The ``result`` event of the environment's creation.
-        test_result: The ``result`` event of the live test.
+        test_result: The result of the live test.
         recommend: How to recommend (tests pass a fake).
         create_env: How to create the environment (tests pass a fake).
         run_test: How to run the live test (tests pass a fake).
@@ -76,12 +78,12 @@ class WizardSession:
     choice: Choice | None = None
     recommendation: Recommendation | None = None
     env_result: dict[str, Any] | None = None
-    test_result: dict[str, Any] | None = None
+    test_result: LiveTestResult | None = None
     recommend: Recommender = field(default=wizard_steps.recommend_for)
     create_env: EnvCreator = field(default=wizard_steps.create_env)
-    run_test: TestRunner = field(default=wizard_steps.run_test)
+    run_test: TestRunner = field(default=run_test)
     verify: Verifier = field(default=wizard_steps.verify)
-    record_good: GoodStateRecorder = field(default=wizard_steps.record_good)
+    record_good: GoodStateRecorder = field(default=record_good_state)
     previous_setup: bool = False
     health: HealthReport | None = None
     snapshot: Snapshot | None = None
@@ -97,11 +99,13 @@ class WizardSession:
         return self.path_store is not None and self.path_request is not None
 
     def test_and_record(
-        self, report: SystemReport, target: LiveTestTarget, on_event: EventSink, cancel: threading.Event
-    ) -> dict[str, Any]:
+        self, report: SystemReport, target: LiveTestTarget, on_event: TestEvents, cancel: threading.Event
+    ) -> LiveTestResult:
         """Run the live test; when it passed, record the setup as the last good state.
 
-        Runs on a worker. A saved report (a preview) never records anything.
+        Runs on a worker. A saved report (a preview) never records anything. The result carries
+        the GPUs the framework saw, so the state recorded here is the one ``gpuwizard test``
+        records.
         """
         result = self.run_test(report, target, on_event, cancel)
         if not self.preview and target.env_name and not cancel.is_set():
@@ -109,7 +113,7 @@ class WizardSession:
                 self.snapshot = self.record_good(report, target.env_name, result, self.path_store)
             except (OSError, ValueError) as error:
                 # The test's verdict stands; only the record of it failed (a full disk, say).
-                on_event({"event": "log", "line": f"the good state could not be recorded: {error}"})
+                on_event(log_event(f"the good state could not be recorded: {error}"))
         return result
 
     def verify_and_detect(

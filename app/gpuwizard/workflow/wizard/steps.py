@@ -19,12 +19,10 @@ from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environment, prepare_environment
-from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 from gpuwizard.workflow.state.env_registry import find_record, load_records
 
 if TYPE_CHECKING:
     from gpuwizard.core.health.drift import HealthReport
-    from gpuwizard.core.health.snapshot import Snapshot
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -103,24 +101,6 @@ def create_env(
     return create_environment(prepared, tools, on_event, cancel)
 
 
-def run_test(
-    report: SystemReport, target: LiveTestTarget, on_event: EventSink, cancel: threading.Event
-) -> dict[str, Any]:
-    """Run the live training test in the environment; returns the ``result`` event."""
-    from gpuwizard.adapters.nvml import UsageSampler  # noqa: PLC0415
-    from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
-
-    has_gpu = bool(report.nvidia_gpus) and report.driver is not None
-    return run_live_test(
-        target,
-        runner=StreamingSubprocessRunner(),
-        on_event=on_event,
-        cancel=cancel,
-        machine_has_nvidia_gpu=has_gpu,
-        sampler=UsageSampler() if has_gpu else None,
-    )
-
-
 def verify(
     detect: Callable[[], SystemReport],
     path_store: EnvironmentStore | None,
@@ -138,15 +118,6 @@ def verify(
         cancel=cancel,
         path_store=path_store,
     )
-
-
-def record_good(
-    report: SystemReport, env_name: str, test_result: dict[str, Any], path_store: EnvironmentStore | None
-) -> Snapshot | None:
-    """Record the setup as the last good state when the test passed; None when it did not."""
-    from gpuwizard.workflow.health.good_state import record_good_state  # noqa: PLC0415
-
-    return record_good_state(report, env_name, test_result, path_store=path_store)
 
 
 def previous_setup_exists() -> bool:
