@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from gpuwizard.core.findings.catalog import CATALOG
+from gpuwizard.core.findings.catalog import CATALOG, CATALOG_PARTS, DuplicateFindingCode, merge_parts
 from gpuwizard.core.findings.model import UnknownFindingCode, make_finding, sort_findings
 
 #: Detection codes named in DESIGN.md section 4 that `detect` produces.
@@ -37,6 +37,22 @@ def test_every_template_formats_with_its_own_placeholders(key: str):
     assert finding.code == code and finding.severity == template.severity
     assert "{" not in finding.message + finding.hint
     assert finding.hint.strip(), "a finding must say what to do"
+
+
+def test_the_catalog_parts_are_disjoint_and_the_catalog_holds_them_all():
+    codes = [code for part in CATALOG_PARTS for code in part]
+    assert len(codes) == len(set(codes)), "a code is defined in two catalog parts"
+    assert set(CATALOG) == set(codes)
+    for part in CATALOG_PARTS:
+        for code, template in part.items():
+            assert CATALOG[code] is template
+
+
+def test_a_code_defined_twice_is_refused():
+    first, second = CATALOG_PARTS[0], CATALOG_PARTS[1]
+    code = next(iter(first))
+    with pytest.raises(DuplicateFindingCode, match=code):
+        merge_parts([first, {**second, code: first[code]}])
 
 
 @pytest.mark.parametrize("key", [k for k in CATALOG if ":" in k])

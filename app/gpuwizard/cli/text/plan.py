@@ -8,8 +8,7 @@ from __future__ import annotations
 import textwrap
 
 from gpuwizard.cli.text.findings import finding_lines
-from gpuwizard.core.compat.plan import Plan, Recommendation
-from gpuwizard.core.compat.recommend import FRAMEWORK_TITLES, describe_min_driver
+from gpuwizard.core.compat.plan import FRAMEWORK_TITLES, Plan, Recommendation, describe_min_driver
 
 _LABEL = 12
 

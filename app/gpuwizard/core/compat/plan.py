@@ -1,7 +1,7 @@
 """What the user wants (:class:`Wish`) and what the wizard proposes (:class:`Recommendation`).
 
 With the ``gpuwizard.recommendation/1`` JSON form (DESIGN.md section 4: names kept, fields only
-added).
+added), and the names of frameworks, builds and driver minimums used in messages.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ FRAMEWORK_NAMES: Final = {
     "tensorflow-gpu": "tensorflow",
 }
 MANAGERS: Final = ("venv", "conda")
+#: How each framework is written in messages.
+FRAMEWORK_TITLES: Final = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
 
 
 class WishError(ValueError):
@@ -129,6 +131,24 @@ class Plan:
     driver_update_required: bool = False
     summary: str = ""
     reasons: tuple[str, ...] = ()
+
+
+def plan_build_name(plan: Plan) -> str:
+    """``PyTorch 2.13.0 (cu126)`` / ``TensorFlow 2.10.1 (CUDA 11.2)`` for messages."""
+    title = FRAMEWORK_TITLES[plan.framework]
+    if plan.torch_variant:
+        return f"{title} {plan.framework_version} ({plan.torch_variant})"
+    if plan.cuda:
+        return f"{title} {plan.framework_version} (CUDA {plan.cuda})"
+    return f"{title} {plan.framework_version} (CPU)"
+
+
+def describe_min_driver(min_driver: Mapping[str, str | None] | None) -> str:
+    """``Linux 525.60.13, Windows 528.33`` for messages."""
+    if not min_driver:
+        return "none"
+    parts = [f"{os_name.capitalize()} {value}" for os_name, value in min_driver.items() if value]
+    return ", ".join(parts) or "unknown"
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from gpuwizard.core.compat.plan import Plan, Recommendation, Wish
-from gpuwizard.core.compat.recommend import describe_min_driver, plan_build_name, recommend
+from gpuwizard.core.compat.plan import Plan, Recommendation, Wish, describe_min_driver, plan_build_name
+from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
 from gpuwizard.core.exports.files import (
     Export,

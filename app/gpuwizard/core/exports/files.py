@@ -22,8 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from gpuwizard.core.compat.plan import Plan, Recommendation
-from gpuwizard.core.compat.recommend import describe_min_driver, plan_build_name
+from gpuwizard.core.compat.plan import Plan, Recommendation, describe_min_driver, plan_build_name
 from gpuwizard.core.compat.tables import CompatData, minor_of
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
 

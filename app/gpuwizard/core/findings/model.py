@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from gpuwizard.core.findings.catalog import CATALOG, FindingTemplate
+from gpuwizard.core.findings.catalog import CATALOG
+from gpuwizard.core.findings.template import FindingTemplate
 
 Severity = Literal["error", "warning", "info"]
 

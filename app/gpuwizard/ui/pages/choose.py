@@ -43,8 +43,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from gpuwizard.core.compat.plan import Plan, Recommendation, WishError
-from gpuwizard.core.compat.recommend import FRAMEWORK_TITLES
+from gpuwizard.core.compat.plan import FRAMEWORK_TITLES, Plan, Recommendation, WishError
 from gpuwizard.core.compat.tables import newest_first
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables

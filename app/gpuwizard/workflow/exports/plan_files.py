@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, replace
 from importlib import resources
 
-from gpuwizard.core.compat.plan import FRAMEWORKS, Wish
-from gpuwizard.core.compat.recommend import plan_build_name, recommend
+from gpuwizard.core.compat.plan import FRAMEWORKS, Wish, plan_build_name
+from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.compat.tables import minor_of
 from gpuwizard.core.exports.docker import (
     DockerImages,

@@ -1,0 +1,95 @@
+"""The machine as the recommender sees it: the facts of a system report that decide a plan.
+
+Apart from the recommender so that the candidate builders (torch_plans, tensorflow_plans), the
+reasons and the findings share one reading of the report: which OS and driver, which GPUs with
+which compute capability, which Pythons and toolkits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
+from gpuwizard.core.machine.system_report import CudaToolkitFacts, CudnnFacts, SystemReport, display_name
+
+
+@dataclass(frozen=True)
+class GpuView:
+    """An NVIDIA GPU as the recommender sees it (capability from the report or the name tables)."""
+
+    index: int
+    name: str
+    capability: str | None
+
+
+@dataclass(frozen=True)
+class MachineView:
+    """What the recommender needs of a report."""
+
+    family: str
+    platform: str  # the build platform: linux (also for WSL 2), windows, darwin
+    driver_os: str  # whose driver serves the GPU: windows for WSL 2 too
+    wsl: bool
+    driver: str | None
+    cuda_max: str | None
+    cuda_max_source: str | None
+    gpus: tuple[GpuView, ...]
+    other_gpus: tuple[str, ...]
+    pythons: tuple[str, ...]
+    toolkits: tuple[CudaToolkitFacts, ...]
+    cudnn: tuple[CudnnFacts, ...]
+    has_conda: bool
+
+
+def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
+    """The facts of ``report`` the recommender uses, completed from the tables."""
+    family = report.os.family if report.os.family in ("linux", "windows", "darwin") else "linux"
+    driver_os = "windows" if family == "windows" or report.os.wsl else "linux"
+    driver = report.driver.version if report.driver else None
+    cuda_max = report.driver.cuda_max if report.driver else None
+    cuda_max_source = "nvml" if cuda_max else None
+    if driver and not cuda_max:
+        # A report may carry only the driver version (typed, or from another tool).
+        cuda_max = compat.cuda_max_for_driver(driver, driver_os)
+        cuda_max_source = "driver tables" if cuda_max else None
+    gpus = []
+    for gpu in report.gpus:
+        if gpu.vendor != "nvidia" or gpu.status == "lost":
+            continue
+        capability = gpu.compute_capability or (
+            compat.compute_capability_for_name(gpu.name) if gpu.name else None
+        )
+        gpus.append(GpuView(gpu.index, display_name(gpu), capability))
+    pythons: list[str] = []
+    candidates = [report.python] if report.python else []
+    candidates += list(report.interpreters)
+    for python in candidates:
+        if python is None or python.ms_store or python.bits == 32:
+            continue  # never build on these (MS_STORE_PYTHON, PYTHON_32BIT)
+        minor = minor_of(python.version)
+        if minor not in pythons:
+            pythons.append(minor)
+    managers = report.managers
+    return MachineView(
+        family=family,
+        platform="linux" if report.os.wsl else family,
+        driver_os=driver_os,
+        wsl=report.os.wsl,
+        driver=driver,
+        cuda_max=cuda_max,
+        cuda_max_source=cuda_max_source,
+        gpus=tuple(gpus),
+        other_gpus=tuple(display_name(g) for g in report.gpus if g.vendor != "nvidia"),
+        pythons=tuple(pythons),
+        toolkits=report.cuda_toolkits,
+        cudnn=report.cudnn,
+        has_conda=bool(managers.conda or managers.mamba or managers.micromamba),
+    )
+
+
+def toolkits_in_path_order(toolkits: Sequence[CudaToolkitFacts]) -> list[CudaToolkitFacts]:
+    """The CUDA toolkits, the one PATH reaches first first, then the others by version."""
+    return sorted(
+        toolkits, key=lambda k: (k.path_rank is None, k.path_rank or 0, version_key(k.version or "0"))
+    )

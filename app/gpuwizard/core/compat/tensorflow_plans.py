@@ -1,0 +1,304 @@
+"""TensorFlow candidates and plans: native GPU builds, the Linux build through WSL 2, the CPU build.
+
+Apart from PyTorch's because TensorFlow's builds differ in kind: its PTX counts (documented),
+CUDA and cuDNN come from the system, conda-forge or pip depending on the release, native Windows
+GPU builds ended at 2.10, and old releases need PATH entries on Windows.
+"""
+
+from __future__ import annotations
+
+from gpuwizard.core.compat.candidates import (
+    TIER_CPU,
+    TIER_GPU_AFTER_DRIVER_UPDATE,
+    TIER_GPU_IN_WSL2,
+    TIER_GPU_NOW,
+    Candidate,
+    choose_python,
+    distance_from_wish,
+    is_wished_release,
+)
+from gpuwizard.core.compat.machine_view import MachineView, toolkits_in_path_order
+from gpuwizard.core.compat.plan import Plan, Wish
+from gpuwizard.core.compat.reasons import (
+    cuda_preference,
+    driver_ok,
+    driver_reasons,
+    gpu_reasons,
+    min_drivers,
+    reason_text,
+    wsl_driver_ok,
+    wsl_min_drivers,
+)
+from gpuwizard.core.compat.tables import (
+    Architectures,
+    CompatData,
+    TensorflowGpuBuild,
+    TensorflowRelease,
+    minor_of,
+    version_key,
+)
+from gpuwizard.core.texts import QT_TRANSLATE_NOOP
+
+
+def tensorflow_candidates(
+    machine: MachineView, wish: Wish, wanted: str | None, compat: CompatData
+) -> list[Candidate]:
+    """Every TensorFlow build of the tables for the machine (native, WSL 2, CPU), as candidates."""
+    releases = [r.version for r in compat.tensorflow]
+    found: list[Candidate] = []
+    for release in compat.tensorflow:
+        version = wanted if wanted and is_wished_release(wanted, release.version) else release.latest
+        python, penalty = choose_python(release.python.min, release.python.max, wish, machine)
+        matches, distance = (
+            is_wished_release(wanted, release.version),
+            distance_from_wish(wanted, release.version, releases),
+        )
+        has_gpu = bool(machine.gpus) and machine.family != "darwin"
+        build = release.gpu.get(machine.platform)
+        if has_gpu and build is not None:
+            served, ptx = _tensorflow_served(machine, build.archs)
+            if served or ptx:
+                for preference, manager in enumerate(_tensorflow_managers(build, wish, machine)):
+                    needs_update = not driver_ok(machine, build.cuda, compat)
+                    plan = _tensorflow_plan(
+                        release,
+                        build,
+                        version=version,
+                        python=python,
+                        manager=manager,
+                        machine=machine,
+                        compat=compat,
+                        served=served + ptx,
+                        ptx=ptx,
+                        needs_update=needs_update,
+                        target="native",
+                    )
+                    tier = TIER_GPU_AFTER_DRIVER_UPDATE if needs_update else TIER_GPU_NOW
+                    found.append(
+                        Candidate(
+                            plan,
+                            tier,
+                            matches,
+                            distance,
+                            penalty + preference,  # the first manager offered is the better one
+                            cuda_preference(build.cuda, machine.cuda_max),
+                        )
+                    )
+        linux_build = release.gpu.get("linux")
+        if has_gpu and machine.family == "windows" and build is None and linux_build is not None:
+            # TensorFlow > 2.10 has no native-Windows GPU build; WSL 2 runs the Linux one on this GPU.
+            served, ptx = _tensorflow_served(machine, linux_build.archs)
+            if served or ptx:
+                needs_update = not wsl_driver_ok(machine, linux_build.cuda, compat)
+                # Inside WSL the Windows Pythons do not exist: the wished one if it fits, else
+                # the newest the release supports (uv provides it there).
+                wsl_python = (
+                    wish.python
+                    if wish.python and release.python.contains(wish.python)
+                    else release.python.max
+                )
+                plan = _tensorflow_plan(
+                    release,
+                    linux_build,
+                    version=version,
+                    python=wsl_python,
+                    manager="venv",
+                    machine=machine,
+                    compat=compat,
+                    served=served + ptx,
+                    ptx=ptx,
+                    needs_update=needs_update,
+                    target="wsl2",
+                )
+                found.append(
+                    Candidate(
+                        plan,
+                        TIER_GPU_IN_WSL2,
+                        matches,
+                        distance,
+                        penalty,
+                        cuda_preference(linux_build.cuda, machine.cuda_max),
+                    )
+                )
+        if machine.platform in release.cpu:
+            plan = _tensorflow_cpu_plan(release, version, python, wish.manager or "venv")
+            found.append(Candidate(plan, TIER_CPU, matches, distance, penalty, (0, 0, 0)))
+    return found
+
+
+def _tensorflow_served(machine: MachineView, archs: Architectures) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """GPUs a TensorFlow build serves natively, and through its PTX.
+
+    TensorFlow documents its PTX as supported: "CUDA architectures 3.5, 5.0, 6.0, 7.0, 7.5, 8.0
+    and higher" (TFDOCS-PIP).
+    """
+    native = tuple(
+        g.index for g in machine.gpus if g.capability is None or archs.runs_natively_on(g.capability)
+    )
+    ptx = tuple(
+        g.index for g in machine.gpus if g.capability is not None and archs.runs_through_ptx_on(g.capability)
+    )
+    return native, ptx
+
+
+def _tensorflow_managers(build: TensorflowGpuBuild, wish: Wish, machine: MachineView) -> list[str]:
+    """Which managers to plan with.
+
+    conda supplies CUDA and cuDNN for the old builds (the TensorFlow guide's recipe); a venv
+    needs them installed on the system.
+    """
+    if wish.manager:
+        return [wish.manager]
+    if build.cuda_supply in ("system", "pip-cudnn") and build.conda_packages:
+        return ["conda", "venv"] if machine.has_conda or machine.family == "windows" else ["venv", "conda"]
+    return ["venv"]
+
+
+def _tensorflow_plan(
+    release: TensorflowRelease,
+    build: TensorflowGpuBuild,
+    *,
+    version: str,
+    python: str,
+    manager: str,
+    machine: MachineView,
+    compat: CompatData,
+    served: tuple[int, ...],
+    ptx: tuple[int, ...],
+    needs_update: bool,
+    target: str,
+) -> Plan:
+    windows = machine.platform == "windows"
+    conda_supplies = manager == "conda" and bool(build.conda_packages) and build.cuda_supply != "and-cuda"
+    system_toolkit = build.cuda_supply in ("system", "pip-cudnn") and not conda_supplies
+    removed = compat.policy("tensorflow_gpu_package_removed")
+    if version_key(release.version) < version_key(removed["same_package_since"]):
+        # Before 2.1 the GPU build is only in tensorflow-gpu (plain tensorflow 2.0 is CPU-only).
+        requirements = [f"{removed['package']}=={version}"]
+    elif build.cuda_supply == "and-cuda":
+        requirements = [f"tensorflow[and-cuda]=={version}"]
+    else:
+        requirements = [f"tensorflow=={version}"]
+    if build.cuda_supply == "pip-cudnn":
+        requirements.append(f"nvidia-cudnn-cu11=={build.cudnn}.*")
+    path_entries: tuple[str, ...] = ()
+    if windows and system_toolkit:
+        path_entries = _windows_path_entries(machine, build)
+    reasons = gpu_reasons(machine, served, build.archs)
+    reasons += driver_reasons(machine, build.cuda, compat, wsl=target == "wsl2")
+    if target == "wsl2":
+        reasons.append(
+            reason_text(
+                QT_TRANSLATE_NOOP(
+                    "reasons", "Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver."
+                )
+            )
+        )
+    if build.cuda_supply == "and-cuda":
+        reasons.append(
+            reason_text(
+                QT_TRANSLATE_NOOP(
+                    "reasons", "tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages."
+                ),
+                cuda=build.cuda,
+                cudnn=build.cudnn,
+            )
+        )
+    elif conda_supplies:
+        reasons.append(
+            reason_text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment: no PATH changes.",
+                ),
+                cuda=build.cuda,
+                cudnn=build.cudnn,
+            )
+        )
+    else:
+        template = (
+            QT_TRANSLATE_NOOP(
+                "reasons", "Needs CUDA {cuda} and cuDNN {cudnn} installed on the system and on PATH."
+            )
+            if windows
+            else QT_TRANSLATE_NOOP("reasons", "Needs CUDA {cuda} and cuDNN {cudnn} installed on the system.")
+        )
+        reasons.append(reason_text(template, cuda=build.cuda, cudnn=build.cudnn))
+    where = "a conda environment" if manager == "conda" else "a venv"
+    inside = " inside WSL 2" if target == "wsl2" else ""
+    return Plan(
+        framework="tensorflow",
+        framework_version=version,
+        python=python,
+        cpu_only=False,
+        cuda=build.cuda,
+        cudnn=build.cudnn,
+        torch_variant=None,
+        requirements=tuple(requirements),
+        index_url=None,
+        conda_channels=("conda-forge",) if conda_supplies else (),
+        conda_packages=(
+            (f"python={python}", *build.conda_packages)
+            if conda_supplies
+            else ((f"python={python}",) if manager == "conda" else ())
+        ),
+        system_cuda_toolkit_required=system_toolkit,
+        path_entries=path_entries,
+        dlls_expected=build.dlls if windows else (),
+        min_driver=wsl_min_drivers(build.cuda, compat)
+        if target == "wsl2"
+        else min_drivers(build.cuda, compat),
+        manager=manager,
+        target=target,
+        gpu_indices=served,
+        ptx_jit=ptx,
+        driver_update_required=needs_update,
+        summary=f"TensorFlow {version} with CUDA {build.cuda} and cuDNN {build.cudnn} for Python {python} in {where}{inside}",
+        reasons=tuple(reasons),
+    )
+
+
+def _tensorflow_cpu_plan(release: TensorflowRelease, version: str, python: str, manager: str) -> Plan:
+    where = "a conda environment" if manager == "conda" else "a venv"
+    return Plan(
+        framework="tensorflow",
+        framework_version=version,
+        python=python,
+        cpu_only=True,
+        cuda=None,
+        cudnn=None,
+        torch_variant=None,
+        requirements=(f"tensorflow=={version}",),
+        index_url=None,
+        conda_packages=(f"python={python}",) if manager == "conda" else (),
+        manager=manager,
+        summary=f"TensorFlow {version}, CPU only, for Python {python} in {where}",
+        reasons=(
+            reason_text(QT_TRANSLATE_NOOP("reasons", "Runs on the CPU: no NVIDIA driver or CUDA needed.")),
+        ),
+    )
+
+
+def _windows_path_entries(machine: MachineView, build: TensorflowGpuBuild) -> tuple[str, ...]:
+    """The CUDA ``bin`` and ``libnvvp`` and the cuDNN ``bin`` the build needs on PATH.
+
+    The ones on this machine when they are there, else where the installers put them.
+    """
+    toolkit = next(
+        (
+            k
+            for k in toolkits_in_path_order(machine.toolkits)
+            if k.version and minor_of(k.version) == build.cuda
+        ),
+        None,
+    )
+    root = (
+        toolkit.root if toolkit else f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{build.cuda}"
+    )
+    entries = [f"{root}\\bin", f"{root}\\libnvvp"]
+    cudnn = next(
+        (d for d in machine.cudnn if d.version and minor_of(d.version) == minor_of(build.cudnn)), None
+    )
+    if cudnn and cudnn.location not in entries[:1]:
+        entries.append(cudnn.location)
+    return tuple(entries)
