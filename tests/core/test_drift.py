@@ -9,25 +9,23 @@ from typing import Any
 import pytest
 
 from fakes.reports import machine
-from gpuwizard.core.health import drift
-from gpuwizard.core.health.drift import (
-    DriverNeed,
+from gpuwizard.core.health import pass_rule
+from gpuwizard.core.health.checks import HealthCheck, HealthReport, health_from_json, health_to_json
+from gpuwizard.core.health.env_drift import (
     EnvObservation,
-    HealthCheck,
-    HealthReport,
+    compare_environment,
+    compare_test,
+    env_fixes,
+    observe_environment,
+)
+from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
+from gpuwizard.core.health.path_drift import compare_path
+from gpuwizard.core.health.snapshot import (
     Snapshot,
     SnapshotEnv,
     SnapshotError,
     SnapshotGpu,
     SnapshotPathEntry,
-    compare_driver,
-    compare_environment,
-    compare_gpus,
-    compare_path,
-    compare_test,
-    env_fixes,
-    health_to_json,
-    observe_environment,
     snapshot_from_json,
     snapshot_gpus,
     snapshot_to_json,
@@ -389,7 +387,7 @@ def test_a_test_not_run_is_skipped():
     ],
 )
 def test_test_passed(verdict: str, has_gpu: bool, passed: bool):
-    assert drift.test_passed(verdict, has_gpu) is passed
+    assert pass_rule.test_passed(verdict, has_gpu) is passed
 
 
 # --- PATH -----------------------------------------------------------------------------------------
@@ -465,7 +463,7 @@ def test_health_json_carries_every_check_with_its_finding():
     assert data["checks"][1]["finding"]["code"] == "DRIFT_PATH_ENTRY_REMOVED"
     assert data["checks"][2]["finding"] is None
     json.dumps(data)  # plain JSON
-    again = drift.health_from_json({"event": "result", **data, "status": "complete"})
+    again = health_from_json({"event": "result", **data, "status": "complete"})
     assert again == HealthReport(checks, snapshot_recorded="2026-03-01T10:00:00+00:00")
 
 

@@ -2,10 +2,10 @@
 
 The wizard records a :class:`Snapshot` (``GPUWIZARD_HOME/last-good.json``, schema
 ``gpuwizard.snapshot/1``) whenever an environment's live test passes, and ``verify`` compares
-the machine as it is now against it (core/drift.py). It keeps what decides whether a setup
-still works: driver, GPUs (never their UUIDs or serial numbers), each environment's framework
-build and pin, the GPUs the framework saw and the test's verdict, and the PATH folders the
-wizard added. Pure data and parsing, no I/O.
+the machine as it is now against it (machine_drift.py, env_drift.py and path_drift.py beside
+it). It keeps what decides whether a setup still works: driver, GPUs (never their UUIDs or
+serial numbers), each environment's framework build and pin, the GPUs the framework saw and
+the test's verdict, and the PATH folders the wizard added. Pure data and parsing, no I/O.
 
 >>> snapshot = Snapshot(recorded="2026-01-01T00:00:00+00:00", driver_version="550.54", driver_cuda_max="12.4")
 >>> snapshot_from_json(snapshot_to_json(snapshot)) == snapshot

@@ -34,7 +34,7 @@ from gpuwizard.core.compat.plan import Plan, Recommendation, WishError, plan_to_
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
-from gpuwizard.core.health.drift import machine_has_nvidia_gpu, test_passed
+from gpuwizard.core.health.pass_rule import machine_has_nvidia_gpu, test_passed
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.envs.create import (

@@ -20,18 +20,17 @@ from pathlib import Path
 from typing import Any, Final
 
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError, RegValue
-from gpuwizard.core.health.drift import (
-    EnvObservation,
+from gpuwizard.core.health.env_drift import EnvObservation
+from gpuwizard.core.health.pass_rule import machine_has_nvidia_gpu, test_passed
+from gpuwizard.core.health.snapshot import (
     Snapshot,
     SnapshotEnv,
     SnapshotError,
     SnapshotPathEntry,
-    machine_has_nvidia_gpu,
     parse_constraints,
     snapshot_from_json,
     snapshot_gpus,
     snapshot_to_json,
-    test_passed,
     torch_index_for,
     with_environment,
 )
@@ -238,7 +237,7 @@ def record_good_state(
 ) -> Snapshot | None:
     """Record the last good state after a live test of a wizard-made environment.
 
-    When the verdict passes on this machine (:func:`gpuwizard.core.health.drift.test_passed`), the
+    When the verdict passes on this machine (:func:`gpuwizard.core.health.pass_rule.test_passed`), the
     environment is merged into the last good state (others are kept, this one is replaced),
     driver and GPUs are refreshed from ``report``, and the PATH folders from the journal (only
     with ``path_store``; otherwise the recorded ones stay); the state is saved and returned.

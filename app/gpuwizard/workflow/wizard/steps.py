@@ -23,7 +23,7 @@ from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 from gpuwizard.workflow.state.env_registry import find_record, load_records
 
 if TYPE_CHECKING:
-    from gpuwizard.core.health.drift import HealthReport
+    from gpuwizard.core.health.checks import HealthReport
     from gpuwizard.core.health.snapshot import Snapshot
 
 EventSink = Callable[[dict[str, Any]], None]

@@ -1,351 +1,31 @@
-"""What drifted since the last good state: the health checks and the rules that decide them.
+"""Drift of one environment: what it is now against the last good state, and the fixes offered.
 
-``verify`` compares the machine as it is now with the last good state (core/snapshot.py): the
-NVIDIA driver, the GPUs, each environment (interpreter, framework import, build, constraints
-pin, GPUs the framework sees, a short live test) and the PATH folders the wizard added. Each
-comparison is a :class:`HealthCheck` that is ``ok``, ``changed`` (different, but nothing is
-broken: an upgraded driver), ``broken`` (with a finding that says what to do) or ``skipped``
-(nothing to compare with).
-
-Everything here is pure: the workflow gathers the facts (workflow/verify.py) and these
-functions judge them, so every rule is tested on data (aesthetics.md section 7, principle 10).
-The snapshot types are re-exported here, so callers need one import.
-
->>> test_passed("cpu_only", machine_has_nvidia_gpu=False), test_passed("cpu_only", machine_has_nvidia_gpu=True)
-(True, False)
+The workflow observes each environment (its env probe's answer and its constraints file:
+:func:`observe_environment`), and :func:`compare_environment` judges the interpreter, the
+framework import, its build, the constraints pin and the GPUs the framework sees;
+:func:`compare_test` judges the short live test. A broken check's finding offers the commands
+of :func:`env_fixes`.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
-from gpuwizard.core.compat.tables import at_least, minor_of, version_key
-from gpuwizard.core.findings.model import Finding, finding_from_json, finding_to_json, make_finding
+from gpuwizard.core.findings.model import make_finding
+from gpuwizard.core.health.checks import HealthCheck, text_or_none
+from gpuwizard.core.health.pass_rule import test_passed
 from gpuwizard.core.health.snapshot import (
     FRAMEWORK_DISTRIBUTIONS,
     FRAMEWORK_MODULES,
-    SNAPSHOT_SCHEMA,
-    Snapshot,
     SnapshotEnv,
-    SnapshotError,
-    SnapshotGpu,
-    SnapshotPathEntry,
     cuda_of_build,
     framework_pin,
     parse_constraints,
     pin_allows,
-    snapshot_from_json,
-    snapshot_gpus,
-    snapshot_to_json,
-    torch_index_for,
-    usable_gpus,
-    with_environment,
 )
-from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, gpu_list
-
-HEALTH_SCHEMA: Final = "gpuwizard.health/1"
-
-Status = Literal["ok", "changed", "broken", "skipped"]
-STATUSES: Final = ("ok", "changed", "broken", "skipped")
-KINDS: Final = ("driver", "gpus", "interpreter", "import", "build", "constraints", "devices", "test", "path")
-
-__all__ = [
-    "FRAMEWORK_DISTRIBUTIONS",
-    "FRAMEWORK_MODULES",
-    "HEALTH_SCHEMA",
-    "KINDS",
-    "SNAPSHOT_SCHEMA",
-    "STATUSES",
-    "DriverNeed",
-    "EnvFixes",
-    "EnvObservation",
-    "HealthCheck",
-    "HealthReport",
-    "Snapshot",
-    "SnapshotEnv",
-    "SnapshotError",
-    "SnapshotGpu",
-    "SnapshotPathEntry",
-    "Status",
-    "check_to_json",
-    "compare_driver",
-    "compare_environment",
-    "compare_gpus",
-    "compare_path",
-    "compare_test",
-    "cuda_of_build",
-    "env_fixes",
-    "framework_pin",
-    "health_from_json",
-    "health_to_json",
-    "machine_has_nvidia_gpu",
-    "observe_environment",
-    "parse_constraints",
-    "path_add_command",
-    "pin_allows",
-    "snapshot_from_json",
-    "snapshot_gpus",
-    "snapshot_to_json",
-    "test_passed",
-    "torch_index_for",
-    "usable_gpus",
-    "with_environment",
-]
-
-
-# --- checks and the report ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HealthCheck:
-    r"""One comparison of the machine now with the last good state.
-
-    Attributes:
-        check_id: Stable identifier (``driver``, ``env:demo:build``, ``path:user:C:\CUDA\bin``).
-        kind: One of :data:`KINDS`.
-        subject: What was checked: the environment, the GPUs or the folder ("" for the driver).
-        status: ``ok``, ``changed`` (different, nothing broken), ``broken`` or ``skipped``.
-        before: The recorded value, as text; None when nothing was recorded.
-        after: The value now, as text; None when it could not be found out.
-        finding: What changed or broke and what to do; None when ok or skipped.
-        note: Why a check was skipped, or a short remark.
-    """
-
-    check_id: str
-    kind: str
-    subject: str
-    status: Status
-    before: str | None = None
-    after: str | None = None
-    finding: Finding | None = None
-    note: str | None = None
-
-
-@dataclass(frozen=True)
-class HealthReport:
-    """Every check of one ``verify`` run, in the order they were made."""
-
-    checks: tuple[HealthCheck, ...]
-    snapshot_recorded: str | None = None
-
-    @property
-    def healthy(self) -> bool:
-        """True when no check is broken (changed is fine: an upgrade that still works)."""
-        return not any(check.status == "broken" for check in self.checks)
-
-    @property
-    def drifted(self) -> tuple[HealthCheck, ...]:
-        """The checks whose value moved since the last good state (changed or broken)."""
-        return tuple(
-            check
-            for check in self.checks
-            if check.status in ("changed", "broken") and check.before != check.after
-        )
-
-    @property
-    def broken(self) -> tuple[HealthCheck, ...]:
-        """The broken checks."""
-        return tuple(check for check in self.checks if check.status == "broken")
-
-
-def check_to_json(check: HealthCheck) -> dict[str, Any]:
-    """One check as JSON data (also the body of a ``check`` event)."""
-    return {
-        "check_id": check.check_id,
-        "kind": check.kind,
-        "subject": check.subject,
-        "status": check.status,
-        "before": check.before,
-        "after": check.after,
-        "finding": finding_to_json(check.finding) if check.finding is not None else None,
-        "note": check.note,
-    }
-
-
-def health_to_json(report: HealthReport) -> dict[str, Any]:
-    """The report as ``gpuwizard.health/1`` JSON data."""
-    counts = dict.fromkeys(STATUSES, 0)
-    for check in report.checks:
-        counts[check.status] += 1
-    return {
-        "schema": HEALTH_SCHEMA,
-        "healthy": report.healthy,
-        "snapshot_recorded": report.snapshot_recorded,
-        "counts": counts,
-        "drifted": [check.check_id for check in report.drifted],
-        "checks": [check_to_json(check) for check in report.checks],
-    }
-
-
-def health_from_json(data: Mapping[str, Any]) -> HealthReport:
-    """The report again from :func:`health_to_json` data (or a verify ``result`` event); tolerant.
-
-    Checks of unknown status count as skipped; a finding keeps its code, texts and parameters.
-    """
-    checks = []
-    for item in data.get("checks") or ():
-        if not isinstance(item, Mapping):
-            continue
-        status = item.get("status")
-        finding = item.get("finding")
-        checks.append(
-            HealthCheck(
-                check_id=str(item.get("check_id") or ""),
-                kind=str(item.get("kind") or ""),
-                subject=str(item.get("subject") or ""),
-                status=status if status in STATUSES else "skipped",
-                before=_text(item.get("before")),
-                after=_text(item.get("after")),
-                finding=finding_from_json(finding) if isinstance(finding, Mapping) else None,
-                note=_text(item.get("note")),
-            )
-        )
-    return HealthReport(tuple(checks), _text(data.get("snapshot_recorded")))
-
-
-def test_passed(verdict: str, machine_has_nvidia_gpu: bool) -> bool:
-    """Whether a live test verdict counts as a pass on this machine.
-
-    ``gpu_ok`` and ``gpu_slow`` train on the GPU (slow is a warning, not a failure);
-    ``cpu_only`` passes only where there is no usable NVIDIA GPU, since the CPU is then all
-    there is; ``broken`` never passes.
-
-    >>> [test_passed(v, True) for v in ("gpu_ok", "gpu_slow", "cpu_only", "broken")]
-    [True, True, False, False]
-    """
-    if verdict in ("gpu_ok", "gpu_slow"):
-        return True
-    return verdict == "cpu_only" and not machine_has_nvidia_gpu
-
-
-# Not a test, whatever its name: pytest must not collect it where a test module imports it.
-test_passed.__test__ = False  # type: ignore[attr-defined]
-
-
-def machine_has_nvidia_gpu(report: SystemReport) -> bool:
-    """Whether the machine has an NVIDIA GPU that a driver serves (one the live test could use)."""
-    return report.driver is not None and bool(usable_gpus(report))
-
-
-# --- driver and GPUs ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DriverNeed:
-    """What one environment's build asks of the driver.
-
-    Attributes:
-        env: The environment's name.
-        cuda_build: The CUDA its framework build was made with (``12.6``).
-        min_driver: The lowest driver that runs it (NVIDIA's minor-version compatibility
-            table, core/compat.py ``min_driver``); None when the tables do not know that CUDA.
-    """
-
-    env: str
-    cuda_build: str
-    min_driver: str | None = None
-
-
-def compare_driver(
-    snapshot: Snapshot | None, report: SystemReport, needs: Sequence[DriverNeed] = ()
-) -> HealthCheck:
-    """The driver now against the recorded one, and against what each environment's build needs."""
-    now = report.driver
-    # Versions only: the highest CUDA follows from the version, and UIs show "before -> after".
-    after = now.version if now else None
-    if snapshot is None:
-        return HealthCheck("driver", "driver", "", "skipped", None, after, note="no last good state yet")
-    before = snapshot.driver_version
-    if now is None:
-        if snapshot.driver_version is None:
-            return HealthCheck("driver", "driver", "", "ok", None, None, note="no NVIDIA driver, then or now")
-        # The GPUs were trained on at the last good state; without a driver nothing can use them.
-        finding = make_finding("DRIFT_DRIVER_GONE", before=before)
-        return HealthCheck("driver", "driver", "", "broken", before, None, finding)
-    too_old = [need for need in needs if _driver_too_old(now.version, now.cuda_max, need)]
-    if too_old:
-        # A build needs at least its CUDA's minimum driver (minor-version compatibility, CUDA
-        # Compatibility guide section 2); below it the framework sees no GPU (DRIVER_TOO_OLD).
-        floors = [need.min_driver for need in too_old if need.min_driver]
-        finding = make_finding(
-            "DRIFT_DRIVER_TOO_OLD_FOR_BUILD",
-            driver=now.version,
-            builds=", ".join(f"{need.env} (CUDA {need.cuda_build})" for need in too_old),
-            min_driver=max(floors, key=_version_or_zero)
-            if floors
-            else f"one for CUDA {too_old[0].cuda_build}",
-        )
-        return HealthCheck("driver", "driver", "", "broken", before, after, finding)
-    if snapshot.driver_version != now.version:
-        # A newer driver runs every build an older one ran (NVIDIA drivers are backward
-        # compatible with applications built for older CUDA): a change, not a breakage.
-        finding = make_finding("DRIFT_DRIVER_CHANGED", before=before or "none", after=after)
-        return HealthCheck("driver", "driver", "", "changed", before, after, finding)
-    return HealthCheck("driver", "driver", "", "ok", before, after)
-
-
-def _driver_too_old(driver: str, cuda_max: str | None, need: DriverNeed) -> bool:
-    try:
-        if need.min_driver:
-            return not at_least(driver, need.min_driver)
-        # No table row: the driver's own highest CUDA is the best we know.
-        return cuda_max is not None and version_key(minor_of(cuda_max)) < version_key(
-            minor_of(need.cuda_build)
-        )
-    except InvalidVersion:
-        return False
-
-
-def _version_or_zero(text: str) -> Version:
-    try:
-        return version_key(text)
-    except InvalidVersion:
-        return version_key("0")
-
-
-def compare_gpus(snapshot: Snapshot | None, report: SystemReport) -> HealthCheck:
-    """The NVIDIA GPUs now against the recorded ones."""
-    # A GPU without a driver is still there (the driver check says what is wrong); one that
-    # fell off the bus ("lost", Xid 79) is not.
-    present = tuple(
-        SnapshotGpu(gpu.index, gpu.name, gpu.compute_capability, gpu.memory_total_mib)
-        for gpu in report.nvidia_gpus
-        if gpu.status != "lost"
-    )
-    after = _gpus_text(present)
-    if snapshot is None:
-        return HealthCheck("gpus", "gpus", after, "skipped", None, after, note="no last good state yet")
-    before = _gpus_text(snapshot.gpus)
-    if len(present) < len(snapshot.gpus):
-        finding = make_finding("DRIFT_GPU_MISSING", before=before, after=after)
-        return HealthCheck("gpus", "gpus", after, "broken", before, after, finding)
-    if report.driver is None:
-        # Without a driver, names come from the PCI database and capabilities are unknown.
-        return HealthCheck("gpus", "gpus", after, "skipped", before, after, note="no NVIDIA driver answers")
-    if _gpu_keys(present) != _gpu_keys(snapshot.gpus):
-        finding = make_finding("DRIFT_GPU_CHANGED", before=before, after=after)
-        return HealthCheck("gpus", "gpus", after, "changed", before, after, finding)
-    return HealthCheck("gpus", "gpus", after, "ok", before, after)
-
-
-def _gpus_text(gpus: Sequence[SnapshotGpu]) -> str:
-    if not gpus:
-        return "none"
-    return gpu_list([GpuFacts(gpu.index, "nvidia", gpu.name) for gpu in gpus])
-
-
-def _gpu_keys(gpus: Sequence[SnapshotGpu]) -> list[tuple[str, str]]:
-    # Memory is left out: drivers round it differently; name and architecture decide what runs.
-    return sorted((gpu.name or "", gpu.compute_capability or "") for gpu in gpus)
-
-
-# --- environments ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -383,10 +63,6 @@ class EnvObservation:
     constraints_pins: tuple[str, ...] | None = None
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
 def observe_environment(
     name: str,
     framework: str,
@@ -412,7 +88,7 @@ def observe_environment(
     }
     if probe is None:
         return EnvObservation(**common, interpreter_error=probe_failure or "no answer from the interpreter")
-    common["python_version"] = _text(probe.get("python"))
+    common["python_version"] = text_or_none(probe.get("python"))
     if not probe.get("ok"):
         error = str(probe.get("error") or "unknown error").splitlines()[0][:300]
         module = FRAMEWORK_MODULES.get(framework, framework)
@@ -422,9 +98,9 @@ def observe_environment(
     built = probe.get("built_with_cuda")
     return EnvObservation(
         **common,
-        framework_build=_text(probe.get("framework_version")),
+        framework_build=text_or_none(probe.get("framework_version")),
         built_with_cuda=built if isinstance(built, bool) else None,
-        cuda_build=_text(probe.get("cuda_build")),
+        cuda_build=text_or_none(probe.get("cuda_build")),
         gpus_visible=len(gpus) if isinstance(gpus, list) else None,
     )
 
@@ -737,44 +413,3 @@ def compare_test(
         finding = make_finding("DRIFT_TEST_SLOWER", env=env, before=recorded_verdict, after=now)
         return HealthCheck(check_id, "test", env, "changed", recorded_verdict, now, finding)
     return HealthCheck(check_id, "test", env, "ok", recorded_verdict, now)
-
-
-# --- PATH ------------------------------------------------------------------------------------------
-
-
-def compare_path(entry: SnapshotPathEntry, *, present: bool, removed_by_wizard: bool = False) -> HealthCheck:
-    """A PATH folder the wizard added: still on that scope's PATH?
-
-    ``removed_by_wizard``: the PATH journal shows a later ``gpuwizard path remove`` (or undo)
-    of it, so its absence is the user's own choice, a change rather than a breakage.
-    """
-    check_id = f"path:{entry.scope}:{entry.folder}"
-    if present:
-        return HealthCheck(check_id, "path", entry.folder, "ok", "on PATH", "on PATH")
-    command = path_add_command(entry)
-    if removed_by_wizard:
-        finding = make_finding(
-            "DRIFT_PATH_ENTRY_DROPPED", folder=entry.folder, scope=entry.scope, command=command
-        )
-        return HealthCheck(check_id, "path", entry.folder, "changed", "on PATH", "not on PATH", finding)
-    finding = make_finding(
-        "DRIFT_PATH_ENTRY_REMOVED", folder=entry.folder, scope=entry.scope, command=command
-    )
-    return HealthCheck(check_id, "path", entry.folder, "broken", "on PATH", "not on PATH", finding)
-
-
-def path_add_command(entry: SnapshotPathEntry) -> str:
-    r"""The command that puts ``entry`` back.
-
-    >>> path_add_command(SnapshotPathEntry("live", "user", "C:\\Program Files\\CUDA\\bin"))
-    'gpuwizard path add "C:\\Program Files\\CUDA\\bin" --scope user'
-    """
-    parts = ["gpuwizard", "path", "add", _double_quoted(entry.folder), "--scope", entry.scope]
-    if entry.registry.startswith("file:"):
-        parts += ["--registry", _double_quoted(entry.registry.removeprefix("file:"))]
-    return " ".join(parts)
-
-
-def _double_quoted(text: str) -> str:
-    # Double quotes work in cmd, PowerShell and POSIX shells alike for paths without quotes.
-    return f'"{text}"' if re.search(r"\s", text) else text
