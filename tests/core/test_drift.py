@@ -9,29 +9,28 @@ from typing import Any
 import pytest
 
 from fakes.reports import machine
-from gpuwizard.core.health import drift
-from gpuwizard.core.health.drift import (
-    DriverNeed,
+from gpuwizard.core.health.checks import HealthCheck, HealthReport, health_from_json, health_to_json
+from gpuwizard.core.health.env_drift import (
     EnvObservation,
-    HealthCheck,
-    HealthReport,
+    compare_environment,
+    compare_test,
+    env_fixes,
+    observe_environment,
+)
+from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
+from gpuwizard.core.health.path_drift import compare_path
+from gpuwizard.core.health.snapshot import (
     Snapshot,
     SnapshotEnv,
     SnapshotError,
     SnapshotGpu,
     SnapshotPathEntry,
-    compare_driver,
-    compare_environment,
-    compare_gpus,
-    compare_path,
-    compare_test,
-    env_fixes,
-    health_to_json,
-    observe_environment,
     snapshot_from_json,
     snapshot_gpus,
     snapshot_to_json,
 )
+from gpuwizard.core.livetest import verdicts
+from gpuwizard.core.livetest.events import result_from_json
 from gpuwizard.core.machine.system_report import report_from_json, report_to_json
 
 RTX = ("NVIDIA GeForce RTX 3060", "8.6")
@@ -362,7 +361,9 @@ def test_fix_commands_quote_for_the_shell_and_name_a_custom_prefix():
     ],
 )
 def test_short_test_verdicts(recorded, now, has_gpu, status, code):
-    result = {"event": "result", "verdict": now, "findings": [{"code": "X", "message": "why it failed"}]}
+    result = result_from_json(
+        {"event": "result", "verdict": now, "findings": [{"code": "X", "message": "why it failed"}]}
+    )
     check = compare_test("demo", recorded, result, machine_has_nvidia_gpu=has_gpu)
     assert (check.check_id, check.status, code_of(check)) == ("env:demo:test", status, code)
     assert (check.before, check.after) == (recorded, now)
@@ -389,7 +390,7 @@ def test_a_test_not_run_is_skipped():
     ],
 )
 def test_test_passed(verdict: str, has_gpu: bool, passed: bool):
-    assert drift.test_passed(verdict, has_gpu) is passed
+    assert verdicts.passed(verdict, has_gpu) is passed
 
 
 # --- PATH -----------------------------------------------------------------------------------------
@@ -465,7 +466,7 @@ def test_health_json_carries_every_check_with_its_finding():
     assert data["checks"][1]["finding"]["code"] == "DRIFT_PATH_ENTRY_REMOVED"
     assert data["checks"][2]["finding"] is None
     json.dumps(data)  # plain JSON
-    again = drift.health_from_json({"event": "result", **data, "status": "complete"})
+    again = health_from_json({"event": "result", **data, "status": "complete"})
     assert again == HealthReport(checks, snapshot_recorded="2026-03-01T10:00:00+00:00")
 
 

@@ -10,14 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuwizard.core.envs.tool_output import (
-    ACTIONS,
-    TOOLS,
-    ToolProgress,
-    parse_tool_line,
-    progress_event,
-    size_to_bytes,
-)
+from gpuwizard.core.envs.tool_output import TOOLS, parse_tool_line, progress_event
+from gpuwizard.core.envs.tool_progress import ACTIONS, ToolProgress, size_to_bytes
 
 RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded" / "envtools"
 

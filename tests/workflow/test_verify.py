@@ -25,7 +25,8 @@ from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnvironment
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
-from gpuwizard.core.health.drift import HealthReport, SnapshotPathEntry
+from gpuwizard.core.health.checks import HealthReport
+from gpuwizard.core.health.snapshot import SnapshotPathEntry
 from gpuwizard.core.livetest.events import result_from_json
 from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
 from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environment, prepare_environment

@@ -41,9 +41,9 @@ def add_parser(commands: Subcommands) -> None:
 def run(args: argparse.Namespace, write: Write) -> int:
     """Run ``gpuwizard test``; returns the exit code."""
     from gpuwizard.cli.text.live_test import LiveTestProgress  # noqa: PLC0415
-    from gpuwizard.core.health.drift import machine_has_nvidia_gpu  # noqa: PLC0415
     from gpuwizard.core.livetest.events import LiveTestEvent  # noqa: PLC0415
     from gpuwizard.core.livetest.verdicts import passed  # noqa: PLC0415
+    from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu  # noqa: PLC0415
     from gpuwizard.workflow.health.good_state import record_good_state, snapshot_path  # noqa: PLC0415
     from gpuwizard.workflow.livetest.run import LiveTestUsageError, resolve_target, run_test  # noqa: PLC0415
     from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415

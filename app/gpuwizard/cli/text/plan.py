@@ -8,7 +8,8 @@ from __future__ import annotations
 import textwrap
 
 from gpuwizard.cli.text.findings import finding_lines
-from gpuwizard.core.compat.plan import FRAMEWORK_TITLES, Plan, Recommendation, describe_min_driver
+from gpuwizard.core.compat.plan import Plan, Recommendation, describe_min_driver
+from gpuwizard.core.frameworks import framework_title
 
 _LABEL = 12
 
@@ -36,7 +37,7 @@ def install_commands(plan: Plan) -> list[str]:
 
 def render_recommendation(rec: Recommendation, width: int = 100) -> str:
     """Render ``rec`` as text."""
-    lines = [f"{FRAMEWORK_TITLES[rec.framework]} on this machine: {_verdict(rec)}.", ""]
+    lines = [f"{framework_title(rec.framework)} on this machine: {_verdict(rec)}.", ""]
     lines += _plan_lines(rec, width)
     lines += ["", *_cuda_number_lines(rec)]
     lines += _other_lines(rec, width)

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from gpuwizard.core.compat.machine_view import MachineView
-from gpuwizard.core.compat.plan import FRAMEWORK_TITLES, Plan, Wish, WishError
+from gpuwizard.core.compat.plan import Plan, Wish, WishError
 from gpuwizard.core.compat.tables import CompatData, TensorflowRelease, TorchRelease, minor_of, version_key
+from gpuwizard.core.frameworks import framework_title
 
 # Ranking tiers: how a candidate uses the GPU.
 TIER_GPU_NOW: Final = 0
@@ -67,7 +68,7 @@ def wished_version(wish: Wish, releases: list[str], compat: CompatData) -> str |
     """The wished release's exact version, or None without a wish."""
     if wish.version is None:
         return None
-    title = FRAMEWORK_TITLES[wish.framework]
+    title = framework_title(wish.framework)
     minor = minor_of(wish.version)
     rows: Sequence[TorchRelease | TensorflowRelease] = (
         compat.pytorch if wish.framework == "pytorch" else compat.tensorflow

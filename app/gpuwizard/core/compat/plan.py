@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from gpuwizard.core.findings.model import Finding, finding_to_json
+from gpuwizard.core.frameworks import framework_title
 
 RECOMMENDATION_SCHEMA: Final = "gpuwizard.recommendation/1"
 FRAMEWORKS: Final = ("pytorch", "tensorflow")
@@ -24,7 +25,6 @@ FRAMEWORK_NAMES: Final = {
 }
 MANAGERS: Final = ("venv", "conda")
 #: How each framework is written in messages.
-FRAMEWORK_TITLES: Final = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
 
 
 class WishError(ValueError):
@@ -135,7 +135,7 @@ class Plan:
 
 def plan_build_name(plan: Plan) -> str:
     """``PyTorch 2.13.0 (cu126)`` / ``TensorFlow 2.10.1 (CUDA 11.2)`` for messages."""
-    title = FRAMEWORK_TITLES[plan.framework]
+    title = framework_title(plan.framework)
     if plan.torch_variant:
         return f"{title} {plan.framework_version} ({plan.torch_variant})"
     if plan.cuda:

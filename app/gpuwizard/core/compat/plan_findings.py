@@ -17,7 +17,7 @@ from gpuwizard.core.compat.candidates import (
     Candidate,
 )
 from gpuwizard.core.compat.machine_view import MachineView
-from gpuwizard.core.compat.plan import FRAMEWORK_TITLES, Plan, Wish, plan_build_name
+from gpuwizard.core.compat.plan import Plan, Wish, plan_build_name
 from gpuwizard.core.compat.reasons import reason_text
 from gpuwizard.core.compat.tables import (
     Architectures,
@@ -28,6 +28,7 @@ from gpuwizard.core.compat.tables import (
     version_key,
 )
 from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
 
@@ -59,7 +60,7 @@ def findings_for_plan(
         findings.append(
             make_finding(
                 "PYTHON_UNSUPPORTED",
-                framework=FRAMEWORK_TITLES[wish.framework],
+                framework=framework_title(wish.framework),
                 version=plan.framework_version,
                 python_range=_python_range_of(wish.framework, plan.framework_version, compat),
                 python=wish.python,
@@ -134,7 +135,7 @@ def _gpu_findings(
     ranked: list[Candidate],
 ) -> list[Finding]:
     """Why the wished release cannot use the GPU as it is, and whether the driver must change."""
-    title = FRAMEWORK_TITLES[wish.framework]
+    title = framework_title(wish.framework)
     findings: list[Finding] = []
     target_version = minor_of(wanted) if wanted else _newest_version(wish.framework, compat)
     target_gpu_plans = [

@@ -35,12 +35,13 @@ from gpuwizard.core.compat.candidates import (
     wished_version,
 )
 from gpuwizard.core.compat.machine_view import machine_view, toolkits_in_path_order
-from gpuwizard.core.compat.plan import FRAMEWORK_TITLES, CudaNumbers, Plan, Recommendation, Wish, WishError
+from gpuwizard.core.compat.plan import CudaNumbers, Plan, Recommendation, Wish, WishError
 from gpuwizard.core.compat.plan_findings import findings_for_plan, notes_for_plan
 from gpuwizard.core.compat.tables import CompatData
 from gpuwizard.core.compat.tensorflow_plans import tensorflow_candidates
 from gpuwizard.core.compat.torch_plans import torch_candidates
 from gpuwizard.core.findings.model import sort_findings
+from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.machine.system_report import SystemReport
 
 _MAX_ALTERNATIVES: Final = 4
@@ -63,7 +64,7 @@ def recommend(report: SystemReport, wish: Wish, compat: CompatData) -> Recommend
     if not candidates:
         # Only possible with tables that list no build at all for this OS.
         raise WishError(
-            f"the compatibility data lists no {FRAMEWORK_TITLES[wish.framework]} build for {machine.family}"
+            f"the compatibility data lists no {framework_title(wish.framework)} build for {machine.family}"
         )
     ranked = sorted(candidates, key=lambda c: c.key())
     best = ranked[0]

@@ -34,6 +34,7 @@ from gpuwizard.core.exports.files import (
     pip_option_lines,
     plan_with_build,
 )
+from gpuwizard.core.frameworks import framework_module
 from gpuwizard.core.machine.system_report import ManagerFacts, OsFacts, PythonFacts, SystemReport
 
 DOCKER_IMAGES_SCHEMA: Final = "gpuwizard.compat-docker-images/1"
@@ -41,7 +42,6 @@ DOCKER_IMAGES_SCHEMA: Final = "gpuwizard.compat-docker-images/1"
 DOCKER_GPU_DOCS: Final = "https://docs.docker.com/engine/containers/resource_constraints/#gpu"
 DOCKER_DESKTOP_GPU_DOCS: Final = "https://docs.docker.com/desktop/features/gpu/"
 #: The framework's module, and a line that shows the GPU it sees.
-_MODULES: Final = {"pytorch": "torch", "tensorflow": "tensorflow"}
 _GPU_CHECKS: Final = {
     "pytorch": "import torch; print(torch.__version__, torch.cuda.get_device_name(0))",
     "tensorflow": "import tensorflow as tf; print(tf.__version__, tf.config.list_physical_devices('GPU'))",
@@ -380,7 +380,7 @@ def _install(plan: Plan, base: BaseImage) -> str:
 
 def _build_check(plan: Plan, framework_version: str) -> str:
     """A cheap check while building: the framework imports and is the pinned build (no GPU needed)."""
-    module = _MODULES[plan.framework]
+    module = framework_module(plan.framework)
     pin = framework_version
     if plan.framework == "pytorch":
         pin = next((r.split("==", 1)[1] for r in pinned_requirements(plan) if r.startswith("torch==")), pin)

@@ -2,10 +2,10 @@
 
 The wizard records a :class:`Snapshot` (``GPUWIZARD_HOME/last-good.json``, schema
 ``gpuwizard.snapshot/1``) whenever an environment's live test passes, and ``verify`` compares
-the machine as it is now against it (core/drift.py). It keeps what decides whether a setup
-still works: driver, GPUs (never their UUIDs or serial numbers), each environment's framework
-build and pin, the GPUs the framework saw and the test's verdict, and the PATH folders the
-wizard added. Pure data and parsing, no I/O.
+the machine as it is now against it (machine_drift.py, env_drift.py and path_drift.py beside
+it). It keeps what decides whether a setup still works: driver, GPUs (never their UUIDs or
+serial numbers), each environment's framework build and pin, the GPUs the framework saw and
+the test's verdict, and the PATH folders the wizard added. Pure data and parsing, no I/O.
 
 >>> snapshot = Snapshot(recorded="2026-01-01T00:00:00+00:00", driver_version="550.54", driver_cuda_max="12.4")
 >>> snapshot_from_json(snapshot_to_json(snapshot)) == snapshot
@@ -23,17 +23,11 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion
 
-from gpuwizard.core.machine.system_report import GpuFacts, SystemReport
+from gpuwizard.core.frameworks import FRAMEWORKS
+from gpuwizard.core.machine.readiness import usable_gpus
+from gpuwizard.core.machine.system_report import SystemReport
 
 SNAPSHOT_SCHEMA: Final = "gpuwizard.snapshot/1"
-
-#: The import name of each framework, and the distributions that provide it
-#: (the same list as probes/framework_import.py).
-FRAMEWORK_MODULES: Final = {"pytorch": "torch", "tensorflow": "tensorflow"}
-FRAMEWORK_DISTRIBUTIONS: Final = {
-    "pytorch": ("torch",),
-    "tensorflow": ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos"),
-}
 
 # PyTorch wheel tags name their CUDA as cuXY[Z]: cu118 is CUDA 11.8, cu126 is 12.6, cu130 is 13.0
 # (download.pytorch.org/whl/ index names, pytorch.org/get-started/locally).
@@ -133,12 +127,6 @@ class Snapshot:
     def environment(self, name: str) -> SnapshotEnv | None:
         """The environment called ``name``, if it is in the snapshot."""
         return next((env for env in self.environments if env.name == name), None)
-
-
-def usable_gpus(report: SystemReport) -> tuple[GpuFacts, ...]:
-    """The NVIDIA GPUs a driver serves, in index order."""
-    # A GPU that fell off the bus ("lost") or has no driver cannot run anything.
-    return tuple(gpu for gpu in report.nvidia_gpus if gpu.status == "ok")
 
 
 def snapshot_gpus(report: SystemReport) -> tuple[SnapshotGpu, ...]:
@@ -307,7 +295,8 @@ def parse_constraints(text: str) -> tuple[str, ...]:
 
 def framework_pin(framework: str, pins: Iterable[str]) -> str | None:
     """The pin of the framework's distribution among ``pins`` (``torch==...``), if any."""
-    wanted = {canonicalize_name(name) for name in FRAMEWORK_DISTRIBUTIONS.get(framework, (framework,))}
+    known = FRAMEWORKS.get(framework)
+    wanted = {canonicalize_name(name) for name in (known.distributions if known else (framework,))}
     for pin in pins:
         try:
             if canonicalize_name(Requirement(pin).name) in wanted:

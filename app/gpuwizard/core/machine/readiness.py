@@ -30,9 +30,23 @@ class Readiness:
     warnings: tuple[Finding, ...]
 
 
+def usable_gpus(report: SystemReport) -> tuple[GpuFacts, ...]:
+    """The NVIDIA GPUs a driver serves, in index order."""
+    # A GPU that fell off the bus ("lost") or has no driver cannot run anything.
+    return tuple(gpu for gpu in report.nvidia_gpus if gpu.status == "ok")
+
+
+def machine_has_nvidia_gpu(report: SystemReport) -> bool:
+    """Whether the machine has an NVIDIA GPU that a driver serves (one a live test could use).
+
+    What the verdict rule of the live test is judged against (core.livetest.verdicts.passed).
+    """
+    return report.driver is not None and bool(usable_gpus(report))
+
+
 def gpu_readiness(report: SystemReport) -> Readiness:
     """Summarise ``report`` for the wizard's summary page and exit codes."""
-    usable = tuple(gpu for gpu in report.nvidia_gpus if gpu.status == "ok")
+    usable = usable_gpus(report)
     blocking = tuple(f for f in report.findings if f.severity == "error")
     warnings = tuple(f for f in report.findings if f.severity == "warning")
     # A lost GPU is an error finding, but the other GPUs still work: judge by what works.

@@ -16,8 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, ClassVar, Final, TypeAlias, TypeGuard
 
 from gpuwizard.core.findings.model import SEVERITY_ORDER
-from gpuwizard.core.health.drift import machine_has_nvidia_gpu
-from gpuwizard.core.machine.readiness import gpu_readiness
+from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, display_name, report_from_json
 
 #: The live test's verdicts in words (core/live_test.py defines them).

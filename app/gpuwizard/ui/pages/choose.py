@@ -43,10 +43,11 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from gpuwizard.core.compat.plan import FRAMEWORK_TITLES, Plan, Recommendation, WishError
+from gpuwizard.core.compat.plan import Plan, Recommendation, WishError
 from gpuwizard.core.compat.tables import newest_first
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
+from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name
 from gpuwizard.ui.messages import display_text
 from gpuwizard.ui.theme import status_style
@@ -908,7 +909,7 @@ class ChoosePage(QWizardPage):
 
     def _headline(self, rec: Recommendation) -> str:
         plan = rec.plan
-        title = FRAMEWORK_TITLES.get(rec.framework, rec.framework)
+        title = framework_title(rec.framework)
         report = self.session.report
         if plan.cpu_only:
             if report is None or not report.nvidia_gpus:
@@ -931,7 +932,7 @@ class ChoosePage(QWizardPage):
         ).replace("%1", title)
 
     def _plan_line(self, plan: Plan) -> str:
-        parts = [f"{FRAMEWORK_TITLES.get(plan.framework, plan.framework)} {plan.framework_version}"]
+        parts = [f"{framework_title(plan.framework)} {plan.framework_version}"]
         parts.append(self._cuda_text(plan, short=True))
         parts.append(self.tr("Python %1").replace("%1", plan.python))
         parts.append(plan.manager)
@@ -958,7 +959,7 @@ class ChoosePage(QWizardPage):
         version = plan.framework_version
         if plan.torch_variant:
             version += " " + self.tr("(wheel %1)").replace("%1", plan.torch_variant)
-        self.plan_framework.setText(f"{FRAMEWORK_TITLES.get(plan.framework, plan.framework)} {version}")
+        self.plan_framework.setText(f"{framework_title(plan.framework)} {version}")
         self.plan_python.setText(plan.python)
         self.plan_cuda.setText(self._cuda_text(plan))
         driver = self._driver_text(rec)

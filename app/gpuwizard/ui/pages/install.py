@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.frameworks import framework_module, framework_title
 from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import status_style
@@ -492,7 +493,7 @@ class InstallPage(QWizardPage):
         if choice is None or recommendation is None:
             return self.tr("No plan has been chosen yet.")
         plan = recommendation.plan
-        framework = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}.get(plan.framework, plan.framework)
+        framework = framework_title(plan.framework)
         build = (
             self.tr("CPU build") if plan.cpu_only else self.tr("CUDA %1 build").replace("%1", str(plan.cuda))
         )
@@ -539,8 +540,10 @@ class InstallPage(QWizardPage):
         )
 
     def _phase_text(self, phase: str) -> str:
-        framework = {"pytorch": "torch", "tensorflow": "tensorflow"}.get(
-            self.session.choice.framework if self.session.choice else "", self.tr("the framework")
+        framework = (
+            framework_module(self.session.choice.framework)
+            if self.session.choice
+            else self.tr("the framework")
         )
         words = {
             "replace": self.tr("Moving the existing environment aside…"),

@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.frameworks import framework_title
-from gpuwizard.core.health.drift import machine_has_nvidia_gpu
 from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.livetest.events import DeviceSummary, LiveTestEvent, LiveTestResult, Phase, Start, Step
+from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.messages import display_text
 from gpuwizard.ui.theme import Status, status_style

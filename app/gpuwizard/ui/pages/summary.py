@@ -27,10 +27,9 @@ from PySide6.QtWidgets import (
 
 from gpuwizard.core.envs.activation import activation_commands
 from gpuwizard.core.frameworks import framework_title
-from gpuwizard.core.health.drift import machine_has_nvidia_gpu
 from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.livetest.events import LiveTestResult
-from gpuwizard.core.machine.readiness import gpu_readiness
+from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
 from gpuwizard.ui.messages import display_text, finding_texts
 from gpuwizard.ui.theme import Status, status_style

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuwizard.core.findings.model import finding_from_json
-from gpuwizard.core.health.drift import HealthReport
+from gpuwizard.core.health.checks import HealthReport
 from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.event_bridge import Event

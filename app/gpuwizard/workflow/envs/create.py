@@ -34,6 +34,7 @@ from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.space import required_bytes, space_message
 from gpuwizard.core.envs.tool_output import parse_tool_line, progress_event
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
+from gpuwizard.core.frameworks import framework_module
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
 from gpuwizard.workflow.state.env_registry import (
     EnvRecord,
@@ -45,8 +46,6 @@ from gpuwizard.workflow.state.env_registry import (
 from gpuwizard.workflow.state.home import wizard_home
 
 VENV_TOOLS: Final = ("uv", "pip")
-#: The import name of each framework (what the verify step imports).
-FRAMEWORK_MODULES: Final = {"pytorch": "torch", "tensorflow": "tensorflow"}
 # A first `import tensorflow` on a slow disk takes tens of seconds; minutes means it hangs.
 _VERIFY_TIMEOUT_S: Final = 600.0
 _PROBE: Final = probes.script("framework_import")
@@ -314,7 +313,7 @@ class _Run:
             self._seed_pip()
         self.enter("install", f"installing {', '.join(prepared.requirements)}")
         self._run(self.backend.install_command(self.prefix, prepared.requirements, prepared.source, None))
-        self.enter("verify", f"importing {FRAMEWORK_MODULES[plan.framework]} in the new environment")
+        self.enter("verify", f"importing {framework_module(plan.framework)} in the new environment")
         probe = self._verify()
         pins = [f"{probe['distribution']}=={probe['distribution_version']}"]
         self.enter("constraints", f"pinning {pins[0]} so later installs cannot replace the build")
@@ -393,7 +392,7 @@ class _Run:
         self.emit({"event": "log", "phase": self.phase, "tool": "gpuwizard", "line": text})
 
     def _verify(self) -> dict[str, Any]:
-        module = FRAMEWORK_MODULES[self.request.plan.framework]
+        module = framework_module(self.request.plan.framework)
         lines: list[str] = []
 
         def keep(text: str) -> None:

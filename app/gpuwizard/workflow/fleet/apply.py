@@ -34,9 +34,10 @@ from gpuwizard.core.compat.plan import Plan, Recommendation, WishError, plan_to_
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
-from gpuwizard.core.health.drift import machine_has_nvidia_gpu
+from gpuwizard.core.frameworks import FRAMEWORKS
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
+from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.envs.create import (
@@ -483,14 +484,6 @@ def _same_plan(record: EnvRecord, plan: Plan) -> bool:
     return record.framework == plan.framework and version == plan.framework_version
 
 
-#: The distributions that bring each framework, as their ``*.dist-info`` folders are named
-#: (PEP 427 escapes ``-`` as ``_``): TensorFlow also ships as tensorflow-cpu and tensorflow-intel.
-_FRAMEWORK_DISTRIBUTIONS: Final = {
-    "pytorch": ("torch",),
-    "tensorflow": ("tensorflow", "tensorflow_cpu", "tensorflow_intel", "tensorflow_macos"),
-}
-
-
 def _intact(record: EnvRecord) -> bool:
     """Whether the environment still has its interpreter and an installed framework.
 
@@ -499,7 +492,8 @@ def _intact(record: EnvRecord) -> bool:
     """
     if not Path(record.python).exists():
         return False
-    names = _FRAMEWORK_DISTRIBUTIONS.get(record.framework, ())
+    known = FRAMEWORKS.get(record.framework)
+    names = known.dist_info_prefixes() if known else ()
     root = Path(record.path)
     site_folders = [*root.glob("lib/python*/site-packages"), *root.glob("Lib/site-packages")]
     return any(next(folder.glob(f"{name}-*.dist-info"), None) for folder in site_folders for name in names)

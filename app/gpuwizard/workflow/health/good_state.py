@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError, RegValue
-from gpuwizard.core.health.drift import (
-    EnvObservation,
+from gpuwizard.core.health.env_drift import EnvObservation
+from gpuwizard.core.health.snapshot import (
     Snapshot,
     SnapshotEnv,
     SnapshotError,
     SnapshotPathEntry,
-    machine_has_nvidia_gpu,
     parse_constraints,
     snapshot_from_json,
     snapshot_gpus,
@@ -36,6 +35,7 @@ from gpuwizard.core.health.drift import (
 )
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.verdicts import passed
+from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.core.pathedit.pathlist import split_segments
@@ -156,6 +156,7 @@ def snapshot_env(
         build = observed.framework_build or base.framework_build
         built_with_cuda, cuda_build = observed.built_with_cuda, observed.cuda_build
         gpus_visible, python_version = observed.gpus_visible, observed.python_version
+        gpu_names = observed.gpu_names
         pins = observed.constraints_pins or ()
     else:
         build = (test.framework_version if test is not None else None) or base.framework_build

@@ -33,27 +33,19 @@ from typing import Any, Final
 from gpuwizard import probes
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
-from gpuwizard.core.health.drift import (
-    DriverNeed,
+from gpuwizard.core.health.checks import HealthCheck, HealthReport, check_to_json, health_to_json
+from gpuwizard.core.health.env_drift import (
     EnvObservation,
-    HealthCheck,
-    HealthReport,
-    Snapshot,
-    SnapshotEnv,
-    check_to_json,
-    compare_driver,
     compare_environment,
-    compare_gpus,
-    compare_path,
     compare_test,
-    cuda_of_build,
     env_fixes,
-    health_to_json,
-    machine_has_nvidia_gpu,
     observe_environment,
-    with_environment,
 )
+from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
+from gpuwizard.core.health.path_drift import compare_path
+from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv, cuda_of_build, with_environment
 from gpuwizard.core.livetest.events import LiveTestResult
+from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.workflow.health.good_state import (
@@ -281,9 +273,7 @@ class _Verify:
         if self.cancel.is_set():
             raise _Stop  # the test was killed: its "broken" says nothing about the environment
         self.tests[env.name] = result
-        self.decide(
-            compare_test(env.name, baseline.test_verdict, result.to_json(), machine_has_nvidia_gpu=has_gpu)
-        )
+        self.decide(compare_test(env.name, baseline.test_verdict, result, machine_has_nvidia_gpu=has_gpu))
 
     def _observe(self, env: EnvRecord) -> EnvObservation:
         framework = env.framework or "pytorch"

@@ -23,7 +23,6 @@ from gpuwizard.adapters.nvml import UsageSampler
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
 from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.model import Finding, make_finding
-from gpuwizard.core.health.drift import machine_has_nvidia_gpu
 from gpuwizard.core.livetest.events import (
     LiveTestEvent,
     LiveTestResult,
@@ -33,6 +32,7 @@ from gpuwizard.core.livetest.events import (
     usage_event,
 )
 from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
+from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.state.env_registry import find_record, load_records
 from gpuwizard.workflow.state.last_tests import remember_test

@@ -30,7 +30,8 @@ from gpuwizard import __version__, probes
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
 from gpuwizard.core.findings.model import finding_to_json
-from gpuwizard.core.health.drift import Snapshot, machine_has_nvidia_gpu, snapshot_to_json
+from gpuwizard.core.health.snapshot import Snapshot, snapshot_to_json
+from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
 from gpuwizard.core.pathedit.algebra import entry_of
 from gpuwizard.core.pathedit.pathlist import split_segments

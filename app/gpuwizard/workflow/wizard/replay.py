@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from gpuwizard.core.compat.plan import Recommendation
-from gpuwizard.core.health.drift import HealthReport, health_from_json
+from gpuwizard.core.health.checks import HealthReport, health_from_json
 from gpuwizard.core.livetest.events import LiveTestResult, event_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents

@@ -26,7 +26,7 @@ from gpuwizard.workflow.wizard import steps as wizard_steps
 from gpuwizard.workflow.wizard.steps import Choice, EventSink
 
 if TYPE_CHECKING:
-    from gpuwizard.core.health.drift import HealthReport
+    from gpuwizard.core.health.checks import HealthReport
     from gpuwizard.core.health.snapshot import Snapshot
 
 #: The wizard's long steps, swappable for fakes in tests (see :mod:`wizard_steps`).

@@ -22,7 +22,7 @@ from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environm
 from gpuwizard.workflow.state.env_registry import find_record, load_records
 
 if TYPE_CHECKING:
-    from gpuwizard.core.health.drift import HealthReport
+    from gpuwizard.core.health.checks import HealthReport
 
 EventSink = Callable[[dict[str, Any]], None]
 

@@ -1,0 +1,422 @@
+"""Drift of one environment: what it is now against the last good state, and the fixes offered.
+
+The workflow observes each environment (its env probe's answer and its constraints file:
+:func:`observe_environment`), and :func:`compare_environment` judges the interpreter, the
+framework import, its build, the constraints pin and the GPUs the framework sees;
+:func:`compare_test` judges the short live test. A broken check's finding offers the commands
+of :func:`env_fixes`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpuwizard.core.findings.model import make_finding
+from gpuwizard.core.frameworks import FRAMEWORKS, framework_module
+from gpuwizard.core.health.checks import HealthCheck, text_or_none
+from gpuwizard.core.health.snapshot import (
+    SnapshotEnv,
+    cuda_of_build,
+    framework_pin,
+    parse_constraints,
+    pin_allows,
+)
+from gpuwizard.core.livetest.events import LiveTestResult
+from gpuwizard.core.livetest.verdicts import on_gpu, passed
+
+
+@dataclass(frozen=True)
+class EnvObservation:
+    """What the workflow found in one environment just now (env probe + constraints file).
+
+    Attributes:
+        name: The environment's name.
+        framework: ``pytorch`` or ``tensorflow``.
+        python: Its interpreter.
+        interpreter_error: Why the interpreter did not run the probe; None when it ran.
+        import_error: Why the framework did not import (or report); None when it did.
+        framework_missing: The framework is not installed at all (its module is not found).
+        framework_build: The build the framework reports (``torch.__version__``: ``2.13.0+cpu``).
+        built_with_cuda: Whether that build carries CUDA.
+        cuda_build: The CUDA the build was made with.
+        gpus_visible: How many GPUs the framework sees.
+        gpu_names: Their names, as the framework reports them.
+        python_version: The interpreter's version.
+        constraints_path: The constraints file looked at.
+        constraints_pins: Its pins; None when the file is missing or unreadable.
+    """
+
+    name: str
+    framework: str
+    python: str
+    interpreter_error: str | None = None
+    import_error: str | None = None
+    framework_missing: bool = False
+    framework_build: str | None = None
+    built_with_cuda: bool | None = None
+    cuda_build: str | None = None
+    gpus_visible: int | None = None
+    gpu_names: tuple[str, ...] = ()
+    python_version: str | None = None
+    constraints_path: str | None = None
+    constraints_pins: tuple[str, ...] | None = None
+
+
+def observe_environment(
+    name: str,
+    framework: str,
+    python: str,
+    *,
+    probe: Mapping[str, Any] | None,
+    probe_failure: str | None = None,
+    constraints_path: str | None = None,
+    constraints_text: str | None = None,
+) -> EnvObservation:
+    """Facts from the env probe's JSON object (``probes/env_report.py``) and the constraints file.
+
+    ``probe_failure`` says why the probe gave no object (the interpreter is missing, died or
+    hung); ``constraints_text`` is None when the file is missing.
+    """
+    pins = parse_constraints(constraints_text) if constraints_text is not None else None
+    common: dict[str, Any] = {
+        "name": name,
+        "framework": framework,
+        "python": python,
+        "constraints_path": constraints_path,
+        "constraints_pins": pins,
+    }
+    if probe is None:
+        return EnvObservation(**common, interpreter_error=probe_failure or "no answer from the interpreter")
+    common["python_version"] = text_or_none(probe.get("python"))
+    if not probe.get("ok"):
+        error = str(probe.get("error") or "unknown error").splitlines()[0][:300]
+        module = framework_module(framework)
+        missing = probe.get("phase") == "import" and f"No module named '{module}'" in error
+        return EnvObservation(**common, import_error=error, framework_missing=missing)
+    gpus = probe.get("gpus")
+    built = probe.get("built_with_cuda")
+    return EnvObservation(
+        **common,
+        framework_build=text_or_none(probe.get("framework_version")),
+        built_with_cuda=built if isinstance(built, bool) else None,
+        cuda_build=text_or_none(probe.get("cuda_build")),
+        gpus_visible=len(gpus) if isinstance(gpus, list) else None,
+        gpu_names=tuple(
+            str(gpu.get("name") or "GPU")
+            for gpu in (gpus if isinstance(gpus, list) else [])
+            if isinstance(gpu, Mapping)
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class EnvFixes:
+    """The commands a finding about an environment offers.
+
+    Attributes:
+        recreate: ``gpuwizard env create ... --replace``, which makes it anew.
+        reinstall: Reinstalls the recorded build into it with its own pip.
+    """
+
+    recreate: str
+    reinstall: str
+
+
+def env_fixes(env: SnapshotEnv, *, windows: bool, prefix: str | None = None) -> EnvFixes:
+    """The fix commands for ``env``; ``prefix`` when it is not in the default folder.
+
+    >>> env = SnapshotEnv("demo", "/e/demo", "/e/demo/bin/python", "venv", "pytorch", "2.13.0",
+    ...                   framework_build="2.13.0+cu126", index_url="https://download.pytorch.org/whl/cu126")
+    >>> fixes = env_fixes(env, windows=False)
+    >>> fixes.recreate
+    'gpuwizard env create demo --framework pytorch --version 2.13.0 --replace'
+    >>> fixes.reinstall
+    '/e/demo/bin/python -m pip install torch==2.13.0+cu126 --index-url https://download.pytorch.org/whl/cu126'
+    """
+    quote = _windows_quoted if windows else shlex.quote
+    parts = ["gpuwizard", "env", "create", quote(env.name), "--framework", env.framework or "pytorch"]
+    if env.framework_version:
+        parts += ["--version", env.framework_version]
+    if env.manager == "conda":
+        parts += ["--manager", "conda"]
+    if prefix:
+        parts += ["--prefix", quote(prefix)]
+    parts.append("--replace")
+    pin = framework_pin(env.framework, env.pins) or _default_pin(env)
+    reinstall = [quote(env.python), "-m", "pip", "install", quote(pin)]
+    if env.index_url:
+        reinstall += ["--index-url", env.index_url]
+    return EnvFixes(recreate=" ".join(parts), reinstall=" ".join(reinstall))
+
+
+def _default_pin(env: SnapshotEnv) -> str:
+    known = FRAMEWORKS.get(env.framework)
+    distribution = known.distributions[0] if known else env.framework
+    return f"{distribution}=={env.framework_build or env.framework_version}"
+
+
+def _windows_quoted(text: str) -> str:
+    return f'"{text}"' if any(char in text for char in " &()^;,") else text
+
+
+def compare_environment(
+    baseline: SnapshotEnv, observed: EnvObservation, *, fixes: EnvFixes
+) -> tuple[HealthCheck, ...]:
+    """The interpreter, import, build, constraints and devices checks of one environment.
+
+    ``baseline`` is the environment at the last good state, or, without one, as the
+    registry recorded it when it was made (then pins, GPUs and verdict are unknown).
+    """
+    name = observed.name
+    checks = [_interpreter_check(baseline, observed, fixes)]
+    if observed.interpreter_error is not None:
+        why = "the interpreter does not run"
+        return (
+            *checks,
+            *(_skipped(name, kind, why) for kind in ("import", "build", "constraints", "devices")),
+        )
+    checks.append(_import_check(observed, fixes))
+    imported = observed.import_error is None
+    checks.append(
+        _build_check(baseline, observed, fixes) if imported else _skipped(name, "build", "no import")
+    )
+    checks.append(_constraints_check(baseline, observed, fixes))
+    checks.append(_devices_check(baseline, observed) if imported else _skipped(name, "devices", "no import"))
+    return tuple(checks)
+
+
+def _check_id(env: str, kind: str) -> str:
+    return f"env:{env}:{kind}"
+
+
+def _skipped(env: str, kind: str, why: str) -> HealthCheck:
+    return HealthCheck(_check_id(env, kind), kind, env, "skipped", note=why)
+
+
+def _interpreter_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixes) -> HealthCheck:
+    name = observed.name
+    before = f"Python {baseline.python_version}" if baseline.python_version else "runs"
+    if observed.interpreter_error is not None:
+        finding = make_finding(
+            "DRIFT_ENV_INTERPRETER_BROKEN",
+            env=name,
+            python=observed.python,
+            error=observed.interpreter_error,
+            recreate=fixes.recreate,
+        )
+        return HealthCheck(
+            _check_id(name, "interpreter"), "interpreter", name, "broken", before, "does not run", finding
+        )
+    after = f"Python {observed.python_version}" if observed.python_version else "runs"
+    if (
+        baseline.python_version
+        and observed.python_version
+        and baseline.python_version != observed.python_version
+    ):
+        # A patch release of the base interpreter (3.11.7 -> 3.11.9) keeps the environment
+        # working; a new minor release would have failed the import below.
+        finding = make_finding("DRIFT_PYTHON_CHANGED", env=name, before=before, after=after)
+        return HealthCheck(
+            _check_id(name, "interpreter"), "interpreter", name, "changed", before, after, finding
+        )
+    return HealthCheck(_check_id(name, "interpreter"), "interpreter", name, "ok", before, after)
+
+
+def _import_check(observed: EnvObservation, fixes: EnvFixes) -> HealthCheck:
+    name = observed.name
+    module = framework_module(observed.framework)
+    check_id = _check_id(name, "import")
+    if observed.framework_missing:
+        finding = make_finding(
+            "DRIFT_FRAMEWORK_MISSING",
+            env=name,
+            framework=module,
+            reinstall=fixes.reinstall,
+            recreate=fixes.recreate,
+        )
+        return HealthCheck(check_id, "import", name, "broken", f"import {module}", "not installed", finding)
+    if observed.import_error is not None:
+        finding = make_finding(
+            "DRIFT_FRAMEWORK_BROKEN",
+            env=name,
+            framework=module,
+            error=observed.import_error,
+            reinstall=fixes.reinstall,
+            recreate=fixes.recreate,
+        )
+        return HealthCheck(check_id, "import", name, "broken", f"import {module}", "fails", finding)
+    return HealthCheck(check_id, "import", name, "ok", f"import {module}", f"import {module}")
+
+
+def _build_text(build: str | None, built_with_cuda: bool | None, cuda: str | None) -> str | None:
+    if not build:
+        return None
+    if built_with_cuda:
+        return f"{build} (CUDA {cuda})" if cuda else f"{build} (CUDA)"
+    if built_with_cuda is False:
+        return f"{build} (CPU)"
+    return build
+
+
+def _with_cuda(
+    build: str | None, built_with_cuda: bool | None, cuda: str | None
+) -> tuple[bool | None, str | None]:
+    label_cuda, label_version = cuda_of_build(build)
+    return (
+        built_with_cuda if built_with_cuda is not None else label_cuda,
+        cuda or label_version,
+    )
+
+
+def _build_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixes) -> HealthCheck:
+    name = observed.name
+    check_id = _check_id(name, "build")
+    cuda_before, cuda_version_before = _with_cuda(
+        baseline.framework_build, baseline.built_with_cuda, baseline.cuda_build
+    )
+    cuda_after, cuda_version_after = _with_cuda(
+        observed.framework_build, observed.built_with_cuda, observed.cuda_build
+    )
+    before = _build_text(baseline.framework_build, cuda_before, cuda_version_before)
+    after = _build_text(observed.framework_build, cuda_after, cuda_version_after)
+    module = framework_module(observed.framework)
+
+    def broken(code: str) -> HealthCheck:
+        finding = make_finding(
+            code,
+            env=name,
+            framework=module,
+            before=before,
+            after=after,
+            reinstall=fixes.reinstall,
+            recreate=fixes.recreate,
+        )
+        return HealthCheck(check_id, "build", name, "broken", before, after, finding)
+
+    if cuda_before is True and cuda_after is False:
+        # The classic swap: `pip install` of a package that depends on torch, from the default
+        # index, replaces the CUDA wheel with PyPI's CPU one (Windows) (peers.md, top pains).
+        return broken("DRIFT_CPU_BUILD_SWAPPED")
+    flipped = cuda_before is not None and cuda_after is not None and cuda_before != cuda_after
+    if (
+        baseline.framework_build
+        and observed.framework_build
+        and (baseline.framework_build != observed.framework_build or flipped)
+    ):
+        pin = framework_pin(observed.framework, observed.constraints_pins or ())
+        if pin is not None and pin_allows(pin, observed.framework_build):
+            # Changed, but to what the environment's own pin asks for: someone re-pinned it.
+            finding = make_finding(
+                "DRIFT_BUILD_UPDATED", env=name, framework=module, before=before, after=after
+            )
+            return HealthCheck(check_id, "build", name, "changed", before, after, finding)
+        return broken("DRIFT_BUILD_CHANGED")
+    return HealthCheck(check_id, "build", name, "ok", before, after)
+
+
+def _constraints_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixes) -> HealthCheck:
+    name = observed.name
+    check_id = _check_id(name, "constraints")
+    path = observed.constraints_path or baseline.constraints
+    if path is None:
+        return HealthCheck(check_id, "constraints", name, "skipped", note="no constraints file was recorded")
+    recorded_pin = framework_pin(baseline.framework, baseline.pins) or (
+        _default_pin(baseline) if baseline.framework_build else None
+    )
+    if observed.constraints_pins is None:
+        # pip reads the file through the environment's pip.conf; while it is missing, every
+        # `pip install` there fails ("Could not open requirements file"), and nothing holds the build.
+        finding = make_finding(
+            "DRIFT_CONSTRAINTS_MISSING", env=name, path=path, pin=recorded_pin or "?", recreate=fixes.recreate
+        )
+        return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, "missing", finding)
+    pin = framework_pin(observed.framework, observed.constraints_pins)
+    if pin is None:
+        finding = make_finding(
+            "DRIFT_CONSTRAINTS_MISSING",
+            variant="pin",
+            env=name,
+            path=path,
+            pin=recorded_pin or "?",
+            recreate=fixes.recreate,
+        )
+        return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, "no pin", finding)
+    installed = observed.framework_build
+    if installed is not None and not pin_allows(pin, installed):
+        finding = make_finding(
+            "DRIFT_CONSTRAINTS_MISMATCH",
+            env=name,
+            path=path,
+            pin=pin,
+            installed=installed,
+            reinstall=fixes.reinstall,
+            wanted=f"{pin.split('==')[0].strip()}=={installed}",
+        )
+        after = f"{pin} (installed: {installed})"
+        return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, after, finding)
+    if baseline.pins and pin not in baseline.pins:
+        finding = make_finding(
+            "DRIFT_CONSTRAINTS_CHANGED", env=name, path=path, before=recorded_pin or "?", after=pin
+        )
+        return HealthCheck(check_id, "constraints", name, "changed", recorded_pin, pin, finding)
+    return HealthCheck(check_id, "constraints", name, "ok", recorded_pin or pin, pin)
+
+
+def _devices_check(baseline: SnapshotEnv, observed: EnvObservation) -> HealthCheck:
+    name = observed.name
+    check_id = _check_id(name, "devices")
+    after = None if observed.gpus_visible is None else _gpu_count(observed.gpus_visible, observed.gpu_names)
+    before = None if baseline.gpus_visible is None else _gpu_count(baseline.gpus_visible, baseline.gpu_names)
+    if observed.gpus_visible is None:
+        return HealthCheck(check_id, "devices", name, "skipped", before, None, note="the probe did not say")
+    if baseline.gpus_visible is not None and observed.gpus_visible < baseline.gpus_visible:
+        finding = make_finding(
+            "DRIFT_DEVICES_LOST",
+            env=name,
+            framework=framework_module(observed.framework),
+            before=before,
+            after=after,
+        )
+        return HealthCheck(check_id, "devices", name, "broken", before, after, finding)
+    return HealthCheck(check_id, "devices", name, "ok", before, after)
+
+
+def _gpu_count(count: int, names: Sequence[str] = ()) -> str:
+    """``1 GPU (NVIDIA H200)``: how many, and which where the framework named them."""
+    number = f"{count} GPU" if count == 1 else f"{count} GPUs"
+    return f"{number} ({', '.join(names)})" if names and count else number
+
+
+def compare_test(
+    env: str,
+    recorded_verdict: str | None,
+    result: LiveTestResult | None,
+    *,
+    machine_has_nvidia_gpu: bool,
+) -> HealthCheck:
+    """The short live test's verdict now against the recorded one (the rule of core.livetest.verdicts)."""
+    check_id = _check_id(env, "test")
+    if result is None:
+        return HealthCheck(check_id, "test", env, "skipped", recorded_verdict, None, note="not run")
+    now = result.verdict
+    reason = next((finding.message for finding in result.findings), "the test gave no reason")
+    gpu_before = recorded_verdict is not None and on_gpu(recorded_verdict)
+    if not passed(now, machine_has_nvidia_gpu) or (gpu_before and now == "cpu_only"):
+        # Trained on the GPU then, not now (or not at all): the setup no longer does its job.
+        variant = None if recorded_verdict else "unrecorded"
+        finding = make_finding(
+            "DRIFT_TEST_WORSE",
+            variant=variant,
+            env=env,
+            before=recorded_verdict or "none",
+            after=now,
+            reason=reason,
+        )
+        return HealthCheck(check_id, "test", env, "broken", recorded_verdict, now, finding)
+    if recorded_verdict == "gpu_ok" and now == "gpu_slow":
+        finding = make_finding("DRIFT_TEST_SLOWER", env=env, before=recorded_verdict, after=now)
+        return HealthCheck(check_id, "test", env, "changed", recorded_verdict, now, finding)
+    return HealthCheck(check_id, "test", env, "ok", recorded_verdict, now)
