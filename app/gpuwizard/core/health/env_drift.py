@@ -105,9 +105,9 @@ def observe_environment(
         cuda_build=text_or_none(probe.get("cuda_build")),
         gpus_visible=len(gpus) if isinstance(gpus, list) else None,
         gpu_names=tuple(
-            str(gpu.get("name") or "GPU")
+            str(gpu["name"])
             for gpu in (gpus if isinstance(gpus, list) else [])
-            if isinstance(gpu, Mapping)
+            if isinstance(gpu, Mapping) and gpu.get("name")
         ),
     )
 
