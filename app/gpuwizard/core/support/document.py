@@ -3,7 +3,7 @@
 The workflow layer gathers (detection, PATH, environments, probes, tests) and this module
 decides what of it goes in: the packages and environment variables that matter for GPU
 frameworks, the PATH entries marked, the problems of each environment as findings. The
-document is then redacted (core/redaction.py) and rendered (core/support_view.py and the
+document is then redacted (core/support/redaction.py) and rendered (core/support/view.py and the
 renderers beside it); ``report --out FILE.json`` writes the document itself
 (``resources/schemas/support-1.schema.json``).
 

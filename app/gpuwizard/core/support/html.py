@@ -1,6 +1,6 @@
 """The support report as one self-contained HTML file (pure: the templates are given as text).
 
-Jinja2 lays out a :class:`~gpuwizard.core.support.view.SupportView` with autoescaping on, so
+Jinja2 lays out a :class:`~gpuwizard.core.support.blocks.SupportView` with autoescaping on, so
 every value from the machine (paths, error messages, package names) is escaped; the style sheet
 is inlined and nothing is fetched (no scripts, fonts, images or links to other files), so the
 file reads the same offline, attached to an issue, or printed. The templates live in
@@ -14,7 +14,7 @@ from typing import Final
 
 import jinja2
 
-from gpuwizard.core.support.view import SupportView
+from gpuwizard.core.support.blocks import SupportView
 
 #: The page template and the style sheet it includes, by name.
 HTML_TEMPLATE: Final = "support.html.jinja"

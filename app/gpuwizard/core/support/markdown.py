@@ -1,6 +1,6 @@
 r"""The support report as GitHub-flavoured Markdown, to paste into an issue (pure).
 
-The same :class:`~gpuwizard.core.support.view.SupportView` as the HTML, laid out with GFM
+The same :class:`~gpuwizard.core.support.blocks.SupportView` as the HTML, laid out with GFM
 tables (github.github.com/gfm, "Tables (extension)": a ``|`` inside a cell, even inside a code
 span, is written ``\|``), and ``<details>`` for raw parts, which GitHub renders folded
 (docs.github.com, "Organizing information with collapsed sections"). Every value from the
@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from gpuwizard.core.support.view import (
+from gpuwizard.core.support.blocks import (
     Block,
     Cell,
     Fact,
