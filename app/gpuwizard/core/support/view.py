@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from gpuwizard.core.findings.model import SEVERITY_ORDER
+from gpuwizard.core.livetest.verdicts import level, phrase
 from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, display_name, report_from_json
 from gpuwizard.core.support.blocks import (
@@ -28,13 +29,11 @@ from gpuwizard.core.support.blocks import (
     when_text,
 )
 from gpuwizard.core.support.view_envs import (
-    VERDICT_WORDS,
     environments_section,
     last_good_section,
     last_test_result,
     rates_text,
     tests_section,
-    verdict_level,
 )
 from gpuwizard.core.support.view_machine import machine_section, memory_text, path_section, variables_section
 
@@ -171,7 +170,7 @@ def _env_level(env: Mapping[str, Any], test: Mapping[str, Any] | None, has_gpu: 
     if "error" in severities:
         return "error"
     if test is not None:
-        return verdict_level(str(test.get("verdict")), has_gpu)
+        return level(str(test.get("verdict")), has_gpu)
     return "warning" if "warning" in severities else ""
 
 
@@ -214,11 +213,11 @@ def _last_test_fact(tests: Sequence[Mapping[str, Any]], has_gpu: bool) -> Fact:
     verdict = str(result.get("verdict"))
     who = latest.get("env") or latest.get("python") or "?"
     rates = rates_text(result.get("samples_per_s"), result.get("speedup"))
-    text = f"{who}: {verdict} ({VERDICT_WORDS.get(verdict, verdict)})" + (f", {rates}" if rates else "")
+    text = f"{who}: {verdict} ({phrase(verdict)})" + (f", {rates}" if rates else "")
     return Fact(
         "Last live test",
         f"{text}, {when_text(latest.get('recorded'))}",
-        level=verdict_level(verdict, has_gpu),
+        level=level(verdict, has_gpu),
     )
 
 

@@ -10,8 +10,9 @@ the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, TypeGuard
+from typing import Any, TypeGuard
 
+from gpuwizard.core.livetest.verdicts import level, phrase
 from gpuwizard.core.support.blocks import (
     Block,
     Cell,
@@ -31,29 +32,7 @@ from gpuwizard.core.support.blocks import (
     when_text,
 )
 
-#: The live test's verdicts in words (core/live_test.py defines them).
-VERDICT_WORDS: Final = {
-    "gpu_ok": "trains on the GPU, clearly faster than the CPU",
-    "gpu_slow": "trains on the GPU, but not clearly faster than the CPU",
-    "cpu_only": "trains on the CPU only",
-    "broken": "does not train",
-}
-
-
 # --- verdicts and rates -------------------------------------------------------------------------
-
-
-def verdict_level(verdict: str, has_gpu: bool) -> str:
-    """The level a live test's verdict reads at: training on the CPU is fine where there is no GPU.
-
-    >>> verdict_level("gpu_ok", True), verdict_level("cpu_only", False), verdict_level("cpu_only", True)
-    ('ok', 'ok', 'warning')
-    >>> verdict_level("broken", True), verdict_level("gpu_slow", True)
-    ('error', 'warning')
-    """
-    if verdict == "gpu_ok" or (verdict == "cpu_only" and not has_gpu):
-        return "ok"
-    return "error" if verdict == "broken" else "warning"
 
 
 def last_test_result(env: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -212,15 +191,15 @@ def _env_tests(env: Mapping[str, Any], has_gpu: bool) -> list[Block]:
         rates = rates_text(good.get("samples_per_s"), None)
         when = when_text(good.get("tested"))
         text = f"{verdict or 'no verdict'}" + (f", {rates}" if rates else "") + f" ({when})"
-        facts.append(Fact("Last good state", text, level=verdict_level(verdict, has_gpu) if verdict else ""))
+        facts.append(Fact("Last good state", text, level=level(verdict, has_gpu) if verdict else ""))
     result = last_test_result(env)
     if result is not None:
         verdict = str(result.get("verdict"))
         record = env.get("last_test") or {}
         rates = rates_text(result.get("samples_per_s"), result.get("speedup"))
-        text = f"{verdict}: {VERDICT_WORDS.get(verdict, verdict)}" + (f"; {rates}" if rates else "")
+        text = f"{verdict}: {phrase(verdict)}" + (f"; {rates}" if rates else "")
         when = when_text(record.get("recorded"))
-        facts.append(Fact("Last live test", f"{text} ({when})", level=verdict_level(verdict, has_gpu)))
+        facts.append(Fact("Last live test", f"{text} ({when})", level=level(verdict, has_gpu)))
     return [Facts(tuple(facts))] if facts else []
 
 
@@ -240,7 +219,7 @@ def tests_section(tests: Sequence[Mapping[str, Any]], has_gpu: bool) -> Section:
                 Cell(when_text(test.get("recorded"))),
                 Cell(
                     verdict,
-                    level=verdict_level(verdict, has_gpu),
+                    level=level(verdict, has_gpu),
                     marks=(Mark("short"),) if test.get("short") else (),
                 ),
                 code_cell(result.get("framework_version")),
