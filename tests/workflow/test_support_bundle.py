@@ -103,7 +103,7 @@ def test_the_live_test_records_a_failed_run_with_its_findings(tmp_path: Path):
     )
     [record] = load_last_tests()
     assert record["env"] == "gone" and record["python"] == missing
-    assert record["result"] == result
+    assert record["result"] == result.to_json()
     assert [f["code"] for f in record["result"]["findings"]] == ["PYTHON_NOT_FOUND"]
 
 
