@@ -1204,23 +1204,30 @@
     </message>
 </context>
 <context>
-    <name>PathPage</name>
+    <name>PathDiffView</name>
     <message>
-        <source>PATH</source>
-        <translation>PATH</translation>
+        <source>Planned PATH, entry by entry: + added, − removed</source>
+        <translation>PATH previsto, entrada por entrada: + añadida, − quitada</translation>
     </message>
     <message>
-        <source>Put the folders the plan needs on PATH, safely: see the change first, undo it any time.</source>
-        <translation>Pon en PATH las carpetas que necesita el plan, de forma segura: ve el cambio antes y deshazlo cuando quieras.</translation>
+        <source>(empty entry)</source>
+        <translation>(entrada vacía)</translation>
     </message>
     <message>
-        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off.</source>
-        <translation>Esta es una vista previa de un informe guardado: nada cambia en esta máquina, así que Aplicar y Deshacer están desactivados.</translation>
+        <source>unchanged: %1</source>
+        <translation>sin cambios: %1</translation>
     </message>
     <message>
-        <source>PATH now (system first, then user)</source>
-        <translation>PATH actual (primero el del sistema, luego el de usuario)</translation>
+        <source>added: %1</source>
+        <translation>añadida: %1</translation>
     </message>
+    <message>
+        <source>removed: %1</source>
+        <translation>quitada: %1</translation>
+    </message>
+</context>
+<context>
+    <name>PathEntriesView</name>
     <message>
         <source>PATH entries with their problems</source>
         <translation>Entradas de PATH con sus problemas</translation>
@@ -1232,142 +1239,6 @@
     <message>
         <source>Problem</source>
         <translation>Problema</translation>
-    </message>
-    <message>
-        <source>Planned change</source>
-        <translation>Cambio previsto</translation>
-    </message>
-    <message>
-        <source>User PATH (you only)</source>
-        <translation>PATH de usuario (solo tú)</translation>
-    </message>
-    <message>
-        <source>System PATH (all users; admin)</source>
-        <translation>PATH del sistema (todos los usuarios; admin.)</translation>
-    </message>
-    <message>
-        <source>Which PATH to change</source>
-        <translation>Qué PATH cambiar</translation>
-    </message>
-    <message>
-        <source>Windows puts the system PATH before the user PATH. Changing the system PATH asks for administrator rights.</source>
-        <translation>Windows pone el PATH del sistema antes que el PATH de usuario. Cambiar el PATH del sistema requiere permisos de administrador.</translation>
-    </message>
-    <message>
-        <source>Keep them (after these)</source>
-        <translation>Conservarlas (después de estas)</translation>
-    </message>
-    <message>
-        <source>Move them to the end</source>
-        <translation>Moverlas al final</translation>
-    </message>
-    <message>
-        <source>Remove them</source>
-        <translation>Quitarlas</translation>
-    </message>
-    <message>
-        <source>What to do with other CUDA versions on PATH</source>
-        <translation>Qué hacer con otras versiones de CUDA en PATH</translation>
-    </message>
-    <message>
-        <source>Entries of another CUDA version: the first CUDA on PATH is the one programs load.</source>
-        <translation>Entradas de otra versión de CUDA: la primera versión de CUDA en PATH es la que cargan los programas.</translation>
-    </message>
-    <message>
-        <source>&amp;Add to:</source>
-        <translation>Aña&amp;dir a:</translation>
-    </message>
-    <message>
-        <source>Other &amp;CUDA:</source>
-        <translation>Otras &amp;CUDA:</translation>
-    </message>
-    <message>
-        <source>Planned PATH, entry by entry: + added, − removed</source>
-        <translation>PATH previsto, entrada por entrada: + añadida, − quitada</translation>
-    </message>
-    <message>
-        <source>A&amp;pply</source>
-        <translation>A&amp;plicar</translation>
-    </message>
-    <message>
-        <source>Apply the planned PATH change</source>
-        <translation>Aplicar el cambio previsto de PATH</translation>
-    </message>
-    <message>
-        <source>Write the change, recorded in the PATH journal so that Undo can revert it exactly.</source>
-        <translation>Escribe el cambio y lo anota en el historial de PATH para que Deshacer pueda revertirlo con exactitud.</translation>
-    </message>
-    <message>
-        <source>&amp;Undo</source>
-        <translation>Des&amp;hacer</translation>
-    </message>
-    <message>
-        <source>Undo the last PATH change</source>
-        <translation>Deshacer el último cambio de PATH</translation>
-    </message>
-    <message>
-        <source>Put back the PATH as it was before the last change, exactly.</source>
-        <translation>Restaura PATH exactamente como estaba antes del último cambio.</translation>
-    </message>
-    <message>
-        <source>Working</source>
-        <translation>Trabajando</translation>
-    </message>
-    <message>
-        <source>Result</source>
-        <translation>Resultado</translation>
-    </message>
-    <message>
-        <source>DLLs a program started now finds</source>
-        <translation>DLL que encuentra un programa iniciado ahora</translation>
-    </message>
-    <message>
-        <source>DLL</source>
-        <translation>DLL</translation>
-    </message>
-    <message>
-        <source>Where it loads from</source>
-        <translation>Desde dónde se carga</translation>
-    </message>
-    <message>
-        <source>The plan adds folders to PATH so that programs find %1.</source>
-        <translation>El plan añade carpetas a PATH para que los programas encuentren %1.</translation>
-    </message>
-    <message>
-        <source>The plan adds folders to PATH.</source>
-        <translation>El plan añade carpetas a PATH.</translation>
-    </message>
-    <message>
-        <source>Working on the registry snapshot %1.</source>
-        <translation>Trabajando sobre la instantánea del registro %1.</translation>
-    </message>
-    <message>
-        <source>Reading PATH…</source>
-        <translation>Leyendo PATH…</translation>
-    </message>
-    <message>
-        <source>Applying…</source>
-        <translation>Aplicando…</translation>
-    </message>
-    <message>
-        <source>Undoing…</source>
-        <translation>Deshaciendo…</translation>
-    </message>
-    <message>
-        <source>Checking from a new process which DLLs load…</source>
-        <translation>Comprobando desde un proceso nuevo qué DLL se cargan…</translation>
-    </message>
-    <message>
-        <source>Checking the DLLs…</source>
-        <translation>Comprobando las DLL…</translation>
-    </message>
-    <message>
-        <source>Something went wrong, and nothing was changed: %1</source>
-        <translation>Algo salió mal y no se cambió nada: %1</translation>
-    </message>
-    <message>
-        <source>PATH could not be read: %1</source>
-        <translation>No se pudo leer PATH: %1</translation>
     </message>
     <message>
         <source>System PATH</source>
@@ -1441,6 +1312,203 @@
         <source>An entry of CUDA %1.</source>
         <translation>Una entrada de CUDA %1.</translation>
     </message>
+</context>
+<context>
+    <name>PathPage</name>
+    <message>
+        <source>PATH</source>
+        <translation>PATH</translation>
+    </message>
+    <message>
+        <source>Put the folders the plan needs on PATH, safely: see the change first, undo it any time.</source>
+        <translation>Pon en PATH las carpetas que necesita el plan, de forma segura: ve el cambio antes y deshazlo cuando quieras.</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off.</source>
+        <translation>Esta es una vista previa de un informe guardado: nada cambia en esta máquina, así que Aplicar y Deshacer están desactivados.</translation>
+    </message>
+    <message>
+        <source>PATH now (system first, then user)</source>
+        <translation>PATH actual (primero el del sistema, luego el de usuario)</translation>
+    </message>
+    <message>
+        <source>Planned change</source>
+        <translation>Cambio previsto</translation>
+    </message>
+    <message>
+        <source>User PATH (you only)</source>
+        <translation>PATH de usuario (solo tú)</translation>
+    </message>
+    <message>
+        <source>System PATH (all users; admin)</source>
+        <translation>PATH del sistema (todos los usuarios; admin.)</translation>
+    </message>
+    <message>
+        <source>Which PATH to change</source>
+        <translation>Qué PATH cambiar</translation>
+    </message>
+    <message>
+        <source>Windows puts the system PATH before the user PATH. Changing the system PATH asks for administrator rights.</source>
+        <translation>Windows pone el PATH del sistema antes que el PATH de usuario. Cambiar el PATH del sistema requiere permisos de administrador.</translation>
+    </message>
+    <message>
+        <source>Keep them (after these)</source>
+        <translation>Conservarlas (después de estas)</translation>
+    </message>
+    <message>
+        <source>Move them to the end</source>
+        <translation>Moverlas al final</translation>
+    </message>
+    <message>
+        <source>Remove them</source>
+        <translation>Quitarlas</translation>
+    </message>
+    <message>
+        <source>What to do with other CUDA versions on PATH</source>
+        <translation>Qué hacer con otras versiones de CUDA en PATH</translation>
+    </message>
+    <message>
+        <source>Entries of another CUDA version: the first CUDA on PATH is the one programs load.</source>
+        <translation>Entradas de otra versión de CUDA: la primera versión de CUDA en PATH es la que cargan los programas.</translation>
+    </message>
+    <message>
+        <source>&amp;Add to:</source>
+        <translation>Aña&amp;dir a:</translation>
+    </message>
+    <message>
+        <source>Other &amp;CUDA:</source>
+        <translation>Otras &amp;CUDA:</translation>
+    </message>
+    <message>
+        <source>A&amp;pply</source>
+        <translation>A&amp;plicar</translation>
+    </message>
+    <message>
+        <source>Apply the planned PATH change</source>
+        <translation>Aplicar el cambio previsto de PATH</translation>
+    </message>
+    <message>
+        <source>Write the change, recorded in the PATH journal so that Undo can revert it exactly.</source>
+        <translation>Escribe el cambio y lo anota en el historial de PATH para que Deshacer pueda revertirlo con exactitud.</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>Des&amp;hacer</translation>
+    </message>
+    <message>
+        <source>Undo the last PATH change</source>
+        <translation>Deshacer el último cambio de PATH</translation>
+    </message>
+    <message>
+        <source>Put back the PATH as it was before the last change, exactly.</source>
+        <translation>Restaura PATH exactamente como estaba antes del último cambio.</translation>
+    </message>
+    <message>
+        <source>Working</source>
+        <translation>Trabajando</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH so that programs find %1.</source>
+        <translation>El plan añade carpetas a PATH para que los programas encuentren %1.</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH.</source>
+        <translation>El plan añade carpetas a PATH.</translation>
+    </message>
+    <message>
+        <source>Working on the registry snapshot %1.</source>
+        <translation>Trabajando sobre la instantánea del registro %1.</translation>
+    </message>
+    <message>
+        <source>Reading PATH…</source>
+        <translation>Leyendo PATH…</translation>
+    </message>
+    <message>
+        <source>Applying…</source>
+        <translation>Aplicando…</translation>
+    </message>
+    <message>
+        <source>Undoing…</source>
+        <translation>Deshaciendo…</translation>
+    </message>
+    <message>
+        <source>Checking the DLLs…</source>
+        <translation>Comprobando las DLL…</translation>
+    </message>
+    <message>
+        <source>Something went wrong, and nothing was changed: %1</source>
+        <translation>Algo salió mal y no se cambió nada: %1</translation>
+    </message>
+    <message>
+        <source>PATH could not be read: %1</source>
+        <translation>No se pudo leer PATH: %1</translation>
+    </message>
+</context>
+<context>
+    <name>PathResultBox</name>
+    <message>
+        <source>Result</source>
+        <translation>Resultado</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds</source>
+        <translation>DLL que encuentra un programa iniciado ahora</translation>
+    </message>
+    <message>
+        <source>DLL</source>
+        <translation>DLL</translation>
+    </message>
+    <message>
+        <source>Where it loads from</source>
+        <translation>Desde dónde se carga</translation>
+    </message>
+    <message>
+        <source>Nothing was changed: %1</source>
+        <translation>No se cambió nada: %1</translation>
+    </message>
+    <message>
+        <source>system PATH</source>
+        <translation>PATH del sistema</translation>
+    </message>
+    <message>
+        <source>user PATH</source>
+        <translation>PATH de usuario</translation>
+    </message>
+    <message>
+        <source>Nothing to change: the %1 has the folders already.</source>
+        <translation>Nada que cambiar: el %1 ya tiene las carpetas.</translation>
+    </message>
+    <message>
+        <source>Undone: the %1 is back as it was before the change.</source>
+        <translation>Deshecho: el %1 vuelve a estar como antes del cambio.</translation>
+    </message>
+    <message>
+        <source>Done: the %1 is changed. The change is in the PATH journal; Undo reverts it.</source>
+        <translation>Hecho: el %1 ha cambiado. El cambio está en el historial de PATH; Deshacer lo revierte.</translation>
+    </message>
+    <message>
+        <source>This is a registry snapshot file: no program running here reads it. On the machine it belongs to, programs started after the change see it; those already open (terminals, VS Code, PyCharm, Jupyter) must be restarted.</source>
+        <translation>Este es un archivo de instantánea del registro: ningún programa que se ejecute aquí lo lee. En la máquina a la que pertenece, los programas iniciados después del cambio lo ven; los que ya estén abiertos (terminales, VS Code, PyCharm, Jupyter) deben reiniciarse.</translation>
+    </message>
+    <message>
+        <source>Checking from a new process which DLLs load…</source>
+        <translation>Comprobando desde un proceso nuevo qué DLL se cargan…</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds: %1 of %2.</source>
+        <translation>DLL que encuentra un programa iniciado ahora: %1 de %2.</translation>
+    </message>
+    <message>
+        <source>found: %1</source>
+        <translation>encontrada: %1</translation>
+    </message>
+    <message>
+        <source>not found: %1</source>
+        <translation>no encontrada: %1</translation>
+    </message>
+</context>
+<context>
+    <name>PlannedChangeView</name>
     <message>
         <source>This change cannot be made: %1</source>
         <translation>Este cambio no se puede hacer: %1</translation>
@@ -1497,50 +1565,6 @@
     <message>
         <source>The %1 after the change (%2):</source>
         <translation>El %1 tras el cambio (%2):</translation>
-    </message>
-    <message>
-        <source>unchanged: %1</source>
-        <translation>sin cambios: %1</translation>
-    </message>
-    <message>
-        <source>added: %1</source>
-        <translation>añadida: %1</translation>
-    </message>
-    <message>
-        <source>removed: %1</source>
-        <translation>quitada: %1</translation>
-    </message>
-    <message>
-        <source>Nothing was changed: %1</source>
-        <translation>No se cambió nada: %1</translation>
-    </message>
-    <message>
-        <source>Nothing to change: the %1 has the folders already.</source>
-        <translation>Nada que cambiar: el %1 ya tiene las carpetas.</translation>
-    </message>
-    <message>
-        <source>Undone: the %1 is back as it was before the change.</source>
-        <translation>Deshecho: el %1 vuelve a estar como antes del cambio.</translation>
-    </message>
-    <message>
-        <source>Done: the %1 is changed. The change is in the PATH journal; Undo reverts it.</source>
-        <translation>Hecho: el %1 ha cambiado. El cambio está en el historial de PATH; Deshacer lo revierte.</translation>
-    </message>
-    <message>
-        <source>This is a registry snapshot file: no program running here reads it. On the machine it belongs to, programs started after the change see it; those already open (terminals, VS Code, PyCharm, Jupyter) must be restarted.</source>
-        <translation>Este es un archivo de instantánea del registro: ningún programa que se ejecute aquí lo lee. En la máquina a la que pertenece, los programas iniciados después del cambio lo ven; los que ya estén abiertos (terminales, VS Code, PyCharm, Jupyter) deben reiniciarse.</translation>
-    </message>
-    <message>
-        <source>DLLs a program started now finds: %1 of %2.</source>
-        <translation>DLL que encuentra un programa iniciado ahora: %1 de %2.</translation>
-    </message>
-    <message>
-        <source>found: %1</source>
-        <translation>encontrada: %1</translation>
-    </message>
-    <message>
-        <source>not found: %1</source>
-        <translation>no encontrada: %1</translation>
     </message>
 </context>
 <context>

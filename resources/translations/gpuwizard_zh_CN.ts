@@ -1203,23 +1203,30 @@
     </message>
 </context>
 <context>
-    <name>PathPage</name>
+    <name>PathDiffView</name>
     <message>
-        <source>PATH</source>
-        <translation>PATH</translation>
+        <source>Planned PATH, entry by entry: + added, − removed</source>
+        <translation>计划的 PATH（逐条列出）：+ 添加，− 删除</translation>
     </message>
     <message>
-        <source>Put the folders the plan needs on PATH, safely: see the change first, undo it any time.</source>
-        <translation>安全地将方案所需的文件夹加入 PATH：先查看更改，随时可撤销。</translation>
+        <source>(empty entry)</source>
+        <translation>（空条目）</translation>
     </message>
     <message>
-        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off.</source>
-        <translation>这是已保存报告的预览：本机不会发生任何更改，因此“应用”和“撤销”不可用。</translation>
+        <source>unchanged: %1</source>
+        <translation>未更改：%1</translation>
     </message>
     <message>
-        <source>PATH now (system first, then user)</source>
-        <translation>当前 PATH（先系统，后用户）</translation>
+        <source>added: %1</source>
+        <translation>已添加：%1</translation>
     </message>
+    <message>
+        <source>removed: %1</source>
+        <translation>已删除：%1</translation>
+    </message>
+</context>
+<context>
+    <name>PathEntriesView</name>
     <message>
         <source>PATH entries with their problems</source>
         <translation>PATH 条目及其问题</translation>
@@ -1231,142 +1238,6 @@
     <message>
         <source>Problem</source>
         <translation>问题</translation>
-    </message>
-    <message>
-        <source>Planned change</source>
-        <translation>计划的更改</translation>
-    </message>
-    <message>
-        <source>User PATH (you only)</source>
-        <translation>用户 PATH（仅限您）</translation>
-    </message>
-    <message>
-        <source>System PATH (all users; admin)</source>
-        <translation>系统 PATH（所有用户；需管理员权限）</translation>
-    </message>
-    <message>
-        <source>Which PATH to change</source>
-        <translation>要更改哪个 PATH</translation>
-    </message>
-    <message>
-        <source>Windows puts the system PATH before the user PATH. Changing the system PATH asks for administrator rights.</source>
-        <translation>Windows 会将系统 PATH 排在用户 PATH 之前。更改系统 PATH 需要管理员权限。</translation>
-    </message>
-    <message>
-        <source>Keep them (after these)</source>
-        <translation>保留（排在这些之后）</translation>
-    </message>
-    <message>
-        <source>Move them to the end</source>
-        <translation>移到末尾</translation>
-    </message>
-    <message>
-        <source>Remove them</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <source>What to do with other CUDA versions on PATH</source>
-        <translation>如何处理 PATH 中的其他 CUDA 版本</translation>
-    </message>
-    <message>
-        <source>Entries of another CUDA version: the first CUDA on PATH is the one programs load.</source>
-        <translation>其他 CUDA 版本的条目：程序加载的是 PATH 中的第一个 CUDA。</translation>
-    </message>
-    <message>
-        <source>&amp;Add to:</source>
-        <translation>添加到(&amp;A)：</translation>
-    </message>
-    <message>
-        <source>Other &amp;CUDA:</source>
-        <translation>其他 CUDA(&amp;C)：</translation>
-    </message>
-    <message>
-        <source>Planned PATH, entry by entry: + added, − removed</source>
-        <translation>计划的 PATH（逐条列出）：+ 添加，− 删除</translation>
-    </message>
-    <message>
-        <source>A&amp;pply</source>
-        <translation>应用(&amp;P)</translation>
-    </message>
-    <message>
-        <source>Apply the planned PATH change</source>
-        <translation>应用计划的 PATH 更改</translation>
-    </message>
-    <message>
-        <source>Write the change, recorded in the PATH journal so that Undo can revert it exactly.</source>
-        <translation>写入更改，并记录到 PATH 日志中，以便“撤销”能准确还原。</translation>
-    </message>
-    <message>
-        <source>&amp;Undo</source>
-        <translation>撤销(&amp;U)</translation>
-    </message>
-    <message>
-        <source>Undo the last PATH change</source>
-        <translation>撤销上一次 PATH 更改</translation>
-    </message>
-    <message>
-        <source>Put back the PATH as it was before the last change, exactly.</source>
-        <translation>将 PATH 准确恢复到上一次更改之前的状态。</translation>
-    </message>
-    <message>
-        <source>Working</source>
-        <translation>正在处理</translation>
-    </message>
-    <message>
-        <source>Result</source>
-        <translation>结果</translation>
-    </message>
-    <message>
-        <source>DLLs a program started now finds</source>
-        <translation>现在启动的程序能找到的 DLL</translation>
-    </message>
-    <message>
-        <source>DLL</source>
-        <translation>DLL</translation>
-    </message>
-    <message>
-        <source>Where it loads from</source>
-        <translation>加载位置</translation>
-    </message>
-    <message>
-        <source>The plan adds folders to PATH so that programs find %1.</source>
-        <translation>此方案会向 PATH 添加文件夹，以便程序找到 %1。</translation>
-    </message>
-    <message>
-        <source>The plan adds folders to PATH.</source>
-        <translation>此方案会向 PATH 添加文件夹。</translation>
-    </message>
-    <message>
-        <source>Working on the registry snapshot %1.</source>
-        <translation>正在处理注册表快照 %1。</translation>
-    </message>
-    <message>
-        <source>Reading PATH…</source>
-        <translation>正在读取 PATH…</translation>
-    </message>
-    <message>
-        <source>Applying…</source>
-        <translation>正在应用…</translation>
-    </message>
-    <message>
-        <source>Undoing…</source>
-        <translation>正在撤销…</translation>
-    </message>
-    <message>
-        <source>Checking from a new process which DLLs load…</source>
-        <translation>正在从新进程检查会加载哪些 DLL…</translation>
-    </message>
-    <message>
-        <source>Checking the DLLs…</source>
-        <translation>正在检查 DLL…</translation>
-    </message>
-    <message>
-        <source>Something went wrong, and nothing was changed: %1</source>
-        <translation>出现错误，未做任何更改：%1</translation>
-    </message>
-    <message>
-        <source>PATH could not be read: %1</source>
-        <translation>无法读取 PATH：%1</translation>
     </message>
     <message>
         <source>System PATH</source>
@@ -1440,6 +1311,203 @@
         <source>An entry of CUDA %1.</source>
         <translation>CUDA %1 的条目。</translation>
     </message>
+</context>
+<context>
+    <name>PathPage</name>
+    <message>
+        <source>PATH</source>
+        <translation>PATH</translation>
+    </message>
+    <message>
+        <source>Put the folders the plan needs on PATH, safely: see the change first, undo it any time.</source>
+        <translation>安全地将方案所需的文件夹加入 PATH：先查看更改，随时可撤销。</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off.</source>
+        <translation>这是已保存报告的预览：本机不会发生任何更改，因此“应用”和“撤销”不可用。</translation>
+    </message>
+    <message>
+        <source>PATH now (system first, then user)</source>
+        <translation>当前 PATH（先系统，后用户）</translation>
+    </message>
+    <message>
+        <source>Planned change</source>
+        <translation>计划的更改</translation>
+    </message>
+    <message>
+        <source>User PATH (you only)</source>
+        <translation>用户 PATH（仅限您）</translation>
+    </message>
+    <message>
+        <source>System PATH (all users; admin)</source>
+        <translation>系统 PATH（所有用户；需管理员权限）</translation>
+    </message>
+    <message>
+        <source>Which PATH to change</source>
+        <translation>要更改哪个 PATH</translation>
+    </message>
+    <message>
+        <source>Windows puts the system PATH before the user PATH. Changing the system PATH asks for administrator rights.</source>
+        <translation>Windows 会将系统 PATH 排在用户 PATH 之前。更改系统 PATH 需要管理员权限。</translation>
+    </message>
+    <message>
+        <source>Keep them (after these)</source>
+        <translation>保留（排在这些之后）</translation>
+    </message>
+    <message>
+        <source>Move them to the end</source>
+        <translation>移到末尾</translation>
+    </message>
+    <message>
+        <source>Remove them</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>What to do with other CUDA versions on PATH</source>
+        <translation>如何处理 PATH 中的其他 CUDA 版本</translation>
+    </message>
+    <message>
+        <source>Entries of another CUDA version: the first CUDA on PATH is the one programs load.</source>
+        <translation>其他 CUDA 版本的条目：程序加载的是 PATH 中的第一个 CUDA。</translation>
+    </message>
+    <message>
+        <source>&amp;Add to:</source>
+        <translation>添加到(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>Other &amp;CUDA:</source>
+        <translation>其他 CUDA(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>A&amp;pply</source>
+        <translation>应用(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Apply the planned PATH change</source>
+        <translation>应用计划的 PATH 更改</translation>
+    </message>
+    <message>
+        <source>Write the change, recorded in the PATH journal so that Undo can revert it exactly.</source>
+        <translation>写入更改，并记录到 PATH 日志中，以便“撤销”能准确还原。</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Undo the last PATH change</source>
+        <translation>撤销上一次 PATH 更改</translation>
+    </message>
+    <message>
+        <source>Put back the PATH as it was before the last change, exactly.</source>
+        <translation>将 PATH 准确恢复到上一次更改之前的状态。</translation>
+    </message>
+    <message>
+        <source>Working</source>
+        <translation>正在处理</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH so that programs find %1.</source>
+        <translation>此方案会向 PATH 添加文件夹，以便程序找到 %1。</translation>
+    </message>
+    <message>
+        <source>The plan adds folders to PATH.</source>
+        <translation>此方案会向 PATH 添加文件夹。</translation>
+    </message>
+    <message>
+        <source>Working on the registry snapshot %1.</source>
+        <translation>正在处理注册表快照 %1。</translation>
+    </message>
+    <message>
+        <source>Reading PATH…</source>
+        <translation>正在读取 PATH…</translation>
+    </message>
+    <message>
+        <source>Applying…</source>
+        <translation>正在应用…</translation>
+    </message>
+    <message>
+        <source>Undoing…</source>
+        <translation>正在撤销…</translation>
+    </message>
+    <message>
+        <source>Checking the DLLs…</source>
+        <translation>正在检查 DLL…</translation>
+    </message>
+    <message>
+        <source>Something went wrong, and nothing was changed: %1</source>
+        <translation>出现错误，未做任何更改：%1</translation>
+    </message>
+    <message>
+        <source>PATH could not be read: %1</source>
+        <translation>无法读取 PATH：%1</translation>
+    </message>
+</context>
+<context>
+    <name>PathResultBox</name>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds</source>
+        <translation>现在启动的程序能找到的 DLL</translation>
+    </message>
+    <message>
+        <source>DLL</source>
+        <translation>DLL</translation>
+    </message>
+    <message>
+        <source>Where it loads from</source>
+        <translation>加载位置</translation>
+    </message>
+    <message>
+        <source>Nothing was changed: %1</source>
+        <translation>未做任何更改：%1</translation>
+    </message>
+    <message>
+        <source>system PATH</source>
+        <translation>系统 PATH</translation>
+    </message>
+    <message>
+        <source>user PATH</source>
+        <translation>用户 PATH</translation>
+    </message>
+    <message>
+        <source>Nothing to change: the %1 has the folders already.</source>
+        <translation>无需更改：%1 中已有这些文件夹。</translation>
+    </message>
+    <message>
+        <source>Undone: the %1 is back as it was before the change.</source>
+        <translation>已撤销：%1 已恢复到更改前的状态。</translation>
+    </message>
+    <message>
+        <source>Done: the %1 is changed. The change is in the PATH journal; Undo reverts it.</source>
+        <translation>完成：%1 已更改。此更改已记入 PATH 日志，可用“撤销”还原。</translation>
+    </message>
+    <message>
+        <source>This is a registry snapshot file: no program running here reads it. On the machine it belongs to, programs started after the change see it; those already open (terminals, VS Code, PyCharm, Jupyter) must be restarted.</source>
+        <translation>这是注册表快照文件：此处运行的程序都不会读取它。在其所属的计算机上，更改后启动的程序会看到更改；已打开的程序（终端、VS Code、PyCharm、Jupyter）必须重新启动。</translation>
+    </message>
+    <message>
+        <source>Checking from a new process which DLLs load…</source>
+        <translation>正在从新进程检查会加载哪些 DLL…</translation>
+    </message>
+    <message>
+        <source>DLLs a program started now finds: %1 of %2.</source>
+        <translation>现在启动的程序能找到的 DLL：%1 / %2。</translation>
+    </message>
+    <message>
+        <source>found: %1</source>
+        <translation>已找到：%1</translation>
+    </message>
+    <message>
+        <source>not found: %1</source>
+        <translation>未找到：%1</translation>
+    </message>
+</context>
+<context>
+    <name>PlannedChangeView</name>
     <message>
         <source>This change cannot be made: %1</source>
         <translation>无法进行此更改：%1</translation>
@@ -1493,50 +1561,6 @@
     <message>
         <source>The %1 after the change (%2):</source>
         <translation>更改后的 %1（%2）：</translation>
-    </message>
-    <message>
-        <source>unchanged: %1</source>
-        <translation>未更改：%1</translation>
-    </message>
-    <message>
-        <source>added: %1</source>
-        <translation>已添加：%1</translation>
-    </message>
-    <message>
-        <source>removed: %1</source>
-        <translation>已删除：%1</translation>
-    </message>
-    <message>
-        <source>Nothing was changed: %1</source>
-        <translation>未做任何更改：%1</translation>
-    </message>
-    <message>
-        <source>Nothing to change: the %1 has the folders already.</source>
-        <translation>无需更改：%1 中已有这些文件夹。</translation>
-    </message>
-    <message>
-        <source>Undone: the %1 is back as it was before the change.</source>
-        <translation>已撤销：%1 已恢复到更改前的状态。</translation>
-    </message>
-    <message>
-        <source>Done: the %1 is changed. The change is in the PATH journal; Undo reverts it.</source>
-        <translation>完成：%1 已更改。此更改已记入 PATH 日志，可用“撤销”还原。</translation>
-    </message>
-    <message>
-        <source>This is a registry snapshot file: no program running here reads it. On the machine it belongs to, programs started after the change see it; those already open (terminals, VS Code, PyCharm, Jupyter) must be restarted.</source>
-        <translation>这是注册表快照文件：此处运行的程序都不会读取它。在其所属的计算机上，更改后启动的程序会看到更改；已打开的程序（终端、VS Code、PyCharm、Jupyter）必须重新启动。</translation>
-    </message>
-    <message>
-        <source>DLLs a program started now finds: %1 of %2.</source>
-        <translation>现在启动的程序能找到的 DLL：%1 / %2。</translation>
-    </message>
-    <message>
-        <source>found: %1</source>
-        <translation>已找到：%1</translation>
-    </message>
-    <message>
-        <source>not found: %1</source>
-        <translation>未找到：%1</translation>
     </message>
 </context>
 <context>

@@ -24,6 +24,8 @@ import pytest
 
 PROBES = Path(__file__).resolve().parents[2] / "app" / "gpuwizard" / "probes"
 TRAIN = PROBES / "train_test.py"
+#: The modules beside train_test.py that it imports when run by path.
+TRAIN_PARTS = [PROBES / "train_task.py", PROBES / "train_torch.py", PROBES / "train_tensorflow.py"]
 ENV_REPORT = PROBES / "env_report.py"
 
 
@@ -203,13 +205,13 @@ def test_an_interrupted_probe_says_so_and_exits(torch_python: str):
             process.stdout.close()
 
 
-@pytest.mark.parametrize("path", [TRAIN, ENV_REPORT], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [TRAIN, *TRAIN_PARTS, ENV_REPORT], ids=lambda path: path.name)
 def test_the_probes_keep_to_python_37(path: Path):
     ast.parse(path.read_text(), feature_version=(3, 7))
 
 
 def test_the_probes_import_nothing_of_the_wizard():
-    for path in (TRAIN, ENV_REPORT):
+    for path in (TRAIN, *TRAIN_PARTS, ENV_REPORT):
         tree = ast.parse(path.read_text())
         imported = {
             alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
@@ -310,12 +312,12 @@ def test_the_gpu_path_with_the_cpu_standing_in_for_the_gpu(torch_python: str):
         """
         import json, sys, time
         sys.path.insert(0, sys.argv[1])
-        import env_report, train_test
+        import env_report, train_test, train_torch
         import torch
         config = train_test.parse_args(sys.argv[3:])
         report = env_report.framework_report("pytorch", torch)
         report["gpus"] = [json.loads(sys.argv[2])]
-        backend = train_test.TorchBackend(torch, config, gpu_device="cpu")
+        backend = train_torch.TorchBackend(torch, config, gpu_device="cpu")
         sys.exit(train_test.run_backend(config, train_test.Output(), report, backend, started=time.perf_counter()))
         """
     )
@@ -383,12 +385,12 @@ def test_the_tensorflow_gpu_path_with_the_cpu_standing_in_for_the_gpu(tensorflow
         """
         import sys, time
         sys.path.insert(0, sys.argv[1])
-        import env_report, train_test
+        import env_report, train_test, train_tensorflow
         config = train_test.parse_args(sys.argv[3:])
         tf = env_report.import_framework("tensorflow")
         report = env_report.framework_report("tensorflow", tf)
         report["gpus"] = [__import__("json").loads(sys.argv[2])]
-        backend = train_test.TensorflowBackend(tf, config, gpu_device="/CPU:0")
+        backend = train_tensorflow.TensorflowBackend(tf, config, gpu_device="/CPU:0")
         sys.exit(train_test.run_backend(config, train_test.Output(), report, backend, started=time.perf_counter()))
         """
     )

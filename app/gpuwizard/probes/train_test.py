@@ -11,6 +11,12 @@ come; an exception anywhere ends in one ``error`` event (phase, device, type, me
 exit status 1, an import failure of the framework in ``{"event": "error", "phase": "import"}``
 before any ``start``. Bad arguments give an ``error`` event with phase ``usage`` and exit 2.
 
+This file is the entry: the arguments, the events and the run from import to summary. The files
+beside it, imported from here (this file puts its folder on ``sys.path``, so it runs from any
+current directory): ``train_task.py`` (the task, the model's shape, the CPU budget),
+``train_torch.py`` and ``train_tensorflow.py`` (a backend and a trainer per framework), and
+``env_report.py`` (the framework's build and GPUs, reported the same way as that probe does).
+
 The task: a synthetic image classification shaped like CIFAR-10 (32x32x3 images, 10 classes;
 nothing is downloaded). Each class has a fixed low-frequency colour pattern; an image is its
 class pattern (amplitude 0.3) plus unit Gaussian noise, from a fixed seed, so a CNN learns it
@@ -59,31 +65,32 @@ import traceback
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn, TextIO, Union
+from typing import NoReturn, TextIO, Union
 
 try:  # imported as gpuwizard.probes.train_test (tests, doctests)
     from . import env_report
-except ImportError:  # run by path inside the target environment: the file beside this one
+    from .train_task import CHANNELS, CLASSES, IMAGE, LEARNING_RATE, model_flops_per_sample
+    from .train_tensorflow import TensorflowBackend
+    from .train_torch import TorchBackend
+except ImportError:  # run by path inside the target environment: the files beside this one
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import env_report  # type: ignore[import-not-found,no-redef]
+    from train_task import (  # type: ignore[import-not-found,no-redef]
+        CHANNELS,
+        CLASSES,
+        IMAGE,
+        LEARNING_RATE,
+        model_flops_per_sample,
+    )
+    from train_tensorflow import TensorflowBackend  # type: ignore[import-not-found,no-redef]
+    from train_torch import TorchBackend  # type: ignore[import-not-found,no-redef]
 
-IMAGE = (32, 32, 3)
-CLASSES = 10
-CHANNELS = (64, 128, 256)
-#: Distinct batches in the synthetic data set, cycled through.
-POOL_BATCHES = 8
-#: Class patterns are constant over PATTERN_CELL x PATTERN_CELL pixel squares.
-PATTERN_CELL = 8
-SIGNAL = 0.3
-LEARNING_RATE = 1e-3
 #: loss_last is the mean of the last this many steps.
 LOSS_LAST_WINDOW = 5
 #: compare: |GPU - CPU| <= ATOL + RTOL * max|CPU| (TF32 convolutions differ by ~1e-3 relative).
 COMPARE_ATOL = 1e-3
 COMPARE_RTOL = 2e-2
 COMPARE_SAMPLES = 64
-#: Each matmul measurement runs at least this long (repeats are chosen from one timed run).
-MATMUL_SECONDS = 0.5
 #: On a GPU, steps are synchronised in groups that take about this long.
 GROUP_SECONDS = 0.2
 
@@ -205,36 +212,6 @@ def parse_args(argv: "list") -> "dict":
     return config
 
 
-def model_flops_per_sample() -> float:
-    """Forward-pass FLOPs of the model for one image (multiply-adds count two).
-
-    >>> round(model_flops_per_sample() / 1e6, 1)
-    79.1
-    """
-    height, width, channels = IMAGE
-    flops = 0.0
-    for out_channels in CHANNELS:
-        flops += 2.0 * height * width * out_channels * channels * 9
-        height, width, channels = height // 2, width // 2, out_channels
-    return flops + 2.0 * height * width * channels * CLASSES
-
-
-def cpu_budget() -> int:
-    """CPUs this process may use: affinity, then a cgroup quota (containers), at least 1."""
-    try:
-        count = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        count = os.cpu_count() or 1
-    try:
-        with Path("/sys/fs/cgroup/cpu.max").open() as handle:
-            quota, period = handle.read().split()[:2]
-        if quota != "max":
-            count = min(count, max(1, math.ceil(float(quota) / float(period))))
-    except (OSError, ValueError):
-        pass
-    return max(1, count)
-
-
 def cpu_name() -> str:
     """The processor's marketing name where the OS says it, else its architecture."""
     try:
@@ -262,342 +239,11 @@ def median(values: "list") -> "float | None":
     return (ordered[middle - 1] + ordered[middle]) / 2.0
 
 
-class TorchBackend:
-    """The test in PyTorch; ``gpu_device`` is where the "gpu" runs go (``cuda:0``)."""
-
-    matmul_tf32 = False
-
-    def __init__(self, torch: ModuleType, config: "dict", gpu_device: str = "cuda:0") -> None:
-        self.torch = torch
-        self.config = config
-        self.devices = {"gpu": gpu_device, "cpu": "cpu"}
-        self.on_cuda = gpu_device.startswith("cuda")
-        self.pool_x = None  # type: Any
-        self.pool_y = None  # type: Any
-        threads = torch.get_num_threads()
-        budget = cpu_budget()
-        if threads > budget:  # torch counts the host's cores, not a container's quota
-            torch.set_num_threads(budget)
-        try:
-            precision = torch.get_float32_matmul_precision()
-            self.matmul_tf32 = precision != "highest"
-        except Exception:  # noqa: BLE001 - older torch
-            self.matmul_tf32 = bool(torch.backends.cuda.matmul.allow_tf32)
-
-    def cpu_threads(self) -> int:
-        """Intra-op threads used on the CPU."""
-        return int(self.torch.get_num_threads())
-
-    def make_data(self, samples_per_batch: int) -> None:
-        """The synthetic data set (on the CPU; each run copies what it uses)."""
-        torch = self.torch
-        generator = torch.Generator().manual_seed(self.config["seed"])
-        cells = IMAGE[0] // PATTERN_CELL
-        patterns = torch.randn(CLASSES, IMAGE[2], cells, cells, generator=generator)
-        patterns = patterns.repeat_interleave(PATTERN_CELL, 2).repeat_interleave(PATTERN_CELL, 3)
-        shape = (POOL_BATCHES, samples_per_batch)
-        self.pool_y = torch.randint(0, CLASSES, shape, generator=generator)
-        noise = torch.randn((*shape, IMAGE[2], IMAGE[0], IMAGE[1]), generator=generator)
-        self.pool_x = patterns[self.pool_y] * SIGNAL + noise
-
-    def build_model(self) -> Any:  # noqa: ANN401 - a framework model, untyped here
-        """The CNN, initialised from the seed (the same weights every time)."""
-        nn = self.torch.nn
-        self.torch.manual_seed(self.config["seed"])
-        layers = []
-        channels = IMAGE[2]
-        for out_channels in CHANNELS:
-            layers += [
-                nn.Conv2d(channels, out_channels, 3, padding=1, bias=False),
-                nn.BatchNorm2d(out_channels),
-                nn.ReLU(inplace=True),
-                nn.MaxPool2d(2),
-            ]
-            channels = out_channels
-        side = IMAGE[0] // 2 ** len(CHANNELS)
-        layers += [nn.Flatten(), nn.Linear(channels * side * side, CLASSES)]
-        return nn.Sequential(*layers)
-
-    def trainer(self, device: str, batch: int) -> "TorchTrainer":
-        """A model, optimizer and data on ``device`` (``gpu``/``cpu``)."""
-        if device == "gpu" and self.on_cuda:
-            self.torch.backends.cudnn.benchmark = True
-        return TorchTrainer(self, self.devices[device], batch)
-
-    def matmul(self, size: int, dtype: str) -> "tuple":
-        """Time ``size`` x ``size`` matmuls on the GPU; returns (seconds, repeats)."""
-        torch = self.torch
-        kind = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
-        device = self.devices["gpu"]
-        a = torch.randn(size, size, device=device).to(kind)
-        b = torch.randn(size, size, device=device).to(kind)
-        c = torch.matmul(a, b)
-        self.sync()
-        began = time.perf_counter()
-        torch.matmul(a, b, out=c)
-        self.sync()
-        repeats = _repeats(time.perf_counter() - began)
-        began = time.perf_counter()
-        for _ in range(repeats):
-            torch.matmul(a, b, out=c)
-        self.sync()
-        seconds = time.perf_counter() - began
-        del a, b, c
-        self.release()
-        return seconds, repeats
-
-    def compare(self, gpu: "Trainer", cpu: "Trainer", samples: int) -> "tuple":
-        """GPU-trained weights on GPU and CPU, same input: (max |diff|, max |CPU logits|)."""
-        torch = self.torch
-        cpu.model.load_state_dict(gpu.model.state_dict())
-        gpu.model.eval()
-        cpu.model.eval()
-        inputs = self.pool_x[0, :samples]
-        with torch.no_grad():
-            on_gpu = gpu.model(inputs.to(gpu.device)).float().cpu()
-            on_cpu = cpu.model(inputs).float()
-        return float((on_gpu - on_cpu).abs().max()), float(on_cpu.abs().max())
-
-    def sync(self) -> None:
-        """Wait for the GPU."""
-        if self.on_cuda:
-            self.torch.cuda.synchronize()
-
-    def release(self) -> None:
-        """Give cached GPU memory back."""
-        if self.on_cuda:
-            self.torch.cuda.empty_cache()
-
-    @staticmethod
-    def is_out_of_memory(error: BaseException) -> bool:
-        """A GPU allocation failed."""
-        return "out of memory" in str(error).lower()
-
-
-class TorchTrainer:
-    """One training run of the CNN on one device."""
-
-    def __init__(self, backend: TorchBackend, device: str, batch: int) -> None:
-        self.backend = backend
-        self.device = device
-        self.batch = batch
-        self.model = backend.build_model().to(device)
-        self.initial = {key: value.detach().clone() for key, value in self.model.state_dict().items()}
-        self.batches = [
-            (backend.pool_x[index, :batch].to(device), backend.pool_y[index, :batch].to(device))
-            for index in range(POOL_BATCHES)
-        ]
-        self.position = 0
-        self.optimizer = None  # type: Any
-        self.reset()
-
-    def reset(self) -> None:
-        """Back to the initial weights, a fresh optimizer, the first batch."""
-        self.model.load_state_dict(self.initial)
-        self.model.train()
-        self.optimizer = self.backend.torch.optim.Adam(self.model.parameters(), lr=LEARNING_RATE)
-        self.position = 0
-
-    def steps(self, count: int) -> "list":
-        """Run ``count`` training steps, then wait for them; their losses."""
-        functional = self.backend.torch.nn.functional
-        losses = []
-        for _ in range(count):
-            inputs, labels = self.batches[self.position % POOL_BATCHES]
-            self.position += 1
-            self.optimizer.zero_grad(set_to_none=True)
-            loss = functional.cross_entropy(self.model(inputs), labels)
-            loss.backward()
-            self.optimizer.step()
-            losses.append(loss.detach())
-        return [float(value) for value in self.backend.torch.stack(losses).cpu().tolist()]
-
-
-class TensorflowBackend:
-    """The test in TensorFlow/Keras (memory growth is already on: ``env_report.import_framework``)."""
-
-    def __init__(self, tf: ModuleType, config: "dict", gpu_device: str = "/GPU:0") -> None:
-        self.tf = tf
-        self.config = config
-        self.devices = {"gpu": gpu_device, "cpu": "/CPU:0"}
-        self.pool_x = None  # type: Any
-        self.pool_y = None  # type: Any
-        self.threads = cpu_budget()
-        if self.threads < (os.cpu_count() or 1):  # a container quota TensorFlow does not see
-            try:
-                tf.config.threading.set_intra_op_parallelism_threads(self.threads)
-                tf.config.threading.set_inter_op_parallelism_threads(self.threads)
-            except RuntimeError:  # the runtime is already up; keep its choice
-                pass
-        try:
-            self.matmul_tf32 = bool(tf.config.experimental.tensor_float_32_execution_enabled())
-        except Exception:  # noqa: BLE001 - TensorFlow < 2.4 has no TF32
-            self.matmul_tf32 = False
-
-    def cpu_threads(self) -> int:
-        """Intra-op threads used on the CPU."""
-        configured = self.tf.config.threading.get_intra_op_parallelism_threads()
-        return int(configured) if configured else self.threads
-
-    def make_data(self, samples_per_batch: int) -> None:
-        """The synthetic data set (NHWC, on the CPU; each run copies what it uses)."""
-        tf = self.tf
-        seed = self.config["seed"]
-        cells = IMAGE[0] // PATTERN_CELL
-        with tf.device("/CPU:0"):
-            patterns = tf.random.stateless_normal((CLASSES, cells, cells, IMAGE[2]), seed=(seed, 1))
-            patterns = tf.repeat(tf.repeat(patterns, PATTERN_CELL, axis=1), PATTERN_CELL, axis=2)
-            shape = (POOL_BATCHES, samples_per_batch)
-            self.pool_y = tf.random.stateless_uniform(
-                shape,
-                seed=(seed, 2),
-                minval=0,
-                maxval=CLASSES,
-                dtype=tf.int32,
-            )
-            noise = tf.random.stateless_normal((*shape, *IMAGE), seed=(seed, 3))
-            self.pool_x = tf.gather(patterns, self.pool_y) * SIGNAL + noise
-
-    def build_model(self) -> Any:  # noqa: ANN401 - a framework model, untyped here
-        """The CNN (built under the caller's device scope)."""
-        tf = self.tf
-        keras = tf.keras
-        try:
-            keras.utils.set_random_seed(self.config["seed"])
-        except AttributeError:  # TensorFlow < 2.7
-            tf.random.set_seed(self.config["seed"])
-        layers = [keras.Input(shape=IMAGE)]
-        for out_channels in CHANNELS:
-            layers += [
-                keras.layers.Conv2D(out_channels, 3, padding="same", use_bias=False),
-                keras.layers.BatchNormalization(),
-                keras.layers.ReLU(),
-                keras.layers.MaxPooling2D(2),
-            ]
-        layers += [keras.layers.Flatten(), keras.layers.Dense(CLASSES)]
-        return keras.Sequential(layers)
-
-    def trainer(self, device: str, batch: int) -> "TensorflowTrainer":
-        """A model, optimizer and data on ``device`` (``gpu``/``cpu``)."""
-        return TensorflowTrainer(self, self.devices[device], batch)
-
-    def matmul(self, size: int, dtype: str) -> "tuple":
-        """Time ``size`` x ``size`` matmuls on the GPU; returns (seconds, repeats)."""
-        tf = self.tf
-        kind = {"float32": tf.float32, "float16": tf.float16, "bfloat16": tf.bfloat16}[dtype]
-        with tf.device(self.devices["gpu"]):
-            a = tf.cast(tf.random.normal((size, size)), kind)
-            b = tf.cast(tf.random.normal((size, size)), kind)
-            c = tf.linalg.matmul(a, b)
-            _ = float(tf.cast(c[0, 0], tf.float32))  # waits for the GPU
-            began = time.perf_counter()
-            c = tf.linalg.matmul(a, b)
-            _ = float(tf.cast(c[0, 0], tf.float32))
-            repeats = _repeats(time.perf_counter() - began)
-            began = time.perf_counter()
-            for _ in range(repeats):
-                c = tf.linalg.matmul(a, b)
-            _ = float(tf.cast(c[0, 0], tf.float32))
-            seconds = time.perf_counter() - began
-        del a, b, c
-        return seconds, repeats
-
-    def compare(self, gpu: "Trainer", cpu: "Trainer", samples: int) -> "tuple":
-        """GPU-trained weights on GPU and CPU, same input: (max |diff|, max |CPU logits|)."""
-        tf = self.tf
-        cpu.model.set_weights(gpu.model.get_weights())
-        inputs = self.pool_x[0, :samples]
-        with tf.device(gpu.device):
-            on_gpu = tf.cast(gpu.model(tf.identity(inputs), training=False), tf.float32).numpy()
-        with tf.device(cpu.device):
-            on_cpu = tf.cast(cpu.model(tf.identity(inputs), training=False), tf.float32).numpy()
-        return float(abs(on_gpu - on_cpu).max()), float(abs(on_cpu).max())
-
-    def sync(self) -> None:
-        """Nothing to do: every measurement reads a result back, which waits."""
-
-    def release(self) -> None:
-        """Nothing to do: TensorFlow keeps its memory pool."""
-
-    @staticmethod
-    def is_out_of_memory(error: BaseException) -> bool:
-        """A GPU allocation failed."""
-        return type(error).__name__ == "ResourceExhaustedError" or "out of memory" in str(error).lower()
-
-
-class TensorflowTrainer:
-    """One training run of the CNN on one device: Adam written out, so any Keras version works."""
-
-    def __init__(self, backend: TensorflowBackend, device: str, batch: int) -> None:
-        tf = backend.tf
-        self.tf = tf
-        self.device = device
-        self.batch = batch
-        with tf.device(device):
-            self.model = backend.build_model()
-            self.variables = list(self.model.trainable_variables)
-            self.moments = [self._zeros(variable) for variable in self.variables]
-            self.squares = [self._zeros(variable) for variable in self.variables]
-            self.count = tf.Variable(0.0, trainable=False)
-            self.batches = [
-                (tf.identity(backend.pool_x[index, :batch]), tf.identity(backend.pool_y[index, :batch]))
-                for index in range(POOL_BATCHES)
-            ]
-        self.initial = self.model.get_weights()
-        self.position = 0
-        self._step = tf.function(self._train_step)
-
-    def _zeros(self, variable: Any) -> Any:  # noqa: ANN401 - framework variables
-        return self.tf.Variable(self.tf.zeros(variable.shape, dtype=variable.dtype), trainable=False)
-
-    def _train_step(self, inputs: Any, labels: Any) -> Any:  # noqa: ANN401 - framework tensors
-        tf = self.tf
-        beta1, beta2, epsilon = 0.9, 0.999, 1e-7
-        with tf.device(self.device):
-            with tf.GradientTape() as tape:
-                logits = self.model(inputs, training=True)
-                loss = tf.reduce_mean(
-                    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
-                )
-            gradients = tape.gradient(loss, self.variables)
-            count = self.count.assign_add(1.0)
-            rate = LEARNING_RATE * tf.sqrt(1.0 - beta2**count) / (1.0 - beta1**count)
-            slots = zip(self.variables, gradients, self.moments, self.squares)  # noqa: B905 - Python 3.7
-            for variable, gradient, moment, square in slots:
-                moment.assign(beta1 * moment + (1.0 - beta1) * gradient)
-                square.assign(beta2 * square + (1.0 - beta2) * tf.square(gradient))
-                variable.assign_sub(rate * moment / (tf.sqrt(square) + epsilon))
-        return loss
-
-    def reset(self) -> None:
-        """Back to the initial weights, a fresh optimizer, the first batch."""
-        self.model.set_weights(self.initial)
-        for slot in self.moments + self.squares:
-            slot.assign(self.tf.zeros_like(slot))
-        self.count.assign(0.0)
-        self.position = 0
-
-    def steps(self, count: int) -> "list":
-        """Run ``count`` training steps, then wait for them; their losses."""
-        losses = []
-        for _ in range(count):
-            inputs, labels = self.batches[self.position % POOL_BATCHES]
-            self.position += 1
-            losses.append(self._step(inputs, labels))
-        return [float(value) for value in self.tf.stack(losses).numpy().tolist()]
-
-
 Backend = Union[TorchBackend, TensorflowBackend]
-Trainer = Union[TorchTrainer, TensorflowTrainer]
 
 
 def _rounded(value: "float | None", digits: int) -> "float | None":
     return None if value is None else round(value, digits)
-
-
-def _repeats(one_run: float) -> int:
-    """Repeats that make a matmul measurement last about MATMUL_SECONDS."""
-    return int(max(3, min(1000, math.ceil(MATMUL_SECONDS / max(one_run, 1e-6)))))
 
 
 def make_backend(framework: str, module: ModuleType, config: "dict") -> "Backend":

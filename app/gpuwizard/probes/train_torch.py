@@ -1,0 +1,187 @@
+"""The live training test in PyTorch: the backend ``train_test.py`` drives and its trainer.
+
+Part of the ``train_test.py`` probe (run by path inside the target environment; stdlib only,
+Python 3.7 syntax, never imports gpuwizard). ``torch`` itself is never imported here: the
+backend is handed the module ``train_test.py`` imported, so importing this file costs nothing
+and works where PyTorch is missing.
+"""
+
+import time
+from types import ModuleType
+from typing import Any
+
+try:  # imported as gpuwizard.probes.train_torch (tests, doctests)
+    from .train_task import (
+        CHANNELS,
+        CLASSES,
+        IMAGE,
+        LEARNING_RATE,
+        PATTERN_CELL,
+        POOL_BATCHES,
+        SIGNAL,
+        cpu_budget,
+        matmul_repeats,
+    )
+except ImportError:  # imported by train_test.py run by path: its folder is on sys.path
+    from train_task import (  # type: ignore[import-not-found,no-redef]
+        CHANNELS,
+        CLASSES,
+        IMAGE,
+        LEARNING_RATE,
+        PATTERN_CELL,
+        POOL_BATCHES,
+        SIGNAL,
+        cpu_budget,
+        matmul_repeats,
+    )
+
+
+class TorchBackend:
+    """The test in PyTorch; ``gpu_device`` is where the "gpu" runs go (``cuda:0``)."""
+
+    matmul_tf32 = False
+
+    def __init__(self, torch: ModuleType, config: "dict", gpu_device: str = "cuda:0") -> None:
+        self.torch = torch
+        self.config = config
+        self.devices = {"gpu": gpu_device, "cpu": "cpu"}
+        self.on_cuda = gpu_device.startswith("cuda")
+        self.pool_x = None  # type: Any
+        self.pool_y = None  # type: Any
+        threads = torch.get_num_threads()
+        budget = cpu_budget()
+        if threads > budget:  # torch counts the host's cores, not a container's quota
+            torch.set_num_threads(budget)
+        try:
+            precision = torch.get_float32_matmul_precision()
+            self.matmul_tf32 = precision != "highest"
+        except Exception:  # noqa: BLE001 - older torch
+            self.matmul_tf32 = bool(torch.backends.cuda.matmul.allow_tf32)
+
+    def cpu_threads(self) -> int:
+        """Intra-op threads used on the CPU."""
+        return int(self.torch.get_num_threads())
+
+    def make_data(self, samples_per_batch: int) -> None:
+        """The synthetic data set (on the CPU; each run copies what it uses)."""
+        torch = self.torch
+        generator = torch.Generator().manual_seed(self.config["seed"])
+        cells = IMAGE[0] // PATTERN_CELL
+        patterns = torch.randn(CLASSES, IMAGE[2], cells, cells, generator=generator)
+        patterns = patterns.repeat_interleave(PATTERN_CELL, 2).repeat_interleave(PATTERN_CELL, 3)
+        shape = (POOL_BATCHES, samples_per_batch)
+        self.pool_y = torch.randint(0, CLASSES, shape, generator=generator)
+        noise = torch.randn((*shape, IMAGE[2], IMAGE[0], IMAGE[1]), generator=generator)
+        self.pool_x = patterns[self.pool_y] * SIGNAL + noise
+
+    def build_model(self) -> Any:  # noqa: ANN401 - a framework model, untyped here
+        """The CNN, initialised from the seed (the same weights every time)."""
+        nn = self.torch.nn
+        self.torch.manual_seed(self.config["seed"])
+        layers = []
+        channels = IMAGE[2]
+        for out_channels in CHANNELS:
+            layers += [
+                nn.Conv2d(channels, out_channels, 3, padding=1, bias=False),
+                nn.BatchNorm2d(out_channels),
+                nn.ReLU(inplace=True),
+                nn.MaxPool2d(2),
+            ]
+            channels = out_channels
+        side = IMAGE[0] // 2 ** len(CHANNELS)
+        layers += [nn.Flatten(), nn.Linear(channels * side * side, CLASSES)]
+        return nn.Sequential(*layers)
+
+    def trainer(self, device: str, batch: int) -> "TorchTrainer":
+        """A model, optimizer and data on ``device`` (``gpu``/``cpu``)."""
+        if device == "gpu" and self.on_cuda:
+            self.torch.backends.cudnn.benchmark = True
+        return TorchTrainer(self, self.devices[device], batch)
+
+    def matmul(self, size: int, dtype: str) -> "tuple":
+        """Time ``size`` x ``size`` matmuls on the GPU; returns (seconds, repeats)."""
+        torch = self.torch
+        kind = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+        device = self.devices["gpu"]
+        a = torch.randn(size, size, device=device).to(kind)
+        b = torch.randn(size, size, device=device).to(kind)
+        c = torch.matmul(a, b)
+        self.sync()
+        began = time.perf_counter()
+        torch.matmul(a, b, out=c)
+        self.sync()
+        repeats = matmul_repeats(time.perf_counter() - began)
+        began = time.perf_counter()
+        for _ in range(repeats):
+            torch.matmul(a, b, out=c)
+        self.sync()
+        seconds = time.perf_counter() - began
+        del a, b, c
+        self.release()
+        return seconds, repeats
+
+    def compare(self, gpu: "TorchTrainer", cpu: "TorchTrainer", samples: int) -> "tuple":
+        """GPU-trained weights on GPU and CPU, same input: (max |diff|, max |CPU logits|)."""
+        torch = self.torch
+        cpu.model.load_state_dict(gpu.model.state_dict())
+        gpu.model.eval()
+        cpu.model.eval()
+        inputs = self.pool_x[0, :samples]
+        with torch.no_grad():
+            on_gpu = gpu.model(inputs.to(gpu.device)).float().cpu()
+            on_cpu = cpu.model(inputs).float()
+        return float((on_gpu - on_cpu).abs().max()), float(on_cpu.abs().max())
+
+    def sync(self) -> None:
+        """Wait for the GPU."""
+        if self.on_cuda:
+            self.torch.cuda.synchronize()
+
+    def release(self) -> None:
+        """Give cached GPU memory back."""
+        if self.on_cuda:
+            self.torch.cuda.empty_cache()
+
+    @staticmethod
+    def is_out_of_memory(error: BaseException) -> bool:
+        """A GPU allocation failed."""
+        return "out of memory" in str(error).lower()
+
+
+class TorchTrainer:
+    """One training run of the CNN on one device."""
+
+    def __init__(self, backend: TorchBackend, device: str, batch: int) -> None:
+        self.backend = backend
+        self.device = device
+        self.batch = batch
+        self.model = backend.build_model().to(device)
+        self.initial = {key: value.detach().clone() for key, value in self.model.state_dict().items()}
+        self.batches = [
+            (backend.pool_x[index, :batch].to(device), backend.pool_y[index, :batch].to(device))
+            for index in range(POOL_BATCHES)
+        ]
+        self.position = 0
+        self.optimizer = None  # type: Any
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the initial weights, a fresh optimizer, the first batch."""
+        self.model.load_state_dict(self.initial)
+        self.model.train()
+        self.optimizer = self.backend.torch.optim.Adam(self.model.parameters(), lr=LEARNING_RATE)
+        self.position = 0
+
+    def steps(self, count: int) -> "list":
+        """Run ``count`` training steps, then wait for them; their losses."""
+        functional = self.backend.torch.nn.functional
+        losses = []
+        for _ in range(count):
+            inputs, labels = self.batches[self.position % POOL_BATCHES]
+            self.position += 1
+            self.optimizer.zero_grad(set_to_none=True)
+            loss = functional.cross_entropy(self.model(inputs), labels)
+            loss.backward()
+            self.optimizer.step()
+            losses.append(loss.detach())
+        return [float(value) for value in self.backend.torch.stack(losses).cpu().tolist()]
