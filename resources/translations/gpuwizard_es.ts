@@ -857,94 +857,6 @@
         <translation>Ejecutar la prueba de nuevo</translation>
     </message>
     <message>
-        <source>Measurements</source>
-        <translation>Mediciones</translation>
-    </message>
-    <message>
-        <source>Framework:</source>
-        <translation>Framework:</translation>
-    </message>
-    <message>
-        <source>Framework build</source>
-        <translation>Compilación del framework</translation>
-    </message>
-    <message>
-        <source>GPU:</source>
-        <translation>GPU:</translation>
-    </message>
-    <message>
-        <source>The GPU the framework sees</source>
-        <translation>La GPU que ve el framework</translation>
-    </message>
-    <message>
-        <source>CPU:</source>
-        <translation>CPU:</translation>
-    </message>
-    <message>
-        <source>The CPU</source>
-        <translation>La CPU</translation>
-    </message>
-    <message>
-        <source>GPU samples/s:</source>
-        <translation>Muestras/s en GPU:</translation>
-    </message>
-    <message>
-        <source>Training samples per second on the GPU</source>
-        <translation>Muestras de entrenamiento por segundo en la GPU</translation>
-    </message>
-    <message>
-        <source>CPU samples/s:</source>
-        <translation>Muestras/s en CPU:</translation>
-    </message>
-    <message>
-        <source>Training samples per second on the CPU</source>
-        <translation>Muestras de entrenamiento por segundo en la CPU</translation>
-    </message>
-    <message>
-        <source>Speed-up:</source>
-        <translation>Aceleración:</translation>
-    </message>
-    <message>
-        <source>How many times faster the GPU trains than the CPU</source>
-        <translation>Cuántas veces más rápido entrena la GPU que la CPU</translation>
-    </message>
-    <message>
-        <source>Matrix multiply:</source>
-        <translation>Multiplicación de matrices:</translation>
-    </message>
-    <message>
-        <source>Matrix multiply rate on the GPU</source>
-        <translation>Velocidad de multiplicación de matrices en la GPU</translation>
-    </message>
-    <message>
-        <source>GPU utilisation:</source>
-        <translation>Uso de la GPU:</translation>
-    </message>
-    <message>
-        <source>GPU utilisation during the test</source>
-        <translation>Uso de la GPU durante la prueba</translation>
-    </message>
-    <message>
-        <source>GPU memory:</source>
-        <translation>Memoria de la GPU:</translation>
-    </message>
-    <message>
-        <source>GPU memory in use during the test</source>
-        <translation>Memoria de la GPU en uso durante la prueba</translation>
-    </message>
-    <message>
-        <source>GPU samples per second divided by CPU samples per second, same network and data.</source>
-        <translation>Muestras por segundo en la GPU divididas entre muestras por segundo en la CPU, con la misma red y los mismos datos.</translation>
-    </message>
-    <message>
-        <source>TFLOP/s: trillions of floating-point operations per second on large matrix multiplies.</source>
-        <translation>TFLOP/s: billones de operaciones de coma flotante por segundo en multiplicaciones de matrices grandes.</translation>
-    </message>
-    <message>
-        <source>Share of time the GPU was running work, as the NVIDIA driver reports it (NVML).</source>
-        <translation>Porcentaje del tiempo en que la GPU estuvo ejecutando trabajo, según informa el controlador de NVIDIA (NVML).</translation>
-    </message>
-    <message>
         <source>Verdict</source>
         <translation>Veredicto</translation>
     </message>
@@ -972,13 +884,6 @@
         <source>Stopping the test…</source>
         <translation>Deteniendo la prueba…</translation>
     </message>
-    <message numerus="yes">
-        <source> (%n threads)</source>
-        <translation>
-            <numerusform> (%n hilo)</numerusform>
-            <numerusform> (%n hilos)</numerusform>
-        </translation>
-    </message>
     <message>
         <source>The test stopped</source>
         <translation>La prueba se detuvo</translation>
@@ -996,60 +901,12 @@
         <translation>paso %v de %m</translation>
     </message>
     <message>
-        <source>none visible</source>
-        <translation>ninguna visible</translation>
-    </message>
-    <message>
-        <source>not measured: no GPU is used</source>
-        <translation>sin medir: no se usa ninguna GPU</translation>
-    </message>
-    <message>
-        <source>%1: %2 TFLOP/s</source>
-        <translation>%1: %2 TFLOP/s</translation>
-    </message>
-    <message>
-        <source>no NVIDIA GPU on this machine</source>
-        <translation>no hay GPU NVIDIA en esta máquina</translation>
-    </message>
-    <message>
-        <source>not measured (the driver gave no samples)</source>
-        <translation>sin medir (el controlador no dio muestras)</translation>
-    </message>
-    <message>
-        <source>waiting for samples…</source>
-        <translation>esperando muestras…</translation>
-    </message>
-    <message>
-        <source>%1 % now, %2 % at most</source>
-        <translation>%1 % ahora, %2 % como máximo</translation>
-    </message>
-    <message>
-        <source>%1 % at most</source>
-        <translation>%1 % como máximo</translation>
-    </message>
-    <message>
-        <source>%1 MiB in use, %2 MiB at most</source>
-        <translation>%1 MiB en uso, %2 MiB como máximo</translation>
-    </message>
-    <message>
-        <source>%1 MiB at most</source>
-        <translation>%1 MiB como máximo</translation>
-    </message>
-    <message>
         <source>Finished</source>
         <translation>Terminada</translation>
     </message>
     <message>
         <source>Finished in %1 s</source>
         <translation>Terminada en %1 s</translation>
-    </message>
-    <message>
-        <source>%1×</source>
-        <translation>%1×</translation>
-    </message>
-    <message>
-        <source>— (needs both GPU and CPU)</source>
-        <translation>— (requiere GPU y CPU)</translation>
     </message>
     <message>
         <source>Stopped</source>
@@ -1066,30 +923,6 @@
     <message>
         <source>No training step ran.</source>
         <translation>No se ejecutó ningún paso de entrenamiento.</translation>
-    </message>
-    <message>
-        <source>Your GPU trains.</source>
-        <translation>Tu GPU entrena.</translation>
-    </message>
-    <message>
-        <source>Your GPU trains, %1× faster than the CPU.</source>
-        <translation>Tu GPU entrena, %1× más rápido que la CPU.</translation>
-    </message>
-    <message>
-        <source>Your GPU trains, but not clearly faster than the CPU.</source>
-        <translation>Tu GPU entrena, pero no claramente más rápido que la CPU.</translation>
-    </message>
-    <message>
-        <source>Your GPU trains, but only %1× faster than the CPU.</source>
-        <translation>Tu GPU entrena, pero solo %1× más rápido que la CPU.</translation>
-    </message>
-    <message>
-        <source>Training works on the CPU only.</source>
-        <translation>El entrenamiento solo funciona en la CPU.</translation>
-    </message>
-    <message>
-        <source>Training does not work in this environment.</source>
-        <translation>El entrenamiento no funciona en este entorno.</translation>
     </message>
     <message>
         <source>The loss fell from %1 to %2: the network learns.</source>
@@ -1126,18 +959,6 @@
     <message>
         <source>Testing %1 in the environment %2 (%3).</source>
         <translation>Probando %1 en el entorno %2 (%3).</translation>
-    </message>
-    <message>
-        <source>CUDA %1 build</source>
-        <translation>Compilación CUDA %1</translation>
-    </message>
-    <message>
-        <source>CPU build (no CUDA)</source>
-        <translation>Compilación para CPU (sin CUDA)</translation>
-    </message>
-    <message>
-        <source>build unknown</source>
-        <translation>compilación desconocida</translation>
     </message>
     <message>
         <source>the GPU</source>
@@ -1824,48 +1645,24 @@
         <translation>ninguno (elige uno en la página Elegir la próxima vez)</translation>
     </message>
     <message>
-        <source>The environment %1 is ready, and trains on the GPU.</source>
-        <translation>El entorno %1 está listo y entrena en la GPU.</translation>
-    </message>
-    <message>
-        <source>The environment %1 trains on the GPU, but slowly: see below.</source>
-        <translation>El entorno %1 entrena en la GPU, pero despacio: mira abajo.</translation>
-    </message>
-    <message>
-        <source>The environment %1 is ready, and trains on the CPU.</source>
-        <translation>El entorno %1 está listo y entrena en la CPU.</translation>
-    </message>
-    <message>
-        <source>The environment %1 was made, but training does not work in it.</source>
-        <translation>El entorno %1 se creó, pero el entrenamiento no funciona en él.</translation>
-    </message>
-    <message>
-        <source>The environment %1 trains on the CPU only: the GPU is not used.</source>
-        <translation>El entorno %1 solo entrena en la CPU: la GPU no se usa.</translation>
+        <source>(%1× the CPU)</source>
+        <translation>(%1× la CPU)</translation>
     </message>
     <message>
         <source>The environment %1 is ready (not tested).</source>
         <translation>El entorno %1 está listo (sin probar).</translation>
     </message>
     <message>
+        <source>The environment %1 is ready.</source>
+        <translation>El entorno %1 está listo.</translation>
+    </message>
+    <message>
+        <source>The environment %1 was made.</source>
+        <translation>El entorno %1 se creó.</translation>
+    </message>
+    <message>
         <source>not run</source>
         <translation>no ejecutada</translation>
-    </message>
-    <message>
-        <source>the GPU trains (%1× the CPU)</source>
-        <translation>la GPU entrena (%1× la CPU)</translation>
-    </message>
-    <message>
-        <source>the GPU trains, but not clearly faster than the CPU</source>
-        <translation>la GPU entrena, pero no claramente más rápido que la CPU</translation>
-    </message>
-    <message>
-        <source>training works on the CPU only</source>
-        <translation>el entrenamiento solo funciona en la CPU</translation>
-    </message>
-    <message>
-        <source>training does not work in this environment</source>
-        <translation>el entrenamiento no funciona en este entorno</translation>
     </message>
     <message>
         <source>Recorded as the last good state: start the wizard again after a driver or framework update, and it checks what changed.</source>
@@ -1941,6 +1738,164 @@
     <message>
         <source>The support report was not saved: %1</source>
         <translation>El informe de soporte no se guardó: %1</translation>
+    </message>
+</context>
+<context>
+    <name>TestNumbers</name>
+    <message>
+        <source>Measurements</source>
+        <translation>Mediciones</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>Framework:</translation>
+    </message>
+    <message>
+        <source>Framework build</source>
+        <translation>Compilación del framework</translation>
+    </message>
+    <message>
+        <source>GPU:</source>
+        <translation>GPU:</translation>
+    </message>
+    <message>
+        <source>The GPU the framework sees</source>
+        <translation>La GPU que ve el framework</translation>
+    </message>
+    <message>
+        <source>CPU:</source>
+        <translation>CPU:</translation>
+    </message>
+    <message>
+        <source>The CPU</source>
+        <translation>La CPU</translation>
+    </message>
+    <message>
+        <source>GPU samples/s:</source>
+        <translation>Muestras/s en GPU:</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the GPU</source>
+        <translation>Muestras de entrenamiento por segundo en la GPU</translation>
+    </message>
+    <message>
+        <source>CPU samples/s:</source>
+        <translation>Muestras/s en CPU:</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the CPU</source>
+        <translation>Muestras de entrenamiento por segundo en la CPU</translation>
+    </message>
+    <message>
+        <source>Speed-up:</source>
+        <translation>Aceleración:</translation>
+    </message>
+    <message>
+        <source>How many times faster the GPU trains than the CPU</source>
+        <translation>Cuántas veces más rápido entrena la GPU que la CPU</translation>
+    </message>
+    <message>
+        <source>Matrix multiply:</source>
+        <translation>Multiplicación de matrices:</translation>
+    </message>
+    <message>
+        <source>Matrix multiply rate on the GPU</source>
+        <translation>Velocidad de multiplicación de matrices en la GPU</translation>
+    </message>
+    <message>
+        <source>GPU utilisation:</source>
+        <translation>Uso de la GPU:</translation>
+    </message>
+    <message>
+        <source>GPU utilisation during the test</source>
+        <translation>Uso de la GPU durante la prueba</translation>
+    </message>
+    <message>
+        <source>GPU memory:</source>
+        <translation>Memoria de la GPU:</translation>
+    </message>
+    <message>
+        <source>GPU memory in use during the test</source>
+        <translation>Memoria de la GPU en uso durante la prueba</translation>
+    </message>
+    <message>
+        <source>GPU samples per second divided by CPU samples per second, same network and data.</source>
+        <translation>Muestras por segundo en la GPU divididas entre muestras por segundo en la CPU, con la misma red y los mismos datos.</translation>
+    </message>
+    <message>
+        <source>TFLOP/s: trillions of floating-point operations per second on large matrix multiplies.</source>
+        <translation>TFLOP/s: billones de operaciones de coma flotante por segundo en multiplicaciones de matrices grandes.</translation>
+    </message>
+    <message>
+        <source>Share of time the GPU was running work, as the NVIDIA driver reports it (NVML).</source>
+        <translation>Porcentaje del tiempo en que la GPU estuvo ejecutando trabajo, según informa el controlador de NVIDIA (NVML).</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>— (needs both GPU and CPU)</source>
+        <translation>— (requiere GPU y CPU)</translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n threads)</source>
+        <translation>
+            <numerusform> (%n hilo)</numerusform>
+            <numerusform> (%n hilos)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>none visible</source>
+        <translation>ninguna visible</translation>
+    </message>
+    <message>
+        <source>not measured: no GPU is used</source>
+        <translation>sin medir: no se usa ninguna GPU</translation>
+    </message>
+    <message>
+        <source>%1: %2 TFLOP/s</source>
+        <translation>%1: %2 TFLOP/s</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU on this machine</source>
+        <translation>no hay GPU NVIDIA en esta máquina</translation>
+    </message>
+    <message>
+        <source>not measured (the driver gave no samples)</source>
+        <translation>sin medir (el controlador no dio muestras)</translation>
+    </message>
+    <message>
+        <source>waiting for samples…</source>
+        <translation>esperando muestras…</translation>
+    </message>
+    <message>
+        <source>%1 % now, %2 % at most</source>
+        <translation>%1 % ahora, %2 % como máximo</translation>
+    </message>
+    <message>
+        <source>%1 % at most</source>
+        <translation>%1 % como máximo</translation>
+    </message>
+    <message>
+        <source>%1 MiB in use, %2 MiB at most</source>
+        <translation>%1 MiB en uso, %2 MiB como máximo</translation>
+    </message>
+    <message>
+        <source>%1 MiB at most</source>
+        <translation>%1 MiB como máximo</translation>
+    </message>
+    <message>
+        <source>CUDA %1 build</source>
+        <translation>Compilación CUDA %1</translation>
+    </message>
+    <message>
+        <source>CPU build (no CUDA)</source>
+        <translation>Compilación para CPU (sin CUDA)</translation>
+    </message>
+    <message>
+        <source>build unknown</source>
+        <translation>compilación desconocida</translation>
     </message>
 </context>
 <context>
@@ -2086,22 +2041,6 @@
     <message>
         <source>(none)</source>
         <translation>(ninguno)</translation>
-    </message>
-    <message>
-        <source>trains on the GPU</source>
-        <translation>entrena en la GPU</translation>
-    </message>
-    <message>
-        <source>trains on the GPU, slowly</source>
-        <translation>entrena en la GPU, despacio</translation>
-    </message>
-    <message>
-        <source>trains on the CPU only</source>
-        <translation>solo entrena en la CPU</translation>
-    </message>
-    <message>
-        <source>does not train</source>
-        <translation>no entrena</translation>
     </message>
     <message>
         <source>Checking the environment %1…</source>
@@ -2965,6 +2904,49 @@
     <message>
         <source>This is WSL 2: the NVIDIA driver is the Windows host&apos;s, and its minimum is a Windows driver version.</source>
         <translation>Esto es WSL 2: el controlador de NVIDIA es el del host Windows, y su mínimo es una versión de controlador de Windows.</translation>
+    </message>
+</context>
+<context>
+    <name>verdicts</name>
+    <message>
+        <source>trains on the GPU, clearly faster than the CPU</source>
+        <translation>entrena en la GPU, claramente más rápido que la CPU</translation>
+    </message>
+    <message>
+        <source>Your GPU trains.</source>
+        <translation>Tu GPU entrena.</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, {speedup}× faster than the CPU.</source>
+        <translation>Tu GPU entrena, {speedup}× más rápido que la CPU.</translation>
+    </message>
+    <message>
+        <source>trains on the GPU, but not clearly faster than the CPU</source>
+        <translation>entrena en la GPU, pero no claramente más rápido que la CPU</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but not clearly faster than the CPU.</source>
+        <translation>Tu GPU entrena, pero no claramente más rápido que la CPU.</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but only {speedup}× faster than the CPU.</source>
+        <translation>Tu GPU entrena, pero solo {speedup}× más rápido que la CPU.</translation>
+    </message>
+    <message>
+        <source>trains on the CPU only</source>
+        <translation>solo entrena en la CPU</translation>
+    </message>
+    <message>
+        <source>Training works on the CPU only.</source>
+        <translation>El entrenamiento solo funciona en la CPU.</translation>
+    </message>
+    <message>
+        <source>does not train</source>
+        <translation>no entrena</translation>
+    </message>
+    <message>
+        <source>Training does not work in this environment.</source>
+        <translation>El entrenamiento no funciona en este entorno.</translation>
     </message>
 </context>
 </TS>

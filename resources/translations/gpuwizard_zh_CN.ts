@@ -857,94 +857,6 @@
         <translation>再次运行测试</translation>
     </message>
     <message>
-        <source>Measurements</source>
-        <translation>测量结果</translation>
-    </message>
-    <message>
-        <source>Framework:</source>
-        <translation>框架：</translation>
-    </message>
-    <message>
-        <source>Framework build</source>
-        <translation>框架构建版本</translation>
-    </message>
-    <message>
-        <source>GPU:</source>
-        <translation>GPU：</translation>
-    </message>
-    <message>
-        <source>The GPU the framework sees</source>
-        <translation>框架识别到的 GPU</translation>
-    </message>
-    <message>
-        <source>CPU:</source>
-        <translation>CPU：</translation>
-    </message>
-    <message>
-        <source>The CPU</source>
-        <translation>CPU</translation>
-    </message>
-    <message>
-        <source>GPU samples/s:</source>
-        <translation>GPU 样本/秒：</translation>
-    </message>
-    <message>
-        <source>Training samples per second on the GPU</source>
-        <translation>GPU 上每秒训练的样本数</translation>
-    </message>
-    <message>
-        <source>CPU samples/s:</source>
-        <translation>CPU 样本/秒：</translation>
-    </message>
-    <message>
-        <source>Training samples per second on the CPU</source>
-        <translation>CPU 上每秒训练的样本数</translation>
-    </message>
-    <message>
-        <source>Speed-up:</source>
-        <translation>加速比：</translation>
-    </message>
-    <message>
-        <source>How many times faster the GPU trains than the CPU</source>
-        <translation>GPU 训练速度是 CPU 的多少倍</translation>
-    </message>
-    <message>
-        <source>Matrix multiply:</source>
-        <translation>矩阵乘法：</translation>
-    </message>
-    <message>
-        <source>Matrix multiply rate on the GPU</source>
-        <translation>GPU 上的矩阵乘法速率</translation>
-    </message>
-    <message>
-        <source>GPU utilisation:</source>
-        <translation>GPU 利用率：</translation>
-    </message>
-    <message>
-        <source>GPU utilisation during the test</source>
-        <translation>测试期间的 GPU 利用率</translation>
-    </message>
-    <message>
-        <source>GPU memory:</source>
-        <translation>GPU 显存：</translation>
-    </message>
-    <message>
-        <source>GPU memory in use during the test</source>
-        <translation>测试期间使用的 GPU 显存</translation>
-    </message>
-    <message>
-        <source>GPU samples per second divided by CPU samples per second, same network and data.</source>
-        <translation>GPU 每秒样本数除以 CPU 每秒样本数（网络和数据相同）。</translation>
-    </message>
-    <message>
-        <source>TFLOP/s: trillions of floating-point operations per second on large matrix multiplies.</source>
-        <translation>TFLOP/s：大型矩阵乘法中每秒执行的万亿次浮点运算数。</translation>
-    </message>
-    <message>
-        <source>Share of time the GPU was running work, as the NVIDIA driver reports it (NVML).</source>
-        <translation>GPU 处于工作状态的时间占比，由 NVIDIA 驱动程序报告（NVML）。</translation>
-    </message>
-    <message>
         <source>Verdict</source>
         <translation>结论</translation>
     </message>
@@ -972,12 +884,6 @@
         <source>Stopping the test…</source>
         <translation>正在停止测试…</translation>
     </message>
-    <message numerus="yes">
-        <source> (%n threads)</source>
-        <translation>
-            <numerusform> (%n 个线程)</numerusform>
-        </translation>
-    </message>
     <message>
         <source>The test stopped</source>
         <translation>测试已停止</translation>
@@ -995,60 +901,12 @@
         <translation>第 %v / %m 步</translation>
     </message>
     <message>
-        <source>none visible</source>
-        <translation>无可见 GPU</translation>
-    </message>
-    <message>
-        <source>not measured: no GPU is used</source>
-        <translation>未测量：未使用 GPU</translation>
-    </message>
-    <message>
-        <source>%1: %2 TFLOP/s</source>
-        <translation>%1：%2 TFLOP/s</translation>
-    </message>
-    <message>
-        <source>no NVIDIA GPU on this machine</source>
-        <translation>本机没有 NVIDIA GPU</translation>
-    </message>
-    <message>
-        <source>not measured (the driver gave no samples)</source>
-        <translation>未测量（驱动程序未提供采样数据）</translation>
-    </message>
-    <message>
-        <source>waiting for samples…</source>
-        <translation>正在等待采样数据…</translation>
-    </message>
-    <message>
-        <source>%1 % now, %2 % at most</source>
-        <translation>当前 %1 %，最高 %2 %</translation>
-    </message>
-    <message>
-        <source>%1 % at most</source>
-        <translation>最高 %1 %</translation>
-    </message>
-    <message>
-        <source>%1 MiB in use, %2 MiB at most</source>
-        <translation>已用 %1 MiB，最高 %2 MiB</translation>
-    </message>
-    <message>
-        <source>%1 MiB at most</source>
-        <translation>最高 %1 MiB</translation>
-    </message>
-    <message>
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
         <source>Finished in %1 s</source>
         <translation>已完成，用时 %1 秒</translation>
-    </message>
-    <message>
-        <source>%1×</source>
-        <translation>%1×</translation>
-    </message>
-    <message>
-        <source>— (needs both GPU and CPU)</source>
-        <translation>—（需要同时测量 GPU 和 CPU）</translation>
     </message>
     <message>
         <source>Stopped</source>
@@ -1065,30 +923,6 @@
     <message>
         <source>No training step ran.</source>
         <translation>未运行任何训练步。</translation>
-    </message>
-    <message>
-        <source>Your GPU trains.</source>
-        <translation>您的 GPU 可以训练。</translation>
-    </message>
-    <message>
-        <source>Your GPU trains, %1× faster than the CPU.</source>
-        <translation>您的 GPU 可以训练，速度是 CPU 的 %1 倍。</translation>
-    </message>
-    <message>
-        <source>Your GPU trains, but not clearly faster than the CPU.</source>
-        <translation>您的 GPU 可以训练，但并不明显快于 CPU。</translation>
-    </message>
-    <message>
-        <source>Your GPU trains, but only %1× faster than the CPU.</source>
-        <translation>您的 GPU 可以训练，但速度仅为 CPU 的 %1 倍。</translation>
-    </message>
-    <message>
-        <source>Training works on the CPU only.</source>
-        <translation>只能在 CPU 上训练。</translation>
-    </message>
-    <message>
-        <source>Training does not work in this environment.</source>
-        <translation>此环境中无法训练。</translation>
     </message>
     <message>
         <source>The loss fell from %1 to %2: the network learns.</source>
@@ -1125,18 +959,6 @@
     <message>
         <source>Testing %1 in the environment %2 (%3).</source>
         <translation>正在环境 %2（%3）中测试 %1。</translation>
-    </message>
-    <message>
-        <source>CUDA %1 build</source>
-        <translation>CUDA %1 版本</translation>
-    </message>
-    <message>
-        <source>CPU build (no CUDA)</source>
-        <translation>CPU 版本（不含 CUDA）</translation>
-    </message>
-    <message>
-        <source>build unknown</source>
-        <translation>版本未知</translation>
     </message>
     <message>
         <source>the GPU</source>
@@ -1820,48 +1642,24 @@
         <translation>无（下次请在“选择”页面中选择一个）</translation>
     </message>
     <message>
-        <source>The environment %1 is ready, and trains on the GPU.</source>
-        <translation>环境 %1 已就绪，并在 GPU 上训练。</translation>
-    </message>
-    <message>
-        <source>The environment %1 trains on the GPU, but slowly: see below.</source>
-        <translation>环境 %1 在 GPU 上训练，但速度较慢：请见下文。</translation>
-    </message>
-    <message>
-        <source>The environment %1 is ready, and trains on the CPU.</source>
-        <translation>环境 %1 已就绪，并在 CPU 上训练。</translation>
-    </message>
-    <message>
-        <source>The environment %1 was made, but training does not work in it.</source>
-        <translation>环境 %1 已创建，但无法在其中训练。</translation>
-    </message>
-    <message>
-        <source>The environment %1 trains on the CPU only: the GPU is not used.</source>
-        <translation>环境 %1 只能在 CPU 上训练：未使用 GPU。</translation>
+        <source>(%1× the CPU)</source>
+        <translation>（CPU 的 %1 倍）</translation>
     </message>
     <message>
         <source>The environment %1 is ready (not tested).</source>
         <translation>环境 %1 已就绪（未测试）。</translation>
     </message>
     <message>
+        <source>The environment %1 is ready.</source>
+        <translation>环境 %1 已就绪。</translation>
+    </message>
+    <message>
+        <source>The environment %1 was made.</source>
+        <translation>环境 %1 已创建。</translation>
+    </message>
+    <message>
         <source>not run</source>
         <translation>未运行</translation>
-    </message>
-    <message>
-        <source>the GPU trains (%1× the CPU)</source>
-        <translation>GPU 可以训练（CPU 的 %1 倍）</translation>
-    </message>
-    <message>
-        <source>the GPU trains, but not clearly faster than the CPU</source>
-        <translation>GPU 可以训练，但并不明显快于 CPU</translation>
-    </message>
-    <message>
-        <source>training works on the CPU only</source>
-        <translation>只能在 CPU 上训练</translation>
-    </message>
-    <message>
-        <source>training does not work in this environment</source>
-        <translation>此环境中无法训练</translation>
     </message>
     <message>
         <source>Recorded as the last good state: start the wizard again after a driver or framework update, and it checks what changed.</source>
@@ -1937,6 +1735,163 @@
     <message>
         <source>The support report was not saved: %1</source>
         <translation>支持报告未保存：%1</translation>
+    </message>
+</context>
+<context>
+    <name>TestNumbers</name>
+    <message>
+        <source>Measurements</source>
+        <translation>测量结果</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>框架：</translation>
+    </message>
+    <message>
+        <source>Framework build</source>
+        <translation>框架构建版本</translation>
+    </message>
+    <message>
+        <source>GPU:</source>
+        <translation>GPU：</translation>
+    </message>
+    <message>
+        <source>The GPU the framework sees</source>
+        <translation>框架识别到的 GPU</translation>
+    </message>
+    <message>
+        <source>CPU:</source>
+        <translation>CPU：</translation>
+    </message>
+    <message>
+        <source>The CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>GPU samples/s:</source>
+        <translation>GPU 样本/秒：</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the GPU</source>
+        <translation>GPU 上每秒训练的样本数</translation>
+    </message>
+    <message>
+        <source>CPU samples/s:</source>
+        <translation>CPU 样本/秒：</translation>
+    </message>
+    <message>
+        <source>Training samples per second on the CPU</source>
+        <translation>CPU 上每秒训练的样本数</translation>
+    </message>
+    <message>
+        <source>Speed-up:</source>
+        <translation>加速比：</translation>
+    </message>
+    <message>
+        <source>How many times faster the GPU trains than the CPU</source>
+        <translation>GPU 训练速度是 CPU 的多少倍</translation>
+    </message>
+    <message>
+        <source>Matrix multiply:</source>
+        <translation>矩阵乘法：</translation>
+    </message>
+    <message>
+        <source>Matrix multiply rate on the GPU</source>
+        <translation>GPU 上的矩阵乘法速率</translation>
+    </message>
+    <message>
+        <source>GPU utilisation:</source>
+        <translation>GPU 利用率：</translation>
+    </message>
+    <message>
+        <source>GPU utilisation during the test</source>
+        <translation>测试期间的 GPU 利用率</translation>
+    </message>
+    <message>
+        <source>GPU memory:</source>
+        <translation>GPU 显存：</translation>
+    </message>
+    <message>
+        <source>GPU memory in use during the test</source>
+        <translation>测试期间使用的 GPU 显存</translation>
+    </message>
+    <message>
+        <source>GPU samples per second divided by CPU samples per second, same network and data.</source>
+        <translation>GPU 每秒样本数除以 CPU 每秒样本数（网络和数据相同）。</translation>
+    </message>
+    <message>
+        <source>TFLOP/s: trillions of floating-point operations per second on large matrix multiplies.</source>
+        <translation>TFLOP/s：大型矩阵乘法中每秒执行的万亿次浮点运算数。</translation>
+    </message>
+    <message>
+        <source>Share of time the GPU was running work, as the NVIDIA driver reports it (NVML).</source>
+        <translation>GPU 处于工作状态的时间占比，由 NVIDIA 驱动程序报告（NVML）。</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>— (needs both GPU and CPU)</source>
+        <translation>—（需要同时测量 GPU 和 CPU）</translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n threads)</source>
+        <translation>
+            <numerusform> (%n 个线程)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>none visible</source>
+        <translation>无可见 GPU</translation>
+    </message>
+    <message>
+        <source>not measured: no GPU is used</source>
+        <translation>未测量：未使用 GPU</translation>
+    </message>
+    <message>
+        <source>%1: %2 TFLOP/s</source>
+        <translation>%1：%2 TFLOP/s</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU on this machine</source>
+        <translation>本机没有 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>not measured (the driver gave no samples)</source>
+        <translation>未测量（驱动程序未提供采样数据）</translation>
+    </message>
+    <message>
+        <source>waiting for samples…</source>
+        <translation>正在等待采样数据…</translation>
+    </message>
+    <message>
+        <source>%1 % now, %2 % at most</source>
+        <translation>当前 %1 %，最高 %2 %</translation>
+    </message>
+    <message>
+        <source>%1 % at most</source>
+        <translation>最高 %1 %</translation>
+    </message>
+    <message>
+        <source>%1 MiB in use, %2 MiB at most</source>
+        <translation>已用 %1 MiB，最高 %2 MiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB at most</source>
+        <translation>最高 %1 MiB</translation>
+    </message>
+    <message>
+        <source>CUDA %1 build</source>
+        <translation>CUDA %1 版本</translation>
+    </message>
+    <message>
+        <source>CPU build (no CUDA)</source>
+        <translation>CPU 版本（不含 CUDA）</translation>
+    </message>
+    <message>
+        <source>build unknown</source>
+        <translation>版本未知</translation>
     </message>
 </context>
 <context>
@@ -2080,22 +2035,6 @@
     <message>
         <source>(none)</source>
         <translation>（无）</translation>
-    </message>
-    <message>
-        <source>trains on the GPU</source>
-        <translation>在 GPU 上训练</translation>
-    </message>
-    <message>
-        <source>trains on the GPU, slowly</source>
-        <translation>在 GPU 上训练，但较慢</translation>
-    </message>
-    <message>
-        <source>trains on the CPU only</source>
-        <translation>只能在 CPU 上训练</translation>
-    </message>
-    <message>
-        <source>does not train</source>
-        <translation>无法训练</translation>
     </message>
     <message>
         <source>Checking the environment %1…</source>
@@ -2959,6 +2898,49 @@
     <message>
         <source>This is WSL 2: the NVIDIA driver is the Windows host&apos;s, and its minimum is a Windows driver version.</source>
         <translation>这是 WSL 2：NVIDIA 驱动程序来自 Windows 主机，因此最低版本要求指的是 Windows 驱动程序版本。</translation>
+    </message>
+</context>
+<context>
+    <name>verdicts</name>
+    <message>
+        <source>trains on the GPU, clearly faster than the CPU</source>
+        <translation>在 GPU 上训练，明显快于 CPU</translation>
+    </message>
+    <message>
+        <source>Your GPU trains.</source>
+        <translation>您的 GPU 可以训练。</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, {speedup}× faster than the CPU.</source>
+        <translation>您的 GPU 可以训练，速度是 CPU 的 {speedup} 倍。</translation>
+    </message>
+    <message>
+        <source>trains on the GPU, but not clearly faster than the CPU</source>
+        <translation>在 GPU 上训练，但并不明显快于 CPU</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but not clearly faster than the CPU.</source>
+        <translation>您的 GPU 可以训练，但并不明显快于 CPU。</translation>
+    </message>
+    <message>
+        <source>Your GPU trains, but only {speedup}× faster than the CPU.</source>
+        <translation>您的 GPU 可以训练，但速度仅为 CPU 的 {speedup} 倍。</translation>
+    </message>
+    <message>
+        <source>trains on the CPU only</source>
+        <translation>只能在 CPU 上训练</translation>
+    </message>
+    <message>
+        <source>Training works on the CPU only.</source>
+        <translation>只能在 CPU 上训练。</translation>
+    </message>
+    <message>
+        <source>does not train</source>
+        <translation>无法训练</translation>
+    </message>
+    <message>
+        <source>Training does not work in this environment.</source>
+        <translation>此环境中无法训练。</translation>
     </message>
 </context>
 </TS>
