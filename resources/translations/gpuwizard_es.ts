@@ -2909,8 +2909,8 @@
 <context>
     <name>verdicts</name>
     <message>
-        <source>trains on the GPU, clearly faster than the CPU</source>
-        <translation>entrena en la GPU, claramente más rápido que la CPU</translation>
+        <source>the GPU trains, clearly faster than the CPU</source>
+        <translation>la GPU entrena, claramente más rápido que la CPU</translation>
     </message>
     <message>
         <source>Your GPU trains.</source>
@@ -2921,8 +2921,16 @@
         <translation>Tu GPU entrena, {speedup}× más rápido que la CPU.</translation>
     </message>
     <message>
-        <source>trains on the GPU, but not clearly faster than the CPU</source>
-        <translation>entrena en la GPU, pero no claramente más rápido que la CPU</translation>
+        <source>the GPU trains, but not clearly faster than the CPU</source>
+        <translation>la GPU entrena, pero no claramente más rápido que la CPU</translation>
+    </message>
+    <message>
+        <source>training works on the CPU only</source>
+        <translation>el entrenamiento solo funciona en la CPU</translation>
+    </message>
+    <message>
+        <source>training does not work in this environment</source>
+        <translation>el entrenamiento no funciona en este entorno</translation>
     </message>
     <message>
         <source>Your GPU trains, but not clearly faster than the CPU.</source>
@@ -2933,16 +2941,8 @@
         <translation>Tu GPU entrena, pero solo {speedup}× más rápido que la CPU.</translation>
     </message>
     <message>
-        <source>trains on the CPU only</source>
-        <translation>solo entrena en la CPU</translation>
-    </message>
-    <message>
         <source>Training works on the CPU only.</source>
         <translation>El entrenamiento solo funciona en la CPU.</translation>
-    </message>
-    <message>
-        <source>does not train</source>
-        <translation>no entrena</translation>
     </message>
     <message>
         <source>Training does not work in this environment.</source>

@@ -2903,8 +2903,8 @@
 <context>
     <name>verdicts</name>
     <message>
-        <source>trains on the GPU, clearly faster than the CPU</source>
-        <translation>在 GPU 上训练，明显快于 CPU</translation>
+        <source>the GPU trains, clearly faster than the CPU</source>
+        <translation>GPU 可以训练，明显快于 CPU</translation>
     </message>
     <message>
         <source>Your GPU trains.</source>
@@ -2915,8 +2915,16 @@
         <translation>您的 GPU 可以训练，速度是 CPU 的 {speedup} 倍。</translation>
     </message>
     <message>
-        <source>trains on the GPU, but not clearly faster than the CPU</source>
-        <translation>在 GPU 上训练，但并不明显快于 CPU</translation>
+        <source>the GPU trains, but not clearly faster than the CPU</source>
+        <translation>GPU 可以训练，但并不明显快于 CPU</translation>
+    </message>
+    <message>
+        <source>training works on the CPU only</source>
+        <translation>只能在 CPU 上训练</translation>
+    </message>
+    <message>
+        <source>training does not work in this environment</source>
+        <translation>此环境中无法训练</translation>
     </message>
     <message>
         <source>Your GPU trains, but not clearly faster than the CPU.</source>
@@ -2927,16 +2935,8 @@
         <translation>您的 GPU 可以训练，但速度仅为 CPU 的 {speedup} 倍。</translation>
     </message>
     <message>
-        <source>trains on the CPU only</source>
-        <translation>只能在 CPU 上训练</translation>
-    </message>
-    <message>
         <source>Training works on the CPU only.</source>
         <translation>只能在 CPU 上训练。</translation>
-    </message>
-    <message>
-        <source>does not train</source>
-        <translation>无法训练</translation>
     </message>
     <message>
         <source>Training does not work in this environment.</source>

@@ -315,7 +315,7 @@ def test_summary_shows_the_latest_live_test_with_its_rates():
     fact = summary_fact(support_view(document(tests=tests)), "Last live test")
     assert fact == Fact(
         "Last live test",
-        "demo: gpu_ok (trains on the GPU, clearly faster than the CPU), GPU 12,346 samples/s, "
+        "demo: gpu_ok (the GPU trains, clearly faster than the CPU), GPU 12,346 samples/s, "
         "CPU 900 samples/s, 13.7x the CPU, 2026-05-01 10:00 UTC",
         level="ok",
     )
@@ -325,7 +325,7 @@ def test_summary_names_an_interpreters_test_by_its_python_and_a_broken_one_is_an
     tests = [recorded_test(None, "broken", "2026-05-01T10:00:00+00:00")]
     fact = summary_fact(support_view(document(tests=tests)), "Last live test")
     assert fact == Fact(
-        "Last live test", "/usr/bin/python3: broken (does not train), 2026-05-01 10:00 UTC", level="error"
+        "Last live test", "/usr/bin/python3: broken (training does not work in this environment), 2026-05-01 10:00 UTC", level="error"
     )
 
 
@@ -485,7 +485,7 @@ def test_an_environment_subsection_with_what_its_interpreter_reports():
     )
     assert found["Last live test"] == Fact(
         "Last live test",
-        "gpu_slow: trains on the GPU, but not clearly faster than the CPU; GPU 1,000 samples/s, "
+        "gpu_slow: the GPU trains, but not clearly faster than the CPU; GPU 1,000 samples/s, "
         "CPU 900 samples/s, 1.1x the CPU (2026-05-01 10:00 UTC)",
         level="warning",
     )
@@ -764,7 +764,7 @@ def test_malformed_optional_parts_are_skipped_not_fatal():
     assert view.redaction == ("Replaced before writing: 2 home-folder paths.",)
     assert summary_fact(view, "Environments").value == "2: odd (not tested), bare (not tested)"
     assert summary_fact(view, "Last live test").value == (
-        "odd: gpu_slow (trains on the GPU, but not clearly faster than the CPU), 2026-05-01 10:00 UTC"
+        "odd: gpu_slow (the GPU trains, but not clearly faster than the CPU), 2026-05-01 10:00 UTC"
     )
     odd = subsection(view, "env-odd")
     assert "Activation variables" not in facts(odd)

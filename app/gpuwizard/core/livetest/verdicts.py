@@ -43,7 +43,7 @@ class VerdictWords:
     """What a verdict says, in English templates (the ``verdicts`` translation context).
 
     Attributes:
-        phrase: After a subject: "(the environment) trains on the GPU, clearly faster than the CPU".
+        phrase: The verdict as a clause for a line or a list: "training works on the CPU only".
         headline: The verdict as a sentence, for a page's headline or the command line.
         headline_speedup: The same with the measured speed-up (``{speedup}``); None where none applies.
     """
@@ -55,21 +55,21 @@ class VerdictWords:
 
 WORDS: Final[dict[str, VerdictWords]] = {
     "gpu_ok": VerdictWords(
-        QT_TRANSLATE_NOOP("verdicts", "trains on the GPU, clearly faster than the CPU"),
+        QT_TRANSLATE_NOOP("verdicts", "the GPU trains, clearly faster than the CPU"),
         QT_TRANSLATE_NOOP("verdicts", "Your GPU trains."),
         QT_TRANSLATE_NOOP("verdicts", "Your GPU trains, {speedup}× faster than the CPU."),
     ),
     "gpu_slow": VerdictWords(
-        QT_TRANSLATE_NOOP("verdicts", "trains on the GPU, but not clearly faster than the CPU"),
+        QT_TRANSLATE_NOOP("verdicts", "the GPU trains, but not clearly faster than the CPU"),
         QT_TRANSLATE_NOOP("verdicts", "Your GPU trains, but not clearly faster than the CPU."),
         QT_TRANSLATE_NOOP("verdicts", "Your GPU trains, but only {speedup}× faster than the CPU."),
     ),
     "cpu_only": VerdictWords(
-        QT_TRANSLATE_NOOP("verdicts", "trains on the CPU only"),
+        QT_TRANSLATE_NOOP("verdicts", "training works on the CPU only"),
         QT_TRANSLATE_NOOP("verdicts", "Training works on the CPU only."),
     ),
     "broken": VerdictWords(
-        QT_TRANSLATE_NOOP("verdicts", "does not train"),
+        QT_TRANSLATE_NOOP("verdicts", "training does not work in this environment"),
         QT_TRANSLATE_NOOP("verdicts", "Training does not work in this environment."),
     ),
 }
@@ -112,7 +112,7 @@ def level(verdict: str, machine_has_nvidia_gpu: bool | None) -> Level:
 
 
 def phrase(verdict: str) -> TranslatableText:
-    """The verdict after a subject ("trains on the CPU only"); an unknown verdict as it is."""
+    """The verdict as a clause ("training works on the CPU only"); an unknown verdict as it is."""
     words = WORDS.get(verdict)
     return TranslatableText(_CONTEXT, words.phrase) if words else TranslatableText(_CONTEXT, "{v}", v=verdict)
 
