@@ -325,7 +325,9 @@ def test_summary_names_an_interpreters_test_by_its_python_and_a_broken_one_is_an
     tests = [recorded_test(None, "broken", "2026-05-01T10:00:00+00:00")]
     fact = summary_fact(support_view(document(tests=tests)), "Last live test")
     assert fact == Fact(
-        "Last live test", "/usr/bin/python3: broken (training does not work in this environment), 2026-05-01 10:00 UTC", level="error"
+        "Last live test",
+        "/usr/bin/python3: broken (training does not work in this environment), 2026-05-01 10:00 UTC",
+        level="error",
     )
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.gpu_stand_in import SMALL_GPU_RUN, STAND_IN_GPU, stand_in_argv
+
 PROBES = Path(__file__).resolve().parents[2] / "app" / "gpuwizard" / "probes"
 TRAIN = PROBES / "train_test.py"
 #: The modules beside train_test.py that it imports when run by path.
@@ -260,18 +262,7 @@ def test_torch_cudnn_versions(number, text):
     assert env_report._torch_cudnn_text(number) == text
 
 
-FAKE_GPU = {
-    "index": 0,
-    "name": "Stand-in GPU",
-    "compute_capability": "9.0",
-    "memory_total_mib": 1024,
-    "arch_in_build": True,
-    "ptx_only": False,
-}
-SMALL_GPU_RUN = [
-    "--steps", "6", "--batch", "16", "--warmup", "1", "--cpu-steps", "4", "--cpu-batch", "8",
-    "--cpu-warmup", "1", "--matmul-size", "128",
-]  # fmt: skip
+FAKE_GPU = STAND_IN_GPU
 
 
 def check_gpu_run(events: list[dict], framework: str) -> None:
@@ -308,30 +299,8 @@ def check_gpu_run(events: list[dict], framework: str) -> None:
 
 
 def test_the_gpu_path_with_the_cpu_standing_in_for_the_gpu(torch_python: str):
-    script = textwrap.dedent(
-        """
-        import json, sys, time
-        sys.path.insert(0, sys.argv[1])
-        import env_report, train_test, train_torch
-        import torch
-        config = train_test.parse_args(sys.argv[3:])
-        report = env_report.framework_report("pytorch", torch)
-        report["gpus"] = [json.loads(sys.argv[2])]
-        backend = train_torch.TorchBackend(torch, config, gpu_device="cpu")
-        sys.exit(train_test.run_backend(config, train_test.Output(), report, backend, started=time.perf_counter()))
-        """
-    )
     done = subprocess.run(
-        [
-            torch_python,
-            "-c",
-            script,
-            str(PROBES),
-            json.dumps(FAKE_GPU),
-            "--framework",
-            "pytorch",
-            *SMALL_GPU_RUN,
-        ],
+        stand_in_argv(torch_python, "--framework", "pytorch", *SMALL_GPU_RUN),
         capture_output=True,
         text=True,
         timeout=180,
