@@ -19,21 +19,18 @@ from typing import Any
 
 import pytest
 
+from builders.requests import planned
 from fakes.fake_conda import FLAVORS, FakeConda, install_fake_conda, process_gone
 from fakes.wheels import build_wheel, tiny_torch
 from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
 from gpuwizard.adapters.envs.conda import CondaBackend
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import ManagerFacts
-from gpuwizard.workflow.envs.create import (
-    EnvRequest,
-    EnvRequestError,
-    EnvTools,
-    create_environment,
-    list_environments,
-    prepare_environment,
-)
+from gpuwizard.workflow.envs.create import create_environment
+from gpuwizard.workflow.envs.prepare import EnvTools, SetupRefused, prepare_environment
+from gpuwizard.workflow.envs.registry import list_environments
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fake tool is a shebang script")
 
@@ -108,10 +105,10 @@ def tools_for(fake: FakeConda) -> EnvTools:
 
 
 def make(
-    request: EnvRequest, env_tools: EnvTools, cancel: threading.Event | None = None
+    request: tuple[SetupRequest, Plan], env_tools: EnvTools, cancel: threading.Event | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     events: list[dict[str, Any]] = []
-    prepared = prepare_environment(request, env_tools)
+    prepared = prepare_environment(*request, env_tools)
     result = create_environment(prepared, env_tools, events.append, cancel or threading.Event())
     return result, events
 
@@ -205,9 +202,9 @@ def test_the_pytorch_channel_is_refused_before_anything_runs(
 ):
     fake = fake_tool(tmp_path, "conda", "ok", venv_template)
     plan = torch_plan(conda_channels=(channel, "conda-forge"), conda_packages=("pytorch=2.13.0",))
-    request = EnvRequest("torch-demo", plan, tool="conda", find_links=wheels, offline=True)
-    with pytest.raises(EnvRequestError, match=r"PyTorch 2\.5"):
-        prepare_environment(request, tools_for(fake))
+    request = planned("torch-demo", plan, tool="conda", find_links=wheels, offline=True)
+    with pytest.raises(SetupRefused, match=r"PyTorch 2\.5"):
+        prepare_environment(*request, tools_for(fake))
     assert fake.calls() == []
     assert not (fake.envs / "torch-demo").exists()
 
@@ -215,7 +212,7 @@ def test_the_pytorch_channel_is_refused_before_anything_runs(
 def test_a_channel_merely_named_like_pytorch_is_allowed(tmp_path: Path, venv_template: Path, wheels: Path):
     fake = fake_tool(tmp_path, "conda", "ok", venv_template)
     plan = torch_plan(conda_channels=("conda-forge", "pytorch-community-mirror", "conda-forge/label/pytorch"))
-    prepared = prepare_environment(EnvRequest("ok", plan, tool="conda", find_links=wheels), tools_for(fake))
+    prepared = prepare_environment(*planned("ok", plan, tool="conda", find_links=wheels), tools_for(fake))
     assert prepared.prefix == fake.envs / "ok"
 
 
@@ -243,15 +240,15 @@ def test_envs_dir_is_none_when_the_tool_cannot_be_run(tmp_path: Path):
 def test_creates_a_tensorflow_gpu_environment(flavor: str, tmp_path: Path, venv_template: Path, wheels: Path):
     fake = fake_tool(tmp_path, flavor, "ok", venv_template)
     env_tools = tools_for(fake)
-    request = EnvRequest("tf-demo", tf_plan(), tool=flavor, find_links=wheels, offline=True)
-    prepared = prepare_environment(request, env_tools)
+    request = planned("tf-demo", tf_plan(), tool=flavor, find_links=wheels, offline=True)
+    prepared = prepare_environment(*request, env_tools)
     events: list[dict[str, Any]] = []
     result = create_environment(prepared, env_tools, events.append, threading.Event())
 
-    assert result["status"] == "ok", result
+    assert result.status == "ok", result
     prefix = fake.envs / "tf-demo"
-    assert result["path"] == str(prefix)
-    assert result["framework_version"] == "2.10.1"
+    assert result.path == str(prefix)
+    assert result.framework_version == "2.10.1"
     plan = request.plan
     expected = prepared.backend.create_command(
         prefix, prepared.python, prepared.source, CondaSpec(plan.conda_packages, plan.conda_channels)
@@ -264,7 +261,7 @@ def test_creates_a_tensorflow_gpu_environment(flavor: str, tmp_path: Path, venv_
     assert any(event["event"] == "progress" and event["phase"] == "create" for event in events)
     # pip really installed the framework inside the environment.
     done = subprocess.run(
-        [result["python"], "-c", "import tensorflow; print(tensorflow.__version__)"],
+        [result.python, "-c", "import tensorflow; print(tensorflow.__version__)"],
         capture_output=True,
         text=True,
         check=True,
@@ -280,7 +277,7 @@ def test_creates_a_tensorflow_gpu_environment(flavor: str, tmp_path: Path, venv_
         env_vars = json.loads(state.read_text(encoding="utf-8"))["env_vars"]
         assert env_vars["TF_FORCE_GPU_ALLOW_GROWTH"] == "true"
         assert env_vars["TF_CPP_MIN_LOG_LEVEL"] == "1"
-        assert env_vars["UV_CONSTRAINT"] == result["constraints"]
+        assert env_vars["UV_CONSTRAINT"] == result.constraints
         assert len(config_calls) == 1
         assert config_calls[0][1:7] == ["env", "config", "vars", "set", "-p", str(prefix)]
         assert not activate.exists()
@@ -302,13 +299,13 @@ def test_creates_a_tensorflow_gpu_environment(flavor: str, tmp_path: Path, venv_
 def test_creates_a_pytorch_environment_at_a_chosen_prefix(tmp_path: Path, venv_template: Path, wheels: Path):
     fake = fake_tool(tmp_path, "micromamba", "ok", venv_template)
     prefix = tmp_path / "elsewhere" / "torch-env"
-    request = EnvRequest(
+    request = planned(
         "torch-demo", torch_plan(), tool="micromamba", prefix=prefix, find_links=wheels, offline=True
     )
     result, _ = make(request, tools_for(fake))
-    assert result["status"] == "ok", result
-    assert result["path"] == str(prefix)
-    assert result["framework_version"] == "2.13.0"
+    assert result.status == "ok", result
+    assert result.path == str(prefix)
+    assert result.framework_version == "2.13.0"
     # An explicit prefix: the tool is not asked where its environments go.
     assert [call[1] for call in fake.calls()] == ["create"]
     (call,) = create_calls(fake)
@@ -349,13 +346,13 @@ def test_a_failed_create_leaves_nothing_behind(
     flavor: str, scenario: str, tmp_path: Path, venv_template: Path, wheels: Path
 ):
     fake = fake_tool(tmp_path, flavor, scenario, venv_template)
-    request = EnvRequest("tf-demo", tf_plan(), tool=flavor, find_links=wheels, offline=True)
+    request = planned("tf-demo", tf_plan(), tool=flavor, find_links=wheels, offline=True)
     result, events = make(request, tools_for(fake))
 
-    assert result["status"] == "failed"
-    assert "exited with status 1" in result["error"]
+    assert result.status == "failed"
+    assert "exited with status 1" in result.error
     prefix = fake.envs / "tf-demo"
-    assert result["path"] == str(prefix)
+    assert result.path == str(prefix)
     assert not prefix.exists()
     if scenario == "partial":
         assert fake.made() == [prefix]  # the fake had made part of it: the rollback removed it
@@ -375,7 +372,7 @@ def test_cancel_stops_the_tool_and_its_children_and_removes_the_prefix(
     flavor: str, tmp_path: Path, venv_template: Path, wheels: Path
 ):
     fake = fake_tool(tmp_path, flavor, "slow", venv_template)
-    request = EnvRequest("tf-demo", tf_plan(), tool=flavor, find_links=wheels, offline=True)
+    request = planned("tf-demo", tf_plan(), tool=flavor, find_links=wheels, offline=True)
     cancel = threading.Event()
     seen: list[list[int]] = []
 
@@ -396,7 +393,7 @@ def test_cancel_stops_the_tool_and_its_children_and_removes_the_prefix(
         canceller.join()
 
     assert len(seen[0]) == 2, "the fake never started its child"
-    assert result["status"] == "cancelled", result
+    assert result.status == "cancelled", result
     assert time.monotonic() - started < 30  # not the fake's 60 s sleep
     assert not (fake.envs / "tf-demo").exists()
     assert fake.made() == [fake.envs / "tf-demo"]

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from builders.requests import planned
 from fakes.http_server import Site, serve
 from fakes.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
@@ -23,7 +24,8 @@ from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.machine.system_report import ManagerFacts
-from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environment, prepare_environment
+from gpuwizard.workflow.envs.create import create_environment
+from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 TOOLS = ["pip", *(["uv"] if UV else [])]
@@ -55,7 +57,7 @@ def create(tool: str, request_plan: Plan, **request: Any) -> dict[str, Any]:
     tools = EnvTools(
         runner=StreamingSubprocessRunner(), interpreters=[own_python()], managers=ManagerFacts(uv=UV)
     )
-    prepared = prepare_environment(EnvRequest("idx", request_plan, tool=tool, **request), tools)
+    prepared = prepare_environment(*planned("idx", request_plan, tool=tool, **request), tools)
     return create_environment(prepared, tools, lambda _event: None, threading.Event())
 
 
@@ -112,7 +114,7 @@ def test_offline_never_asks_an_index_whatever_the_variables_say(
             monkeypatch.setenv(name, f"{site.url}/simple")
         monkeypatch.setenv("UV_FIND_LINKS", f"{site.url}/files/")
         result = create(tool, plan(f"{site.url}/simple"), find_links=folder, offline=True)
-        assert result["status"] == "ok", result
+        assert result.status == "ok", result
         assert site.seen == []
 
 
@@ -122,7 +124,7 @@ def test_online_the_plans_index_is_used(tool: str, tmp_path: Path, pip_only: Pat
     with serve() as site:
         publish(site, tiny_torch(tmp_path, "2.13.0"))
         result = create(tool, plan(f"{site.url}/simple"), find_links=pip_only)
-        assert result["status"] == "ok", result
+        assert result.status == "ok", result
         assert "/simple/torch/" in site.seen
         assert any(path.startswith("/files/torch-2.13.0") for path in site.seen)
 
@@ -143,7 +145,7 @@ def test_the_proxy_from_the_environment_is_used(
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
         result = create(tool, plan(f"{index_host}/simple"), find_links=pip_only)
-        assert result["status"] == "ok", result
+        assert result.status == "ok", result
         assert f"{index_host}/simple/torch/" in proxy.seen
 
 
@@ -159,7 +161,7 @@ def test_a_slow_download_is_cancelled_promptly(tmp_path: Path, pip_only: Path):
         publish(site, wheel)
         site.put(f"/files/{wheel.name}", wheel.read_bytes(), delay_s=30)
         prepared = prepare_environment(
-            EnvRequest("slow", plan(f"{site.url}/simple"), find_links=pip_only), tools
+            *planned("slow", plan(f"{site.url}/simple"), find_links=pip_only), tools
         )
         cancel = threading.Event()
 
@@ -168,6 +170,6 @@ def test_a_slow_download_is_cancelled_promptly(tmp_path: Path, pip_only: Path):
                 threading.Timer(1.0, cancel.set).start()
 
         result = create_environment(prepared, tools, watch, cancel)
-    assert result["status"] == "cancelled"
-    assert result["seconds"] < 20
+    assert result.status == "cancelled"
+    assert result.seconds < 20
     assert not prepared.prefix.exists()

@@ -29,9 +29,9 @@ def run_once(app: object, folder: Path, name: str) -> tuple[float, float, float,
     from PySide6.QtWidgets import QApplication
 
     from fakes.heartbeat import Heartbeat
+    from gpuwizard.core.envs.request import SetupRequest
     from gpuwizard.ui.wizard import PageId, SetupWizard
     from gpuwizard.workflow.wizard.session import WizardSession
-    from gpuwizard.workflow.wizard.steps import Choice
 
     def wait(condition: object, seconds: float = 600) -> None:
         deadline = time.perf_counter() + seconds
@@ -44,7 +44,7 @@ def run_once(app: object, folder: Path, name: str) -> tuple[float, float, float,
     wizard.show()
     wizard.next()
     wait(wizard.detect_page.isComplete)
-    session.choice = Choice("pytorch", version="2.13", env_name=name, find_links=folder, offline=True)
+    session.choice = SetupRequest("pytorch", version="2.13", name=name, find_links=folder, offline=True)
     wizard.next()
     choose = wizard.choose_page
     wait(lambda: choose.isComplete() and "2.13" in choose.plan_framework.text())

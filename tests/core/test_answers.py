@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,12 +34,13 @@ def test_a_full_answer_file_is_read_as_written() -> None:
             "require_gpu": True,
         }
     )
-    assert answers.wish.framework == "tensorflow"  # the legacy name is mapped, as recommend does
-    assert (answers.wish.version, answers.wish.python, answers.manager) == ("2.10", "3.10", "venv")
-    assert (answers.environment, answers.tool, answers.prefix) == ("lab tf", "pip", "D:/envs/lab")
-    assert (answers.gpus, answers.path_scope, answers.other_cuda) == ("0,2", "system", "end")
-    assert (answers.find_links, answers.offline, answers.jupyter, answers.replace) == (
-        "/srv/wheels",
+    request = answers.request
+    assert request.wish.framework == "tensorflow"  # the legacy name is mapped, as recommend does
+    assert (request.wish.version, request.wish.python, request.wanted_manager) == ("2.10", "3.10", "venv")
+    assert (request.name, request.tool, request.prefix) == ("lab tf", "pip", Path("D:/envs/lab"))
+    assert (request.gpus, answers.path_scope, answers.other_cuda) == ("0,2", "system", "end")
+    assert (request.find_links, request.offline, request.jupyter, request.replace) == (
+        Path("/srv/wheels"),
         True,
         True,
         True,
@@ -48,9 +50,9 @@ def test_a_full_answer_file_is_read_as_written() -> None:
 
 def test_defaults_are_the_wizards() -> None:
     answers = parse_answers({"framework": "pytorch"})
-    assert answers.environment == "gpu"
-    assert answers.manager is None  # the plan's
-    assert (answers.path_scope, answers.other_cuda, answers.gpus) == ("user", "keep", None)
+    assert answers.request.name == "gpu"
+    assert answers.request.wanted_manager is None  # the plan's
+    assert (answers.path_scope, answers.other_cuda, answers.request.gpus) == ("user", "keep", None)
     assert answers.test is True
     assert answers.require_gpu is False
 
@@ -65,11 +67,11 @@ def test_defaults_are_the_wizards() -> None:
     ],
 )
 def test_gpus_take_the_forms_admins_write(gpus: Any, expected: str | None) -> None:
-    assert parse_answers({"framework": "pytorch", "gpus": gpus}).gpus == expected
+    assert parse_answers({"framework": "pytorch", "gpus": gpus}).request.gpus == expected
 
 
 def test_a_conda_tool_implies_a_conda_environment() -> None:
-    assert parse_answers({"framework": "pytorch", "tool": "micromamba"}).manager == "conda"
+    assert parse_answers({"framework": "pytorch", "tool": "micromamba"}).request.wanted_manager == "conda"
 
 
 @pytest.mark.parametrize(

@@ -20,14 +20,14 @@ from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
 from gpuwizard.core.compat.plan import Recommendation, WishError
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.pages import choose as choose_module
 from gpuwizard.ui.pages.choose import ChoosePage
+from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.pathedit.request import PathRequest
-from gpuwizard.workflow.wizard import steps as wizard_steps
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 WINDOWS = "windows-rtx2080super-two-cuda.json"
@@ -97,16 +97,16 @@ class RecordingRecommender:
 
     def __init__(self, gated_calls: int = 0) -> None:
         self.threads: list[threading.Thread] = []
-        self.choices: list[Choice] = []
+        self.choices: list[SetupRequest] = []
         self.gate = threading.Event()
         self.gated_calls = gated_calls
 
-    def __call__(self, report: SystemReport, choice: Choice) -> Recommendation:
+    def __call__(self, report: SystemReport, choice: SetupRequest) -> Recommendation:
         self.threads.append(threading.current_thread())
         self.choices.append(choice)
         if len(self.choices) <= self.gated_calls:
             assert self.gate.wait(20), "the test never opened the gate"
-        return wizard_steps.recommend_for(report, choice)
+        return recommend_for(report, choice)
 
 
 def test_pytorch_shows_a_plan_with_the_torch_requirement(qtbot: QtBot, open_page: Opener):
@@ -125,7 +125,7 @@ def test_pytorch_shows_a_plan_with_the_torch_requirement(qtbot: QtBot, open_page
 
     wizard.next()
     assert session.choice is not None and session.choice.framework == "pytorch"
-    assert session.choice.env_name == "torch-gpu"
+    assert session.choice.name == "torch-gpu"
     assert session.recommendation is rec
     assert session.path_request is None  # PyTorch wheels bring CUDA: nothing for PATH
 
@@ -163,7 +163,7 @@ def test_tensorflow_2_10_in_a_venv_on_windows_adds_path_entries_and_the_path_req
     assert session.path_request == PathRequest(
         folders=tuple(rec.plan.path_entries), dlls=tuple(rec.plan.dlls_expected)
     )
-    assert session.choice == Choice("tensorflow", "2.10", "venv", None, "tf-gpu", False)
+    assert session.choice == SetupRequest("tensorflow", "2.10", manager="venv", name="tf-gpu")
     assert session.recommendation is rec
 
     # Back, and a plan without PATH entries: the PATH request goes with it.
@@ -226,7 +226,7 @@ def test_changes_in_quick_succession_make_one_recommendation_and_a_late_answer_i
         recorder.gate.set()
         settle(qtbot, page)
         assert len(recorder.choices) == 2  # three changes, one debounced run
-        assert recorder.choices[1] == Choice("tensorflow", "2.10", "venv", None, "tf-gpu")
+        assert recorder.choices[1] == SetupRequest("tensorflow", "2.10", manager="venv", name="tf-gpu")
         rec = page.recommendation
         assert rec is not None and rec.framework == "tensorflow" and rec.plan.manager == "venv"
         # The held PyTorch answer came last, and was not shown.
@@ -239,7 +239,7 @@ def test_changes_in_quick_succession_make_one_recommendation_and_a_late_answer_i
 
 
 def test_a_failing_recommender_shows_its_message_in_one_line(qtbot: QtBot, open_page: Opener):
-    def broken(report: SystemReport, choice: Choice) -> Recommendation:
+    def broken(report: SystemReport, choice: SetupRequest) -> Recommendation:
         raise RuntimeError("the compatibility data is damaged\nTraceback (most recent call last): ...")
 
     wizard, page, _session = open_page("linux-h200.json", recommend=broken)
@@ -254,10 +254,10 @@ def test_a_failing_recommender_shows_its_message_in_one_line(qtbot: QtBot, open_
 
 
 def test_a_wish_error_is_shown_as_its_own_words(qtbot: QtBot, open_page: Opener):
-    def refusing(report: SystemReport, choice: Choice) -> Recommendation:
+    def refusing(report: SystemReport, choice: SetupRequest) -> Recommendation:
         if choice.framework == "tensorflow":
             raise WishError("TensorFlow 2.10 is not in the compatibility data for this machine")
-        return wizard_steps.recommend_for(report, choice)
+        return recommend_for(report, choice)
 
     wizard, page, _session = open_page("linux-h200.json", recommend=refusing)
     assert next_button(wizard).isEnabled()
@@ -287,7 +287,7 @@ def test_an_invalid_environment_name_blocks_next_with_the_reason(
     assert not page.name_error.isVisible() and next_button(wizard).isEnabled()
     assert not page.is_busy()  # the name does not change the recommendation
     wizard.next()
-    assert session.choice is not None and session.choice.env_name == "demo"
+    assert session.choice is not None and session.choice.name == "demo"
 
 
 def test_gpus_can_be_left_out_and_an_unusable_one_is_shown_greyed(qtbot: QtBot, open_page: Opener):
@@ -330,7 +330,9 @@ def test_a_saved_report_is_a_preview_and_the_page_still_recommends(qtbot: QtBot,
 def test_a_choice_in_the_session_is_shown_and_its_wheel_folder_kept(
     qtbot: QtBot, open_page: Opener, tmp_path: Path
 ):
-    earlier = Choice("tensorflow", "2.10", "venv", None, "demo", True, find_links=tmp_path, offline=True)
+    earlier = SetupRequest(
+        "tensorflow", "2.10", manager="venv", name="demo", jupyter=True, find_links=tmp_path, offline=True
+    )
     wizard, page, session = open_page(WINDOWS, choice=earlier)
     assert page.tensorflow_radio.isChecked() and page.venv_radio.isChecked()
     qtbot.waitUntil(lambda: page.version_combo.count() > 2, timeout=10_000)

@@ -1,7 +1,7 @@
 """The Install page with pytest-qt, offscreen, on fake environment backends (issue 7, points 1 and 3).
 
 The fakes are plain functions run by the page on its worker thread, as the real
-``wizard_steps.create_env`` is; they send events shaped like a recorded ``gpuwizard env create
+``setup_environment`` is; they send events shaped like a recorded ``gpuwizard env create
 --json`` run (uv, offline, torch 2.13.0), with short sleeps between them. The real step runs in
 ``test_live_test_page.py``, with the live test after it.
 """
@@ -21,13 +21,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWizard
 from pytestqt.qtbot import QtBot
 
+from fakes.env_steps import typed
 from fakes.keyboard import tab_through
 from fakes.wizard_host import show_between
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.result import env_result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.pages.install import CANCELLED, FAILED, LOG_LINES, OK, InstallPage
+from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice, recommend_for
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -40,7 +43,9 @@ def sample(name: str) -> SystemReport:
 
 def make_session(**fields: Any) -> WizardSession:
     report = sample("no-gpu.json")
-    choice = Choice("pytorch", version="2.13", env_name="demo")
+    choice = SetupRequest("pytorch", version="2.13", name="demo")
+    if "create_env" in fields:
+        fields["create_env"] = typed(fields["create_env"])
     return WizardSession(report=report, choice=choice, recommendation=recommend_for(report, choice), **fields)
 
 
@@ -113,7 +118,7 @@ class FakeInstall:
         self.threads: list[threading.Thread] = []
         self.saw_cancel = False
 
-    def __call__(self, report: Any, recommendation: Any, choice: Choice, on_event: Sink,
+    def __call__(self, report: Any, recommendation: Any, choice: SetupRequest, on_event: Sink,
                  cancel: threading.Event) -> Event:  # fmt: skip
         self.calls += 1
         self.threads.append(threading.current_thread())
@@ -175,7 +180,7 @@ def test_an_install_shows_progress_and_the_log_and_ends_complete(qtbot: QtBot):
 
     gate.set()
     qtbot.waitUntil(page.isComplete, timeout=10_000)
-    assert page.state == OK and session.env_result == ok_result()
+    assert page.state == OK and session.env_result == env_result_from_json(ok_result())
     assert page.result_label.text() == "The environment demo is ready."
     assert page.env_path.text() == "/home/ana/.local/share/gpuwizard/envs/demo"
     assert page.env_python.text() == "/home/ana/.local/share/gpuwizard/envs/demo/bin/python"
@@ -214,11 +219,11 @@ def test_cancel_during_an_install_rolls_back_and_says_nothing_was_left(qtbot: Qt
     assert not page.finding_views
 
     # Retry runs it again, this time to the end.
-    session.create_env = FakeInstall()
+    session.create_env = typed(FakeInstall())
     qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
     assert page.state == "running" and not page.result_box.isVisible()
     qtbot.waitUntil(page.isComplete, timeout=10_000)
-    assert session.env_result is not None and session.env_result["status"] == "ok"
+    assert session.env_result is not None and session.env_result.status == "ok"
 
 
 def test_a_failed_install_shows_the_reason_the_diagnosis_and_retry(qtbot: QtBot):
@@ -244,7 +249,7 @@ def test_a_download_with_a_size_shows_its_percentage(qtbot: QtBot):
     gate = threading.Event()
 
     def downloading(
-        _report: Any, _recommendation: Any, _choice: Choice, on_event: Sink, _cancel: Any
+        _report: Any, _recommendation: Any, _choice: SetupRequest, on_event: Sink, _cancel: Any
     ) -> Event:
         on_event({"event": "phase", "phase": "install", "message": "installing torch==2.13.0"})
         on_event(progress("download", "Collecting torch==2.13.0", "torch", "2.13.0"))
@@ -288,7 +293,9 @@ def test_a_flood_of_log_lines_reaches_the_page_in_a_few_batches(
 ):
     lines = 20_000
 
-    def chatty(_report: Any, _recommendation: Any, _choice: Choice, on_event: Sink, _cancel: Any) -> Event:
+    def chatty(
+        _report: Any, _recommendation: Any, _choice: SetupRequest, on_event: Sink, _cancel: Any
+    ) -> Event:
         on_event({"event": "phase", "phase": "install", "message": "installing"})
         for number in range(lines):
             on_event({"event": "log", "phase": "install", "tool": "pip", "line": f"line {number}"})

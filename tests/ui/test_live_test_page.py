@@ -23,17 +23,19 @@ from pytestqt.qtbot import QtBot
 
 from fakes.keyboard import tab_through
 from fakes.wizard_host import show_between
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.result import env_result_from_json
 from gpuwizard.core.findings.model import finding_to_json, make_finding
 from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult, event_from_json, result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.pages.install import CANCELLED, InstallPage
 from gpuwizard.ui.pages.live_test import DONE, LiveTestPage
+from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.livetest.run import LiveTestTarget
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice, recommend_for
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -52,12 +54,12 @@ ENV_RESULT = {
 
 def make_session(report: str = "no-gpu.json", **fields: Any) -> WizardSession:
     machine = sample(report)
-    choice = Choice("pytorch", version="2.13", env_name="demo")
+    choice = SetupRequest("pytorch", version="2.13", name="demo")
     return WizardSession(
         report=machine,
         choice=choice,
         recommendation=recommend_for(machine, choice),
-        env_result=dict(ENV_RESULT),
+        env_result=env_result_from_json(ENV_RESULT),
         **fields,
     )
 
@@ -321,7 +323,7 @@ def real_wizard(qtbot: QtBot, session: WizardSession) -> tuple[QWizard, InstallP
 
 def real_session(torch_folder: Path, name: str) -> WizardSession:
     report = detect_system()  # this machine: its interpreters and uv are what create_env uses
-    choice = Choice("pytorch", version="2.13", env_name=name, find_links=torch_folder, offline=True)
+    choice = SetupRequest("pytorch", version="2.13", name=name, find_links=torch_folder, offline=True)
     return WizardSession(report=report, choice=choice, recommendation=recommend_for(report, choice))
 
 

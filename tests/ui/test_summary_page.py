@@ -10,11 +10,12 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWizard
 from pytestqt.qtbot import QtBot
 
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.result import env_result_from_json
 from gpuwizard.core.livetest.events import result_from_json
 from gpuwizard.ui.pages.summary import SummaryPage
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice
 
 SAMPLE = resources.files("gpuwizard.resources").joinpath("samples/windows-rtx2080super-two-cuda.json")
 
@@ -33,12 +34,12 @@ def test_the_environment_is_explained_with_activation_interpreter_kernel_and_tes
     qtbot: QtBot, tmp_path: Path
 ):
     env = tmp_path / "envs" / "torch-gpu"
-    session = WizardSession(report=load_system_report(Path(str(SAMPLE))), choice=Choice("pytorch"))
-    session.env_result = {
+    session = WizardSession(report=load_system_report(Path(str(SAMPLE))), choice=SetupRequest("pytorch"))
+    session.env_result = env_result_from_json({
         "event": "result", "status": "ok", "name": "torch-gpu", "path": str(env),
         "python": str(env / "bin" / "python"), "framework_version": "2.13.0", "framework_build": "2.13.0+cu126",
         "manager": "venv", "jupyter_kernel": "gpuwizard-torch-gpu",
-    }  # fmt: skip
+    })  # fmt: skip
     session.test_result = result_from_json({"event": "result", "verdict": "gpu_ok", "speedup": 41.5})
     _wizard, page = open_summary(qtbot, session)
     assert page.environment.isVisible()
@@ -53,7 +54,7 @@ def test_the_environment_is_explained_with_activation_interpreter_kernel_and_tes
 
 def test_without_an_environment_the_section_is_hidden(qtbot: QtBot):
     session = WizardSession(report=load_system_report(Path(str(SAMPLE))))
-    session.env_result = {"event": "result", "status": "cancelled", "name": "x"}
+    session.env_result = env_result_from_json({"event": "result", "status": "cancelled", "name": "x"})
     _wizard, page = open_summary(qtbot, session)
     assert not page.environment.isVisible()
     assert page.verdict.text()

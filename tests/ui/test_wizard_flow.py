@@ -25,7 +25,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QWizard
 from pytestqt.qtbot import QtBot
 
+from fakes.env_steps import typed
 from fakes.heartbeat import Heartbeat
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.livetest.events import LiveTestResult, result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.pages.install import CANCELLED, OK
@@ -36,7 +38,6 @@ from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 from gpuwizard.workflow.wizard.replay import recorded_events, replay_env_create, replay_test
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -189,12 +190,14 @@ class WaitForCancel:
         self.started = threading.Event()
         self.saw_cancel = False
 
-    def __call__(self, _r: Any, _rec: Any, choice: Choice, on_event: Sink, cancel: threading.Event) -> Event:
+    def __call__(
+        self, _r: Any, _rec: Any, choice: SetupRequest, on_event: Sink, cancel: threading.Event
+    ) -> Event:
         on_event({"event": "phase", "phase": "install", "message": "installing torch==2.13.0"})
         self.started.set()
         self.saw_cancel = cancel.wait(20)
         on_event({"event": "phase", "phase": "rollback", "message": "cancelled: removing what was made"})
-        result = {"event": "result", "status": "cancelled", "name": choice.env_name, "path": "/x",
+        result = {"event": "result", "status": "cancelled", "name": choice.name, "path": "/x",
                   "python": None, "framework_version": None, "error": "cancelled by the user",
                   "rollback_problems": []}  # fmt: skip
         on_event(result)
@@ -203,7 +206,7 @@ class WaitForCancel:
 
 def test_cancel_during_the_install_rolls_back_and_stays_on_the_page(qtbot: QtBot):
     fake = WaitForCancel()
-    session = WizardSession(report=sample("no-gpu.json"), detect=never_detect, create_env=fake)
+    session = WizardSession(report=sample("no-gpu.json"), detect=never_detect, create_env=typed(fake))
     wizard = open_wizard(qtbot, session)
     while wizard.currentId() != PageId.INSTALL:
         next_page(qtbot, wizard)
@@ -230,7 +233,7 @@ def test_a_failing_test_shows_its_diagnosis_and_the_summary_says_so(qtbot: QtBot
     made = {"event": "result", "status": "ok", "name": "bare", "path": str(Path(bare_python).parent.parent),
             "python": bare_python, "framework_version": "2.13.0", "manager": "venv"}  # fmt: skip
 
-    def create(_r: Any, _rec: Any, _choice: Choice, on_event: Sink, _cancel: threading.Event) -> Event:
+    def create(_r: Any, _rec: Any, _choice: SetupRequest, on_event: Sink, _cancel: threading.Event) -> Event:
         on_event(made)
         return made
 
@@ -238,7 +241,7 @@ def test_a_failing_test_shows_its_diagnosis_and_the_summary_says_so(qtbot: QtBot
     session = WizardSession(
         report=sample("no-gpu.json"),
         detect=never_detect,
-        create_env=create,
+        create_env=typed(create),
         record_good=recorder,  # type: ignore[arg-type]
     )
     wizard = open_wizard(qtbot, session)
@@ -320,7 +323,7 @@ def test_a_broken_environment_is_red_with_its_fix_and_repair_sets_it_up_again(qt
 
     qtbot.mouseClick(page.repair_button, Qt.MouseButton.LeftButton)
     assert wizard.currentId() == PageId.DETECT
-    assert session.choice is not None and session.choice.env_name == "old" and session.choice.replace
+    assert session.choice is not None and session.choice.name == "old" and session.choice.replace
     next_page(qtbot, wizard)
     choose = wizard.choose_page
     assert choose.name_edit.text() == "old"
@@ -359,8 +362,8 @@ def test_the_real_setup_on_this_machine_through_the_gui(qtbot: QtBot, torch_fold
     qtbot.waitUntil(lambda: install.state not in ("running", "idle"), timeout=600_000)
     install_stall, install_ms = heartbeat.stop(), heartbeat.elapsed_ms
     assert install.state == OK, install.log_view.toPlainText()[-3000:]
-    assert session.env_result is not None and Path(session.env_result["python"]).is_file()
-    assert session.env_result["framework_build"] == "2.13.0+cpu"
+    assert session.env_result is not None and Path(str(session.env_result.python)).is_file()
+    assert session.env_result.framework_build == "2.13.0+cpu"
 
     heartbeat.start()
     assert next_page(qtbot, wizard) == PageId.TEST
@@ -373,7 +376,7 @@ def test_the_real_setup_on_this_machine_through_the_gui(qtbot: QtBot, torch_fold
     assert session.snapshot is not None  # a passed test is the last good state
 
     assert next_page(qtbot, wizard) == PageId.SUMMARY
-    assert wizard.summary_page.interpreter.text() == session.env_result["python"]
+    assert wizard.summary_page.interpreter.text() == session.env_result.python
     QApplication.processEvents()
     print(
         f"\nworst UI-thread stall (largest gap between 10 ms heartbeat ticks): detect+choose "

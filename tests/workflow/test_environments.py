@@ -17,21 +17,16 @@ from typing import Any
 
 import pytest
 
+from builders.requests import planned
 from fakes.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import ManagerFacts
-from gpuwizard.workflow.envs.create import (
-    EnvRemoveError,
-    EnvRequest,
-    EnvRequestError,
-    EnvTools,
-    create_environment,
-    list_environments,
-    prepare_environment,
-    remove_environment,
-)
+from gpuwizard.workflow.envs.create import create_environment
+from gpuwizard.workflow.envs.prepare import EnvTools, SetupRefused, prepare_environment
+from gpuwizard.workflow.envs.registry import EnvRemoveError, list_environments, remove_environment
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
@@ -73,10 +68,14 @@ def wheels(tmp_path: Path) -> Path:
     return folder
 
 
-def make(request: EnvRequest, env_tools: EnvTools | None = None, cancel: threading.Event | None = None):
+def make(
+    request: tuple[SetupRequest, Plan],
+    env_tools: EnvTools | None = None,
+    cancel: threading.Event | None = None,
+):
     env_tools = env_tools or tools()
     events: list[dict[str, Any]] = []
-    prepared = prepare_environment(request, env_tools)
+    prepared = prepare_environment(*request, env_tools)
     result = create_environment(prepared, env_tools, events.append, cancel or threading.Event())
     return result, events
 
@@ -91,11 +90,11 @@ def env_python_says(python: str, code: str) -> str:
 def test_creates_offline_from_the_folder_with_either_tool(tool: str, wheels: Path, tmp_path: Path):
     if tool == "uv" and UV is None:
         pytest.skip("uv is a project dependency; not installed here")
-    request = EnvRequest("demo", torch_plan(), tool=tool, find_links=wheels, offline=True)
+    request = planned("demo", torch_plan(), tool=tool, find_links=wheels, offline=True)
     result, events = make(request)
-    assert result["status"] == "ok", result
+    assert result.status == "ok", result
     assert result == events[-1]
-    assert env_python_says(result["python"], "import torch; print(torch.__version__)") == "2.13.0"
+    assert env_python_says(result.python, "import torch; print(torch.__version__)") == "2.13.0"
     phases = [event["phase"] for event in events if event["event"] == "phase"]
     assert phases[:1] == ["create"]
     assert {"install", "verify", "constraints", "register"} <= set(phases)
@@ -106,29 +105,29 @@ def test_creates_offline_from_the_folder_with_either_tool(tool: str, wheels: Pat
     assert listed[0]["framework_version"] == "2.13.0"
     assert listed[0]["tool"] == tool
     assert Path(listed[0]["path"]).is_dir()
-    log = Path(result["log"]).read_text()
+    log = Path(result.log).read_text()
     assert "--find-links" in log and str(wheels) in log
 
 
 @pytest.mark.slow
 def test_the_constraints_file_stops_pip_from_swapping_the_framework(wheels: Path, tmp_path: Path):
-    result, _ = make(EnvRequest("pinned", torch_plan(), find_links=wheels, offline=True))
-    assert result["status"] == "ok"
-    assert "torch==2.13.0" in Path(result["constraints"]).read_text()
+    result, _ = make(planned("pinned", torch_plan(), find_links=wheels, offline=True))
+    assert result.status == "ok"
+    assert "torch==2.13.0" in Path(result.constraints).read_text()
     other = tmp_path / "other"
     other.mkdir()
     tiny_torch(other, "2.0.0")
     build_wheel(other, "needs_old_torch", "1.0", requires=["torch<2.1"])
     for wanted in ("torch==2.0.0", "needs_old_torch"):
         done = subprocess.run(
-            [result["python"], "-m", "pip", "install", "--no-index", "--find-links", str(other), wanted],
+            [result.python, "-m", "pip", "install", "--no-index", "--find-links", str(other), wanted],
             capture_output=True,
             text=True,
             timeout=120,
             check=False,
         )
         assert done.returncode != 0, done.stdout
-    assert env_python_says(result["python"], "import torch; print(torch.__version__)") == "2.13.0"
+    assert env_python_says(result.python, "import torch; print(torch.__version__)") == "2.13.0"
 
 
 @pytest.mark.slow
@@ -145,9 +144,9 @@ def test_tensorflow_gpu_variables_are_set_on_activation_and_unset_on_deactivate(
         requirements=("tensorflow==2.16.1",),
         index_url=None,
     )
-    result, _ = make(EnvRequest("tf", plan, find_links=folder, offline=True, gpus="0"))
-    assert result["status"] == "ok", result
-    activate = Path(result["path"]) / "bin" / "activate"
+    result, _ = make(planned("tf", plan, find_links=folder, offline=True, gpus="0"))
+    assert result.status == "ok", result
+    activate = Path(result.path) / "bin" / "activate"
     script = (
         f"source '{activate}'; echo \"$TF_FORCE_GPU_ALLOW_GROWTH $TF_CPP_MIN_LOG_LEVEL $CUDA_VISIBLE_DEVICES\"; "
         'deactivate; echo "after:$TF_FORCE_GPU_ALLOW_GROWTH$CUDA_VISIBLE_DEVICES"'
@@ -159,12 +158,12 @@ def test_tensorflow_gpu_variables_are_set_on_activation_and_unset_on_deactivate(
 @pytest.mark.slow
 def test_a_missing_package_fails_and_leaves_nothing(wheels: Path):
     result, events = make(
-        EnvRequest("broken", torch_plan("2.14.0"), tool="pip", find_links=wheels, offline=True)
+        planned("broken", torch_plan("2.14.0"), tool="pip", find_links=wheels, offline=True)
     )
-    assert result["status"] == "failed"
-    assert "install" in result["error"]
-    assert result["log_tail"]
-    assert not Path(result["path"]).exists()
+    assert result.status == "failed"
+    assert "install" in result.error
+    assert result.log_tail
+    assert not Path(result.path).exists()
     assert list_environments() == []
     assert any(event.get("phase") == "rollback" for event in events)
 
@@ -174,10 +173,10 @@ def test_a_framework_that_does_not_import_fails_and_leaves_nothing(tmp_path: Pat
     folder = tmp_path / "wheels"
     folder.mkdir()
     tiny_torch(folder, "2.13.0", init="raise ImportError('libcudart.so.12: cannot open shared object file')")
-    result, _ = make(EnvRequest("noimport", torch_plan(), find_links=folder, offline=True))
-    assert result["status"] == "failed"
-    assert "libcudart.so.12" in result["error"]
-    assert not Path(result["path"]).exists()
+    result, _ = make(planned("noimport", torch_plan(), find_links=folder, offline=True))
+    assert result.status == "failed"
+    assert "libcudart.so.12" in result.error
+    assert not Path(result.path).exists()
     assert list_environments() == []
 
 
@@ -196,11 +195,11 @@ def test_cancel_part_way_removes_everything(tool: str, tmp_path: Path):
             threading.Timer(0.5, cancel.set).start()
 
     env_tools = tools()
-    request = EnvRequest("cancelme", torch_plan(), tool=tool, find_links=folder, offline=True)
-    prepared = prepare_environment(request, env_tools)
+    request = planned("cancelme", torch_plan(), tool=tool, find_links=folder, offline=True)
+    prepared = prepare_environment(*request, env_tools)
     started = time.monotonic()
     result = create_environment(prepared, env_tools, watch, cancel)
-    assert result["status"] == "cancelled"
+    assert result.status == "cancelled"
     assert time.monotonic() - started < 30
     assert not prepared.prefix.exists()
     assert list_environments() == []
@@ -208,63 +207,63 @@ def test_cancel_part_way_removes_everything(tool: str, tmp_path: Path):
 
 @pytest.mark.slow
 def test_a_failed_replacement_puts_the_old_environment_back(wheels: Path):
-    first, _ = make(EnvRequest("keep", torch_plan(), find_links=wheels, offline=True))
-    assert first["status"] == "ok"
-    marker = Path(first["path"]) / "marker.txt"
+    first, _ = make(planned("keep", torch_plan(), find_links=wheels, offline=True))
+    assert first.status == "ok"
+    marker = Path(first.path) / "marker.txt"
     marker.write_text("the old one")
-    with pytest.raises(EnvRequestError, match="already exists"):
-        prepare_environment(EnvRequest("keep", torch_plan(), find_links=wheels, offline=True), tools())
-    again, _ = make(EnvRequest("keep", torch_plan("2.14.0"), find_links=wheels, offline=True, replace=True))
-    assert again["status"] == "failed"
+    with pytest.raises(SetupRefused, match="already exists"):
+        prepare_environment(*planned("keep", torch_plan(), find_links=wheels, offline=True), tools())
+    again, _ = make(planned("keep", torch_plan("2.14.0"), find_links=wheels, offline=True, replace=True))
+    assert again.status == "failed"
     assert marker.read_text() == "the old one"
     assert [entry["framework_version"] for entry in list_environments()] == ["2.13.0"]
-    assert not list(Path(first["path"]).parent.glob(".*gpuwizard-replaced"))
+    assert not list(Path(first.path).parent.glob(".*gpuwizard-replaced"))
 
 
 def test_refusals_change_nothing(wheels: Path, tmp_path: Path):
     plan = torch_plan()
     refused = {
-        "con": EnvRequest("con", plan, find_links=wheels, offline=True),
-        "../x": EnvRequest("../x", plan, find_links=wheels, offline=True),
-        "empty": EnvRequest("", plan, find_links=wheels, offline=True),
-        "offline without folder": EnvRequest("a", plan, offline=True),
-        "missing folder": EnvRequest("a", plan, find_links=tmp_path / "nope", offline=True),
-        "bad gpus": EnvRequest("a", plan, find_links=wheels, offline=True, gpus="first"),
-        "unknown tool": EnvRequest("a", plan, tool="poetry"),
-        "no conda": EnvRequest("a", plan, manager="conda"),
-        "pytorch channel": EnvRequest("a", torch_plan(conda_channels=("pytorch",)), tool="conda"),
+        "con": planned("con", plan, find_links=wheels, offline=True),
+        "../x": planned("../x", plan, find_links=wheels, offline=True),
+        "empty": planned("", plan, find_links=wheels, offline=True),
+        "offline without folder": planned("a", plan, offline=True),
+        "missing folder": planned("a", plan, find_links=tmp_path / "nope", offline=True),
+        "bad gpus": planned("a", plan, find_links=wheels, offline=True, gpus="first"),
+        "unknown tool": planned("a", plan, tool="poetry"),
+        "no conda": planned("a", plan, manager="conda"),
+        "pytorch channel": planned("a", torch_plan(conda_channels=("pytorch",)), tool="conda"),
     }
     for why, request in refused.items():
-        with pytest.raises(EnvRequestError) as caught:
-            prepare_environment(request, tools())
+        with pytest.raises(SetupRefused) as caught:
+            prepare_environment(*request, tools())
         assert "\n" not in str(caught.value), why
     full = tools(disk_free=lambda _path: 10 * 1024 * 1024)
-    with pytest.raises(EnvRequestError, match="not enough free disk space"):
-        prepare_environment(EnvRequest("a", plan, find_links=wheels, offline=True), full)
+    with pytest.raises(SetupRefused, match="not enough free disk space"):
+        prepare_environment(*planned("a", plan, find_links=wheels, offline=True), full)
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "thesis.tex").write_text("do not delete")
-    with pytest.raises(EnvRequestError, match="not an environment"):
+    with pytest.raises(SetupRefused, match="not an environment"):
         prepare_environment(
-            EnvRequest("a", plan, prefix=occupied, find_links=wheels, offline=True, replace=True), tools()
+            *planned("a", plan, prefix=occupied, find_links=wheels, offline=True, replace=True), tools()
         )
     assert (occupied / "thesis.tex").read_text() == "do not delete"
     assert list_environments() == []
 
 
 def test_no_interpreter_of_the_plans_python_offline_is_refused(wheels: Path):
-    with pytest.raises(EnvRequestError, match=r"no 64-bit Python 3\.99"):
+    with pytest.raises(SetupRefused, match=r"no 64-bit Python 3\.99"):
         prepare_environment(
-            EnvRequest("a", torch_plan(python="3.99"), find_links=wheels, offline=True), tools()
+            *planned("a", torch_plan(python="3.99"), find_links=wheels, offline=True), tools()
         )
-    with pytest.raises(EnvRequestError, match=r"no 64-bit Python 3\.99"):
-        prepare_environment(EnvRequest("a", torch_plan(python="3.99"), tool="pip"), tools())
+    with pytest.raises(SetupRefused, match=r"no 64-bit Python 3\.99"):
+        prepare_environment(*planned("a", torch_plan(python="3.99"), tool="pip"), tools())
 
 
 def test_online_uv_without_that_python_lets_uv_fetch_it():
     if UV is None:
         pytest.skip("uv not installed")
-    prepared = prepare_environment(EnvRequest("a", torch_plan(python="3.99")), tools())
+    prepared = prepare_environment(*planned("a", torch_plan(python="3.99")), tools())
     assert prepared.python == "3.99"
     assert "uv downloads" in prepared.python_note
     assert not prepared.prefix.exists()
@@ -272,15 +271,15 @@ def test_online_uv_without_that_python_lets_uv_fetch_it():
 
 @pytest.mark.slow
 def test_remove_deletes_folder_and_entry_and_guards_other_folders(wheels: Path):
-    result, _ = make(EnvRequest("gone", torch_plan(), find_links=wheels, offline=True))
-    assert result["status"] == "ok"
+    result, _ = make(planned("gone", torch_plan(), find_links=wheels, offline=True))
+    assert result.status == "ok"
     with pytest.raises(EnvRemoveError):
         remove_environment("never-made")
-    (Path(result["path"]) / "pyvenv.cfg").unlink()
+    (Path(result.path) / "pyvenv.cfg").unlink()
     with pytest.raises(EnvRemoveError, match="does not look like an environment"):
         remove_environment("gone")
-    assert Path(result["path"]).exists()
-    (Path(result["path"]) / "pyvenv.cfg").write_text("home = x\n")
+    assert Path(result.path).exists()
+    (Path(result.path) / "pyvenv.cfg").write_text("home = x\n")
     remove_environment("gone")
-    assert not Path(result["path"]).exists()
+    assert not Path(result.path).exists()
     assert list_environments() == []

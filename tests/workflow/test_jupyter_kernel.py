@@ -12,19 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from builders.requests import planned
 from fakes.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.machine.system_report import ManagerFacts
-from gpuwizard.workflow.envs.create import (
-    EnvRequest,
-    EnvTools,
-    create_environment,
-    list_environments,
-    prepare_environment,
-    remove_environment,
-)
+from gpuwizard.workflow.envs.create import create_environment
+from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
+from gpuwizard.workflow.envs.registry import list_environments, remove_environment
 
 
 @pytest.fixture(scope="module")
@@ -68,17 +64,17 @@ def test_kernel_is_registered_with_the_environments_python_and_removed_with_it(
         interpreters=[own_python()],
         managers=ManagerFacts(uv=shutil.which("uv", path=str(Path(sys.executable).parent))),
     )
-    request = EnvRequest("Lab GPU", plan, find_links=ipykernel_wheels, offline=True, jupyter=True)
-    prepared = prepare_environment(request, tools)
+    request = planned("Lab GPU", plan, find_links=ipykernel_wheels, offline=True, jupyter=True)
+    prepared = prepare_environment(*request, tools)
     assert "ipykernel" in prepared.requirements
     result = create_environment(prepared, tools, lambda _event: None, threading.Event())
-    assert result["status"] == "ok", result
-    kernel_dir = Path(result["jupyter_kernel"])
+    assert result.status == "ok", result
+    kernel_dir = Path(result.jupyter_kernel)
     assert kernel_dir.parent == jupyter_data / "kernels"
     spec = json.loads((kernel_dir / "kernel.json").read_text())
-    assert spec["argv"][0] == result["python"]
+    assert spec["argv"][0] == result.python
     assert spec["display_name"] == "Python (Lab GPU)"
     assert list_environments()[0]["jupyter_kernel"] == str(kernel_dir)
     remove_environment("Lab GPU")
     assert not kernel_dir.exists()
-    assert not Path(result["path"]).exists()
+    assert not Path(result.path).exists()

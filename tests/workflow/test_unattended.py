@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 
 from gpuwizard.adapters.registry import RegValue, SnapshotFileEnvironment
+from gpuwizard.core.envs.result import EnvResult, env_result_from_json
 from gpuwizard.core.fleet.answers import parse_answers
 from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult, result_from_json
-from gpuwizard.workflow.envs.create import EnvTools, PreparedEnv
+from gpuwizard.workflow.envs.setup import Setup
 from gpuwizard.workflow.fleet.apply import ApplySteps, apply_answers
 from gpuwizard.workflow.livetest.run import LiveTestTarget
 from gpuwizard.workflow.machine.system_file import load_system_report
@@ -39,14 +40,13 @@ GPU_PASS = {
 Event = dict[str, Any]
 
 
-def made_ok(
-    prepared: PreparedEnv, _tools: EnvTools, on_event: Callable[[Event], None], _cancel: threading.Event
-) -> Event:
+def made_ok(setup: Setup, on_event: Callable[[Event], None], _cancel: threading.Event) -> EnvResult:
     """The environment's creation as recorded on this machine, under this run's name and folder."""
     events = recorded_events("env-create-torch-cpu")
     for event in events:
         on_event(event)
-    return {**events[-1], "name": prepared.request.name, "path": str(prepared.prefix)}
+    prepared = setup.prepared
+    return env_result_from_json({**events[-1], "name": prepared.request.name, "path": str(prepared.prefix)})
 
 
 def replayed_test(
@@ -77,7 +77,7 @@ def run(
     tmp_path: Path,
     store: SnapshotFileEnvironment,
     *,
-    create: Callable[[PreparedEnv, EnvTools, Callable[[Event], None], threading.Event], Event] = made_ok,
+    create: Callable[[Setup, Callable[[Event], None], threading.Event], EnvResult] = made_ok,
     test: Event | None = None,
     recorded: list[str] | None = None,
     cancel: threading.Event | None = None,
@@ -152,16 +152,10 @@ def test_cancel_during_the_environment_undoes_the_path_change(tmp_path: Path, st
     before = store.path.read_bytes()
     cancel = threading.Event()
 
-    def cancelled(
-        prepared: PreparedEnv, _tools: EnvTools, _on_event: Callable[[Event], None], flag: threading.Event
-    ) -> Event:
+    def cancelled(setup: Setup, _on_event: Callable[[Event], None], flag: threading.Event) -> EnvResult:
         flag.set()  # Ctrl+C while the tool runs
-        return {
-            "event": "result",
-            "status": "cancelled",
-            "name": prepared.request.name,
-            "path": str(prepared.prefix),
-        }
+        prepared = setup.prepared
+        return EnvResult(status="cancelled", name=prepared.request.name, path=str(prepared.prefix))
 
     result, events = run(tmp_path, store, create=cancelled, cancel=cancel)
     assert (result["status"], result["exit_code"], result["changed"]) == ("cancelled", 3, False)
@@ -172,12 +166,12 @@ def test_cancel_during_the_environment_undoes_the_path_change(tmp_path: Path, st
 
 def test_path_changed_by_someone_else_meanwhile_is_not_undone(tmp_path: Path, store: SnapshotFileEnvironment):
     def failed_after_another_edit(
-        prepared: PreparedEnv, _tools: EnvTools, _on: Callable[[Event], None], _c: threading.Event
-    ) -> Event:
+        setup: Setup, _on: Callable[[Event], None], _c: threading.Event
+    ) -> EnvResult:
         current = store.read_value(USER, "Path")
         assert current is not None
         store.replace_value(USER, "Path", current, RegValue(current.type, f"{current.value};D:\\other"))
-        return {"event": "result", "status": "failed", "name": prepared.request.name, "error": "disk full"}
+        return EnvResult(status="failed", name=setup.request.name, error="disk full")
 
     result, events = run(tmp_path, store, create=failed_after_another_edit)
     assert (result["status"], result["exit_code"]) == ("rolled_back", 3)

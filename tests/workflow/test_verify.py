@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from builders.requests import planned
 from fakes.reports import machine
 from fakes.torch_builds import torch_build
 from fakes.wheels import bundled_pip_wheel
@@ -29,7 +30,8 @@ from gpuwizard.core.health.checks import HealthReport
 from gpuwizard.core.health.snapshot import SnapshotPathEntry
 from gpuwizard.core.livetest.events import result_from_json
 from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
-from gpuwizard.workflow.envs.create import EnvRequest, EnvTools, create_environment, prepare_environment
+from gpuwizard.workflow.envs.create import create_environment
+from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
 from gpuwizard.workflow.health.good_state import (
     load_last_good,
     record_good_state,
@@ -67,7 +69,7 @@ def make_env(name: str, wheels: Path) -> dict[str, Any]:
     tools = EnvTools(
         runner=StreamingSubprocessRunner(), interpreters=[own_python()], managers=ManagerFacts(uv=UV)
     )
-    prepared = prepare_environment(EnvRequest(name, plan, find_links=wheels, offline=True), tools)
+    prepared = prepare_environment(*planned(name, plan, find_links=wheels, offline=True), tools)
     result = create_environment(prepared, tools, lambda _event: None, threading.Event())
     assert result["status"] == "ok", result
     return result

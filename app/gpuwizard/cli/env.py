@@ -15,7 +15,6 @@ from gpuwizard.cli.common import (
     EXIT_OK,
     EXIT_ROLLED_BACK,
     Subcommands,
-    UsageError,
     Write,
     add_json_option,
     bad_input,
@@ -72,61 +71,40 @@ def run(args: argparse.Namespace, write: Write) -> int:
 
 
 def _create(args: argparse.Namespace, write: Write) -> int:
-    from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
     from gpuwizard.cli.text.env import EnvProgress  # noqa: PLC0415
-    from gpuwizard.core.compat.plan import WishError, parse_wish  # noqa: PLC0415
-    from gpuwizard.core.compat.recommend import recommend  # noqa: PLC0415
-    from gpuwizard.core.envs.names import EnvNameError, check_env_name  # noqa: PLC0415
-    from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415
-    from gpuwizard.workflow.envs.create import (  # noqa: PLC0415
-        EnvRequest,
-        EnvRequestError,
-        EnvTools,
-        create_environment,
-        prepare_environment,
-    )
+    from gpuwizard.core.envs.request import SetupRequest, SetupRequestError  # noqa: PLC0415
+    from gpuwizard.workflow.envs.setup import SetupRefused, plan_setup, run_setup  # noqa: PLC0415
     from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
 
-    manager = args.manager or (
-        None if args.tool is None else ("venv" if args.tool in ("uv", "pip") else "conda")
-    )
-    with bad_input(EnvNameError, WishError):
-        # Cheap checks first: a bad name is refused before the machine is even looked at.
-        check_env_name(args.name, manager=manager or "venv")
-        wish = parse_wish(args.framework, args.framework_version, args.python, manager)
-    if args.offline and args.find_links is None:
-        raise UsageError("--offline needs --find-links DIR: the folder of wheels to install from")
-    report = detect_system()
-    with bad_input(WishError):
-        recommendation = recommend(report, wish, load_compat())
-    tools = EnvTools(
-        runner=StreamingSubprocessRunner(), interpreters=report.interpreters, managers=report.managers
-    )
-    request = EnvRequest(
-        name=args.name,
-        plan=recommendation.plan,
-        manager=manager,
-        tool=args.tool,
-        prefix=args.prefix,
-        find_links=args.find_links,
-        offline=args.offline,
-        jupyter=args.jupyter,
-        gpus=args.gpus,
-        replace=args.replace,
-        extra_requirements=tuple(args.extra),
-    )
-    with bad_input(EnvRequestError):
-        prepared = prepare_environment(request, tools)
+    with bad_input(SetupRequestError):
+        # Cheap checks first: a bad name or wish is refused before the machine is even looked at.
+        request = SetupRequest.checked(
+            framework=args.framework,
+            version=args.framework_version,
+            python=args.python,
+            manager=args.manager,
+            name=args.name,
+            tool=args.tool,
+            prefix=args.prefix,
+            find_links=args.find_links,
+            offline=args.offline,
+            jupyter=args.jupyter,
+            gpus=args.gpus,
+            replace=args.replace,
+            extra_requirements=tuple(args.extra),
+        )
+    with bad_input(SetupRefused):
+        setup = plan_setup(detect_system(), request)
     show = json_lines(write) if args.json else EnvProgress(write)
     cancel = threading.Event()
     with cancel_on_signals(cancel):
-        result = create_environment(prepared, tools, show, cancel)
-    return EXIT_OK if result["status"] == "ok" else EXIT_ROLLED_BACK
+        result = run_setup(setup, show, cancel)
+    return EXIT_OK if result.ok else EXIT_ROLLED_BACK
 
 
 def _list(args: argparse.Namespace, write: Write) -> int:
     from gpuwizard.cli.text.env import environment_lines  # noqa: PLC0415
-    from gpuwizard.workflow.envs.create import list_environments  # noqa: PLC0415
+    from gpuwizard.workflow.envs.registry import list_environments  # noqa: PLC0415
 
     environments = list_environments()
     if args.json:
@@ -137,7 +115,7 @@ def _list(args: argparse.Namespace, write: Write) -> int:
 
 
 def _remove(args: argparse.Namespace, write: Write) -> int:
-    from gpuwizard.workflow.envs.create import EnvRemoveError, remove_environment  # noqa: PLC0415
+    from gpuwizard.workflow.envs.registry import EnvRemoveError, remove_environment  # noqa: PLC0415
 
     with bad_input(EnvRemoveError):
         record = remove_environment(args.name)

@@ -25,14 +25,15 @@ from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWizardPage
 
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.app import make_application
 from gpuwizard.ui.theme import Theme
+from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.wizard.replay import replay_env_create, replay_test, replay_verify
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice, recommend_for
 
 _CUDA_11_2: Final = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2"
 # What the TensorFlow 2.10 plan asks of PATH on Windows (``gpuwizard recommend``).
@@ -41,7 +42,7 @@ SAMPLE_PATH_REQUEST: Final = PathRequest(
     dlls=("cudart64_110.dll", "cudnn64_8.dll"),
 )
 # The choice the recorded runs were made with (resources/samples/runs/README.md).
-SAMPLE_CHOICE: Final = Choice("pytorch", version="2.13", env_name="torch-cpu")
+SAMPLE_CHOICE: Final = SetupRequest("pytorch", version="2.13", name="torch-cpu")
 # The recorded runs the pages replay.
 RUN_ENV_CREATE: Final = "env-create-torch-cpu"
 RUN_TEST: Final = "test-torch-cpu"

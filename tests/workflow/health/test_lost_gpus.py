@@ -21,6 +21,8 @@ from pytestqt.qtbot import QtBot
 
 from fakes.entry_point import gpuwizard
 from fakes.wizard_host import show_between
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.fleet.answers import parse_answers
 from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult
 from gpuwizard.core.machine.system_report import SystemReport
@@ -90,12 +92,11 @@ def test_a_good_state_from_the_test_page_keeps_the_gpus_and_verify_sees_them_los
 ):
     from gpuwizard.ui.pages.live_test import DONE, LiveTestPage
     from gpuwizard.workflow.wizard.session import WizardSession
-    from gpuwizard.workflow.wizard.steps import Choice
 
     session = WizardSession(
         report=load_system_report(H200),
-        choice=Choice("pytorch", version="2.13", env_name="lab"),
-        env_result={"event": "result", "status": "ok", "name": "lab", "path": lab.path, "python": lab.python},
+        choice=SetupRequest("pytorch", version="2.13", name="lab"),
+        env_result=EnvResult(status="ok", name="lab", path=lab.path, python=lab.python, framework="pytorch"),
         run_test=stand_in_test,
     )
     page = LiveTestPage(session)

@@ -9,7 +9,7 @@ every key is known, every value has its type, and the first problem is named in 
 TOML or JSON, one flat table:
 
 >>> answers = parse_answers({"framework": "pytorch", "version": "2.13", "environment": "lab"})
->>> answers.wish.framework, answers.wish.version, answers.environment, answers.path_scope
+>>> answers.request.framework, answers.request.version, answers.request.name, answers.path_scope
 ('pytorch', '2.13', 'lab', 'user')
 >>> try:
 ...     parse_answers({"framework": "pytorch", "framwork": "x"})
@@ -23,10 +23,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
-from gpuwizard.core.compat.plan import Wish, WishError, parse_wish
-from gpuwizard.core.envs.names import EnvNameError, check_env_name
+from gpuwizard.core.envs.request import SetupRequest, SetupRequestError
 from gpuwizard.core.envs.variables import GpuSelectionError, check_gpu_selection
 
 #: The schema an answer file may name (``schema = "gpuwizard.answers/1"``); optional.
@@ -53,47 +53,24 @@ class AnswersError(ValueError):
 
 @dataclass(frozen=True)
 class Answers:
-    """A checked answer file.
+    """A checked answer file: the environment to set up, and what an unattended run adds.
 
     Attributes:
-        wish: Framework, release, preferred Python and manager, as ``recommend`` takes them.
-        environment: The environment's name.
-        tool: ``uv``, ``pip``, ``conda``, ``mamba`` or ``micromamba``; None picks the best found.
-        prefix: The environment's folder; None puts it where the wizard puts environments.
-        gpus: CUDA_VISIBLE_DEVICES for the environment (``0,1``); None: every GPU.
+        request: The environment, as ``env create`` and the wizard ask for one (the file's
+            ``framework``, ``version``, ``python``, ``manager``, ``tool``, ``environment``,
+            ``prefix``, ``gpus``, ``find_links``, ``offline``, ``jupyter``, ``replace``).
         path_scope: ``user``, ``system`` or ``none``.
         other_cuda: Another CUDA version's PATH entries: ``keep``, move to the ``end``, ``remove``.
-        find_links: A folder of wheels to install from.
-        offline: Use only ``find_links``.
-        jupyter: Register a Jupyter kernel.
-        replace: Replace an environment of the same name made with another plan.
         test: Run the live training test at the end.
         require_gpu: Fail (exit 1, before changing anything) when the plan cannot use a GPU,
             and when the live test does not train on one.
     """
 
-    wish: Wish
-    environment: str = "gpu"
-    tool: str | None = None
-    prefix: str | None = None
-    gpus: str | None = None
+    request: SetupRequest
     path_scope: str = "user"
     other_cuda: str = "keep"
-    find_links: str | None = None
-    offline: bool = False
-    jupyter: bool = False
-    replace: bool = False
     test: bool = True
     require_gpu: bool = False
-
-    @property
-    def manager(self) -> str | None:
-        """``venv`` or ``conda`` as asked, or as the tool implies; None: the plan's."""
-        if self.wish.manager is not None:
-            return self.wish.manager
-        if self.tool is None:
-            return None
-        return "venv" if self.tool in ("uv", "pip") else "conda"
 
 
 def parse_answers(data: object) -> Answers:
@@ -116,33 +93,29 @@ def parse_answers(data: object) -> Answers:
     if text["framework"] is None:
         raise AnswersError("'framework' is missing (pytorch or tensorflow)")
     tool = _choice(text, "tool", TOOLS, None)
-    try:
-        wish = parse_wish(text["framework"], text["version"], text["python"], text["manager"])
-    except WishError as error:
-        raise AnswersError(str(error)) from None
-    if tool is not None and wish.manager is not None and (tool in ("uv", "pip")) != (wish.manager == "venv"):
-        raise AnswersError(f"tool {tool!r} does not make {wish.manager} environments")
-    environment = text["environment"] if text["environment"] is not None else "gpu"
-    manager = wish.manager or ("conda" if tool in ("conda", "mamba", "micromamba") else "venv")
-    try:
-        check_env_name(environment, manager=manager)
-        gpus = _gpus(data.get("gpus"))
-    except (EnvNameError, GpuSelectionError) as error:
-        raise AnswersError(str(error)) from None
     if flags["offline"] and text["find_links"] is None:
         raise AnswersError("'offline = true' needs 'find_links', the folder of wheels to install from")
+    try:
+        request = SetupRequest.checked(
+            framework=text["framework"],
+            version=text["version"],
+            python=text["python"],
+            manager=text["manager"],
+            name=text["environment"] if text["environment"] is not None else "gpu",
+            tool=tool,
+            prefix=Path(text["prefix"]) if text["prefix"] else None,
+            find_links=Path(text["find_links"]) if text["find_links"] else None,
+            offline=bool(flags["offline"]),
+            jupyter=bool(flags["jupyter"]),
+            gpus=_gpus(data.get("gpus")),
+            replace=bool(flags["replace"]),
+        )
+    except (SetupRequestError, GpuSelectionError) as error:
+        raise AnswersError(str(error)) from None
     return Answers(
-        wish=wish,
-        environment=environment,
-        tool=tool,
-        prefix=text["prefix"],
-        gpus=gpus,
+        request=request,
         path_scope=_choice(text, "path_scope", PATH_SCOPES, "user") or "user",
         other_cuda=_choice(text, "other_cuda", OTHER_CUDA_CHOICES, "keep") or "keep",
-        find_links=text["find_links"],
-        offline=bool(flags["offline"]),
-        jupyter=bool(flags["jupyter"]),
-        replace=bool(flags["replace"]),
         test=flags["test"] is not False,
         require_gpu=bool(flags["require_gpu"]),
     )

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from gpuwizard.core.compat.plan import Plan, Recommendation, WishError
 from gpuwizard.core.compat.tables import newest_first
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name
@@ -55,10 +56,10 @@ from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_vie
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.compat.data import load_compat
-from gpuwizard.workflow.envs.create import default_envs_dir
+from gpuwizard.workflow.envs.prepare import SetupRefused, default_envs_dir
 from gpuwizard.workflow.pathedit.request import path_request_from_plan
 from gpuwizard.workflow.wizard.session import WizardSession
-from gpuwizard.workflow.wizard.steps import Choice, environment_names
+from gpuwizard.workflow.wizard.steps import environment_names
 
 # How long the page waits after a change before recommending (typing, arrow keys in a combo).
 DEBOUNCE_MS: Final = 150
@@ -90,27 +91,27 @@ class RecommendOutcome:
         generation: Which request this answers (older answers are dropped).
         choice: The choice it was asked for.
         recommendation: The answer, or None on failure.
-        error: Why there is no answer (a WishError's message as is).
-        unexpected: The failure was not a WishError (a bug, a broken data file).
+        error: Why there is no answer (a refusal's message as is).
+        unexpected: The failure was not a refusal (a bug, a broken data file).
     """
 
     generation: int
-    choice: Choice
+    choice: SetupRequest
     recommendation: Recommendation | None = None
     error: str | None = None
     unexpected: bool = False
 
 
 def run_recommender(
-    recommend: Callable[[SystemReport, Choice], Recommendation],
+    recommend: Callable[[SystemReport, SetupRequest], Recommendation],
     report: SystemReport,
-    choice: Choice,
+    choice: SetupRequest,
     generation: int,
 ) -> RecommendOutcome:
     """Run ``recommend`` and turn any failure into a value (called on the worker thread)."""
     try:
         recommendation = recommend(report, choice)
-    except WishError as error:
+    except (WishError, SetupRefused) as error:
         return RecommendOutcome(generation, choice, error=_one_line(str(error)))
     except Exception as error:  # noqa: BLE001 - every failure reaches the page as one line
         return RecommendOutcome(
@@ -124,9 +125,9 @@ def _one_line(text: str) -> str:
     return lines[0] if lines else text.strip()
 
 
-def _recommendation_key(choice: Choice) -> Choice:
+def _recommendation_key(choice: SetupRequest) -> SetupRequest:
     """The part of a choice the recommendation depends on (the name and Jupyter do not count)."""
-    return replace(choice, env_name="", jupyter=False)
+    return replace(choice, name="", jupyter=False)
 
 
 class ChoosePage(QWizardPage):
@@ -579,16 +580,16 @@ class ChoosePage(QWizardPage):
         """False when GPUs are listed and none is ticked."""
         return self.selected_gpus() != ""
 
-    def current_choice(self) -> Choice:
+    def current_choice(self) -> SetupRequest:
         """The choice the inputs show; an existing environment of that name is replaced."""
         folder = self.folder_edit.text().strip()
         offline = self.offline_check.isChecked() and bool(folder)
-        return Choice(
+        return SetupRequest(
             framework=self.framework,
             version=self.chosen_version(),
             manager=self.manager,
             gpus=self.selected_gpus() or None,
-            env_name=self.name_edit.text(),
+            name=self.name_edit.text(),
             jupyter=self.jupyter_check.isChecked(),
             find_links=Path(folder).expanduser() if offline else None,
             offline=offline,
@@ -602,7 +603,7 @@ class ChoosePage(QWizardPage):
         folder = self.folder_edit.text().strip()
         return bool(folder) and Path(folder).expanduser().is_dir()
 
-    def set_choice(self, choice: Choice) -> None:
+    def set_choice(self, choice: SetupRequest) -> None:
         """Show ``choice`` in the inputs (a choice made earlier, or an answer file's)."""
         (self.tensorflow_radio if choice.framework == "tensorflow" else self.pytorch_radio).setChecked(True)
         self._select_version(choice.version)
@@ -615,7 +616,7 @@ class ChoosePage(QWizardPage):
             if item.flags() & Qt.ItemFlag.ItemIsEnabled:
                 ticked = wanted is None or str(item.data(Qt.ItemDataRole.UserRole)) in wanted
                 item.setCheckState(Qt.CheckState.Checked if ticked else Qt.CheckState.Unchecked)
-        self.name_edit.setText(choice.env_name)
+        self.name_edit.setText(choice.name)
         self._name_edited = True
         self.jupyter_check.setChecked(choice.jupyter)
         self.offline_check.setChecked(choice.offline)

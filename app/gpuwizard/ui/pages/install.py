@@ -12,7 +12,7 @@ running tool, removes what it made, and returns a ``cancelled`` result.
 from __future__ import annotations
 
 from html import escape
-from typing import Any, Final
+from typing import Final
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.frameworks import framework_module, framework_title
@@ -62,7 +63,7 @@ class InstallPage(QWizardPage):
         self.setCommitPage(True)
         self.setButtonText(QWizard.WizardButton.CommitButton, self.tr("&Next >"))
         self.state = IDLE
-        self.result: dict[str, Any] | None = None
+        self.result: EnvResult | None = None
         self.work = StreamedWork(self, self._take_events, self._show_result, self._crashed)
         self._phase = ""
         self._count_total: int | None = None
@@ -230,12 +231,7 @@ class InstallPage(QWizardPage):
             return
         done = self.session.env_result
         choice = self.session.choice
-        if (
-            done is not None
-            and done.get("status") == OK
-            and choice is not None
-            and done.get("name") == choice.env_name
-        ):
+        if done is not None and done.ok and choice is not None and done.name == choice.name:
             self._show_result(done)
             return
         self.start()
@@ -260,12 +256,13 @@ class InstallPage(QWizardPage):
         report, recommendation, choice = session.report, session.recommendation, session.choice
         self._reset()
         if report is None or recommendation is None or choice is None:
+            name = choice.name if choice is not None else ""
             self._show_result(
-                {
-                    "event": "result",
-                    "status": FAILED,
-                    "error": self.tr("there is no plan to install yet: choose a framework first"),
-                }
+                EnvResult(
+                    status="failed",
+                    name=name,
+                    error=self.tr("there is no plan to install yet: choose a framework first"),
+                )
             )
             return
         self.state = RUNNING
@@ -361,14 +358,13 @@ class InstallPage(QWizardPage):
         self.log_view.appendPlainText("\n".join(lines[-LOG_LINES:]))
 
     def _crashed(self, message: str) -> None:
+        name = self.session.choice.name if self.session.choice is not None else ""
         self._show_result(
-            {
-                "event": "result",
-                "status": FAILED,
-                "error": self.tr("the installation stopped with an unexpected error: %1").replace(
-                    "%1", message
-                ),
-            }
+            EnvResult(
+                status="failed",
+                name=name,
+                error=self.tr("the installation stopped with an unexpected error: %1").replace("%1", message),
+            )
         )
 
     # --- showing ----------------------------------------------------------------------------
@@ -383,8 +379,8 @@ class InstallPage(QWizardPage):
         self.progress.show()
         self._show_findings([])
 
-    def _show_result(self, result: dict[str, Any]) -> None:
-        status = str(result.get("status") or FAILED)
+    def _show_result(self, result: EnvResult) -> None:
+        status = result.status
         self.result = result
         self.state = status if status in (OK, CANCELLED) else FAILED
         self.cancel_button.setEnabled(False)
@@ -408,29 +404,27 @@ class InstallPage(QWizardPage):
         self._announce()
         call_soon(self, self._reveal_result)
 
-    def _show_ready(self, result: dict[str, Any]) -> None:
+    def _show_ready(self, result: EnvResult) -> None:
         self.phase_label.setText(self.tr("All steps finished."))
         self._set_range(1, 1, self.tr("Done"))
         self.detail_label.clear()
         self.result_label.setStyleSheet(status_style("good", self))
-        self.result_label.setText(
-            self.tr("The environment %1 is ready.").replace("%1", str(result.get("name") or ""))
-        )
-        self.env_path.setText(str(result.get("path") or ""))
-        self.env_python.setText(str(result.get("python") or ""))
-        build = result.get("framework_build") or result.get("framework_version") or ""
-        seconds = result.get("seconds")
+        self.result_label.setText(self.tr("The environment %1 is ready.").replace("%1", result.name))
+        self.env_path.setText(result.path or "")
+        self.env_python.setText(result.python or "")
+        build = result.framework_build or result.framework_version or ""
+        seconds = result.seconds
         took = (
             self.tr("%1 (made in %2 s)").replace("%1", str(build)).replace("%2", str(seconds))
             if seconds is not None
             else str(build)
         )
         self.env_framework.setText(took)
-        self.env_log.setText(str(result.get("log") or self.tr("(none)")))
+        self.env_log.setText(result.log or self.tr("(none)"))
         self._show_findings([])
 
-    def _show_not_made(self, result: dict[str, Any]) -> None:
-        problems = [str(p) for p in result.get("rollback_problems") or []]
+    def _show_not_made(self, result: EnvResult) -> None:
+        problems = list(result.rollback_problems)
         cancelled = self.state == CANCELLED
         self.result_label.setStyleSheet("" if cancelled else status_style("bad", self))
         if cancelled:
@@ -446,20 +440,20 @@ class InstallPage(QWizardPage):
         self._set_range(1, 0, self.tr("Stopped"))
         self.detail_label.clear()
         parts = []
-        error = result.get("error")
+        error = result.error
         if error and not cancelled:
             parts.append(self.tr("Why: %1").replace("%1", escape(str(error))))
         if problems:
             parts.append(
                 self.tr("Still there, to remove by hand: %1").replace("%1", escape("; ".join(problems)))
             )
-        elif "rollback_problems" in result and not cancelled:
+        elif result.log is not None and not cancelled:  # it ran (a refusal made nothing): all was removed
             parts.append(self.tr("Everything that was made has been removed."))
-        if result.get("log"):
-            parts.append(self.tr("Full log: %1").replace("%1", escape(str(result["log"]))))
+        if result.log:
+            parts.append(self.tr("Full log: %1").replace("%1", escape(result.log)))
         self.reason_label.setText("<br>".join(parts))
         self.reason_label.setVisible(bool(parts))
-        tail = "\n".join([*(str(line) for line in result.get("log_tail") or []), str(error or "")])
+        tail = "\n".join([*result.log_tail, error or ""])
         self._show_findings([] if cancelled else diagnose(tail))
 
     def _show_findings(self, findings: list[Finding]) -> None:
@@ -499,7 +493,7 @@ class InstallPage(QWizardPage):
         )
         return (
             self.tr("The environment %1 gets %2 %3 (%4) with Python %5.")
-            .replace("%1", choice.env_name)
+            .replace("%1", choice.name)
             .replace("%2", framework)
             .replace("%3", plan.framework_version)
             .replace("%4", build)
@@ -512,13 +506,13 @@ class InstallPage(QWizardPage):
         if choice is None or recommendation is None:
             return []
         plan = recommendation.plan
-        manager = choice.manager or plan.manager
+        manager = choice.wanted_manager or plan.manager
         source = plan.index_url or self.tr("the default package index")
         return [
             self.tr("On the machine itself, this page runs these steps:"),
             self.tr("== create: a %1 environment %2 with Python %3")
             .replace("%1", manager)
-            .replace("%2", choice.env_name)
+            .replace("%2", choice.name)
             .replace("%3", plan.python),
             self.tr("== install: %1 from %2")
             .replace("%1", " ".join(plan.requirements))

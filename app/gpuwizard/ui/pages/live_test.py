@@ -188,11 +188,11 @@ class LiveTestPage(QWizardPage):
     def target(self) -> LiveTestTarget | None:
         """The interpreter and framework to test: the environment the Install page made."""
         env = self.session.env_result
-        if env is None or env.get("status") != "ok" or not env.get("python"):
+        if env is None or not env.ok or not env.python:
             return None
         choice = self.session.choice
-        framework = choice.framework if choice is not None else str(env.get("framework") or "pytorch")
-        return LiveTestTarget(python=str(env["python"]), framework=framework, env_name=env.get("name"))
+        framework = choice.framework if choice is not None else (env.framework or "pytorch")
+        return LiveTestTarget(python=env.python, framework=framework, env_name=env.name)
 
     def start(self) -> None:
         """Run ``run_test`` on a worker, with a fresh cancel event."""

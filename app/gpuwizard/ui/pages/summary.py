@@ -115,31 +115,29 @@ class SummaryPage(QWizardPage):
     def initializePage(self) -> None:
         """Show the environment the wizard made, if it made one."""
         result = self.session.env_result if self.session else None
-        if not result or result.get("status") != "ok":
+        if result is None or not result.ok or result.path is None or result.python is None:
             self.environment.hide()
             return
         windows = os.name == "nt"
-        commands = activation_commands(
-            str(result.get("manager") or "venv"), str(result["path"]), windows=windows
-        )
+        commands = activation_commands(result.manager or "venv", result.path, windows=windows)
+        choice = self.session.choice if self.session else None
+        framework = result.framework or (choice.framework if choice is not None else "")
         self.env_name.setText(
             self.tr("%1, %2 %3 in %4")
-            .replace("%1", str(result.get("name", "")))
-            .replace("%2", _framework_name(result, self.session))
-            .replace("%3", str(result.get("framework_build") or result.get("framework_version") or ""))
-            .replace("%4", str(result["path"]))
+            .replace("%1", result.name)
+            .replace("%2", framework_title(framework))
+            .replace("%3", result.framework_build or result.framework_version or "")
+            .replace("%4", result.path)
         )
         self.activate.setText("\n".join(f"{command}    ({shells})" for shells, command in commands))
-        self.interpreter.setText(str(result["python"]))
-        self.interpreter.setProperty("path", str(result["python"]))
-        kernel = result.get("jupyter_kernel")
-        self.kernel.setText(
-            str(kernel) if kernel else self.tr("none (choose one on the Choose page next time)")
-        )
+        self.interpreter.setText(result.python)
+        self.interpreter.setProperty("path", result.python)
+        kernel = result.jupyter_kernel
+        self.kernel.setText(kernel if kernel else self.tr("none (choose one on the Choose page next time)"))
         test = self.session.test_result if self.session else None
         self.test_line.setText(self._test_text(test))
         self.environment.show()
-        self._show_outcome(str(result.get("name", "")), test)
+        self._show_outcome(result.name, test)
 
     def _show_outcome(self, name: str, test: LiveTestResult | None) -> None:
         """Lead with what the setup achieved; the machine's own state follows below."""
@@ -217,8 +215,3 @@ class SummaryPage(QWizardPage):
             QMessageBox.warning(
                 self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error))
             )
-
-
-def _framework_name(result: dict[str, object], session: WizardSession | None) -> str:
-    framework = result.get("framework") or (session.choice.framework if session and session.choice else "")
-    return framework_title(str(framework))

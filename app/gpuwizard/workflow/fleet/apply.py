@@ -30,8 +30,8 @@ from typing import Any, Final
 
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
-from gpuwizard.core.compat.plan import Plan, Recommendation, WishError, plan_to_json
-from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
+from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
 from gpuwizard.core.frameworks import FRAMEWORKS
@@ -39,15 +39,7 @@ from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
-from gpuwizard.workflow.compat.data import load_compat
-from gpuwizard.workflow.envs.create import (
-    EnvRequest,
-    EnvRequestError,
-    EnvTools,
-    PreparedEnv,
-    create_environment,
-    prepare_environment,
-)
+from gpuwizard.workflow.envs.setup import Setup, SetupRefused, plan_setup, recommend_for, run_setup
 from gpuwizard.workflow.health.good_state import record_good_state
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.pathedit.changes import PathChange, history, plan_add
@@ -73,7 +65,7 @@ EXIT_ROLLED_BACK: Final = 3
 EXIT_CANCELLED: Final = 130
 
 EventSink = Callable[[dict[str, Any]], None]
-EnvMaker = Callable[[PreparedEnv, EnvTools, EventSink, threading.Event], dict[str, Any]]
+EnvMaker = Callable[[Setup, EventSink, threading.Event], EnvResult]
 TestRunner = Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]
 GoodStateRecorder = Callable[[SystemReport, str, LiveTestResult, "EnvironmentStore | None"], object]
 
@@ -87,7 +79,7 @@ class ApplySteps:
     """How each step is done: the real ones by default, swappable in tests like the wizard's."""
 
     detect: Callable[[], SystemReport]
-    create_env: EnvMaker = create_environment
+    create_env: EnvMaker = run_setup
     run_test: TestRunner = run_test
     record_good: GoodStateRecorder = record_good_state
     runner: StreamingRunner = field(default_factory=StreamingSubprocessRunner)
@@ -99,7 +91,7 @@ class _Made:
 
     path_entry_id: str | None = None
     path_folders: tuple[str, ...] = ()
-    environment: dict[str, Any] | None = None
+    environment: EnvResult | None = None
 
 
 def apply_answers(
@@ -135,7 +127,6 @@ class _Apply:
         self.cancel = cancel
         self.journal = PathJournal(wizard_home())
         self.made = _Made()
-        self.tools: EnvTools | None = None
         self.mending = False
 
     # --- the run ---------------------------------------------------------------------------
@@ -158,23 +149,23 @@ class _Apply:
                 plan=plan,
                 findings=[finding_to_json(finding) for finding in recommendation.findings],
             )
-        keep, prepared = self._environment_request(report, plan)
+        keep, setup = self._environment_request(report, recommendation)
         request, change = self._path_change(plan)
         if not confirmed:
             planned = change is not None and change.changed
             self._stage("path", "planned" if planned else "skipped", **self._path_facts(request, change))
-            self._stage("environment", "kept" if keep else "planned", **self._env_facts(keep, prepared))
+            self._stage("environment", "kept" if keep else "planned", **self._env_facts(keep, setup))
             return self._result(
                 "preview", EXIT_OK, "nothing was changed; add --yes to carry it out", plan=plan
             )
-        return self._carry_out(report, plan, keep, prepared, (request, change))
+        return self._carry_out(report, plan, keep, setup, (request, change))
 
     def _carry_out(
         self,
         report: SystemReport,
         plan: Plan,
         keep: EnvRecord | None,
-        prepared: PreparedEnv | None,
+        setup: Setup | None,
         path: tuple[PathRequest | None, PathChange | None],
     ) -> dict[str, Any]:
         request, change = path
@@ -184,68 +175,61 @@ class _Apply:
             failed = self._apply_path(request, change)
             if failed is not None:
                 return self._result("rolled_back", EXIT_ROLLED_BACK, failed, plan=plan)
-        environment = self._make_environment(keep, prepared)
-        if environment.get("status") != "ok":
-            status = "cancelled" if environment.get("status") == "cancelled" else "rolled_back"
+        environment = self._make_environment(keep, setup)
+        if not environment.ok:
+            status = "cancelled" if environment.status == "cancelled" else "rolled_back"
             undone = self._undo_path()
-            reason = str(environment.get("error") or "cancelled")
+            reason = environment.error or "cancelled"
             return self._result(
                 status, EXIT_ROLLED_BACK, f"the environment was not made ({reason}); {undone}", plan=plan
             )
         self.made.environment = environment
         if not self.answers.test:
             self._stage("test", "skipped", note="test = false")
-            return self._result("ok", EXIT_OK, f"{self.answers.environment} is ready (not tested)", plan=plan)
+            return self._result(
+                "ok", EXIT_OK, f"{self.answers.request.name} is ready (not tested)", plan=plan
+            )
         return self._test(report, plan, environment)
 
     # --- the steps -------------------------------------------------------------------------
 
     def _plan(self, report: SystemReport) -> Recommendation:
         try:
-            recommendation = recommend(report, self.answers.wish, load_compat())
-        except WishError as error:
+            recommendation = recommend_for(report, self.answers.request)
+        except SetupRefused as error:
             raise ApplyUsageError(str(error)) from None
         plan = recommendation.plan
         self._stage("plan", "done", summary=plan.summary, plan=plan_to_json(plan))
         return recommendation
 
     def _environment_request(
-        self, report: SystemReport, plan: Plan
-    ) -> tuple[EnvRecord | None, PreparedEnv | None]:
-        """The environment kept as it is (one of that name matches the plan), or the checked request."""
-        answers = self.answers
-        existing = find_record(answers.environment)
+        self, report: SystemReport, recommendation: Recommendation
+    ) -> tuple[EnvRecord | None, Setup | None]:
+        """The environment kept as it is (one of that name matches the plan), or the checked setup."""
+        request, plan = self.answers.request, recommendation.plan
+        existing = find_record(request.name)
         # The wizard's own environment of this very plan, damaged (the framework uninstalled, the
         # interpreter gone): made again in its place, so that running apply again mends a machine.
         mend = existing is not None and _same_plan(existing, plan) and not _intact(existing)
         self.mending = mend
-        if existing is not None and not answers.replace and not mend:
+        if existing is not None and not request.replace and not mend:
             if _same_plan(existing, plan):
                 return existing, None
             raise ApplyUsageError(
-                f"an environment {answers.environment!r} made with {existing.framework} "
+                f"an environment {request.name!r} made with {existing.framework} "
                 f"{existing.framework_version} exists; the plan is {plan.framework} {plan.framework_version} "
                 "(set replace = true to replace it, or choose another environment name)"
             )
-        request = EnvRequest(
-            name=answers.environment,
-            plan=plan,
-            manager=answers.manager,
-            tool=answers.tool,
-            prefix=Path(answers.prefix) if answers.prefix else None,
-            find_links=Path(answers.find_links) if answers.find_links else None,
-            offline=answers.offline,
-            jupyter=answers.jupyter,
-            gpus=answers.gpus,
-            replace=answers.replace or mend,
-        )
-        self.tools = EnvTools(
-            runner=self.steps.runner, interpreters=report.interpreters, managers=report.managers
-        )
         try:
-            return None, prepare_environment(request, self.tools)
-        except EnvRequestError as error:
+            setup = plan_setup(
+                report,
+                replace(request, replace=request.replace or mend),
+                recommendation=recommendation,
+                runner=self.steps.runner,
+            )
+        except SetupRefused as error:
             raise ApplyUsageError(str(error)) from None
+        return None, setup
 
     def _path_change(self, plan: Plan) -> tuple[PathRequest | None, PathChange | None]:
         """The PATH change to make, planned against the value as it is now (None: none to make)."""
@@ -314,33 +298,30 @@ class _Apply:
         self.made.path_entry_id = None
         return "the PATH change was undone"
 
-    def _make_environment(self, keep: EnvRecord | None, prepared: PreparedEnv | None) -> dict[str, Any]:
+    def _make_environment(self, keep: EnvRecord | None, setup: Setup | None) -> EnvResult:
         if keep is not None:
             self._stage("environment", "kept", **self._env_facts(keep, None))
-            return {
-                "status": "ok",
-                "name": keep.name,
-                "path": keep.path,
-                "python": keep.python,
-                "framework_version": keep.framework_version,
-                "kept": True,
-            }
-        if prepared is None or self.tools is None:
+            return EnvResult(
+                status="ok",
+                name=keep.name,
+                path=keep.path,
+                python=keep.python,
+                framework=keep.framework,
+                framework_version=keep.framework_version,
+                kept=True,
+            )
+        if setup is None:
             raise ApplyUsageError("nothing to make")  # pragma: no cover - run() never gets here
-        self._stage("environment", "started", **self._env_facts(None, prepared))
-        result = self.steps.create_env(prepared, self.tools, self._forward("environment"), self.cancel)
-        self._stage(
-            "environment",
-            "done" if result.get("status") == "ok" else str(result.get("status")),
-            name=prepared.request.name,
-        )
+        self._stage("environment", "started", **self._env_facts(None, setup))
+        result = self.steps.create_env(setup, self._forward("environment"), self.cancel)
+        self._stage("environment", "done" if result.ok else result.status, name=setup.request.name)
         return result
 
-    def _test(self, report: SystemReport, plan: Plan, environment: dict[str, Any]) -> dict[str, Any]:
+    def _test(self, report: SystemReport, plan: Plan, environment: EnvResult) -> dict[str, Any]:
         target = LiveTestTarget(
-            python=str(environment["python"]), framework=plan.framework, env_name=self.answers.environment
+            python=str(environment.python), framework=plan.framework, env_name=self.answers.request.name
         )
-        self._stage("test", "started", env=self.answers.environment)
+        self._stage("test", "started", env=self.answers.request.name)
         forward = self._forward("test")
         result = self.steps.run_test(report, target, lambda event: forward(event.to_json()), self.cancel)
         verdict = result.verdict
@@ -366,7 +347,7 @@ class _Apply:
             trained_on_gpu or not self.answers.require_gpu
         ):
             try:
-                self.steps.record_good(report, self.answers.environment, result, self.store)
+                self.steps.record_good(report, self.answers.request.name, result, self.store)
             except (OSError, ValueError) as error:
                 findings.append(
                     {
@@ -378,14 +359,14 @@ class _Apply:
                 )
             where = "the GPU" if trained_on_gpu else "the CPU"
             return self._result(
-                "ok", EXIT_OK, f"{self.answers.environment} is ready and trains on {where} ({verdict})",
+                "ok", EXIT_OK, f"{self.answers.request.name} is ready and trains on {where} ({verdict})",
                 plan=plan, test=test_facts, findings=findings,
             )  # fmt: skip
         return self._result(
             "problem",
             EXIT_PROBLEM,
             f"the live test did not pass ({verdict}); the setup was kept for diagnosis "
-            f"(`gpuwizard env remove {self.answers.environment}` removes it)",
+            f"(`gpuwizard env remove {self.answers.request.name}` removes it)",
             plan=plan,
             test=test_facts,
             findings=findings,
@@ -419,15 +400,16 @@ class _Apply:
             return "no registry: PATH is edited only on Windows"
         return "the plan adds nothing to PATH"
 
-    def _env_facts(self, keep: EnvRecord | None, prepared: PreparedEnv | None) -> dict[str, Any]:
+    def _env_facts(self, keep: EnvRecord | None, setup: Setup | None) -> dict[str, Any]:
         if keep is not None:
             return {
                 "name": keep.name,
                 "path": keep.path,
                 "note": "an environment of this plan exists; kept as it is",
             }
-        if prepared is None:
+        if setup is None:
             return {}
+        prepared = setup.prepared
         mended = {"note": "this plan's environment was damaged: it is made again"} if self.mending else {}
         return {
             **mended,
@@ -457,14 +439,18 @@ class _Apply:
             "exit_code": exit_code,
             "message": message,
             "changed": bool(
-                self.made.path_entry_id is not None
-                or (environment is not None and not environment.get("kept"))
+                self.made.path_entry_id is not None or (environment is not None and not environment.kept)
             ),
-            "framework": plan.framework if plan else self.answers.wish.framework,
+            "framework": plan.framework if plan else self.answers.request.framework,
             "framework_version": plan.framework_version if plan else None,
             "cpu_only": plan.cpu_only if plan else None,
             "environment": (
-                {key: environment.get(key) for key in ("name", "path", "python", "framework_version")}
+                {
+                    "name": environment.name,
+                    "path": environment.path,
+                    "python": environment.python,
+                    "framework_version": environment.framework_version,
+                }
                 if environment is not None
                 else None
             ),

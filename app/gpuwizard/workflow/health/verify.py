@@ -362,7 +362,7 @@ def _probe_object(lines: Sequence[str]) -> Mapping[str, Any] | None:
 
 def _custom_prefix(env: EnvRecord) -> str | None:
     """The folder to name in ``env create --prefix`` when the environment is not in the default place."""
-    from gpuwizard.workflow.envs.create import default_envs_dir  # noqa: PLC0415
+    from gpuwizard.workflow.envs.prepare import default_envs_dir  # noqa: PLC0415
 
     folder = Path(env.path)
     if env.manager == "conda":

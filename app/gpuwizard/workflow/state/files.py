@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from gpuwizard.core.compat.plan import Recommendation, recommendation_to_json
+from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
 
@@ -49,7 +49,7 @@ def save_system_report(
     path: Path,
     *,
     recommendation: Recommendation | None = None,
-    environment: Mapping[str, Any] | None = None,
+    environment: EnvResult | None = None,
     test: LiveTestResult | None = None,
 ) -> None:
     """Write ``report`` as ``gpuwizard.system/1`` JSON, atomically (no half-written file).
@@ -64,7 +64,7 @@ def save_system_report(
     data = report_to_json(report)
     setup = {
         "recommendation": recommendation_to_json(recommendation) if recommendation is not None else None,
-        "environment": dict(environment) if environment is not None else None,
+        "environment": environment.to_json() if environment is not None else None,
         "test": test.to_json() if test is not None else None,
     }
     if any(value is not None for value in setup.values()):

@@ -15,11 +15,13 @@ from importlib import resources
 from typing import Any
 
 from gpuwizard.core.compat.plan import Recommendation
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.result import EnvResult, env_result_from_json
 from gpuwizard.core.health.checks import HealthReport, health_from_json
 from gpuwizard.core.livetest.events import LiveTestResult, event_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents
-from gpuwizard.workflow.wizard.steps import Choice, EventSink
+from gpuwizard.workflow.wizard.steps import EventSink
 
 Event = dict[str, Any]
 
@@ -53,18 +55,21 @@ def _replay(events: list[Event], on_event: EventSink) -> Event:
 
 def replay_env_create(
     name: str,
-) -> Callable[[SystemReport, Recommendation, Choice, EventSink, threading.Event], Event]:
-    """A ``create_env`` step that replays the recording ``name``."""
+) -> Callable[[SystemReport, Recommendation, SetupRequest, EventSink, threading.Event], EnvResult]:
+    """A ``create_env`` step that replays the recording ``name`` (its events as recorded, its result typed)."""
     events = recorded_events(name)
+    result = env_result_from_json(events[-1])
 
     def step(
         _report: SystemReport,
         _recommendation: Recommendation,
-        _choice: Choice,
+        _request: SetupRequest,
         on_event: EventSink,
         _cancel: threading.Event,
-    ) -> Event:
-        return _replay(events, on_event)
+    ) -> EnvResult:
+        for event in events:
+            on_event(dict(event))
+        return result
 
     return step
 

@@ -11,27 +11,30 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.compat.plan import Recommendation
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.livetest.events import LiveTestResult, log_event
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.workflow.envs.setup import recommend_for, setup_environment
 from gpuwizard.workflow.health.good_state import record_good_state
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.wizard import steps as wizard_steps
-from gpuwizard.workflow.wizard.steps import Choice, EventSink
+from gpuwizard.workflow.wizard.steps import EventSink
 
 if TYPE_CHECKING:
     from gpuwizard.core.health.checks import HealthReport
     from gpuwizard.core.health.snapshot import Snapshot
 
 #: The wizard's long steps, swappable for fakes in tests (see :mod:`wizard_steps`).
-Recommender = Callable[[SystemReport, Choice], Recommendation]
-EnvCreator = Callable[[SystemReport, Recommendation, Choice, EventSink, threading.Event], dict[str, Any]]
+Recommender = Callable[[SystemReport, SetupRequest], Recommendation]
+EnvCreator = Callable[[SystemReport, Recommendation, SetupRequest, EventSink, threading.Event], EnvResult]
 TestRunner = Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]
 Verifier = Callable[
     [Callable[[], SystemReport], "EnvironmentStore | None", EventSink, threading.Event], "HealthReport"
@@ -55,9 +58,9 @@ class WizardSession:
             PATH page shows it, and may change its scope and what happens to other CUDA
             versions. None: no PATH page.
         runner: How to start processes (the DLL check, the list of running programs).
-        choice: What the person chose on the Choose page.
+        choice: What the person asked for on the Choose page.
         recommendation: The recommendation for ``choice``.
-        env_result: The ``result`` event of the environment's creation.
+        env_result: The outcome of the environment's creation.
         test_result: The result of the live test.
         recommend: How to recommend (tests pass a fake).
         create_env: How to create the environment (tests pass a fake).
@@ -75,12 +78,12 @@ class WizardSession:
     path_store: EnvironmentStore | None = None
     path_request: PathRequest | None = None
     runner: Runner = field(default_factory=SubprocessRunner)
-    choice: Choice | None = None
+    choice: SetupRequest | None = None
     recommendation: Recommendation | None = None
-    env_result: dict[str, Any] | None = None
+    env_result: EnvResult | None = None
     test_result: LiveTestResult | None = None
-    recommend: Recommender = field(default=wizard_steps.recommend_for)
-    create_env: EnvCreator = field(default=wizard_steps.create_env)
+    recommend: Recommender = field(default=recommend_for)
+    create_env: EnvCreator = field(default=setup_environment)
     run_test: TestRunner = field(default=run_test)
     verify: Verifier = field(default=wizard_steps.verify)
     record_good: GoodStateRecorder = field(default=record_good_state)

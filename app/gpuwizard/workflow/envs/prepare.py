@@ -1,0 +1,214 @@
+"""Everything checked before an environment is made: name, folder, tool, interpreter, free space.
+
+:func:`prepare_environment` decides how the plan's environment will be made on this machine
+and changes nothing; what it refuses is bad input (exit code 2), said in one line.
+:mod:`.create` then makes it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from gpuwizard.adapters.envs.base import EnvBackend, PackageSource
+from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend
+from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
+from gpuwizard.adapters.runner import StreamingRunner
+from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
+from gpuwizard.core.envs.names import EnvNameError, check_env_name
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.space import required_bytes, space_message
+from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
+from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
+from gpuwizard.workflow.state.env_registry import find_record
+from gpuwizard.workflow.state.home import wizard_home
+
+VENV_TOOLS: Final = ("uv", "pip")
+
+
+class SetupRefused(ValueError):
+    """The request cannot be carried out on this machine; nothing was changed (one line, exit code 2)."""
+
+
+@dataclass(frozen=True)
+class EnvTools:
+    """What creation works with: the runner, and what detection found."""
+
+    runner: StreamingRunner
+    interpreters: Sequence[PythonFacts]
+    managers: ManagerFacts
+    disk_free: Callable[[Path], int] = field(default=lambda path: shutil.disk_usage(path).free)
+
+
+@dataclass(frozen=True)
+class PreparedEnv:
+    """A checked request: everything :func:`create_environment` needs, decided."""
+
+    request: SetupRequest
+    plan: Plan
+    backend: EnvBackend
+    prefix: Path
+    python: str
+    python_note: str
+    variables: Mapping[str, str]
+    source: PackageSource
+    requirements: tuple[str, ...]
+
+
+def default_envs_dir() -> Path:
+    """Where venv environments go when no ``--prefix`` is given."""
+    return wizard_home() / "envs"
+
+
+def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> PreparedEnv:
+    """Check the request for ``plan`` and decide tool, folder and interpreter, changing nothing.
+
+    Raises:
+        SetupRefused: Anything that makes the request impossible on this machine, in one line.
+    """
+    manager = request.wanted_manager or plan.manager
+    tool = request.tool
+    if tool is not None and tool not in (*VENV_TOOLS, *CONDA_TOOLS):
+        raise SetupRefused(f"unknown tool {tool!r} (choose uv, pip, conda, mamba or micromamba)")
+    if tool is not None:
+        manager = "venv" if tool in VENV_TOOLS else "conda"
+    try:
+        check_env_name(request.name, manager=manager)
+        variables = activation_variables(plan.framework, plan.cpu_only, request.gpus)
+        if manager == "conda":
+            # A `channel::package` spec names its channel too (docs.conda.io match specifications).
+            named = [package.split("::", 1)[0] for package in plan.conda_packages if "::" in package]
+            check_channels([*plan.conda_channels, *named])
+    except (EnvNameError, GpuSelectionError, ChannelRefused) as error:
+        raise SetupRefused(str(error)) from None
+    if request.offline and request.find_links is None:
+        raise SetupRefused("--offline needs --find-links DIR: the folder of wheels to install from")
+    if request.find_links is not None and not request.find_links.is_dir():
+        raise SetupRefused(f"{request.find_links}: no such folder of wheels")
+    backend = _backend(manager, tool, tools.managers)
+    prefix = _prefix(request, backend, tools)
+    _check_target(request, prefix)
+    python, python_note = _interpreter(backend, plan.python, tools.interpreters, request.offline)
+    source = PackageSource(
+        index_url=plan.index_url,
+        find_links=request.find_links.resolve() if request.find_links else None,
+        offline=request.offline,
+    )
+    requirements = (
+        *plan.requirements,
+        *request.extra_requirements,
+        *(("ipykernel",) if request.jupyter else ()),
+    )
+    local = (
+        [wheel.stat().st_size for wheel in source.find_links.glob("*.whl")]
+        if source.offline and source.find_links
+        else None
+    )
+    needed = required_bytes(plan.framework, plan.cpu_only, local)
+    where = existing_parent(prefix)
+    free = tools.disk_free(where)
+    if free < needed:
+        raise SetupRefused(space_message(needed, free, str(where)))
+    return PreparedEnv(
+        request=request,
+        plan=plan,
+        backend=backend,
+        prefix=prefix,
+        python=python,
+        python_note=python_note,
+        variables=variables,
+        source=source,
+        requirements=requirements,
+    )
+
+
+def _backend(manager: str, tool: str | None, managers: ManagerFacts) -> EnvBackend:
+    if manager == "venv":
+        if tool == "pip":
+            return PipBackend()
+        if managers.uv:
+            return UvBackend(managers.uv)
+        if tool == "uv":
+            raise SetupRefused("uv was not found (it comes with the wizard: reinstall it, or use --tool pip)")
+        return PipBackend()
+    found = {name: getattr(managers, name) for name in CONDA_TOOLS if getattr(managers, name)}
+    if tool is not None:
+        if tool not in found:
+            raise SetupRefused(f"{tool} was not found on this machine")
+        return CondaBackend(found[tool], tool)
+    if not found:
+        raise SetupRefused(
+            "no conda, mamba or micromamba was found; install Miniforge (conda-forge.org/download) or use --manager venv"
+        )
+    name = next(iter(found))
+    return CondaBackend(found[name], name)
+
+
+def _prefix(request: SetupRequest, backend: EnvBackend, tools: EnvTools) -> Path:
+    if request.prefix is not None:
+        return request.prefix.expanduser().resolve()
+    if isinstance(backend, CondaBackend):
+        envs = backend.envs_dir(tools.runner)
+        if envs is not None:
+            return envs / request.name
+    return (default_envs_dir() / request.name).resolve()
+
+
+def _check_target(request: SetupRequest, prefix: Path) -> None:
+    existing = find_record(request.name)
+    if prefix.exists() and not prefix.is_dir():
+        raise SetupRefused(f"{prefix} exists and is not a folder")
+    occupied = prefix.exists() and any(prefix.iterdir())
+    if (occupied or existing is not None) and not request.replace:
+        where = existing.path if existing is not None else str(prefix)
+        raise SetupRefused(
+            f"an environment {request.name!r} already exists at {where} (add --replace to replace it)"
+        )
+    if occupied and not ((prefix / "pyvenv.cfg").is_file() or (prefix / "conda-meta").is_dir()):
+        raise SetupRefused(f"{prefix} holds files that are not an environment; choose another --prefix")
+
+
+def _interpreter(
+    backend: EnvBackend, version: str, interpreters: Sequence[PythonFacts], offline: bool
+) -> tuple[str, str]:
+    """The Python for the environment: a found interpreter of the plan's minor version.
+
+    Base interpreters come before ones inside other environments (a venv made from a venv
+    breaks when the first one is removed); 32-bit and Microsoft Store builds are left out
+    (findings PYTHON_32BIT, MS_STORE_PYTHON).
+    """
+    if isinstance(backend, CondaBackend):
+        return version, f"Python {version} from conda-forge"
+    matching = [
+        python
+        for python in interpreters
+        if ".".join(python.version.split(".")[:2]) == version and python.bits != 32 and not python.ms_store
+    ]
+    matching.sort(key=lambda python: _inside_venv(Path(python.executable)))
+    if matching:
+        chosen = matching[0]
+        return chosen.executable, f"Python {chosen.version} at {chosen.executable}"
+    if isinstance(backend, UvBackend) and not offline:
+        # uv fetches a managed CPython build when none is installed
+        # (docs.astral.sh/uv/concepts/python-versions/#automatic-python-downloads).
+        return version, f"uv downloads a managed CPython {version}: none is installed"
+    raise SetupRefused(
+        f"no 64-bit Python {version} was found; install it from python.org"
+        + ("" if offline else ", or let uv fetch one (the default tool)")
+    )
+
+
+def _inside_venv(executable: Path) -> bool:
+    return (executable.parent.parent / "pyvenv.cfg").is_file()
+
+
+def existing_parent(path: Path) -> Path:
+    """The nearest folder of ``path`` that exists (where free space is measured)."""
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return candidate
+    return Path(path.anchor) if path.anchor else Path.cwd()

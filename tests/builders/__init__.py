@@ -1,0 +1,1 @@
+"""Builders: small helpers that make the values tests start from (requests, wheels, trees, reports)."""
