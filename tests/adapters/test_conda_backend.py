@@ -249,7 +249,7 @@ def test_creates_a_tensorflow_gpu_environment(flavor: str, tmp_path: Path, venv_
     prefix = fake.envs / "tf-demo"
     assert result.path == str(prefix)
     assert result.framework_version == "2.10.1"
-    plan = request.plan
+    plan = prepared.plan
     expected = prepared.backend.create_command(
         prefix, prepared.python, prepared.source, CondaSpec(plan.conda_packages, plan.conda_channels)
     )

@@ -26,6 +26,7 @@ from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnvironment
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.health.checks import HealthReport
 from gpuwizard.core.health.snapshot import SnapshotPathEntry
 from gpuwizard.core.livetest.events import result_from_json
@@ -59,7 +60,7 @@ def cuda_wheels(tmp_path: Path) -> Path:
     return folder
 
 
-def make_env(name: str, wheels: Path) -> dict[str, Any]:
+def make_env(name: str, wheels: Path) -> EnvResult:
     """An environment made by the wizard's creation code, offline from ``wheels``."""
     plan = Plan(
         framework="pytorch", framework_version="2.13.0", python=PYTHON, cpu_only=False, cuda="12.6",
@@ -71,7 +72,7 @@ def make_env(name: str, wheels: Path) -> dict[str, Any]:
     )
     prepared = prepare_environment(*planned(name, plan, find_links=wheels, offline=True), tools)
     result = create_environment(prepared, tools, lambda _event: None, threading.Event())
-    assert result["status"] == "ok", result
+    assert result.status == "ok", result
     return result
 
 
@@ -126,7 +127,7 @@ def test_without_a_snapshot_the_record_is_the_baseline_and_a_healthy_run_is_reco
     entry = recorded.environment("demo")
     assert entry is not None
     assert (entry.framework_build, entry.built_with_cuda, entry.cuda_build) == ("2.13.0+cu126", True, "12.6")
-    assert (entry.pins, entry.gpus_visible, entry.python) == (("torch==2.13.0+cu126",), 0, made["python"])
+    assert (entry.pins, entry.gpus_visible, entry.python) == (("torch==2.13.0+cu126",), 0, str(made.python))
     assert entry.index_url == "https://download.pytorch.org/whl/cu126"
 
 
@@ -173,7 +174,7 @@ def test_the_driver_against_the_last_good_state(
 @pytest.mark.slow
 def test_an_interpreter_that_is_gone_is_broken_and_the_fix_recreates(cuda_wheels: Path):
     made = make_env("demo", cuda_wheels)
-    Path(made["python"]).unlink()
+    Path(str(made.python)).unlink()
     health = verify(short_test=True)
     found = checks_of(health)
     assert found["env:demo:interpreter"] == ("broken", "DRIFT_ENV_INTERPRETER_BROKEN")
@@ -205,9 +206,9 @@ def test_only_the_environments_asked_for_and_the_others_keep_their_state(cuda_wh
 def test_cancel_stops_the_running_probe_and_records_nothing(cuda_wheels: Path):
     made = make_env("demo", cuda_wheels)
     # Make `import torch` hang, as a broken network file system would.
-    init = Path(made["path"]) / "lib" / f"python{PYTHON}" / "site-packages" / "torch" / "__init__.py"
+    init = Path(str(made.path)) / "lib" / f"python{PYTHON}" / "site-packages" / "torch" / "__init__.py"
     if not init.is_file():
-        init = Path(made["path"]) / "Lib" / "site-packages" / "torch" / "__init__.py"
+        init = Path(str(made.path)) / "Lib" / "site-packages" / "torch" / "__init__.py"
     init.write_text(init.read_text() + "\nimport time\ntime.sleep(60)\n")
     cancel = threading.Event()
     events: list[dict[str, Any]] = []
