@@ -336,6 +336,6 @@ def test_cancelling_a_real_install_leaves_nothing(qtbot: QtBot, torch_folder: Pa
     qtbot.mouseClick(install.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: install.state not in ("running", "idle"), timeout=300_000)
     assert install.state == CANCELLED, install.log_view.toPlainText()[-3000:]
-    assert install.result is not None and not Path(install.result["path"]).exists()
+    assert install.result is not None and not Path(str(install.result.path)).exists()
     assert install.result_label.text() == "Cancelled. Nothing was left behind."
     assert session.env_result is None and not install.isComplete()
