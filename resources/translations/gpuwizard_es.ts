@@ -2,25 +2,10 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="es">
 <context>
-    <name>ChoosePage</name>
-    <message>
-        <source>Choose</source>
-        <translation>Elegir</translation>
-    </message>
-    <message>
-        <source>Pick a framework; the wizard works out a matching set and shows what it would change.</source>
-        <translation>Elige un framework; el asistente calcula un conjunto compatible y te muestra qué cambiaría.</translation>
-    </message>
-    <message>
-        <source>This is a preview of a saved report: the plan is for that machine, and nothing will be installed here.</source>
-        <translation>Esta es una vista previa de un informe guardado: el plan es para esa máquina y aquí no se instalará nada.</translation>
-    </message>
-    <message>
-        <source>The recommendation</source>
-        <translation>La recomendación</translation>
-    </message>
+    <name>ChoiceInputs</name>
     <message>
         <source>Framework</source>
+        <extracomment>The version list&apos;s data for &quot;Recommended&quot; (a release&apos;s data is its version).</extracomment>
         <translation>Framework</translation>
     </message>
     <message>
@@ -163,69 +148,28 @@
         <source>Choose the folder of wheels</source>
         <translation>Elige la carpeta de wheels</translation>
     </message>
+</context>
+<context>
+    <name>ChoosePage</name>
     <message>
-        <source>What to look at</source>
-        <translation>Qué revisar</translation>
+        <source>Choose</source>
+        <translation>Elegir</translation>
     </message>
     <message>
-        <source>Alternatives, best first</source>
-        <translation>Alternativas, la mejor primero</translation>
+        <source>Pick a framework; the wizard works out a matching set and shows what it would change.</source>
+        <translation>Elige un framework; el asistente calcula un conjunto compatible y te muestra qué cambiaría.</translation>
     </message>
     <message>
-        <source>Alternatives</source>
-        <translation>Alternativas</translation>
+        <source>This is a preview of a saved report: the plan is for that machine, and nothing will be installed here.</source>
+        <translation>Esta es una vista previa de un informe guardado: el plan es para esa máquina y aquí no se instalará nada.</translation>
     </message>
     <message>
-        <source>The plan</source>
-        <translation>El plan</translation>
+        <source>The recommendation</source>
+        <translation>La recomendación</translation>
     </message>
     <message>
-        <source>Framework:</source>
-        <translation>Framework:</translation>
-    </message>
-    <message>
-        <source>Python:</source>
-        <translation>Python:</translation>
-    </message>
-    <message>
-        <source>CUDA / cuDNN:</source>
-        <translation>CUDA / cuDNN:</translation>
-    </message>
-    <message>
-        <source>CUDA is NVIDIA&apos;s platform for computing on the GPU; cuDNN is its library of deep-learning building blocks. A framework build is made for one CUDA version, and the driver must support it.</source>
-        <translation>CUDA es la plataforma de NVIDIA para computar en la GPU; cuDNN es su biblioteca de componentes para deep learning. Cada compilación de un framework se hace para una versión de CUDA, y el controlador debe admitirla.</translation>
-    </message>
-    <message>
-        <source>Driver:</source>
-        <translation>Controlador:</translation>
-    </message>
-    <message>
-        <source>The NVIDIA driver must be at least as new as the CUDA version of the build needs.</source>
-        <translation>El controlador de NVIDIA debe ser al menos tan reciente como la versión de CUDA que necesita la compilación.</translation>
-    </message>
-    <message>
-        <source>Environment:</source>
-        <translation>Entorno:</translation>
-    </message>
-    <message>
-        <source>conda installs:</source>
-        <translation>conda instala:</translation>
-    </message>
-    <message>
-        <source>conda: an environment manager that can also install CUDA and cuDNN into the environment.</source>
-        <translation>conda: un gestor de entornos que también puede instalar CUDA y cuDNN dentro del entorno.</translation>
-    </message>
-    <message>
-        <source>pip installs:</source>
-        <translation>pip instala:</translation>
-    </message>
-    <message>
-        <source>Why:</source>
-        <translation>Motivo:</translation>
-    </message>
-    <message>
-        <source>What will change on this machine</source>
-        <translation>Qué cambiará en esta máquina</translation>
+        <source>Recommended</source>
+        <translation>Recomendada</translation>
     </message>
     <message>
         <source>conda: an environment manager (here through %1) that can also bring CUDA and cuDNN into the environment, from conda-forge.</source>
@@ -294,158 +238,6 @@
     <message>
         <source>The list of releases could not be read (%1); “Recommended” still works.</source>
         <translation>No se pudo leer la lista de versiones (%1); “Recomendada” sigue funcionando.</translation>
-    </message>
-    <message>
-        <source>The recommendation failed: %1</source>
-        <translation>La recomendación falló: %1</translation>
-    </message>
-    <message>
-        <source>No NVIDIA GPU here: %1 will train on the CPU (slower, but it works).</source>
-        <translation>No hay GPU NVIDIA aquí: %1 entrenará en la CPU (más lento, pero funciona).</translation>
-    </message>
-    <message>
-        <source>%1 will train on the CPU only: the GPU cannot be used (the reasons are below).</source>
-        <translation>%1 entrenará solo en la CPU: la GPU no se puede usar (los motivos están abajo).</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible after a driver update.</source>
-        <translation>El entrenamiento en GPU con %1 es posible tras actualizar el controlador.</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible inside WSL 2 (Linux on this Windows).</source>
-        <translation>El entrenamiento en GPU con %1 es posible dentro de WSL 2 (Linux en este Windows).</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible on this machine as it is.</source>
-        <translation>El entrenamiento en GPU con %1 es posible en esta máquina tal como está.</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible with the plan below, not with exactly what you picked.</source>
-        <translation>El entrenamiento en GPU con %1 es posible con el plan de abajo, no exactamente con lo que elegiste.</translation>
-    </message>
-    <message>
-        <source>Python %1</source>
-        <translation>Python %1</translation>
-    </message>
-    <message>
-        <source>inside WSL 2</source>
-        <translation>dentro de WSL 2</translation>
-    </message>
-    <message>
-        <source>needs a driver update</source>
-        <translation>requiere actualizar el controlador</translation>
-    </message>
-    <message>
-        <source>CPU build</source>
-        <translation>Compilación para CPU</translation>
-    </message>
-    <message>
-        <source>CPU build: no CUDA, runs on the processor</source>
-        <translation>Compilación para CPU: sin CUDA, se ejecuta en el procesador</translation>
-    </message>
-    <message>
-        <source>CUDA %1</source>
-        <translation>CUDA %1</translation>
-    </message>
-    <message>
-        <source>CUDA %1, cuDNN %2</source>
-        <translation>CUDA %1, cuDNN %2</translation>
-    </message>
-    <message>
-        <source>(must be installed on the system: the wizard does not install it)</source>
-        <translation>(debe instalarse en el sistema: el asistente no lo instala)</translation>
-    </message>
-    <message>
-        <source>(comes inside the environment: no CUDA toolkit needed)</source>
-        <translation>(viene dentro del entorno: no hace falta el CUDA Toolkit)</translation>
-    </message>
-    <message>
-        <source>(wheel %1)</source>
-        <translation>(wheel %1)</translation>
-    </message>
-    <message>
-        <source>conda environment</source>
-        <translation>Entorno de conda</translation>
-    </message>
-    <message>
-        <source>venv (Python virtual environment)</source>
-        <translation>venv (entorno virtual de Python)</translation>
-    </message>
-    <message>
-        <source>%1 or newer</source>
-        <translation>%1 o posterior</translation>
-    </message>
-    <message>
-        <source>no NVIDIA driver answers now</source>
-        <translation>ahora no responde ningún controlador de NVIDIA</translation>
-    </message>
-    <message>
-        <source>you have %1: update it first</source>
-        <translation>tienes %1: actualízalo primero</translation>
-    </message>
-    <message>
-        <source>you have %1 (fine)</source>
-        <translation>tienes %1 (correcto)</translation>
-    </message>
-    <message>
-        <source>Nothing: this is a preview; below is what it would do.</source>
-        <translation>Nada: esto es una vista previa; abajo se muestra lo que haría.</translation>
-    </message>
-    <message>
-        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
-        <translation>Nada en Windows: este plan se ejecuta dentro de WSL 2. Inicia el asistente dentro de tu Linux de WSL 2 para configurarlo allí.</translation>
-    </message>
-    <message>
-        <source>The existing environment %1 is replaced: it is moved aside, and put back if the new one fails.</source>
-        <translation>El entorno existente %1 se reemplaza: se aparta y se restaura si el nuevo falla.</translation>
-    </message>
-    <message>
-        <source>A new conda environment %1 (in conda&apos;s environments folder) with %2, then %3 from pip.</source>
-        <translation>Un nuevo entorno de conda %1 (en la carpeta de entornos de conda) con %2, y luego %3 desde pip.</translation>
-    </message>
-    <message>
-        <source>A new folder %1 in the wizard&apos;s home folder, holding a Python %2 environment with %3.</source>
-        <translation>Una nueva carpeta %1 en la carpeta personal del asistente, con un entorno de Python %2 con %3.</translation>
-    </message>
-    <message>
-        <source>A new folder %1 holding a Python %2 environment with %3.</source>
-        <translation>Una nueva carpeta %1 con un entorno de Python %2 con %3.</translation>
-    </message>
-    <message>
-        <source>Packages come only from %1; nothing is downloaded.</source>
-        <translation>Los paquetes vienen solo de %1; no se descarga nada.</translation>
-    </message>
-    <message>
-        <source>Settings that apply only while the environment is active: %1.</source>
-        <translation>Ajustes que solo se aplican mientras el entorno está activo: %1.</translation>
-    </message>
-    <message>
-        <source>A Jupyter kernel for this environment, for your user only.</source>
-        <translation>Un kernel de Jupyter para este entorno, solo para tu usuario.</translation>
-    </message>
-    <message>
-        <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
-        <translation>Tu PATH de usuario recibe estas carpetas (la página siguiente muestra antes el cambio, y se puede deshacer):</translation>
-    </message>
-    <message>
-        <source>You install yourself, the wizard does not: CUDA %1 and cuDNN %2 from NVIDIA.</source>
-        <translation>Lo instalas tú, no el asistente: CUDA %1 y cuDNN %2 de NVIDIA.</translation>
-    </message>
-    <message>
-        <source>You install yourself, the wizard does not: an NVIDIA driver %1 or newer.</source>
-        <translation>Lo instalas tú, no el asistente: un controlador de NVIDIA %1 o posterior.</translation>
-    </message>
-    <message>
-        <source>You install yourself, the wizard does not: a newer NVIDIA driver.</source>
-        <translation>Lo instalas tú, no el asistente: un controlador de NVIDIA más reciente.</translation>
-    </message>
-    <message>
-        <source>Nothing else: drivers and system files stay as they are. No administrator rights are needed.</source>
-        <translation>Nada más: los controladores y los archivos del sistema quedan como están. No se necesitan permisos de administrador.</translation>
-    </message>
-    <message>
-        <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
-        <translation>Nada más: PATH, los controladores y los archivos del sistema quedan como están. No se necesitan permisos de administrador.</translation>
     </message>
 </context>
 <context>
@@ -1326,6 +1118,77 @@
     <message>
         <source>not found: %1</source>
         <translation>no encontrada: %1</translation>
+    </message>
+</context>
+<context>
+    <name>PlanPanel</name>
+    <message>
+        <source>What to look at</source>
+        <translation>Qué revisar</translation>
+    </message>
+    <message>
+        <source>Alternatives, best first</source>
+        <translation>Alternativas, la mejor primero</translation>
+    </message>
+    <message>
+        <source>Alternatives</source>
+        <translation>Alternativas</translation>
+    </message>
+    <message>
+        <source>The plan</source>
+        <translation>El plan</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>Framework:</translation>
+    </message>
+    <message>
+        <source>Python:</source>
+        <translation>Python:</translation>
+    </message>
+    <message>
+        <source>CUDA / cuDNN:</source>
+        <translation>CUDA / cuDNN:</translation>
+    </message>
+    <message>
+        <source>CUDA is NVIDIA&apos;s platform for computing on the GPU; cuDNN is its library of deep-learning building blocks. A framework build is made for one CUDA version, and the driver must support it.</source>
+        <translation>CUDA es la plataforma de NVIDIA para computar en la GPU; cuDNN es su biblioteca de componentes para deep learning. Cada compilación de un framework se hace para una versión de CUDA, y el controlador debe admitirla.</translation>
+    </message>
+    <message>
+        <source>Driver:</source>
+        <translation>Controlador:</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver must be at least as new as the CUDA version of the build needs.</source>
+        <translation>El controlador de NVIDIA debe ser al menos tan reciente como la versión de CUDA que necesita la compilación.</translation>
+    </message>
+    <message>
+        <source>Environment:</source>
+        <translation>Entorno:</translation>
+    </message>
+    <message>
+        <source>conda installs:</source>
+        <translation>conda instala:</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager that can also install CUDA and cuDNN into the environment.</source>
+        <translation>conda: un gestor de entornos que también puede instalar CUDA y cuDNN dentro del entorno.</translation>
+    </message>
+    <message>
+        <source>pip installs:</source>
+        <translation>pip instala:</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>Motivo:</translation>
+    </message>
+    <message>
+        <source>What will change on this machine</source>
+        <translation>Qué cambiará en esta máquina</translation>
+    </message>
+    <message>
+        <source>The recommendation failed: %1</source>
+        <translation>La recomendación falló: %1</translation>
     </message>
 </context>
 <context>
@@ -2817,6 +2680,157 @@
     <message>
         <source>Nothing to do if that was meant; to add it back: {command}</source>
         <translation>No hay nada que hacer si fue intencionado; para volver a añadirla: {command}</translation>
+    </message>
+</context>
+<context>
+    <name>plans</name>
+    <message>
+        <source>(wheel {variant})</source>
+        <translation>(wheel {variant})</translation>
+    </message>
+    <message>
+        <source>conda environment</source>
+        <translation>Entorno de conda</translation>
+    </message>
+    <message>
+        <source>venv (Python virtual environment)</source>
+        <translation>venv (entorno virtual de Python)</translation>
+    </message>
+    <message>
+        <source>{environment} inside WSL 2</source>
+        <translation>{environment} dentro de WSL 2</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU here: {framework} will train on the CPU (slower, but it works).</source>
+        <translation>No hay GPU NVIDIA aquí: {framework} entrenará en la CPU (más lento, pero funciona).</translation>
+    </message>
+    <message>
+        <source>{framework} will train on the CPU only: the GPU cannot be used (the reasons are below).</source>
+        <translation>{framework} entrenará solo en la CPU: la GPU no se puede usar (los motivos están abajo).</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible after a driver update.</source>
+        <translation>El entrenamiento en GPU con {framework} es posible tras actualizar el controlador.</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible inside WSL 2 (Linux on this Windows).</source>
+        <translation>El entrenamiento en GPU con {framework} es posible dentro de WSL 2 (Linux en este Windows).</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible on this machine as it is.</source>
+        <translation>El entrenamiento en GPU con {framework} es posible en esta máquina tal como está.</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible with the plan below, not with exactly what you picked.</source>
+        <translation>El entrenamiento en GPU con {framework} es posible con el plan de abajo, no exactamente con lo que elegiste.</translation>
+    </message>
+    <message>
+        <source>CPU build</source>
+        <translation>Compilación para CPU</translation>
+    </message>
+    <message>
+        <source>CPU build: no CUDA, runs on the processor</source>
+        <translation>Compilación para CPU: sin CUDA, se ejecuta en el procesador</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda}, cuDNN {cudnn}</source>
+        <translation>CUDA {cuda}, cuDNN {cudnn}</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda}</source>
+        <translation>CUDA {cuda}</translation>
+    </message>
+    <message>
+        <source>{cuda} (must be installed on the system: the wizard does not install it)</source>
+        <translation>{cuda} (debe instalarse en el sistema: el asistente no lo instala)</translation>
+    </message>
+    <message>
+        <source>{cuda} (comes inside the environment: no CUDA toolkit needed)</source>
+        <translation>{cuda} (viene dentro del entorno: no hace falta el CUDA Toolkit)</translation>
+    </message>
+    <message>
+        <source>{minimum} or newer; no NVIDIA driver answers now</source>
+        <translation>{minimum} o posterior; ahora no responde ningún controlador de NVIDIA</translation>
+    </message>
+    <message>
+        <source>{minimum} or newer; you have {driver}: update it first</source>
+        <translation>{minimum} o posterior; tienes {driver}: actualízalo primero</translation>
+    </message>
+    <message>
+        <source>{minimum} or newer; you have {driver} (fine)</source>
+        <translation>{minimum} o posterior; tienes {driver} (correcto)</translation>
+    </message>
+    <message>
+        <source>Python {python}</source>
+        <translation>Python {python}</translation>
+    </message>
+    <message>
+        <source>inside WSL 2</source>
+        <translation>dentro de WSL 2</translation>
+    </message>
+    <message>
+        <source>needs a driver update</source>
+        <translation>requiere actualizar el controlador</translation>
+    </message>
+    <message>
+        <source>Nothing: this is a preview; below is what it would do.</source>
+        <translation>Nada: esto es una vista previa; abajo se muestra lo que haría.</translation>
+    </message>
+    <message>
+        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
+        <translation>Nada en Windows: este plan se ejecuta dentro de WSL 2. Inicia el asistente dentro de tu Linux de WSL 2 para configurarlo allí.</translation>
+    </message>
+    <message>
+        <source>The existing environment {name} is replaced: it is moved aside, and put back if the new one fails.</source>
+        <translation>El entorno existente {name} se reemplaza: se aparta y se restaura si el nuevo falla.</translation>
+    </message>
+    <message>
+        <source>Packages come only from {folder}; nothing is downloaded.</source>
+        <translation>Los paquetes vienen solo de {folder}; no se descarga nada.</translation>
+    </message>
+    <message>
+        <source>A new conda environment {name} (in conda&apos;s environments folder) with {conda_packages}, then {packages} from pip.</source>
+        <translation>Un nuevo entorno de conda {name} (en la carpeta de entornos de conda) con {conda_packages}, y luego {packages} desde pip.</translation>
+    </message>
+    <message>
+        <source>A new folder {folder} in the wizard&apos;s home folder, holding a Python {python} environment with {packages}.</source>
+        <translation>Una nueva carpeta {folder} en la carpeta personal del asistente, con un entorno de Python {python} con {packages}.</translation>
+    </message>
+    <message>
+        <source>A new folder {folder} holding a Python {python} environment with {packages}.</source>
+        <translation>Una nueva carpeta {folder} con un entorno de Python {python} con {packages}.</translation>
+    </message>
+    <message>
+        <source>Settings that apply only while the environment is active: {settings}.</source>
+        <translation>Ajustes que solo se aplican mientras el entorno está activo: {settings}.</translation>
+    </message>
+    <message>
+        <source>A Jupyter kernel for this environment, for your user only.</source>
+        <translation>Un kernel de Jupyter para este entorno, solo para tu usuario.</translation>
+    </message>
+    <message>
+        <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
+        <translation>Tu PATH de usuario recibe estas carpetas (la página siguiente muestra antes el cambio, y se puede deshacer):</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: CUDA {cuda} and cuDNN {cudnn} from NVIDIA.</source>
+        <translation>Lo instalas tú, no el asistente: CUDA {cuda} y cuDNN {cudnn} de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: an NVIDIA driver {minimum} or newer.</source>
+        <translation>Lo instalas tú, no el asistente: un controlador de NVIDIA {minimum} o posterior.</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: a newer NVIDIA driver.</source>
+        <translation>Lo instalas tú, no el asistente: un controlador de NVIDIA más reciente.</translation>
+    </message>
+    <message>
+        <source>Nothing else: drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>Nada más: los controladores y los archivos del sistema quedan como están. No se necesitan permisos de administrador.</translation>
+    </message>
+    <message>
+        <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>Nada más: PATH, los controladores y los archivos del sistema quedan como están. No se necesitan permisos de administrador.</translation>
     </message>
 </context>
 <context>

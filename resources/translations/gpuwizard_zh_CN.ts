@@ -2,25 +2,10 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>ChoosePage</name>
-    <message>
-        <source>Choose</source>
-        <translation>选择</translation>
-    </message>
-    <message>
-        <source>Pick a framework; the wizard works out a matching set and shows what it would change.</source>
-        <translation>选择一个框架；向导会算出一套相互匹配的组合，并显示将做哪些更改。</translation>
-    </message>
-    <message>
-        <source>This is a preview of a saved report: the plan is for that machine, and nothing will be installed here.</source>
-        <translation>这是已保存报告的预览：方案针对的是那台计算机，本机不会安装任何内容。</translation>
-    </message>
-    <message>
-        <source>The recommendation</source>
-        <translation>推荐方案</translation>
-    </message>
+    <name>ChoiceInputs</name>
     <message>
         <source>Framework</source>
+        <extracomment>The version list&apos;s data for &quot;Recommended&quot; (a release&apos;s data is its version).</extracomment>
         <translation>框架</translation>
     </message>
     <message>
@@ -163,69 +148,28 @@
         <source>Choose the folder of wheels</source>
         <translation>选择 wheel 文件夹</translation>
     </message>
+</context>
+<context>
+    <name>ChoosePage</name>
     <message>
-        <source>What to look at</source>
-        <translation>需要注意的事项</translation>
+        <source>Choose</source>
+        <translation>选择</translation>
     </message>
     <message>
-        <source>Alternatives, best first</source>
-        <translation>备选方案（按优先顺序）</translation>
+        <source>Pick a framework; the wizard works out a matching set and shows what it would change.</source>
+        <translation>选择一个框架；向导会算出一套相互匹配的组合，并显示将做哪些更改。</translation>
     </message>
     <message>
-        <source>Alternatives</source>
-        <translation>备选方案</translation>
+        <source>This is a preview of a saved report: the plan is for that machine, and nothing will be installed here.</source>
+        <translation>这是已保存报告的预览：方案针对的是那台计算机，本机不会安装任何内容。</translation>
     </message>
     <message>
-        <source>The plan</source>
-        <translation>方案</translation>
+        <source>The recommendation</source>
+        <translation>推荐方案</translation>
     </message>
     <message>
-        <source>Framework:</source>
-        <translation>框架：</translation>
-    </message>
-    <message>
-        <source>Python:</source>
-        <translation>Python：</translation>
-    </message>
-    <message>
-        <source>CUDA / cuDNN:</source>
-        <translation>CUDA / cuDNN：</translation>
-    </message>
-    <message>
-        <source>CUDA is NVIDIA&apos;s platform for computing on the GPU; cuDNN is its library of deep-learning building blocks. A framework build is made for one CUDA version, and the driver must support it.</source>
-        <translation>CUDA 是 NVIDIA 的 GPU 计算平台；cuDNN 是其深度学习基础组件库。每个框架构建版本都针对某一 CUDA 版本编译，驱动程序必须支持该版本。</translation>
-    </message>
-    <message>
-        <source>Driver:</source>
-        <translation>驱动程序：</translation>
-    </message>
-    <message>
-        <source>The NVIDIA driver must be at least as new as the CUDA version of the build needs.</source>
-        <translation>NVIDIA 驱动程序的版本不得低于该构建版本所需的 CUDA 版本要求。</translation>
-    </message>
-    <message>
-        <source>Environment:</source>
-        <translation>环境：</translation>
-    </message>
-    <message>
-        <source>conda installs:</source>
-        <translation>conda 安装：</translation>
-    </message>
-    <message>
-        <source>conda: an environment manager that can also install CUDA and cuDNN into the environment.</source>
-        <translation>conda：一种环境管理器，还能将 CUDA 和 cuDNN 安装到环境中。</translation>
-    </message>
-    <message>
-        <source>pip installs:</source>
-        <translation>pip 安装：</translation>
-    </message>
-    <message>
-        <source>Why:</source>
-        <translation>原因：</translation>
-    </message>
-    <message>
-        <source>What will change on this machine</source>
-        <translation>本机将发生的更改</translation>
+        <source>Recommended</source>
+        <translation>推荐</translation>
     </message>
     <message>
         <source>conda: an environment manager (here through %1) that can also bring CUDA and cuDNN into the environment, from conda-forge.</source>
@@ -294,158 +238,6 @@
     <message>
         <source>The list of releases could not be read (%1); “Recommended” still works.</source>
         <translation>无法读取版本列表（%1）；“推荐”仍可使用。</translation>
-    </message>
-    <message>
-        <source>The recommendation failed: %1</source>
-        <translation>推荐失败：%1</translation>
-    </message>
-    <message>
-        <source>No NVIDIA GPU here: %1 will train on the CPU (slower, but it works).</source>
-        <translation>本机没有 NVIDIA GPU：%1 将在 CPU 上训练（较慢，但可以运行）。</translation>
-    </message>
-    <message>
-        <source>%1 will train on the CPU only: the GPU cannot be used (the reasons are below).</source>
-        <translation>%1 只能在 CPU 上训练：无法使用 GPU（原因见下文）。</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible after a driver update.</source>
-        <translation>更新驱动程序后，即可用 %1 进行 GPU 训练。</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible inside WSL 2 (Linux on this Windows).</source>
-        <translation>可在 WSL 2（此 Windows 上的 Linux）中用 %1 进行 GPU 训练。</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible on this machine as it is.</source>
-        <translation>本机无需改动即可用 %1 进行 GPU 训练。</translation>
-    </message>
-    <message>
-        <source>GPU training with %1 is possible with the plan below, not with exactly what you picked.</source>
-        <translation>可以用 %1 进行 GPU 训练，但需采用下方方案，而非您所选的组合。</translation>
-    </message>
-    <message>
-        <source>Python %1</source>
-        <translation>Python %1</translation>
-    </message>
-    <message>
-        <source>inside WSL 2</source>
-        <translation>在 WSL 2 中</translation>
-    </message>
-    <message>
-        <source>needs a driver update</source>
-        <translation>需要更新驱动程序</translation>
-    </message>
-    <message>
-        <source>CPU build</source>
-        <translation>CPU 版本</translation>
-    </message>
-    <message>
-        <source>CPU build: no CUDA, runs on the processor</source>
-        <translation>CPU 版本：不含 CUDA，在处理器上运行</translation>
-    </message>
-    <message>
-        <source>CUDA %1</source>
-        <translation>CUDA %1</translation>
-    </message>
-    <message>
-        <source>CUDA %1, cuDNN %2</source>
-        <translation>CUDA %1，cuDNN %2</translation>
-    </message>
-    <message>
-        <source>(must be installed on the system: the wizard does not install it)</source>
-        <translation>（必须安装在系统上：向导不会安装）</translation>
-    </message>
-    <message>
-        <source>(comes inside the environment: no CUDA toolkit needed)</source>
-        <translation>（随环境提供：无需 CUDA 工具包）</translation>
-    </message>
-    <message>
-        <source>(wheel %1)</source>
-        <translation>（wheel %1）</translation>
-    </message>
-    <message>
-        <source>conda environment</source>
-        <translation>conda 环境</translation>
-    </message>
-    <message>
-        <source>venv (Python virtual environment)</source>
-        <translation>venv（Python 虚拟环境）</translation>
-    </message>
-    <message>
-        <source>%1 or newer</source>
-        <translation>%1 或更高版本</translation>
-    </message>
-    <message>
-        <source>no NVIDIA driver answers now</source>
-        <translation>当前没有 NVIDIA 驱动程序响应</translation>
-    </message>
-    <message>
-        <source>you have %1: update it first</source>
-        <translation>当前为 %1：请先更新</translation>
-    </message>
-    <message>
-        <source>you have %1 (fine)</source>
-        <translation>当前为 %1（满足要求）</translation>
-    </message>
-    <message>
-        <source>Nothing: this is a preview; below is what it would do.</source>
-        <translation>无：这只是预览；下面是它将执行的操作。</translation>
-    </message>
-    <message>
-        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
-        <translation>Windows 中无更改：此方案在 WSL 2 中运行。请在 WSL 2 Linux 中启动向导进行设置。</translation>
-    </message>
-    <message>
-        <source>The existing environment %1 is replaced: it is moved aside, and put back if the new one fails.</source>
-        <translation>现有环境 %1 将被替换：它会先被移到一旁，新环境创建失败时再恢复。</translation>
-    </message>
-    <message>
-        <source>A new conda environment %1 (in conda&apos;s environments folder) with %2, then %3 from pip.</source>
-        <translation>新的 conda 环境 %1（位于 conda 的环境文件夹中），先安装 %2，再通过 pip 安装 %3。</translation>
-    </message>
-    <message>
-        <source>A new folder %1 in the wizard&apos;s home folder, holding a Python %2 environment with %3.</source>
-        <translation>向导主文件夹中的新文件夹 %1，其中包含装有 %3 的 Python %2 环境。</translation>
-    </message>
-    <message>
-        <source>A new folder %1 holding a Python %2 environment with %3.</source>
-        <translation>新文件夹 %1，其中包含装有 %3 的 Python %2 环境。</translation>
-    </message>
-    <message>
-        <source>Packages come only from %1; nothing is downloaded.</source>
-        <translation>软件包仅来自 %1；不会下载任何内容。</translation>
-    </message>
-    <message>
-        <source>Settings that apply only while the environment is active: %1.</source>
-        <translation>仅在环境激活时生效的设置：%1。</translation>
-    </message>
-    <message>
-        <source>A Jupyter kernel for this environment, for your user only.</source>
-        <translation>此环境的 Jupyter 内核，仅供当前用户使用。</translation>
-    </message>
-    <message>
-        <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
-        <translation>您的用户 PATH 将添加以下文件夹（下一页会先显示更改，且可撤销）：</translation>
-    </message>
-    <message>
-        <source>You install yourself, the wizard does not: CUDA %1 and cuDNN %2 from NVIDIA.</source>
-        <translation>需要您自行安装（向导不会安装）：NVIDIA 的 CUDA %1 和 cuDNN %2。</translation>
-    </message>
-    <message>
-        <source>You install yourself, the wizard does not: an NVIDIA driver %1 or newer.</source>
-        <translation>需要您自行安装（向导不会安装）：%1 或更高版本的 NVIDIA 驱动程序。</translation>
-    </message>
-    <message>
-        <source>You install yourself, the wizard does not: a newer NVIDIA driver.</source>
-        <translation>需要您自行安装（向导不会安装）：更新版本的 NVIDIA 驱动程序。</translation>
-    </message>
-    <message>
-        <source>Nothing else: drivers and system files stay as they are. No administrator rights are needed.</source>
-        <translation>无其他更改：驱动程序和系统文件保持不变。无需管理员权限。</translation>
-    </message>
-    <message>
-        <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
-        <translation>无其他更改：PATH、驱动程序和系统文件保持不变。无需管理员权限。</translation>
     </message>
 </context>
 <context>
@@ -1326,6 +1118,77 @@
     <message>
         <source>not found: %1</source>
         <translation>未找到：%1</translation>
+    </message>
+</context>
+<context>
+    <name>PlanPanel</name>
+    <message>
+        <source>What to look at</source>
+        <translation>需要注意的事项</translation>
+    </message>
+    <message>
+        <source>Alternatives, best first</source>
+        <translation>备选方案（按优先顺序）</translation>
+    </message>
+    <message>
+        <source>Alternatives</source>
+        <translation>备选方案</translation>
+    </message>
+    <message>
+        <source>The plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Framework:</source>
+        <translation>框架：</translation>
+    </message>
+    <message>
+        <source>Python:</source>
+        <translation>Python：</translation>
+    </message>
+    <message>
+        <source>CUDA / cuDNN:</source>
+        <translation>CUDA / cuDNN：</translation>
+    </message>
+    <message>
+        <source>CUDA is NVIDIA&apos;s platform for computing on the GPU; cuDNN is its library of deep-learning building blocks. A framework build is made for one CUDA version, and the driver must support it.</source>
+        <translation>CUDA 是 NVIDIA 的 GPU 计算平台；cuDNN 是其深度学习基础组件库。每个框架构建版本都针对某一 CUDA 版本编译，驱动程序必须支持该版本。</translation>
+    </message>
+    <message>
+        <source>Driver:</source>
+        <translation>驱动程序：</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver must be at least as new as the CUDA version of the build needs.</source>
+        <translation>NVIDIA 驱动程序的版本不得低于该构建版本所需的 CUDA 版本要求。</translation>
+    </message>
+    <message>
+        <source>Environment:</source>
+        <translation>环境：</translation>
+    </message>
+    <message>
+        <source>conda installs:</source>
+        <translation>conda 安装：</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager that can also install CUDA and cuDNN into the environment.</source>
+        <translation>conda：一种环境管理器，还能将 CUDA 和 cuDNN 安装到环境中。</translation>
+    </message>
+    <message>
+        <source>pip installs:</source>
+        <translation>pip 安装：</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>What will change on this machine</source>
+        <translation>本机将发生的更改</translation>
+    </message>
+    <message>
+        <source>The recommendation failed: %1</source>
+        <translation>推荐失败：%1</translation>
     </message>
 </context>
 <context>
@@ -2811,6 +2674,157 @@
     <message>
         <source>Nothing to do if that was meant; to add it back: {command}</source>
         <translation>如果这是有意为之，则无需处理；如要重新添加：{command}</translation>
+    </message>
+</context>
+<context>
+    <name>plans</name>
+    <message>
+        <source>(wheel {variant})</source>
+        <translation>（wheel {variant}）</translation>
+    </message>
+    <message>
+        <source>conda environment</source>
+        <translation>conda 环境</translation>
+    </message>
+    <message>
+        <source>venv (Python virtual environment)</source>
+        <translation>venv（Python 虚拟环境）</translation>
+    </message>
+    <message>
+        <source>{environment} inside WSL 2</source>
+        <translation>{environment} 在 WSL 2 中</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU here: {framework} will train on the CPU (slower, but it works).</source>
+        <translation>本机没有 NVIDIA GPU：{framework} 将在 CPU 上训练（较慢，但可以运行）。</translation>
+    </message>
+    <message>
+        <source>{framework} will train on the CPU only: the GPU cannot be used (the reasons are below).</source>
+        <translation>{framework} 只能在 CPU 上训练：无法使用 GPU（原因见下文）。</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible after a driver update.</source>
+        <translation>更新驱动程序后，即可用 {framework} 进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible inside WSL 2 (Linux on this Windows).</source>
+        <translation>可在 WSL 2（此 Windows 上的 Linux）中用 {framework} 进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible on this machine as it is.</source>
+        <translation>本机无需改动即可用 {framework} 进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>GPU training with {framework} is possible with the plan below, not with exactly what you picked.</source>
+        <translation>可以用 {framework} 进行 GPU 训练，但需采用下方方案，而非您所选的组合。</translation>
+    </message>
+    <message>
+        <source>CPU build</source>
+        <translation>CPU 版本</translation>
+    </message>
+    <message>
+        <source>CPU build: no CUDA, runs on the processor</source>
+        <translation>CPU 版本：不含 CUDA，在处理器上运行</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda}, cuDNN {cudnn}</source>
+        <translation>CUDA {cuda}，cuDNN {cudnn}</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda}</source>
+        <translation>CUDA {cuda}</translation>
+    </message>
+    <message>
+        <source>{cuda} (must be installed on the system: the wizard does not install it)</source>
+        <translation>{cuda} （必须安装在系统上：向导不会安装）</translation>
+    </message>
+    <message>
+        <source>{cuda} (comes inside the environment: no CUDA toolkit needed)</source>
+        <translation>{cuda} （随环境提供：无需 CUDA 工具包）</translation>
+    </message>
+    <message>
+        <source>{minimum} or newer; no NVIDIA driver answers now</source>
+        <translation>{minimum} 或更高版本；当前没有 NVIDIA 驱动程序响应</translation>
+    </message>
+    <message>
+        <source>{minimum} or newer; you have {driver}: update it first</source>
+        <translation>{minimum} 或更高版本；当前为 {driver}：请先更新</translation>
+    </message>
+    <message>
+        <source>{minimum} or newer; you have {driver} (fine)</source>
+        <translation>{minimum} 或更高版本；当前为 {driver}（满足要求）</translation>
+    </message>
+    <message>
+        <source>Python {python}</source>
+        <translation>Python {python}</translation>
+    </message>
+    <message>
+        <source>inside WSL 2</source>
+        <translation>在 WSL 2 中</translation>
+    </message>
+    <message>
+        <source>needs a driver update</source>
+        <translation>需要更新驱动程序</translation>
+    </message>
+    <message>
+        <source>Nothing: this is a preview; below is what it would do.</source>
+        <translation>无：这只是预览；下面是它将执行的操作。</translation>
+    </message>
+    <message>
+        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
+        <translation>Windows 中无更改：此方案在 WSL 2 中运行。请在 WSL 2 Linux 中启动向导进行设置。</translation>
+    </message>
+    <message>
+        <source>The existing environment {name} is replaced: it is moved aside, and put back if the new one fails.</source>
+        <translation>现有环境 {name} 将被替换：它会先被移到一旁，新环境创建失败时再恢复。</translation>
+    </message>
+    <message>
+        <source>Packages come only from {folder}; nothing is downloaded.</source>
+        <translation>软件包仅来自 {folder}；不会下载任何内容。</translation>
+    </message>
+    <message>
+        <source>A new conda environment {name} (in conda&apos;s environments folder) with {conda_packages}, then {packages} from pip.</source>
+        <translation>新的 conda 环境 {name}（位于 conda 的环境文件夹中），先安装 {conda_packages}，再通过 pip 安装 {packages}。</translation>
+    </message>
+    <message>
+        <source>A new folder {folder} in the wizard&apos;s home folder, holding a Python {python} environment with {packages}.</source>
+        <translation>向导主文件夹中的新文件夹 {folder}，其中包含装有 {packages} 的 Python {python} 环境。</translation>
+    </message>
+    <message>
+        <source>A new folder {folder} holding a Python {python} environment with {packages}.</source>
+        <translation>新文件夹 {folder}，其中包含装有 {packages} 的 Python {python} 环境。</translation>
+    </message>
+    <message>
+        <source>Settings that apply only while the environment is active: {settings}.</source>
+        <translation>仅在环境激活时生效的设置：{settings}。</translation>
+    </message>
+    <message>
+        <source>A Jupyter kernel for this environment, for your user only.</source>
+        <translation>此环境的 Jupyter 内核，仅供当前用户使用。</translation>
+    </message>
+    <message>
+        <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
+        <translation>您的用户 PATH 将添加以下文件夹（下一页会先显示更改，且可撤销）：</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: CUDA {cuda} and cuDNN {cudnn} from NVIDIA.</source>
+        <translation>需要您自行安装（向导不会安装）：NVIDIA 的 CUDA {cuda} 和 cuDNN {cudnn}。</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: an NVIDIA driver {minimum} or newer.</source>
+        <translation>需要您自行安装（向导不会安装）：{minimum} 或更高版本的 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>You install yourself, the wizard does not: a newer NVIDIA driver.</source>
+        <translation>需要您自行安装（向导不会安装）：更新版本的 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>Nothing else: drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>无其他更改：驱动程序和系统文件保持不变。无需管理员权限。</translation>
+    </message>
+    <message>
+        <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
+        <translation>无其他更改：PATH、驱动程序和系统文件保持不变。无需管理员权限。</translation>
     </message>
 </context>
 <context>

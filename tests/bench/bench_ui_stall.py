@@ -47,7 +47,7 @@ def run_once(app: object, folder: Path, name: str) -> tuple[float, float, float,
     session.choice = SetupRequest("pytorch", version="2.13", name=name, find_links=folder, offline=True)
     wizard.next()
     choose = wizard.choose_page
-    wait(lambda: choose.isComplete() and "2.13" in choose.plan_framework.text())
+    wait(lambda: choose.isComplete() and "2.13" in choose.panel.plan_framework.text())
     heartbeat = Heartbeat()
     heartbeat.start()
     wizard.next()

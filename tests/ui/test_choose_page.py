@@ -77,13 +77,13 @@ def choose(
     qtbot: QtBot, page: ChoosePage, framework: str, version: str | None = None, manager: str | None = None
 ) -> None:
     """Pick in the inputs as a person would, then wait for the new recommendation."""
-    radio = page.tensorflow_radio if framework == "tensorflow" else page.pytorch_radio
+    radio = page.inputs.tensorflow_radio if framework == "tensorflow" else page.inputs.pytorch_radio
     radio.setChecked(True)
     if version is not None:
-        qtbot.waitUntil(lambda: page.version_combo.findData(version) >= 0, timeout=10_000)
-        page.version_combo.setCurrentIndex(page.version_combo.findData(version))
+        qtbot.waitUntil(lambda: page.inputs.version_combo.findData(version) >= 0, timeout=10_000)
+        page.inputs.version_combo.setCurrentIndex(page.inputs.version_combo.findData(version))
     if manager is not None:
-        {"venv": page.venv_radio, "conda": page.conda_radio}[manager].setChecked(True)
+        {"venv": page.inputs.venv_radio, "conda": page.inputs.conda_radio}[manager].setChecked(True)
     assert page.is_busy()  # the change is seen at once; the answer comes a little later
     settle(qtbot, page)
 
@@ -111,16 +111,19 @@ class RecordingRecommender:
 
 def test_pytorch_shows_a_plan_with_the_torch_requirement(qtbot: QtBot, open_page: Opener):
     wizard, page, session = open_page("linux-h200.json")
-    assert page.pytorch_radio.isChecked() and page.chosen_version() is None
+    assert page.inputs.pytorch_radio.isChecked() and page.chosen_version() is None
     rec = page.recommendation
     assert rec is not None and rec.framework == "pytorch"
     assert any(req.startswith("torch==") for req in rec.plan.requirements)
-    assert "torch==" in page.plan_pip.text() and rec.plan.framework_version in page.plan_framework.text()
-    assert page.headline.isVisible() and "possible" in page.headline.text()
-    assert f"CUDA {rec.plan.cuda}" in page.plan_cuda.text()
-    assert "envs" in page.changes.text() and page.name_edit.text() in page.changes.text()
-    assert "No administrator rights" in page.changes.text()
-    assert not page.error_label.isVisible()
+    assert (
+        "torch==" in page.panel.plan_pip.text()
+        and rec.plan.framework_version in page.panel.plan_framework.text()
+    )
+    assert page.panel.headline.isVisible() and "possible" in page.panel.headline.text()
+    assert f"CUDA {rec.plan.cuda}" in page.panel.plan_cuda.text()
+    assert "envs" in page.panel.changes.text() and page.inputs.name_edit.text() in page.panel.changes.text()
+    assert "No administrator rights" in page.panel.changes.text()
+    assert not page.panel.error_label.isVisible()
     assert next_button(wizard).isEnabled()
 
     wizard.next()
@@ -132,16 +135,16 @@ def test_pytorch_shows_a_plan_with_the_torch_requirement(qtbot: QtBot, open_page
 
 def test_the_version_list_is_the_frameworks_releases_newest_first(qtbot: QtBot, open_page: Opener):
     _wizard, page, _session = open_page("linux-h200.json")
-    qtbot.waitUntil(lambda: page.version_combo.count() > 5, timeout=10_000)
-    versions = [page.version_combo.itemData(i) for i in range(page.version_combo.count())]
-    assert versions[0] == "" and page.version_combo.itemText(0) == "Recommended"
+    qtbot.waitUntil(lambda: page.inputs.version_combo.count() > 5, timeout=10_000)
+    versions = [page.inputs.version_combo.itemData(i) for i in range(page.inputs.version_combo.count())]
+    assert versions[0] == "" and page.inputs.version_combo.itemText(0) == "Recommended"
     assert "2.13" in versions and versions.index("2.13") < versions.index("2.10") < versions.index("1.12")
 
     choose(qtbot, page, "tensorflow")
-    versions = [page.version_combo.itemData(i) for i in range(page.version_combo.count())]
+    versions = [page.inputs.version_combo.itemData(i) for i in range(page.inputs.version_combo.count())]
     assert versions[0] == "" and "2.10" in versions and "1.12" not in versions
     assert page.recommendation is not None and page.recommendation.framework == "tensorflow"
-    assert page.name_edit.text() == "tf-gpu"  # the default name follows the framework until edited
+    assert page.inputs.name_edit.text() == "tf-gpu"  # the default name follows the framework until edited
 
 
 def test_tensorflow_2_10_in_a_venv_on_windows_adds_path_entries_and_the_path_request(
@@ -152,7 +155,7 @@ def test_tensorflow_2_10_in_a_venv_on_windows_adds_path_entries_and_the_path_req
     rec = page.recommendation
     assert rec is not None and rec.plan.framework_version.startswith("2.10")
     assert rec.plan.path_entries
-    changes = page.changes.text()
+    changes = page.panel.changes.text()
     assert "PATH" in changes
     for entry in rec.plan.path_entries:
         assert entry in changes
@@ -178,26 +181,26 @@ def test_automatic_picks_conda_where_it_brings_cuda_and_then_nothing_goes_on_pat
     qtbot: QtBot, open_page: Opener
 ):
     _wizard, page, _session = open_page(WINDOWS)
-    assert page.conda_radio.isEnabled()
+    assert page.inputs.conda_radio.isEnabled()
     choose(qtbot, page, "tensorflow", "2.10")
     rec = page.recommendation
     assert rec is not None and rec.plan.manager == "conda" and not rec.plan.path_entries
-    assert page.plan_conda.isVisible() and "cudatoolkit" in page.plan_conda.text()
-    assert "conda environment" in page.changes.text() and "PATH, drivers" in page.changes.text()
+    assert page.panel.plan_conda.isVisible() and "cudatoolkit" in page.panel.plan_conda.text()
+    assert "conda environment" in page.panel.changes.text() and "PATH, drivers" in page.panel.changes.text()
 
 
 def test_without_a_gpu_the_headline_says_cpu_and_there_are_no_gpus_to_pick(qtbot: QtBot, open_page: Opener):
     wizard, page, session = open_page("no-gpu.json")
-    assert "CPU" in page.headline.text()
+    assert "CPU" in page.panel.headline.text()
     assert page.recommendation is not None and page.recommendation.plan.cpu_only
-    assert "CPU build" in page.plan_cuda.text()
-    assert not page.gpu_list.isVisible() and page.gpu_note.isVisible()
-    assert "No NVIDIA GPU" in page.gpu_note.text()
-    assert page.findings_box.isVisible()
-    assert any(view.finding.code == "NO_NVIDIA_GPU" for view in page.finding_views)
+    assert "CPU build" in page.panel.plan_cuda.text()
+    assert not page.inputs.gpu_list.isVisible() and page.inputs.gpu_note.isVisible()
+    assert "No NVIDIA GPU" in page.inputs.gpu_note.text()
+    assert page.panel.findings_box.isVisible()
+    assert any(view.finding.code == "NO_NVIDIA_GPU" for view in page.panel.finding_views)
     # No conda on that machine: the choice is there, greyed, and says why.
-    assert not page.conda_radio.isEnabled() and "Miniforge" in page.conda_radio.toolTip()
-    assert page.name_edit.text() == "torch-cpu"
+    assert not page.inputs.conda_radio.isEnabled() and "Miniforge" in page.inputs.conda_radio.toolTip()
+    assert page.inputs.name_edit.text() == "torch-cpu"
     wizard.next()
     assert session.choice is not None and session.choice.gpus is None
 
@@ -218,10 +221,10 @@ def test_changes_in_quick_succession_make_one_recommendation_and_a_late_answer_i
         # The first (PyTorch) answer is held back; meanwhile the person changes everything.
         qtbot.waitUntil(lambda: len(recorder.choices) == 1, timeout=10_000)
         assert page.is_busy() and not page.isComplete() and not next_button(wizard).isEnabled()
-        qtbot.waitUntil(lambda: page.version_combo.findData("2.10") >= 0, timeout=10_000)
-        page.tensorflow_radio.setChecked(True)
-        page.version_combo.setCurrentIndex(page.version_combo.findData("2.10"))
-        page.venv_radio.setChecked(True)
+        qtbot.waitUntil(lambda: page.inputs.version_combo.findData("2.10") >= 0, timeout=10_000)
+        page.inputs.tensorflow_radio.setChecked(True)
+        page.inputs.version_combo.setCurrentIndex(page.inputs.version_combo.findData("2.10"))
+        page.inputs.venv_radio.setChecked(True)
         qtbot.waitUntil(lambda: len(recorder.choices) == 2, timeout=10_000)
         recorder.gate.set()
         settle(qtbot, page)
@@ -232,7 +235,7 @@ def test_changes_in_quick_succession_make_one_recommendation_and_a_late_answer_i
         # The held PyTorch answer came last, and was not shown.
         page.wait_for_workers()
         QApplication.processEvents()  # deliver the held answer's queued signal
-        assert page.recommendation is rec and "TensorFlow" in page.headline.text()
+        assert page.recommendation is rec and "TensorFlow" in page.panel.headline.text()
     finally:
         recorder.gate.set()
         page.wait_for_workers()
@@ -243,11 +246,11 @@ def test_a_failing_recommender_shows_its_message_in_one_line(qtbot: QtBot, open_
         raise RuntimeError("the compatibility data is damaged\nTraceback (most recent call last): ...")
 
     wizard, page, _session = open_page("linux-h200.json", recommend=broken)
-    assert page.error_label.isVisible()
-    text = page.error_label.text()
+    assert page.panel.error_label.isVisible()
+    text = page.panel.error_label.text()
     assert "the compatibility data is damaged" in text and "RuntimeError" in text
     assert "Traceback" not in text and "\n" not in text
-    assert not page.result_box.isVisible() and not page.headline.isVisible()
+    assert not page.panel.result_box.isVisible() and not page.panel.headline.isVisible()
     assert not page.isComplete() and not next_button(wizard).isEnabled()
     wizard.next()
     assert wizard.currentId() == wizard.startId()
@@ -262,10 +265,12 @@ def test_a_wish_error_is_shown_as_its_own_words(qtbot: QtBot, open_page: Opener)
     wizard, page, _session = open_page("linux-h200.json", recommend=refusing)
     assert next_button(wizard).isEnabled()
     choose(qtbot, page, "tensorflow")
-    assert page.error_label.text() == "TensorFlow 2.10 is not in the compatibility data for this machine"
+    assert (
+        page.panel.error_label.text() == "TensorFlow 2.10 is not in the compatibility data for this machine"
+    )
     assert not next_button(wizard).isEnabled()
     choose(qtbot, page, "pytorch")  # and back to a working choice
-    assert not page.error_label.isVisible() and next_button(wizard).isEnabled()
+    assert not page.panel.error_label.isVisible() and next_button(wizard).isEnabled()
 
 
 @pytest.mark.parametrize(
@@ -275,16 +280,16 @@ def test_an_invalid_environment_name_blocks_next_with_the_reason(
     qtbot: QtBot, open_page: Opener, name: str, words: str
 ):
     wizard, page, session = open_page("linux-h200.json")
-    assert next_button(wizard).isEnabled() and not page.name_error.isVisible()
-    page.name_edit.clear()
-    qtbot.keyClicks(page.name_edit, name)
-    assert page.name_error.isVisible() and words in page.name_error.text()
+    assert next_button(wizard).isEnabled() and not page.inputs.name_error.isVisible()
+    page.inputs.name_edit.clear()
+    qtbot.keyClicks(page.inputs.name_edit, name)
+    assert page.inputs.name_error.isVisible() and words in page.inputs.name_error.text()
     assert not page.isComplete() and not next_button(wizard).isEnabled()
     wizard.next()
     assert wizard.currentId() == wizard.startId() and session.choice is None
 
-    page.name_edit.setText("demo")
-    assert not page.name_error.isVisible() and next_button(wizard).isEnabled()
+    page.inputs.name_edit.setText("demo")
+    assert not page.inputs.name_error.isVisible() and next_button(wizard).isEnabled()
     assert not page.is_busy()  # the name does not change the recommendation
     wizard.next()
     assert session.choice is not None and session.choice.name == "demo"
@@ -292,7 +297,7 @@ def test_an_invalid_environment_name_blocks_next_with_the_reason(
 
 def test_gpus_can_be_left_out_and_an_unusable_one_is_shown_greyed(qtbot: QtBot, open_page: Opener):
     wizard, page, session = open_page("linux-4xa100-one-lost.json")
-    items = [page.gpu_list.item(row) for row in range(page.gpu_list.count())]
+    items = [page.inputs.gpu_list.item(row) for row in range(page.inputs.gpu_list.count())]
     assert len(items) == 4
     lost = [item for item in items if not item.flags() & Qt.ItemFlag.ItemIsEnabled]
     assert len(lost) == 1 and "not usable" in lost[0].text()
@@ -305,12 +310,12 @@ def test_gpus_can_be_left_out_and_an_unusable_one_is_shown_greyed(qtbot: QtBot, 
     settle(qtbot, page)
     kept = ",".join(str(item.data(Qt.ItemDataRole.UserRole)) for item in (usable[0], usable[2]))
     assert page.selected_gpus() == kept
-    assert f"CUDA_VISIBLE_DEVICES={kept}" in page.changes.text()
+    assert f"CUDA_VISIBLE_DEVICES={kept}" in page.panel.changes.text()
 
     for item in usable:
         item.setCheckState(Qt.CheckState.Unchecked)
     settle(qtbot, page)
-    assert page.gpu_note.isVisible() and "at least one GPU" in page.gpu_note.text()
+    assert page.inputs.gpu_note.isVisible() and "at least one GPU" in page.inputs.gpu_note.text()
     assert not next_button(wizard).isEnabled()
 
     usable[0].setCheckState(Qt.CheckState.Checked)
@@ -323,8 +328,8 @@ def test_a_saved_report_is_a_preview_and_the_page_still_recommends(qtbot: QtBot,
     _wizard, page, _session = open_page(WINDOWS, system_file=Path("saved.json"))
     assert page.preview_note.isVisible() and "nothing will be installed" in page.preview_note.text()
     assert page.recommendation is not None
-    assert "preview" in page.changes.text()
-    assert "envs/torch-gpu" in page.changes.text()  # that machine's home, not this one's
+    assert "preview" in page.panel.changes.text()
+    assert "envs/torch-gpu" in page.panel.changes.text()  # that machine's home, not this one's
 
 
 def test_a_choice_in_the_session_is_shown_and_its_wheel_folder_kept(
@@ -334,11 +339,11 @@ def test_a_choice_in_the_session_is_shown_and_its_wheel_folder_kept(
         "tensorflow", "2.10", manager="venv", name="demo", jupyter=True, find_links=tmp_path, offline=True
     )
     wizard, page, session = open_page(WINDOWS, choice=earlier)
-    assert page.tensorflow_radio.isChecked() and page.venv_radio.isChecked()
-    qtbot.waitUntil(lambda: page.version_combo.count() > 2, timeout=10_000)
+    assert page.inputs.tensorflow_radio.isChecked() and page.inputs.venv_radio.isChecked()
+    qtbot.waitUntil(lambda: page.inputs.version_combo.count() > 2, timeout=10_000)
     assert page.chosen_version() == "2.10"
-    assert page.name_edit.text() == "demo" and page.jupyter_check.isChecked()
-    assert "ipykernel" in page.changes.text() and "Jupyter kernel" in page.changes.text()
+    assert page.inputs.name_edit.text() == "demo" and page.inputs.jupyter_check.isChecked()
+    assert "ipykernel" in page.panel.changes.text() and "Jupyter kernel" in page.panel.changes.text()
     wizard.next()
     assert session.choice == earlier
 
@@ -346,17 +351,23 @@ def test_a_choice_in_the_session_is_shown_and_its_wheel_folder_kept(
 def test_keyboard_tab_reaches_every_input_and_mnemonics_work(qtbot: QtBot, open_page: Opener):
     wizard, page, _session = open_page(WINDOWS)
     reached = tab_through(qtbot, wizard, presses=25)
-    framework = {page.pytorch_radio, page.tensorflow_radio}
-    manager = {page.auto_radio, page.venv_radio, page.conda_radio}
+    framework = {page.inputs.pytorch_radio, page.inputs.tensorflow_radio}
+    manager = {page.inputs.auto_radio, page.inputs.venv_radio, page.inputs.conda_radio}
     assert framework & set(reached) and manager & set(reached)
-    for widget in (page.version_combo, page.name_edit, page.jupyter_check, page.gpu_list, page.result_scroll):
+    for widget in (
+        page.inputs.version_combo,
+        page.inputs.name_edit,
+        page.inputs.jupyter_check,
+        page.inputs.gpu_list,
+        page.result_scroll,
+    ):
         assert widget in reached, widget.objectName()
     assert next_button(wizard) in reached
 
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_M, Qt.KeyboardModifier.AltModifier)
-    assert QApplication.focusWidget() is page.name_edit
-    qtbot.keyClick(page.name_edit, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)
-    qtbot.waitUntil(page.tensorflow_radio.isChecked, timeout=5_000)  # a mnemonic animates the click
+    assert QApplication.focusWidget() is page.inputs.name_edit
+    qtbot.keyClick(page.inputs.name_edit, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(page.inputs.tensorflow_radio.isChecked, timeout=5_000)  # a mnemonic animates the click
     settle(qtbot, page)
     assert page.recommendation is not None and page.recommendation.framework == "tensorflow"
 
@@ -364,21 +375,21 @@ def test_keyboard_tab_reaches_every_input_and_mnemonics_work(qtbot: QtBot, open_
 def test_inputs_have_accessible_names_and_jargon_has_tooltips(qtbot: QtBot, open_page: Opener):
     _wizard, page, _session = open_page(WINDOWS)
     inputs = [
-        page.pytorch_radio,
-        page.tensorflow_radio,
-        page.version_combo,
-        page.auto_radio,
-        page.venv_radio,
-        page.conda_radio,
-        page.gpu_list,
-        page.name_edit,
-        page.jupyter_check,
+        page.inputs.pytorch_radio,
+        page.inputs.tensorflow_radio,
+        page.inputs.version_combo,
+        page.inputs.auto_radio,
+        page.inputs.venv_radio,
+        page.inputs.conda_radio,
+        page.inputs.gpu_list,
+        page.inputs.name_edit,
+        page.inputs.jupyter_check,
     ]
     assert all(widget.accessibleName() for widget in inputs)
-    assert "virtual environment" in page.venv_radio.toolTip()
-    assert "conda" in page.conda_radio.toolTip() and "CUDA" in page.conda_radio.toolTip()
-    assert "cuDNN" in page.plan_cuda.toolTip()
-    item = page.gpu_list.item(0)
+    assert "virtual environment" in page.inputs.venv_radio.toolTip()
+    assert "conda" in page.inputs.conda_radio.toolTip() and "CUDA" in page.inputs.conda_radio.toolTip()
+    assert "cuDNN" in page.panel.plan_cuda.toolTip()
+    item = page.inputs.gpu_list.item(0)
     assert item is not None and "Compute capability" in item.toolTip()
 
 
@@ -390,9 +401,9 @@ def test_without_the_release_list_recommended_still_works(
 
     monkeypatch.setattr(choose_module, "release_lists", unreadable)
     wizard, page, _session = open_page("linux-h200.json")
-    qtbot.waitUntil(page.versions_error.isVisible, timeout=10_000)
-    assert "compat data unreadable" in page.versions_error.text()
-    assert page.version_combo.count() == 1 and page.chosen_version() is None
+    qtbot.waitUntil(page.inputs.versions_error.isVisible, timeout=10_000)
+    assert "compat data unreadable" in page.inputs.versions_error.text()
+    assert page.inputs.version_combo.count() == 1 and page.chosen_version() is None
     assert page.recommendation is not None and next_button(wizard).isEnabled()
 
 
@@ -405,4 +416,4 @@ def test_a_report_detected_again_is_recommended_for_anew(qtbot: QtBot, open_page
     page.initializePage()
     settle(qtbot, page)
     assert page.recommendation is not None and not page.recommendation.plan.cpu_only
-    assert page.gpu_list.isVisible() and page.gpu_list.count() == 1
+    assert page.inputs.gpu_list.isVisible() and page.inputs.gpu_list.count() == 1

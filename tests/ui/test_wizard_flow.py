@@ -72,12 +72,14 @@ def next_page(qtbot: QtBot, wizard: SetupWizard, timeout: int = 20_000) -> int:
 
 def pick_release(wizard: SetupWizard, release: str, name: str) -> None:
     page = wizard.choose_page
-    index = page.version_combo.findData(release)
-    assert index > 0, [page.version_combo.itemData(i) for i in range(page.version_combo.count())]
-    page.version_combo.setCurrentIndex(index)
-    page.name_edit.clear()
-    page.name_edit.setFocus()
-    page.name_edit.insert(name)
+    index = page.inputs.version_combo.findData(release)
+    assert index > 0, [
+        page.inputs.version_combo.itemData(i) for i in range(page.inputs.version_combo.count())
+    ]
+    page.inputs.version_combo.setCurrentIndex(index)
+    page.inputs.name_edit.clear()
+    page.inputs.name_edit.setFocus()
+    page.inputs.name_edit.insert(name)
 
 
 class Recorder:
@@ -114,11 +116,13 @@ def test_every_page_in_order_on_a_saved_report_with_recorded_backends(
 
     assert next_page(qtbot, wizard) == PageId.CHOOSE
     choose = wizard.choose_page
-    qtbot.waitUntil(lambda: choose.version_combo.count() > 1, timeout=10_000)
+    qtbot.waitUntil(lambda: choose.inputs.version_combo.count() > 1, timeout=10_000)
     pick_release(wizard, "2.13", "torch-cpu")
-    qtbot.waitUntil(lambda: choose.isComplete() and "2.13" in choose.plan_framework.text(), timeout=10_000)
-    assert "No NVIDIA GPU here" in choose.headline.text()
-    assert "CPU build" in choose.plan_cuda.text()
+    qtbot.waitUntil(
+        lambda: choose.isComplete() and "2.13" in choose.panel.plan_framework.text(), timeout=10_000
+    )
+    assert "No NVIDIA GPU here" in choose.panel.headline.text()
+    assert "CPU build" in choose.panel.plan_cuda.text()
 
     # No PATH change in this plan: Choose leads to Install, a commit page.
     assert next_page(qtbot, wizard) == PageId.INSTALL
@@ -171,11 +175,13 @@ def test_a_plan_that_needs_path_changes_goes_through_the_path_page(qtbot: QtBot,
     next_page(qtbot, wizard)
     next_page(qtbot, wizard)
     choose = wizard.choose_page
-    choose.tensorflow_radio.setChecked(True)
-    qtbot.waitUntil(lambda: choose.version_combo.findData("2.10") > 0, timeout=10_000)
-    choose.version_combo.setCurrentIndex(choose.version_combo.findData("2.10"))
-    choose.venv_radio.setChecked(True)
-    qtbot.waitUntil(lambda: choose.isComplete() and "2.10" in choose.plan_framework.text(), timeout=10_000)
+    choose.inputs.tensorflow_radio.setChecked(True)
+    qtbot.waitUntil(lambda: choose.inputs.version_combo.findData("2.10") > 0, timeout=10_000)
+    choose.inputs.version_combo.setCurrentIndex(choose.inputs.version_combo.findData("2.10"))
+    choose.inputs.venv_radio.setChecked(True)
+    qtbot.waitUntil(
+        lambda: choose.isComplete() and "2.10" in choose.panel.plan_framework.text(), timeout=10_000
+    )
     assert next_page(qtbot, wizard) == PageId.PATH
     assert session.path_request is not None and any("v11.2" in f for f in session.path_request.folders)
 
@@ -326,11 +332,11 @@ def test_a_broken_environment_is_red_with_its_fix_and_repair_sets_it_up_again(qt
     assert session.choice is not None and session.choice.name == "old" and session.choice.replace
     next_page(qtbot, wizard)
     choose = wizard.choose_page
-    assert choose.name_edit.text() == "old"
+    assert choose.inputs.name_edit.text() == "old"
     qtbot.waitUntil(choose.isComplete, timeout=10_000)
-    assert "will be replaced" in choose.name_error.text()
+    assert "will be replaced" in choose.inputs.name_error.text()
     assert choose.current_choice().replace
-    assert "2.13" in choose.plan_framework.text()
+    assert "2.13" in choose.panel.plan_framework.text()
 
 
 # --- the acceptance run on this machine ------------------------------------------------------
@@ -348,13 +354,15 @@ def test_the_real_setup_on_this_machine_through_the_gui(qtbot: QtBot, torch_fold
     detect_stall = heartbeat.stop()
 
     choose = wizard.choose_page
-    qtbot.waitUntil(lambda: choose.version_combo.count() > 1, timeout=20_000)
+    qtbot.waitUntil(lambda: choose.inputs.version_combo.count() > 1, timeout=20_000)
     pick_release(wizard, "2.13", "wizard-acceptance")
-    qtbot.mouseClick(choose.offline_check, Qt.MouseButton.LeftButton)
-    choose.folder_edit.setText(str(torch_folder))
-    qtbot.waitUntil(lambda: choose.isComplete() and "2.13" in choose.plan_framework.text(), timeout=20_000)
-    assert "CPU build" in choose.plan_cuda.text()
-    assert str(torch_folder) in choose.changes.text()
+    qtbot.mouseClick(choose.inputs.offline_check, Qt.MouseButton.LeftButton)
+    choose.inputs.folder_edit.setText(str(torch_folder))
+    qtbot.waitUntil(
+        lambda: choose.isComplete() and "2.13" in choose.panel.plan_framework.text(), timeout=20_000
+    )
+    assert "CPU build" in choose.panel.plan_cuda.text()
+    assert str(torch_folder) in choose.panel.changes.text()
 
     heartbeat.start()
     assert next_page(qtbot, wizard) == PageId.INSTALL

@@ -72,8 +72,9 @@ def run(args: argparse.Namespace, write: Write) -> int:
 
         notes = refresh_compat(args.compat_url)
     compat = load_compat()
+    report = detect()
     with bad_input(WishError):
-        recommendation = recommend(detect(), wish, compat)
+        recommendation = recommend(report, wish, compat)
     if notes:
         recommendation = replace(recommendation, notes=(*recommendation.notes, *notes))
     if args.json:
@@ -81,5 +82,9 @@ def run(args: argparse.Namespace, write: Write) -> int:
     else:
         from gpuwizard.cli.text.plan import render_recommendation  # noqa: PLC0415
 
-        write(render_recommendation(recommendation, width=terminal_width()))
+        write(
+            render_recommendation(
+                recommendation, nvidia_gpu_present=bool(report.nvidia_gpus), width=terminal_width()
+            )
+        )
     return EXIT_OK

@@ -34,7 +34,11 @@ class TranslatableText(str):
 
     def __new__(cls, context: str, template: str, **params: object) -> TranslatableText:
         """Fill ``template`` with ``params``; ``context`` is the template's translation context."""
-        values = {name: str(value) for name, value in params.items()}
+        # A parameter that is a sentence itself keeps its template, so it is translated too.
+        values = {
+            name: value if isinstance(value, TranslatableText) else str(value)
+            for name, value in params.items()
+        }
         text = super().__new__(cls, template.format(**values))
         text.context = context
         text.template = template

@@ -8,8 +8,11 @@ wizard) is shown with the English text it carries.
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import QCoreApplication
 
+from gpuwizard.core.compat.presentation import Change
 from gpuwizard.core.findings.model import Finding, UnknownFindingCode, template_for
 from gpuwizard.core.texts import TranslatableText
 
@@ -51,10 +54,32 @@ def severity_label(severity: str) -> str:
 
 
 def display_text(text: str) -> str:
-    """``text`` translated, when the core made it from a template (a plan's reasons and notes)."""
+    """``text`` translated, when the core made it from a template (a plan's lines, reasons and notes).
+
+    Parameters that are sentences themselves are translated the same way.
+    """
     if not isinstance(text, TranslatableText):
         return text
+    params = {name: display_text(value) for name, value in text.params.items()}
     try:
-        return QCoreApplication.translate(text.context, text.template).format(**text.params)
+        return QCoreApplication.translate(text.context, text.template).format(**params)
     except (KeyError, IndexError):
         return str(text)
+
+
+def change_html(change: Change) -> str:
+    """A change a plan makes, translated, as HTML: its code parameters and folders set apart."""
+    text = change.text
+    params = {
+        name: f"<code>{escape(display_text(value))}</code>"
+        if name in change.code
+        else escape(display_text(value))
+        for name, value in text.params.items()
+    }
+    try:
+        body = escape(QCoreApplication.translate(text.context, text.template)).format(**params)
+    except (KeyError, IndexError):
+        body = escape(str(text))
+    if change.strong:
+        body = f"<b>{body}</b>"
+    return body + "".join(f"<br>&nbsp;&nbsp;<code>{escape(item)}</code>" for item in change.items)

@@ -31,8 +31,12 @@ class ApplyView:
 
 def _stage_text(stage: Mapping[str, Any]) -> str:
     name, status = stage["stage"], stage["status"]
-    if name in ("detect", "plan"):
+    if name == "detect":
         return f"{name}: {stage.get('summary', '')}\n"
+    if name == "plan":
+        lines = [f"plan: {stage.get('summary', '')}", f"  {stage.get('headline', '')}"]
+        lines += [f"  - {change}".replace("\n", "\n  ") for change in stage.get("changes") or []]
+        return "\n".join(lines) + "\n"
     if name == "path":
         folders = ", ".join(stage.get("folders") or [])
         detail = f"{stage.get('scope')} PATH: {folders}" if folders else str(stage.get("note", ""))

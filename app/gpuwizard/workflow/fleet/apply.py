@@ -31,6 +31,7 @@ from typing import Any, Final
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
+from gpuwizard.core.compat.presentation import plan_changes, plan_view
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
@@ -39,6 +40,7 @@ from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.workflow.envs.prepare import default_envs_dir
 from gpuwizard.workflow.envs.setup import Setup, SetupRefused, plan_setup, recommend_for, run_setup
 from gpuwizard.workflow.health.good_state import record_good_state
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
@@ -199,7 +201,17 @@ class _Apply:
         except SetupRefused as error:
             raise ApplyUsageError(str(error)) from None
         plan = recommendation.plan
-        self._stage("plan", "done", summary=plan.summary, plan=plan_to_json(plan))
+        # The presentation the Choose page shows: the headline, and what carrying it out changes.
+        view = plan_view(recommendation, nvidia_gpu_present=bool(report.nvidia_gpus))
+        changes = plan_changes(recommendation, self.answers.request, envs_folder=str(default_envs_dir()))
+        self._stage(
+            "plan",
+            "done",
+            summary=plan.summary,
+            headline=str(view.headline),
+            changes=[change.plain() for change in changes],
+            plan=plan_to_json(plan),
+        )
         return recommendation
 
     def _environment_request(
