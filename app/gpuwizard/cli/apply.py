@@ -14,21 +14,10 @@ import argparse
 import threading
 from pathlib import Path
 
-from gpuwizard.cli.common import (
-    Subcommands,
-    Write,
-    add_json_option,
-    add_registry_option,
-    add_system_option,
-    bad_input,
-    cancel_on_signals,
-    detector,
-    json_lines,
-    path_store,
-)
+from gpuwizard.cli import common
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``apply``."""
     apply = commands.add_parser(
         "apply",
@@ -42,31 +31,31 @@ def add_parser(commands: Subcommands) -> None:
         action="store_true",
         help="carry it out; without it, show what would be done and change nothing",
     )
-    add_json_option(apply, "stream JSON lines ending in one result event")
-    add_system_option(
+    common.add_json_option(apply, "stream JSON lines ending in one result event")
+    common.add_system_option(
         apply,
         "apply_system",
         "plan for a saved report instead of detecting this machine (to rehearse an answer file)",
     )
-    add_registry_option(
+    common.add_registry_option(
         apply, "apply_registry", "edit the PATH of a registry snapshot file instead of the live registry"
     )
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard apply``; returns the exit code."""
     from gpuwizard.cli.text.apply import ApplyView  # noqa: PLC0415
     from gpuwizard.core.fleet.answers import AnswersError  # noqa: PLC0415
     from gpuwizard.workflow.fleet.answers_file import load_answers  # noqa: PLC0415
     from gpuwizard.workflow.fleet.apply import ApplySteps, ApplyUsageError, apply_answers  # noqa: PLC0415
 
-    with bad_input(AnswersError):
+    with common.bad_input(AnswersError):
         answers = load_answers(args.answers)
-    detect = detector(args.apply_system)  # before anything else: a bad file is bad input
-    store = path_store(args.apply_registry)
-    show = json_lines(write) if args.json else ApplyView(write)
+    detect = common.detector(args.apply_system)  # before anything else: a bad file is bad input
+    store = common.path_store(args.apply_registry)
+    show = common.json_lines(write) if args.json else ApplyView(write)
     cancel = threading.Event()
-    with cancel_on_signals(cancel), bad_input(ApplyUsageError):
+    with common.cancel_on_signals(cancel), common.bad_input(ApplyUsageError):
         result = apply_answers(
             answers,
             confirmed=args.yes,

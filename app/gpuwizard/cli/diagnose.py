@@ -14,16 +14,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from gpuwizard.cli.common import (
-    EXIT_OK,
-    EXIT_PROBLEM,
-    Subcommands,
-    UsageError,
-    Write,
-    add_json_option,
-    terminal_width,
-    write_json,
-)
+from gpuwizard.cli import common
 from gpuwizard.cli.text.findings import render_diagnosis
 from gpuwizard.core.findings.diagnosis import diagnose, diagnosis_to_json
 
@@ -31,7 +22,7 @@ from gpuwizard.core.findings.diagnosis import diagnose, diagnosis_to_json
 _PROBLEM_SEVERITIES: Final = frozenset({"error", "warning"})
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``diagnose [FILE|-] [--json]``."""
     parser = commands.add_parser(
         "diagnose",
@@ -46,34 +37,34 @@ def add_parser(commands: Subcommands) -> None:
         default="-",
         help="the log to read; '-' or nothing reads standard input",
     )
-    add_json_option(parser, "print JSON (schema gpuwizard.diagnosis/1)")
+    common.add_json_option(parser, "print JSON (schema gpuwizard.diagnosis/1)")
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Diagnose the log named in ``args`` and write the findings; returns the exit code."""
     findings = diagnose(read_log(args.diagnose_file))
     if args.json:
-        write_json(write, diagnosis_to_json(findings))
+        common.write_json(write, diagnosis_to_json(findings))
     else:
-        write(render_diagnosis(findings, width=terminal_width()))
-    return EXIT_PROBLEM if any(f.severity in _PROBLEM_SEVERITIES for f in findings) else EXIT_OK
+        write(render_diagnosis(findings, width=common.terminal_width()))
+    return common.EXIT_PROBLEM if any(f.severity in _PROBLEM_SEVERITIES for f in findings) else common.EXIT_OK
 
 
 def read_log(name: str) -> str:
     """The text of the log ``name`` (``-`` for standard input).
 
     Raises:
-        UsageError: The file cannot be read.
+        common.UsageError: The file cannot be read.
     """
     if name == "-":
         if sys.stdin is None:
-            raise UsageError("no standard input to read; name a log file")
+            raise common.UsageError("no standard input to read; name a log file")
         buffer = getattr(sys.stdin, "buffer", None)
         return decode_log(buffer.read()) if buffer is not None else sys.stdin.read()
     try:
         data = Path(name).read_bytes()
     except OSError as error:
-        raise UsageError(f"{name}: cannot read it ({error.strerror or error})") from None
+        raise common.UsageError(f"{name}: cannot read it ({error.strerror or error})") from None
     return decode_log(data)
 
 

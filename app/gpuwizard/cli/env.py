@@ -11,21 +11,11 @@ import argparse
 import threading
 from pathlib import Path
 
-from gpuwizard.cli.common import (
-    EXIT_OK,
-    EXIT_ROLLED_BACK,
-    Subcommands,
-    Write,
-    add_json_option,
-    bad_input,
-    cancel_on_signals,
-    json_lines,
-    write_json,
-)
+from gpuwizard.cli import common
 from gpuwizard.cli.recommend import add_wish_options
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``env create|list|remove``."""
     env = commands.add_parser("env", help="create, list and remove environments with a framework")
     actions = env.add_subparsers(dest="env_command", metavar="ACTION", required=True)
@@ -51,17 +41,17 @@ def add_parser(commands: Subcommands) -> None:
         "--with", dest="extra", metavar="PKG", action="append", default=[], help="another package"
     )
     create.add_argument("--replace", action="store_true", help="replace an environment of the same name")
-    add_json_option(create, "stream progress events as JSON lines")
+    common.add_json_option(create, "stream progress events as JSON lines")
 
     listing = actions.add_parser("list", help="the environments this wizard made")
-    add_json_option(listing)
+    common.add_json_option(listing)
 
     remove = actions.add_parser("remove", help="remove an environment this wizard made, and its folder")
     remove.add_argument("name", metavar="NAME")
-    add_json_option(remove)
+    common.add_json_option(remove)
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run the ``env`` action in ``args``; returns the exit code."""
     if args.env_command == "list":
         return _list(args, write)
@@ -70,13 +60,13 @@ def run(args: argparse.Namespace, write: Write) -> int:
     return _create(args, write)
 
 
-def _create(args: argparse.Namespace, write: Write) -> int:
+def _create(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.cli.text.env import EnvProgress  # noqa: PLC0415
     from gpuwizard.core.envs.request import SetupRequest, SetupRequestError  # noqa: PLC0415
     from gpuwizard.workflow.envs.setup import SetupRefused, plan_setup, run_setup  # noqa: PLC0415
     from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
 
-    with bad_input(SetupRequestError):
+    with common.bad_input(SetupRequestError):
         # Cheap checks first: a bad name or wish is refused before the machine is even looked at.
         request = SetupRequest.checked(
             framework=args.framework,
@@ -93,34 +83,34 @@ def _create(args: argparse.Namespace, write: Write) -> int:
             replace=args.replace,
             extra_requirements=tuple(args.extra),
         )
-    with bad_input(SetupRefused):
+    with common.bad_input(SetupRefused):
         setup = plan_setup(detect_system(), request)
-    show = json_lines(write) if args.json else EnvProgress(write)
+    show = common.json_lines(write) if args.json else EnvProgress(write)
     cancel = threading.Event()
-    with cancel_on_signals(cancel):
+    with common.cancel_on_signals(cancel):
         result = run_setup(setup, show, cancel)
-    return EXIT_OK if result.ok else EXIT_ROLLED_BACK
+    return common.EXIT_OK if result.ok else common.EXIT_ROLLED_BACK
 
 
-def _list(args: argparse.Namespace, write: Write) -> int:
+def _list(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.cli.text.env import environment_lines  # noqa: PLC0415
     from gpuwizard.workflow.envs.registry import list_environments  # noqa: PLC0415
 
     environments = list_environments()
     if args.json:
-        write_json(write, environments)
+        common.write_json(write, environments)
     else:
         write(environment_lines(environments))
-    return EXIT_OK
+    return common.EXIT_OK
 
 
-def _remove(args: argparse.Namespace, write: Write) -> int:
+def _remove(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.workflow.envs.registry import EnvRemoveError, remove_environment  # noqa: PLC0415
 
-    with bad_input(EnvRemoveError):
+    with common.bad_input(EnvRemoveError):
         record = remove_environment(args.name)
     if args.json:
-        json_lines(write)({"removed": record.name, "path": record.path})
+        common.json_lines(write)({"removed": record.name, "path": record.path})
     else:
         write(f"Removed {record.name} ({record.path}).\n")
-    return EXIT_OK
+    return common.EXIT_OK

@@ -14,15 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Final
 
-from gpuwizard.cli.common import (
-    EXIT_OK,
-    Subcommands,
-    UsageError,
-    Write,
-    add_system_option,
-    bad_input,
-    saved_report,
-)
+from gpuwizard.cli import common
 
 FORMATS: Final = ("dockerfile", "environment.yml", "requirements")
 #: The environment manager each format is for; ``requirements`` serves both.
@@ -33,7 +25,7 @@ _FORMAT_MANAGERS: Final = {
 }
 
 _DESCRIPTION: Final = """\
-Write the plan as a file for another target: a Dockerfile (a Linux container on an official
+common.Write the plan as a file for another target: a Dockerfile (a Linux container on an official
 CUDA, TensorFlow or Python image), a conda environment.yml, or a pinned pip requirements file.
 
 Which plan:
@@ -51,7 +43,7 @@ requirements is for a venv, or for pip inside a conda environment with --manager
 """
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``export``."""
     export = commands.add_parser(
         "export",
@@ -92,7 +84,7 @@ def add_parser(commands: Subcommands) -> None:
         choices=["venv", "conda"],
         help="the environment manager (see above)",
     )
-    add_system_option(export, "export_system", "plan for a saved system report")
+    common.add_system_option(export, "export_system", "plan for a saved system report")
     export.add_argument(
         "--name",
         dest="export_name",
@@ -101,7 +93,7 @@ def add_parser(commands: Subcommands) -> None:
     )
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard export``; returns the exit code (nothing is written on bad input)."""
     from gpuwizard.core.compat.plan import WishError, parse_wish  # noqa: PLC0415
     from gpuwizard.core.exports.files import ExportError, check_name  # noqa: PLC0415
@@ -114,10 +106,10 @@ def run(args: argparse.Namespace, write: Write) -> int:
     _check_combination(args, fmt)
     manager = args.export_manager or ("conda" if fmt == "environment.yml" else "venv")
     # Everything that can be refused is, before this machine is even detected.
-    with bad_input(ExportError):
+    with common.bad_input(ExportError):
         name = check_name(args.export_name) if args.export_name is not None else None
-    report = saved_report(args.export_system)
-    with bad_input(ExportError, WishError):
+    report = common.saved_report(args.export_system)
+    with common.bad_input(ExportError, WishError):
         if args.export_env is not None:
             source = environment_source(args.export_env, fmt, manager)
         else:
@@ -134,16 +126,16 @@ def run(args: argparse.Namespace, write: Write) -> int:
     try:
         write_text_atomically(out, text)
     except OSError as error:
-        raise UsageError(f"{out}: cannot be written ({error.strerror or error})") from None
+        raise common.UsageError(f"{out}: cannot be written ({error.strerror or error})") from None
     write(f"{out}: {summary}\n")
-    return EXIT_OK
+    return common.EXIT_OK
 
 
 def _check_out(out: Path) -> None:
     if out.is_dir():
-        raise UsageError(f"{out}: is a folder; give the file to write")
+        raise common.UsageError(f"{out}: is a folder; give the file to write")
     if not out.parent.is_dir():
-        raise UsageError(f"{out.parent}: no such folder")
+        raise common.UsageError(f"{out.parent}: no such folder")
 
 
 def _check_combination(args: argparse.Namespace, fmt: str) -> None:
@@ -159,14 +151,14 @@ def _check_combination(args: argparse.Namespace, fmt: str) -> None:
             if value is not None
         ]
         if given:
-            raise UsageError(
+            raise common.UsageError(
                 f"--env takes the framework, version, build and Python from the environment; leave out {', '.join(given)}"
             )
     elif args.export_framework is None:
-        raise UsageError(
+        raise common.UsageError(
             "say which plan: --framework F (the recommendation) or --env NAME (an environment made)"
         )
     if args.export_manager is not None and args.export_manager not in _FORMAT_MANAGERS[fmt]:
-        raise UsageError(
+        raise common.UsageError(
             f"--format {fmt} is for {' or '.join(_FORMAT_MANAGERS[fmt])} environments, not {args.export_manager}"
         )

@@ -9,22 +9,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gpuwizard.cli.common import (
-    EXIT_OK,
-    Subcommands,
-    UsageError,
-    Write,
-    add_system_option,
-    bad_input,
-    saved_report,
-)
+from gpuwizard.cli import common
 
 _THEMES = ["system", "light", "dark"]
 
 
 def add_wizard_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``gpuwizard`` with no command (the wizard)."""
-    add_system_option(parser, "system", "open the wizard on a saved system report; every change is a preview")
+    common.add_system_option(
+        parser, "system", "open the wizard on a saved system report; every change is a preview"
+    )
     parser.add_argument(
         "--lang", metavar="CODE", help="interface language (en, es, zh_CN); default: the system's"
     )
@@ -33,42 +27,42 @@ def add_wizard_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_screenshots_parser(commands: Subcommands) -> None:
+def add_screenshots_parser(commands: common.Subcommands) -> None:
     """Add ``screenshots DIR``."""
     shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
     shots.add_argument("directory", metavar="DIR", type=Path)
-    add_system_option(shots, "shots_system", "show a saved report instead of detecting this machine")
+    common.add_system_option(shots, "shots_system", "show a saved report instead of detecting this machine")
     shots.add_argument("--lang", dest="shots_lang", metavar="CODE", help="interface language")
     shots.add_argument("--theme", dest="shots_theme", choices=_THEMES, help="colours of the pages")
 
 
-def run_wizard(args: argparse.Namespace, write: Write) -> int:
+def run_wizard(args: argparse.Namespace, write: common.Write) -> int:
     """Open the wizard; returns its exit code."""
     lang = _language(args.lang)
-    report = saved_report(args.system)
+    report = common.saved_report(args.system)
     from gpuwizard.ui.app import run_wizard as open_wizard  # noqa: PLC0415 - Qt only for the GUI
 
     return open_wizard(report=report, system_file=args.system, lang=lang, theme=args.theme)
 
 
-def run_screenshots(args: argparse.Namespace, write: Write) -> int:
+def run_screenshots(args: argparse.Namespace, write: common.Write) -> int:
     """Render every page to PNG in ``DIR``; prints the files written."""
     lang = _language(args.shots_lang or args.lang)
     system_file = args.shots_system or args.system
-    report = saved_report(system_file)
+    report = common.saved_report(system_file)
     directory: Path = args.directory
     if directory.exists() and not directory.is_dir():
-        raise UsageError(f"{directory}: exists and is not a folder")
+        raise common.UsageError(f"{directory}: exists and is not a folder")
     from gpuwizard.ui.screenshots import render_screenshots  # noqa: PLC0415 - Qt only here
 
     theme = args.shots_theme or args.theme
     for path in render_screenshots(directory, report=report, lang=lang, theme=theme):
         write(f"{path}\n")
-    return EXIT_OK
+    return common.EXIT_OK
 
 
 def _language(lang: str | None) -> str | None:
     from gpuwizard.workflow.wizard.languages import LanguageError, check_language  # noqa: PLC0415
 
-    with bad_input(LanguageError):
+    with common.bad_input(LanguageError):
         return check_language(lang) if lang is not None else None

@@ -13,21 +13,10 @@ from __future__ import annotations
 import argparse
 import threading
 
-from gpuwizard.cli.common import (
-    EXIT_OK,
-    EXIT_PROBLEM,
-    Subcommands,
-    UsageError,
-    Write,
-    add_json_option,
-    bad_input,
-    cancel_on_signals,
-    json_lines,
-    path_store,
-)
+from gpuwizard.cli import common
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``test``."""
     test = commands.add_parser("test", help="the live training test: does the framework train on the GPU?")
     target = test.add_mutually_exclusive_group()
@@ -35,10 +24,10 @@ def add_parser(commands: Subcommands) -> None:
     target.add_argument("--python", metavar="EXE", help="the interpreter of any environment")
     test.add_argument("--framework", choices=["pytorch", "tensorflow"], help="default: the environment's")
     test.add_argument("--timeout", type=float, default=600.0, metavar="S", help="give up after S seconds")
-    add_json_option(test, "stream JSON lines ending in one result event")
+    common.add_json_option(test, "stream JSON lines ending in one result event")
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard test``; returns the exit code."""
     from gpuwizard.cli.text.live_test import LiveTestProgress  # noqa: PLC0415
     from gpuwizard.core.livetest.events import LiveTestEvent  # noqa: PLC0415
@@ -49,23 +38,23 @@ def run(args: argparse.Namespace, write: Write) -> int:
     from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
 
     if args.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
-    with bad_input(LiveTestUsageError):
+        raise common.UsageError("--timeout must be a positive number of seconds")
+    with common.bad_input(LiveTestUsageError):
         target = resolve_target(args.env, args.python, args.framework)
     report = detect_system()
     if args.json:
-        lines = json_lines(write)
+        lines = common.json_lines(write)
 
         def show(event: LiveTestEvent) -> None:
             lines(event.to_json())
     else:
         show = LiveTestProgress(write)
     cancel = threading.Event()
-    with cancel_on_signals(cancel):
+    with common.cancel_on_signals(cancel):
         result = run_test(report, target, show, cancel, timeout_s=args.timeout)
     if target.env_name is not None and not cancel.is_set():
         # The wizard edits PATH only on Windows (the live registry): its folders are recorded there.
-        snapshot = record_good_state(report, target.env_name, result, path_store(None))
+        snapshot = record_good_state(report, target.env_name, result, common.path_store(None))
         if snapshot is not None and not args.json:  # JSON lines end with the result event (the contract)
             write(f"  recorded as the last good state: {snapshot_path()}\n")
-    return EXIT_OK if passed(result.verdict, machine_has_nvidia_gpu(report)) else EXIT_PROBLEM
+    return common.EXIT_OK if passed(result.verdict, machine_has_nvidia_gpu(report)) else common.EXIT_PROBLEM

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from gpuwizard import __version__
 from gpuwizard.cli import (
     apply,
+    common,
     detect,
     diagnose,
     env,
@@ -28,9 +29,8 @@ from gpuwizard.cli import (
     report,
     verify,
 )
-from gpuwizard.cli.common import EXIT_CANCELLED, EXIT_USAGE, Parser, UsageError, Write, write
 
-Command = Callable[[argparse.Namespace, Write], int]
+Command = Callable[[argparse.Namespace, common.Write], int]
 
 #: The commands in the order ``--help`` lists them; ``None`` opens the wizard.
 _COMMANDS: dict[str, Command] = {
@@ -50,7 +50,7 @@ _COMMANDS: dict[str, Command] = {
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every command."""
-    parser = Parser(
+    parser = common.Parser(
         prog="gpuwizard",
         description="GPU Setup Wizard: from 'I have an NVIDIA card' to 'my framework trains on it'. "
         "With no command, opens the wizard.",
@@ -69,9 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     run = _COMMANDS.get(args.command, gui.run_wizard) if args.command else gui.run_wizard
     try:
-        return run(args, write)
-    except UsageError as error:
+        return run(args, common.write)
+    except common.UsageError as error:
         print(f"gpuwizard: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return common.EXIT_USAGE
     except KeyboardInterrupt:
-        return EXIT_CANCELLED
+        return common.EXIT_CANCELLED

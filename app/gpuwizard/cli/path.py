@@ -17,19 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from gpuwizard.cli.common import (
-    EXIT_OK,
-    EXIT_PROBLEM,
-    Subcommands,
-    UsageError,
-    Write,
-    add_json_option,
-    add_registry_option,
-    say,
-    write_json,
-)
+from gpuwizard.cli import common
 from gpuwizard.cli.text.path import write_change, write_findings, write_history, write_review
 from gpuwizard.core.findings.model import Finding, finding_to_json
+from gpuwizard.core.pathedit.review import review_to_json
 
 if TYPE_CHECKING:
     from gpuwizard.adapters.registry import EnvironmentStore, RegValue
@@ -40,22 +31,22 @@ SHOW_SCHEMA: Final = "gpuwizard.path/1"
 UNDO_ALL_SCHEMA: Final = "gpuwizard.path-undo-all/1"
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``path`` and its actions."""
     path = commands.add_parser("path", help="show and edit the Windows PATH safely (journal, diff, undo)")
     actions = path.add_subparsers(dest="path_command", metavar="ACTION", required=True)
 
-    def common(parser: argparse.ArgumentParser, *, scope: bool = True, dry_run: bool = True) -> None:
+    def options(parser: argparse.ArgumentParser, *, scope: bool = True, dry_run: bool = True) -> None:
         if scope:
             parser.add_argument("--scope", choices=["user", "system"], default="user", help="default: user")
         if dry_run:
             parser.add_argument("--dry-run", action="store_true", help="print the diff and change nothing")
-        add_registry_option(parser, "registry", "work on a registry snapshot file")
-        add_json_option(parser)
+        common.add_registry_option(parser, "registry", "work on a registry snapshot file")
+        common.add_json_option(parser)
 
     show = actions.add_parser("show", help="the PATH entries, with problems marked")
     show.add_argument("--scope", choices=["user", "system", "all"], default="all", help="default: all")
-    common(show, scope=False, dry_run=False)
+    options(show, scope=False, dry_run=False)
 
     add = actions.add_parser("add", help="add folders (CUDA-aware: before other CUDA versions)")
     add.add_argument("folders", nargs="+", metavar="DIR")
@@ -65,14 +56,14 @@ def add_parser(commands: Subcommands) -> None:
         default="keep",
         help="other CUDA versions' entries: keep them after ours (default), move them to the end, or remove them",
     )
-    common(add)
+    options(add)
 
     remove = actions.add_parser("remove", help="remove folders (every spelling and duplicate)")
     remove.add_argument("folders", nargs="+", metavar="DIR")
-    common(remove)
+    options(remove)
 
     repair = actions.add_parser("repair", help="rewrite a REG_SZ PATH holding %%VARS%% as REG_EXPAND_SZ")
-    common(repair)
+    options(repair)
 
     undo = actions.add_parser("undo", help="revert the most recent PATH change, exactly")
     undo.add_argument(
@@ -80,10 +71,10 @@ def add_parser(commands: Subcommands) -> None:
         action="store_true",
         help="revert every PATH change the wizard made, newest first (checked as a whole first)",
     )
-    common(undo, scope=False)
+    options(undo, scope=False)
 
     history = actions.add_parser("history", help="the PATH changes the wizard made")
-    common(history, scope=False, dry_run=False)
+    options(history, scope=False, dry_run=False)
 
     # The elevated helper's own entry point (started through UAC by the system-scope write).
     helper = actions.add_parser("_elevated-write")
@@ -94,7 +85,7 @@ def add_parser(commands: Subcommands) -> None:
     resolver.add_argument("dlls", nargs="+")
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard path ...``; returns the exit code."""
     from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
     from gpuwizard.core.pathedit.algebra import PathEditError  # noqa: PLC0415
@@ -115,23 +106,23 @@ def run(args: argparse.Namespace, write: Write) -> int:
             handler = _undo_all
         return handler(args, store, write)
     except UndoConflict as conflict:
-        say(str(conflict))
-        return EXIT_PROBLEM
+        common.say(str(conflict))
+        return common.EXIT_PROBLEM
     except (PathEditError, PathChangeError, JournalError) as error:
-        raise UsageError(str(error)) from None
+        raise common.UsageError(str(error)) from None
     except ValueChanged:
-        say("PATH kept changing while it was being written; nothing was changed")
-        return EXIT_PROBLEM
+        common.say("PATH kept changing while it was being written; nothing was changed")
+        return common.EXIT_PROBLEM
     except RegistryWriteError as error:
-        say(f"{error}; nothing was changed")
-        return EXIT_PROBLEM
+        common.say(f"{error}; nothing was changed")
+        return common.EXIT_PROBLEM
 
 
 def _value_json(value: RegValue | None) -> dict[str, Any] | None:
     return None if value is None else {"type": value.type, "value": value.value}
 
 
-def _show(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+def _show(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
     from gpuwizard.workflow.pathedit.request import review_store  # noqa: PLC0415
 
     # Both scopes are always read: the user entries are judged after the system ones, as Windows
@@ -139,50 +130,34 @@ def _show(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> in
     _values, reviews, findings = review_store(store)
     reviews = [r for r in reviews if args.scope in ("all", r.scope)]
     if args.json:
-        write_json(
+        common.write_json(
             write,
             {
                 "schema": SHOW_SCHEMA,
                 "registry": store.identity,
-                "scopes": {
-                    r.scope: {
-                        "type": r.type,
-                        "value": r.value,
-                        "length": len(r.value),
-                        "entries": [
-                            {
-                                "index": e.index,
-                                "segment": e.segment,
-                                "problems": list(e.problems),
-                                "cuda_version": e.cuda_version,
-                            }
-                            for e in r.entries
-                        ],
-                    }
-                    for r in reviews
-                },
+                "scopes": {review.scope: review_to_json(review) for review in reviews},
                 "findings": [finding_to_json(f) for f in findings],
             },
         )
     else:
         write_review(reviews, findings, write)
-    return EXIT_OK
+    return common.EXIT_OK
 
 
-def _history(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+def _history(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
     from gpuwizard.workflow.pathedit.changes import history  # noqa: PLC0415
     from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
     from gpuwizard.workflow.state.path_journal import PathJournal, entry_to_json  # noqa: PLC0415
 
     entries = history(store, PathJournal(wizard_home()))
     if args.json:
-        write_json(write, [entry_to_json(e) for e in entries])
-        return EXIT_OK
+        common.write_json(write, [entry_to_json(e) for e in entries])
+        return common.EXIT_OK
     write_history(entries, write)
-    return EXIT_OK
+    return common.EXIT_OK
 
 
-def _change(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
     from gpuwizard.adapters.runner import SubprocessRunner  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import (  # noqa: PLC0415
         apply_change,
@@ -224,14 +199,14 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> 
         if restart is not None:
             findings.append(restart)
     if args.json:
-        write_json(write, _change_json(change, store, args.dry_run, applied, findings))
+        common.write_json(write, _change_json(change, store, args.dry_run, applied, findings))
     else:
         write_change(change, args.dry_run, applied is not None, write)
         write_findings(findings, write)
-    return EXIT_OK
+    return common.EXIT_OK
 
 
-def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: Write) -> int:
+def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
     """``path undo --all``: every undo planned and checked first, then made one by one, each journaled.
 
     Nothing to undo is not an error here (exit 0): the uninstaller runs it whatever the journal holds.
@@ -252,16 +227,16 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: Write) -
             try:
                 applied = apply_change(store, journal, change, write=writer)
             except (ValueChanged, RegistryWriteError) as error:
-                # The undos made so far stay made, each journaled; say how far it got.
+                # The undos made so far stay made, each journaled; common.say how far it got.
                 what = (
                     "the value changed while it was being written"
                     if isinstance(error, ValueChanged)
                     else error
                 )
-                say(
+                common.say(
                     f"{what}; {len(done)} of {len(planned)} undos were made ('gpuwizard path history' lists them)"
                 )
-                return EXIT_PROBLEM
+                return common.EXIT_PROBLEM
         done.append((change, applied))
     if args.json:
         data = {
@@ -270,13 +245,13 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: Write) -
             "dry_run": args.dry_run,
             "changes": [_change_json(change, store, args.dry_run, applied, []) for change, applied in done],
         }
-        write_json(write, data)
-        return EXIT_OK
+        common.write_json(write, data)
+        return common.EXIT_OK
     if not done:
         write("Nothing to undo: every PATH change the wizard made is undone already.\n")
     for change, applied in done:
         write_change(change, args.dry_run, applied is not None, write)
-    return EXIT_OK
+    return common.EXIT_OK
 
 
 def _change_json(

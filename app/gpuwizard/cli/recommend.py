@@ -5,28 +5,18 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from gpuwizard.cli.common import (
-    EXIT_OK,
-    Subcommands,
-    Write,
-    add_json_option,
-    add_system_option,
-    bad_input,
-    detector,
-    terminal_width,
-    write_json,
-)
+from gpuwizard.cli import common
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``recommend``."""
     rec = commands.add_parser(
         "recommend",
         help="recommend a framework / Python / CUDA / cuDNN set (schema gpuwizard.recommendation/1)",
     )
     add_wish_options(rec)
-    add_system_option(rec, "rec_system", "recommend for a saved report instead of this machine")
-    add_json_option(rec, "print JSON instead of text")
+    common.add_system_option(rec, "rec_system", "recommend for a saved report instead of this machine")
+    common.add_json_option(rec, "print JSON instead of text")
     rec.add_argument(
         "--refresh",
         action="store_true",
@@ -56,16 +46,16 @@ def add_wish_options(parser: argparse.ArgumentParser, *, required: bool = True) 
     parser.add_argument("--manager", choices=["venv", "conda"], help="the environment manager")
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Recommend and print the plan."""
     from gpuwizard.core.compat.plan import WishError, parse_wish, recommendation_to_json  # noqa: PLC0415
     from gpuwizard.core.compat.recommend import recommend  # noqa: PLC0415
     from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415
 
-    with bad_input(WishError):
+    with common.bad_input(WishError):
         wish = parse_wish(args.framework, args.framework_version, args.python, args.manager)
     # A bad --system file is bad input as well: refused before anything is detected or fetched.
-    detect = detector(args.rec_system)
+    detect = common.detector(args.rec_system)
     notes: list[str] = []
     if args.refresh:
         from gpuwizard.workflow.compat.refresh import refresh_compat  # noqa: PLC0415 - requests only here
@@ -73,18 +63,18 @@ def run(args: argparse.Namespace, write: Write) -> int:
         notes = refresh_compat(args.compat_url)
     compat = load_compat()
     report = detect()
-    with bad_input(WishError):
+    with common.bad_input(WishError):
         recommendation = recommend(report, wish, compat)
     if notes:
         recommendation = replace(recommendation, notes=(*recommendation.notes, *notes))
     if args.json:
-        write_json(write, recommendation_to_json(recommendation))
+        common.write_json(write, recommendation_to_json(recommendation))
     else:
         from gpuwizard.cli.text.plan import render_recommendation  # noqa: PLC0415
 
         write(
             render_recommendation(
-                recommendation, nvidia_gpu_present=bool(report.nvidia_gpus), width=terminal_width()
+                recommendation, nvidia_gpu_present=bool(report.nvidia_gpus), width=common.terminal_width()
             )
         )
-    return EXIT_OK
+    return common.EXIT_OK

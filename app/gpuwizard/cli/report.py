@@ -17,22 +17,10 @@ import os
 import threading
 from pathlib import Path
 
-from gpuwizard.cli.common import (
-    EXIT_CANCELLED,
-    EXIT_OK,
-    Subcommands,
-    UsageError,
-    Write,
-    add_registry_option,
-    add_system_option,
-    cancel_on_signals,
-    detector,
-    path_store,
-    say,
-)
+from gpuwizard.cli import common
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``report``."""
     report = commands.add_parser(
         "report", help="write a support report to share (HTML, Markdown or JSON; identities redacted)"
@@ -45,21 +33,21 @@ def add_parser(commands: Subcommands) -> None:
         required=True,
         help="the file to write: .html (one page), .md (GitHub Markdown) or .json (gpuwizard.support/1)",
     )
-    add_system_option(
+    common.add_system_option(
         report, "report_system", "use a saved system report (detect --json) instead of detecting this machine"
     )
-    add_registry_option(
+    common.add_registry_option(
         report, "report_registry", "show the PATH of a registry snapshot file instead of the live registry"
     )
     report.add_argument("--no-probe", action="store_true", help="do not run the environments' interpreters")
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard report``; returns the exit code."""
     out: Path = args.report_out
     fmt = _format_of(out)
-    detect = detector(args.report_system)
-    store = path_store(args.report_registry)
+    detect = common.detector(args.report_system)
+    store = common.path_store(args.report_registry)
 
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
     from gpuwizard.cli.text.report import summary_line  # noqa: PLC0415
@@ -68,7 +56,7 @@ def run(args: argparse.Namespace, write: Write) -> int:
     report = detect()
     cancel = threading.Event()
     try:
-        with cancel_on_signals(cancel):
+        with common.cancel_on_signals(cancel):
             redacted = write_support_report(
                 out,
                 fmt,
@@ -77,15 +65,15 @@ def run(args: argparse.Namespace, write: Write) -> int:
                 path_store=store,
                 runner=None if args.no_probe else StreamingSubprocessRunner(),
                 cancel=cancel,
-                on_progress=lambda line: say(f"{line}..."),
+                on_progress=lambda line: common.say(f"{line}..."),
             )
     except SupportCancelled:
-        return EXIT_CANCELLED
+        return common.EXIT_CANCELLED
     except OSError as error:
-        raise UsageError(f"{out}: cannot write it ({error.strerror or error})") from None
+        raise common.UsageError(f"{out}: cannot write it ({error.strerror or error})") from None
     write(f"{out}\n")
     write(summary_line(redacted) + "\n")
-    return EXIT_OK
+    return common.EXIT_OK
 
 
 def _format_of(out: Path) -> str:
@@ -94,12 +82,16 @@ def _format_of(out: Path) -> str:
 
     fmt = OUTPUT_FORMATS.get(out.suffix.lower())
     if fmt is None:
-        raise UsageError(f"{out}: the file must end in .html, .htm, .md or .json (the format comes from it)")
+        raise common.UsageError(
+            f"{out}: the file must end in .html, .htm, .md or .json (the format comes from it)"
+        )
     if out.is_dir():
-        raise UsageError(f"{out}: is a folder; give a file name such as {out / ('report' + out.suffix)}")
+        raise common.UsageError(
+            f"{out}: is a folder; give a file name such as {out / ('report' + out.suffix)}"
+        )
     parent = out.parent if str(out.parent) else Path()
     if not parent.is_dir():
-        raise UsageError(f"{out}: the folder {parent} does not exist")
+        raise common.UsageError(f"{out}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK):
-        raise UsageError(f"{out}: the folder {parent} cannot be written")
+        raise common.UsageError(f"{out}: the folder {parent} cannot be written")
     return fmt

@@ -13,24 +13,10 @@ from __future__ import annotations
 import argparse
 import threading
 
-from gpuwizard.cli.common import (
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_PROBLEM,
-    Subcommands,
-    Write,
-    add_json_option,
-    add_registry_option,
-    add_system_option,
-    bad_input,
-    cancel_on_signals,
-    detector,
-    json_lines,
-    path_store,
-)
+from gpuwizard.cli import common
 
 
-def add_parser(commands: Subcommands) -> None:
+def add_parser(commands: common.Subcommands) -> None:
     """Add ``verify``."""
     verify = commands.add_parser(
         "verify", help="compare with the last good state: what drifted since (exit 1 if broken)"
@@ -44,29 +30,29 @@ def add_parser(commands: Subcommands) -> None:
     )
     verify.add_argument("--no-test", action="store_true", help="skip the short live test")
     verify.add_argument("--no-record", action="store_true", help="do not record a healthy result")
-    add_system_option(
+    common.add_system_option(
         verify,
         "verify_system",
         "use a saved system report instead of detecting this machine (tests, support)",
     )
-    add_registry_option(
+    common.add_registry_option(
         verify, "verify_registry", "check the PATH of a registry snapshot file instead of the live registry"
     )
-    add_json_option(verify, "stream JSON lines ending in one result event")
+    common.add_json_option(verify, "stream JSON lines ending in one result event")
 
 
-def run(args: argparse.Namespace, write: Write) -> int:
+def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard verify``; returns the exit code."""
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
     from gpuwizard.cli.text.verify import VerifyView  # noqa: PLC0415
     from gpuwizard.workflow.health.verify import VerifyCancelled, VerifyUsageError, verify_setup  # noqa: PLC0415
 
-    detect = detector(args.verify_system)
-    store = path_store(args.verify_registry)
-    show = json_lines(write) if args.json else VerifyView(write)
+    detect = common.detector(args.verify_system)
+    store = common.path_store(args.verify_registry)
+    show = common.json_lines(write) if args.json else VerifyView(write)
     cancel = threading.Event()
     try:
-        with cancel_on_signals(cancel), bad_input(VerifyUsageError):
+        with common.cancel_on_signals(cancel), common.bad_input(VerifyUsageError):
             health = verify_setup(
                 detect=detect,
                 runner=StreamingSubprocessRunner(),
@@ -78,5 +64,5 @@ def run(args: argparse.Namespace, write: Write) -> int:
                 env_names=args.verify_envs,
             )
     except VerifyCancelled:
-        return EXIT_CANCELLED
-    return EXIT_OK if health.healthy else EXIT_PROBLEM
+        return common.EXIT_CANCELLED
+    return common.EXIT_OK if health.healthy else common.EXIT_PROBLEM

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.pathedit.algebra import (
@@ -48,6 +48,25 @@ class ScopeReview:
     type: str | None
     value: str
     entries: tuple[EntryProblems, ...]
+
+
+def review_to_json(review: ScopeReview) -> dict[str, Any]:
+    """One scope's review as ``path show --json`` and the support report write it."""
+    return {
+        "scope": review.scope,
+        "type": review.type,
+        "value": review.value,
+        "length": len(review.value),
+        "entries": [
+            {
+                "index": entry.index,
+                "segment": entry.segment,
+                "problems": list(entry.problems),
+                "cuda_version": entry.cuda_version,
+            }
+            for entry in review.entries
+        ],
+    }
 
 
 def review_paths(

@@ -35,6 +35,7 @@ from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
 from gpuwizard.core.pathedit.algebra import entry_of
 from gpuwizard.core.pathedit.pathlist import split_segments
+from gpuwizard.core.pathedit.review import review_to_json
 from gpuwizard.core.support.document import (
     environment_findings,
     process_path_entries,
@@ -156,24 +157,7 @@ def _path(store: EnvironmentStore | None, environ: Mapping[str, str]) -> dict[st
     except (PathChangeError, RegistryWriteError) as error:
         data["note"] = f"The registry's PATH could not be read: {error}"
     else:
-        data["scopes"] = [
-            {
-                "scope": review.scope,
-                "type": review.type,
-                "length": len(review.value),
-                "value": review.value,
-                "entries": [
-                    {
-                        "index": entry.index,
-                        "segment": entry.segment,
-                        "problems": list(entry.problems),
-                        "cuda_version": entry.cuda_version,
-                    }
-                    for entry in review.entries
-                ],
-            }
-            for review in reviews
-        ]
+        data["scopes"] = [review_to_json(review) for review in reviews]
         data["findings"] = [finding_to_json(finding) for finding in findings]
     try:
         data["journal"] = [entry_to_json(entry) for entry in history(store, PathJournal(wizard_home()))]
