@@ -17,7 +17,7 @@ TESTS = Path(__file__).parent
 FIXTURES = TESTS / "fixtures"
 sys.path.insert(0, str(TESTS))  # `import fakes...` from any test module
 
-from fakes.wine_python import WinePython, WineUnavailable, unavailable  # noqa: E402 - needs the line above
+from harness.wine_python import WinePython, WineUnavailable, unavailable  # noqa: E402 - needs the line above
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +43,7 @@ def _venv_python(prefix: Path) -> Path:
 @pytest.fixture(scope="session")
 def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the real CPU torch 2.13.0 wheel, its dependencies and pip, for offline installs."""
-    from fakes.wheelhouses import real_cpu_torch_folder
+    from builders.wheelhouses import real_cpu_torch_folder
 
     folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
     _need(folder is not None, "the CPU torch 2.13.0 wheel and its dependencies could not be gathered")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes.samples import SAMPLES, sample_text
+from builders.samples import SAMPLES, sample_text
 
 SAMPLES_DIR = Path(__file__).parent.parent / "resources" / "samples"
 
@@ -14,7 +14,7 @@ SAMPLES_DIR = Path(__file__).parent.parent / "resources" / "samples"
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_sample_is_up_to_date(name: str):
     assert (SAMPLES_DIR / name).read_text(encoding="utf-8") == sample_text(name), (
-        f"resources/samples/{name} is stale: rebuild with `python tests/fakes/samples.py`"
+        f"resources/samples/{name} is stale: rebuild with `python tests/builders/samples.py`"
     )
 
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from fakes.runner import FakeRunner
-from fakes.trees import (
+from builders.trees import (
     cudnn9_windows_installer,
     cudnn_zip,
     debian_cudnn,
     linux_toolkit,
     windows_toolkit,
 )
+from fakes.runner import FakeRunner
 from gpuwizard.adapters.cuda_files import CudaFiles
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fakes.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP, VFIO_HOST, build_sysfs
+from builders.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP, VFIO_HOST, build_sysfs
 from gpuwizard.adapters.pci import scan_display_devices
 
 PCI_IDS = """\

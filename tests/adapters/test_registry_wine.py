@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from fakes.wine_python import WinePython, from_windows, to_windows
+from harness.wine_python import WinePython, from_windows, to_windows
 
-LISTENER = Path(__file__).parents[1] / "fakes" / "settingchange_listener.py"
+LISTENER = Path(__file__).parents[1] / "harness" / "settingchange_listener.py"
 
 # Shared by every script: the adapter under test, and raw winreg to check it against.
 PRELUDE = r"""

@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for fakes
-from fakes.wheelhouses import real_cpu_torch_folder
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for its builders and fakes
+from builders.wheelhouses import real_cpu_torch_folder
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:

@@ -21,17 +21,17 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `fakes`
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for its harnesses and fakes
 
 
 def run_once(app: object, folder: Path, name: str) -> tuple[float, float, float, float]:
     """One install and test; returns (install stall ms, install s, test stall ms, test s)."""
     from PySide6.QtWidgets import QApplication
 
-    from fakes.heartbeat import Heartbeat
     from gpuwizard.core.envs.request import SetupRequest
     from gpuwizard.ui.wizard import PageId, SetupWizard
     from gpuwizard.workflow.wizard.session import WizardSession
+    from harness.heartbeat import Heartbeat
 
     def wait(condition: object, seconds: float = 600) -> None:
         deadline = time.perf_counter() + seconds
@@ -69,7 +69,7 @@ def main() -> int:
     parser.add_argument("--wheels", type=Path, help="a folder already filled with the torch wheels")
     args = parser.parse_args()
     os.environ["GPUWIZARD_HOME"] = tempfile.mkdtemp(prefix="gpuwizard-bench-")
-    from fakes.wheelhouses import real_cpu_torch_folder
+    from builders.wheelhouses import real_cpu_torch_folder
     from gpuwizard.ui.app import make_application
 
     folder = args.wheels or real_cpu_torch_folder(Path(tempfile.mkdtemp(prefix="torch-wheels-")))

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from fakes.entry_point import gpuwizard
+from harness.entry_point import gpuwizard
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 WINDOWS_REPORT = SAMPLES / "windows-rtx2080super-two-cuda.json"

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from fakes.entry_point import gpuwizard as run
+from harness.entry_point import gpuwizard as run
 
 SCHEMA = json.loads(
     resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text()

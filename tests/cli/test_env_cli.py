@@ -1,7 +1,7 @@
 """``gpuwizard env`` through the real entry point: the issue's acceptance, as a user runs it.
 
 The PyTorch test installs the real CPU build of torch 2.13.0 and its dependencies offline from
-a local folder (``fakes.wheelhouses``); the cancel tests use a small stand-in ``torch`` whose
+a local folder (``builders.wheelhouses``); the cancel tests use a small stand-in ``torch`` whose
 import sleeps, so the signal lands while the wizard is working.
 """
 
@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from fakes.entry_point import ENTRY_POINT, gpuwizard
-from fakes.http_server import serve
-from fakes.wheels import bundled_pip_wheel, tiny_torch
+from builders.wheels import bundled_pip_wheel, tiny_torch
+from harness.entry_point import ENTRY_POINT, gpuwizard
+from harness.http_server import serve
 
 CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
 

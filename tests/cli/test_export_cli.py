@@ -23,10 +23,10 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 
-from fakes.entry_point import gpuwizard
-from fakes.reports import machine
+from builders.reports import machine
 from gpuwizard.core.machine.system_report import report_to_json
 from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
+from harness.entry_point import gpuwizard
 
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
 WINDOWS_RTX = REPORTS / "windows-rtx3060-546.33.json"

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from fakes.wheelhouses import real_cpu_torch_folder
+from builders.wheelhouses import real_cpu_torch_folder
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.livetest.events import LiveTestEvent
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test

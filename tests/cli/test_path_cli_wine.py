@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fakes.wine_python import WinePython, to_windows
+from harness.wine_python import WinePython, to_windows
 
 pytestmark = pytest.mark.slow
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from fakes.http_server import serve
 from gpuwizard.workflow.compat.data import bundled_files
 from gpuwizard.workflow.compat.refresh import make_bundle
+from harness.http_server import serve
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"

@@ -24,7 +24,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from fakes.entry_point import gpuwizard
+from harness.entry_point import gpuwizard
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 RTX3060 = FIXTURES / "reports" / "windows-rtx3060-546.33.json"

@@ -5,7 +5,7 @@ exits 0; then what drifts is named with its fix: the framework removed by hand, 
 swapped in for the CUDA one, a driver upgraded (fine) or gone (``--system FILE`` stands for
 the machine), and a PATH folder the wizard added that something else took away
 (``--registry FILE``). Environments are real: the real CPU build of torch 2.13.0 for the
-passing test, stand-in ``+cu126``/``+cpu`` wheels (``fakes.torch_builds``) for the swap.
+passing test, stand-in ``+cu126``/``+cpu`` wheels (``builders.torch_builds``) for the swap.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from fakes.entry_point import ENTRY_POINT, gpuwizard
-from fakes.reports import machine
-from fakes.torch_builds import torch_build
-from fakes.wheels import bundled_pip_wheel
+from builders.reports import machine
+from builders.torch_builds import torch_build
+from builders.wheels import bundled_pip_wheel
 from gpuwizard.core.machine.system_report import report_to_json
+from harness.entry_point import ENTRY_POINT, gpuwizard
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 USER = "HKCU\\Environment"

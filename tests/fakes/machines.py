@@ -1,8 +1,8 @@
 """Whole machines for detection tests: every source of DetectionSources, faked or real-in-a-folder.
 
 NVML answers from a recorded scenario (fakes.fake_pynvml), the PCI bus from a sysfs tree
-transcribed from recorded lspci output (fakes.sysfs), the registry from a snapshot in DESIGN.md's
-shape, CUDA and cuDNN from folder trees (fakes.trees), commands from recorded replies
+transcribed from recorded lspci output (builders.sysfs), the registry from a snapshot in DESIGN.md's
+shape, CUDA and cuDNN from folder trees (builders.trees), commands from recorded replies
 (fakes.runner). Only the interpreter probes may run for real, and only where a test asks.
 """
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from builders.sysfs import PciDevice, build_sysfs
 from fakes.fake_pynvml import FakePynvml, load_scenario
 from fakes.runner import FakeRunner
-from fakes.sysfs import PciDevice, build_sysfs
 from gpuwizard.adapters.cuda_files import CudaFiles
 from gpuwizard.adapters.host import HostReading
 from gpuwizard.adapters.nvml import NvmlSource, PynvmlSource

@@ -27,7 +27,7 @@ from typing import IO
 
 import pytest
 
-from fakes.wine_python import unavailable
+from harness.wine_python import unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "installer" / "build.py"

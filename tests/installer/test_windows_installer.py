@@ -19,9 +19,9 @@ import jsonschema
 import pefile
 import pytest
 
-from fakes.wine_python import WineUnavailable, fetch_interpreter, to_windows, unavailable
-from fakes.wine_python import cache_folder as wine_python_cache
 from gpuwizard import __version__
+from harness.wine_python import WineUnavailable, fetch_interpreter, to_windows, unavailable
+from harness.wine_python import cache_folder as wine_python_cache
 
 if TYPE_CHECKING:
     from conftest import WinePrefix  # tests/installer/conftest.py, which makes the fixtures
@@ -141,7 +141,7 @@ def check_installed(prefix: WinePrefix, folder: str, key: str, shortcut: Path) -
 def check_probes_run_in_another_python(prefix: WinePrefix, folder: str) -> None:
     """The frozen wizard starts its probe scripts, from the install folder, in another Python.
 
-    That Python is the Windows CPython the Wine tests use (tests/fakes/wine_python.py), without
+    That Python is the Windows CPython the Wine tests use (tests/harness/wine_python.py), without
     any framework: the probe runs and reports the framework missing, which is the point here.
     """
     try:

@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
-from fakes.keyboard import tab_through
 from gpuwizard.core.compat.plan import Recommendation, WishError
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import SystemReport
@@ -28,6 +27,7 @@ from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.keyboard import tab_through
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 WINDOWS = "windows-rtx2080super-two-cuda.json"

@@ -22,8 +22,6 @@ from PySide6.QtWidgets import QApplication, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.env_steps import typed
-from fakes.keyboard import tab_through
-from fakes.wizard_host import show_between
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import env_result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
@@ -31,6 +29,8 @@ from gpuwizard.ui.pages.install import CANCELLED, FAILED, LOG_LINES, OK, Install
 from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.keyboard import tab_through
+from harness.wizard_host import show_between
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]

@@ -21,8 +21,6 @@ from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
-from fakes.keyboard import tab_through
-from fakes.wizard_host import show_between
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import env_result_from_json
 from gpuwizard.core.findings.model import finding_to_json, make_finding
@@ -36,6 +34,8 @@ from gpuwizard.workflow.livetest.run import LiveTestTarget
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.keyboard import tab_through
+from harness.wizard_host import show_between
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]

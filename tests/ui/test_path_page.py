@@ -21,7 +21,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWizard
 from pytestqt.qtbot import QtBot
 
-from fakes.keyboard import tab_through
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
 from gpuwizard.ui.pages.path import PathPage
 from gpuwizard.ui.wizard import PageId, SetupWizard
@@ -29,6 +28,7 @@ from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.state.path_journal import PathJournal
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.keyboard import tab_through
 
 RESOURCES = resources.files("gpuwizard.resources")
 USER_KEY = "HKCU\\Environment"

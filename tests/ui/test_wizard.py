@@ -17,11 +17,11 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QLabel, QWizard
 from pytestqt.qtbot import QtBot
 
-from fakes.keyboard import tab_through
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.keyboard import tab_through
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 

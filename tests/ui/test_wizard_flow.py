@@ -26,7 +26,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWizard
 from pytestqt.qtbot import QtBot
 
 from fakes.env_steps import typed
-from fakes.heartbeat import Heartbeat
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.livetest.events import LiveTestResult, result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
@@ -38,6 +37,7 @@ from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 from gpuwizard.workflow.wizard.replay import recorded_events, replay_env_create, replay_test
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.heartbeat import Heartbeat
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]

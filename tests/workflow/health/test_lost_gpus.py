@@ -19,8 +19,6 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from fakes.entry_point import gpuwizard
-from fakes.wizard_host import show_between
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.fleet.answers import parse_answers
@@ -31,7 +29,9 @@ from gpuwizard.workflow.health.good_state import load_last_good
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
+from harness.entry_point import gpuwizard
 from harness.gpu_stand_in import STAND_IN_GPU, StandInGpuRunner
+from harness.wizard_host import show_between
 
 H200 = Path(str(resources.files("gpuwizard.resources").joinpath("samples/linux-h200.json")))
 

@@ -28,7 +28,7 @@ from gpuwizard.workflow.livetest.run import LiveTestTarget
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.replay import recorded_events
 
-SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
+SAMPLES = Path(__file__).resolve().parents[3] / "resources" / "samples"
 USER = "HKCU\\Environment"
 CUDA_112_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin"
 GPU_PASS = {

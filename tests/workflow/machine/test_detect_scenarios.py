@@ -11,6 +11,8 @@ from types import ModuleType
 import jsonschema
 import pytest
 
+from builders.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP
+from builders.trees import cudnn_zip, linux_toolkit, windows_toolkit
 from fakes.machines import (
     LINUX_HOST,
     WINDOWS_HOST,
@@ -21,8 +23,6 @@ from fakes.machines import (
     windows_registry,
 )
 from fakes.runner import FakeRunner
-from fakes.sysfs import NO_DRIVER_LAPTOP, NO_GPU_VM, NOUVEAU_DESKTOP
-from fakes.trees import cudnn_zip, linux_toolkit, windows_toolkit
 from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource
 from gpuwizard.adapters.nvml import PynvmlSource
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
@@ -31,7 +31,7 @@ from gpuwizard.workflow.machine.detect import detect_system
 SCHEMA = json.loads(
     resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text()
 )
-RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
+RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded"
 RTX3060_ADAPTER = display_adapter(
     "NVIDIA GeForce RTX 2080 SUPER", "NVIDIA", "32.0.15.6262", "PCI\\VEN_10DE&DEV_1E81&SUBSYS_40051458"
 )

@@ -62,7 +62,7 @@ _PTH = "python313._pth"
 #: Where the downloaded interpreter is kept between sessions, when set.
 CACHE_ENV = "GPUWIZARD_WINE_PYTHON_CACHE"
 
-#: The repository root (this file is tests/fakes/wine_python.py) and the package to stage.
+#: The repository root (this file is tests/harness/wine_python.py) and the package to stage.
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "app" / "gpuwizard"
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from fakes.reports import machine
+from builders.reports import machine
 from gpuwizard.core.compat.plan import WishError, parse_wish, plan_to_json, recommendation_to_json
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.workflow.compat.data import load_bundled
 
-SCENARIOS = json.loads((Path(__file__).parent.parent / "fixtures" / "recommend_scenarios.json").read_text())[
+SCENARIOS = json.loads((Path(__file__).parents[2] / "fixtures" / "recommend_scenarios.json").read_text())[
     "scenarios"
 ]
 COMPAT = load_bundled()

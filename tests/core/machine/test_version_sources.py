@@ -18,7 +18,7 @@ from gpuwizard.core.machine.version_sources import (
     nvidia_driver_from_windows_version,
 )
 
-RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
+RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded"
 
 
 @pytest.mark.parametrize("path", sorted(RECORDED.glob("nvcc*")), ids=lambda p: p.name)

@@ -23,7 +23,7 @@ from gpuwizard.core.findings.diagnosis import (
 )
 from gpuwizard.core.findings.model import SEVERITY_ORDER, Finding
 
-RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
+RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded"
 DIAGNOSE = RECORDED / "diagnose"
 EXPECTED: dict[str, list[str]] = json.loads((DIAGNOSE / "expected-codes.json").read_text(encoding="utf-8"))
 

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 from builders.requests import planned
-from fakes.http_server import Site, serve
-from fakes.wheels import bundled_pip_wheel, tiny_torch
+from builders.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
 from gpuwizard.adapters.interpreters import own_python
@@ -26,6 +25,7 @@ from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.machine.system_report import ManagerFacts
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
+from harness.http_server import Site, serve
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 TOOLS = ["pip", *(["uv"] if UV else [])]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.reports import machine
+from builders.reports import machine
 from gpuwizard.core.compat.plan import parse_wish
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.compat.tables import Architectures, version_key

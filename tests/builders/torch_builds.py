@@ -6,7 +6,7 @@ and ``torch.version.cuda``. These wheels do the same in a few lines of pure Pyth
 the env probe (``probes/env_report.py``) to see a CUDA or a CPU build, and for pip and uv to
 install one over the other. ``torch.cuda.is_available()`` is False: there is no GPU here.
 
-``fakes.wheels.build_wheel`` escapes ``+`` in file names (PEP 427 escaping of the name part),
+``builders.wheels.build_wheel`` escapes ``+`` in file names (PEP 427 escaping of the name part),
 which is not how PyTorch names its wheels, so the wheel is written here with the ``+`` kept.
 """
 

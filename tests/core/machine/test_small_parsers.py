@@ -13,7 +13,7 @@ from gpuwizard.core.machine.python_facts import parse_py_launcher_list
 from gpuwizard.core.machine.readiness import gpu_readiness
 from gpuwizard.core.machine.system_report import DriverFacts, GpuFacts, OsFacts, SystemReport
 
-RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
+RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded"
 
 
 def test_recorded_py_0p_new_format():

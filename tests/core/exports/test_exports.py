@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakes.reports import machine
+from builders.reports import machine
 from gpuwizard.core.compat.plan import Plan, Wish
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.compat.tables import minor_of, version_key

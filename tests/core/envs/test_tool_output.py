@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from gpuwizard.core.envs.tool_output import TOOLS, parse_tool_line, progress_event
 from gpuwizard.core.envs.tool_progress import ACTIONS, ToolProgress, size_to_bytes
 
-RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded" / "envtools"
+RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded" / "envtools"
 
 
 def recorded(name: str) -> str:

@@ -1,7 +1,7 @@
 """Verify on real environments: the env probe and the short test run for real, detection is injected.
 
 Environments are made by the wizard's own creation code from stand-in ``torch`` wheels that
-report a CUDA (``+cu126``) build (``fakes.torch_builds``), offline with uv; one test runs the
+report a CUDA (``+cu126``) build (``builders.torch_builds``), offline with uv; one test runs the
 short live test with the real CPU build of torch 2.13.0. Only the machine report is made up
 (there is no NVIDIA GPU here), and a test result where a GPU verdict is needed.
 """
@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+from builders.reports import machine
 from builders.requests import planned
-from fakes.reports import machine
-from fakes.torch_builds import torch_build
-from fakes.wheels import bundled_pip_wheel
+from builders.torch_builds import torch_build
+from builders.wheels import bundled_pip_wheel
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnvironment
 from gpuwizard.adapters.runner import StreamingSubprocessRunner

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fakes.wheelhouses import real_cpu_torch_folder
-from fakes.wheels import build_wheel, bundled_pip_wheel, tiny_torch
+from builders.wheelhouses import real_cpu_torch_folder
+from builders.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 
 BIN = "Scripts" if sys.platform == "win32" else "bin"
 UV = Path(sys.executable).with_name("uv.exe" if sys.platform == "win32" else "uv")

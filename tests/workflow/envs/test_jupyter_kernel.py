@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from builders.requests import planned
-from fakes.wheels import bundled_pip_wheel, tiny_torch
+from builders.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan

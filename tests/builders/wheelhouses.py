@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fakes.wheels import bundled_pip_wheel
+from builders.wheels import bundled_pip_wheel
 
 TORCH_VERSION = "2.13.0"
 TORCH_REQUIREMENT = f"torch=={TORCH_VERSION}"

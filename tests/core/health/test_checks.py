@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fakes.reports import machine
+from builders.reports import machine
 from gpuwizard.core.health.checks import HealthCheck, HealthReport, health_from_json, health_to_json
 from gpuwizard.core.health.env_drift import (
     EnvObservation,

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from builders.requests import planned
+from builders.wheels import build_wheel, tiny_torch
 from fakes.fake_conda import FLAVORS, FakeConda, install_fake_conda, process_gone
-from fakes.wheels import build_wheel, tiny_torch
 from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
 from gpuwizard.adapters.envs.conda import CondaBackend
 from gpuwizard.adapters.runner import StreamingSubprocessRunner

@@ -13,7 +13,7 @@ from gpuwizard.core.machine.nvidia_smi_output import (
     parse_query_csv,
 )
 
-RECORDED = Path(__file__).parent.parent / "fixtures" / "recorded"
+RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded"
 
 
 def recorded(name: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from builders.requests import planned
-from fakes.wheels import build_wheel, bundled_pip_wheel, tiny_torch
+from builders.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan

@@ -21,7 +21,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from fakes.reports import machine
+from builders.reports import machine
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
 from gpuwizard.adapters.runner import CommandCancelled, StreamingSubprocessRunner
 from gpuwizard.core.livetest.events import LiveTestResult, result_from_json

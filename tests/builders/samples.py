@@ -5,7 +5,7 @@ recorded scenarios, PCI from transcribed lspci, CUDA/cuDNN from installer-shaped
 the temporary folders renamed to the paths a real machine has. ``tests/test_samples.py``
 checks the shipped files are exactly what this builds; to rebuild them:
 
-    python tests/fakes/samples.py
+    python tests/builders/samples.py
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
+from builders.sysfs import NO_GPU_VM, NOUVEAU_DESKTOP
+from builders.trees import cudnn_zip, windows_toolkit
 from fakes.machines import (
     WINDOWS_HOST,
     WINDOWS_PYTHON,
@@ -27,8 +29,6 @@ from fakes.machines import (
     display_adapter,
     windows_registry,
 )
-from fakes.sysfs import NO_GPU_VM, NOUVEAU_DESKTOP
-from fakes.trees import cudnn_zip, windows_toolkit
 from gpuwizard.core.machine.system_report import ManagerFacts, report_to_json
 from gpuwizard.workflow.machine.detect import detect_system
 
