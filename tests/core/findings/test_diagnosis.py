@@ -433,6 +433,7 @@ def test_arbitrary_unicode_never_raises(text: str):
         "x with CUDA capability sm_1" * 20_000,
     ],
 )
+@pytest.mark.timeout(60, method="thread")  # a regular expression stuck in C is stopped only by a thread
 def test_long_adversarial_lines_are_read_in_reasonable_time(text: str):
-    # Bounded patterns: these finish quickly (a backtracking pattern would hang here).
+    # Bounded patterns: these finish in well under a second (a backtracking pattern would hang here).
     diagnose(text)
