@@ -12,7 +12,7 @@ from html import escape
 
 from PySide6.QtCore import QCoreApplication
 
-from gpuwizard.core.compat.presentation import Change
+from gpuwizard.core.envs.changes import Change
 from gpuwizard.core.findings.model import Finding, UnknownFindingCode, template_for
 from gpuwizard.core.texts import TranslatableText
 

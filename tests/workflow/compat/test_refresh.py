@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from gpuwizard.adapters.http import HttpError, RequestsClient
-from gpuwizard.workflow.compat.data import bundled_files, load_compat
+from gpuwizard.workflow.compat.data import bundled_date, bundled_files, load_compat
 from gpuwizard.workflow.compat.refresh import make_bundle, refresh_compat
-from gpuwizard.workflow.state.compat_cache import bundled_date, cache_dir
+from gpuwizard.workflow.state.compat_cache import cache_dir
 from harness.http_server import Site, serve
 
 NEWER = "2099-01-01"

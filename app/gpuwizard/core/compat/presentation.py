@@ -1,23 +1,19 @@
-"""A recommendation as people read it: the headline, the plan's lines, what it will change here.
+"""A recommendation as people read it: the headline and the plan's lines.
 
 One presentation, as data, for every place that shows a plan: the wizard's Choose page,
-``gpuwizard recommend``'s text and ``gpuwizard apply``'s preview. Each sentence is a
+``gpuwizard recommend``'s text and ``gpuwizard apply``'s preview (what carrying a plan out
+changes on the machine is :mod:`gpuwizard.core.envs.changes`). Each sentence is a
 :class:`~gpuwizard.core.texts.TranslatableText`: the English sentence itself (what the command
 line prints), with its template marked for Qt's ``lupdate`` in the ``plans`` context and its
-parameters, so the GUI translates the template and fills it again. A :class:`Change` also says
-which parameters are code (folders, packages, commands), so a page can set them apart.
+parameters, so the GUI translates the template and fills it again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation
-from gpuwizard.core.envs.request import SetupRequest
-from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
@@ -58,27 +54,6 @@ class PlanView:
     pip_command: str
     reasons: tuple[str, ...]
     alternatives: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Change:
-    """One thing carrying the plan out changes (or that the person must do).
-
-    Attributes:
-        text: The sentence.
-        code: The names of its parameters that are code (folders, packages, settings).
-        items: Folders listed under it, one a line.
-        strong: The line that matters most (a preview: nothing changes).
-    """
-
-    text: TranslatableText
-    code: tuple[str, ...] = ()
-    items: tuple[str, ...] = ()
-    strong: bool = False
-
-    def plain(self) -> str:
-        """As plain text: the sentence, then its items indented."""
-        return "".join([str(self.text), *(f"\n    {item}" for item in self.items)])
 
 
 def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool) -> PlanView:
@@ -252,201 +227,3 @@ def install_commands(plan: Plan) -> list[str]:
         pip += f" --index-url {plan.index_url}"
     commands.append(pip)
     return commands
-
-
-def plan_changes(
-    rec: Recommendation, request: SetupRequest, *, envs_folder: str, preview: bool = False
-) -> tuple[Change, ...]:
-    """What carrying out ``rec`` for ``request`` changes on this machine, and what it leaves to the person.
-
-    ``envs_folder``: where venv environments go (the wizard's home); ``preview``: a saved report
-    is shown, so nothing here changes.
-    """
-    plan, name = rec.plan, request.name
-    lines: list[Change] = []
-    if preview:
-        lines.append(
-            Change(
-                _text(QT_TRANSLATE_NOOP("plans", "Nothing: this is a preview; below is what it would do.")),
-                strong=True,
-            )
-        )
-    if plan.target == "wsl2":
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans",
-                        "Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside "
-                        "your WSL 2 Linux to set it up there.",
-                    )
-                )
-            )
-        )
-        return tuple(lines)
-    if request.replace:
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans",
-                        "The existing environment {name} is replaced: it is moved aside, and put back if "
-                        "the new one fails.",
-                    ),
-                    name=name,
-                )
-            )
-        )
-    lines.append(_environment_change(plan, request, envs_folder=envs_folder, preview=preview))
-    if request.offline and request.find_links is not None:
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP("plans", "Packages come only from {folder}; nothing is downloaded."),
-                    folder=str(request.find_links),
-                ),
-                code=("folder",),
-            )
-        )
-    lines += _setting_changes(plan, request)
-    lines += _your_part(rec)
-    return tuple(lines)
-
-
-def _environment_change(plan: Plan, request: SetupRequest, *, envs_folder: str, preview: bool) -> Change:
-    packages = ", ".join([*plan.requirements, *(["ipykernel"] if request.jupyter else [])])
-    if plan.manager == "conda":
-        return Change(
-            _text(
-                QT_TRANSLATE_NOOP(
-                    "plans",
-                    "A new conda environment {name} (in conda's environments folder) with {conda_packages}, "
-                    "then {packages} from pip.",
-                ),
-                name=request.name,
-                conda_packages=" ".join(plan.conda_packages),
-                packages=packages,
-            ),
-            code=("name", "conda_packages", "packages"),
-        )
-    if preview:
-        # A saved report is another machine's: its wizard home is not this one's.
-        return Change(
-            _text(
-                QT_TRANSLATE_NOOP(
-                    "plans",
-                    "A new folder {folder} in the wizard's home folder, holding a Python {python} environment with {packages}.",
-                ),
-                folder=f"envs/{request.name}",
-                python=plan.python,
-                packages=packages,
-            ),
-            code=("folder", "packages"),
-        )
-    return Change(
-        _text(
-            QT_TRANSLATE_NOOP(
-                "plans", "A new folder {folder} holding a Python {python} environment with {packages}."
-            ),
-            folder=str(request.prefix if request.prefix is not None else Path(envs_folder) / request.name),
-            python=plan.python,
-            packages=packages,
-        ),
-        code=("folder", "packages"),
-    )
-
-
-def _setting_changes(plan: Plan, request: SetupRequest) -> list[Change]:
-    lines: list[Change] = []
-    try:
-        variables: Mapping[str, str] = activation_variables(plan.framework, plan.cpu_only, request.gpus)
-    except GpuSelectionError:
-        variables = {}
-    if variables:
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans", "Settings that apply only while the environment is active: {settings}."
-                    ),
-                    settings=", ".join(f"{key}={value}" for key, value in variables.items()),
-                ),
-                code=("settings",),
-            )
-        )
-    if request.jupyter:
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP("plans", "A Jupyter kernel for this environment, for your user only.")
-                )
-            )
-        )
-    if plan.path_entries:
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans",
-                        "Your user PATH gets these folders (the next page shows the change first, "
-                        "and it can be undone):",
-                    )
-                ),
-                items=tuple(plan.path_entries),
-            )
-        )
-    return lines
-
-
-def _your_part(rec: Recommendation) -> list[Change]:
-    plan = rec.plan
-    lines: list[Change] = []
-    if plan.system_cuda_toolkit_required and plan.cuda:
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans",
-                        "You install yourself, the wizard does not: CUDA {cuda} and cuDNN {cudnn} from NVIDIA.",
-                    ),
-                    cuda=plan.cuda,
-                    cudnn=plan.cudnn or "?",
-                )
-            )
-        )
-    if plan.driver_update_required:
-        minimum = driver_minimum(rec)
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans",
-                        "You install yourself, the wizard does not: an NVIDIA driver {minimum} or newer.",
-                    ),
-                    minimum=minimum,
-                )
-                if minimum
-                else _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans", "You install yourself, the wizard does not: a newer NVIDIA driver."
-                    )
-                )
-            )
-        )
-    nothing_else = (
-        _text(
-            QT_TRANSLATE_NOOP(
-                "plans",
-                "Nothing else: drivers and system files stay as they are. No administrator rights are needed.",
-            )
-        )
-        if plan.path_entries
-        else _text(
-            QT_TRANSLATE_NOOP(
-                "plans",
-                "Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.",
-            )
-        )
-    )
-    lines.append(Change(nothing_else))
-    return lines

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from gpuwizard.core.compat.plan import Recommendation
-from gpuwizard.core.compat.presentation import plan_changes, plan_view
+from gpuwizard.core.compat.presentation import plan_view
+from gpuwizard.core.envs.changes import plan_changes
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name

@@ -24,6 +24,11 @@ def bundled_files() -> dict[str, dict[str, Any]]:
     return {name: json.loads(folder.joinpath(f"{name}.json").read_text("utf-8")) for name in COMPAT_FILES}
 
 
+def bundled_date() -> str:
+    """The ``generated`` date of the data shipped with the wizard."""
+    return str(bundled_files()["sources"].get("generated", "0000-00-00"))
+
+
 def load_bundled() -> CompatData:
     """The shipped tables."""
     return compat_from_json(bundled_files(), origin="bundled")
@@ -37,7 +42,7 @@ def load_compat() -> CompatData:
     """
     from gpuwizard.workflow.state.compat_cache import cached_files  # noqa: PLC0415
 
-    cached = cached_files()
+    cached = cached_files(bundled_date())
     if cached is not None:
         files, origin = cached
         return compat_from_json(files, origin=origin)

@@ -18,8 +18,8 @@ from typing import Any, Final
 
 from gpuwizard.adapters.http import HttpClient, HttpError, RequestsClient
 from gpuwizard.core.compat.tables import CompatData, version_key
-from gpuwizard.workflow.compat.data import load_compat, validation_errors
-from gpuwizard.workflow.state.compat_cache import bundled_date, store
+from gpuwizard.workflow.compat.data import bundled_date, load_compat, validation_errors
+from gpuwizard.workflow.state.compat_cache import store
 
 BUNDLE_SCHEMA: Final = "gpuwizard.compat-bundle/1"
 DEFAULT_PYPI: Final = "https://pypi.org/pypi"

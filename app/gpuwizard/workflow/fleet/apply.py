@@ -31,7 +31,8 @@ from typing import Any, Final
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
-from gpuwizard.core.compat.presentation import plan_changes, plan_view
+from gpuwizard.core.compat.presentation import plan_view
+from gpuwizard.core.envs.changes import plan_changes
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers

@@ -23,17 +23,11 @@ def cache_dir() -> Path:
     return wizard_home() / "cache" / "compat"
 
 
-def bundled_date() -> str:
-    """The ``generated`` date of the data shipped with the wizard."""
-    from gpuwizard.workflow.compat.data import bundled_files  # noqa: PLC0415
-
-    return str(bundled_files()["sources"].get("generated", "0000-00-00"))
-
-
-def cached_files(now: datetime | None = None) -> tuple[dict[str, Any], str] | None:
+def cached_files(bundled_date: str, now: datetime | None = None) -> tuple[dict[str, Any], str] | None:
     """The cached files and a description of their origin, or None.
 
-    None when there is no usable, newer copy (a tampered or half-written file is ignored).
+    None when there is no usable copy newer than the data bundled with the wizard (its
+    ``generated`` date is ``bundled_date``); a tampered or half-written file is ignored.
     """
     folder = cache_dir()
     try:
@@ -48,7 +42,7 @@ def cached_files(now: datetime | None = None) -> tuple[dict[str, Any], str] | No
     except ValueError:
         return None
     generated = str(bundle.get("generated", ""))
-    if generated <= bundled_date():
+    if generated <= bundled_date:
         return None
     fetched = meta.get("fetched_at", "")
     return bundle[
