@@ -321,7 +321,7 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "from python.org, or let the wizard create the environment with a uv-managed Python.",
         ),
     ),
-    # --- live training test (core/live_test.py) ---------------------------------------
+    # --- live training test (core/livetest/judge.py) ---------------------------------------
     "PYTHON_NOT_FOUND": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP("findings", "The interpreter {python} does not exist or cannot be run."),

@@ -164,7 +164,7 @@ PLAN_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "supplies it inside the environment.",
         ),
     ),
-    # --- PATH editing (core/path_algebra.py, workflow/path_changes.py) -----------------
+    # --- PATH editing (core/pathedit/algebra.py, workflow/pathedit/changes.py) -----------------
     "PATH_REG_SZ_WITH_VARS": FindingTemplate(
         "warning",
         QT_TRANSLATE_NOOP(

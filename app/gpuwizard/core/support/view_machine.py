@@ -27,7 +27,7 @@ from gpuwizard.core.support.blocks import (
     when_text,
 )
 
-#: What an entry's problem names (core/path_algebra.py, workflow/path_request.py) mean.
+#: What an entry's problem names (core/pathedit/algebra.py, workflow/pathedit/request.py) mean.
 PATH_PROBLEM_WORDS: Final = {
     "missing": "missing folder",
     "duplicate": "duplicate",

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from gpuwizard.core.health.checks import HealthReport
     from gpuwizard.core.health.snapshot import Snapshot
 
-#: The wizard's long steps, swappable for fakes in tests (see :mod:`wizard_steps`).
+#: The wizard's long steps, swappable for fakes in tests (the real ones: workflow.envs.setup, workflow.livetest.run, workflow.health).
 Recommender = Callable[[SystemReport, SetupRequest], Recommendation]
 EnvCreator = Callable[[SystemReport, Recommendation, SetupRequest, EventSink, threading.Event], EnvResult]
 TestRunner = Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]
