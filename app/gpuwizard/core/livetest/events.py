@@ -317,10 +317,14 @@ def usage_event(sample: Mapping[str, Any]) -> GpuUsage:
 
 
 def number(value: object) -> float | None:
-    """A finite number as float; None for anything else (booleans, text, NaN, None)."""
+    """A finite number as float; None for anything else (booleans, text, NaN, None, too large an int)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        found = float(value)
+    except OverflowError:  # JSON integers have no limit; float's range does
+        return None
+    return found if math.isfinite(found) else None
 
 
 def _integer(value: object) -> int | None:
