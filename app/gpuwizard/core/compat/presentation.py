@@ -26,6 +26,14 @@ def _text(template: str, **params: object) -> TranslatableText:
     return TranslatableText(_CONTEXT, template, **params)
 
 
+def _joined(parts: list[str], separator: str) -> TranslatableText:
+    """Parts in a line, each translated on its own (the template is only placeholders: nothing to translate)."""
+    template = separator.join(f"{{part{number}}}" for number in range(len(parts)))
+    return TranslatableText(
+        _CONTEXT, template, **{f"part{number}": part for number, part in enumerate(parts)}
+    )
+
+
 @dataclass(frozen=True)
 class PlanView:
     """The plan's lines, in the order the Choose page and ``recommend`` show them.
@@ -44,7 +52,7 @@ class PlanView:
     """
 
     headline: TranslatableText
-    framework: str
+    framework: TranslatableText
     python: str
     cuda: TranslatableText
     cuda_short: TranslatableText
@@ -53,16 +61,16 @@ class PlanView:
     conda_command: str | None
     pip_command: str
     reasons: tuple[str, ...]
-    alternatives: tuple[str, ...]
+    alternatives: tuple[TranslatableText, ...]
 
 
 def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool) -> PlanView:
     """The presentation of ``rec``; ``nvidia_gpu_present``: an NVIDIA GPU is in the machine (usable or not)."""
     plan = rec.plan
-    version = plan.framework_version
-    framework = f"{framework_title(plan.framework)} {version}"
+    parts = [f"{framework_title(plan.framework)} {plan.framework_version}"]
     if plan.torch_variant:
-        framework += " " + _text(QT_TRANSLATE_NOOP("plans", "(wheel {variant})"), variant=plan.torch_variant)
+        parts.append(_text(QT_TRANSLATE_NOOP("plans", "(wheel {variant})"), variant=plan.torch_variant))
+    framework = _joined(parts, " ")
     manager = (
         _text(QT_TRANSLATE_NOOP("plans", "conda environment"))
         if plan.manager == "conda"
@@ -197,7 +205,7 @@ def driver_text(rec: Recommendation) -> TranslatableText | None:
     )
 
 
-def plan_line(plan: Plan) -> str:
+def plan_line(plan: Plan) -> TranslatableText:
     """A plan in one line: framework, CUDA, Python, manager, and what it takes."""
     parts = [f"{framework_title(plan.framework)} {plan.framework_version}", cuda_text(plan, short=True)]
     parts.append(_text(QT_TRANSLATE_NOOP("plans", "Python {python}"), python=plan.python))
@@ -206,7 +214,7 @@ def plan_line(plan: Plan) -> str:
         parts.append(_text(QT_TRANSLATE_NOOP("plans", "inside WSL 2")))
     if plan.driver_update_required:
         parts.append(_text(QT_TRANSLATE_NOOP("plans", "needs a driver update")))
-    return " · ".join(parts)
+    return _joined(parts, " · ")
 
 
 def install_commands(plan: Plan) -> list[str]:

@@ -9,6 +9,7 @@ recorded one (``resources/samples/runs``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -120,14 +121,27 @@ def env_result_from_json(data: Mapping[str, Any]) -> EnvResult:
         constraints=_text(data.get("constraints")),
         variables={str(k): str(v) for k, v in variables.items()} if isinstance(variables, Mapping) else {},
         jupyter_kernel=_text(data.get("jupyter_kernel")),
-        seconds=float(data["seconds"]) if isinstance(data.get("seconds"), (int, float)) else None,
+        seconds=_seconds(data.get("seconds")),
         log=_text(data.get("log")),
         error=_text(data.get("error")),
-        log_tail=tuple(str(line) for line in data.get("log_tail") or ()),
-        rollback_problems=tuple(str(line) for line in data.get("rollback_problems") or ()),
+        log_tail=_lines(data.get("log_tail")),
+        rollback_problems=_lines(data.get("rollback_problems")),
         kept=data.get("kept") is True,
     )
 
 
 def _text(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+def _seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _lines(value: object) -> tuple[str, ...]:
+    # A list of lines; a lone string is one line, anything else none.
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(line) for line in value) if isinstance(value, list) else ()
