@@ -25,7 +25,7 @@ _FORMAT_MANAGERS: Final = {
 }
 
 _DESCRIPTION: Final = """\
-common.Write the plan as a file for another target: a Dockerfile (a Linux container on an official
+Write the plan as a file for another target: a Dockerfile (a Linux container on an official
 CUDA, TensorFlow or Python image), a conda environment.yml, or a pinned pip requirements file.
 
 Which plan:

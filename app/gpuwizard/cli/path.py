@@ -227,7 +227,7 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.W
             try:
                 applied = apply_change(store, journal, change, write=writer)
             except (ValueChanged, RegistryWriteError) as error:
-                # The undos made so far stay made, each journaled; common.say how far it got.
+                # The undos made so far stay made, each journaled; say how far it got.
                 what = (
                     "the value changed while it was being written"
                     if isinstance(error, ValueChanged)
