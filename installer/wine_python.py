@@ -20,7 +20,7 @@ has wheels for Python 3.7 to 3.11 only (``requirements-wine.txt``).
 4. creates the ``WINEPREFIX`` with Wine's null graphics driver, so nothing needs a display.
 
 A Windows program's output is always read through a pipe, never redirected to a file: Wine 8
-aborts a program whose standard output is a file (DESIGN.md section 5).
+aborts a program whose standard output is a file (docs/architecture.md, "Tests").
 """
 
 from __future__ import annotations

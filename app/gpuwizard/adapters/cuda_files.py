@@ -3,8 +3,8 @@ r"""CUDA toolkits and cuDNN on disk: where installers and people put them, and t
 Toolkits are looked for where they are named (``CUDA_PATH``, ``CUDA_PATH_V11_2``,
 ``CUDA_HOME``), in the default folders (``%ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\v*``
 on Windows, ``/usr/local/cuda*`` on Linux), and behind PATH. cuDNN is looked for beside each
-toolkit and also far from it: people unzip it anywhere and point PATH at its ``bin``
-(../shared/research/user-stories), cuDNN 9's Windows installer uses
+toolkit and also far from it: people unzip it anywhere and point PATH at its ``bin``,
+cuDNN 9's Windows installer uses
 ``%ProgramFiles%\NVIDIA\CUDNN\v9.x\bin\<cuda>``, and TensorFlow's old guide used
 ``C:\tools\cuda``.
 

@@ -36,7 +36,7 @@ def find_nvidia_smi(family: str, env: Mapping[str, str]) -> str | None:
     r"""Where nvidia-smi is: PATH first, then where drivers put it.
 
     DCH drivers on Windows install it in System32, older ones in ``NVIDIA Corporation\NVSMI``
-    (peers.md pain 14); WSL 2 passes it through in /usr/lib/wsl/lib.
+    (pytorch/pytorch#49021, wookayin/gpustat#86); WSL 2 passes it through in /usr/lib/wsl/lib.
     """
     found = shutil.which("nvidia-smi", path=env.get("PATH", os.defpath))
     if found:

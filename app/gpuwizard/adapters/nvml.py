@@ -1,9 +1,9 @@
 """NVML through nvidia-ml-py: the only module that imports ``pynvml``.
 
 NVML is loaded when :meth:`PynvmlSource.read` is called, never at import (gpustat's
-import-time init is the anti-pattern, ../shared/research/aesthetics.md section 2). Each field
-and each GPU fails on its own: an unsupported call leaves that one field empty with the
-reason, and a lost GPU becomes an entry marked lost while the others report normally
+``nvml.py`` calls ``nvmlInit()`` at import, wookayin/gpustat@7a3b9644: the anti-pattern).
+Each field and each GPU fails on its own: an unsupported call leaves that one field empty with
+the reason, and a lost GPU becomes an entry marked lost while the others report normally
 (gpustat #125). Values are read into frozen data; no NVML handle leaves this module.
 
 Command line equivalent: ``nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,memory.total,

@@ -1,7 +1,8 @@
 r"""The Windows registry: the only module that imports ``winreg``.
 
 Reading goes through :class:`RegistryReader`. :class:`WinregReader` reads the live registry
-(Windows only); :class:`SnapshotRegistry` reads the snapshot shape of DESIGN.md section 4
+(Windows only); :class:`SnapshotRegistry` reads the snapshot shape of docs/architecture.md,
+"The command-line and JSON contract"
 (``{"HKCU\\Environment": {"Path": {"type": "REG_EXPAND_SZ", "value": "..."}}}``), which is
 how the same code runs and is tested on any OS.
 
@@ -124,9 +125,10 @@ class WinregReader:
 
 
 class SnapshotRegistry:
-    """A registry held in memory, in the snapshot shape of DESIGN.md section 4.
+    """A registry held in memory, in the registry snapshot shape.
 
-    Key paths compare case-insensitively, and ``HKLM``/``HKEY_LOCAL_MACHINE`` are the same.
+    The shape is docs/architecture.md, "The command-line and JSON contract". Key paths compare
+    case-insensitively, and ``HKLM``/``HKEY_LOCAL_MACHINE`` are the same.
     """
 
     def __init__(self, snapshot: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
@@ -319,10 +321,11 @@ class WinregEnvironment:
 
 
 class SnapshotFileEnvironment:
-    """A registry snapshot file (DESIGN.md section 4), written back in place.
+    """A registry snapshot file, written back in place.
 
-    Only the one value changes; every other key and value is written back as it was read. The
-    file is replaced atomically, so a failure never leaves half a file.
+    The format is docs/architecture.md, "The command-line and JSON contract". Only the one
+    value changes; every other key and value is written back as it was read. The file is
+    replaced atomically, so a failure never leaves half a file.
     """
 
     def __init__(self, path: Path) -> None:

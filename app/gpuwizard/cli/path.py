@@ -2,8 +2,8 @@ r"""``gpuwizard path show | add | remove | repair | undo [--all] | history``.
 
 Every change is planned first and printed as a diff; ``--dry-run`` stops there. Otherwise it
 is journaled under ``GPUWIZARD_HOME``, written only if the value is still the one read, read
-back, and broadcast. ``--registry FILE`` works on a registry snapshot (docs/architecture.md)
-instead of the live registry, on any OS.
+back, and broadcast. ``--registry FILE`` works on a registry snapshot (docs/architecture.md,
+"The command-line and JSON contract") instead of the live registry, on any OS.
 
 Exit codes: 0 done (or nothing to change); 1 the change could not be made as the registry now
 stands (undo after a later change, a write refused or failed; nothing was changed); 2 bad

@@ -1,8 +1,9 @@
 """The wizard window: page ids, page order, and the detection worker. No business logic.
 
 Detection starts as soon as the window is built, on a worker thread, so the window appears at
-once and the detection page fills in when the report arrives (DESIGN.md section 6: the window
-with results in under 1.5 s). Given a saved report (``--system``), no detection runs.
+once and the detection page fills in when the report arrives (docs/architecture.md,
+"Performance budgets": the window with results in under 1.5 s). Given a saved report
+(``--system``), no detection runs.
 
 When the wizard set this machine up before, it opens on the Verify page instead: that page
 detects as part of its checks, and hands its report to the Detect page if the person sets up

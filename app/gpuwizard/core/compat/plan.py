@@ -1,7 +1,8 @@
 """What the user wants (:class:`Wish`) and what the wizard proposes (:class:`Recommendation`).
 
-With the ``gpuwizard.recommendation/1`` JSON form (DESIGN.md section 4: names kept, fields only
-added), and the names of frameworks, builds and driver minimums used in messages.
+With the ``gpuwizard.recommendation/1`` JSON form (docs/architecture.md,
+"The command-line and JSON contract": names kept, fields only added), and the names of frameworks,
+builds and driver minimums used in messages.
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ def describe_min_driver(min_driver: Mapping[str, str | None] | None) -> str:
 
 @dataclass(frozen=True)
 class CudaNumbers:
-    """The three CUDA numbers people confuse (../shared/research/peers.md pain 12).
+    """The three CUDA numbers people confuse.
 
     Attributes:
         driver_max: The highest CUDA the driver supports (NVML, or derived from the driver version).
@@ -189,7 +190,10 @@ class Recommendation:
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:
-    """A plan as contract JSON (DESIGN.md section 4), with the extra fields after."""
+    """A plan as contract JSON, with the extra fields after.
+
+    The contract: docs/architecture.md, "The command-line and JSON contract".
+    """
     return {
         "framework_version": plan.framework_version,
         "python": plan.python,

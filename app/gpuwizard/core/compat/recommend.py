@@ -2,7 +2,7 @@
 
 Pure and deterministic: a system report, a wish and the compatibility tables in; a
 :class:`~gpuwizard.core.compat.plan.Recommendation` out. Four axes are checked at once for every
-candidate build (../shared/research/peers.md section 4, point 2):
+candidate build:
 
 - the driver: at least the minimum for the build's CUDA (minor-version compatibility);
 - the compute capability: the build carries machine code for the GPU (PyTorch: only its

@@ -4,7 +4,7 @@ The data lives in ``resources/compat/*.json`` (one JSON Schema each, checked by 
 every row with a source); :func:`compat_from_json` turns the parsed files into frozen objects.
 Nothing here reads files: the workflow loads them (bundled, or refreshed and cached).
 
-Table names say which NVIDIA table they encode (../shared/research/aesthetics.md section 3):
+Table names say which NVIDIA table they encode (CUDA Toolkit Release Notes, Tables 2 and 3):
 ``driver_floors`` is the minor-version-compatibility table (the lowest driver that runs an
 application built with any CUDA of a major series), ``toolkit_drivers`` the driver each
 toolkit release ships with.
@@ -62,7 +62,7 @@ def sass_runs_on(built_for: str, gpu: str) -> bool:
     """Whether machine code built for ``built_for`` runs on a GPU of capability ``gpu``.
 
     SASS for X.Y runs on X.Z with Z >= Y, within the same major version (CUDA C++
-    Programming Guide, "Binary Compatibility"; ../shared/research/compat_facts.md section 2a).
+    Programming Guide, "Binary Compatibility").
 
     >>> sass_runs_on("8.0", "8.6"), sass_runs_on("8.6", "8.0"), sass_runs_on("7.5", "8.0")
     (True, False, False)

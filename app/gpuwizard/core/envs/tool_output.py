@@ -47,9 +47,10 @@ _PARSERS: Final[dict[str, tuple[Parser, ...]]] = {
 
 
 def progress_event(progress: ToolProgress, phase: str) -> dict[str, Any]:
-    """The ``progress`` event of ``env create --json`` (DESIGN.md section 4) for ``progress``.
+    """The ``progress`` event of ``env create --json`` for ``progress``.
 
-    Every field is present; the unknown ones are None (null in JSON).
+    The event is part of docs/architecture.md, "The command-line and JSON contract". Every field is
+    present; the unknown ones are None (null in JSON).
     """
     return {
         "event": "progress",

@@ -1,4 +1,6 @@
-"""The catalog of finding texts, keyed by stable code (DESIGN.md section 4).
+"""The catalog of finding texts, keyed by stable code.
+
+The codes are part of the contract (docs/architecture.md, "The command-line and JSON contract").
 
 Every template is wrapped in ``QT_TRANSLATE_NOOP("findings", ...)`` so that Qt's ``lupdate``
 extracts it; the GUI translates the template and fills the same ``{placeholders}``. The core

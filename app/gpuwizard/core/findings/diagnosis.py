@@ -1,9 +1,10 @@
 """Known error messages in logs and tracebacks, recognised as findings (``gpuwizard diagnose``).
 
 :func:`diagnose` reads what a framework, a probe, pip, uv or conda printed, or a traceback a
-user pasted, and returns the findings it recognises: a stable code (DESIGN.md section 4), a
-plain-language message and the concrete fix, with the values it read (the missing library, the
-GPU architecture, the package) as parameters. Text it does not know gives no findings.
+user pasted, and returns the findings it recognises: a stable code (docs/architecture.md,
+"The command-line and JSON contract"), a plain-language message and the concrete fix, with the
+values it read (the missing library, the GPU architecture, the package) as parameters. Text it
+does not know gives no findings.
 
 Every signature is a regular expression with the code it stands for and the address of a real
 report that shows the message; tests/fixtures/recorded/diagnose holds those logs. Several
@@ -34,7 +35,8 @@ from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding
 
 DIAGNOSIS_SCHEMA: Final = "gpuwizard.diagnosis/1"
 
-#: The codes DESIGN.md section 4 lists for the diagnosis of logs, and the ones added here.
+#: The codes the contract lists for the diagnosis of logs (docs/architecture.md,
+#: "The command-line and JSON contract"), and the ones added here.
 DIAGNOSIS_CODES: Final = (
     "DLL_NOT_FOUND",
     "CUDNN_INTERNAL_ERROR",

@@ -29,7 +29,8 @@ class Finding:
     """One thing the wizard noticed.
 
     Attributes:
-        code: Stable identifier (DESIGN.md section 4); tests and scripts match on it.
+        code: Stable identifier (docs/architecture.md, "The command-line and JSON contract"); tests and
+            scripts match on it.
         severity: ``error`` blocks GPU use, ``warning`` may cause trouble, ``info`` explains.
         message: What is the case, in English.
         hint: What to do about it, in English.

@@ -8,9 +8,9 @@ folders the wizard added (path_drift.py). Each comparison is a :class:`HealthChe
 finding that says what to do) or ``skipped`` (nothing to compare with).
 
 Everything here and in those modules is pure: the workflow gathers the facts
-(workflow/health/verify.py) and these functions judge them, so every rule is tested on data
-(aesthetics.md section 7, principle 10). This module holds what they all share: the check, the
-report of one run, and the ``gpuwizard.health/1`` JSON.
+(workflow/health/verify.py) and these functions judge them, so every rule is tested on data.
+This module holds what they all share: the check, the report of one run, and the
+``gpuwizard.health/1`` JSON.
 """
 
 from __future__ import annotations

@@ -298,7 +298,8 @@ def _build_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixe
 
     if cuda_before is True and cuda_after is False:
         # The classic swap: `pip install` of a package that depends on torch, from the default
-        # index, replaces the CUDA wheel with PyPI's CPU one (Windows) (peers.md, top pains).
+        # index, replaces the CUDA wheel with PyPI's CPU one (Windows)
+        # (Lightning-AI/pytorch-lightning#18968).
         return broken("DRIFT_CPU_BUILD_SWAPPED")
     flipped = cuda_before is not None and cuda_after is not None and cuda_before != cuda_after
     if (

@@ -218,7 +218,10 @@ class LiveTestResult(LiveTestEvent):
     env: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``result`` event of the contract (docs/architecture.md), then the wizard's own fields."""
+        """The ``result`` event of the contract, then the wizard's own fields.
+
+        The contract: docs/architecture.md, "The command-line and JSON contract".
+        """
         known = {
             "event": "result",
             "verdict": self.verdict,

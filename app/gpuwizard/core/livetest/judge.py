@@ -177,7 +177,10 @@ def result_of(
     python: str | None,
     env: str | None,
 ) -> LiveTestResult:
-    """The result of a test: the contract's fields, then the wizard's own (docs/architecture.md)."""
+    """The result of a test: the contract's fields, then the wizard's own.
+
+    The contract: docs/architecture.md, "The command-line and JSON contract".
+    """
     summary = run.summary
     start = run.start
     speedup = speedup_of(summary) if summary is not None else None

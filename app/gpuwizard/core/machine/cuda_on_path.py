@@ -3,7 +3,8 @@ r"""Which CUDA toolkit PATH reaches first.
 The CUDA installer puts ``<root>\bin`` and ``<root>\libnvvp`` on PATH (NVIDIA CUDA
 Installation Guide for Microsoft Windows); a Linux toolkit puts ``<root>/bin`` there. The
 first of them on PATH is what ``nvcc`` and DLL loading find, so when two versions are on PATH,
-order decides (peers.md pain 11).
+order decides (microsoft/onnxruntime#6433: with two toolkits installed, the first DLL folder
+on PATH wins).
 
 >>> ranks = toolkit_path_ranks(
 ...     ["C:\\CUDA\\v12.1", "C:\\CUDA\\v11.2"],

@@ -1,8 +1,9 @@
 """Reading ``nvidia-smi`` output, the fallback when NVML cannot be used from Python.
 
 Only a fallback: nvidia-smi's human output changes between driver branches (R610 relabelled
-the header, ../shared/research/peers.md pain 13), and one line per GPU broke other tools'
-parsers (astral-sh/uv#14647). So the CSV query is read by its header names, not by column
+the header: Jaded-Encoding-Thaumaturgy/vs-jetpack#295, and the R610 recordings listed in
+tests/fixtures/recorded/SOURCES.md), and one line per GPU broke other tools' parsers
+(astral-sh/uv#14647). So the CSV query is read by its header names, not by column
 position; unknown columns are ignored; and the CUDA version in the banner is found by a
 pattern that accepts the old and the new labels.
 """

@@ -1,9 +1,10 @@
 """The system report (schema ``gpuwizard.system/1``): what ``detect`` found, as frozen data.
 
-The JSON shape is a contract (DESIGN.md section 4): the names there are kept, fields are only
-ever added. Every fact is named by its source: ``driver.cuda_max`` is the highest CUDA the
-*driver* supports (NVML ``nvmlSystemGetCudaDriverVersion``), which is not a CUDA toolkit on
-disk (``cuda_toolkits``) and not the CUDA a framework build carries.
+The JSON shape is a contract (docs/architecture.md, "The command-line and JSON contract"): the
+names there are kept, fields are only ever added. Every fact is named by its source:
+``driver.cuda_max`` is the highest CUDA the *driver* supports (NVML
+``nvmlSystemGetCudaDriverVersion``), which is not a CUDA toolkit on disk (``cuda_toolkits``)
+and not the CUDA a framework build carries.
 
 GPU UUIDs are kept for the wizard's own use (matching GPUs across runs) and never written
 into a report.
@@ -278,7 +279,8 @@ def report_to_json(report: SystemReport) -> dict[str, Any]:
 def report_from_json(data: Mapping[str, Any]) -> SystemReport:
     """Build a report from JSON data already checked against the ``gpuwizard.system/1`` schema.
 
-    Unknown fields are ignored; a missing optional field means "unknown" (DESIGN.md section 4).
+    Unknown fields are ignored; a missing optional field means "unknown" (docs/architecture.md,
+    "The command-line and JSON contract").
     """
     os_data = data.get("os") or {}
     driver = data.get("driver")

@@ -3,14 +3,16 @@ r"""Windows PATH edits as pure functions: parse without loss, add, remove, move,
 A PATH value is kept as its *segments*, the text between unquoted ``;``, exactly as written:
 ``";".join(segments)`` is the value again, byte for byte. Edits insert or drop whole segments
 and never rewrite one, so quotes, ``%VARIABLES%``, empty segments, odd spacing and trailing
-backslashes of entries the user did not ask about stay as they were (peers.md pain 9: writing
-an expanded PATH back "froze references like %SystemRoot%"). Entries are compared by
-:func:`gpuwizard.core.pathedit.pathlist.comparison_key` only, which is never written.
+backslashes of entries the user did not ask about stay as they were (writing PATH back
+expanded "froze references like %SystemRoot%": laurentiu021/SystemManager, CHANGELOG 1.33.3).
+Entries are compared by :func:`gpuwizard.core.pathedit.pathlist.comparison_key` only, which is
+never written.
 
 CUDA awareness: the CUDA installer puts ``<toolkit>\bin`` and ``<toolkit>\libnvvp`` on PATH
 (NVIDIA CUDA Installation Guide for Microsoft Windows, "Environment Setup"), and TensorFlow
 2.10 and older load ``cudart64_110.dll`` and cuDNN's DLLs from PATH (tensorflow.org/install/pip,
-Windows native, "GPU setup"), so with two toolkits on PATH the first wins (peers.md pain 11).
+Windows native, "GPU setup"), so with two toolkits on PATH the first wins
+(microsoft/onnxruntime#6433).
 Entries the plan adds for one CUDA version therefore go before every entry of another version.
 
 >>> value = "%USERPROFILE%\\bin;C:\\CUDA\\v12.1\\bin;C:\\tools"

@@ -1,9 +1,8 @@
 """The system report as the detection page shows it.
 
 It leads with the answer (can this machine train on a GPU?), then the three CUDA numbers
-people confuse (../shared/research/peers.md pain 12): what the driver supports, the toolkits
-on disk, and what a framework brings with it. Then the GPUs, the findings with their fixes,
-and the details.
+people confuse: what the driver supports, the toolkits on disk, and what a framework brings
+with it. Then the GPUs, the findings with their fixes, and the details.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Loading the compatibility tables: bundled in the package, or a refreshed copy from the cache.
 
 The bundled files are checked against their schemas by the tests, so loading them needs no
-validation (and stays fast: DESIGN.md section 6, issue 3's "under 0.5 s offline"); data that
-arrives from outside (``--refresh``) is validated before it is used or cached.
+validation (and stays fast: under 0.5 s offline, docs/architecture.md, "Performance budgets");
+data that arrives from outside (``--refresh``) is validated before it is used or cached.
 """
 
 from __future__ import annotations

@@ -146,7 +146,8 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     path_dirs = split_path_value(sources.env.get("PATH", ""), windows=windows)
 
     # NVML, the interpreter probes and the disk scan wait on different things; together
-    # they fit the start-up budget (DESIGN.md section 6) only when they overlap.
+    # they fit the start-up budget (docs/architecture.md, "Performance budgets") only when
+    # they overlap.
     nvml_job = _Background(lambda: _read_gpus(sources, os_info.family))
     python_job = _Background(
         lambda: find_interpreters(os_info.family, path_dirs, sources.runner, sources.env, sources.home)

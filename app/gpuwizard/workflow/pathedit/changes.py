@@ -5,8 +5,9 @@ Plan: read the value and its type, compute the new value with the pure algebra
 journal, write it only if the value is still the one planned from (else re-read and re-plan),
 read it back, mark it applied, and broadcast ``WM_SETTINGCHANGE`` so that Explorer, and every
 program started from it afterwards, sees it. The type is kept: ``REG_EXPAND_SZ`` stays, and
-``%VARS%`` are never expanded on the way (peers.md pains 8-10). Undo writes the old value and
-type back exactly, and only if nobody changed the value since.
+``%VARS%`` are never expanded on the way (a tool that rewrote PATH as ``REG_SZ`` "froze
+references like %SystemRoot%": laurentiu021/SystemManager, CHANGELOG 1.33.3). Undo writes the
+old value and type back exactly, and only if nobody changed the value since.
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ def plan_repair(store: EnvironmentStore, scope: str) -> PathChange:
     r"""Plan turning a ``REG_SZ`` PATH that holds ``%VARS%`` into ``REG_EXPAND_SZ``, value unchanged.
 
     A REG_SZ value is never expanded, so its ``%SystemRoot%\system32`` reaches programs as
-    that literal text and the folder is not searched (peers.md pain 9).
+    that literal text and the folder is not searched (Microsoft Learn, "Registry value types").
     """
     old = read_path(store, scope)
     if old is None or old.type != "REG_SZ" or not has_variable_references(_string_of(old)):

@@ -1,8 +1,8 @@
 r"""Check from a freshly started process that the DLLs a plan expects now resolve.
 
-Programs already running keep their PATH (peers.md pain 10), the wizard included, so its own
-environment proves nothing. The PATH a program started now gets is rebuilt from the registry:
-the system value, then the user value (Microsoft Learn, "Environment Variables"), each
+Programs already running keep their PATH (microsoft/vscode#98454), the wizard included, so
+its own environment proves nothing. The PATH a program started now gets is rebuilt from the
+registry: the system value, then the user value (Microsoft Learn, "Environment Variables"), each
 ``REG_EXPAND_SZ`` one with its ``%VARIABLES%`` expanded and a ``REG_SZ`` one taken literally,
 as Windows does. A new process with that PATH loads each DLL by bare name
 (:mod:`gpuwizard.probes.dll_resolve`) and says which file it got.

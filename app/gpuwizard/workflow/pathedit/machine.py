@@ -37,7 +37,7 @@ from gpuwizard.workflow.pathedit.changes import PATH_NAME, SCOPE_KEYS, PathChang
 
 #: Programs that read PATH once at start and ignore WM_SETTINGCHANGE, by executable name
 #: (microsoft/vscode#98454: VS Code "inherits the environment of the process it is started by";
-#: microsoft/terminal#7239 for terminals; peers.md pain 10). Explorer re-reads the environment
+#: microsoft/terminal#7239 for terminals). Explorer re-reads the environment
 #: on the broadcast, so what is started from it afterwards sees the change.
 RESTART_PROGRAMS: Final = {
     "cmd.exe": "Command Prompt",

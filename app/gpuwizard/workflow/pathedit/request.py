@@ -47,7 +47,8 @@ from gpuwizard.workflow.pathedit.machine import (
 from gpuwizard.workflow.state.path_journal import JournalError, PathJournal, last_undoable
 
 #: The problem name of an entry holding ``%VARIABLES%`` in a ``REG_SZ`` PATH, which Windows
-#: never expands (peers.md pain 9); the others are those of :func:`entry_problems`.
+#: never expands (Microsoft Learn, "Registry value types"); the others are those of
+#: :func:`entry_problems`.
 REG_SZ_WITH_VARS: Final = "reg_sz_with_vars"
 
 #: The errors a PATH step can end with; each means nothing was changed.

@@ -21,7 +21,10 @@ REGISTRY_SCHEMA: Final = "gpuwizard.environments/1"
 
 @dataclass(frozen=True)
 class EnvRecord:
-    """One environment: the contract's fields (DESIGN.md section 4), then the wizard's own."""
+    """One environment: the contract's fields, then the wizard's own.
+
+    The contract: docs/architecture.md, "The command-line and JSON contract".
+    """
 
     name: str
     path: str

@@ -1,4 +1,7 @@
-"""The wizard's home folder: PATH journal, last good snapshot, caches, logs (DESIGN.md section 2)."""
+"""The wizard's home folder: PATH journal, last good snapshot, caches, logs.
+
+What lives there, and which module owns each file: docs/architecture.md, "State under GPUWIZARD_HOME".
+"""
 
 from __future__ import annotations
 

@@ -4,9 +4,9 @@ One JSON file (``GPUWIZARD_HOME/path-journal.json``), replaced atomically on eve
 entry is written as ``pending`` before the registry is touched and becomes ``applied`` once the
 value was read back; a crash in between leaves a ``pending`` entry that :meth:`PathJournal.entries`
 settles by looking at the value: still the new one means it was written, the old one means it
-was not. A change that changes nothing records nothing (DESIGN.md section 4, "PATH journal").
-Undo appends an entry of its own (``action: undo``, ``reverts: <id>``), so the journal is an
-audit trail that is only ever added to.
+was not. A change that changes nothing records nothing (docs/architecture.md,
+"The command-line and JSON contract"). Undo appends an entry of its own (``action: undo``,
+``reverts: <id>``), so the journal is an audit trail that is only ever added to.
 """
 
 from __future__ import annotations
