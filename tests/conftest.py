@@ -22,24 +22,10 @@ from harness.wine_python import WinePython, WineUnavailable, unavailable  # noqa
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """State never goes to the developer's real GPUWIZARD_HOME (DESIGN.md section 2)."""
+    """State never goes to the developer's real GPUWIZARD_HOME (docs/architecture.md, "State under GPUWIZARD_HOME")."""
     home = tmp_path_factory.mktemp("gpuwizard-home")
     monkeypatch.setenv("GPUWIZARD_HOME", str(home))
     return home
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """With pytest-xdist (``-n``), tests that share a costly session fixture run on one worker.
-
-    The Windows installer is built once per session, and Wine's Python is set up once: on one
-    worker each (``--dist loadgroup``), never twice at the same time.
-    """
-    for item in items:
-        fixtures = getattr(item, "fixturenames", ())
-        if "tests/installer/" in item.nodeid or item.nodeid.startswith("installer/"):
-            item.add_marker(pytest.mark.xdist_group("installer"))
-        elif "wine_python" in fixtures:
-            item.add_marker(pytest.mark.xdist_group("wine"))
 
 
 def _need(condition: bool, why: str) -> None:

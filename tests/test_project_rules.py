@@ -127,3 +127,25 @@ def test_probes_compile_as_python_37(path: Path):
     import ast
 
     ast.parse(path.read_text(), feature_version=(3, 7))
+
+
+def test_tests_grouped_for_a_shared_fixture_run_on_one_worker(tmp_path: Path):
+    """``--dist loadgroup`` keeps an xdist_group on one worker (pytest 9.2 broke it: pyproject pins below)."""
+    (tmp_path / "test_grouped.py").write_text(
+        "import os, pytest\n"
+        "pytestmark = pytest.mark.xdist_group('shared')\n"
+        "@pytest.mark.parametrize('n', range(8))\n"
+        "def test_grouped(n):\n"
+        "    with open(f'worker-{n}', 'w') as out:\n"
+        "        out.write(os.environ['PYTEST_XDIST_WORKER'])\n"
+    )
+    (tmp_path / "test_other.py").write_text(
+        "import pytest\n@pytest.mark.parametrize('n', range(8))\ndef test_other(n):\n    pass\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    workers = {(tmp_path / f"worker-{n}").read_text() for n in range(8)}
+    assert len(workers) == 1, workers

@@ -1,4 +1,4 @@
-"""The in-memory registry in DESIGN.md's snapshot shape, which Windows paths are tested on."""
+"""The in-memory registry in the contract's snapshot shape (docs/architecture.md), which Windows paths are tested on."""
 
 from __future__ import annotations
 

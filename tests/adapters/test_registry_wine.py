@@ -16,6 +16,9 @@ import pytest
 
 from harness.wine_python import WinePython, from_windows, to_windows
 
+# With pytest-xdist (-n), Wine's Python is set up once, on one worker: its tests stay together.
+pytestmark = pytest.mark.xdist_group("wine")
+
 LISTENER = Path(__file__).parents[1] / "harness" / "settingchange_listener.py"
 
 # Shared by every script: the adapter under test, and raw winreg to check it against.

@@ -1,7 +1,7 @@
 """Benchmark: ``gpuwizard detect --json`` against ``python -m torch.utils.collect_env``.
 
 Both run as whole processes, interleaved, in the same run; the figures are medians of wall
-time. DESIGN.md section 6 budgets detect at 1/10 of collect_env (the report PyTorch asks for
+time. The performance budgets (docs/architecture.md) put detect at 1/10 of collect_env (the report PyTorch asks for
 in every bug report). Prints figures; asserts nothing.
 
     python tests/bench/bench_detect.py [--runs 15] [--torch-python PYTHON]

@@ -3,7 +3,7 @@
 The wizard (``gpuwizard env create ... --find-links DIR --offline``, uv path, as a whole process:
 detection, creation, install, the import check, constraints) against ``python -m venv`` and
 ``pip install --no-index --find-links DIR`` of the same wheels, in the same run, alternating.
-DESIGN.md section 6 budgets the wizard at no more than half of venv + pip. uv is timed with
+The performance budgets (docs/architecture.md) put the wizard at no more than half of venv + pip. uv is timed with
 its cache cold (an empty ``UV_CACHE_DIR`` per run) and warm (the second install from the same
 folder). Prints figures; asserts nothing.
 
@@ -80,7 +80,7 @@ def main() -> int:
         median = statistics.median(times)
         runs = ", ".join(f"{value:.1f}" for value in times)
         print(f"{label:24s} median {median:6.2f} s  ratio {median / baseline:5.2f}  (runs: {runs})")
-    print("budget: wizard / (venv + pip) <= 0.50 (DESIGN.md section 6)")
+    print("budget: wizard / (venv + pip) <= 0.50 (docs/architecture.md, Performance budgets)")
     return 0
 
 

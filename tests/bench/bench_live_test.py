@@ -1,6 +1,6 @@
 """Benchmark: time to verdict of ``gpuwizard test`` with the framework already installed.
 
-DESIGN.md section 6 budgets the verdict at under 60 s on a CPU. Runs the whole command
+The performance budgets (docs/architecture.md) put the verdict at under 60 s on a CPU. Runs the whole command
 (``--json``) a number of times per interpreter and prints wall time, the probe's own seconds,
 samples/s and the verdict; on a GPU machine also the speedup and matmul TFLOP/s. Prints
 figures; asserts nothing.
@@ -52,7 +52,7 @@ def main() -> int:
             f"samples/s cpu {rates['cpu']} gpu {rates['gpu']}; speedup {last['speedup']}; "
             f"matmul TFLOP/s {last.get('matmul_tflops')}; loss {last['loss_first']} -> {last['loss_last']}"
         )
-    print("budget: verdict in under 60 s on a CPU (DESIGN.md section 6)")
+    print("budget: verdict in under 60 s on a CPU (docs/architecture.md, Performance budgets)")
     return 0
 
 

@@ -1,6 +1,6 @@
 """Benchmark: the worst UI-thread stall while the wizard installs an environment and runs the test.
 
-DESIGN.md section 6 budgets the UI thread at never blocked over 50 ms during installs and
+The performance budgets (docs/architecture.md) put the UI thread at never blocked over 50 ms during installs and
 tests. The wizard (offscreen) is driven through Choose, Install and Test with the real steps:
 uv installs the CPU torch 2.13.0 wheel and its dependencies from a local folder, offline,
 then the live test trains in the new environment. A 10 ms timer on the UI thread ticks

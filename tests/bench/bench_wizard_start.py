@@ -1,6 +1,6 @@
 """Benchmark: from launch to the wizard window showing detection results.
 
-DESIGN.md section 6 budgets this at under 1.5 s. The child process is the real wizard
+The performance budgets (docs/architecture.md) put this at under 1.5 s. The child process is the real wizard
 (offscreen), started cold; it prints when the detection page has its report. The time runs
 from just before the process is started. Prints figures; asserts nothing.
 

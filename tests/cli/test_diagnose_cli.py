@@ -129,7 +129,7 @@ def test_rendering_wraps_to_the_width():
 
 
 def test_the_command_module_stays_headless():
-    # `diagnose` must start fast and run anywhere: no Qt, no subprocess (DESIGN.md section 2).
+    # `diagnose` must start fast and run anywhere: no Qt, no subprocess (docs/architecture.md, "The layers").
     code = (
         "import sys, gpuwizard.cli.diagnose; "
         "print(sorted(m for m in ('PySide6', 'subprocess', 'pynvml', 'requests') if m in sys.modules))"

@@ -2,7 +2,7 @@
 
 The PyTorch environment is made by ``gpuwizard env create`` from the local CPU wheel; the
 TensorFlow one gets tensorflow-cpu from the package registry (CI reaches it). Times are
-printed, not asserted (DESIGN.md: benchmarks print figures).
+printed, not asserted (docs/architecture.md, "Performance budgets").
 """
 
 from __future__ import annotations

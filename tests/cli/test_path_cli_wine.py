@@ -17,7 +17,8 @@ import pytest
 
 from harness.wine_python import WinePython, to_windows
 
-pytestmark = pytest.mark.slow
+# With pytest-xdist (-n), Wine's Python is set up once, on one worker: its tests stay together.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wine")]
 
 CUDA = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA"
 V112_BIN = rf"{CUDA}\v11.2\bin"

@@ -1,7 +1,7 @@
 """Whole machines for detection tests: every source of DetectionSources, faked or real-in-a-folder.
 
 NVML answers from a recorded scenario (fakes.fake_pynvml), the PCI bus from a sysfs tree
-transcribed from recorded lspci output (builders.sysfs), the registry from a snapshot in DESIGN.md's
+transcribed from recorded lspci output (builders.sysfs), the registry from a snapshot in the contract's
 shape, CUDA and cuDNN from folder trees (builders.trees), commands from recorded replies
 (fakes.runner). Only the interpreter probes may run for real, and only where a test asks.
 """

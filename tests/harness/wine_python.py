@@ -1,4 +1,4 @@
-r"""A real Windows CPython under Wine, for the code that only runs on Windows (DESIGN.md section 5).
+r"""A real Windows CPython under Wine, for the code that only runs on Windows (docs/architecture.md, "Tests").
 
 The registry adapter's live classes import ``winreg`` and call ``user32`` through ``ctypes``: no
 Linux interpreter can run them. The official Windows embeddable CPython can, under Wine, and it

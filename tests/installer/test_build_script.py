@@ -13,6 +13,9 @@ from types import ModuleType
 
 import pytest
 
+# With pytest-xdist (-n), the installer is built once, on one worker: its tests stay together.
+pytestmark = pytest.mark.xdist_group("installer")
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "installer" / "build.py"
 

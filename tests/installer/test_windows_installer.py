@@ -26,7 +26,8 @@ from harness.wine_python import cache_folder as wine_python_cache
 if TYPE_CHECKING:
     from conftest import WinePrefix  # tests/installer/conftest.py, which makes the fixtures
 
-pytestmark = pytest.mark.slow
+# With pytest-xdist (-n), the installer is built once, on one worker: its tests stay together.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("installer")]
 
 APP = "GPU Setup Wizard"
 USER_UNINSTALL = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\gpuwizard"

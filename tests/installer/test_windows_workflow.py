@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
+# With pytest-xdist (-n), the installer is built once, on one worker: its tests stay together.
+pytestmark = pytest.mark.xdist_group("installer")
+
 WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "windows-installer.yml"
 
 

@@ -1,4 +1,4 @@
-"""The probes run directly with a real interpreter, as the wizard runs them (DESIGN.md section 2).
+"""The probes run directly with a real interpreter, as the wizard runs them (docs/architecture.md, "The layers").
 
 PyTorch (the CPU build, from the local wheel) and tensorflow-cpu (from the registry) are installed
 into environments the suite makes (``torch_python``, ``tensorflow_python`` in tests/conftest.py);

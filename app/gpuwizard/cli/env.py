@@ -108,7 +108,11 @@ def _remove(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.workflow.envs.registry import EnvRemoveError, remove_environment  # noqa: PLC0415
 
     with common.bad_input(EnvRemoveError):
-        record = remove_environment(args.name)
+        try:
+            record = remove_environment(args.name)
+        except OSError as error:  # a file in use (Windows) or without permission: said, not a traceback
+            common.say(f"{args.name} could not be removed completely: {error}; its entry is kept")
+            return common.EXIT_PROBLEM
     if args.json:
         common.json_lines(write)({"removed": record.name, "path": record.path})
     else:

@@ -39,9 +39,9 @@ OTHER_RECORDINGS: dict[str, set[str]] = {
     "conda/micromamba2_create_packages-not-found.txt": {"NO_MATCHING_DISTRIBUTION"},
 }
 
-#: The diagnosis codes DESIGN.md section 4 names ("and for diagnosis of logs and test failures",
+#: The diagnosis codes the contract names (docs/architecture.md, "The command-line and JSON contract") ("and for diagnosis of logs and test failures",
 #: with the three that "serve diagnosis too"), plus the two Windows settings the issue adds.
-DESIGN_DIAGNOSIS_CODES = [
+CONTRACT_DIAGNOSIS_CODES = [
     "DLL_NOT_FOUND",
     "CUDNN_INTERNAL_ERROR",
     "NO_KERNEL_IMAGE",
@@ -123,7 +123,7 @@ def test_unrelated_and_successful_text_gives_no_findings(text: str):
 def test_design_codes_have_templates_signatures_and_recordings():
     recorded = {code for names in EXPECTED.values() for code in names}
     signed = {signature.code for signature in SIGNATURES}
-    for code in DESIGN_DIAGNOSIS_CODES:
+    for code in CONTRACT_DIAGNOSIS_CODES:
         assert code in DIAGNOSIS_CODES
         assert any(key.partition(":")[0] == code for key in CATALOG), code
         assert code in recorded, f"no recorded log names {code}"

@@ -10,7 +10,7 @@ import pytest
 from gpuwizard.core.findings.catalog import CATALOG, CATALOG_PARTS, DuplicateFindingCode, merge_parts
 from gpuwizard.core.findings.model import UnknownFindingCode, make_finding, sort_findings
 
-#: Detection codes named in DESIGN.md section 4 that `detect` produces.
+#: Detection codes named in the contract (docs/architecture.md) that `detect` produces.
 DETECTION_CONTRACT_CODES = [
     "NO_NVIDIA_GPU",
     "NO_NVIDIA_DRIVER",

@@ -85,7 +85,7 @@ def test_a_non_nvidia_gpu_has_its_vendor_and_no_compute_capability():
 
 
 def test_the_design_example_is_a_valid_report():
-    # DESIGN.md section 4, with its "..." placeholders filled in.
+    # docs/architecture.md, "The command-line and JSON contract", with its "..." placeholders filled in.
     example = {
         "schema": "gpuwizard.system/1",
         "os": {"family": "windows", "wsl": False, "release": "10.0.22631", "arch": "x86_64"},

@@ -3,7 +3,7 @@
 A GPU TensorFlow 2.10 on native Windows needs CUDA 11.2 on PATH: the PATH step runs for real on
 a registry snapshot file with the real journal, while the environment and the live test are
 the wizard's swappable steps: replayed from runs recorded on this machine
-(``resources/samples/runs``), or a GPU pass shaped as DESIGN.md's ``result`` event.
+(``resources/samples/runs``), or a GPU pass shaped as the contract's ``result`` event.
 """
 
 from __future__ import annotations

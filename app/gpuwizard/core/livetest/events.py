@@ -9,7 +9,7 @@ printed, those the wizard does not read included (the probe may add fields, neve
 
 The wizard adds ``log`` (a line of the probe that is no event), ``gpu_usage`` (NVML samples
 taken while it trains) and ``finding``; the last event of a test is its
-:class:`~gpuwizard.core.livetest.result.LiveTestResult`.
+:class:`~gpuwizard.core.livetest.events.LiveTestResult`.
 """
 
 from __future__ import annotations

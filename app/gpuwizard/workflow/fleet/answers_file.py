@@ -1,4 +1,4 @@
-"""Reading an answer file (TOML or JSON) for ``gpuwizard apply``; checking is :mod:`core.answers`."""
+"""Reading an answer file (TOML or JSON) for ``gpuwizard apply``; checking is :mod:`gpuwizard.core.fleet.answers`."""
 
 from __future__ import annotations
 
