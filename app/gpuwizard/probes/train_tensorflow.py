@@ -12,29 +12,9 @@ from types import ModuleType
 from typing import Any
 
 try:  # imported as gpuwizard.probes.train_tensorflow (tests, doctests)
-    from .train_task import (
-        CHANNELS,
-        CLASSES,
-        IMAGE,
-        LEARNING_RATE,
-        PATTERN_CELL,
-        POOL_BATCHES,
-        SIGNAL,
-        cpu_budget,
-        matmul_repeats,
-    )
+    from . import train_task as task
 except ImportError:  # imported by train_test.py run by path: its folder is on sys.path
-    from train_task import (  # type: ignore[import-not-found,no-redef]
-        CHANNELS,
-        CLASSES,
-        IMAGE,
-        LEARNING_RATE,
-        PATTERN_CELL,
-        POOL_BATCHES,
-        SIGNAL,
-        cpu_budget,
-        matmul_repeats,
-    )
+    import train_task as task  # type: ignore[import-not-found,no-redef]
 
 
 class TensorflowBackend:
@@ -46,7 +26,7 @@ class TensorflowBackend:
         self.devices = {"gpu": gpu_device, "cpu": "/CPU:0"}
         self.pool_x = None  # type: Any
         self.pool_y = None  # type: Any
-        self.threads = cpu_budget()
+        self.threads = task.cpu_budget()
         if self.threads < (os.cpu_count() or 1):  # a container quota TensorFlow does not see
             try:
                 tf.config.threading.set_intra_op_parallelism_threads(self.threads)
@@ -67,20 +47,20 @@ class TensorflowBackend:
         """The synthetic data set (NHWC, on the CPU; each run copies what it uses)."""
         tf = self.tf
         seed = self.config["seed"]
-        cells = IMAGE[0] // PATTERN_CELL
+        cells = task.IMAGE[0] // task.PATTERN_CELL
         with tf.device("/CPU:0"):
-            patterns = tf.random.stateless_normal((CLASSES, cells, cells, IMAGE[2]), seed=(seed, 1))
-            patterns = tf.repeat(tf.repeat(patterns, PATTERN_CELL, axis=1), PATTERN_CELL, axis=2)
-            shape = (POOL_BATCHES, samples_per_batch)
+            patterns = tf.random.stateless_normal((task.CLASSES, cells, cells, task.IMAGE[2]), seed=(seed, 1))
+            patterns = tf.repeat(tf.repeat(patterns, task.PATTERN_CELL, axis=1), task.PATTERN_CELL, axis=2)
+            shape = (task.POOL_BATCHES, samples_per_batch)
             self.pool_y = tf.random.stateless_uniform(
                 shape,
                 seed=(seed, 2),
                 minval=0,
-                maxval=CLASSES,
+                maxval=task.CLASSES,
                 dtype=tf.int32,
             )
-            noise = tf.random.stateless_normal((*shape, *IMAGE), seed=(seed, 3))
-            self.pool_x = tf.gather(patterns, self.pool_y) * SIGNAL + noise
+            noise = tf.random.stateless_normal((*shape, *task.IMAGE), seed=(seed, 3))
+            self.pool_x = tf.gather(patterns, self.pool_y) * task.SIGNAL + noise
 
     def build_model(self) -> Any:  # noqa: ANN401 - a framework model, untyped here
         """The CNN (built under the caller's device scope)."""
@@ -90,15 +70,15 @@ class TensorflowBackend:
             keras.utils.set_random_seed(self.config["seed"])
         except AttributeError:  # TensorFlow < 2.7
             tf.random.set_seed(self.config["seed"])
-        layers = [keras.Input(shape=IMAGE)]
-        for out_channels in CHANNELS:
+        layers = [keras.Input(shape=task.IMAGE)]
+        for out_channels in task.CHANNELS:
             layers += [
                 keras.layers.Conv2D(out_channels, 3, padding="same", use_bias=False),
                 keras.layers.BatchNormalization(),
                 keras.layers.ReLU(),
                 keras.layers.MaxPooling2D(2),
             ]
-        layers += [keras.layers.Flatten(), keras.layers.Dense(CLASSES)]
+        layers += [keras.layers.Flatten(), keras.layers.Dense(task.CLASSES)]
         return keras.Sequential(layers)
 
     def trainer(self, device: str, batch: int) -> "TensorflowTrainer":
@@ -117,7 +97,7 @@ class TensorflowBackend:
             began = time.perf_counter()
             c = tf.linalg.matmul(a, b)
             _ = float(tf.cast(c[0, 0], tf.float32))
-            repeats = matmul_repeats(time.perf_counter() - began)
+            repeats = task.matmul_repeats(time.perf_counter() - began)
             began = time.perf_counter()
             for _ in range(repeats):
                 c = tf.linalg.matmul(a, b)
@@ -165,7 +145,7 @@ class TensorflowTrainer:
             self.count = tf.Variable(0.0, trainable=False)
             self.batches = [
                 (tf.identity(backend.pool_x[index, :batch]), tf.identity(backend.pool_y[index, :batch]))
-                for index in range(POOL_BATCHES)
+                for index in range(task.POOL_BATCHES)
             ]
         self.initial = self.model.get_weights()
         self.position = 0
@@ -185,7 +165,7 @@ class TensorflowTrainer:
                 )
             gradients = tape.gradient(loss, self.variables)
             count = self.count.assign_add(1.0)
-            rate = LEARNING_RATE * tf.sqrt(1.0 - beta2**count) / (1.0 - beta1**count)
+            rate = task.LEARNING_RATE * tf.sqrt(1.0 - beta2**count) / (1.0 - beta1**count)
             slots = zip(self.variables, gradients, self.moments, self.squares)  # noqa: B905 - Python 3.7
             for variable, gradient, moment, square in slots:
                 moment.assign(beta1 * moment + (1.0 - beta1) * gradient)
@@ -205,7 +185,7 @@ class TensorflowTrainer:
         """Run ``count`` training steps, then wait for them; their losses."""
         losses = []
         for _ in range(count):
-            inputs, labels = self.batches[self.position % POOL_BATCHES]
+            inputs, labels = self.batches[self.position % task.POOL_BATCHES]
             self.position += 1
             losses.append(self._step(inputs, labels))
         return [float(value) for value in self.tf.stack(losses).numpy().tolist()]

@@ -11,29 +11,9 @@ from types import ModuleType
 from typing import Any
 
 try:  # imported as gpuwizard.probes.train_torch (tests, doctests)
-    from .train_task import (
-        CHANNELS,
-        CLASSES,
-        IMAGE,
-        LEARNING_RATE,
-        PATTERN_CELL,
-        POOL_BATCHES,
-        SIGNAL,
-        cpu_budget,
-        matmul_repeats,
-    )
+    from . import train_task as task
 except ImportError:  # imported by train_test.py run by path: its folder is on sys.path
-    from train_task import (  # type: ignore[import-not-found,no-redef]
-        CHANNELS,
-        CLASSES,
-        IMAGE,
-        LEARNING_RATE,
-        PATTERN_CELL,
-        POOL_BATCHES,
-        SIGNAL,
-        cpu_budget,
-        matmul_repeats,
-    )
+    import train_task as task  # type: ignore[import-not-found,no-redef]
 
 
 class TorchBackend:
@@ -49,7 +29,7 @@ class TorchBackend:
         self.pool_x = None  # type: Any
         self.pool_y = None  # type: Any
         threads = torch.get_num_threads()
-        budget = cpu_budget()
+        budget = task.cpu_budget()
         if threads > budget:  # torch counts the host's cores, not a container's quota
             torch.set_num_threads(budget)
         try:
@@ -66,21 +46,21 @@ class TorchBackend:
         """The synthetic data set (on the CPU; each run copies what it uses)."""
         torch = self.torch
         generator = torch.Generator().manual_seed(self.config["seed"])
-        cells = IMAGE[0] // PATTERN_CELL
-        patterns = torch.randn(CLASSES, IMAGE[2], cells, cells, generator=generator)
-        patterns = patterns.repeat_interleave(PATTERN_CELL, 2).repeat_interleave(PATTERN_CELL, 3)
-        shape = (POOL_BATCHES, samples_per_batch)
-        self.pool_y = torch.randint(0, CLASSES, shape, generator=generator)
-        noise = torch.randn((*shape, IMAGE[2], IMAGE[0], IMAGE[1]), generator=generator)
-        self.pool_x = patterns[self.pool_y] * SIGNAL + noise
+        cells = task.IMAGE[0] // task.PATTERN_CELL
+        patterns = torch.randn(task.CLASSES, task.IMAGE[2], cells, cells, generator=generator)
+        patterns = patterns.repeat_interleave(task.PATTERN_CELL, 2).repeat_interleave(task.PATTERN_CELL, 3)
+        shape = (task.POOL_BATCHES, samples_per_batch)
+        self.pool_y = torch.randint(0, task.CLASSES, shape, generator=generator)
+        noise = torch.randn((*shape, task.IMAGE[2], task.IMAGE[0], task.IMAGE[1]), generator=generator)
+        self.pool_x = patterns[self.pool_y] * task.SIGNAL + noise
 
     def build_model(self) -> Any:  # noqa: ANN401 - a framework model, untyped here
         """The CNN, initialised from the seed (the same weights every time)."""
         nn = self.torch.nn
         self.torch.manual_seed(self.config["seed"])
         layers = []
-        channels = IMAGE[2]
-        for out_channels in CHANNELS:
+        channels = task.IMAGE[2]
+        for out_channels in task.CHANNELS:
             layers += [
                 nn.Conv2d(channels, out_channels, 3, padding=1, bias=False),
                 nn.BatchNorm2d(out_channels),
@@ -88,8 +68,8 @@ class TorchBackend:
                 nn.MaxPool2d(2),
             ]
             channels = out_channels
-        side = IMAGE[0] // 2 ** len(CHANNELS)
-        layers += [nn.Flatten(), nn.Linear(channels * side * side, CLASSES)]
+        side = task.IMAGE[0] // 2 ** len(task.CHANNELS)
+        layers += [nn.Flatten(), nn.Linear(channels * side * side, task.CLASSES)]
         return nn.Sequential(*layers)
 
     def trainer(self, device: str, batch: int) -> "TorchTrainer":
@@ -110,7 +90,7 @@ class TorchBackend:
         began = time.perf_counter()
         torch.matmul(a, b, out=c)
         self.sync()
-        repeats = matmul_repeats(time.perf_counter() - began)
+        repeats = task.matmul_repeats(time.perf_counter() - began)
         began = time.perf_counter()
         for _ in range(repeats):
             torch.matmul(a, b, out=c)
@@ -159,7 +139,7 @@ class TorchTrainer:
         self.initial = {key: value.detach().clone() for key, value in self.model.state_dict().items()}
         self.batches = [
             (backend.pool_x[index, :batch].to(device), backend.pool_y[index, :batch].to(device))
-            for index in range(POOL_BATCHES)
+            for index in range(task.POOL_BATCHES)
         ]
         self.position = 0
         self.optimizer = None  # type: Any
@@ -169,7 +149,7 @@ class TorchTrainer:
         """Back to the initial weights, a fresh optimizer, the first batch."""
         self.model.load_state_dict(self.initial)
         self.model.train()
-        self.optimizer = self.backend.torch.optim.Adam(self.model.parameters(), lr=LEARNING_RATE)
+        self.optimizer = self.backend.torch.optim.Adam(self.model.parameters(), lr=task.LEARNING_RATE)
         self.position = 0
 
     def steps(self, count: int) -> "list":
@@ -177,7 +157,7 @@ class TorchTrainer:
         functional = self.backend.torch.nn.functional
         losses = []
         for _ in range(count):
-            inputs, labels = self.batches[self.position % POOL_BATCHES]
+            inputs, labels = self.batches[self.position % task.POOL_BATCHES]
             self.position += 1
             self.optimizer.zero_grad(set_to_none=True)
             loss = functional.cross_entropy(self.model(inputs), labels)
