@@ -84,10 +84,6 @@ def _other_lines(rec: Recommendation, width: int) -> list[str]:
     return lines
 
 
-def _field(label: str, value: str) -> str:
-    return f"  {label:<{_LABEL}}{value}"
-
-
 def _wrap(label: str, text: str, width: int) -> list[str]:
     indent = " " * (_LABEL + 2)
     return textwrap.wrap(text, width, initial_indent=f"  {label:<{_LABEL}}", subsequent_indent=indent)
