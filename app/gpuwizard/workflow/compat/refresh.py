@@ -12,20 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 from gpuwizard.adapters.http import HttpClient, HttpError, RequestsClient
-from gpuwizard.core.compat.tables import CompatData, version_key
 from gpuwizard.workflow.compat.data import bundled_date, load_compat, validation_errors
+from gpuwizard.workflow.compat.releases import newer_releases
 from gpuwizard.workflow.state.compat_cache import store
 
 BUNDLE_SCHEMA: Final = "gpuwizard.compat-bundle/1"
-DEFAULT_PYPI: Final = "https://pypi.org/pypi"
-DEFAULT_TORCH_INDEX: Final = "https://download.pytorch.org/whl"
-_TORCH_WHEEL: Final = re.compile(r"torch-(\d+\.\d+\.\d+)\+(cu\d+|cpu)-")
-_PACKAGES: Final = (("pytorch", "torch"), ("tensorflow", "tensorflow"))
 
 
 def make_bundle(files: Mapping[str, Any], generated: str) -> bytes:
@@ -93,40 +88,3 @@ def _verified_bundle(client: HttpClient, url: str) -> tuple[bytes, str, str]:
     if generated <= bundled_date():
         raise _Refused(f"({generated or 'undated'}) is not newer than the bundled data")
     return raw, generated, digest
-
-
-def newer_releases(client: HttpClient, compat: CompatData) -> list[str]:
-    """Notes on releases the package indexes have and the data does not know yet."""
-    notes = []
-    pypi = os.environ.get("GPUWIZARD_PYPI_URL", DEFAULT_PYPI).rstrip("/")
-    for framework, package in _PACKAGES:
-        known = compat.pytorch[0].latest if framework == "pytorch" else compat.tensorflow[0].latest
-        try:
-            info = json.loads(client.get(f"{pypi}/{package}/json"))
-            latest = str(info["info"]["version"])
-        except (HttpError, ValueError, KeyError, TypeError) as error:
-            notes.append(f"Could not ask PyPI about {package} ({error}).")
-            continue
-        if version_key(latest) <= version_key(known):
-            notes.append(f"PyPI's newest {package} is {latest}: the data knows it.")
-            continue
-        note = (
-            f"PyPI has {package} {latest}, newer than the {known} the data knows: its build matrix is not in "
-            f"the tables yet, so it is not recommended."
-        )
-        if framework == "pytorch":
-            variants = _torch_index_variants(client, latest)
-            if variants:
-                note += f" The PyTorch index offers it as {', '.join(variants)}."
-        notes.append(note)
-    return notes
-
-
-def _torch_index_variants(client: HttpClient, version: str) -> list[str]:
-    index = os.environ.get("GPUWIZARD_TORCH_INDEX_URL", DEFAULT_TORCH_INDEX).rstrip("/")
-    try:
-        page = client.get(f"{index}/torch/").decode("utf-8", errors="replace")
-    except HttpError:
-        return []
-    found = {variant for wheel_version, variant in _TORCH_WHEEL.findall(page) if wheel_version == version}
-    return sorted(found, key=lambda v: (v != "cpu", v))
