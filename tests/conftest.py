@@ -25,6 +25,9 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """State never goes to the developer's real GPUWIZARD_HOME (docs/architecture.md, "State under GPUWIZARD_HOME")."""
     home = tmp_path_factory.mktemp("gpuwizard-home")
     monkeypatch.setenv("GPUWIZARD_HOME", str(home))
+    # The Choose page refreshes the data from the network when a day old: never in tests
+    # (tests of the refresh itself unset it).
+    monkeypatch.setenv("GPUWIZARD_NO_REFRESH", "1")
     return home
 
 

@@ -6,6 +6,9 @@ import argparse
 from dataclasses import replace
 
 from gpuwizard.cli import common
+from gpuwizard.core.compat.index_view import IndexReleases
+from gpuwizard.core.compat.plan import Wish
+from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -62,9 +65,10 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
 
         notes = refresh_compat(args.compat_url)
     compat = load_compat()
+    index = _index_for(wish, compat)
     report = detect()
     with common.bad_input(WishError):
-        recommendation = recommend(report, wish, compat)
+        recommendation = recommend(report, wish, compat, index)
     if notes:
         recommendation = replace(recommendation, notes=(*recommendation.notes, *notes))
     if args.json:
@@ -78,3 +82,28 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
             )
         )
     return common.EXIT_OK
+
+
+def _index_for(wish: Wish, compat: CompatData) -> IndexReleases | None:
+    """What PyPI publishes: the cached answer, asked again (briefly) when the wish is beyond it.
+
+    A wished version newer than the data either exists (then the newest verified plan is
+    offered with a warning) or does not (exit 2): only the index can tell.
+    """
+    from gpuwizard.workflow.compat.releases import known_index  # noqa: PLC0415
+
+    index = known_index()
+    rows = compat.pytorch if wish.framework == "pytorch" else compat.tensorflow
+    beyond = (
+        wish.version is not None
+        and bool(rows)
+        and version_key(minor_of(wish.version)) > version_key(rows[0].version)
+    )
+    if beyond and wish.version and (index is None or not index.has(wish.framework, wish.version)):
+        from gpuwizard.adapters.http import RequestsClient  # noqa: PLC0415 - requests only here
+        from gpuwizard.workflow.compat.releases import QUICK_TIMEOUT_S, fetch_index  # noqa: PLC0415
+
+        asked, _ = fetch_index(RequestsClient(retries=0, timeout=QUICK_TIMEOUT_S))
+        if asked.knows(wish.framework):
+            index = asked
+    return index

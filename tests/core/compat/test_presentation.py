@@ -266,8 +266,9 @@ def test_no_driver_line_for_a_cpu_build():
 
 
 def test_the_view_of_a_venv_wheel_plan():
-    rec = advise("linux-h200.json", "pytorch")
+    rec = advise("linux-h200.json", "pytorch", "2.14")  # cu132: from the PyTorch index in 2.14
     plan = rec.plan
+    assert plan.index_url
     view = plan_view(rec, nvidia_gpu_present=True)
     assert view.framework == f"PyTorch {plan.framework_version} (wheel {plan.torch_variant})"
     assert view.python == plan.python
@@ -569,7 +570,20 @@ def _all_sentences() -> list[object]:
                 *view.alternatives,
             ]
             found += [view.driver] if view.driver is not None else []
+            found += [view.freshness] if view.freshness is not None else []
             found += [headline(rec, nvidia_gpu_present=False)]
+            # The same plan served only through PTX, and data that knows fewer releases than the index.
+            if rec.plan.gpu_indices:
+                found += [
+                    headline(
+                        replace(rec, plan=replace(rec.plan, ptx_jit=rec.plan.gpu_indices)),
+                        nvidia_gpu_present=True,
+                    )
+                ]
+            fresher = replace(
+                rec.freshness, data_origin="https://example.org/bundle.json", unverified=("9.9.0",)
+            )
+            found += [plan_view(replace(rec, freshness=fresher), nvidia_gpu_present=True).freshness]
             for preview in (False, True):
                 lines = changes(
                     rec,

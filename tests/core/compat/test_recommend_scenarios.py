@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from builders.reports import machine
+from gpuwizard.core.compat.index_view import IndexReleases
 from gpuwizard.core.compat.plan import WishError, parse_wish, plan_to_json, recommendation_to_json
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.workflow.compat.data import load_bundled
@@ -20,6 +21,15 @@ SCENARIOS = json.loads((Path(__file__).parents[2] / "fixtures" / "recommend_scen
     "scenarios"
 ]
 COMPAT = load_bundled()
+#: An index that publishes exactly what the data knows (a version beyond it does not exist).
+INDEX = IndexReleases(
+    {
+        "pytorch": tuple(r.latest for r in COMPAT.pytorch),
+        "tensorflow": tuple(r.latest for r in COMPAT.tensorflow),
+    },
+    "2026-11-25T00:00:00+00:00",
+    "test index",
+)
 
 
 def test_there_are_at_least_forty_sourced_scenarios():
@@ -64,7 +74,7 @@ def test_scenario(scenario: dict[str, Any]):
     report = report_for(scenario["machine"])
     if "error" in expect:
         with pytest.raises(WishError, match=expect["error"].replace(".", r"\.")):
-            recommend(report, wish, COMPAT)
+            recommend(report, wish, COMPAT, INDEX)
         return
     rec = recommend(report, wish, COMPAT)
     data = recommendation_to_json(rec)

@@ -50,6 +50,8 @@ TORCH_BUILDS = [
 def test_every_pytorch_build_serves_its_architectures_at_its_minimum_driver(release, variant, os_name):
     minimum = COMPAT.min_driver(variant.cuda, os_name)
     for capability in covered_capabilities(variant.platforms[os_name]):
+        if COMPAT.libraries_exclude(variant.cuda, variant.cudnn, capability):
+            continue  # code for it, but a bundled library dropped it: the test below
         report = machine(
             os=os_name, gpus=[("Test GPU", capability)], driver=minimum, python=release.python.max
         )
@@ -102,7 +104,12 @@ def test_every_tensorflow_build_serves_its_architectures_at_its_minimum_driver(r
             os=os_name, gpus=[("Test GPU", capability)], driver=minimum, python=release.python.min
         )
         rec = recommend(report, parse_wish("tensorflow", release.version), COMPAT)
-        assert rec.gpu_supported, (release.version, capability, [f.code for f in rec.findings])
+        codes = [f.code for f in rec.findings]
+        native = build.archs.runs_natively_on(capability)
+        # A GPU only the build's PTX serves is not GPU-supported (DESIGN.md section 4: PTX-JIT-only
+        # paths do not count), but it keeps the plan and says why (GPU_PTX_ONLY).
+        assert rec.gpu_supported is native, (release.version, capability, codes)
+        assert ("GPU_PTX_ONLY" in codes) is not native, (release.version, capability, codes)
         assert (
             rec.plan.framework_version == release.latest
             and rec.plan.cuda == build.cuda
@@ -183,3 +190,26 @@ def test_tables_without_any_build_for_the_os_give_a_clear_error():
     empty = replace(COMPAT, pytorch=tuple(replace(r, variants=()) for r in COMPAT.pytorch))
     with pytest.raises(WishError, match="lists no PyTorch build for linux"):
         recommend(machine(os="linux"), parse_wish("pytorch"), empty)
+
+
+def test_a_gpu_a_bundled_library_dropped_is_not_served_by_the_build():
+    """A K80 (3.7): PyTorch 2.4's cu118 wheels carry sm_37, but their cuDNN 9.1 lists 5.0 and newer."""
+    release = next(r for r in COMPAT.pytorch if r.version == "2.4")
+    cu118 = next(v for v in release.variants if v.name == "cu118")
+    assert cu118.platforms["linux"].runs_natively_on("3.7") and cu118.cudnn.startswith("9.")
+    report = machine(os="linux", gpus=[("Tesla K80", "3.7")], driver="560.35.03", python="3.10")
+    rec = recommend(report, parse_wish("pytorch", "2.4"), COMPAT)
+    assert not rec.gpu_supported
+    library = [f for f in rec.findings if f.code == "GPU_ARCH_UNSUPPORTED" and "cuDNN 9.1.0.70" in f.message]
+    assert library, [f.message for f in rec.findings]
+    assert all(
+        plan.cpu_only or plan.torch_variant != "cu118" or plan.framework_version < "2.4"
+        for plan in (rec.plan,)
+    )
+
+
+def test_cublas_of_cuda_13_rules_out_volta_even_with_code_for_it():
+    floor = COMPAT.libraries_exclude("13.0", None, "7.0")
+    assert floor is not None and floor.library == "cublas" and floor.compute_capability_min == "7.5"
+    assert COMPAT.libraries_exclude("12.6", "9.10.2.21", "5.0") is None
+    assert COMPAT.libraries_exclude("12.8", "9.17.1.4", "6.1") is not None

@@ -21,7 +21,7 @@ def render_recommendation(rec: Recommendation, *, nvidia_gpu_present: bool, widt
     lines += ["", *_plan_lines(rec, view, width)]
     lines += ["", *_cuda_number_lines(rec)]
     lines += _other_lines(rec, width)
-    lines += ["", f"(compatibility data: {rec.compat_origin})"]
+    lines += ["", *textwrap.wrap(view.freshness or f"(compatibility data: {rec.compat_origin})", width)]
     return "\n".join(lines) + "\n"
 
 

@@ -174,6 +174,27 @@ class CudaNumbers:
 
 
 @dataclass(frozen=True)
+class Freshness:
+    """How current the knowledge behind a recommendation is.
+
+    Attributes:
+        data_generated: The date of the compatibility data.
+        data_origin: ``bundled``, or where and when refreshed data was fetched.
+        index_checked_at: When the package index was last asked (None: never).
+        index_source: The index asked.
+        unverified: Releases the index has, newer than the data knows (their matrix unverified).
+        patches: ``(minor, patch)``: newer patches the index has, planned with their minor's row.
+    """
+
+    data_generated: str = ""
+    data_origin: str = "bundled"
+    index_checked_at: str | None = None
+    index_source: str | None = None
+    unverified: tuple[str, ...] = ()
+    patches: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Recommendation:
     """The answer to a wish: a plan, alternatives best first, and why."""
 
@@ -187,6 +208,7 @@ class Recommendation:
     cuda_numbers: CudaNumbers
     wish: Wish = field(default_factory=lambda: Wish("pytorch"))
     compat_origin: str = "bundled"
+    freshness: Freshness = field(default_factory=Freshness)
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:
@@ -244,4 +266,15 @@ def recommendation_to_json(rec: Recommendation) -> dict[str, Any]:
             "manager": rec.wish.manager,
         },
         "compat_data": rec.compat_origin,
+        "data_freshness": {
+            "generated": rec.freshness.data_generated,
+            "source": "bundled" if rec.freshness.data_origin == "bundled" else "fetched",
+            "origin": rec.freshness.data_origin,
+            "index_checked_at": rec.freshness.index_checked_at,
+            "index": rec.freshness.index_source,
+            "newer_releases_unverified": list(rec.freshness.unverified),
+            "newer_patches_planned": [
+                {"minor": minor, "version": version} for minor, version in rec.freshness.patches
+            ],
+        },
     }

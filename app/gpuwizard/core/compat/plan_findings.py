@@ -9,6 +9,7 @@ context.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gpuwizard.core.compat.candidates import (
     TIER_CPU,
@@ -193,35 +194,60 @@ def _gpu_findings(
 def _arch_findings(
     machine: MachineView, wish: Wish, *, version: str, compat: CompatData, plan: Plan, title: str
 ) -> list[Finding]:
-    """GPU_ARCH_UNSUPPORTED for each GPU that no build of ``version`` covers."""
+    """GPU_ARCH_UNSUPPORTED for each GPU that no build of ``version`` covers.
+
+    A build covers a GPU when its kernels carry code for it (TensorFlow: PTX counts) and the
+    libraries it bundles still support it (the ``library`` variant says which one does not).
+    """
     findings: list[Finding] = []
-    archs = _architectures_of(wish.framework, version, machine.platform, compat)
-    if not archs:
+    builds = _builds_of(wish.framework, version, machine.platform, compat)
+    if not builds:
         return findings
     reported: set[tuple[str, str]] = set()
     for gpu in machine.gpus:
-        if gpu.capability is None or (gpu.name, gpu.capability) in reported:
+        capability = gpu.capability
+        if capability is None or (gpu.name, capability) in reported:
             continue  # several identical GPUs (a K80 board is two) get one finding
-        reported.add((gpu.name, gpu.capability))
-        covered = any(
-            a.runs_natively_on(gpu.capability)
-            or (wish.framework == "tensorflow" and a.runs_through_ptx_on(gpu.capability))
-            for a in archs
-        )
-        if covered:
+        reported.add((gpu.name, capability))
+        with_code = [
+            build
+            for build in builds
+            if build.archs.runs_natively_on(capability)
+            or (wish.framework == "tensorflow" and build.archs.runs_through_ptx_on(capability))
+        ]
+        floors = [compat.libraries_exclude(b.cuda, b.cudnn, capability) for b in with_code]
+        if with_code and any(floor is None for floor in floors):
             continue
         if not plan.cpu_only and gpu.index in plan.gpu_indices:
             instead = f"Use {plan.summary}: the nearest release whose build covers it."
         else:
             instead = "No release in the tables covers it on this OS: use the CPU build."
-        listed = sorted({cc for a in archs for cc in a.sass}, key=version_key)
+        if with_code:
+            floor, build = next((f, b) for f, b in zip(floors, with_code, strict=True) if f is not None)
+            library = "cuDNN" if floor.library == "cudnn" else "cuBLAS"
+            findings.append(
+                make_finding(
+                    "GPU_ARCH_UNSUPPORTED",
+                    variant="library",
+                    framework=title,
+                    version=version,
+                    gpu=gpu.name,
+                    capability=capability,
+                    library=library,
+                    library_version=build.cudnn if floor.library == "cudnn" else build.cuda,
+                    minimum=floor.compute_capability_min,
+                    instead=instead,
+                )
+            )
+            continue
+        listed = sorted({cc for b in builds for cc in b.archs.sass}, key=version_key)
         findings.append(
             make_finding(
                 "GPU_ARCH_UNSUPPORTED",
                 framework=title,
                 version=version,
                 gpu=gpu.name,
-                capability=gpu.capability,
+                capability=capability,
                 architectures=", ".join(listed),
                 instead=instead,
             )
@@ -229,16 +255,29 @@ def _arch_findings(
     return findings
 
 
-def _architectures_of(framework: str, version: str, platform: str, compat: CompatData) -> list[Architectures]:
-    """The architecture lists of the GPU builds of ``version`` on ``platform``."""
+@dataclass(frozen=True)
+class _Build:
+    """A GPU build's architectures and the CUDA and cuDNN it bundles."""
+
+    archs: Architectures
+    cuda: str | None
+    cudnn: str | None
+
+
+def _builds_of(framework: str, version: str, platform: str, compat: CompatData) -> list[_Build]:
+    """The GPU builds of ``version`` on ``platform``."""
     if framework == "pytorch":
         release = next((r for r in compat.pytorch if r.version == version), None)
         if release is None:
             return []
-        return [v.platforms[platform] for v in release.variants if not v.is_cpu and platform in v.platforms]
+        return [
+            _Build(v.platforms[platform], v.cuda, v.cudnn)
+            for v in release.variants
+            if not v.is_cpu and platform in v.platforms
+        ]
     tf = next((r for r in compat.tensorflow if r.version == version), None)
     build = tf.gpu.get(platform) if tf else None
-    return [build.archs] if build else []
+    return [_Build(build.archs, build.cuda, build.cudnn)] if build else []
 
 
 def _newest_version(framework: str, compat: CompatData) -> str:

@@ -49,6 +49,7 @@ class PlanView:
         pip_command: What pip installs, and from which index.
         reasons: Why this plan, then the notes (each once).
         alternatives: Other complete plans, best first, one line each.
+        freshness: The data's date and source, and newer releases it does not know yet.
     """
 
     headline: TranslatableText
@@ -62,6 +63,7 @@ class PlanView:
     pip_command: str
     reasons: tuple[str, ...]
     alternatives: tuple[TranslatableText, ...]
+    freshness: TranslatableText | None = None
 
 
 def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool) -> PlanView:
@@ -99,6 +101,7 @@ def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool) -> PlanView:
         pip_command=pip,
         reasons=reasons,
         alternatives=tuple(plan_line(alternative) for alternative in rec.alternatives),
+        freshness=freshness_text(rec),
     )
 
 
@@ -120,6 +123,12 @@ def headline(rec: Recommendation, *, nvidia_gpu_present: bool) -> TranslatableTe
             ),
             framework=title,
         )
+    return _gpu_headline(rec, title)
+
+
+def _gpu_headline(rec: Recommendation, title: str) -> TranslatableText:
+    """The headline of a plan that uses the GPU."""
+    plan = rec.plan
     if plan.driver_update_required:
         return _text(
             QT_TRANSLATE_NOOP("plans", "GPU training with {framework} is possible after a driver update."),
@@ -129,6 +138,16 @@ def headline(rec: Recommendation, *, nvidia_gpu_present: bool) -> TranslatableTe
         return _text(
             QT_TRANSLATE_NOOP(
                 "plans", "GPU training with {framework} is possible inside WSL 2 (Linux on this Windows)."
+            ),
+            framework=title,
+        )
+    if plan.gpu_indices and all(index in plan.ptx_jit for index in plan.gpu_indices):
+        # Not GPU-supported in the contract's sense (DESIGN.md section 4): it may work, through
+        # the driver's JIT, outside what the official build matrices cover.
+        return _text(
+            QT_TRANSLATE_NOOP(
+                "plans",
+                "{framework} can reach the GPU only through PTX compiled at first use: it may work, but no official build covers this GPU.",
             ),
             framework=title,
         )
@@ -235,3 +254,28 @@ def install_commands(plan: Plan) -> list[str]:
         pip += f" --index-url {plan.index_url}"
     commands.append(pip)
     return commands
+
+
+def freshness_text(rec: Recommendation) -> TranslatableText:
+    """The data's date and where it came from, and the newer releases it does not know yet."""
+    fresh = rec.freshness
+    if fresh.data_origin == "bundled":
+        text = _text(
+            QT_TRANSLATE_NOOP("plans", "Compatibility data of {date}, bundled with the wizard."),
+            date=fresh.data_generated or "?",
+        )
+    else:
+        text = _text(
+            QT_TRANSLATE_NOOP("plans", "Compatibility data of {date}, fetched: {origin}."),
+            date=fresh.data_generated or "?",
+            origin=fresh.data_origin,
+        )
+    if fresh.unverified:
+        return _text(
+            QT_TRANSLATE_NOOP(
+                "plans", "{data} Published but not yet verified (not recommended): {versions}."
+            ),
+            data=text,
+            versions=", ".join(fresh.unverified),
+        )
+    return text

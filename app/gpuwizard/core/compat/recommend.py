@@ -23,6 +23,7 @@ the findings and notes (plan_findings).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from gpuwizard.core.compat.candidates import (
@@ -34,10 +35,12 @@ from gpuwizard.core.compat.candidates import (
     release_versions,
     wished_version,
 )
+from gpuwizard.core.compat.index_view import IndexReleases, with_index
 from gpuwizard.core.compat.machine_view import machine_view, toolkits_in_path_order
-from gpuwizard.core.compat.plan import CudaNumbers, Plan, Recommendation, Wish, WishError
+from gpuwizard.core.compat.plan import CudaNumbers, Freshness, Plan, Recommendation, Wish, WishError
 from gpuwizard.core.compat.plan_findings import findings_for_plan, notes_for_plan
-from gpuwizard.core.compat.tables import CompatData
+from gpuwizard.core.compat.release_findings import patch_notes, release_findings
+from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
 from gpuwizard.core.compat.tensorflow_plans import tensorflow_candidates
 from gpuwizard.core.compat.torch_plans import torch_candidates
 from gpuwizard.core.findings.model import sort_findings
@@ -47,14 +50,25 @@ from gpuwizard.core.machine.system_report import SystemReport
 _MAX_ALTERNATIVES: Final = 4
 
 
-def recommend(report: SystemReport, wish: Wish, compat: CompatData) -> Recommendation:
+def recommend(
+    report: SystemReport, wish: Wish, compat: CompatData, index: IndexReleases | None = None
+) -> Recommendation:
     """The plan for ``wish`` on the machine ``report`` describes, with alternatives and findings.
 
+    ``index`` is what the package index publishes (None: not asked): a newer patch of a known
+    minor is planned, a newer minor is named and, when wished, answered with the newest
+    verified plan.
+
     Raises:
-        WishError: The wished version is not a known release.
+        WishError: The wished version is not a known release (and the index does not have it).
     """
+    compat, news = with_index(compat, index)
     machine = machine_view(report, compat)
     releases = release_versions(wish.framework, compat)
+    unverified = _unverified_wish(wish, releases, index)
+    asked = wish
+    if unverified is not None:
+        wish = replace(wish, version=None)  # plan the newest verified release instead
     wanted = wished_version(wish, releases, compat)
     candidates = (
         torch_candidates(machine, wish, wanted, compat)
@@ -69,16 +83,22 @@ def recommend(report: SystemReport, wish: Wish, compat: CompatData) -> Recommend
     ranked = sorted(candidates, key=lambda c: c.key())
     best = ranked[0]
     plan = best.plan
-    wished_gpu_now = [c for c in ranked if c.tier == TIER_GPU_NOW and c.matches_wish]
+    # DESIGN.md section 4: "PTX-JIT-only paths do not count". A plan counts when at least one
+    # GPU it serves runs the build's machine code (the GPU_PTX_ONLY finding names the others).
+    wished_gpu_now = [
+        c for c in ranked if c.tier == TIER_GPU_NOW and c.matches_wish and _runs_natively(c.plan)
+    ]
     findings = findings_for_plan(machine, wish, wanted=wanted, compat=compat, plan=plan, ranked=ranked)
+    findings += release_findings(asked, unverified, news, plan, index)
     return Recommendation(
         framework=wish.framework,
-        gpu_supported=bool(wished_gpu_now),
+        # An unverified release's build matrix is unknown: not GPU-supported as far as we know.
+        gpu_supported=bool(wished_gpu_now) and unverified is None,
         driver_update_required=plan.driver_update_required,
         plan=plan,
         alternatives=_alternatives(ranked),
         findings=tuple(sort_findings(findings)),
-        notes=tuple(notes_for_plan(machine, wish, compat, plan, ranked)),
+        notes=tuple(notes_for_plan(machine, wish, compat, plan, ranked) + patch_notes(news, wish.framework)),
         cuda_numbers=CudaNumbers(
             driver_max=machine.cuda_max,
             driver_max_source=machine.cuda_max_source,
@@ -87,9 +107,44 @@ def recommend(report: SystemReport, wish: Wish, compat: CompatData) -> Recommend
             driver=machine.driver,
             driver_os=machine.driver_os,
         ),
-        wish=wish,
+        wish=asked,
         compat_origin=compat.origin,
+        freshness=Freshness(
+            data_generated=compat.generated,
+            data_origin=compat.origin,
+            index_checked_at=index.checked_at if index else None,
+            index_source=index.source if index else None,
+            unverified=tuple(v for f, v in news.unverified if f == asked.framework),
+            patches=tuple((minor, newest) for f, minor, _, newest in news.patches if f == asked.framework),
+        ),
     )
+
+
+def _unverified_wish(wish: Wish, releases: list[str], index: IndexReleases | None) -> str | None:
+    """``"index"`` or ``"unchecked"`` when the wish names a minor newer than the tables know.
+
+    Raises:
+        WishError: The index was asked and has no such release: it does not exist.
+    """
+    if wish.version is None or not releases:
+        return None
+    if version_key(minor_of(wish.version)) <= version_key(releases[0]):
+        return None
+    if index is None or not index.knows(wish.framework):
+        return "unchecked"
+    if index.has(wish.framework, wish.version):
+        return "index"
+    published = index.versions.get(wish.framework, ())
+    newest = max(published, key=version_key) if published else "?"
+    raise WishError(
+        f"{framework_title(wish.framework)} {wish.version} is not a release "
+        f"(the newest on the index is {newest})"
+    )
+
+
+def _runs_natively(plan: Plan) -> bool:
+    """Whether some GPU the plan serves runs the build's machine code, not only its PTX."""
+    return any(index not in plan.ptx_jit for index in plan.gpu_indices)
 
 
 def _alternatives(ranked: list[Candidate]) -> tuple[Plan, ...]:

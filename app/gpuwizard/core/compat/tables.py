@@ -224,6 +224,34 @@ class CudaArchitectures:
 
 
 @dataclass(frozen=True)
+class LibraryFloor:
+    """A support-matrix row: a library's versions that need a GPU of some compute capability.
+
+    ``library`` versions ``version_from``..``version_to`` (None: and later) run on GPUs of
+    ``compute_capability_min`` and newer only.
+    A build that bundles such a library is not GPU-supported on an older GPU even when the
+    framework's own kernels carry code for it (issue 18; NVIDIA's cuDNN support matrices, the
+    CUDA release notes for cuBLAS).
+    """
+
+    library: str
+    version_from: str
+    version_to: str | None
+    compute_capability_min: str
+
+    def excludes(self, library: str, version: str, compute_capability: str) -> bool:
+        """Whether this row says ``library`` ``version`` does not support ``compute_capability``."""
+        if library != self.library:
+            return False
+        release = version_key(".".join(version.split(".")[: len(self.version_from.split("."))]))
+        if release < version_key(self.version_from):
+            return False
+        if self.version_to is not None and release > version_key(self.version_to):
+            return False
+        return version_key(compute_capability) < version_key(self.compute_capability_min)
+
+
+@dataclass(frozen=True)
 class GpuCard:
     """A GPU name fragment and its compute capability."""
 
@@ -247,6 +275,10 @@ class CompatData:
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: Where the tables came from (``bundled``, or the URL of a refresh) and their date.
     origin: str = "bundled"
+    #: Architecture floors of the libraries builds bundle (cuDNN, cuBLAS).
+    library_floors: tuple[LibraryFloor, ...] = ()
+    #: The date of the data (``sources.json``'s ``generated``).
+    generated: str = ""
 
     # --- drivers ------------------------------------------------------------------------
 
@@ -317,6 +349,20 @@ class CompatData:
                 return any(sass_runs_on(built, compute_capability) for built in row.compute_capabilities)
         return False
 
+    def libraries_exclude(
+        self, cuda: str | None, cudnn: str | None, compute_capability: str
+    ) -> LibraryFloor | None:
+        """The first floor that rules out a build with ``cuda``/``cudnn`` on this GPU, or None.
+
+        cuBLAS is versioned with its toolkit (cuBLAS 13.0 ships in CUDA 13.0), so a build's CUDA
+        stands for the cuBLAS it bundles.
+        """
+        for floor in self.library_floors:
+            version = cudnn if floor.library == "cudnn" else cuda
+            if version and floor.excludes(floor.library, version, compute_capability):
+                return floor
+        return None
+
     # --- releases -----------------------------------------------------------------------
 
     def policy(self, policy_id: str) -> Mapping[str, Any]:
@@ -365,6 +411,11 @@ def compat_from_json(files: Mapping[str, Mapping[str, Any]], origin: str = "bund
         policies={r["id"]: r for r in files["policies"]["policies"]},
         sources=files.get("sources", {}).get("sources", {}),
         origin=origin,
+        library_floors=tuple(
+            LibraryFloor(r["library"], r["version_from"], r.get("version_to"), r["compute_capability_min"])
+            for r in cuda.get("library_architectures", ())
+        ),
+        generated=str(files.get("sources", {}).get("generated", "")),
     )
 
 

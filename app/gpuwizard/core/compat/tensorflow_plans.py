@@ -30,7 +30,6 @@ from gpuwizard.core.compat.reasons import (
     wsl_min_drivers,
 )
 from gpuwizard.core.compat.tables import (
-    Architectures,
     CompatData,
     TensorflowGpuBuild,
     TensorflowRelease,
@@ -56,7 +55,7 @@ def tensorflow_candidates(
         has_gpu = bool(machine.gpus) and machine.family != "darwin"
         build = release.gpu.get(machine.platform)
         if has_gpu and build is not None:
-            served, ptx = _tensorflow_served(machine, build.archs)
+            served, ptx = _tensorflow_served(machine, build, compat)
             if served or ptx:
                 for preference, manager in enumerate(_tensorflow_managers(build, wish, machine)):
                     needs_update = not driver_ok(machine, build.cuda, compat)
@@ -87,7 +86,7 @@ def tensorflow_candidates(
         linux_build = release.gpu.get("linux")
         if has_gpu and machine.family == "windows" and build is None and linux_build is not None:
             # TensorFlow > 2.10 has no native-Windows GPU build; WSL 2 runs the Linux one on this GPU.
-            served, ptx = _tensorflow_served(machine, linux_build.archs)
+            served, ptx = _tensorflow_served(machine, linux_build, compat)
             if served or ptx:
                 needs_update = not wsl_driver_ok(machine, linux_build.cuda, compat)
                 # Inside WSL the Windows Pythons do not exist: the wished one if it fits, else
@@ -126,17 +125,29 @@ def tensorflow_candidates(
     return found
 
 
-def _tensorflow_served(machine: MachineView, archs: Architectures) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _tensorflow_served(
+    machine: MachineView, build: TensorflowGpuBuild, compat: CompatData
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """GPUs a TensorFlow build serves natively, and through its PTX.
 
     TensorFlow documents its PTX as supported: "CUDA architectures 3.5, 5.0, 6.0, 7.0, 7.5, 8.0
-    and higher" (TFDOCS-PIP).
+    and higher" (TFDOCS-PIP). A GPU the bundled cuDNN or cuBLAS no longer supports is served by
+    neither (the libraries' support matrices, cuda.json ``library_architectures``).
     """
+    archs = build.archs
+
+    def libraries_ok(capability: str) -> bool:
+        return compat.libraries_exclude(build.cuda, build.cudnn, capability) is None
+
     native = tuple(
-        g.index for g in machine.gpus if g.capability is None or archs.runs_natively_on(g.capability)
+        g.index
+        for g in machine.gpus
+        if g.capability is None or (archs.runs_natively_on(g.capability) and libraries_ok(g.capability))
     )
     ptx = tuple(
-        g.index for g in machine.gpus if g.capability is not None and archs.runs_through_ptx_on(g.capability)
+        g.index
+        for g in machine.gpus
+        if g.capability is not None and archs.runs_through_ptx_on(g.capability) and libraries_ok(g.capability)
     )
     return native, ptx
 

@@ -50,7 +50,12 @@ def torch_candidates(
                 served = tuple(
                     g.index
                     for g in machine.gpus
-                    if g.capability is None or archs.runs_natively_on(g.capability)
+                    if g.capability is None
+                    or (
+                        archs.runs_natively_on(g.capability)
+                        # a bundled cuDNN/cuBLAS that dropped the GPU rules the build out too
+                        and compat.libraries_exclude(variant.cuda, variant.cudnn, g.capability) is None
+                    )
                 )
                 if not served:
                     continue

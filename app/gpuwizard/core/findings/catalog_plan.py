@@ -71,6 +71,54 @@ PLAN_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "device'. {instead}",
         ),
     ),
+    "GPU_ARCH_UNSUPPORTED:library": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "{framework} {version} bundles {library} {library_version}, which no longer supports {gpu} "
+            "(compute capability {capability}; NVIDIA's support matrix lists {minimum} and newer).",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Its kernels would load, but {library} calls fail on this GPU. {instead}",
+        ),
+    ),
+    "RELEASE_NOT_VERIFIED": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "{framework} {version} is published ({index}), but its build matrix is not in the compatibility data yet.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Which GPUs, drivers and Pythons its builds support is not verified, so the plan stays on "
+            "{plan}. The data is updated weekly: run 'gpuwizard recommend --refresh' later.",
+        ),
+    ),
+    "RELEASE_NOT_VERIFIED:wished": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "{framework} {version} is published ({index}), but its build matrix is not in the compatibility data yet.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Which GPUs, drivers and Pythons its builds support is not verified, so this is the newest "
+            "verified plan instead: {plan}. Run 'gpuwizard recommend --refresh' later for {version}.",
+        ),
+    ),
+    "RELEASE_NOT_VERIFIED:unchecked": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "{framework} {version} is newer than the compatibility data knows, and the package index could not be asked whether it exists.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "This is the newest verified plan instead: {plan}. With network, 'gpuwizard recommend "
+            "--refresh' checks the index and fetches newer data.",
+        ),
+    ),
     "GPU_NOT_SERVED": FindingTemplate(
         "warning",
         QT_TRANSLATE_NOOP(

@@ -43,7 +43,13 @@ from gpuwizard.ui.widgets.plan_panel import PlanPanel
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.envs.prepare import default_envs_dir
 from gpuwizard.workflow.pathedit.request import path_request_from_plan
-from gpuwizard.workflow.wizard.recommending import RecommendOutcome, one_line, release_lists, run_recommender
+from gpuwizard.workflow.wizard.recommending import (
+    RecommendOutcome,
+    one_line,
+    refresh_if_due,
+    release_lists,
+    run_recommender,
+)
 from gpuwizard.workflow.wizard.session import WizardSession
 from gpuwizard.workflow.wizard.steps import environment_names
 
@@ -86,6 +92,7 @@ class ChoosePage(QWizardPage):
         self.existing_names: frozenset[str] = frozenset()
         self._wanted_version: str | None = None
         self._workers: list[FunctionWorker] = []
+        self._refresh_started = False
 
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -177,7 +184,20 @@ class ChoosePage(QWizardPage):
                 self.set_choice(self.session.choice)
         if not self.releases:
             self._start_worker(release_lists, self._releases_ready)
+        if not self._refresh_started and not self.session.preview:
+            # Newer compatibility data and releases, when the last check is a day old: a few kB
+            # (the signed bundle and PyPI's release lists), on a worker, quietly offline.
+            self._refresh_started = True
+            self._start_worker(refresh_if_due, self._refresh_done)
         self.recommend_now()
+
+    @Slot(object)
+    def _refresh_done(self, refreshed: object) -> None:
+        if refreshed is True:
+            self.releases = {}
+            self._start_worker(release_lists, self._releases_ready)
+            self.outcome = None  # newer knowledge: recommend again
+            self.recommend_now()
 
     def cleanupPage(self) -> None:
         """Going back keeps the choices as they are (nothing here is a registered field)."""

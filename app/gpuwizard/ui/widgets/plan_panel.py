@@ -58,6 +58,10 @@ class PlanPanel(QWidget):
         self.alternatives.setAccessibleName(self.tr("Alternatives"))
         QVBoxLayout(self.alternatives_box).addWidget(self.alternatives)
         result_layout.addWidget(self.alternatives_box)
+        # How current the knowledge is: the data's date and source, and what it does not know yet.
+        self.freshness = self._text_label("choose_data_freshness", self.result_box, rich=False)
+        self.freshness.setAccessibleName(self.tr("Compatibility data"))
+        result_layout.addWidget(self.freshness)
         self.result_box.hide()
 
         layout = QVBoxLayout(content)
@@ -161,6 +165,8 @@ class PlanPanel(QWidget):
         alternatives = [display_text(line) for line in view.alternatives]
         self.alternatives.setText(bullets(alternatives, ordered=True))
         self.alternatives_box.setVisible(bool(alternatives))
+        self.freshness.setText(display_text(view.freshness) if view.freshness is not None else "")
+        self.freshness.setVisible(view.freshness is not None)
         self.result_box.show()
 
     def show_changes(self, changes: Sequence[str]) -> None:

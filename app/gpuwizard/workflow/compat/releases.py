@@ -1,7 +1,10 @@
 """What the package indexes have that the compatibility data does not know yet.
 
 PyPI's JSON API names every release of torch and tensorflow; the PyTorch wheel index names the
-variants (``cu126``, ``cpu``) of each. Asked by ``recommend --refresh``; every failure is a note.
+variants (``cu126``, ``cpu``) of each. Asked by ``recommend --refresh`` (and when a wished version
+is newer than the data); the answer is kept in the cache (``cache/compat/index.json``) so that
+later recommendations plan newer patches and name newer minors without asking again. Every
+failure is a note.
 """
 
 from __future__ import annotations
@@ -9,38 +12,84 @@ from __future__ import annotations
 import json
 import os
 import re
+from datetime import datetime, timezone
 from typing import Final
 
 from gpuwizard.adapters.http import HttpClient, HttpError
+from gpuwizard.core.compat.index_view import IndexReleases, final_versions, with_index
 from gpuwizard.core.compat.tables import CompatData, version_key
+from gpuwizard.workflow.state.index_cache import load_index, store_index
 
 DEFAULT_PYPI: Final = "https://pypi.org/pypi"
 DEFAULT_TORCH_INDEX: Final = "https://download.pytorch.org/whl"
 _TORCH_WHEEL: Final = re.compile(r"torch-(\d+\.\d+\.\d+)\+(cu\d+|cpu)-")
 _PACKAGES: Final = (("pytorch", "torch"), ("tensorflow", "tensorflow"))
+#: A wished version newer than the data is checked with a short wait: recommend must stay quick.
+QUICK_TIMEOUT_S: Final = 5.0
+
+
+def pypi_url() -> str:
+    """The PyPI JSON API asked (``GPUWIZARD_PYPI_URL`` for a mirror or a test server)."""
+    return os.environ.get("GPUWIZARD_PYPI_URL", DEFAULT_PYPI).rstrip("/")
+
+
+def fetch_index(client: HttpClient, timeout: float | None = None) -> tuple[IndexReleases, list[str]]:
+    """Ask PyPI for every final release of torch and tensorflow; keep the answer in the cache.
+
+    Returns the answer (frameworks that could not be asked are left out) and a note per failure.
+    """
+    pypi = pypi_url()
+    versions: dict[str, tuple[str, ...]] = {}
+    notes: list[str] = []
+    for framework, package in _PACKAGES:
+        try:
+            info = json.loads(client.get(f"{pypi}/{package}/json", timeout=timeout))
+            published = [
+                version
+                for version, files in dict(info["releases"]).items()
+                if files and not all(f.get("yanked") for f in files)
+            ]
+        except (HttpError, ValueError, KeyError, TypeError, AttributeError) as error:
+            notes.append(f"Could not ask PyPI about {package} ({error}).")
+            continue
+        versions[framework] = final_versions(published)
+    index = IndexReleases(
+        versions=versions,
+        checked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        source=pypi,
+    )
+    if versions:
+        store_index(index)
+    return index, notes
+
+
+def known_index() -> IndexReleases | None:
+    """What PyPI said when last asked (from the cache), or None."""
+    return load_index()
 
 
 def newer_releases(client: HttpClient, compat: CompatData) -> list[str]:
     """Notes on releases the package indexes have and the data does not know yet."""
-    notes = []
-    pypi = os.environ.get("GPUWIZARD_PYPI_URL", DEFAULT_PYPI).rstrip("/")
+    index, notes = fetch_index(client)
+    _, news = with_index(compat, index)
     for framework, package in _PACKAGES:
-        known = compat.pytorch[0].latest if framework == "pytorch" else compat.tensorflow[0].latest
-        try:
-            info = json.loads(client.get(f"{pypi}/{package}/json"))
-            latest = str(info["info"]["version"])
-        except (HttpError, ValueError, KeyError, TypeError) as error:
-            notes.append(f"Could not ask PyPI about {package} ({error}).")
+        if framework not in index.versions:
             continue
-        if version_key(latest) <= version_key(known):
-            notes.append(f"PyPI's newest {package} is {latest}: the data knows it.")
+        rows = compat.pytorch if framework == "pytorch" else compat.tensorflow
+        known = rows[0].latest
+        newer = [version for f, version in news.unverified if f == framework]
+        if not newer:
+            latest = index.versions[framework][0] if index.versions[framework] else known
+            patches = [p for f, _, _, p in news.patches if f == framework]
+            extra = f" (newer patches planned: {', '.join(patches)})" if patches else ""
+            notes.append(f"PyPI's newest {package} is {latest}: the data knows its minor{extra}.")
             continue
         note = (
-            f"PyPI has {package} {latest}, newer than the {known} the data knows: its build matrix is not in "
-            f"the tables yet, so it is not recommended."
+            f"PyPI has {package} {newer[0]}, newer than the {known} the data knows: its build matrix is "
+            f"not verified yet, so it is not recommended."
         )
         if framework == "pytorch":
-            variants = _torch_index_variants(client, latest)
+            variants = _torch_index_variants(client, newer[0])
             if variants:
                 note += f" The PyTorch index offers it as {', '.join(variants)}."
         notes.append(note)
@@ -54,4 +103,4 @@ def _torch_index_variants(client: HttpClient, version: str) -> list[str]:
     except HttpError:
         return []
     found = {variant for wheel_version, variant in _TORCH_WHEEL.findall(page) if wheel_version == version}
-    return sorted(found, key=lambda v: (v != "cpu", v))
+    return sorted(found, key=lambda v: (v != "cpu", version_key(v[2:]) if v != "cpu" else 0))

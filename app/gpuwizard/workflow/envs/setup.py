@@ -24,6 +24,7 @@ from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
+from gpuwizard.workflow.compat.releases import known_index
 from gpuwizard.workflow.envs.create import EventSink, create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, prepare_environment
 
@@ -48,7 +49,7 @@ def recommend_for(report: SystemReport, request: SetupRequest) -> Recommendation
         SetupRefused: The request names something that does not exist (a release, a Python).
     """
     try:
-        return recommend(report, request.wish, load_compat())
+        return recommend(report, request.wish, load_compat(), known_index())
     except WishError as error:
         raise SetupRefused(str(error)) from None
 

@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Final
 
 from gpuwizard.core.compat.plan import Recommendation, WishError
 from gpuwizard.core.compat.tables import newest_first
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
+from gpuwizard.workflow.compat.releases import known_index
 from gpuwizard.workflow.envs.prepare import SetupRefused
+
+#: How old the last look at the indexes may be before the Choose page looks again.
+REFRESH_AFTER_S: Final = 24 * 3600
+
+
+def refresh_if_due(now: datetime | None = None) -> bool:
+    """Refresh the data and the release lists when the last check is older than a day (a worker).
+
+    True when a refresh ran (the page then recommends again). ``GPUWIZARD_NO_REFRESH=1`` turns it
+    off (labs that must not reach out; the tests). Failures are quiet: the data in use stays.
+    """
+    if os.environ.get("GPUWIZARD_NO_REFRESH") == "1":
+        return False
+    index = known_index()
+    now = now or datetime.now(timezone.utc)
+    if index is not None:
+        try:
+            age = (now - datetime.fromisoformat(index.checked_at)).total_seconds()
+        except (ValueError, TypeError):
+            age = REFRESH_AFTER_S
+        if 0 <= age < REFRESH_AFTER_S:
+            return False
+    from gpuwizard.workflow.compat.refresh import refresh_compat  # noqa: PLC0415 - requests only here
+
+    refresh_compat()
+    return True
 
 
 def release_lists() -> dict[str, list[str]]:
