@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -14,9 +13,18 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gpuwizard.workflow.compat.data import bundled_files
-from gpuwizard.workflow.compat.refresh import make_bundle
-from harness.http_server import serve
+from builders.signed_bundles import (
+    BAD_BUNDLES,
+    LOOPBACK_ENV,
+    NEW_VERSION,
+    NEWER,
+    Signer,
+    make_signer,
+    publish,
+    signed,
+    trusting,
+)
+from harness.http_server import Site, serve
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
@@ -144,39 +152,70 @@ def test_text_output_explains_the_three_cuda_numbers():
         assert text in done.stdout, text
 
 
-def test_refresh_through_the_command(tmp_path: Path):
-    files = json.loads(json.dumps(bundled_files()))
-    release = dict(files["pytorch"]["releases"][0], version="9.1", latest="9.1.0")
-    files["pytorch"]["releases"].insert(0, release)
-    raw = make_bundle(files, "2099-01-01")
-    with serve() as site:
-        site.put("/compat.json", raw)
-        site.put("/compat.json.sha256", hashlib.sha256(raw).hexdigest())
-        site.put("/pypi/torch/json", json.dumps({"info": {"version": "9.1.0"}}))
-        site.put("/pypi/tensorflow/json", json.dumps({"info": {"version": "2.21.0"}}))
-        env = {
-            "GPUWIZARD_PYPI_URL": f"{site.url}/pypi",
-            "GPUWIZARD_TORCH_INDEX_URL": f"{site.url}/whl",
-            "GPUWIZARD_HOME": str(tmp_path / "home"),
-        }
-        done = run(
-            "--framework",
-            "pytorch",
-            "--system",
-            str(REPORTS / "windows-rtx3060-546.33.json"),
-            "--json",
-            "--refresh",
-            "--compat-url",
-            f"{site.url}/compat.json",
-            env=env,
-        )
+def refresh_env(site: Site, signer: Signer, home: Path) -> dict[str, str]:
+    """Trust the test's key, fetch over http from 127.0.0.1 (test-only settings), ask no real index."""
+    site.put("/pypi/torch/json", json.dumps({"info": {"version": "9.1.0"}}))
+    site.put("/pypi/tensorflow/json", json.dumps({"info": {"version": "2.21.0"}}))
+    return {
+        **trusting(signer),
+        "GPUWIZARD_PYPI_URL": f"{site.url}/pypi",
+        "GPUWIZARD_TORCH_INDEX_URL": f"{site.url}/whl",
+        "GPUWIZARD_HOME": str(home),
+    }
+
+
+def recommend_refreshing(url: str, env: dict[str, str]) -> dict:
+    done = run(
+        "--framework", "pytorch", "--system", str(REPORTS / "windows-rtx3060-546.33.json"), "--json",
+        "--refresh", "--compat-url", url, env=env,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
-    assert data["plan"]["framework_version"] == "9.1.0"
-    assert data["compat_data"].startswith("refreshed data of 2099-01-01")
+    return json.loads(done.stdout)
+
+
+def test_refresh_through_the_command(tmp_path: Path):
+    signer = make_signer(tmp_path / "keys")
+    with serve() as site:
+        env = refresh_env(site, signer, tmp_path / "home")
+        data = recommend_refreshing(publish(site, signed(signer)), env)
+    assert data["plan"]["framework_version"] == NEW_VERSION
+    assert data["compat_data"].startswith(f"refreshed data of {NEWER}")
     assert any(note.startswith("Compatibility data refreshed") for note in data["notes"])
     # The next run, offline, still uses the cached copy.
     later = run(
         "--framework", "pytorch", "--system", str(REPORTS / "windows-rtx3060-546.33.json"), "--json", env=env
     )
-    assert json.loads(later.stdout)["plan"]["framework_version"] == "9.1.0"
+    assert json.loads(later.stdout)["plan"]["framework_version"] == NEW_VERSION
+
+
+@pytest.mark.parametrize("case", sorted(BAD_BUNDLES))
+def test_a_refused_bundle_leaves_recommend_on_the_bundled_data(case: str, tmp_path: Path):
+    signer = make_signer(tmp_path / "keys")
+    make, says = BAD_BUNDLES[case]
+    with serve() as site:
+        env = refresh_env(site, signer, tmp_path / "home")
+        url = publish(site, make(signer, tmp_path))
+        data = recommend_refreshing(url, env)
+    assert data["compat_data"] == "bundled"
+    assert data["plan"]["framework_version"] != NEW_VERSION
+    assert data["plan"]["pip"]["index_url"].startswith("https://download.pytorch.org/whl/")
+    assert [
+        note
+        for note in data["notes"]
+        if note.startswith(f"The compatibility data from {url} is refused: {says}")
+    ]
+    assert not (tmp_path / "home" / "cache" / "compat" / "bundle.json").exists()
+
+
+def test_plain_http_without_the_test_only_setting_is_refused_even_signed(tmp_path: Path):
+    # The issue's case: over http, with a matching .sha256 (and here even a valid signature).
+    signer = make_signer(tmp_path / "keys")
+    with serve() as site:
+        env = {**refresh_env(site, signer, tmp_path / "home"), LOOPBACK_ENV: ""}
+        url = publish(site, signed(signer))
+        data = recommend_refreshing(url, env)
+        seen = list(site.seen)
+    assert data["compat_data"] == "bundled" and data["plan"]["framework_version"] != NEW_VERSION
+    assert f"The compatibility data from {url} is refused: its URL is not https://" in " ".join(data["notes"])
+    assert not any(path.startswith("/compat/") for path in seen)
+    assert not (tmp_path / "home" / "cache" / "compat" / "bundle.json").exists()

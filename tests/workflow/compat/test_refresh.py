@@ -1,51 +1,64 @@
-"""Refreshing the compatibility data over real HTTP on 127.0.0.1."""
+"""Refreshing the compatibility data over real HTTP on 127.0.0.1, with real signatures.
+
+The wizard trusts a key made for each test (``GPUWIZARD_TEST_ONLY_COMPAT_KEYS``) and, unless a
+test says otherwise, fetches over http from 127.0.0.1 (``GPUWIZARD_TEST_ONLY_LOOPBACK_HTTP``).
+"""
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import socket
-import time
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from builders.signed_bundles import (
+    BAD_BUNDLES,
+    LOOPBACK_ENV,
+    NEW_VERSION,
+    NEWER,
+    Published,
+    Signer,
+    make_signer,
+    newer_files,
+    publish,
+    signed,
+    trusting,
+)
 from gpuwizard.adapters.http import HttpError, RequestsClient
-from gpuwizard.workflow.compat.data import bundled_date, bundled_files, load_compat
-from gpuwizard.workflow.compat.refresh import make_bundle, refresh_compat
+from gpuwizard.workflow.compat.bundle import DEFAULT_COMPAT_URL
+from gpuwizard.workflow.compat.data import bundled_date, data_in_use, load_compat
+from gpuwizard.workflow.compat.refresh import refresh_compat
 from gpuwizard.workflow.state.compat_cache import cache_dir
 from harness.http_server import Site, serve
 
-NEWER = "2099-01-01"
+BUNDLED = f"using the bundled data of {bundled_date()}."
 
 
-def newer_files() -> dict:
-    files = copy.deepcopy(bundled_files())
-    release = copy.deepcopy(files["pytorch"]["releases"][0])
-    release["version"], release["latest"] = "9.1", "9.1.0"
-    files["pytorch"]["releases"].insert(0, release)
-    return files
-
-
-def publish(site: Site, files: dict, generated: str = NEWER, sha: str | None = None) -> str:
-    raw = make_bundle(files, generated)
-    site.put("/compat.json", raw)
-    site.put("/compat.json.sha256", f"{sha or hashlib.sha256(raw).hexdigest()}  compat.json\n")
-    site.put("/pypi/torch/json", json.dumps({"info": {"version": "2.14.0"}}))
-    site.put("/pypi/tensorflow/json", json.dumps({"info": {"version": "2.21.0"}}))
-    return f"{site.url}/compat.json"
+def unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(autouse=True)
 def _indexes(monkeypatch: pytest.MonkeyPatch) -> None:
     # Nothing leaves 127.0.0.1: the index addresses point at an unused local port by default.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = unused_port()
     monkeypatch.setenv("GPUWIZARD_PYPI_URL", f"http://127.0.0.1:{port}/pypi")
     monkeypatch.setenv("GPUWIZARD_TORCH_INDEX_URL", f"http://127.0.0.1:{port}/whl")
     monkeypatch.delenv("GPUWIZARD_COMPAT_URL", raising=False)
+
+
+@pytest.fixture
+def signer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Signer:
+    made = make_signer(tmp_path / "keys")
+    for name, value in trusting(made).items():
+        monkeypatch.setenv(name, value)
+    return made
 
 
 def client() -> RequestsClient:
@@ -55,56 +68,169 @@ def client() -> RequestsClient:
 def use_site_indexes(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUWIZARD_PYPI_URL", f"{site.url}/pypi")
     monkeypatch.setenv("GPUWIZARD_TORCH_INDEX_URL", f"{site.url}/whl")
+    site.put("/pypi/torch/json", json.dumps({"info": {"version": "2.14.0"}}))
+    site.put("/pypi/tensorflow/json", json.dumps({"info": {"version": "2.21.0"}}))
 
 
-def test_newer_data_is_verified_cached_and_used(monkeypatch: pytest.MonkeyPatch):
+def refresh_from(published: Published) -> tuple[list[str], str]:
+    with serve() as site:
+        url = publish(site, published)
+        return refresh_compat(url, client()), url
+
+
+def cache_bytes() -> dict[str, bytes]:
+    """The cached bundle's files (the folder holds the package indexes' answers as well)."""
+    names = ("bundle.json", "bundle.json.sig", "meta.json")
+    return {name: (cache_dir() / name).read_bytes() for name in names if (cache_dir() / name).exists()}
+
+
+def test_a_signed_newer_bundle_is_verified_cached_and_used(signer: Signer, monkeypatch: pytest.MonkeyPatch):
     with serve() as site:
         use_site_indexes(site, monkeypatch)
-        url = publish(site, newer_files())
+        url = publish(site, signed(signer))
         notes = refresh_compat(url, client())
     assert notes[0] == f"Compatibility data refreshed: data of {NEWER} from {url}."
-    assert (cache_dir() / "bundle.json").is_file()
+    assert sorted(cache_bytes()) == ["bundle.json", "bundle.json.sig", "meta.json"]
     compat = load_compat()
-    assert compat.pytorch[0].version == "9.1"
+    assert compat.pytorch[0].latest == NEW_VERSION
     assert compat.origin.startswith(f"refreshed data of {NEWER} from {url}, fetched 0 min ago")
+    in_use = data_in_use()
+    assert (in_use.origin, in_use.generated, in_use.url) == ("fetched", NEWER, url)
 
 
-def test_a_digest_that_does_not_match_is_refused():
+@pytest.mark.parametrize("case", sorted(BAD_BUNDLES))
+def test_a_bad_bundle_is_refused_and_the_bundled_data_kept(case: str, signer: Signer, tmp_path: Path):
+    make, says = BAD_BUNDLES[case]
+    notes, url = refresh_from(make(signer, tmp_path))
+    assert notes[0].startswith(f"The compatibility data from {url} is refused: {says}"), notes[0]
+    assert notes[0].endswith(BUNDLED)
+    assert len(notes[0].splitlines()) == 1
+    assert cache_bytes() == {}
+    assert load_compat().origin == "bundled"
+    assert data_in_use().origin == "bundled"
+
+
+def test_a_refused_bundle_leaves_the_cached_copy_as_it_was(signer: Signer, tmp_path: Path):
+    _, url = refresh_from(signed(signer))
+    before = cache_bytes()
+    notes, _ = refresh_from(BAD_BUNDLES["evil index"][0](signer, tmp_path))
+    assert "is refused: it names a package index that is not allowed" in notes[0]
+    assert notes[0].endswith(f"using the data of {NEWER} fetched from {url}.")
+    assert cache_bytes() == before
+    assert load_compat().pytorch[0].latest == NEW_VERSION
+
+
+def test_plain_http_is_refused_even_signed_and_matching(signer: Signer, monkeypatch: pytest.MonkeyPatch):
+    # The issue's case: a bundle served over http with a matching .sha256 and even a valid
+    # signature. Without the test-only setting nothing is fetched at all.
+    monkeypatch.delenv(LOOPBACK_ENV)
     with serve() as site:
-        url = publish(site, newer_files(), sha="0" * 64)
+        url = publish(site, signed(signer))
         notes = refresh_compat(url, client())
-    assert "does not match its published sha256" in notes[0]
-    assert not cache_dir().exists()
+    assert notes[0] == (
+        f"The compatibility data from {url} is refused: its URL is not https:// (data fetched any other way "
+        f"can be changed on its way to this machine); {BUNDLED}"
+    )
+    assert site.seen == []
+    assert cache_bytes() == {}
     assert load_compat().origin == "bundled"
 
 
-def test_data_that_fails_its_schema_is_refused():
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.org/compat/bundle.json",  # http to any other host, even with the test-only setting
+        "http://127.0.0.1.example.org/compat/bundle.json",
+        "http://localhost@example.org/compat/bundle.json",
+        "ftp://127.0.0.1/compat/bundle.json",
+        "file:///etc/passwd",
+    ],
+)
+def test_the_test_only_setting_allows_loopback_http_and_nothing_else(url: str, signer: Signer):
+    notes = refresh_compat(url, client())
+    assert notes[0].startswith(f"The compatibility data from {url} is refused: its URL is not https://")
+
+
+def test_data_that_fails_its_schema_is_refused(signer: Signer):
     files = newer_files()
     del files["cuda"]["toolkit_drivers"][0]["source"]
+    notes, _ = refresh_from(signed(signer, files))
+    assert (
+        "is refused: it is invalid (cuda.json: at toolkit_drivers/0: 'source' is a required property)"
+        in notes[0]
+    )
+    assert cache_bytes() == {}
+
+
+def test_data_that_is_not_newer_is_not_cached(signer: Signer):
+    notes, _ = refresh_from(signed(signer, generated=bundled_date()))
+    assert f"is refused: its data ({bundled_date()}) is not newer than the bundled data" in notes[0]
+    assert cache_bytes() == {}
+
+
+def test_an_older_bundle_does_not_replace_newer_cached_data(signer: Signer):
+    # A replayed old bundle, signed and newer than the bundled data, must not roll the data back.
+    _, url = refresh_from(signed(signer, generated="2099-06-01"))
+    before = cache_bytes()
+    notes, _ = refresh_from(signed(signer, generated="2099-01-01"))
+    assert (
+        f"is refused: its data (2099-01-01) is not newer than the data of 2099-06-01 fetched from {url}"
+        in notes[0]
+    )
+    assert cache_bytes() == before
+
+
+def test_the_same_bundle_again_is_up_to_date(signer: Signer):
+    published = signed(signer)
+    _, url = refresh_from(published)
     with serve() as site:
-        notes = refresh_compat(publish(site, files), client())
-    assert "is invalid (cuda.json: at toolkit_drivers/0: 'source' is a required property)" in notes[0]
-    assert not cache_dir().exists()
+        again = publish(site, published)
+        notes = refresh_compat(again, client())
+    assert notes[0] == f"The compatibility data is up to date: the data of {NEWER} fetched from {url}."
 
 
-def test_data_that_is_not_newer_is_not_cached():
-    with serve() as site:
-        notes = refresh_compat(publish(site, newer_files(), generated=bundled_date()), client())
-    assert "is not newer than the bundled data" in notes[0]
-    assert not cache_dir().exists()
-
-
-def test_offline_falls_back_quietly_and_quickly():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # nothing listens there
-    started = time.monotonic()
-    notes = refresh_compat(f"http://127.0.0.1:{port}/compat.json", client())
-    assert time.monotonic() - started < 5
+def test_offline_falls_back_to_the_bundled_data_with_a_note(signer: Signer):
+    url = f"http://127.0.0.1:{unused_port()}/compat/bundle.json"  # nothing listens there
+    notes = refresh_compat(url, client())
     assert notes[0].startswith("Could not refresh the compatibility data (")
-    assert notes[0].endswith(f"using the bundled data of {bundled_date()}.")
+    assert notes[0].endswith(BUNDLED)
     assert all(note.startswith("Could not ask PyPI") for note in notes[1:])
     assert load_compat().origin == "bundled"
+
+
+class RecordingClient:
+    """Answers nothing, as offline; records what was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def get(self, url: str, *, timeout: float | None = None) -> bytes:
+        self.asked.append(url)
+        raise HttpError(f"{url}: cannot connect (offline)")
+
+
+def test_without_a_url_the_projects_published_data_is_asked():
+    recording = RecordingClient()
+    notes = refresh_compat(None, recording)
+    assert DEFAULT_COMPAT_URL == "https://gpuwizard.github.io/gpuwizard/compat/v1/bundle.json"
+    assert recording.asked[0] == DEFAULT_COMPAT_URL
+    assert (
+        notes[0]
+        == f"Could not refresh the compatibility data ({DEFAULT_COMPAT_URL}: cannot connect (offline)); {BUNDLED}"
+    )
+
+
+def test_the_environment_variable_comes_before_the_default_and_the_option_before_both(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setenv("GPUWIZARD_COMPAT_URL", "https://mirror.example/compat/bundle.json")
+    recording = RecordingClient()
+    refresh_compat(None, recording)
+    refresh_compat("https://option.example/bundle.json", recording)
+    assert [url for url in recording.asked if url.endswith("bundle.json")] == [
+        "https://mirror.example/compat/bundle.json",
+        "https://option.example/bundle.json",
+    ]
 
 
 def test_a_server_that_does_not_answer_times_out():
@@ -121,35 +247,66 @@ def test_transient_server_errors_are_retried():
         assert site.seen.count("/flaky") == 3
 
 
-def test_newer_releases_on_the_indexes_are_reported(monkeypatch: pytest.MonkeyPatch):
+def test_the_indexes_are_asked_even_when_the_data_cannot_be_refreshed(monkeypatch: pytest.MonkeyPatch):
+    # What the indexes answer is releases.py's to say (tests of its own); here only that they
+    # are asked, after the data's note.
+    monkeypatch.setenv("GPUWIZARD_COMPAT_URL", f"https://127.0.0.1:{unused_port()}/compat/bundle.json")
     with serve() as site:
         use_site_indexes(site, monkeypatch)
-        site.put("/pypi/torch/json", json.dumps({"info": {"version": "2.15.0"}}))
-        site.put("/pypi/tensorflow/json", json.dumps({"info": {"version": "2.21.0"}}))
-        site.put(
-            "/whl/torch/",
-            '<a href="torch-2.15.0%2Bcu130-cp312-cp312-manylinux_2_28_x86_64.whl">'
-            "torch-2.15.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl</a>\n"
-            "<a>torch-2.15.0+cpu-cp312-cp312-win_amd64.whl</a><a>torch-2.14.0+cu126-cp312-x.whl</a>",
-        )
         notes = refresh_compat(None, client())
-    assert notes[0].startswith("No compatibility data URL is set")
-    assert notes[1] == (
-        "PyPI has torch 2.15.0, newer than the 2.14.0 the data knows: its build matrix is not in the tables "
-        "yet, so it is not recommended. The PyTorch index offers it as cpu, cu130."
-    )
-    assert notes[2] == "PyPI's newest tensorflow is 2.21.0: the data knows it."
+    assert notes[0].startswith("Could not refresh the compatibility data (")
+    assert len(notes) > 1
+    assert "/pypi/torch/json" in site.seen
 
 
-def test_a_tampered_cache_is_ignored(monkeypatch: pytest.MonkeyPatch):
-    with serve() as site:
-        use_site_indexes(site, monkeypatch)
-        refresh_compat(publish(site, newer_files()), client())
-    bundle = cache_dir() / "bundle.json"
-    bundle.write_bytes(bundle.read_bytes().replace(b"9.1.0", b"9.2.0"))
+def cached_into_place(signer: Signer) -> None:
+    refresh_from(signed(signer))
+    assert load_compat().pytorch[0].latest == NEW_VERSION
+
+
+def test_a_tampered_cache_is_ignored_even_with_its_sha256_made_to_match(signer: Signer):
+    cached_into_place(signer)
+    bundle, meta = cache_dir() / "bundle.json", cache_dir() / "meta.json"
+    raw = bundle.read_bytes().replace(f'"latest": "{NEW_VERSION}"'.encode(), b'"latest": "9.2.0"', 1)
+    bundle.write_bytes(raw)
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "sha256": hashlib.sha256(raw).hexdigest()}))
+    assert load_compat().origin == "bundled"
+    assert data_in_use().origin == "bundled"
+
+
+def test_a_cache_without_its_signature_is_ignored(signer: Signer):
+    cached_into_place(signer)
+    (cache_dir() / "bundle.json.sig").unlink()
+    assert load_compat().origin == "bundled"
+
+
+def test_a_cache_signed_by_a_key_no_longer_trusted_is_ignored(signer: Signer, tmp_path: Path):
+    cached_into_place(signer)
+    (signer.keys / "test.pub").unlink()
+    make_signer(signer.keys)  # the key was rotated: a new one is trusted instead
     assert load_compat().origin == "bundled"
 
 
 def test_the_cache_lives_under_gpuwizard_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("GPUWIZARD_HOME", str(tmp_path / "home"))
     assert cache_dir() == tmp_path / "home" / "cache" / "compat"
+
+
+def test_cryptography_is_imported_only_when_a_bundle_is_verified(signer: Signer):
+    # The frozen wizard under Wine 8.0 cannot load cryptography's newer Windows wheels
+    # (installer/requirements-wine.txt): starting, and planning without a cached bundle, must
+    # not import it. With a cached bundle, loading it verifies the signature, and imports it.
+    code = (
+        "import sys\nfrom gpuwizard.cli.main import build_parser\nfrom gpuwizard.workflow.compat.data import load_compat\n"
+        "build_parser(); load_compat()\nprint('cryptography' in sys.modules)"
+    )
+
+    def imports_it() -> bool:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+        )
+        return done.stdout.strip() == "True"
+
+    assert not imports_it()
+    cached_into_place(signer)
+    assert imports_it()

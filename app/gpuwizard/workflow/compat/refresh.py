@@ -1,90 +1,113 @@
 """``recommend --refresh``: newer compatibility data from a URL, and newer releases from the indexes.
 
-The data comes as one bundle (``{"schema": "gpuwizard.compat-bundle/1", "generated": DATE,
-"files": {...}}``) with its sha256 published beside it (``URL.sha256``); it is used only when the
-digest matches, every file passes its schema and every source key resolves. The package
-indexes (the PyPI JSON API, the PyTorch wheel index) are asked whether releases newer than the
-data exist. Every failure is a note, and the bundled (or cached) data stays in use.
+The data comes from ``--compat-url``, else ``GPUWIZARD_COMPAT_URL``, else
+:data:`~gpuwizard.workflow.compat.bundle.DEFAULT_COMPAT_URL`, as a signed bundle (``bundle.py``
+describes the three published files). It is used only over https, when its sha256 matches, its
+signature verifies against a key shipped with the wizard, every file passes its schema, every
+index and channel it names is on the allow-list (``core/compat/index_allowlist.py``), and it is
+newer than the data in use. Why so strict: pytorch.json's ``index_url`` goes into every later
+``pip install``, so data that anyone on the way could change would choose where users install
+from. The package indexes (the PyPI JSON API, the PyTorch wheel index) are asked whether
+releases newer than the data exist (``releases.py``). Every failure is a note, one line, and the
+data in use stays in use: refreshing never stops a recommendation, offline or not.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
+from urllib.parse import urlsplit
 
 from gpuwizard.adapters.http import HttpClient, HttpError, RequestsClient
-from gpuwizard.workflow.compat.data import bundled_date, load_compat, validation_errors
+from gpuwizard.workflow.compat.bundle import (
+    DEFAULT_COMPAT_URL,
+    SHA256_SUFFIX,
+    SIGNATURE_SUFFIX,
+    BundleRefused,
+    verify_bundle,
+)
+from gpuwizard.workflow.compat.data import data_in_use, load_compat
 from gpuwizard.workflow.compat.releases import newer_releases
-from gpuwizard.workflow.state.compat_cache import store
+from gpuwizard.workflow.state.compat_cache import read_cached, store
 
-BUNDLE_SCHEMA: Final = "gpuwizard.compat-bundle/1"
+COMPAT_URL_ENV: Final = "GPUWIZARD_COMPAT_URL"
+#: TEST ONLY: ``1`` lets plain ``http://`` through for 127.0.0.1, ::1 and localhost, where the
+#: tests serve bundles; never for any other host, and never set it anywhere else.
+TEST_ONLY_LOOPBACK_ENV: Final = "GPUWIZARD_TEST_ONLY_LOOPBACK_HTTP"
+_LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
-def make_bundle(files: Mapping[str, Any], generated: str) -> bytes:
-    """The bundle to publish for ``files`` (and whose sha256 to publish beside it)."""
-    return json.dumps(
-        {"schema": BUNDLE_SCHEMA, "generated": generated, "files": files}, sort_keys=True
-    ).encode()
+def compat_url(url: str | None = None) -> str:
+    """Where the data is fetched: ``url``, else ``$GPUWIZARD_COMPAT_URL``, else the project's."""
+    return url or os.environ.get(COMPAT_URL_ENV) or DEFAULT_COMPAT_URL
 
 
 def refresh_compat(url: str | None = None, client: HttpClient | None = None) -> list[str]:
-    """Refresh what can be refreshed; returns notes saying what happened."""
+    """Refresh what can be refreshed; returns notes saying what happened, one line each."""
     client = client or RequestsClient()
-    url = url or os.environ.get("GPUWIZARD_COMPAT_URL")
-    notes = [
-        _refresh_data(client, url)
-        if url
-        else "No compatibility data URL is set (--compat-url or GPUWIZARD_COMPAT_URL): only the package indexes were asked."
-    ]
+    notes = [_refresh_data(client, compat_url(url))]
     notes += newer_releases(client, load_compat())
     return notes
 
 
-class _Refused(Exception):
-    """Why fetched data is not used (the message completes "The compatibility data ...")."""
-
-
 def _refresh_data(client: HttpClient, url: str) -> str:
-    fallback = f"using the bundled data of {bundled_date()}"
+    in_use = data_in_use()
+    fallback = f"using {in_use.describe()}"
     try:
-        raw, generated, digest = _verified_bundle(client, url)
+        _check_url(url)
+        raw = client.get(url)
+    except BundleRefused as refusal:
+        return f"The compatibility data from {url} is refused: {refusal}; {fallback}."
     except HttpError as error:
         return f"Could not refresh the compatibility data ({error}); {fallback}."
-    except _Refused as refusal:
-        return f"The compatibility data from {url} {refusal}; {fallback}."
-    store(raw, url, digest)
-    return f"Compatibility data refreshed: data of {generated} from {url}."
+    try:
+        verified = verify_bundle(
+            raw,
+            _companion(client, url + SHA256_SUFFIX, "it has no published sha256"),
+            _companion(client, url + SIGNATURE_SUFFIX, "it has no signature"),
+        )
+        if verified.generated <= in_use.generated:
+            if in_use.origin == "fetched" and verified.sha256 == _cached_sha256():
+                return f"The compatibility data is up to date: {in_use.describe()}."
+            raise BundleRefused(f"its data ({verified.generated}) is not newer than {in_use.describe()}")
+    except BundleRefused as refusal:
+        return f"The compatibility data from {url} is refused: {refusal}; {fallback}."
+    store(verified.raw, verified.signature, url, verified.sha256)
+    return f"Compatibility data refreshed: data of {verified.generated} from {url}."
 
 
-def _verified_bundle(client: HttpClient, url: str) -> tuple[bytes, str, str]:
-    """Fetch and check a bundle: its digest, its shape, every file's schema, its date.
+def _check_url(url: str) -> None:
+    """Refuse, before anything is fetched, any URL but https (or loopback http, in the tests).
 
     Raises:
-        HttpError: It could not be fetched.
-        _Refused: It was fetched and must not be used.
+        BundleRefused: The URL is not one data is fetched from.
     """
-    raw = client.get(url)
-    published = client.get(url + ".sha256").decode("ascii", errors="replace").split()
-    digest = hashlib.sha256(raw).hexdigest()
-    if not published or published[0].lower() != digest:
-        raise _Refused("does not match its published sha256")
     try:
-        bundle = json.loads(raw)
+        parts = urlsplit(url)
+        host = parts.hostname
     except ValueError:
-        raise _Refused("is not JSON") from None
-    if (
-        not isinstance(bundle, dict)
-        or bundle.get("schema") != BUNDLE_SCHEMA
-        or not isinstance(bundle.get("files"), dict)
-    ):
-        raise _Refused(f"is not a {BUNDLE_SCHEMA} bundle")
-    errors = validation_errors(bundle["files"])
-    if errors:
-        raise _Refused(f"is invalid ({errors[0]})")
-    generated = str(bundle.get("generated", ""))
-    if generated <= bundled_date():
-        raise _Refused(f"({generated or 'undated'}) is not newer than the bundled data")
-    return raw, generated, digest
+        raise BundleRefused("its URL cannot be read") from None
+    if parts.scheme == "https" and host:
+        return
+    if parts.scheme == "http" and host in _LOOPBACK and os.environ.get(TEST_ONLY_LOOPBACK_ENV) == "1":
+        return
+    raise BundleRefused(
+        "its URL is not https:// (data fetched any other way can be changed on its way to this machine)"
+    )
+
+
+def _companion(client: HttpClient, url: str, missing: str) -> bytes:
+    """A file published beside the bundle (its sha256, its signature).
+
+    Raises:
+        BundleRefused: It cannot be had: the bundle is not used without it.
+    """
+    try:
+        return client.get(url)
+    except HttpError as error:
+        raise BundleRefused(f"{missing} ({error})") from None
+
+
+def _cached_sha256() -> str | None:
+    cached = read_cached()
+    return cached.sha256 if cached is not None else None

@@ -1,8 +1,10 @@
 """The cache of refreshed compatibility data, under the wizard's home folder.
 
-``cache/compat/bundle.json`` holds the data (the files, as one bundle) and ``meta.json`` where it
-came from, its sha256 and when it was fetched. The bundle is used only while its sha256 still
-matches and it is newer than the data bundled with the wizard.
+``cache/compat/bundle.json`` holds the data (the files, as one bundle) exactly as it was
+published, ``bundle.json.sig`` its signature, and ``meta.json`` where it came from, its sha256
+and when it was fetched. This module only keeps and reads the files: whoever uses the copy
+checks it again first (its signature against the trusted keys, in ``workflow/compat/bundle.py``),
+so a copy changed on disk after it was fetched is never used.
 """
 
 from __future__ import annotations
@@ -11,11 +13,27 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Final
 
 from gpuwizard.workflow.state.home import wizard_home
+
+BUNDLE_FILE: Final = "bundle.json"
+SIGNATURE_FILE: Final = "bundle.json.sig"
+META_FILE: Final = "meta.json"
+
+
+@dataclass(frozen=True)
+class CachedBundle:
+    """The cached copy as it is on disk, not yet checked."""
+
+    raw: bytes
+    signature: bytes
+    url: str
+    sha256: str
+    fetched_at: str
 
 
 def cache_dir() -> Path:
@@ -23,35 +41,28 @@ def cache_dir() -> Path:
     return wizard_home() / "cache" / "compat"
 
 
-def cached_files(bundled_date: str, now: datetime | None = None) -> tuple[dict[str, Any], str] | None:
-    """The cached files and a description of their origin, or None.
-
-    None when there is no usable copy newer than the data bundled with the wizard (its
-    ``generated`` date is ``bundled_date``); a tampered or half-written file is ignored.
-    """
+def read_cached() -> CachedBundle | None:
+    """The cached copy, or None when there is none, it is incomplete, or its sha256 does not match."""
     folder = cache_dir()
     try:
-        raw = (folder / "bundle.json").read_bytes()
-        meta = json.loads((folder / "meta.json").read_text("utf-8"))
+        raw = (folder / BUNDLE_FILE).read_bytes()
+        signature = (folder / SIGNATURE_FILE).read_bytes()
+        meta = json.loads((folder / META_FILE).read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    if hashlib.sha256(raw).hexdigest() != meta.get("sha256"):
+    if not isinstance(meta, dict) or hashlib.sha256(raw).hexdigest() != meta.get("sha256"):
         return None
-    try:
-        bundle = json.loads(raw)
-    except ValueError:
-        return None
-    generated = str(bundle.get("generated", ""))
-    if generated <= bundled_date:
-        return None
-    fetched = meta.get("fetched_at", "")
-    return bundle[
-        "files"
-    ], f"refreshed data of {generated} from {meta.get('url')}, fetched {_age(fetched, now)} ago"
+    return CachedBundle(
+        raw, signature, str(meta.get("url", "")), str(meta["sha256"]), str(meta.get("fetched_at", ""))
+    )
 
 
-def store(raw: bytes, url: str, sha256: str) -> None:
-    """Keep a verified bundle (atomically: the old copy stays until the new one is complete)."""
+def store(raw: bytes, signature: bytes, url: str, sha256: str) -> None:
+    """Keep a verified bundle and its signature.
+
+    Atomically, file by file; ``meta.json`` goes last and names the bundle's sha256, so a crash
+    between the writes leaves a copy that does not match and is not used.
+    """
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     meta = {
@@ -59,8 +70,23 @@ def store(raw: bytes, url: str, sha256: str) -> None:
         "sha256": sha256,
         "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    _write_atomic(folder / "bundle.json", raw)
-    _write_atomic(folder / "meta.json", json.dumps(meta, indent=2).encode())
+    _write_atomic(folder / BUNDLE_FILE, raw)
+    _write_atomic(folder / SIGNATURE_FILE, signature)
+    _write_atomic(folder / META_FILE, json.dumps(meta, indent=2).encode())
+
+
+def age(fetched_at: str, now: datetime | None = None) -> str:
+    """How long ago ``fetched_at`` (ISO 8601) was, in words: ``5 min``, ``3 h``, ``2 days``."""
+    try:
+        then = datetime.fromisoformat(fetched_at)
+    except ValueError:
+        return "an unknown time"
+    seconds = max(0, int(((now or datetime.now(timezone.utc)) - then).total_seconds()))
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    if seconds < 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -72,16 +98,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def _age(fetched: str, now: datetime | None) -> str:
-    try:
-        then = datetime.fromisoformat(fetched)
-    except ValueError:
-        return "an unknown time"
-    seconds = max(0, int(((now or datetime.now(timezone.utc)) - then).total_seconds()))
-    if seconds < 3600:
-        return f"{seconds // 60} min"
-    if seconds < 86400:
-        return f"{seconds // 3600} h"
-    return f"{seconds // 86400} days"
