@@ -1135,6 +1135,10 @@
         <translation>Alternativas</translation>
     </message>
     <message>
+        <source>Compatibility data</source>
+        <translation>Datos de compatibilidad</translation>
+    </message>
+    <message>
         <source>The plan</source>
         <translation>El plan</translation>
     </message>
@@ -2134,6 +2138,34 @@
         <translation>Si lo instalas de todos modos, terminará en &apos;no kernel image is available for execution on the device&apos;. {instead}</translation>
     </message>
     <message>
+        <source>{framework} {version} bundles {library} {library_version}, which no longer supports {gpu} (compute capability {capability}; NVIDIA&apos;s support matrix lists {minimum} and newer).</source>
+        <translation>{framework} {version} incluye {library} {library_version}, que ya no admite {gpu} (capacidad de cómputo {capability}; la matriz de compatibilidad de NVIDIA indica {minimum} o superior).</translation>
+    </message>
+    <message>
+        <source>Its kernels would load, but {library} calls fail on this GPU. {instead}</source>
+        <translation>Sus kernels se cargarían, pero las llamadas a {library} fallan en esta GPU. {instead}</translation>
+    </message>
+    <message>
+        <source>{framework} {version} is published ({index}), but its build matrix is not in the compatibility data yet.</source>
+        <translation>{framework} {version} está publicado ({index}), pero su matriz de compilaciones aún no figura en los datos de compatibilidad.</translation>
+    </message>
+    <message>
+        <source>Which GPUs, drivers and Pythons its builds support is not verified, so the plan stays on {plan}. The data is updated weekly: run &apos;gpuwizard recommend --refresh&apos; later.</source>
+        <translation>No está verificado qué GPU, controladores y versiones de Python admiten sus compilaciones, así que el plan se queda en {plan}. Los datos se actualizan cada semana: ejecute &apos;gpuwizard recommend --refresh&apos; más adelante.</translation>
+    </message>
+    <message>
+        <source>Which GPUs, drivers and Pythons its builds support is not verified, so this is the newest verified plan instead: {plan}. Run &apos;gpuwizard recommend --refresh&apos; later for {version}.</source>
+        <translation>No está verificado qué GPU, controladores y versiones de Python admiten sus compilaciones, así que este es el plan verificado más reciente: {plan}. Ejecute &apos;gpuwizard recommend --refresh&apos; más adelante para {version}.</translation>
+    </message>
+    <message>
+        <source>{framework} {version} is newer than the compatibility data knows, and the package index could not be asked whether it exists.</source>
+        <translation>{framework} {version} es más reciente de lo que conocen los datos de compatibilidad, y no se pudo consultar al índice de paquetes si existe.</translation>
+    </message>
+    <message>
+        <source>This is the newest verified plan instead: {plan}. With network, &apos;gpuwizard recommend --refresh&apos; checks the index and fetches newer data.</source>
+        <translation>Este es el plan verificado más reciente: {plan}. Con red, &apos;gpuwizard recommend --refresh&apos; consulta el índice y descarga datos más recientes.</translation>
+    </message>
+    <message>
         <source>{build} has no code for {gpu} (compute capability {capability}); the plan uses the other GPUs.</source>
         <translation>{build} no tiene código para {gpu} (capacidad de cómputo {capability}); el plan usa las demás GPU.</translation>
     </message>
@@ -2717,6 +2749,10 @@
         <translation>El entrenamiento en GPU con {framework} es posible dentro de WSL 2 (Linux en este Windows).</translation>
     </message>
     <message>
+        <source>{framework} can reach the GPU only through PTX compiled at first use: it may work, but no official build covers this GPU.</source>
+        <translation>{framework} solo puede usar la GPU mediante PTX compilado en el primer uso: puede funcionar, pero ninguna compilación oficial cubre esta GPU.</translation>
+    </message>
+    <message>
         <source>GPU training with {framework} is possible on this machine as it is.</source>
         <translation>El entrenamiento en GPU con {framework} es posible en esta máquina tal como está.</translation>
     </message>
@@ -2771,6 +2807,18 @@
     <message>
         <source>needs a driver update</source>
         <translation>requiere actualizar el controlador</translation>
+    </message>
+    <message>
+        <source>Compatibility data of {date}, bundled with the wizard.</source>
+        <translation>Datos de compatibilidad del {date}, incluidos con el asistente.</translation>
+    </message>
+    <message>
+        <source>Compatibility data of {date}, fetched: {origin}.</source>
+        <translation>Datos de compatibilidad del {date}, descargados: {origin}.</translation>
+    </message>
+    <message>
+        <source>{data} Published but not yet verified (not recommended): {versions}.</source>
+        <translation>{data} Publicadas pero aún sin verificar (no recomendadas): {versions}.</translation>
     </message>
     <message>
         <source>Nothing: this is a preview; below is what it would do.</source>
@@ -2918,6 +2966,10 @@
     <message>
         <source>This is WSL 2: the NVIDIA driver is the Windows host&apos;s, and its minimum is a Windows driver version.</source>
         <translation>Esto es WSL 2: el controlador de NVIDIA es el del host Windows, y su mínimo es una versión de controlador de Windows.</translation>
+    </message>
+    <message>
+        <source>The index has {framework} {patch}, newer than the {known} the data knows: a patch release keeps its minor&apos;s builds, so it is used.</source>
+        <translation>El índice tiene {framework} {patch}, más reciente que la {known} que conocen los datos: una versión de corrección conserva las compilaciones de su versión menor, así que se usa.</translation>
     </message>
 </context>
 <context>

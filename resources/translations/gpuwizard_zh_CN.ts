@@ -1135,6 +1135,10 @@
         <translation>备选方案</translation>
     </message>
     <message>
+        <source>Compatibility data</source>
+        <translation>兼容性数据</translation>
+    </message>
+    <message>
         <source>The plan</source>
         <translation>方案</translation>
     </message>
@@ -2128,6 +2132,34 @@
         <translation>强行安装会导致 &apos;no kernel image is available for execution on the device&apos; 错误。{instead}</translation>
     </message>
     <message>
+        <source>{framework} {version} bundles {library} {library_version}, which no longer supports {gpu} (compute capability {capability}; NVIDIA&apos;s support matrix lists {minimum} and newer).</source>
+        <translation>{framework} {version} 自带 {library} {library_version}，它已不再支持 {gpu}（计算能力 {capability}；NVIDIA 支持矩阵列出 {minimum} 及更新）。</translation>
+    </message>
+    <message>
+        <source>Its kernels would load, but {library} calls fail on this GPU. {instead}</source>
+        <translation>其内核可以加载，但 {library} 调用会在这块 GPU 上失败。{instead}</translation>
+    </message>
+    <message>
+        <source>{framework} {version} is published ({index}), but its build matrix is not in the compatibility data yet.</source>
+        <translation>{framework} {version} 已发布（{index}），但其构建矩阵尚未收入兼容性数据。</translation>
+    </message>
+    <message>
+        <source>Which GPUs, drivers and Pythons its builds support is not verified, so the plan stays on {plan}. The data is updated weekly: run &apos;gpuwizard recommend --refresh&apos; later.</source>
+        <translation>其构建支持哪些 GPU、驱动和 Python 尚未验证，因此方案仍为 {plan}。数据每周更新：稍后运行 &apos;gpuwizard recommend --refresh&apos;。</translation>
+    </message>
+    <message>
+        <source>Which GPUs, drivers and Pythons its builds support is not verified, so this is the newest verified plan instead: {plan}. Run &apos;gpuwizard recommend --refresh&apos; later for {version}.</source>
+        <translation>其构建支持哪些 GPU、驱动和 Python 尚未验证，因此改为最新的已验证方案：{plan}。稍后运行 &apos;gpuwizard recommend --refresh&apos; 以获取 {version}。</translation>
+    </message>
+    <message>
+        <source>{framework} {version} is newer than the compatibility data knows, and the package index could not be asked whether it exists.</source>
+        <translation>{framework} {version} 比兼容性数据所知的更新，且无法向软件包索引确认它是否存在。</translation>
+    </message>
+    <message>
+        <source>This is the newest verified plan instead: {plan}. With network, &apos;gpuwizard recommend --refresh&apos; checks the index and fetches newer data.</source>
+        <translation>改为最新的已验证方案：{plan}。联网时，&apos;gpuwizard recommend --refresh&apos; 会查询索引并获取更新的数据。</translation>
+    </message>
+    <message>
         <source>{build} has no code for {gpu} (compute capability {capability}); the plan uses the other GPUs.</source>
         <translation>{build} 不包含适用于 {gpu}（计算能力 {capability}）的代码；方案将使用其他 GPU。</translation>
     </message>
@@ -2711,6 +2743,10 @@
         <translation>可在 WSL 2（此 Windows 上的 Linux）中用 {framework} 进行 GPU 训练。</translation>
     </message>
     <message>
+        <source>{framework} can reach the GPU only through PTX compiled at first use: it may work, but no official build covers this GPU.</source>
+        <translation>{framework} 只能通过首次使用时编译的 PTX 使用 GPU：可能可行，但没有官方构建覆盖这块 GPU。</translation>
+    </message>
+    <message>
         <source>GPU training with {framework} is possible on this machine as it is.</source>
         <translation>本机无需改动即可用 {framework} 进行 GPU 训练。</translation>
     </message>
@@ -2765,6 +2801,18 @@
     <message>
         <source>needs a driver update</source>
         <translation>需要更新驱动程序</translation>
+    </message>
+    <message>
+        <source>Compatibility data of {date}, bundled with the wizard.</source>
+        <translation>兼容性数据日期 {date}，随向导附带。</translation>
+    </message>
+    <message>
+        <source>Compatibility data of {date}, fetched: {origin}.</source>
+        <translation>兼容性数据日期 {date}，已下载：{origin}。</translation>
+    </message>
+    <message>
+        <source>{data} Published but not yet verified (not recommended): {versions}.</source>
+        <translation>{data} 已发布但尚未验证（不推荐）：{versions}。</translation>
     </message>
     <message>
         <source>Nothing: this is a preview; below is what it would do.</source>
@@ -2912,6 +2960,10 @@
     <message>
         <source>This is WSL 2: the NVIDIA driver is the Windows host&apos;s, and its minimum is a Windows driver version.</source>
         <translation>这是 WSL 2：NVIDIA 驱动程序来自 Windows 主机，因此最低版本要求指的是 Windows 驱动程序版本。</translation>
+    </message>
+    <message>
+        <source>The index has {framework} {patch}, newer than the {known} the data knows: a patch release keeps its minor&apos;s builds, so it is used.</source>
+        <translation>索引中有 {framework} {patch}，比数据所知的 {known} 更新：补丁版本沿用其次版本的构建，因此采用它。</translation>
     </message>
 </context>
 <context>
