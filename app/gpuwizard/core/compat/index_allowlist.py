@@ -36,10 +36,10 @@ from urllib.parse import urlsplit
 #: the data names an index outside the list.
 DEFAULT_TORCH_INDEX_TEMPLATE: Final = "https://download.pytorch.org/whl/{variant}"
 
-#: Host -> the paths allowed there (a path ``P`` allows ``P`` and everything under ``P/``).
-_INDEX_PATHS: Final[Mapping[str, tuple[str, ...]]] = {
-    "pypi.org": ("", "/simple"),
-    "download.pytorch.org": ("/whl",),
+#: Host -> (paths allowed as they are, paths allowed with everything under them).
+_INDEX_PATHS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "pypi.org": (("",), ("/simple",)),
+    "download.pytorch.org": ((), ("/whl",)),
 }
 _CHANNEL_NAMES: Final = frozenset({"conda-forge"})
 _CHANNEL_URLS: Final = frozenset({"https://conda.anaconda.org/conda-forge"})
@@ -70,7 +70,10 @@ def is_allowed_index(url: str) -> bool:
     if ".." in path or "%" in path or "\\" in path:
         return False
     allowed = _INDEX_PATHS.get(parts.netloc)  # netloc, not hostname: a user or port is refused too
-    return allowed is not None and any(path == root or path.startswith(root + "/") for root in allowed)
+    if allowed is None:
+        return False
+    exact, trees = allowed
+    return path in exact or any(path == root or path.startswith(root + "/") for root in trees)
 
 
 def is_allowed_channel(channel: str) -> bool:
