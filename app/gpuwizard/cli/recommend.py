@@ -28,7 +28,8 @@ def add_parser(commands: common.Subcommands) -> None:
     rec.add_argument(
         "--compat-url",
         metavar="URL",
-        help="where --refresh fetches the data (default: $GPUWIZARD_COMPAT_URL)",
+        help="where --refresh fetches the signed data, https only "
+        "(default: $GPUWIZARD_COMPAT_URL, else the project's published data)",
     )
 
 
