@@ -24,6 +24,7 @@ from builders.signed_bundles import (
     signed,
     trusting,
 )
+from gpuwizard.workflow.compat.data import load_bundled
 from harness.http_server import Site, serve
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
@@ -105,7 +106,6 @@ def test_a_machine_without_gpu(framework: str):
     ("args", "says"),
     [
         (["--framework", "caffe"], "unknown framework 'caffe'"),
-        (["--framework", "tensorflow", "--version", "9.9"], "TensorFlow 9.9 is not a known release"),
         (["--framework", "pytorch", "--version", "two"], "'two' is not a framework version"),
         (["--framework", "pytorch", "--python", "2.7"], "'2.7' is not a Python version"),
         (["--framework", "pytorch", "--manager", "pip"], "invalid choice: 'pip'"),
@@ -219,3 +219,41 @@ def test_plain_http_without_the_test_only_setting_is_refused_even_signed(tmp_pat
     assert f"The compatibility data from {url} is refused: its URL is not https://" in " ".join(data["notes"])
     assert not any(path.startswith("/compat/") for path in seen)
     assert not (tmp_path / "home" / "cache" / "compat" / "bundle.json").exists()
+
+
+def pypi_site(site: Site, torch: list[str]) -> dict[str, str]:
+    """A PyPI JSON API on 127.0.0.1 that publishes ``torch`` and the data's TensorFlow releases."""
+    compat = load_bundled()
+    for package, versions in (("torch", torch), ("tensorflow", [r.latest for r in compat.tensorflow])):
+        releases = {version: [{"filename": f"{package}-{version}.whl", "yanked": False}] for version in versions}
+        site.put(f"/pypi/{package}/json", json.dumps({"info": {"version": versions[0]}, "releases": releases}))
+    return {"GPUWIZARD_PYPI_URL": f"{site.url}/pypi"}
+
+
+def test_a_version_beyond_the_data_that_pypi_publishes_gets_the_newest_verified_plan():
+    with serve() as site:
+        env = pypi_site(site, ["2.16.0", "2.15.0", "2.14.1"])
+        done = run("--framework", "pytorch", "--version", "2.16", "--system", str(NO_GPU), "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["plan"]["framework_version"] == "2.15.0" and data["gpu_supported"] is False
+    assert "RELEASE_NOT_VERIFIED" in {f["code"] for f in data["findings"]}
+    assert data["data_freshness"]["newer_releases_unverified"] == ["2.16.0"]
+    assert data["data_freshness"]["index"] == env["GPUWIZARD_PYPI_URL"]
+
+
+def test_a_version_pypi_does_not_publish_is_bad_input():
+    with serve() as site:
+        env = pypi_site(site, ["2.15.0", "2.14.1"])
+        done = run("--framework", "tensorflow", "--version", "9.9", "--system", str(NO_GPU), env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "TensorFlow 9.9 is not a release" in done.stderr
+
+
+def test_a_version_beyond_the_data_offline_is_planned_with_a_warning():
+    env = {"GPUWIZARD_PYPI_URL": "http://127.0.0.1:9/pypi"}  # nothing listens on the discard port
+    done = run("--framework", "pytorch", "--version", "2.16", "--system", str(NO_GPU), "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    finding = next(f for f in data["findings"] if f["code"] == "RELEASE_NOT_VERIFIED")
+    assert "could not be asked" in finding["message"] and data["plan"]["framework_version"] == "2.15.0"

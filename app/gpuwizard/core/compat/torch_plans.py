@@ -15,6 +15,7 @@ from gpuwizard.core.compat.candidates import (
     distance_from_wish,
     is_wished_release,
 )
+from gpuwizard.core.compat.index_allowlist import plan_index_url
 from gpuwizard.core.compat.machine_view import MachineView
 from gpuwizard.core.compat.plan import Plan, Wish
 from gpuwizard.core.compat.reasons import (
@@ -99,7 +100,9 @@ def _torch_plan(
     needs_update: bool,
 ) -> Plan:
     pypi_default = release.pypi_default.get(machine.platform)
-    index_url = None if pypi_default == variant.name else compat.torch_index_url.format(variant=variant.name)
+    # Whatever the data says, a plan names only an allowed index (a tampered or mistaken bundle
+    # must not send installs to another server).
+    index_url = None if pypi_default == variant.name else plan_index_url(compat.torch_index_url, variant.name)
     where = "a conda environment" if manager == "conda" else "a venv"
     if variant.is_cpu:
         summary = f"PyTorch {version}, CPU build, for Python {python} in {where}"
