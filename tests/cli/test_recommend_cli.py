@@ -225,8 +225,12 @@ def pypi_site(site: Site, torch: list[str]) -> dict[str, str]:
     """A PyPI JSON API on 127.0.0.1 that publishes ``torch`` and the data's TensorFlow releases."""
     compat = load_bundled()
     for package, versions in (("torch", torch), ("tensorflow", [r.latest for r in compat.tensorflow])):
-        releases = {version: [{"filename": f"{package}-{version}.whl", "yanked": False}] for version in versions}
-        site.put(f"/pypi/{package}/json", json.dumps({"info": {"version": versions[0]}, "releases": releases}))
+        releases = {
+            version: [{"filename": f"{package}-{version}.whl", "yanked": False}] for version in versions
+        }
+        site.put(
+            f"/pypi/{package}/json", json.dumps({"info": {"version": versions[0]}, "releases": releases})
+        )
     return {"GPUWIZARD_PYPI_URL": f"{site.url}/pypi"}
 
 
