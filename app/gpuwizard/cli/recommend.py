@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gpuwizard.cli import common
-from gpuwizard.core.compat.index_view import IndexReleases
-from gpuwizard.core.compat.plan import Wish
-from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
+
+if TYPE_CHECKING:  # the CLI loads without packaging (the Wine-staged path commands)
+    from gpuwizard.core.compat.index_view import IndexReleases
+    from gpuwizard.core.compat.plan import Wish
+    from gpuwizard.core.compat.tables import CompatData
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -91,6 +94,7 @@ def _index_for(wish: Wish, compat: CompatData) -> IndexReleases | None:
     A wished version newer than the data either exists (then the newest verified plan is
     offered with a warning) or does not (exit 2): only the index can tell.
     """
+    from gpuwizard.core.compat.tables import minor_of, version_key  # noqa: PLC0415
     from gpuwizard.workflow.compat.releases import known_index  # noqa: PLC0415
 
     index = known_index()
@@ -105,6 +109,7 @@ def _index_for(wish: Wish, compat: CompatData) -> IndexReleases | None:
         from gpuwizard.workflow.compat.releases import QUICK_TIMEOUT_S, fetch_index  # noqa: PLC0415
 
         asked, _ = fetch_index(RequestsClient(retries=0, timeout=QUICK_TIMEOUT_S))
-        if asked.knows(wish.framework):
-            index = asked
+        # Asked without an answer (offline) is not "not asked": the recommender then plans
+        # the newest verified release with a warning instead of refusing.
+        index = asked if asked.knows(wish.framework) or index is None else index
     return index

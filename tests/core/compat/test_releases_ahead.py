@@ -102,7 +102,10 @@ def test_a_newer_minor_on_the_index_is_named_not_planned():
     assert len(named) == 1 and "2.16.1" in named[0].message and named[0].severity == "warning"
     data = recommendation_to_json(rec)
     assert data["data_freshness"]["newer_releases_unverified"] == ["2.16.1"]
-    assert data["data_freshness"]["generated"] == COMPAT.generated and data["data_freshness"]["source"] == "bundled"
+    assert (
+        data["data_freshness"]["generated"] == COMPAT.generated
+        and data["data_freshness"]["source"] == "bundled"
+    )
 
 
 def test_asking_for_a_published_but_unverified_minor_offers_the_newest_verified_plan():
@@ -122,10 +125,17 @@ def test_a_version_the_index_does_not_have_does_not_exist():
 
 def test_without_an_answer_from_the_index_a_newer_minor_is_unchecked_not_refused():
     report = machine(gpus=[RTX_4090], driver="610.43.02", python="3.12")
-    rec = recommend(report, parse_wish("pytorch", "2.16"), COMPAT, None)
+    offline = IndexReleases({}, "2026-11-25T08:00:00+00:00", "https://pypi.org/pypi")
+    rec = recommend(report, parse_wish("pytorch", "2.16"), COMPAT, offline)
     assert rec.plan.framework_version == "2.15.0" and not rec.gpu_supported
     finding = next(f for f in rec.findings if f.code == "RELEASE_NOT_VERIFIED")
     assert "could not be asked" in finding.message
+
+
+def test_without_asking_the_index_a_version_beyond_the_data_is_refused_as_before():
+    report = machine(gpus=[RTX_4090], driver="610.43.02")
+    with pytest.raises(WishError, match=r"not a known release .*--refresh"):
+        recommend(report, parse_wish("pytorch", "2.16"), COMPAT, None)
 
 
 def test_with_index_leaves_the_tables_alone_when_the_index_knows_nothing_newer():

@@ -130,8 +130,10 @@ def _unverified_wish(wish: Wish, releases: list[str], index: IndexReleases | Non
         return None
     if version_key(minor_of(wish.version)) <= version_key(releases[0]):
         return None
-    if index is None or not index.knows(wish.framework):
-        return "unchecked"
+    if index is None:
+        return None  # not asked (an answer file, an export): "not a known release", exit 2
+    if not index.knows(wish.framework):
+        return "unchecked"  # asked, no answer (offline): the newest verified plan, with a warning
     if index.has(wish.framework, wish.version):
         return "index"
     published = index.versions.get(wish.framework, ())
