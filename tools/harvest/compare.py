@@ -21,6 +21,9 @@ from harvest.wheels import cc_key
 Step: TypeAlias = str | tuple[str, str]
 
 
+_WHEEL_KIND = {"linux": "Linux x86_64", "windows": "win_amd64", "darwin": "macOS"}
+
+
 @dataclass(frozen=True)
 class Fix:
     """What ``--write`` does about a disagreement.
@@ -193,7 +196,7 @@ def _pytorch(rows: _Rows, release: TorchRelease) -> None:
                     if os not in release.variants[name].platforms:
                         rows.add(
                             release.minor, f"variants.{name}.platforms.{os}",
-                            text=f"in the data, no {os} x86_64 wheel on the PyTorch index",
+                            text=f"in the data, no {_WHEEL_KIND[os]} wheel on the PyTorch index",
                         )  # fmt: skip
 
 
