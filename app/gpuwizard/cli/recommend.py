@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from gpuwizard.cli import common
-
-if TYPE_CHECKING:  # the CLI loads without packaging (the Wine-staged path commands)
-    from gpuwizard.core.compat.index_view import IndexReleases
-    from gpuwizard.core.compat.plan import Wish
-    from gpuwizard.core.compat.tables import CompatData
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -58,6 +52,7 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.core.compat.plan import WishError, parse_wish, recommendation_to_json  # noqa: PLC0415
     from gpuwizard.core.compat.recommend import recommend  # noqa: PLC0415
     from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415
+    from gpuwizard.workflow.compat.releases import index_for_wish  # noqa: PLC0415
 
     with common.bad_input(WishError):
         wish = parse_wish(args.framework, args.framework_version, args.python, args.manager)
@@ -69,7 +64,7 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
 
         notes = refresh_compat(args.compat_url)
     compat = load_compat()
-    index = _index_for(wish, compat)
+    index = index_for_wish(wish.framework, wish.version, compat)
     report = detect()
     with common.bad_input(WishError):
         recommendation = recommend(report, wish, compat, index)
@@ -86,30 +81,3 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
             )
         )
     return common.EXIT_OK
-
-
-def _index_for(wish: Wish, compat: CompatData) -> IndexReleases | None:
-    """What PyPI publishes: the cached answer, asked again (briefly) when the wish is beyond it.
-
-    A wished version newer than the data either exists (then the newest verified plan is
-    offered with a warning) or does not (exit 2): only the index can tell.
-    """
-    from gpuwizard.core.compat.tables import minor_of, version_key  # noqa: PLC0415
-    from gpuwizard.workflow.compat.releases import known_index  # noqa: PLC0415
-
-    index = known_index()
-    rows = compat.pytorch if wish.framework == "pytorch" else compat.tensorflow
-    beyond = (
-        wish.version is not None
-        and bool(rows)
-        and version_key(minor_of(wish.version)) > version_key(rows[0].version)
-    )
-    if beyond and wish.version and (index is None or not index.has(wish.framework, wish.version)):
-        from gpuwizard.adapters.http import RequestsClient  # noqa: PLC0415 - requests only here
-        from gpuwizard.workflow.compat.releases import QUICK_TIMEOUT_S, fetch_index  # noqa: PLC0415
-
-        asked, _ = fetch_index(RequestsClient(retries=0, timeout=QUICK_TIMEOUT_S))
-        # Asked without an answer (offline) is not "not asked": the recommender then plans
-        # the newest verified release with a warning instead of refusing.
-        index = asked if asked.knows(wish.framework) or index is None else index
-    return index

@@ -53,6 +53,16 @@ class IndexReleases:
         return max(patches, key=version_key) if patches else None
 
 
+def beyond_tables(framework: str, version: str | None, compat: CompatData) -> bool:
+    """Whether ``version`` names a minor newer than the tables' newest release of ``framework``."""
+    rows: Sequence[TorchRelease | TensorflowRelease] = (
+        compat.pytorch if framework == "pytorch" else compat.tensorflow
+    )
+    return (
+        version is not None and bool(rows) and version_key(minor_of(version)) > version_key(rows[0].version)
+    )
+
+
 def final_versions(versions: Sequence[str]) -> tuple[str, ...]:
     """The final (not pre-, post- or dev-) releases among ``versions``, newest first.
 

@@ -35,12 +35,12 @@ from gpuwizard.core.compat.candidates import (
     release_versions,
     wished_version,
 )
-from gpuwizard.core.compat.index_view import IndexReleases, with_index
+from gpuwizard.core.compat.index_view import IndexReleases, beyond_tables, with_index
 from gpuwizard.core.compat.machine_view import machine_view, toolkits_in_path_order
 from gpuwizard.core.compat.plan import CudaNumbers, Freshness, Plan, Recommendation, Wish, WishError
 from gpuwizard.core.compat.plan_findings import findings_for_plan, notes_for_plan
 from gpuwizard.core.compat.release_findings import patch_notes, release_findings
-from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
+from gpuwizard.core.compat.tables import CompatData, version_key
 from gpuwizard.core.compat.tensorflow_plans import tensorflow_candidates
 from gpuwizard.core.compat.torch_plans import torch_candidates
 from gpuwizard.core.findings.model import sort_findings
@@ -65,7 +65,7 @@ def recommend(
     compat, news = with_index(compat, index)
     machine = machine_view(report, compat)
     releases = release_versions(wish.framework, compat)
-    unverified = _unverified_wish(wish, releases, index)
+    unverified = _unverified_wish(wish, compat, index)
     asked = wish
     if unverified is not None:
         wish = replace(wish, version=None)  # plan the newest verified release instead
@@ -120,15 +120,13 @@ def recommend(
     )
 
 
-def _unverified_wish(wish: Wish, releases: list[str], index: IndexReleases | None) -> str | None:
+def _unverified_wish(wish: Wish, compat: CompatData, index: IndexReleases | None) -> str | None:
     """``"index"`` or ``"unchecked"`` when the wish names a minor newer than the tables know.
 
     Raises:
         WishError: The index was asked and has no such release: it does not exist.
     """
-    if wish.version is None or not releases:
-        return None
-    if version_key(minor_of(wish.version)) <= version_key(releases[0]):
+    if wish.version is None or not beyond_tables(wish.framework, wish.version, compat):
         return None
     if index is None:
         return None  # not asked (an answer file, an export): "not a known release", exit 2

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Final
 
 from gpuwizard.adapters.http import HttpClient, HttpError
-from gpuwizard.core.compat.index_view import IndexReleases, final_versions, with_index
+from gpuwizard.core.compat.index_view import IndexReleases, beyond_tables, final_versions, with_index
 from gpuwizard.core.compat.tables import CompatData, version_key
 from gpuwizard.workflow.state.index_cache import load_index, store_index
 
@@ -66,6 +66,28 @@ def fetch_index(client: HttpClient, timeout: float | None = None) -> tuple[Index
 def known_index() -> IndexReleases | None:
     """What PyPI said when last asked (from the cache), or None."""
     return load_index()
+
+
+def index_for_wish(
+    framework: str, version: str | None, compat: CompatData, client: HttpClient | None = None
+) -> IndexReleases | None:
+    """What PyPI publishes for a wish: the cached answer, asked again (briefly) when the wish is beyond it.
+
+    A wished version newer than the data either exists (the newest verified plan is offered with
+    a warning) or does not (exit 2): only the index can tell. Asked without an answer (offline)
+    is not "not asked": the recommender then plans the newest verified release with a warning.
+    """
+    index = known_index()
+    if not beyond_tables(framework, version, compat) or (
+        index is not None and version is not None and index.has(framework, version)
+    ):
+        return index
+    if client is None:
+        from gpuwizard.adapters.http import RequestsClient  # noqa: PLC0415 - requests only here
+
+        client = RequestsClient(retries=0, timeout=QUICK_TIMEOUT_S)
+    asked, _ = fetch_index(client)
+    return asked if asked.knows(framework) or index is None else index
 
 
 def newer_releases(client: HttpClient, compat: CompatData) -> list[str]:
