@@ -7,6 +7,7 @@ replays recorded output; the real :class:`SubprocessRunner` is tested with real 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -207,11 +208,27 @@ class StreamingSubprocessRunner(SubprocessRunner):
                 cwd=cwd,
                 creationflags=flags,
                 start_new_session=not windows,
+                preexec_fn=_die_with_parent() if sys.platform == "linux" else None,  # noqa: PLW1509 - async-signal-safe: one prctl call
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError) as error:
             raise CommandNotFound(args, error.strerror or str(error)) from error
         except OSError as error:
             raise CommandNotFound(args, str(error)) from error
+        job = _kill_on_close_job(process) if windows else None
+        try:
+            return self._follow(process, args, on_line, cancel, timeout)
+        finally:
+            if job is not None:
+                _close_handle(job)  # ends whatever the tool left running (the job kills on close)
+
+    def _follow(
+        self,
+        process: subprocess.Popen[str],
+        args: list[str],
+        on_line: Callable[[str], None],
+        cancel: threading.Event,
+        timeout: float | None,
+    ) -> int:
         reader = threading.Thread(target=_pump, args=(process, on_line), daemon=True)
         reader.start()
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -229,6 +246,96 @@ class StreamingSubprocessRunner(SubprocessRunner):
             # It ended on its own at the moment of cancelling: still a cancel for the caller.
             raise CommandCancelled(args, "cancelled")
         return process.returncode
+
+
+# --- children die with the wizard ------------------------------------------------------------
+# A tool that outlives a killed wizard keeps writing into the environment being made. On Linux
+# the child asks for SIGKILL when its parent dies (prctl PR_SET_PDEATHSIG, man 2 prctl; it leads
+# its own group, so the terminal's signals do not reach it); what it started itself is ended by
+# the next run before it cleans up (adapters/processes.py). On Windows the child goes into a
+# job object that kills every process in it when its last handle closes, which the system
+# does when the wizard dies (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, learn.microsoft.com
+# "JOBOBJECT_BASIC_LIMIT_INFORMATION"); processes the child starts join the job too.
+
+_PR_SET_PDEATHSIG: Final = 1
+_JOB_OBJECT_EXTENDED_LIMIT_INFORMATION: Final = 9
+_JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: Final = 0x2000
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """The function the child runs between fork and exec (Linux), or None without libc."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def child() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+
+    return child
+
+
+def _kill_on_close_job(process: subprocess.Popen[str]) -> int | None:
+    """Put ``process`` in a new kill-on-close job; returns the job's handle (None if refused)."""
+    try:
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    except (AttributeError, OSError):
+        return None
+
+    class _BasicLimits(ctypes.Structure):
+        _fields_ = [
+            ("PerProcessUserTimeLimit", ctypes.c_int64),
+            ("PerJobUserTimeLimit", ctypes.c_int64),
+            ("LimitFlags", ctypes.c_uint32),
+            ("MinimumWorkingSetSize", ctypes.c_size_t),
+            ("MaximumWorkingSetSize", ctypes.c_size_t),
+            ("ActiveProcessLimit", ctypes.c_uint32),
+            ("Affinity", ctypes.c_size_t),
+            ("PriorityClass", ctypes.c_uint32),
+            ("SchedulingClass", ctypes.c_uint32),
+        ]
+
+    class _IoCounters(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_uint64) for name in ("r", "w", "o", "rb", "wb", "ob")]
+
+    class _ExtendedLimits(ctypes.Structure):
+        _fields_ = [
+            ("BasicLimitInformation", _BasicLimits),
+            ("IoInfo", _IoCounters),
+            ("ProcessMemoryLimit", ctypes.c_size_t),
+            ("JobMemoryLimit", ctypes.c_size_t),
+            ("PeakProcessMemoryUsed", ctypes.c_size_t),
+            ("PeakJobMemoryUsed", ctypes.c_size_t),
+        ]
+
+    kernel32.CreateJobObjectW.restype = ctypes.c_void_p
+    job = kernel32.CreateJobObjectW(None, None)
+    if not job:
+        return None
+    limits = _ExtendedLimits()
+    limits.BasicLimitInformation.LimitFlags = _JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+    handle = int(process._handle)  # type: ignore[attr-defined]
+    if not (
+        kernel32.SetInformationJobObject(
+            ctypes.c_void_p(job),
+            _JOB_OBJECT_EXTENDED_LIMIT_INFORMATION,
+            ctypes.byref(limits),
+            ctypes.sizeof(limits),
+        )
+        and kernel32.AssignProcessToJobObject(ctypes.c_void_p(job), ctypes.c_void_p(handle))
+    ):
+        kernel32.CloseHandle(ctypes.c_void_p(job))
+        return None
+    return int(job)
+
+
+def _close_handle(handle: int) -> None:
+    with contextlib.suppress(AttributeError, OSError):
+        ctypes.WinDLL("kernel32").CloseHandle(ctypes.c_void_p(handle))  # type: ignore[attr-defined,unused-ignore]
 
 
 def _pump(process: subprocess.Popen[str], on_line: Callable[[str], None]) -> None:

@@ -187,6 +187,15 @@ def cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
             signal.signal(number, old)
 
 
+def settle_interrupted_creations() -> None:
+    """Finish or undo any environment creation a killed gpuwizard left, saying what was done."""
+    from gpuwizard.workflow.envs.recovery import recover_interrupted  # noqa: PLC0415 - only when needed
+    from gpuwizard.workflow.state.env_pending import pending_folder  # noqa: PLC0415
+
+    if pending_folder().is_dir():
+        recover_interrupted(say)
+
+
 def terminal_width() -> int:
     """The width text output wraps to: the terminal's, at most 100 columns."""
     return min(shutil.get_terminal_size().columns, 100)

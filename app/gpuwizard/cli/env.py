@@ -61,6 +61,18 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
 
 
 def _create(args: argparse.Namespace, write: common.Write) -> int:
+    # From the first line on, SIGINT and SIGTERM only set `cancel`: a signal can never be lost
+    # (a KeyboardInterrupt raised inside a finalizer is printed and dropped, docs.python.org
+    # "Note on Signal Handlers and Exceptions"), and an early one ends the command as cancelled.
+    cancel = threading.Event()
+    try:
+        with common.cancel_on_signals(cancel):
+            return _create_until_cancelled(args, write, cancel)
+    except KeyboardInterrupt:  # before the handlers were in place
+        return common.EXIT_ROLLED_BACK
+
+
+def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cancel: threading.Event) -> int:
     from gpuwizard.cli.text.env import EnvProgress  # noqa: PLC0415
     from gpuwizard.core.envs.request import SetupRequest, SetupRequestError  # noqa: PLC0415
     from gpuwizard.workflow.envs.setup import SetupRefused, plan_setup, run_setup  # noqa: PLC0415
@@ -83,13 +95,22 @@ def _create(args: argparse.Namespace, write: common.Write) -> int:
             replace=args.replace,
             extra_requirements=tuple(args.extra),
         )
-    with common.bad_input(SetupRefused):
-        setup = plan_setup(detect_system(), request)
     show = common.json_lines(write) if args.json else EnvProgress(write)
-    cancel = threading.Event()
-    with common.cancel_on_signals(cancel):
+    if not cancel.is_set():
+        with common.bad_input(SetupRefused):
+            setup = plan_setup(detect_system(), request)
+    if cancel.is_set():
+        return _cancelled_early(args.name, show)
+    with common.bad_input(SetupRefused):
         result = run_setup(setup, show, cancel)
     return common.EXIT_OK if result.ok else common.EXIT_ROLLED_BACK
+
+
+def _cancelled_early(name: str, show: common.Show) -> int:
+    from gpuwizard.core.envs.result import EnvResult  # noqa: PLC0415
+
+    show(EnvResult(status="cancelled", name=name, error="cancelled before anything was made").to_json())
+    return common.EXIT_ROLLED_BACK
 
 
 def _list(args: argparse.Namespace, write: common.Write) -> int:

@@ -11,7 +11,10 @@ when it opens or renders windows, so ``gpuwizard detect --json`` stays fast.
 from __future__ import annotations
 
 import argparse
+import logging
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 
 from gpuwizard import __version__
@@ -29,6 +32,7 @@ from gpuwizard.cli import (
     report,
     verify,
 )
+from gpuwizard.core.json_input import one_line
 
 Command = Callable[[argparse.Namespace, common.Write], int]
 
@@ -48,6 +52,11 @@ _COMMANDS: dict[str, Command] = {
 }
 
 
+#: Commands that work with the environments the wizard made: a creation a killed wizard left is
+#: finished or undone before they start (``None``: the wizard itself).
+_SETTLES_CREATIONS = frozenset({None, "env", "test", "verify", "apply", "report", "export"})
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every command."""
     parser = common.Parser(
@@ -64,14 +73,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _WarningLines(logging.Handler):
+    """What the workflow warns about (a damaged state file moved aside): one line each on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"gpuwizard: warning: {one_line(record.getMessage())}", file=sys.stderr)
+
+
+_WARNINGS = _WarningLines(logging.WARNING)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args = build_parser().parse_args(argv)
-    run = _COMMANDS.get(args.command, gui.run_wizard) if args.command else gui.run_wizard
+    logging.getLogger("gpuwizard").addHandler(_WARNINGS)  # once: a handler is added only once
+    # SIGTERM (what `kill` and service managers send) ends a command the way Ctrl+C does: as a
+    # cancel, with cleanup, never mid-write. Commands that change things set their own handlers.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler) if main_thread else None
     try:
+        args = build_parser().parse_args(argv)
+        run = _COMMANDS.get(args.command, gui.run_wizard) if args.command else gui.run_wizard
+        if args.command in _SETTLES_CREATIONS:
+            common.settle_interrupted_creations()
         return run(args, common.write)
     except common.UsageError as error:
-        print(f"gpuwizard: error: {error}", file=sys.stderr)
+        print(f"gpuwizard: error: {one_line(str(error))}", file=sys.stderr)
         return common.EXIT_USAGE
     except KeyboardInterrupt:
         return common.EXIT_CANCELLED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -30,10 +30,8 @@ class EnvProgress:
 def result_text(event: Mapping[str, Any]) -> str:
     """The environment made (how to use it), or why not."""
     if event["status"] != "ok":
-        return (
-            f"\nNot created ({event['status']}): {event.get('error', '')}\n"
-            f"Everything made was removed. Full log: {event['log']}\n"
-        )
+        log = f" Full log: {event['log']}" if event.get("log") else ""
+        return f"\nNot created ({event['status']}): {event.get('error', '')}\nEverything made was removed.{log}\n"
     python = event["python"]
     activate = activation_commands(
         str(event.get("manager") or "venv"), str(event["path"]), windows=sys.platform == "win32"

@@ -11,7 +11,9 @@ events (``start``, ``phase``, ``log``, ``progress``; the tool's own lines parsed
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -28,8 +30,18 @@ from gpuwizard.adapters.runner import CommandCancelled, RunnerError
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.envs.tool_output import parse_tool_line, progress_event
 from gpuwizard.core.frameworks import framework_module
-from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv
+from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, check_target
+from gpuwizard.workflow.envs.recovery import settle
 from gpuwizard.workflow.envs.trees import remove_tree
+from gpuwizard.workflow.state.env_pending import (
+    NameBusy,
+    PendingEnv,
+    drop_pending,
+    hold_creation,
+    pending_records,
+    save_pending,
+    with_kernel,
+)
 from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 from gpuwizard.workflow.state.home import wizard_home
 
@@ -48,12 +60,38 @@ def create_environment(
 
     On failure or cancel everything made is removed (an environment being replaced is put
     back) before the result is returned, whose ``status`` is then ``failed`` or ``cancelled``.
+    A record of the creation is kept under ``GPUWIZARD_HOME/pending`` while it runs, so that a
+    creation killed at any instant is finished or undone by the next command
+    (:mod:`.recovery`).
+
+    Raises:
+        SetupRefused: Another gpuwizard is making this name or folder, or the folder changed
+            since it was checked; nothing was changed.
     """
-    run = _Run(prepared, tools, on_event, cancel)
     try:
-        return run.execute()
+        locks = hold_creation(prepared.request.name, prepared.prefix)
+    except NameBusy as error:
+        raise SetupRefused(str(error)) from None
+    try:
+        # What a killed run of this name left is settled first (its locks are ours now), and
+        # the folder is checked again: it may have changed since prepare looked.
+        for path, record in pending_records():
+            if record is not None and record.name == prepared.request.name and path.exists():
+                try:
+                    line = settle(record)
+                except OSError as error:
+                    raise SetupRefused(
+                        f"an interrupted creation of {record.name!r} cannot be undone: {error}"
+                    ) from None
+                on_event({"event": "log", "phase": "check", "tool": "gpuwizard", "line": line})
+        check_target(prepared.request, prepared.prefix)
+        run = _Run(prepared, tools, on_event, cancel)
+        try:
+            return run.execute()
+        finally:
+            run.close()
     finally:
-        run.close()
+        locks.release()
 
 
 class _Cancelled(Exception):
@@ -78,12 +116,9 @@ class _Run:
         self.on_event = on_event
         self.cancel = cancel
         self.started = time.perf_counter()
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        logs = wizard_home() / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        self.log_path = logs / f"env-create-{_file_safe(self.request.name)}-{stamp}.log"
-        self.log: TextIO = self.log_path.open("w", encoding="utf-8")
+        self.log_path, self.log = _new_log(self.request.name)
         self.backup: Path | None = None
+        self.pending: PendingEnv | None = None
         self.made_prefix = False
         self.kernel_dir: Path | None = None
         self.tail: list[str] = []
@@ -163,11 +198,24 @@ class _Run:
     def _steps(self) -> EnvRecord:
         prepared, request, plan = self.prepared, self.request, self.prepared.plan
         conda_spec = CondaSpec(plan.conda_packages, plan.conda_channels)
-        if self.prefix.exists():
+        existed = self.prefix.exists()
+        replacing = existed and any(self.prefix.iterdir())
+        if self.cancel.is_set():
+            raise _Cancelled
+        # Recorded before anything on disk changes: a kill from here on is settled by the next run.
+        self.pending = PendingEnv(
+            name=request.name,
+            prefix=str(self.prefix),
+            prefix_existed=existed and not replacing,
+            backup=str(self._backup_path()) if replacing else None,
+            log=str(self.log_path),
+            pid=os.getpid(),
+        )
+        save_pending(self.pending)
+        if replacing:
             self.enter("replace", f"moving the existing {request.name} aside until the new one works")
-            self.backup = self.prefix.with_name(f".{self.prefix.name}.gpuwizard-replaced")
-            remove_tree(self.backup)
-            self.prefix.replace(self.backup)
+            self.prefix.replace(self._backup_path())
+            self.backup = self._backup_path()
         self.enter("create", f"creating {self.prefix} with {self.backend.tool} ({prepared.python_note})")
         self.made_prefix = True
         self._run(self.backend.create_command(self.prefix, prepared.python, prepared.source, conda_spec))
@@ -210,11 +258,18 @@ class _Run:
         )
         if self.cancel.is_set():
             raise _Cancelled
+        # The point of no return: once the entry is saved, a kill leaves a finished environment
+        # (recovery then only deletes the moved-aside original, as the next lines do).
         save_record(record)
         if self.backup is not None:
             remove_tree(self.backup)
             self.backup = None
+        drop_pending(request.name)
         return record
+
+    def _backup_path(self) -> Path:
+        # One per run (the log's name is unique): a backup another run left is never overwritten.
+        return self.prefix.with_name(f".{self.prefix.name}.gpuwizard-replaced-{self.log_path.stem[-8:]}")
 
     def _run(self, command: Command, *, on_line: Callable[[str], None] | None = None) -> None:
         self.log.write(f"$ {' '.join(command.argv)}\n")
@@ -322,6 +377,8 @@ class _Run:
             match = re.search(r"Installed kernelspec \S+ in (.+)$", text)
             if match:
                 self.kernel_dir = Path(match.group(1).strip())
+        if self.kernel_dir is not None and self.pending is not None:
+            self.pending = with_kernel(self.pending, self.kernel_dir)
         return str(self.kernel_dir) if self.kernel_dir else name
 
     def _roll_back(self, status: Literal["failed", "cancelled"], error: str) -> EnvResult:
@@ -331,11 +388,15 @@ class _Run:
             problems += remove_tree(self.kernel_dir)
         if self.made_prefix:
             problems += remove_tree(self.prefix)
-        if self.backup is not None:
+        if self.backup is not None and not problems:
             try:
                 self.backup.replace(self.prefix)
             except OSError as failure:
                 problems.append(f"could not put back {self.prefix} from {self.backup}: {failure}")
+        elif self.backup is not None:
+            problems.append(f"the original is kept at {self.backup}; the next gpuwizard command puts it back")
+        if not problems and self.pending is not None:
+            drop_pending(self.request.name)  # else the record stays: the next command finishes the job
         result = EnvResult(
             status=status,
             name=self.request.name,
@@ -352,6 +413,21 @@ class _Run:
 
 def _file_safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def _new_log(name: str) -> tuple[Path, TextIO]:
+    """A log file of its own: runs started in the same second (or by two wizards) never share one."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    logs = wizard_home() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    while True:
+        path = logs / f"env-create-{_file_safe(name)}-{stamp}-{secrets.token_hex(4)}.log"
+        try:
+            # "x": created here or not at all. Lines the tool prints that are not UTF-8 are kept
+            # escaped rather than ending the run.
+            return path, path.open("x", encoding="utf-8", errors="backslashreplace")
+        except FileExistsError:
+            continue
 
 
 def _kernel_name(name: str) -> str:

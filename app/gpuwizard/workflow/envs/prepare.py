@@ -24,6 +24,7 @@ from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.space import required_bytes, space_message
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
+from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import find_record
 from gpuwizard.workflow.state.home import wizard_home
 
@@ -91,7 +92,7 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
         raise SetupRefused(f"{request.find_links}: no such folder of wheels")
     backend = _backend(manager, tool, tools.managers)
     prefix = _prefix(request, backend, tools)
-    _check_target(request, prefix)
+    check_target(request, prefix)
     python, python_note = _interpreter(backend, plan.python, tools.interpreters, request.offline)
     source = PackageSource(
         index_url=plan.index_url,
@@ -158,18 +159,29 @@ def _prefix(request: SetupRequest, backend: EnvBackend, tools: EnvTools) -> Path
     return (default_envs_dir() / request.name).resolve()
 
 
-def _check_target(request: SetupRequest, prefix: Path) -> None:
+def check_target(request: SetupRequest, prefix: Path) -> None:
+    """Refuse a folder that cannot take the environment (checked again under the creation's lock).
+
+    Raises:
+        SetupRefused: Not a folder, holds files that are no environment, or holds an
+            environment (or the name is taken) and ``--replace`` was not given.
+    """
+    if being_made(request.name):
+        raise SetupRefused(
+            f"the environment {request.name!r} is being made by another gpuwizard; wait for it to finish"
+        )
     existing = find_record(request.name)
     if prefix.exists() and not prefix.is_dir():
         raise SetupRefused(f"{prefix} exists and is not a folder")
     occupied = prefix.exists() and any(prefix.iterdir())
+    # Said first: --replace would not help (it replaces environments, never other files).
+    if occupied and not ((prefix / "pyvenv.cfg").is_file() or (prefix / "conda-meta").is_dir()):
+        raise SetupRefused(f"{prefix} holds files that are not an environment; choose another --prefix")
     if (occupied or existing is not None) and not request.replace:
         where = existing.path if existing is not None else str(prefix)
         raise SetupRefused(
             f"an environment {request.name!r} already exists at {where} (add --replace to replace it)"
         )
-    if occupied and not ((prefix / "pyvenv.cfg").is_file() or (prefix / "conda-meta").is_dir()):
-        raise SetupRefused(f"{prefix} holds files that are not an environment; choose another --prefix")
 
 
 def _interpreter(

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gpuwizard.workflow.envs.recovery import recover_interrupted
 from gpuwizard.workflow.envs.trees import remove_tree
+from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import EnvRecord, drop_record, find_record, load_records
 
 
@@ -14,8 +16,16 @@ class EnvRemoveError(ValueError):
 
 
 def list_environments() -> list[dict[str, Any]]:
-    """The environments the wizard made: the contract's fields, then ``exists`` and the rest."""
-    return [{**record.to_json(), "exists": Path(record.path).is_dir()} for record in load_records()]
+    """The environments the wizard made: the contract's fields, then ``exists``, ``being_made`` and the rest.
+
+    A creation a killed wizard left is settled first (:mod:`.recovery`); ``being_made`` marks an
+    environment another gpuwizard is replacing right now.
+    """
+    recover_interrupted()
+    return [
+        {**record.to_json(), "exists": Path(record.path).is_dir(), "being_made": being_made(record.name)}
+        for record in load_records()
+    ]
 
 
 def remove_environment(name: str) -> EnvRecord:
@@ -27,6 +37,11 @@ def remove_environment(name: str) -> EnvRecord:
     Raises:
         EnvRemoveError: No such environment, or its folder is not an environment.
     """
+    recover_interrupted()
+    if being_made(name):
+        raise EnvRemoveError(
+            f"the environment {name!r} is being made by another gpuwizard; wait for it to finish"
+        )
     record = find_record(name)
     if record is None:
         raise EnvRemoveError(f"no environment {name!r} was made by the wizard (see `gpuwizard env list`)")

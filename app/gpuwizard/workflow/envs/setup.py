@@ -27,6 +27,7 @@ from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.compat.releases import known_index
 from gpuwizard.workflow.envs.create import EventSink, create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, prepare_environment
+from gpuwizard.workflow.envs.recovery import recover_interrupted
 
 __all__ = ["Setup", "SetupRefused", "plan_setup", "recommend_for", "run_setup", "setup_environment"]
 
@@ -66,6 +67,9 @@ def plan_setup(
     Raises:
         SetupRefused: The request cannot be carried out here; nothing was changed.
     """
+    # A creation of this name that a killed wizard left is settled first, or the half-made
+    # folder it left would be refused as "not an environment" (the only change made here).
+    recover_interrupted(only=request.name)
     chosen = recommendation if recommendation is not None else recommend_for(report, request)
     tools = EnvTools(
         runner=runner if runner is not None else StreamingSubprocessRunner(),
@@ -77,7 +81,11 @@ def plan_setup(
 
 
 def run_setup(setup: Setup, on_event: EventSink, cancel: threading.Event) -> EnvResult:
-    """Make the environment ``setup`` planned; the result's ``result`` event is the last one sent."""
+    """Make the environment ``setup`` planned; the result's ``result`` event is the last one sent.
+
+    Raises:
+        SetupRefused: Another gpuwizard is making the same name or folder; nothing was changed.
+    """
     return create_environment(setup.prepared, setup.tools, on_event, cancel)
 
 
@@ -91,8 +99,8 @@ def setup_environment(
     """The wizard's Install step: plan and make; a refusal comes back as a ``failed`` result with its reason."""
     try:
         setup = plan_setup(report, request, recommendation=recommendation)
+        return run_setup(setup, on_event, cancel)
     except SetupRefused as error:
         result = EnvResult(status="failed", name=request.name, error=str(error))
         on_event(result.to_json())
         return result
-    return run_setup(setup, on_event, cancel)

@@ -326,7 +326,10 @@ class _Apply:
         if setup is None:
             raise ApplyUsageError("nothing to make")  # pragma: no cover - run() never gets here
         self._stage("environment", "started", **self._env_facts(None, setup))
-        result = self.steps.create_env(setup, self._forward("environment"), self.cancel)
+        try:
+            result = self.steps.create_env(setup, self._forward("environment"), self.cancel)
+        except SetupRefused as error:  # another gpuwizard is making the same name right now
+            raise ApplyUsageError(str(error)) from None
         self._stage("environment", "done" if result.ok else result.status, name=setup.request.name)
         return result
 

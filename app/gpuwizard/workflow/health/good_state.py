@@ -43,6 +43,7 @@ from gpuwizard.workflow.pathedit.changes import PathChangeError, history, read_p
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, load_records
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.locks import locked
 from gpuwizard.workflow.state.path_journal import JournalEntry, JournalError, PathJournal
 
 SNAPSHOT_NAME: Final = "last-good.json"
@@ -73,7 +74,8 @@ def load_last_good() -> Snapshot | None:
 def save_last_good(snapshot: Snapshot) -> Path:
     """Write ``snapshot`` as the last good state, atomically; returns the file."""
     path = snapshot_path()
-    write_json_atomically(path, snapshot_to_json(snapshot))
+    with locked(path):
+        write_json_atomically(path, snapshot_to_json(snapshot))
     return path
 
 
@@ -262,30 +264,32 @@ def record_good_state(
     record = find_record(env_name)
     if record is None:
         return None
-    previous = load_last_good()
-    env = snapshot_env(
-        record,
-        observed=None,
-        test=test_result,
-        previous=previous.environment(env_name) if previous is not None else None,
-        index_template=torch_index_template(),
-    )
-    base = previous or Snapshot(recorded=now_utc())
-    registered = {existing.name for existing in load_records()}
-    kept = tuple(existing for existing in base.environments if existing.name in registered)
-    snapshot = with_environment(replace(base, environments=kept), env)
-    entries = base.path_entries
-    if path_store is not None:
-        entries = refreshed_path_entries(base.path_entries, path_store)
-    snapshot = replace(
-        snapshot,
-        recorded=now_utc(),
-        driver_version=report.driver.version if report.driver else None,
-        driver_cuda_max=report.driver.cuda_max if report.driver else None,
-        gpus=snapshot_gpus(report),
-        path_entries=entries,
-    )
-    save_last_good(snapshot)
+    # Read, merge and write under the file's lock: a test recorded by another wizard meanwhile stays.
+    with locked(snapshot_path()):
+        previous = load_last_good()
+        env = snapshot_env(
+            record,
+            observed=None,
+            test=test_result,
+            previous=previous.environment(env_name) if previous is not None else None,
+            index_template=torch_index_template(),
+        )
+        base = previous or Snapshot(recorded=now_utc())
+        registered = {existing.name for existing in load_records()}
+        kept = tuple(existing for existing in base.environments if existing.name in registered)
+        snapshot = with_environment(replace(base, environments=kept), env)
+        entries = base.path_entries
+        if path_store is not None:
+            entries = refreshed_path_entries(base.path_entries, path_store)
+        snapshot = replace(
+            snapshot,
+            recorded=now_utc(),
+            driver_version=report.driver.version if report.driver else None,
+            driver_cuda_max=report.driver.cuda_max if report.driver else None,
+            gpus=snapshot_gpus(report),
+            path_entries=entries,
+        )
+        save_last_good(snapshot)
     return snapshot
 
 

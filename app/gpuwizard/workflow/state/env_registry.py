@@ -1,7 +1,9 @@
 """The environments this wizard made, kept in ``GPUWIZARD_HOME/environments.json``.
 
 Written atomically (a temporary file renamed over the old one), so an interrupted write never
-leaves a half file; an unreadable file is kept aside as ``.bad`` rather than overwritten.
+leaves a half file, and every change holds the file's lock (:mod:`.locks`) from reading to
+writing, so two wizards never lose each other's entries; an unreadable file is kept aside as
+``.bad`` rather than overwritten.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any, Final
 
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.locks import locked
 
 REGISTRY_NAME: Final = "environments.json"
 REGISTRY_SCHEMA: Final = "gpuwizard.environments/1"
@@ -82,14 +85,16 @@ def find_record(name: str) -> EnvRecord | None:
 
 
 def save_record(record: EnvRecord) -> None:
-    """Add ``record``, replacing one of the same name."""
-    records = [existing for existing in load_records() if existing.name != record.name]
-    _write([*records, record])
+    """Add ``record``, replacing one of the same name (under the file's lock: no update is lost)."""
+    with locked(registry_path()):
+        records = [existing for existing in load_records() if existing.name != record.name]
+        _write([*records, record])
 
 
 def drop_record(name: str) -> None:
-    """Forget the environment called ``name``."""
-    _write([record for record in load_records() if record.name != name])
+    """Forget the environment called ``name`` (under the file's lock)."""
+    with locked(registry_path()):
+        _write([record for record in load_records() if record.name != name])
 
 
 def _write(records: list[EnvRecord]) -> None:

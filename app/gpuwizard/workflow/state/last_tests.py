@@ -19,6 +19,7 @@ from typing import Any, Final
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.locks import StateBusy, locked
 
 LAST_TESTS_NAME: Final = "last-tests.json"
 LAST_TESTS_SCHEMA: Final = "gpuwizard.last-tests/1"
@@ -56,9 +57,10 @@ def remember_test(result: LiveTestResult, *, probe_args: Sequence[str] = ()) -> 
         "short": bool(probe_args),
         "result": result.to_json(),
     }
-    kept = [item for item in load_last_tests() if not _same_target(item, env, python)]
-    # The report must never cost the test: a full disk or a read-only home only loses the record.
-    with contextlib.suppress(OSError):
+    # The report must never cost the test: a full disk, a read-only home or a lock held too long
+    # only loses the record. The lock spans read and write: two tests at once both stay.
+    with contextlib.suppress(OSError, StateBusy), locked(last_tests_path()):
+        kept = [item for item in load_last_tests() if not _same_target(item, env, python)]
         write_json_atomically(last_tests_path(), {"schema": LAST_TESTS_SCHEMA, "tests": [*kept, record]})
 
 
