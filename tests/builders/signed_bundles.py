@@ -2,7 +2,8 @@
 
 The signatures are real (Ed25519, through the wizard's own ``signing`` module); the wizard is
 told to trust the test's key, not the shipped one, with ``GPUWIZARD_TEST_ONLY_COMPAT_KEYS``, and
-to fetch over http from 127.0.0.1 with ``GPUWIZARD_TEST_ONLY_LOOPBACK_HTTP`` (``trusting``).
+the test CA of the https server on 127.0.0.1 (``serve(tls=True)``) with ``REQUESTS_CA_BUNDLE``
+(``trusting``): the wizard fetches nothing but https.
 ``BAD_BUNDLES`` are the bundles the wizard must refuse, each with what its note says.
 """
 
@@ -18,13 +19,12 @@ from typing import Any
 from gpuwizard.workflow.compat.bundle import make_bundle, sha256_line
 from gpuwizard.workflow.compat.data import bundled_files
 from gpuwizard.workflow.compat.signing import new_key_pair, sign
-from harness.http_server import Site
+from harness.http_server import Site, trust_test_ca
 
 NEWER = "2099-01-01"
 #: The release only the newer data knows: a plan with it shows the fetched data is in use.
 NEW_VERSION = "9.1.0"
 KEYS_ENV = "GPUWIZARD_TEST_ONLY_COMPAT_KEYS"
-LOOPBACK_ENV = "GPUWIZARD_TEST_ONLY_LOOPBACK_HTTP"
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,8 @@ def make_signer(keys: Path) -> Signer:
 
 
 def trusting(signer: Signer) -> dict[str, str]:
-    """The environment that makes the wizard trust ``signer`` and fetch from 127.0.0.1 over http."""
-    return {KEYS_ENV: str(signer.keys), LOOPBACK_ENV: "1"}
+    """The environment that makes the wizard trust ``signer`` and the https server on 127.0.0.1."""
+    return {KEYS_ENV: str(signer.keys), **trust_test_ca()}
 
 
 def newer_files() -> dict[str, Any]:
@@ -87,7 +87,7 @@ def signed(signer: Signer, files: dict[str, Any] | None = None, generated: str =
 
 
 def publish(site: Site, published: Published) -> str:
-    """Serve ``published`` on ``site``; returns the bundle's URL."""
+    """Serve ``published`` on ``site`` (https: ``serve(tls=True)``); returns the bundle's URL."""
     site.put("/compat/bundle.json", published.raw)
     if published.sha256 is not None:
         site.put("/compat/bundle.json.sha256", published.sha256)

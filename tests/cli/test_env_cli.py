@@ -172,3 +172,44 @@ def test_usage_errors_exit_2(sleepy_torch: Path, isolated_home: Path):
 def test_list_is_empty_json_before_anything_is_made():
     done = gpuwizard("env", "list", "--json", timeout=60)
     assert (done.returncode, json.loads(done.stdout)) == (0, [])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_machine_is_detected_cancels_with_3(
+    signal_number: int, sleepy_torch: Path, isolated_home: Path
+):
+    # Detection asks each interpreter for its facts in a child process: the signal is sent
+    # while the first one runs, long before anything is made (issue 19: this exited 130 for
+    # SIGINT, and SIGTERM killed the command outright).
+    process = subprocess.Popen(
+        [ENTRY_POINT, "env", "create", "demo", "--framework", "pytorch", "--version", "2.13",
+         "--find-links", str(sleepy_torch), "--offline", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    while not _children_of(process.pid) and process.poll() is None:
+        time.sleep(0.001)
+    process.send_signal(signal_number)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 3, stderr
+    assert "Traceback" not in stderr
+    result = events_of(stdout)[-1]
+    assert (result["event"], result["status"]) == ("result", "cancelled")
+    assert not (isolated_home / "envs" / "demo").exists()
+    assert json.loads(gpuwizard("env", "list", "--json").stdout) == []
+
+
+@pytest.mark.slow
+def test_a_folder_that_is_not_an_environment_is_not_told_to_add_replace(sleepy_torch: Path, tmp_path: Path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "thesis.txt").write_text("mine")
+    for extra in ((), ("--replace",)):
+        done = gpuwizard(
+            "env", "create", "demo", "--framework", "pytorch", "--version", "2.13", "--prefix", str(folder),
+            "--find-links", str(sleepy_torch), "--offline", *extra,
+        )  # fmt: skip
+        assert done.returncode == 2
+        assert "not an environment" in done.stderr and "--replace" not in done.stderr
+    assert (folder / "thesis.txt").read_text() == "mine"

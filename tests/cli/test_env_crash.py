@@ -92,7 +92,9 @@ def settled(home: Path, prefix: Path) -> list[dict[str, Any]]:
     assert "Traceback" not in listed.stderr
     leftovers = sorted(path.name for path in prefix.parent.glob(f".{prefix.name}.gpuwizard-replaced*"))
     assert leftovers == [], f"moved-aside copies left: {leftovers}"
-    pending = sorted(path.name for path in (home / "pending").glob("*")) if (home / "pending").is_dir() else []
+    pending = (
+        sorted(path.name for path in (home / "pending").glob("*")) if (home / "pending").is_dir() else []
+    )
     assert pending == [], f"records left: {pending}"
     assert processes_inside([prefix]) == []
     return json.loads(listed.stdout)
@@ -122,7 +124,7 @@ def test_a_creation_killed_anywhere_is_undone_by_the_next_command(wheels: Path):
     prefix = home / "envs" / "demo"
     total = calibrate(create_argv(wheels))
     assert gpuwizard("env", "remove", "demo").returncode == 0
-    chance = random.Random(SEED)
+    chance = random.Random(SEED)  # noqa: S311 - seeded kill points, not secrets
     outcomes: dict[str, int] = {"undone": 0, "finished": 0}
     started = time.monotonic()
     for _ in range(KILLS_PER_KIND):
@@ -149,7 +151,7 @@ def test_a_replacement_killed_anywhere_keeps_the_original_or_the_new_one(wheels:
     home = Path(os.environ["GPUWIZARD_HOME"])
     prefix = home / "envs" / "demo"
     total = calibrate(create_argv(wheels))
-    chance = random.Random(SEED + 1)
+    chance = random.Random(SEED + 1)  # noqa: S311 - seeded kill points, not secrets
     outcomes: dict[str, int] = {"original kept": 0, "replacement finished": 0}
     started = time.monotonic()
     for round_number in range(KILLS_PER_KIND):
@@ -165,9 +167,60 @@ def test_a_replacement_killed_anywhere_keeps_the_original_or_the_new_one(wheels:
             outcomes["original kept"] += 1
         else:
             outcomes["replacement finished"] += 1
-    replaced = subprocess.run(create_argv(wheels, "--replace"), capture_output=True, text=True, timeout=600, check=False)
+    replaced = subprocess.run(
+        create_argv(wheels, "--replace"), capture_output=True, text=True, timeout=600, check=False
+    )
     assert replaced.returncode == 0, replaced.stderr
     print(
         f"\ncrash test (--replace), seed {SEED}: {KILLS_PER_KIND} kills tried, 0 failed "
         f"({outcomes}), {time.monotonic() - started:.1f} s"
     )
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if f"\nPPid:\t{pid}\n" in text:
+            found.append(int(status.parent.name))
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return "State:\tZ" in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+
+
+def test_the_tools_die_with_a_killed_wizard(tmp_path: Path):
+    # Issue 19: the tools run in their own session, so after `kill -9` of the wizard the import
+    # probe (or uv) kept running from the half-made folder, and the name was stuck.
+    home = Path(os.environ["GPUWIZARD_HOME"])
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    tiny_torch(slow, "2.13.0", init="import time; time.sleep(300)")
+    shutil.copy(bundled_pip_wheel(), slow)
+    process = subprocess.Popen(
+        create_argv(slow), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert process.stdout is not None
+    children: list[int] = []
+    for line in process.stdout:
+        event = json.loads(line)
+        if (event["event"], event.get("phase")) == ("phase", "verify"):
+            while not children:  # the probe starts right after the phase is announced
+                children = _children_of(process.pid)
+            break
+    process.kill()
+    process.wait(60)
+    for child in children:
+        deadline = time.monotonic() + 60
+        while not _gone(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _gone(child), "the import probe outlived the wizard"
+    assert settled(home, home / "envs" / "demo") == []
+    assert not (home / "envs" / "demo").exists()

@@ -15,7 +15,6 @@ import pytest
 
 from builders.signed_bundles import (
     BAD_BUNDLES,
-    LOOPBACK_ENV,
     NEW_VERSION,
     NEWER,
     Signer,
@@ -25,7 +24,7 @@ from builders.signed_bundles import (
     trusting,
 )
 from gpuwizard.workflow.compat.data import load_bundled
-from harness.http_server import Site, serve
+from harness.http_server import Site, serve, trust_test_ca
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
@@ -153,7 +152,7 @@ def test_text_output_explains_the_three_cuda_numbers():
 
 
 def refresh_env(site: Site, signer: Signer, home: Path) -> dict[str, str]:
-    """Trust the test's key, fetch over http from 127.0.0.1 (test-only settings), ask no real index."""
+    """Trust the test's key and the https server on 127.0.0.1, ask no real index."""
     site.put("/pypi/torch/json", json.dumps({"info": {"version": "9.1.0"}}))
     site.put("/pypi/tensorflow/json", json.dumps({"info": {"version": "2.21.0"}}))
     return {
@@ -175,7 +174,7 @@ def recommend_refreshing(url: str, env: dict[str, str]) -> dict:
 
 def test_refresh_through_the_command(tmp_path: Path):
     signer = make_signer(tmp_path / "keys")
-    with serve() as site:
+    with serve(tls=True) as site:
         env = refresh_env(site, signer, tmp_path / "home")
         data = recommend_refreshing(publish(site, signed(signer)), env)
     assert data["plan"]["framework_version"] == NEW_VERSION
@@ -192,7 +191,7 @@ def test_refresh_through_the_command(tmp_path: Path):
 def test_a_refused_bundle_leaves_recommend_on_the_bundled_data(case: str, tmp_path: Path):
     signer = make_signer(tmp_path / "keys")
     make, says = BAD_BUNDLES[case]
-    with serve() as site:
+    with serve(tls=True) as site:
         env = refresh_env(site, signer, tmp_path / "home")
         url = publish(site, make(signer, tmp_path))
         data = recommend_refreshing(url, env)
@@ -207,18 +206,43 @@ def test_a_refused_bundle_leaves_recommend_on_the_bundled_data(case: str, tmp_pa
     assert not (tmp_path / "home" / "cache" / "compat" / "bundle.json").exists()
 
 
-def test_plain_http_without_the_test_only_setting_is_refused_even_signed(tmp_path: Path):
-    # The issue's case: over http, with a matching .sha256 (and here even a valid signature).
+def test_plain_http_is_refused_even_signed(tmp_path: Path):
+    # The issue's case: over http, with a matching .sha256 (and here even a valid signature);
+    # the PyPI and PyTorch index overrides point at the same http site and are refused too.
     signer = make_signer(tmp_path / "keys")
     with serve() as site:
-        env = {**refresh_env(site, signer, tmp_path / "home"), LOOPBACK_ENV: ""}
+        env = refresh_env(site, signer, tmp_path / "home")
         url = publish(site, signed(signer))
         data = recommend_refreshing(url, env)
         seen = list(site.seen)
     assert data["compat_data"] == "bundled" and data["plan"]["framework_version"] != NEW_VERSION
     assert f"The compatibility data from {url} is refused: its URL is not https://" in " ".join(data["notes"])
-    assert not any(path.startswith("/compat/") for path in seen)
+    assert any(
+        note.startswith(
+            f"Could not ask PyPI about torch ({site.url}/pypi/torch/json: refused, not an https://"
+        )
+        for note in data["notes"]
+    )
+    assert seen == []
     assert not (tmp_path / "home" / "cache" / "compat" / "bundle.json").exists()
+
+
+def test_an_oversized_bundle_is_a_one_line_note(tmp_path: Path):
+    signer = make_signer(tmp_path / "keys")
+    with serve(tls=True) as site:
+        env = refresh_env(site, signer, tmp_path / "home")
+        site.put("/compat/bundle.json", b"{" + b" " * (2 << 20) + b"}", chunk=1 << 16)  # 2 MiB, chunked
+        url = f"{site.url}/compat/bundle.json"
+        done = run(
+            "--framework", "pytorch", "--system", str(REPORTS / "windows-rtx3060-546.33.json"), "--json",
+            "--refresh", "--compat-url", url, env=env,
+        )  # fmt: skip
+    assert done.returncode == 0 and done.stderr == ""
+    data = json.loads(done.stdout)
+    assert f"Could not refresh the compatibility data ({url}: answer larger than the 1 MiB allowed); " in (
+        " ".join(data["notes"])
+    )
+    assert data["compat_data"] == "bundled"
 
 
 def pypi_site(site: Site, torch: list[str]) -> dict[str, str]:
@@ -231,11 +255,11 @@ def pypi_site(site: Site, torch: list[str]) -> dict[str, str]:
         site.put(
             f"/pypi/{package}/json", json.dumps({"info": {"version": versions[0]}, "releases": releases})
         )
-    return {"GPUWIZARD_PYPI_URL": f"{site.url}/pypi"}
+    return {"GPUWIZARD_PYPI_URL": f"{site.url}/pypi", **trust_test_ca()}
 
 
 def test_a_version_beyond_the_data_that_pypi_publishes_gets_the_newest_verified_plan():
-    with serve() as site:
+    with serve(tls=True) as site:
         env = pypi_site(site, ["2.16.0", "2.15.0", "2.14.1"])
         done = run("--framework", "pytorch", "--version", "2.16", "--system", str(NO_GPU), "--json", env=env)
     assert done.returncode == 0, done.stderr
@@ -247,7 +271,7 @@ def test_a_version_beyond_the_data_that_pypi_publishes_gets_the_newest_verified_
 
 
 def test_a_version_pypi_does_not_publish_is_bad_input():
-    with serve() as site:
+    with serve(tls=True) as site:
         env = pypi_site(site, ["2.15.0", "2.14.1"])
         done = run("--framework", "tensorflow", "--version", "9.9", "--system", str(NO_GPU), env=env)
     assert done.returncode == 2 and done.stdout == ""
@@ -255,7 +279,7 @@ def test_a_version_pypi_does_not_publish_is_bad_input():
 
 
 def test_a_version_beyond_the_data_offline_is_planned_with_a_warning():
-    env = {"GPUWIZARD_PYPI_URL": "http://127.0.0.1:9/pypi"}  # nothing listens on the discard port
+    env = {"GPUWIZARD_PYPI_URL": "https://127.0.0.1:9/pypi"}  # nothing listens on the discard port
     done = run("--framework", "pytorch", "--version", "2.16", "--system", str(NO_GPU), "--json", env=env)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)

@@ -1,13 +1,32 @@
-"""A real HTTP server on 127.0.0.1 for the refresh tests, serving set answers by path."""
+"""A real HTTP server on 127.0.0.1 for the refresh tests, serving set answers by path.
+
+``serve(tls=True)`` serves https, with a certificate for 127.0.0.1 signed by a CA made for the
+test run (``ca_certificate``): the wizard fetches nothing but https (``adapters/http.py``), and trusts
+that CA when ``REQUESTS_CA_BUNDLE`` names it (``trust_test_ca``), as requests documents
+(https://requests.readthedocs.io/en/latest/user/advanced/#ssl-cert-verification).
+"""
 
 from __future__ import annotations
 
+import atexit
+import datetime
+import ipaddress
+import shutil
+import ssl
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 
 @dataclass
@@ -18,6 +37,11 @@ class Answer:
     content_type: str = ""
     #: Statuses to send first, one per request, before the real answer (to test retries).
     first: list[int] = field(default_factory=list)
+    #: More headers (a redirect's Location, a Content-Encoding).
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Sent with ``Transfer-Encoding: chunked`` in pieces of this many bytes, without a
+    #: Content-Length (0: all at once, with one).
+    chunk: int = 0
 
 
 @dataclass
@@ -33,7 +57,8 @@ class Site:
 
 
 @contextmanager
-def serve() -> Iterator[Site]:
+def serve(*, tls: bool = False) -> Iterator[Site]:
+    """A server on 127.0.0.1 (https with ``tls``, trusted through :func:`trust_test_ca`)."""
     site = Site()
 
     class Handler(BaseHTTPRequestHandler):
@@ -47,12 +72,35 @@ def serve() -> Iterator[Site]:
                 self.send_error(answer.first.pop(0))
                 return
             time.sleep(answer.delay_s)
+            if answer.chunk:
+                self._send_chunked(answer)
+                return
             self.send_response(answer.status)
             self.send_header("Content-Length", str(len(answer.body)))
             if answer.content_type:
                 self.send_header("Content-Type", answer.content_type)
+            for name, value in answer.headers.items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(answer.body)
+
+        def _send_chunked(self, answer: Answer) -> None:
+            # Chunked transfer is HTTP/1.1 (RFC 9112, 7.1); the connection closes after it.
+            self.protocol_version = "HTTP/1.1"
+            self.close_connection = True
+            self.send_response(answer.status)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            for name, value in answer.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            try:
+                for start in range(0, len(answer.body), answer.chunk):
+                    piece = answer.body[start : start + answer.chunk]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client stopped reading (an answer too large): what the test wants
 
         def do_HEAD(self) -> None:
             # uv asks HEAD first to see whether range requests work (PEP 658 fallback).
@@ -71,11 +119,97 @@ def serve() -> Iterator[Site]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        certificate, key, _ = _server_files()
+        context.load_cert_chain(certificate, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    site.url = f"http://127.0.0.1:{server.server_address[1]}"
+    site.url = f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     try:
         yield site
     finally:
         server.shutdown()
         server.server_close()
+
+
+def trust_test_ca() -> dict[str, str]:
+    """The environment under which requests trusts the test CA (and nothing else)."""
+    return {"REQUESTS_CA_BUNDLE": str(ca_certificate())}
+
+
+def ca_certificate() -> Path:
+    """The test run's CA certificate (PEM), made on first use."""
+    return _server_files()[2]
+
+
+@cache
+def _server_files() -> tuple[Path, Path, Path]:
+    """(server certificate, its key, the CA's certificate): a CA made for this run and a server
+    certificate for 127.0.0.1, ::1 and localhost that it signed, with the extensions that
+    strict verification asks for (key identifiers, key usage, serverAuth)."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def name(common: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
+
+    def usage(*, sign_certificates: bool) -> x509.KeyUsage:
+        return x509.KeyUsage(
+            digital_signature=not sign_certificates, content_commitment=False, key_encipherment=False,
+            data_encipherment=False, key_agreement=False, key_cert_sign=sign_certificates,
+            crl_sign=sign_certificates, encipher_only=False, decipher_only=False,
+        )  # fmt: skip
+
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = name("gpuwizard test CA")
+    ca_ski = x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key())
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=30))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(usage(sign_certificates=True), critical=True)
+        .add_extension(ca_ski, critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    server = (
+        x509.CertificateBuilder()
+        .subject_name(name("127.0.0.1"))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=30))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(usage(sign_certificates=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [
+                    x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                    x509.IPAddress(ipaddress.ip_address("::1")),
+                    x509.DNSName("localhost"),
+                ]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ca_ski), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    folder = Path(tempfile.mkdtemp(prefix="gpuwizard-test-tls-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    paths = folder / "server.pem", folder / "server.key", folder / "ca.pem"
+    paths[0].write_bytes(server.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    paths[2].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    return paths

@@ -1,7 +1,8 @@
-"""Refreshing the compatibility data over real HTTP on 127.0.0.1, with real signatures.
+"""Refreshing the compatibility data over real HTTPS on 127.0.0.1, with real signatures.
 
-The wizard trusts a key made for each test (``GPUWIZARD_TEST_ONLY_COMPAT_KEYS``) and, unless a
-test says otherwise, fetches over http from 127.0.0.1 (``GPUWIZARD_TEST_ONLY_LOOPBACK_HTTP``).
+The wizard trusts a key made for each test (``GPUWIZARD_TEST_ONLY_COMPAT_KEYS``) and fetches over
+https from 127.0.0.1, trusting a CA made for the test run (``REQUESTS_CA_BUNDLE``,
+``harness.http_server``): it fetches nothing over plain http, not even from 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import pytest
 
 from builders.signed_bundles import (
     BAD_BUNDLES,
-    LOOPBACK_ENV,
     NEW_VERSION,
     NEWER,
     Published,
@@ -28,12 +28,13 @@ from builders.signed_bundles import (
     signed,
     trusting,
 )
-from gpuwizard.adapters.http import HttpError, RequestsClient
+from gpuwizard.adapters.http import DEFAULT_MAX_BYTES, HttpError, RequestsClient
 from gpuwizard.workflow.compat.bundle import DEFAULT_COMPAT_URL
 from gpuwizard.workflow.compat.data import bundled_date, data_in_use, load_compat
-from gpuwizard.workflow.compat.refresh import refresh_compat
+from gpuwizard.workflow.compat.refresh import BUNDLE_MAX_BYTES, refresh_compat
+from gpuwizard.workflow.compat.releases import PYPI_MAX_BYTES
 from gpuwizard.workflow.state.compat_cache import cache_dir
-from harness.http_server import Site, serve
+from harness.http_server import Site, serve, trust_test_ca
 
 BUNDLED = f"using the bundled data of {bundled_date()}."
 
@@ -46,11 +47,14 @@ def unused_port() -> int:
 
 @pytest.fixture(autouse=True)
 def _indexes(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Nothing leaves 127.0.0.1: the index addresses point at an unused local port by default.
+    # Nothing leaves 127.0.0.1: the index addresses point at an unused local port by default,
+    # and only the test CA is trusted.
     port = unused_port()
-    monkeypatch.setenv("GPUWIZARD_PYPI_URL", f"http://127.0.0.1:{port}/pypi")
-    monkeypatch.setenv("GPUWIZARD_TORCH_INDEX_URL", f"http://127.0.0.1:{port}/whl")
+    monkeypatch.setenv("GPUWIZARD_PYPI_URL", f"https://127.0.0.1:{port}/pypi")
+    monkeypatch.setenv("GPUWIZARD_TORCH_INDEX_URL", f"https://127.0.0.1:{port}/whl")
     monkeypatch.delenv("GPUWIZARD_COMPAT_URL", raising=False)
+    for name, value in trust_test_ca().items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
@@ -73,7 +77,7 @@ def use_site_indexes(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def refresh_from(published: Published) -> tuple[list[str], str]:
-    with serve() as site:
+    with serve(tls=True) as site:
         url = publish(site, published)
         return refresh_compat(url, client()), url
 
@@ -85,7 +89,7 @@ def cache_bytes() -> dict[str, bytes]:
 
 
 def test_a_signed_newer_bundle_is_verified_cached_and_used(signer: Signer, monkeypatch: pytest.MonkeyPatch):
-    with serve() as site:
+    with serve(tls=True) as site:
         use_site_indexes(site, monkeypatch)
         url = publish(site, signed(signer))
         notes = refresh_compat(url, client())
@@ -120,17 +124,27 @@ def test_a_refused_bundle_leaves_the_cached_copy_as_it_was(signer: Signer, tmp_p
     assert load_compat().pytorch[0].latest == NEW_VERSION
 
 
-def test_plain_http_is_refused_even_signed_and_matching(signer: Signer, monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize("through", ["option", "environment"])
+def test_plain_http_is_refused_even_signed_and_matching(
+    through: str, signer: Signer, monkeypatch: pytest.MonkeyPatch
+):
     # The issue's case: a bundle served over http with a matching .sha256 and even a valid
-    # signature. Without the test-only setting nothing is fetched at all.
-    monkeypatch.delenv(LOOPBACK_ENV)
+    # signature, from --compat-url or GPUWIZARD_COMPAT_URL. Nothing is fetched at all, not even
+    # from 127.0.0.1, and the PyPI and PyTorch index overrides over http are refused as well.
     with serve() as site:
         url = publish(site, signed(signer))
-        notes = refresh_compat(url, client())
+        use_site_indexes(site, monkeypatch)
+        if through == "environment":
+            monkeypatch.setenv("GPUWIZARD_COMPAT_URL", url)
+        notes = refresh_compat(url if through == "option" else None, client())
     assert notes[0] == (
         f"The compatibility data from {url} is refused: its URL is not https:// (data fetched any other way "
         f"can be changed on its way to this machine); {BUNDLED}"
     )
+    assert notes[1].startswith(
+        f"Could not ask PyPI about torch ({site.url}/pypi/torch/json: refused, not an https"
+    )
+    assert all(len(note.splitlines()) == 1 for note in notes)
     assert site.seen == []
     assert cache_bytes() == {}
     assert load_compat().origin == "bundled"
@@ -139,16 +153,53 @@ def test_plain_http_is_refused_even_signed_and_matching(signer: Signer, monkeypa
 @pytest.mark.parametrize(
     "url",
     [
-        "http://example.org/compat/bundle.json",  # http to any other host, even with the test-only setting
+        "http://127.0.0.1/compat/bundle.json",
+        "http://[::1]/compat/bundle.json",
+        "http://localhost/compat/bundle.json",
+        "http://example.org/compat/bundle.json",
         "http://127.0.0.1.example.org/compat/bundle.json",
         "http://localhost@example.org/compat/bundle.json",
         "ftp://127.0.0.1/compat/bundle.json",
         "file:///etc/passwd",
+        "https:///compat/bundle.json",
     ],
 )
-def test_the_test_only_setting_allows_loopback_http_and_nothing_else(url: str, signer: Signer):
+def test_every_url_but_https_is_refused(url: str, signer: Signer):
     notes = refresh_compat(url, client())
     assert notes[0].startswith(f"The compatibility data from {url} is refused: its URL is not https://")
+
+
+def test_a_redirect_to_http_is_not_followed(signer: Signer):
+    with serve() as plain, serve(tls=True) as site:
+        target = publish(plain, signed(signer))
+        site.put("/compat/bundle.json", b"", status=302, headers={"Location": target})
+        url = f"{site.url}/compat/bundle.json"
+        notes = refresh_compat(url, client())
+    assert notes[0] == (
+        f"Could not refresh the compatibility data ({url}: refused a redirect to {target}, not an https:// "
+        f"URL (anything else can be changed on its way to this machine)); {BUNDLED}"
+    )
+    assert plain.seen == []
+    assert cache_bytes() == {}
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_bundle_larger_than_its_limit_is_not_read(chunked: bool, signer: Signer):
+    # Signed and matching, but larger than any bundle should be: refused before it is verified
+    # (BUNDLE_MAX_BYTES is 1 MiB, about 9 times today's bundle).
+    good = signed(signer, {**newer_files(), "padding": "x" * BUNDLE_MAX_BYTES})
+    with serve(tls=True) as site:
+        url = publish(site, good)
+        if chunked:
+            site.put("/compat/bundle.json", good.raw, chunk=1 << 16)
+        notes = refresh_compat(url, client())
+    declared = "" if chunked else f" (Content-Length {len(good.raw)})"
+    assert notes[0] == (
+        f"Could not refresh the compatibility data ({url}: answer larger than the 1 MiB allowed{declared}); "
+        f"{BUNDLED}"
+    )
+    assert "/compat/bundle.json.sig" not in site.seen
+    assert cache_bytes() == {}
 
 
 def test_data_that_fails_its_schema_is_refused(signer: Signer):
@@ -183,14 +234,14 @@ def test_an_older_bundle_does_not_replace_newer_cached_data(signer: Signer):
 def test_the_same_bundle_again_is_up_to_date(signer: Signer):
     published = signed(signer)
     _, url = refresh_from(published)
-    with serve() as site:
+    with serve(tls=True) as site:
         again = publish(site, published)
         notes = refresh_compat(again, client())
     assert notes[0] == f"The compatibility data is up to date: the data of {NEWER} fetched from {url}."
 
 
 def test_offline_falls_back_to_the_bundled_data_with_a_note(signer: Signer):
-    url = f"http://127.0.0.1:{unused_port()}/compat/bundle.json"  # nothing listens there
+    url = f"https://127.0.0.1:{unused_port()}/compat/bundle.json"  # nothing listens there
     notes = refresh_compat(url, client())
     assert notes[0].startswith("Could not refresh the compatibility data (")
     assert notes[0].endswith(BUNDLED)
@@ -199,13 +250,15 @@ def test_offline_falls_back_to_the_bundled_data_with_a_note(signer: Signer):
 
 
 class RecordingClient:
-    """Answers nothing, as offline; records what was asked."""
+    """Answers nothing, as offline; records what was asked, and the size allowed."""
 
     def __init__(self) -> None:
         self.asked: list[str] = []
+        self.allowed: dict[str, int] = {}
 
-    def get(self, url: str, *, timeout: float | None = None) -> bytes:
+    def get(self, url: str, *, timeout: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         self.asked.append(url)
+        self.allowed[url] = max_bytes
         raise HttpError(f"{url}: cannot connect (offline)")
 
 
@@ -218,6 +271,16 @@ def test_without_a_url_the_projects_published_data_is_asked():
         notes[0]
         == f"Could not refresh the compatibility data ({DEFAULT_COMPAT_URL}: cannot connect (offline)); {BUNDLED}"
     )
+
+
+def test_each_download_is_limited_to_its_own_size():
+    recording = RecordingClient()
+    refresh_compat("https://mirror.example/compat/bundle.json", recording)
+    assert recording.allowed["https://mirror.example/compat/bundle.json"] == BUNDLE_MAX_BYTES == 1 << 20
+    # Neither the sha256 nor the signature is asked for once the bundle could not be had.
+    assert not any(url.endswith((".sha256", ".sig")) for url in recording.asked)
+    pypi = [url for url in recording.asked if url.endswith("/json")]
+    assert pypi and all(recording.allowed[url] == PYPI_MAX_BYTES == 16 << 20 for url in pypi)
 
 
 def test_the_environment_variable_comes_before_the_default_and_the_option_before_both(
@@ -234,14 +297,14 @@ def test_the_environment_variable_comes_before_the_default_and_the_option_before
 
 
 def test_a_server_that_does_not_answer_times_out():
-    with serve() as site:
+    with serve(tls=True) as site:
         site.put("/slow", b"{}", delay_s=3)
         with pytest.raises(HttpError, match=r"no answer within 0\.5 s"):
             RequestsClient(retries=0, timeout=0.5).get(f"{site.url}/slow")
 
 
 def test_transient_server_errors_are_retried():
-    with serve() as site:
+    with serve(tls=True) as site:
         site.put("/flaky", b"fine", first=[503, 502])
         assert client().get(f"{site.url}/flaky") == b"fine"
         assert site.seen.count("/flaky") == 3
@@ -251,7 +314,7 @@ def test_the_indexes_are_asked_even_when_the_data_cannot_be_refreshed(monkeypatc
     # What the indexes answer is releases.py's to say (tests of its own); here only that they
     # are asked, after the data's note.
     monkeypatch.setenv("GPUWIZARD_COMPAT_URL", f"https://127.0.0.1:{unused_port()}/compat/bundle.json")
-    with serve() as site:
+    with serve(tls=True) as site:
         use_site_indexes(site, monkeypatch)
         notes = refresh_compat(None, client())
     assert notes[0].startswith("Could not refresh the compatibility data (")

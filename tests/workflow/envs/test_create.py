@@ -283,3 +283,50 @@ def test_remove_deletes_folder_and_entry_and_guards_other_folders(wheels: Path):
     remove_environment("gone")
     assert not Path(result.path).exists()
     assert list_environments() == []
+
+
+class _FailingRunner(StreamingSubprocessRunner):
+    """Every tool exits 1 at once: a creation fails within milliseconds."""
+
+    def stream(self, argv, on_line, **_: Any) -> int:  # type: ignore[override]
+        on_line("error: no")
+        return 1
+
+
+def test_runs_in_the_same_second_keep_their_own_logs(wheels: Path):
+    # Issue 19: the log was named by the second only, so a run started in the same second
+    # overwrote the other's log.
+    env_tools = tools(runner=_FailingRunner())
+    results = [
+        make(planned("demo", torch_plan(), find_links=wheels, offline=True), env_tools)[0] for _ in range(3)
+    ]
+    assert [result.status for result in results] == ["failed"] * 3
+    logs = {result.log for result in results}
+    assert len(logs) == 3
+    for log in logs:
+        assert "error: no" in Path(str(log)).read_text(encoding="utf-8")
+
+
+def test_a_second_create_of_a_name_being_made_is_refused_and_changes_nothing(wheels: Path):
+    from gpuwizard.workflow.state.env_pending import hold_creation
+
+    request = planned("demo", torch_plan(), find_links=wheels, offline=True)
+    prepared = prepare_environment(*request, tools())
+    other = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\n"
+         "from pathlib import Path\n"
+         "from gpuwizard.workflow.state.env_pending import hold_creation\n"
+         "held = hold_creation('demo', Path(sys.argv[1])); print('held', flush=True); time.sleep(60)",
+         str(prepared.prefix)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "held"
+        with pytest.raises(SetupRefused, match="being made by another gpuwizard"):
+            create_environment(prepared, tools(), lambda event: None, threading.Event())
+        assert not prepared.prefix.exists()
+    finally:
+        other.kill()
+        other.wait()
+    held = hold_creation("demo", prepared.prefix)  # the dead holder's lock is free again
+    held.release()

@@ -2,7 +2,8 @@
 
 The data comes from ``--compat-url``, else ``GPUWIZARD_COMPAT_URL``, else
 :data:`~gpuwizard.workflow.compat.bundle.DEFAULT_COMPAT_URL`, as a signed bundle (``bundle.py``
-describes the three published files). It is used only over https, when its sha256 matches, its
+describes the three published files). It is used only over https (redirects included; an
+answer larger than :data:`BUNDLE_MAX_BYTES` is refused), when its sha256 matches, its
 signature verifies against a key shipped with the wizard, every file passes its schema, every
 index and channel it names is on the allow-list (``core/compat/index_allowlist.py``), and it is
 newer than the data in use. Why so strict: pytorch.json's ``index_url`` goes into every later
@@ -16,9 +17,8 @@ from __future__ import annotations
 
 import os
 from typing import Final
-from urllib.parse import urlsplit
 
-from gpuwizard.adapters.http import HttpClient, HttpError, RequestsClient
+from gpuwizard.adapters.http import HttpClient, HttpError, RequestsClient, url_refusal
 from gpuwizard.workflow.compat.bundle import (
     DEFAULT_COMPAT_URL,
     SHA256_SUFFIX,
@@ -31,10 +31,13 @@ from gpuwizard.workflow.compat.releases import newer_releases
 from gpuwizard.workflow.state.compat_cache import read_cached, store
 
 COMPAT_URL_ENV: Final = "GPUWIZARD_COMPAT_URL"
-#: TEST ONLY: ``1`` lets plain ``http://`` through for 127.0.0.1, ::1 and localhost, where the
-#: tests serve bundles; never for any other host, and never set it anywhere else.
-TEST_ONLY_LOOPBACK_ENV: Final = "GPUWIZARD_TEST_ONLY_LOOPBACK_HTTP"
-_LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
+#: The most ``bundle.json`` may bring: the bundle built from today's resources/compat is 114,832
+#: bytes (``make_bundle(bundled_files(), ...)``, 2026-11-25); 1 MiB leaves it room to grow about 9
+#: times before a larger limit is needed, and refuses anything larger.
+BUNDLE_MAX_BYTES: Final = 1 << 20
+#: The most ``bundle.json.sha256`` (78 bytes: the hex digest, two spaces, the name) and
+#: ``bundle.json.sig`` (89 bytes: base64 of 64 bytes, a newline) may bring.
+COMPANION_MAX_BYTES: Final = 1 << 10
 
 
 def compat_url(url: str | None = None) -> str:
@@ -55,7 +58,7 @@ def _refresh_data(client: HttpClient, url: str) -> str:
     fallback = f"using {in_use.describe()}"
     try:
         _check_url(url)
-        raw = client.get(url)
+        raw = client.get(url, max_bytes=BUNDLE_MAX_BYTES)
     except BundleRefused as refusal:
         return f"The compatibility data from {url} is refused: {refusal}; {fallback}."
     except HttpError as error:
@@ -77,23 +80,18 @@ def _refresh_data(client: HttpClient, url: str) -> str:
 
 
 def _check_url(url: str) -> None:
-    """Refuse, before anything is fetched, any URL but https (or loopback http, in the tests).
+    """Refuse, before anything is fetched, any URL but https (from ``--compat-url`` or the environment).
+
+    The client refuses it as well (``adapters/http.py``, with redirects); checked here first so
+    that the note says the data is refused, not that it could not be had.
 
     Raises:
         BundleRefused: The URL is not one data is fetched from.
     """
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        raise BundleRefused("its URL cannot be read") from None
-    if parts.scheme == "https" and host:
-        return
-    if parts.scheme == "http" and host in _LOOPBACK and os.environ.get(TEST_ONLY_LOOPBACK_ENV) == "1":
-        return
-    raise BundleRefused(
-        "its URL is not https:// (data fetched any other way can be changed on its way to this machine)"
-    )
+    if url_refusal(url) is not None:
+        raise BundleRefused(
+            "its URL is not https:// (data fetched any other way can be changed on its way to this machine)"
+        )
 
 
 def _companion(client: HttpClient, url: str, missing: str) -> bytes:
@@ -103,7 +101,7 @@ def _companion(client: HttpClient, url: str, missing: str) -> bytes:
         BundleRefused: It cannot be had: the bundle is not used without it.
     """
     try:
-        return client.get(url)
+        return client.get(url, max_bytes=COMPANION_MAX_BYTES)
     except HttpError as error:
         raise BundleRefused(f"{missing} ({error})") from None
 

@@ -26,10 +26,20 @@ _TORCH_WHEEL: Final = re.compile(r"torch-(\d+\.\d+\.\d+)\+(cu\d+|cpu)-")
 _PACKAGES: Final = (("pytorch", "torch"), ("tensorflow", "tensorflow"))
 #: A wished version newer than the data is checked with a short wait: recommend must stay quick.
 QUICK_TIMEOUT_S: Final = 5.0
+#: The most one PyPI JSON answer may bring. Measured on 2026-11-25: https://pypi.org/pypi/torch/json
+#: 841,683 bytes, https://pypi.org/pypi/tensorflow/json 1,575,636 bytes (every release, every file);
+#: 16 MiB leaves the larger about 10 times its size to grow. The PyTorch wheel index page
+#: (``_torch_index_variants``) keeps the client's default (``DEFAULT_MAX_BYTES``, 32 MiB): it
+#: could not be measured from where this limit was set.
+PYPI_MAX_BYTES: Final = 16 << 20
 
 
 def pypi_url() -> str:
-    """The PyPI JSON API asked (``GPUWIZARD_PYPI_URL`` for a mirror or a test server)."""
+    """The PyPI JSON API asked (``GPUWIZARD_PYPI_URL`` for a mirror or a test server).
+
+    Like every URL, it is fetched only when it is https (``adapters/http.py``): an http mirror
+    gets a one-line note, "Could not ask PyPI about ...", and nothing is fetched.
+    """
     return os.environ.get("GPUWIZARD_PYPI_URL", DEFAULT_PYPI).rstrip("/")
 
 
@@ -43,7 +53,7 @@ def fetch_index(client: HttpClient, timeout: float | None = None) -> tuple[Index
     notes: list[str] = []
     for framework, package in _PACKAGES:
         try:
-            info = json.loads(client.get(f"{pypi}/{package}/json", timeout=timeout))
+            info = json.loads(client.get(f"{pypi}/{package}/json", timeout=timeout, max_bytes=PYPI_MAX_BYTES))
             published = [
                 version
                 for version, files in dict(info["releases"]).items()
