@@ -9,14 +9,18 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from gpuwizard.core.support.credentials import is_secret_name
 from gpuwizard.core.support.redaction import (
     GENERIC_ACCOUNTS,
+    KINDS,
     Identities,
     identities_in,
     merged,
     redact,
     redact_text,
+    rules_of,
 )
+from gpuwizard.core.support.view import support_view
 
 ANA = Identities(
     user_names=("ana",),
@@ -146,6 +150,256 @@ def test_logins_in_urls():
     assert text("https://pypi.org/simple") == "https://pypi.org/simple"
 
 
+# --- credentials: URL logins (RFC 3986 §3.2.1 userinfo, whatever it holds) ---------------------
+
+
+def counted(value: str) -> tuple[str, dict[str, int]]:
+    result = redact_text(value, ANA)
+    return result.text, {kind: count for kind, count in result.counts.items() if count}
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("https://u3:AtPa@ss77@host3/simple", "https://<credentials>@host3/simple"),  # "@" in the password
+        ("https://u:pa/ss@pypi.example/simple", "https://<credentials>@pypi.example/simple"),  # "/"
+        ("https://u:pa/ss@host3/simple", "https://<credentials>@host3/simple"),  # "/", a one-label host
+        ("https://u:p%40ss%2Fw@pypi.example/simple", "https://<credentials>@pypi.example/simple"),  # %-encoded
+        ("https://u:p:a:ss@pypi.example/simple", "https://<credentials>@pypi.example/simple"),  # ":"
+        ("https://a@b@c:d@e@pypi.example/simple", "https://<credentials>@pypi.example/simple"),  # several "@"
+        ("https://u:p@ss/w0rd@pypi.example/x", "https://<credentials>@pypi.example/x"),  # "@" then "/"
+        ("https://tok/en+=@devpi:3141/simple", "https://<credentials>@devpi:3141/simple"),  # a base64 token
+        ("https://token@host3", "https://<credentials>@host3"),
+        ("git+https://oauth2:t0k@gitlab.example/org/repo.git@v1.2", "git+https://<credentials>@gitlab.example/org/repo.git@v1.2"),
+        ("ssh://git@github.com/org/repo", "ssh://<credentials>@github.com/org/repo"),
+        ("HTTPS_PROXY=http://u:p@[::1]:3128", "HTTPS_PROXY=http://<credentials>@[::1]:3128"),
+        ("index-url = HTTPS://u:p@10.0.0.1/simple\nx", "index-url = HTTPS://<credentials>@10.0.0.1/simple\nx"),
+        ("'https://u:p@ss@pypi.example/simple'", "'https://<credentials>@pypi.example/simple'"),
+    ],
+)  # fmt: skip
+def test_the_whole_userinfo_of_a_url_goes_whatever_it_holds(before: str, after: str):
+    assert counted(before) == (after, {"url_credentials": 1})
+
+
+def test_every_url_of_a_line_loses_its_login():
+    line = "--index-url https://ana:s3cret@pypi.example/simple --extra-index-url https://b:c/d@e.example/x"
+    assert counted(line) == (
+        "--index-url https://<credentials>@pypi.example/simple --extra-index-url https://<credentials>@e.example/x",
+        {"url_credentials": 2},
+    )
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "https://pypi.org/simple",
+        "https://download.pytorch.org/whl/cu121 https://pypi.org/simple",
+        "git+https://github.com/org/repo.git@v1.2#egg=x",  # pip's VCS revisions are no logins
+        "git+https://github.com/org/repo.git@main",
+        "https://host:8080/a@b/",
+        "git@github.com:org/repo.git",
+        "mail bo.b@example.org",
+    ],
+)
+def test_urls_without_a_login_stay(kept: str):
+    assert counted(kept) == (kept, {})
+
+
+# --- credentials: variables and settings named like secrets ----------------------------------------
+
+SECRET_NAMES = (
+    "NVIDIA_APIKEY", "HF_TOKEN", "GITHUB_TOKEN", "MY_PASS", "HTTP_AUTHORIZATION", "X_AUTH_HEADER",
+    "AWS_SECRET_ACCESS_KEY", "API_KEY", "KEY", "SSH_KEY", "PRIVATE_KEY", "DB_PASSWORD", "PASSWD", "DB_PWD",
+    "SESSION_COOKIE", "GOOGLE_APPLICATION_CREDENTIALS", "apiKey", "accessToken", "X-Api-Key", "ACCESSTOKEN",
+    "spring.datasource.password", "HUGGINGFACEHUB_API_TOKEN", "OAUTH_CLIENT_SECRET", "PRIVATE-TOKEN",
+    "HTTPAuthorization", "api_key", "Set-Cookie", "SESSION_ID", "NGC_API_KEY", "passphrase",
+)  # fmt: skip
+NOT_SECRET_NAMES = (
+    "PIP_INDEX_URL", "CUDA_VISIBLE_DEVICES", "KEYBOARD_LAYOUT", "MONKEY", "HOTKEY", "TOKENIZERS_PARALLELISM",
+    "PWD", "OLDPWD", "KeyError", "AuthenticationError", "AUTHOR", "PASSTHROUGH", "BYPASS", "COMPASS",
+    "SECRETARY", "CUDA_HOME", "LD_LIBRARY_PATH", "keyboard", "monkeyPatch",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SECRET_NAMES)
+def test_a_variable_named_like_a_secret_loses_its_value_in_text_and_in_data(name: str):
+    assert is_secret_name(name)
+    assert counted(f"{name}=Zx9-value") == (f"{name}=<redacted>", {"credential_variable": 1})
+    result = redact({"variables": {name: "Zx9-value", "CUDA_VISIBLE_DEVICES": "0"}}, ANA)
+    assert result.data == {"variables": {name: "<redacted>", "CUDA_VISIBLE_DEVICES": "0"}}
+    assert result.counts["credential_variable"] == 1
+
+
+@pytest.mark.parametrize("name", NOT_SECRET_NAMES)
+def test_other_variables_keep_their_value(name: str):
+    assert not is_secret_name(name)
+    assert counted(f"{name}=Zx9-value") == (f"{name}=Zx9-value", {})
+    assert redact({"variables": {name: "Zx9-value"}}, ANA).data == {"variables": {name: "Zx9-value"}}
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("export HF_TOKEN='abc def' # note", "export HF_TOKEN='<redacted>' # note"),
+        ('{"api_key": "xyz", "device": "cuda:0"}', '{"api_key": "<redacted>", "device": "cuda:0"}'),
+        ("[global]\npassword = my pass phrase  \ntimeout = 60", "[global]\npassword = <redacted>  \ntimeout = 60"),
+        ("Authorization: Bearer abc.def", "Authorization: <redacted>"),
+        ("curl -H 'X-Auth-Token: abc123' https://x.example", "curl -H 'X-Auth-Token: <redacted>' https://x.example"),
+        ('$env:MY_PASS = "pw"', '$env:MY_PASS = "<redacted>"'),
+        ("set DB_PWD=pw&1 && run", "set DB_PWD=<redacted>"),  # the rest of the line goes too
+        ("environ({'HF_TOKEN': 'x', 'HOME': '/home/ana'})", "environ({'HF_TOKEN': '<redacted>', 'HOME': '~'})"),
+        ("ValueError: invalid token: abc123", "ValueError: invalid token: <redacted>"),
+        ("pass: hunter2", "pass: <redacted>"),
+    ],
+)  # fmt: skip
+def test_secret_settings_in_logs_and_config_files(before: str, after: str):
+    assert redact_text(before, ANA).text == after
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "KeyError: 'HF_TOKEN'",
+        "if token == expected: return",
+        "Nothing to do while the other checks pass: a newer driver runs every build an older one ran.",
+        "KEYBOARD_LAYOUT=us MONKEY=1 TOKENIZERS_PARALLELISM=false",
+        "CUDA_VISIBLE_DEVICES=0,1 PWD=/srv/x",
+        "torch 2.13.0+cu121 at /usr/local/cuda-12.4/bin, driver 546.33",
+        "Basic usage: see the Bearer tokens section",
+        "scikit-learn-intelex task-something-very-long-name sk-learn",
+        "hf_hub_download(repo_id) and ghp_short",
+        "nvidia-cublas-cu12==12.4.5.8",
+        "HF_TOKEN=",
+        "the registry key HKCU\\Environment",
+    ],
+)
+def test_ordinary_report_text_is_not_mistaken_for_a_secret(kept: str):
+    assert counted(kept) == (kept, {})
+
+
+def test_a_field_named_like_a_secret_hides_numbers_and_lists_not_flags():
+    data = {"auth": {"user": "bo", "password": 1234, "private": True}, "tokens": ["a", "b"], "key": None}
+    result = redact(data, ANA)
+    assert result.data == {
+        "auth": {"user": "bo", "password": "<redacted>", "private": True},
+        "tokens": ["<redacted>", "<redacted>"],
+        "key": None,
+    }
+    assert result.counts["credential_variable"] == 3
+
+
+# --- credentials: access tokens by their form ----------------------------------------------------------
+
+TOKENS = {
+    "nvidia-ngc": "nvapi-" + "Zq8vK2mN4pR7sT1wX3yB5cD6eF9gH0jL" * 2,
+    "hugging-face": "hf_QwErTyUiOpAsDfGhJkLzXcVbNm12345678",
+    "github-classic": "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "github-oauth": "gho_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "github-user-to-server": "ghu_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "github-server-to-server": "ghs_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "github-refresh": "ghr_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "github-fine-grained": "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGH",
+    "gitlab": "glpat-xY9zW8vU7tS6rQ5pO4nM",
+    "openai": "sk-T3BlbkFJ9aB8cD7eF6gH5iJ4kL3mN2oP1qR0sT9",
+    "openai-project": "sk-proj-T3BlbkFJ9aB8cD7eF6gH5iJ4kL3mN2oP1qR0",
+    "slack-bot": "xoxb-2468013579-1357924680-QwErTyUiOpAs",
+    "slack-user": "xoxp-2468013579-1357924680-QwErTyUiOpAs",
+    "aws-access-key-id": "AKIAZ7Q3M9X2C5V8B1N4",
+    "aws-temporary-key-id": "ASIAZ7Q3M9X2C5V8B1N4",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1ib3QifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6y",
+}
+
+
+@pytest.mark.parametrize("token", TOKENS.values(), ids=TOKENS.keys())
+def test_an_access_token_goes_wherever_it_is(token: str):
+    assert counted(f"login failed for {token}, retrying") == (
+        "login failed for <token>, retrying",
+        {"access_token": 1},
+    )
+    assert counted(f"({token})") == ("(<token>)", {"access_token": 1})
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("curl -H Bearer abcDEF123ghiJKL", "curl -H Bearer <token>"),
+        ("proxy wants Basic dXNlcjpwYXNzMTIz", "proxy wants Basic <token>"),
+        ("bearer 0123456789abcdef", "bearer <token>"),
+    ],
+)
+def test_bearer_and_basic_credentials(before: str, after: str):
+    assert counted(before) == (after, {"access_token": 1})
+
+
+# --- credentials: counted by kind, said in the rules, never twice ------------------------------------
+
+
+def test_each_kind_of_credential_is_counted_and_said():
+    data = {
+        "variables": {"PIP_INDEX_URL": "https://u:p@ss@pypi.example/simple", "NVIDIA_APIKEY": "nvapi-x"},
+        "log": f"HF_TOKEN=x\nused {TOKENS['github-classic']}",
+    }
+    result = redact(data, Identities())
+    assert {
+        kind: result.counts[kind] for kind in ("url_credentials", "credential_variable", "access_token")
+    } == {
+        "url_credentials": 1,
+        "credential_variable": 2,
+        "access_token": 1,
+    }
+    assert set(KINDS) == set(result.counts)
+    rules = " ".join(rules_of(Identities()))
+    assert "<credentials>" in rules and "<redacted>" in rules and "<token>" in rules
+    view = support_view({"redaction": {"rules": list(result.rules), "counts": dict(result.counts)}})
+    assert view.redaction[0] == (
+        "Replaced before writing: 1 URL login, 2 credential variables, 1 access token."
+    )
+    again = redact(result.data, Identities())
+    assert again.data == result.data and not any(again.counts.values())
+
+
+_PASSWORD_CHARS = "abcXYZ019@/%:+!$&'()*,;=~._-?#"  # noqa: S105 - an alphabet
+
+
+@st.composite
+def _url_with_a_login(draw: st.DrawFn) -> tuple[str, str, str]:
+    """Something before a URL, the URL with a user and password, and the URL as it must read after."""
+    scheme = draw(st.sampled_from(["https", "http", "git+https", "ssh", "svn+ssh"]))
+    user = draw(st.text(alphabet="abcdefgh0123456789-._", min_size=1, max_size=10))
+    password = draw(st.text(alphabet=_PASSWORD_CHARS, max_size=20))
+    assume("://" not in password)
+    host = draw(
+        st.sampled_from(["pypi.example", "pypi.corp.example.com", "10.1.2.3", "devpi:3141", "[::1]:8080"])
+    )
+    path = draw(st.sampled_from(["/simple", "/", "", "/org/repo.git@main", "/x?y=1"]))
+    before = draw(st.sampled_from(["", " ", "PIP_INDEX_URL=", "index-url = ", "'", "(", "--index-url "]))
+    return before, f"{scheme}://{user}:{password}@{host}{path}", f"{scheme}://<credentials>@{host}{path}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_url_with_a_login())
+def test_no_url_password_survives(case: tuple[str, str, str]):
+    before, url, after = case
+    redacted = redact_text(f"{before}{url} done", Identities()).text
+    assert f"{after} done" in redacted, (url, redacted)
+
+
+_CREDENTIAL_FRAGMENTS = st.sampled_from(
+    ["https://", "u:p@", "@", "/", ":", "=", ": ", " ", "\n", "'", '"', "TOKEN", "_KEY", "pass", "Bearer ",
+     "hf_", "nvapi-", "QwErTyUiOpAsDfGhJkLz1234", "AKIAZ7Q3M9X2C5V8B1N4", "eyJhbGciOi.", "host.example",
+     "<redacted>", "<token>", "<credentials>", "x"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CREDENTIAL_FRAGMENTS, max_size=20), st.text(max_size=20))
+def test_redacting_credentials_twice_changes_nothing_more(fragments: list[str], noise: str):
+    once = redact_text("".join(fragments) + noise, Identities())
+    twice = redact_text(once.text, Identities())
+    assert twice.text == once.text
+    assert not any(twice.counts[kind] for kind in ("url_credentials", "credential_variable", "access_token"))
+
+
 # --- whole values -----------------------------------------------------------------------------
 
 
@@ -168,6 +422,8 @@ def test_every_string_and_key_of_a_value_is_redacted_and_the_input_is_kept():
         "user_name": 0,
         "host_name": 0,
         "url_credentials": 0,
+        "credential_variable": 0,
+        "access_token": 0,
     }
     assert any("%USERPROFILE%" in rule for rule in result.rules)
 
@@ -265,3 +521,22 @@ def test_text_without_any_identity_is_unchanged(name: str, original: str):
 def test_a_short_name_never_changes_words(name: str, words: list[str]):
     sentence = " ".join(words)
     assert text(sentence, Identities(user_names=(name,))) == sentence
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("HTTPS_PROXY=user:p@ss@proxy.corp:3128", "HTTPS_PROXY=<credentials>@proxy.corp:3128"),
+        ("proxy = alice:s3cr/t@10.0.0.1:8080", "proxy = <credentials>@10.0.0.1:8080"),
+        ('"http_proxy": "bob:pa%40ss:x@proxy:3128"', '"http_proxy": "<credentials>@proxy:3128"'),
+    ],
+)
+def test_proxy_logins_without_a_scheme_are_hidden(text: str, expected: str):
+    redacted = redact_text(text, Identities())
+    assert redacted.text == expected
+    assert redacted.counts["url_credentials"] == 1
+
+
+@pytest.mark.parametrize("text", ["git@github.com:org/repo", "torch 2.13.0+cu121 at host:1234", "a=b:c@d"])
+def test_ssh_remotes_and_versions_are_not_proxy_logins(text: str):
+    assert redact_text(text, Identities()).text == text

@@ -12,6 +12,8 @@ _KIND_WORDS: Final = {
     "user_name": "user name",
     "host_name": "computer name",
     "url_credentials": "URL login",
+    "credential_variable": "credential variable",
+    "access_token": "access token",
 }
 
 

@@ -18,8 +18,11 @@ r"""Redaction of a support report: what identifies the person or the card is rep
 - the user name as a path component anywhere (``/mnt/c/Users/ana/x``), and as a whole word in
   other text when it is at least three characters long and not a generic account name such as
   ``root`` (a user called ``a`` must not turn every "a" of a sentence into a placeholder);
-- the host name as a whole word, and user names and passwords in URLs
-  (``https://user:token@host/simple``, as a private index URL may carry).
+- the host name as a whole word;
+- credentials (core/support/credentials.py): the user name and password of any URL, whatever
+  they hold (``https://user:p@ss/w@host/simple``, as a private index URL may carry), the value
+  of any variable or field named like a secret (``HF_TOKEN``, ``NVIDIA_APIKEY``, ``MY_PASS``),
+  and access tokens by their form (``nvapi-…``, ``hf_…``, ``ghp_…``, JWTs...) wherever they are.
 
 Every rule runs in one pass over each string, so a placeholder is never rewritten by another
 rule, and redacting twice gives the same result.
@@ -38,16 +41,31 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from gpuwizard.core.support import credentials
+from gpuwizard.core.support.credentials import (
+    CREDENTIALS_PLACEHOLDER,
+    SECRET_PLACEHOLDER,
+    TOKEN_PLACEHOLDER,
+    is_secret_name,
+)
+
 #: Placeholders, as they appear in redacted text.
 USER_PLACEHOLDER: Final = "<user>"
 HOST_PLACEHOLDER: Final = "<host>"
 SERIAL_PLACEHOLDER: Final = "<serial>"
-CREDENTIALS_PLACEHOLDER: Final = "<credentials>"
 POSIX_HOME_PLACEHOLDER: Final = "~"
 WINDOWS_HOME_PLACEHOLDER: Final = "%USERPROFILE%"
 
 #: The kinds counted, in the order a report lists them.
-KINDS: Final = ("gpu_uuid", "serial_number", "home_folder", "user_name", "host_name", "url_credentials")
+KINDS: Final = (
+    "gpu_uuid", "serial_number", "home_folder", "user_name", "host_name",
+    "url_credentials", "credential_variable", "access_token",
+)  # fmt: skip
+#: Every placeholder a value may already be (a value that is one is not counted again).
+PLACEHOLDERS: Final = frozenset(
+    {USER_PLACEHOLDER, HOST_PLACEHOLDER, SERIAL_PLACEHOLDER, CREDENTIALS_PLACEHOLDER, SECRET_PLACEHOLDER,
+     TOKEN_PLACEHOLDER}
+)  # fmt: skip
 
 #: Account names that are not personal and are also ordinary words: they are hidden as path
 #: components (their home folders too) but not as words of a sentence.
@@ -64,7 +82,6 @@ _HEX_GROUP: Final = "[0-9a-fA-F]"
 _UUID: Final = rf"(?<![\w-])(?:MIG-GPU-|MIG-|GPU-){_HEX_GROUP}{{8}}(?:-{_HEX_GROUP}{{1,12}}){{0,4}}(?:/\d+/\d+)?(?![\w-])"
 _SERIAL_LABEL: Final = r"(?i:(?<![\w])serial(?:[ _-]?(?:number|no\.?))?[\"']?\s*[:=]\s*[\"']?)"
 _SERIAL_VALUE: Final = r"[A-Za-z0-9][A-Za-z0-9-]{3,}"
-_CREDENTIALS: Final = r"(?i:(?<![\w+.-])[a-z][a-z0-9+.-]*://)[^\s/:@<>]+(?::[^\s/@<>]*)?@"
 # Where a path component ends: a separator, or a character that cannot continue a file name in
 # the texts a report holds (PATH separators, quotes, brackets, spaces, end of text).
 _COMPONENT_END: Final = r"(?=[\\/\s\"'`;:,|()<>\[\]{}=&%]|$)"
@@ -119,7 +136,10 @@ class _Redactor:
         parts = [
             f"(?P<uuid>{_UUID})",
             f"(?P<serial>(?P<serial_label>{_SERIAL_LABEL}){_SERIAL_VALUE})",
-            f"(?P<credentials>{_CREDENTIALS})",
+            # Secrets before identities: a user's name inside a password goes with the password.
+            f"(?P<url_login>{credentials.URL_LOGIN})",
+            f"(?P<secret_variable>{credentials.SECRET_VARIABLE})",
+            f"(?P<access_token>{credentials.ACCESS_TOKEN})",
         ]
         homes = sorted(_unique(_home_spellings(identities.home_folders)), key=len, reverse=True)
         posix = [home for home in homes if not _is_windows_path(home)]
@@ -156,10 +176,11 @@ class _Redactor:
         if kind == "serial":
             self.counts["serial_number"] += 1
             return match.group("serial_label") + SERIAL_PLACEHOLDER
-        if kind == "credentials":
-            self.counts["url_credentials"] += 1
-            scheme = found.split("://", 1)[0]
-            return f"{scheme}://{CREDENTIALS_PLACEHOLDER}@"
+        if kind in ("url_login", "secret_variable", "access_token"):
+            text, counted = credentials.replacement(match)
+            if counted is not None:
+                self.counts[counted] += 1
+            return text
         if kind in ("windows_home", "posix_home"):
             self.counts["home_folder"] += 1
             return WINDOWS_HOME_PLACEHOLDER if kind == "windows_home" else POSIX_HOME_PLACEHOLDER
@@ -179,18 +200,34 @@ class _Redactor:
 
     def value(self, data: Any, key: str | None = None) -> Any:  # noqa: ANN401 - any JSON value
         if key is not None and data not in (None, "") and not isinstance(data, (dict, list, tuple, bool)):
-            if _SERIAL_KEY.search(key):
-                self.counts["serial_number"] += 1
-                return SERIAL_PLACEHOLDER
-            if _UUID_KEY.search(key):
-                return self.uuid(str(data)) if not re.fullmatch(_UUID, str(data)) else self.text(str(data))
+            return self.field(data, key)
         if isinstance(data, str):
             return self.text(data)
         if isinstance(data, Mapping):
             return {self.text(str(name)): self.value(item, str(name)) for name, item in data.items()}
         if isinstance(data, (list, tuple)):
-            return [self.value(item) for item in data]
+            # The items of a list named like a secret (``"tokens": [...]``) are secrets too.
+            inherited = key if key is not None and is_secret_name(key) else None
+            return [self.value(item, inherited) for item in data]
         return data
+
+    def field(self, data: object, key: str) -> Any:  # noqa: ANN401 - any JSON value
+        """The value (a string or a number) of the field ``key``: hidden whole where its name says so."""
+        if is_secret_name(key):
+            return self.secret(data)
+        if _SERIAL_KEY.search(key):
+            self.counts["serial_number"] += 1
+            return SERIAL_PLACEHOLDER
+        if _UUID_KEY.search(key):
+            return self.uuid(str(data)) if not re.fullmatch(_UUID, str(data)) else self.text(str(data))
+        return self.text(data) if isinstance(data, str) else data
+
+    def secret(self, data: object) -> str:
+        """The placeholder for the value of a field named like a secret (counted once)."""
+        if data in PLACEHOLDERS:
+            return str(data)
+        self.counts["credential_variable"] += 1
+        return SECRET_PLACEHOLDER
 
 
 def redact(data: Any, identities: Identities) -> Redacted:  # noqa: ANN401 - any JSON value
@@ -281,7 +318,13 @@ def rules_of(identities: Identities) -> tuple[str, ...]:
         )
     if any(_hidden_as_word(host) for host in identities.host_names):
         rules.append("The computer's name is <host>.")
-    rules.append("User names and passwords in URLs are <credentials>.")
+    rules += [
+        f"User names and passwords in URLs are {CREDENTIALS_PLACEHOLDER}, whatever characters they hold.",
+        "Values of variables and settings named like secrets (…_KEY, …TOKEN, …SECRET, …PASSWORD, …PASS, "
+        f"…AUTH…, …COOKIE, …SESSION…, in the data and as NAME=value in text) are {SECRET_PLACEHOLDER}.",
+        "Access tokens (nvapi-…, hf_…, ghp_…, github_pat_…, glpat-…, sk-…, xox…-, AKIA…, JSON Web Tokens, "
+        f"Bearer and Basic credentials) are {TOKEN_PLACEHOLDER} wherever they appear.",
+    ]
     return tuple(rules)
 
 

@@ -81,6 +81,8 @@ def _redaction_lines(redaction: object) -> tuple[str, ...]:
         "user_name": ("user name", "user names"),
         "host_name": ("computer name", "computer names"),
         "url_credentials": ("URL login", "URL logins"),
+        "credential_variable": ("credential variable", "credential variables"),
+        "access_token": ("access token", "access tokens"),
     }
     found = [
         f"{count} {names[kind][0] if count == 1 else names[kind][1]}"
