@@ -57,6 +57,11 @@ _COMMANDS: dict[str, Command] = {
 _SETTLES_CREATIONS = frozenset({None, "env", "test", "verify", "apply", "report", "export"})
 
 
+def _creates_an_environment(argv: Sequence[str] | None) -> bool:
+    words = [word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")]
+    return words[:2] == ["env", "create"]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every command."""
     parser = common.Parser(
@@ -100,7 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gpuwizard: error: {one_line(str(error))}", file=sys.stderr)
         return common.EXIT_USAGE
     except KeyboardInterrupt:
-        return common.EXIT_CANCELLED
+        # Before `env create` set its own handlers: nothing was made, and a cancelled creation
+        # exits 3 whenever the signal came (the contract).
+        return common.EXIT_ROLLED_BACK if _creates_an_environment(argv) else common.EXIT_CANCELLED
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

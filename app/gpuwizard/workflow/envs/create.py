@@ -265,6 +265,11 @@ class _Run:
             remove_tree(self.backup)
             self.backup = None
         drop_pending(request.name)
+        if self.cancel.is_set():
+            # The cancel came after the last moment it could stop anything: said, not lost.
+            self._note(
+                "the cancel came after the environment was recorded: it is kept (`gpuwizard env remove` removes it)"
+            )
         return record
 
     def _backup_path(self) -> Path:
