@@ -243,3 +243,30 @@ def test_the_broadcast_reaches_a_window_of_another_program(wine_python: WinePyth
     assert listener.returncode == 0, out + err
     assert sent == {"answered": True}
     assert "Environment" in json.loads(out.strip().splitlines()[-1])["received"]
+
+
+@pytest.mark.slow
+def test_a_value_that_is_not_text_is_never_written_and_the_live_store_has_no_lock(wine_python: WinePython):
+    # issue 19, point 8: a string type holding null (or a list, a number) is refused before the
+    # registry is opened, never stringified; the live registry has nothing to lock (each write
+    # compares first), so exclusive() holds nothing and can be entered twice.
+    name = unique_name()
+    result = on_windows(
+        wine_python,
+        r"""
+refused = []
+for value in (None, ["C:\\a"], 7):
+    try:
+        store.replace_value(KEY, sys.argv[1], None, RegValue("REG_SZ", value))
+    except registry.RegistryWriteError as error:
+        refused.append(str(error))
+with store.exclusive(), store.exclusive():
+    inside = True
+emit(refused=refused, stored=raw(sys.argv[1]), inside=inside)
+""",
+        name,
+    )
+    assert len(result["refused"]) == 3
+    assert all("must be text" in message for message in result["refused"])
+    assert result["stored"] is None
+    assert result["inside"] is True

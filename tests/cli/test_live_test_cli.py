@@ -116,13 +116,18 @@ def test_tensorflow_cpu(tensorflow_python: str):
     print(f"whole command: {time.monotonic() - started:.1f} s")
 
 
-def test_a_missing_interpreter_is_a_finding_and_exit_1(tmp_path: Path):
-    done = gpuwizard("test", "--python", str(tmp_path / "no" / "python"), "--json", timeout=60)
-    assert done.returncode == 1
+def test_a_missing_interpreter_is_bad_input_and_nothing_is_recorded(tmp_path: Path):
+    # Issue 19: --python naming no program is refused before anything runs (exit 2, one line),
+    # and no last-tests.json is written (tests/cli/test_hostile_input.py covers the other cases).
+    home = tmp_path / "home"
+    done = gpuwizard("test", "--python", str(tmp_path / "no" / "python"), "--json", home=home, timeout=60)
+    assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    result = events_of(done.stdout)[-1]
-    assert result["verdict"] == "broken"
-    assert [finding["code"] for finding in result["findings"]] == ["PYTHON_NOT_FOUND"]
+    assert done.stderr.splitlines() == [
+        f"gpuwizard: error: --python {tmp_path / 'no' / 'python'}: no such file"
+    ]
+    assert done.stdout == ""
+    assert not (home / "last-tests.json").exists()
 
 
 def test_an_environment_without_the_framework_is_broken_with_a_finding(tmp_path: Path):
@@ -161,9 +166,12 @@ def test_a_probe_killed_part_way_is_broken_not_a_hang(torch_python: str):
         events.append(event)
         if event.kind == "step" and not killed.is_set():
             killed.set()
+            # Only this test's own probe (a child of this process): other tests' probes may run
+            # at the same time on other workers.
             for status in Path("/proc").glob("[0-9]*/cmdline"):
                 try:
-                    if b"train_test.py" in status.read_bytes():
+                    mine = f"\nPPid:\t{os.getpid()}\n" in (status.parent / "status").read_text()
+                    if mine and b"train_test.py" in status.read_bytes():
                         os.kill(int(status.parent.name), signal.SIGKILL)
                 except OSError:
                     continue

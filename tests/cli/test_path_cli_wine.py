@@ -141,6 +141,73 @@ def test_the_elevated_helper_starts_through_shellexecute_and_reports_its_exit_co
     assert done.stdout.strip().splitlines()[-1] == "7"
 
 
+# The elevated helper for real: elevated_write starts `python -m gpuwizard path _elevated-write
+# REQUEST --sha256 HEX` through ShellExecuteExW's runas verb (Wine grants it without a prompt),
+# the helper writes through winreg and answers with its exit code only, and the wizard reads the
+# value back itself. Then a request swapped after consent: the helper refuses it (exit code 4)
+# before it opens the registry; and a value changed since it was read (exit code 3). A link
+# planted where the old answer file went is left alone: the helper writes no file at all. The
+# user key stands in for the system one (the helper writes the Path of either environment key,
+# and nothing else).
+ELEVATED = r"""
+import hashlib, json, os, sys, winreg
+from pathlib import Path
+from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY as KEY, RegValue, WinregEnvironment
+from gpuwizard.workflow.pathedit.changes import PathChange
+from gpuwizard.workflow.pathedit.machine import elevated_write, serve_elevated_request
+
+store = WinregEnvironment()
+def raw():
+    with winreg.OpenKey(winreg.HKEY_CURRENT_USER, "Environment") as handle:
+        data, kind = winreg.QueryValueEx(handle, "Path")
+    return [kind, data]
+
+before = store.read_value(KEY, "Path")
+new = RegValue(before.type, before.value + ";C:\\elevated")
+read_back = elevated_write(store, PathChange("user", KEY, "add", ("C:\\elevated",), before, new))
+written = raw()
+
+folder = Path(sys.argv[1])
+request, result = folder / "request.json", folder / "result.json"
+result.write_text("planted", encoding="utf-8")  # stands for a link to a system file
+agreed = {"key": KEY, "name": "Path", "expected": {"type": new.type, "value": new.value},
+          "new": {"type": new.type, "value": new.value + ";C:\\agreed"}}
+swapped = dict(agreed, new={"type": "REG_SZ", "value": "C:\\swapped"})
+request.write_text(json.dumps(swapped), encoding="utf-8")
+agreed_hash = hashlib.sha256(json.dumps(agreed).encode("utf-8")).hexdigest()
+swapped_code = serve_elevated_request(request, agreed_hash)
+after_swap = raw()
+
+stale = dict(agreed, expected={"type": before.type, "value": before.value})
+body = json.dumps(stale).encode("utf-8")
+request.write_bytes(body)
+stale_code = serve_elevated_request(request, hashlib.sha256(body).hexdigest())
+print(json.dumps({
+    "read_back": [read_back.type, read_back.value], "written": written,
+    "swapped_code": swapped_code, "after_swap": after_swap,
+    "stale_code": stale_code, "after_stale": raw(),
+    "result": result.read_text(encoding="utf-8"), "files": sorted(os.listdir(folder)),
+}))
+"""
+
+
+@pytest.mark.usefixtures("user_path")
+def test_the_elevated_helper_writes_what_was_agreed_and_refuses_a_swapped_request(
+    wine_python: WinePython, tmp_path: Path
+):
+    done = wine_python.run(ELEVATED, to_windows(tmp_path), timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["read_back"] == ["REG_EXPAND_SZ", rf"{USER_PATH};C:\elevated"]
+    assert result["written"] == [2, rf"{USER_PATH};C:\elevated"]
+    assert result["swapped_code"] == 4
+    assert result["after_swap"] == [2, rf"{USER_PATH};C:\elevated"]  # neither swapped nor agreed
+    assert result["stale_code"] == 3
+    assert result["after_stale"] == [2, rf"{USER_PATH};C:\elevated"]
+    assert result["result"] == "planted"  # the helper wrote no answer file
+    assert result["files"] == ["request.json", "result.json"]
+
+
 @pytest.mark.usefixtures("user_path")
 def test_dlls_resolve_from_a_fresh_process_only_after_the_folder_is_on_path(
     wine_python: WinePython, tmp_path: Path

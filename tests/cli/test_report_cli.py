@@ -130,8 +130,15 @@ def scenario(tmp_path_factory: pytest.TempPathFactory, torch_folder: Path) -> di
     assert made_env["python"].startswith(str(home))  # the interpreter path holds the user's home
     tested = gpuwizard("test", "--env", "demo", "--json", env=env)
     assert json.loads(tested.stdout.splitlines()[-1])["verdict"] == "cpu_only", tested.stderr
-    gone = gpuwizard("test", "--python", str(home / "envs" / "gone" / "bin" / "python"), "--json", env=env)
+    # An interpreter that failed its test and is gone since (a --python naming no program is
+    # refused before it runs, exit 2, and records nothing: tests/cli/test_hostile_input.py).
+    gone_python = home / "envs" / "gone" / "bin" / "python"
+    gone_python.parent.mkdir(parents=True)
+    gone_python.write_text("#!/bin/sh\nexit 127\n")
+    gone_python.chmod(0o755)
+    gone = gpuwizard("test", "--python", str(gone_python), "--json", env=env)
     assert json.loads(gone.stdout.splitlines()[-1])["verdict"] == "broken"
+    shutil.rmtree(home / "envs" / "gone")
     registry = root / "registry.json"
     registry.write_text(SAMPLE_REGISTRY.read_text())
     added = gpuwizard("path", "add", f"C:\\Users\\{USER}\\tools\\bin", "--registry", str(registry), env=env)
@@ -182,7 +189,7 @@ def test_no_user_name_home_folder_or_gpu_uuid_in_any_format(scenario: dict[str, 
     # escapes the underscores of plain text).
     if suffix == "md":
         text = text.replace("\\_", "_")
-    for fact in ("NVIDIA GeForce RTX 3060", "546.33", "REG_EXPAND_SZ", "2.13.0+cpu", "cpu_only", "PYTHON_NOT_FOUND",
+    for fact in ("NVIDIA GeForce RTX 3060", "546.33", "REG_EXPAND_SZ", "2.13.0+cpu", "cpu_only", "TEST_PROBE_FAILED",
                  "PATH_DUPLICATE_ENTRY", "CUDA_VISIBLE_DEVICES", "tools"):  # fmt: skip
         assert fact in text, (suffix, fact)
     placeholder = "GPU-&lt;uuid-1&gt;" if suffix != "json" else "GPU-<uuid-1>"

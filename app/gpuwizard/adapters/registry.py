@@ -9,18 +9,26 @@ how the same code runs and is tested on any OS.
 Writing environment values goes through :class:`EnvironmentStore`: :class:`WinregEnvironment`
 writes the live registry and broadcasts ``WM_SETTINGCHANGE``; :class:`SnapshotFileEnvironment`
 writes a snapshot file in place. Both write only when the value is still the one the change
-was planned from, and read it back afterwards.
+was planned from, and read it back afterwards. A snapshot file is also locked against other
+processes (a ``.lock`` file beside it) for each compare-and-write, and for a whole change
+while :meth:`EnvironmentStore.exclusive` is held.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
+
+from filelock import FileLock, Timeout
+
+from gpuwizard.adapters.input_files import REGISTRY_SNAPSHOT_LIMIT, InputFileError, read_input
+from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
 
 #: Hive abbreviations as written in paths, to winreg's constant names.
 _HIVES: Final = {
@@ -170,6 +178,10 @@ SYSTEM_ENVIRONMENT_KEY: Final = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Sessi
 #: The value types an environment string may have; any other type is not touched.
 _STRING_TYPES: Final = {"REG_SZ": 1, "REG_EXPAND_SZ": 2}
 
+#: How long a snapshot file's lock is waited for: workflow/state/locks.py's ``WAIT_S``, for the
+#: same reason (every update takes milliseconds; a minute covers a slow disk and a loaded machine).
+SNAPSHOT_LOCK_WAIT_S: Final = 60.0
+
 
 class ValueChanged(Exception):
     """The value is no longer the one the change was planned from; nothing was written."""
@@ -209,6 +221,29 @@ class EnvironmentStore(Protocol):
     def broadcast_environment_change(self) -> bool:
         """Tell running programs that the environment changed; False when nobody could be told."""
         ...
+
+    def exclusive(self) -> contextlib.AbstractContextManager[None]:
+        """Keep other processes from writing through this store while inside (re-entrant).
+
+        A change holds it from reading the value it is planned from until it is journaled, so
+        two wizards of different homes on one snapshot file take turns instead of re-planning.
+
+        Raises:
+            RegistryWriteError: Another process held it too long; nothing was changed.
+        """
+        ...
+
+
+def _is_string_value(value: RegValue) -> bool:
+    return value.type in _STRING_TYPES and isinstance(value.value, str)
+
+
+def _check_writable(new: RegValue | None) -> None:
+    if new is None or _is_string_value(new):
+        return
+    if new.type not in _STRING_TYPES:
+        raise RegistryWriteError(f"{new.type} is not a type an environment string may have")
+    raise RegistryWriteError(f"an environment string must be text, not {type(new.value).__name__}")
 
 
 def _same(a: RegValue | None, b: RegValue | None) -> bool:
@@ -258,8 +293,7 @@ class WinregEnvironment:
         handle just before writing, which leaves a window of microseconds instead of the
         seconds between planning and applying.
         """
-        if new is not None and new.type not in _STRING_TYPES:
-            raise RegistryWriteError(f"{new.type} is not a type an environment string may have")
+        _check_writable(new)
         try:
             handle = self._open(key, write=True)
         except PermissionError:
@@ -296,6 +330,15 @@ class WinregEnvironment:
                 return str(found)
             index += 1
 
+    def exclusive(self) -> contextlib.AbstractContextManager[None]:
+        """Nothing to hold: the live registry has no lock; each write compares first instead.
+
+        The wizard's own processes take turns on the journal's lock (one per home); another
+        program's write between reading and writing is what the compare in
+        :meth:`replace_value` catches.
+        """
+        return contextlib.nullcontext()
+
     def broadcast_environment_change(self) -> bool:
         """Broadcast ``WM_SETTINGCHANGE`` with "Environment", as the System Properties dialog does.
 
@@ -331,14 +374,42 @@ class SnapshotFileEnvironment:
     def __init__(self, path: Path) -> None:
         self.path = path.resolve()
         self.identity = f"file:{self.path}"
+        # One lock object per store, beside the file as workflow/state/locks.py puts them:
+        # re-entrant in the thread holding it; other threads and processes wait (filelock:
+        # flock on POSIX, msvcrt.locking on Windows, let go by the system when a holder dies).
+        self._lock = FileLock(
+            str(self.path.with_name(self.path.name + ".lock")), timeout=SNAPSHOT_LOCK_WAIT_S
+        )
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """See :class:`EnvironmentStore`: the snapshot's lock file (``FILE.lock``) is held."""
+        try:
+            self._lock.acquire()
+        except Timeout:
+            raise RegistryWriteError(
+                f"{self.path}: another gpuwizard has been changing it for {SNAPSHOT_LOCK_WAIT_S:g} s; "
+                "try again when it is done"
+            ) from None
+        except OSError as error:
+            raise RegistryWriteError(f"{self.path}: cannot lock it ({error.strerror or error})") from None
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
+        # Size-limited, strict UTF-8, strict JSON (a key twice, NaN, nesting too deep refused):
+        # a bad file is one line, exit 2 (core/json_input.py).
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise RegistryWriteError(f"{self.path}: no such registry snapshot") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise RegistryWriteError(f"{self.path}: not a registry snapshot ({error})") from None
+            raw = read_input(self.path, limit=REGISTRY_SNAPSHOT_LIMIT, what="a registry snapshot")
+            data = parse_json(decode_utf8(raw, source=str(self.path)), source=str(self.path))
+        except InputFileError as error:
+            if error.reason == "missing":
+                raise RegistryWriteError(f"{self.path}: no such registry snapshot") from None
+            raise RegistryWriteError(str(error)) from None
+        except JsonInputError as error:
+            raise RegistryWriteError(str(error)) from None
         if not isinstance(data, dict) or not all(
             isinstance(values, dict)
             and all(
@@ -350,7 +421,31 @@ class SnapshotFileEnvironment:
             raise RegistryWriteError(
                 f'{self.path}: not a registry snapshot (expected {{"KEY": {{"NAME": {{"type": ..., "value": ...}}}}}})'
             )
+        for key, values in data.items():
+            for name, found in values.items():
+                problem = self._value_problem(found["type"], found["value"])
+                if problem is not None:
+                    raise RegistryWriteError(
+                        f"{self.path}: not a registry snapshot ({key}\\{name}: {problem})"
+                    )
         return data
+
+    @staticmethod
+    def _value_problem(kind: str, value: object) -> str | None:
+        """What is wrong with a value of registry type ``kind``, as the registry could never hold it."""
+        if kind in _STRING_TYPES:
+            if not isinstance(value, str):
+                json_type = {type(None): "null", list: "a list", dict: "an object", bool: "true or false"}
+                return f"a {kind} value must be text, not {json_type.get(type(value), 'a number')}"
+            if "\x00" in value:
+                return f"a {kind} value cannot hold a NUL character"
+        elif kind == "REG_MULTI_SZ" and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            return f"a {kind} value must be a list of text"
+        elif kind in ("REG_DWORD", "REG_QWORD") and (not isinstance(value, int) or isinstance(value, bool)):
+            return f"a {kind} value must be a whole number"
+        return None
 
     @staticmethod
     def _locate(data: Mapping[str, Mapping[str, Any]], key: str, name: str) -> tuple[str | None, str | None]:
@@ -377,37 +472,51 @@ class SnapshotFileEnvironment:
     def replace_value(
         self, key: str, name: str, expected: RegValue | None, new: RegValue | None
     ) -> RegValue | None:
-        """See :class:`EnvironmentStore`."""
-        if new is not None and new.type not in _STRING_TYPES:
-            raise RegistryWriteError(f"{new.type} is not a type an environment string may have")
-        data = self._load()
-        key_name, value_name = self._locate(data, key, name)
-        current = None
-        if key_name is not None and value_name is not None:
-            current = RegValue(str(data[key_name][value_name]["type"]), data[key_name][value_name]["value"])
-        if not _same(current, expected):
-            raise ValueChanged(key, name, current)
-        if current == new:
-            return current
-        if key_name is None:
-            key_name = key
-            data[key_name] = {}
-        if new is None:
-            data[key_name].pop(value_name or name, None)
-        else:
-            data[key_name][value_name or name] = {"type": new.type, "value": new.value}
-        self._save(data)
-        return self.read_value(key, name)
+        """See :class:`EnvironmentStore`.
+
+        The file's lock is held from reading to replacing it, so no other process's write falls
+        in between. Deleting a key's last value deletes the key too: a snapshot keeps no empty
+        key that it did not have (the live registry's ``Environment`` key is never deleted).
+        """
+        _check_writable(new)
+        with self.exclusive():
+            data = self._load()
+            key_name, value_name = self._locate(data, key, name)
+            current = None
+            if key_name is not None and value_name is not None:
+                found = data[key_name][value_name]
+                current = RegValue(str(found["type"]), found["value"])
+            if not _same(current, expected):
+                raise ValueChanged(key, name, current)
+            if current == new:
+                return current
+            if key_name is None:
+                key_name = key
+                data[key_name] = {}
+            if new is None:
+                data[key_name].pop(value_name or name, None)
+                if not data[key_name]:
+                    del data[key_name]
+            else:
+                data[key_name][value_name or name] = {"type": new.type, "value": new.value}
+            self._save(data)
+            return self.read_value(key, name)
 
     def _save(self, data: Mapping[str, Any]) -> None:
+        # As workflow/state/files.write_text_atomically (which this layer cannot import): the
+        # file keeps its mode (mkstemp makes 0600), and reaches the disk before the rename.
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         try:
+            mode = self.path.stat().st_mode & 0o7777
             handle, temporary = tempfile.mkstemp(
                 dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
             )
             try:
+                Path(temporary).chmod(mode)
                 with os.fdopen(handle, "w", encoding="utf-8") as stream:
                     stream.write(text)
+                    stream.flush()
+                    os.fsync(stream.fileno())
                 Path(temporary).replace(self.path)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)

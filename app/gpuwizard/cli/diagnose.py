@@ -20,6 +20,8 @@ from gpuwizard.core.findings.diagnosis import diagnose, diagnosis_to_json
 
 #: Severities that make the check fail (exit 1); information alone does not.
 _PROBLEM_SEVERITIES: Final = frozenset({"error", "warning"})
+#: Said with a log over the size limit (``adapters/input_files.py``, LOG_LIMIT).
+_TAIL_HINT: Final = "the error is usually at the end: tail -c 10000000 LOG | gpuwizard diagnose"
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -54,18 +56,49 @@ def read_log(name: str) -> str:
     """The text of the log ``name`` (``-`` for standard input).
 
     Raises:
-        common.UsageError: The file cannot be read.
+        common.UsageError: The file cannot be read, is larger than 64 MiB, or is binary
+            (:func:`_looks_binary`). Bytes that are not UTF-8 are no reason: a log may mix
+            encodings, and they are read as replacement characters.
     """
+    from gpuwizard.adapters.input_files import LOG_LIMIT, InputFileError, read_input  # noqa: PLC0415
+
     if name == "-":
         if sys.stdin is None:
             raise common.UsageError("no standard input to read; name a log file")
         buffer = getattr(sys.stdin, "buffer", None)
-        return decode_log(buffer.read()) if buffer is not None else sys.stdin.read()
-    try:
-        data = Path(name).read_bytes()
-    except OSError as error:
-        raise common.UsageError(f"{name}: cannot read it ({error.strerror or error})") from None
-    return decode_log(data)
+        if buffer is None:
+            return sys.stdin.read(LOG_LIMIT)
+        data = buffer.read(LOG_LIMIT + 1)
+        if len(data) > LOG_LIMIT:
+            raise common.UsageError(
+                f"standard input: too large (over {LOG_LIMIT // 2**20} MiB); {_TAIL_HINT}"
+            )
+        name = "standard input"
+    else:
+        try:
+            data = read_input(Path(name), limit=LOG_LIMIT, what="a log")
+        except InputFileError as error:
+            hint = f"; {_TAIL_HINT}" if error.reason == "too_large" else ""
+            raise common.UsageError(f"{error}{hint}") from None
+    text = decode_log(data)
+    if _looks_binary(text):
+        raise common.UsageError(f"{name}: not a text log (it holds binary data)")
+    return text
+
+
+def _looks_binary(text: str) -> bool:
+    r"""Whether decoded ``text`` is binary data: NUL characters, and a third of its start unreadable.
+
+    A log cut short by a crash may end in NUL padding, and a log may hold a few bytes of another
+    encoding: both are still text.
+
+    >>> _looks_binary("Traceback ...\n" * 100 + "\0" * 512), _looks_binary("\0\ufffd\x01\ufffd" * 64)
+    (False, True)
+    """
+    sample = text[:65536]
+    if "\0" not in sample:
+        return False
+    return sample.count("\0") + sample.count("\ufffd") > len(sample) / 3
 
 
 def decode_log(data: bytes) -> str:

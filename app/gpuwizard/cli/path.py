@@ -6,14 +6,19 @@ back, and broadcast. ``--registry FILE`` works on a registry snapshot (docs/arch
 "The command-line and JSON contract") instead of the live registry, on any OS.
 
 Exit codes: 0 done (or nothing to change); 1 the change could not be made as the registry now
-stands (undo after a later change, a write refused or failed; nothing was changed); 2 bad
-input (one line on stderr, nothing changed).
+stands (undo after a later change, a write refused or failed, another gpuwizard holding the
+PATH lock for a minute; nothing was changed); 2 bad input (one line on stderr, nothing changed).
+
+Changes of one home take turns (docs/architecture.md, "The command-line and JSON contract",
+"PATH journal"): each holds the change lock from reading the value it is planned from to the
+journal's last update.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -79,7 +84,9 @@ def add_parser(commands: common.Subcommands) -> None:
     # The elevated helper's own entry point (started through UAC by the system-scope write).
     helper = actions.add_parser("_elevated-write")
     helper.add_argument("request", type=Path)
-    helper.add_argument("result", type=Path)
+    # No result file: the exit code is the helper's only answer (elevated, it writes only Path).
+    # The request's sha256, fixed at the UAC prompt: a request file changed after it is refused.
+    helper.add_argument("--sha256", required=True, metavar="HEX")
     # Started with the PATH rebuilt from the registry, to see which DLLs a new program finds.
     resolver = actions.add_parser("_resolve-dlls")
     resolver.add_argument("dlls", nargs="+")
@@ -91,10 +98,11 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.core.pathedit.algebra import PathEditError  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import PathChangeError, UndoConflict  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.machine import open_store, serve_elevated_request  # noqa: PLC0415
+    from gpuwizard.workflow.state.locks import StateBusy  # noqa: PLC0415
     from gpuwizard.workflow.state.path_journal import JournalError  # noqa: PLC0415
 
     if args.path_command == "_elevated-write":
-        return serve_elevated_request(args.request, args.result)
+        return serve_elevated_request(args.request, args.sha256)
     if args.path_command == "_resolve-dlls":
         from gpuwizard.probes.dll_resolve import main as resolve_main  # noqa: PLC0415
 
@@ -113,7 +121,7 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     except ValueChanged:
         common.say("PATH kept changing while it was being written; nothing was changed")
         return common.EXIT_PROBLEM
-    except RegistryWriteError as error:
+    except (RegistryWriteError, StateBusy) as error:
         common.say(f"{error}; nothing was changed")
         return common.EXIT_PROBLEM
 
@@ -161,6 +169,7 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Wri
     from gpuwizard.adapters.runner import SubprocessRunner  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import (  # noqa: PLC0415
         apply_change,
+        change_lock,
         plan_add,
         plan_remove,
         plan_repair,
@@ -187,14 +196,18 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Wri
             return plan_repair(store, args.scope)
         return plan_undo(store, journal)
 
-    change = plan()
-    findings = change_findings_of(store, change)
     applied = None
-    if change.changed and not args.dry_run:
-        writer = elevated_write if needs_elevation(store, change) else None
-        replan = None if change.action == "undo" else plan
-        applied = apply_change(store, journal, change, replan=replan, write=writer)
-        change = applied.change
+    # One change at a time per home (and per snapshot file), from reading the value to the
+    # journal's last word; a dry run changes nothing and waits for nobody.
+    with nullcontext() if args.dry_run else change_lock(store, journal):
+        change = plan()
+        findings = change_findings_of(store, change)
+        if change.changed and not args.dry_run:
+            writer = elevated_write if needs_elevation(store, change) else None
+            replan = None if change.action == "undo" else plan
+            applied = apply_change(store, journal, change, replan=replan, write=writer)
+            change = applied.change
+    if applied is not None:
         restart = restart_finding(store, SubprocessRunner())
         if restart is not None:
             findings.append(restart)
@@ -212,32 +225,35 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.W
     Nothing to undo is not an error here (exit 0): the uninstaller runs it whatever the journal holds.
     """
     from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
-    from gpuwizard.workflow.pathedit.changes import apply_change, plan_undo_all  # noqa: PLC0415
+    from gpuwizard.workflow.pathedit.changes import apply_change, change_lock, plan_undo_all  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.machine import elevated_write, needs_elevation  # noqa: PLC0415
     from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
     from gpuwizard.workflow.state.path_journal import PathJournal  # noqa: PLC0415
 
     journal = PathJournal(wizard_home())
-    planned = plan_undo_all(store, journal)
     done: list[tuple[PathChange, AppliedChange | None]] = []
-    for change in planned:
-        applied = None
-        if change.changed and not args.dry_run:
-            writer = elevated_write if needs_elevation(store, change) else None
-            try:
-                applied = apply_change(store, journal, change, write=writer)
-            except (ValueChanged, RegistryWriteError) as error:
-                # The undos made so far stay made, each journaled; say how far it got.
-                what = (
-                    "the value changed while it was being written"
-                    if isinstance(error, ValueChanged)
-                    else error
-                )
-                common.say(
-                    f"{what}; {len(done)} of {len(planned)} undos were made ('gpuwizard path history' lists them)"
-                )
-                return common.EXIT_PROBLEM
-        done.append((change, applied))
+    # Planned and made under one hold of the lock: no other change can slip in between.
+    with nullcontext() if args.dry_run else change_lock(store, journal):
+        planned = plan_undo_all(store, journal)
+        for change in planned:
+            applied = None
+            if change.changed and not args.dry_run:
+                writer = elevated_write if needs_elevation(store, change) else None
+                try:
+                    applied = apply_change(store, journal, change, write=writer)
+                except (ValueChanged, RegistryWriteError) as error:
+                    # The undos made so far stay made, each journaled; say how far it got.
+                    what = (
+                        "the value changed while it was being written"
+                        if isinstance(error, ValueChanged)
+                        else error
+                    )
+                    common.say(
+                        f"{what}; {len(done)} of {len(planned)} undos were made "
+                        "('gpuwizard path history' lists them)"
+                    )
+                    return common.EXIT_PROBLEM
+            done.append((change, applied))
     if args.json:
         data = {
             "schema": UNDO_ALL_SCHEMA,

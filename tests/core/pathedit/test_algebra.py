@@ -11,14 +11,19 @@ from gpuwizard.core.pathedit.algebra import (
     EMPTY,
     ENV_VALUE_MAX_CHARS,
     OTHER_CUDA_FIRST,
+    JoinedPathTooLong,
     PathEditError,
     PathTooLong,
+    UnbalancedQuote,
     add_entries,
+    check_joined_length,
+    check_quotes,
     cuda_version_of,
     diff_entries,
     entry_key,
     entry_problems,
     has_variable_references,
+    joined_length,
     move_entry,
     remove_entries,
     split_segments,
@@ -178,6 +183,73 @@ def test_a_value_over_the_limit_is_refused_not_cut():
 def test_an_add_that_changes_nothing_is_allowed_on_a_value_already_over_the_limit():
     long_value = "C:\\" + "x" * ENV_VALUE_MAX_CHARS
     assert not add_entries(long_value, [long_value]).changed
+
+
+def _over_the_limit() -> str:
+    return ";".join(rf"C:\folder{i:05d}\{'x' * 40}" for i in range(800))  # 40,000 characters
+
+
+def test_a_value_over_the_limit_can_always_be_shrunk():
+    # issue 19, point 9: "remove entries first" must be possible.
+    value = _over_the_limit()
+    assert len(value) > ENV_VALUE_MAX_CHARS
+    first = value.split(";")[0]
+    removed = remove_entries(value, [first])
+    assert removed.changed and len(removed.value) < len(value)
+    moved = move_entry(value + ";" + first, first, -1)  # a move that drops a duplicate
+    assert len(moved.value) < len(value) + len(first) + 1
+    with pytest.raises(PathTooLong):
+        add_entries(value, [r"C:\one\more"])
+
+
+@settings(max_examples=100)
+@given(_values, _wanted, st.integers(min_value=0, max_value=40_000))
+def test_a_remove_never_fails_for_length(value: str, wanted: list[str], padding: int):
+    padded = value + ";C:\\" + "p" * padding
+    edit = remove_entries(padded, wanted)
+    assert len(edit.value) <= len(padded)
+
+
+@pytest.mark.parametrize(
+    ("value", "index"), [(r'C:\a;"C:\b', 1), (r'"C:\a;C:\b', 0), (r'C:\a;C:\b";C:\c;C:\d', 1)]
+)
+def test_a_quote_never_closed_is_refused_for_every_edit(value: str, index: int):
+    # issue 19, point 8: after it, an added entry would land inside the quote.
+    with pytest.raises(UnbalancedQuote) as raised:
+        check_quotes(value)
+    assert raised.value.index == index
+    assert "\n" not in str(raised.value)
+    for edit in (
+        lambda: add_entries(value, [r"C:\new"]),
+        lambda: remove_entries(value, [r"C:\a"]),
+        lambda: move_entry(value, r"C:\a", -1),
+    ):
+        with pytest.raises(UnbalancedQuote):
+            edit()
+
+
+def test_closed_quotes_are_fine():
+    check_quotes(r'C:\a;"C:\b;c";"C:\d"')
+    assert add_entries(r'"C:\b;c"', [r"C:\new"]).value == r'"C:\b;c";C:\new'
+
+
+def test_the_joined_length_is_system_then_user():
+    assert joined_length(r"C:\s", r"C:\u") == len(r"C:\s;C:\u")
+    assert joined_length("", r"C:\u") == len(r"C:\u")
+    assert joined_length(r"C:\s", "") == len(r"C:\s")
+
+
+def test_the_joined_limit_refuses_growth_past_it_and_never_shrinking():
+    # issue 19, point 11: a user PATH of 30,007 and a system PATH of 30,000 characters each fit;
+    # joined into the one PATH variable a program gets, they do not.
+    system, user = "s" * 30_000, "u" * 30_007
+    check_joined_length("s" * 1_000, "u" * 1_000, before=0)
+    with pytest.raises(JoinedPathTooLong) as raised:
+        check_joined_length(system, user + ";C:\\x", before=joined_length(system, user))
+    assert raised.value.length == 30_000 + 1 + 30_007 + 5
+    assert isinstance(raised.value, PathTooLong)
+    check_joined_length(system, user[:-10], before=joined_length(system, user))  # shorter: allowed
+    check_joined_length(system, user, before=joined_length(system, user))  # unchanged: allowed
 
 
 @settings(max_examples=300)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from pathlib import Path
@@ -219,10 +220,11 @@ def test_the_fresh_process_path_expands_only_reg_expand_sz(tmp_path):
     ],
 )
 def test_the_elevated_helper_writes_nothing_but_an_environment_path(tmp_path, request_data):
-    request, result = tmp_path / "request.json", tmp_path / "result.json"
-    request.write_text(json.dumps(request_data), "utf-8")
-    assert serve_elevated_request(request, result) == 1
-    assert json.loads(result.read_text("utf-8"))["status"] == "error"
+    request = tmp_path / "request.json"
+    body = json.dumps(request_data).encode("utf-8")
+    request.write_bytes(body)
+    assert serve_elevated_request(request, hashlib.sha256(body).hexdigest()) == 4  # refused
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["request.json"]
 
 
 # --- apply-then-undo is the identity, byte for byte and type (hypothesis) ------------------

@@ -3,7 +3,10 @@
 A name becomes a folder name on every OS and, for conda, an ``-n`` argument, so it must be
 safe for all of them: no path separators or traversal, none of the device names Windows
 reserves in every folder, no characters Windows forbids in file names, no trailing dot or
-space (Windows strips them, so ``demo.`` and ``demo`` would be the same folder).
+space (Windows strips them, so ``demo.`` and ``demo`` would be the same folder). It is also
+shown in lists, logs and prompts, so it must be plain visible text: no control characters, no
+invisible formatting characters (bidirectional overrides, zero-width joiners), no bytes that
+were not UTF-8.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ def check_env_name(name: str, *, manager: str = "venv") -> str:
     writes it), not for conda, which refuses them.
 
     Raises:
-        EnvNameError: Empty, too long, path-like, reserved on Windows, or with a forbidden character.
+        EnvNameError: Empty, too long, path-like, reserved on Windows, or with a forbidden,
+            control, invisible formatting (bidirectional, zero-width) or non-text character.
 
     >>> check_env_name("torch-2.13 cu126")
     'torch-2.13 cu126'
@@ -64,6 +68,19 @@ def check_env_name(name: str, *, manager: str = "venv") -> str:
     # Category Cc covers C1 controls too (U+0085 NEXT LINE is also whitespace to str.strip).
     if any(unicodedata.category(char) == "Cc" for char in name):
         raise EnvNameError(f"{name!r} contains a control character")
+    # Lone surrogates (Cs): argv bytes that are not UTF-8 arrive so on Linux (PEP 383), and no
+    # file name, log or JSON can be written with them.
+    if any(unicodedata.category(char) == "Cs" for char in name):
+        raise EnvNameError(f"{name!r} is not valid text (bytes that are not UTF-8)")
+    # Format characters (Cf): bidirectional overrides, embeddings, isolates and marks, zero-width
+    # spaces and joiners, the byte order mark. Invisible, they make a name look like another or
+    # reorder what is shown around it (Unicode TR #36, "Unicode Security Considerations";
+    # CVE-2021-42574, "Trojan Source").
+    hidden = sorted({f"U+{ord(char):04X}" for char in name if unicodedata.category(char) == "Cf"})
+    if hidden:
+        raise EnvNameError(
+            f"{name!r} contains invisible formatting characters ({', '.join(hidden)}) that disguise names"
+        )
     if name != name.lstrip():
         raise EnvNameError(f"{name!r} must not start with a space")
     if name.endswith(".") or name != name.rstrip():

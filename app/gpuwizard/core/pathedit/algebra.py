@@ -68,6 +68,76 @@ class PathTooLong(PathEditError):
         self.length = length
 
 
+class JoinedPathTooLong(PathTooLong):
+    """The system and the user PATH together would not fit in the one variable Windows makes of them."""
+
+    def __init__(self, length: int) -> None:
+        PathEditError.__init__(
+            self,
+            f"the system and the user PATH together would be {length} characters, more than the "
+            f"{ENV_VALUE_MAX_CHARS} of the one PATH variable Windows joins them into; remove entries "
+            "first (nothing was changed)",
+        )
+        self.length = length
+
+
+class UnbalancedQuote(PathEditError):
+    """A ``"`` without its closing one: every later entry would read as part of one folder."""
+
+    def __init__(self, index: int, segment: str) -> None:
+        shown = segment if len(segment) <= 60 else segment[:57] + "..."
+        super().__init__(
+            f"PATH has a '\"' that is never closed (entry {index}: {shown}), so every entry after it "
+            "reads as part of one folder; fix that entry by hand first (nothing was changed)"
+        )
+        self.index = index
+
+
+def check_quotes(value: str) -> None:
+    r"""Raise :class:`UnbalancedQuote` when a ``"`` in ``value`` is never closed.
+
+    :func:`split_segments` keeps a ``;`` inside quotes in its entry, so after an unclosed quote
+    the rest of the value is one segment: an entry added there would land inside the quote.
+
+    >>> check_quotes('C:\\a;"C:\\b;c";C:\\d')
+    >>> check_quotes('C:\\a;"C:\\b;C:\\c')
+    Traceback (most recent call last):
+    ...
+    gpuwizard.core.pathedit.algebra.UnbalancedQuote: PATH has a '"' that is never closed (entry 1: "C:\b;C:\c), so every entry after it reads as part of one folder; fix that entry by hand first (nothing was changed)
+    """
+    if value.count('"') % 2 == 0:
+        return
+    segments = split_segments(value)
+    index = len(segments) - 1  # the unclosed quote swallows the rest: it opens the last segment
+    raise UnbalancedQuote(index, segments[index])
+
+
+def joined_length(system_value: str, user_value: str) -> int:
+    r"""The length of the PATH a program gets: the system value, ``;``, then the user value.
+
+    Windows builds a new process's PATH from the registry as the system value followed by the
+    user value (the user part was long limited to what the system part left over: Microsoft
+    KB 180410, "The maximum length of the combined system and user-defined path"), and the
+    result is one variable, held to :data:`ENV_VALUE_MAX_CHARS`. ``%VARS%`` are counted as
+    written; expanded, the value may be a little longer or shorter.
+
+    >>> joined_length("C:\\a", "C:\\bb"), joined_length("", "C:\\bb")
+    (10, 5)
+    """
+    return len(";".join(value for value in (system_value, user_value) if value))
+
+
+def check_joined_length(system_value: str, user_value: str, *, before: int) -> None:
+    """Raise :class:`JoinedPathTooLong` when the joined PATH grows past the limit.
+
+    ``before`` is the joined length as it is now: an edit that does not make it longer (any
+    removal) is always allowed, so a PATH over the limit can be shrunk.
+    """
+    length = joined_length(system_value, user_value)
+    if length > ENV_VALUE_MAX_CHARS and length > before:
+        raise JoinedPathTooLong(length)
+
+
 def entry_key(segment: str, env: Mapping[str, str] | None = None) -> str:
     """The comparison key of a segment (empty for an empty segment)."""
     entry = entry_of(segment)
@@ -136,7 +206,8 @@ class PathEdit:
 
 def _join_checked(old_value: str, segments: Sequence[str]) -> str:
     value = ";".join(segments)
-    if value != old_value and len(value) > ENV_VALUE_MAX_CHARS:
+    # Only growing past the limit is refused: a shorter value always fits better (issue 19).
+    if len(value) > ENV_VALUE_MAX_CHARS and len(value) > len(old_value):
         raise PathTooLong(len(value))
     return value
 
@@ -166,6 +237,7 @@ def add_entries(
 
     Raises:
         PathEditError: A folder is not a usable PATH entry.
+        UnbalancedQuote: The value has a ``"`` that is never closed.
         PathTooLong: The new value would not fit; nothing is cut.
     """
     wanted: list[str] = []
@@ -174,6 +246,7 @@ def add_entries(
         if entry_key(text, env) not in {entry_key(w, env) for w in wanted}:
             wanted.append(text)
     versions = {v for v in (cuda_version_of(w, env) for w in wanted) if v is not None}
+    check_quotes(value)
     segments = split_segments(value) if value else []
 
     def is_other_cuda(segment: str) -> bool:
@@ -226,11 +299,15 @@ def add_entries(
 def remove_entries(value: str, folders: Iterable[str], *, env: Mapping[str, str] | None = None) -> PathEdit:
     """Remove every segment that names one of ``folders`` (all spellings, all duplicates).
 
+    Allowed however long the value is: the result is never longer.
+
     Raises:
         PathEditError: A folder is not a usable PATH entry.
+        UnbalancedQuote: The value has a ``"`` that is never closed.
     """
     wanted = [check_folder_text(folder) for folder in folders]
     keys = {entry_key(w, env) for w in wanted}
+    check_quotes(value)
     segments = split_segments(value) if value else []
     kept = [s for s in segments if entry_key(s, env) not in keys or not entry_key(s, env)]
     gone = [s for s in segments if s not in kept]
@@ -250,9 +327,11 @@ def move_entry(value: str, folder: str, position: int, *, env: Mapping[str, str]
     Later duplicates of the folder are dropped, since only the first one ever counts.
 
     Raises:
-        PathEditError: The folder is not on PATH, or not a usable PATH entry.
+        PathEditError: The folder is not on PATH, or not a usable PATH entry, or the value has
+            a ``"`` that is never closed.
     """
     key = entry_key(check_folder_text(folder), env)
+    check_quotes(value)
     segments = split_segments(value) if value else []
     matching = [i for i, s in enumerate(segments) if entry_key(s, env) == key]
     if not matching:

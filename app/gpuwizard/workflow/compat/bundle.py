@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gpuwizard.core.compat.index_allowlist import disallowed_in
+from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
 from gpuwizard.workflow.compat.data import COMPAT_FILES, validation_errors
 from gpuwizard.workflow.compat.signing import trusted_keys, verifying_key
 from gpuwizard.workflow.state.compat_cache import CachedBundle, read_cached
@@ -93,9 +94,10 @@ def verify_bundle(
     if key is None:
         raise BundleRefused("its signature does not verify against the keys shipped with the wizard")
     try:
-        bundle = json.loads(raw)
-    except ValueError:
-        raise BundleRefused("it is not JSON") from None
+        # Strict: a key twice, NaN or nesting too deep is refused, never a RecursionError.
+        bundle = parse_json(decode_utf8(raw, source=BUNDLE_NAME), source=BUNDLE_NAME)
+    except JsonInputError as error:
+        raise BundleRefused(str(error).removeprefix(f"{BUNDLE_NAME}: ")) from None
     if (
         not isinstance(bundle, dict)
         or bundle.get("schema") != BUNDLE_SCHEMA

@@ -8,13 +8,13 @@ data that arrives from outside (``--refresh``) is verified and validated before 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final, Literal
 
 from gpuwizard.core.compat.tables import CompatData, compat_from_json
+from gpuwizard.core.json_input import parse_json
 
 #: The data files, by the key compat_from_json expects.
 COMPAT_FILES: Final = ("tensorflow", "pytorch", "cuda", "gpus", "policies", "sources")
@@ -23,7 +23,10 @@ COMPAT_FILES: Final = ("tensorflow", "pytorch", "cuda", "gpus", "policies", "sou
 def bundled_files() -> dict[str, dict[str, Any]]:
     """The compatibility files shipped in the package, parsed."""
     folder = resources.files("gpuwizard.resources").joinpath("compat")
-    return {name: json.loads(folder.joinpath(f"{name}.json").read_text("utf-8")) for name in COMPAT_FILES}
+    return {
+        name: parse_json(folder.joinpath(f"{name}.json").read_text("utf-8"), source=f"{name}.json")
+        for name in COMPAT_FILES
+    }
 
 
 def bundled_date() -> str:
@@ -95,7 +98,7 @@ def schema_for(name: str) -> dict[str, Any]:
         .joinpath(f"schemas/compat-{name}.schema.json")
         .read_text("utf-8")
     )
-    schema: dict[str, Any] = json.loads(text)
+    schema: dict[str, Any] = parse_json(text, source=f"compat-{name}.schema.json")
     return schema
 
 

@@ -9,7 +9,6 @@ failure is a note.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from datetime import datetime, timezone
@@ -18,6 +17,7 @@ from typing import Final
 from gpuwizard.adapters.http import HttpClient, HttpError
 from gpuwizard.core.compat.index_view import IndexReleases, beyond_tables, final_versions, with_index
 from gpuwizard.core.compat.tables import CompatData, version_key
+from gpuwizard.core.json_input import parse_json
 from gpuwizard.workflow.state.index_cache import load_index, store_index
 
 DEFAULT_PYPI: Final = "https://pypi.org/pypi"
@@ -53,7 +53,8 @@ def fetch_index(client: HttpClient, timeout: float | None = None) -> tuple[Index
     notes: list[str] = []
     for framework, package in _PACKAGES:
         try:
-            info = json.loads(client.get(f"{pypi}/{package}/json", timeout=timeout, max_bytes=PYPI_MAX_BYTES))
+            answer = client.get(f"{pypi}/{package}/json", timeout=timeout, max_bytes=PYPI_MAX_BYTES)
+            info = parse_json(answer.decode("utf-8", errors="replace"), source=f"{pypi}/{package}/json")
             published = [
                 version
                 for version, files in dict(info["releases"]).items()

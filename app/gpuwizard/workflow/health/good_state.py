@@ -11,8 +11,6 @@ entries that were applied, minus later removals and undos) and that are still on
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -40,6 +38,7 @@ from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.core.pathedit.pathlist import split_segments
 from gpuwizard.workflow.pathedit.changes import PathChangeError, history, read_path
+from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, load_records
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
@@ -57,17 +56,17 @@ def snapshot_path() -> Path:
 def load_last_good() -> Snapshot | None:
     """The last good state; None when none was recorded or the file cannot be read.
 
-    An unreadable or damaged file is moved aside (``last-good.json.bad``) so the next good
-    state can be recorded, and the evidence is kept.
+    An unreadable or damaged file (not JSON, nested too deep, a key twice, of the wrong shape)
+    is moved aside (``last-good.json.bad``) with one line saying so, so the next good state can
+    be recorded and the evidence is kept (``workflow/state/damaged.py``).
     """
     path = snapshot_path()
     try:
-        return snapshot_from_json(json.loads(path.read_text(encoding="utf-8")))
+        return snapshot_from_json(read_state_json(path))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, SnapshotError):
-        with contextlib.suppress(OSError):  # a file we cannot even move: still no snapshot
-            path.replace(path.with_suffix(".json.bad"))
+    except (OSError, DamagedFile, SnapshotError) as error:
+        set_aside(path, str(error), counts_as="no last good state")  # one it cannot move: said, kept
         return None
 
 

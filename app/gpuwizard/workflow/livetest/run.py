@@ -9,8 +9,8 @@ dies or hangs gives the verdict ``broken`` with findings, never a traceback and 
 
 from __future__ import annotations
 
-import json
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +23,7 @@ from gpuwizard.adapters.nvml import UsageSampler
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
 from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.json_input import parse_json
 from gpuwizard.core.livetest.events import (
     LiveTestEvent,
     LiveTestResult,
@@ -66,12 +67,14 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
     With neither ``--env`` nor ``--python``, the environment the wizard made last is used.
 
     Raises:
-        LiveTestUsageError: An unknown environment, or nothing to test.
+        LiveTestUsageError: An unknown environment, nothing to test, or a ``--python`` that is no
+            program (missing, empty, a folder, not executable): refused before anything runs or
+            is recorded.
     """
     if env_name is not None and python is not None:
         raise LiveTestUsageError("give --env NAME or --python EXE, not both")
     if python is not None:
-        return LiveTestTarget(python=python, framework=framework or "pytorch")
+        return LiveTestTarget(python=checked_interpreter(python), framework=framework or "pytorch")
     if env_name is not None:
         record = find_record(env_name)
         if record is None:
@@ -88,6 +91,28 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
     return LiveTestTarget(
         python=record.python, framework=framework or record.framework or "pytorch", env_name=record.name
     )
+
+
+def checked_interpreter(python: str) -> str:
+    """The interpreter ``--python`` names: a file that can be run, or a program found on PATH.
+
+    Raises:
+        LiveTestUsageError: Empty, missing, a folder, or not executable.
+    """
+    if not python.strip():
+        raise LiveTestUsageError("--python is empty: give the path of a Python interpreter")
+    candidate = Path(python)
+    if not candidate.exists() and candidate.name == python:
+        found = shutil.which(python)  # a bare name such as python3: the one on PATH
+        if found is not None:
+            return found
+    if not candidate.exists():
+        raise LiveTestUsageError(f"--python {python}: no such file")
+    if candidate.is_dir():
+        raise LiveTestUsageError(f"--python {python}: is a folder; give the interpreter in it (bin/python)")
+    if not _is_program(python):
+        raise LiveTestUsageError(f"--python {python}: is not executable")
+    return python
 
 
 def run_test(
@@ -212,7 +237,7 @@ def _as_event(line: str) -> Mapping[str, Any] | None:
     if not text.startswith("{"):
         return None
     try:
-        value = json.loads(text)
+        value = parse_json(text, source="the probe")  # never a RecursionError, whatever it prints
     except ValueError:
         return None
     # The result is the wizard's to give: a `result` the probe printed is not taken as one.

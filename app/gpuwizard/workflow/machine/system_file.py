@@ -11,6 +11,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from gpuwizard.adapters.input_files import SYSTEM_REPORT_LIMIT, InputFileError, read_input
+from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
 from gpuwizard.core.machine.system_report import SYSTEM_SCHEMA, SystemReport, report_from_json
 
 
@@ -29,21 +31,15 @@ def load_system_report(path: Path) -> SystemReport:
     """Read, check and return the report in ``path``.
 
     Raises:
-        SystemFileError: The file is missing, unreadable, not JSON, or not a
+        SystemFileError: The file is missing, unreadable, too large, not UTF-8, not JSON (a key
+            twice, NaN, nested too deep included: ``core/json_input.py``), or not a
             ``gpuwizard.system/1`` report.
     """
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise SystemFileError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SystemFileError(f"{path}: cannot read it ({_reason(error)})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SystemFileError(
-            f"{path}: not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
-        ) from None
+        raw = read_input(path, limit=SYSTEM_REPORT_LIMIT, what="a system report")
+        data = parse_json(decode_utf8(raw, source=str(path)), source=str(path))
+    except (InputFileError, JsonInputError) as error:
+        raise SystemFileError(str(error)) from None
     check_system_data(data, str(path))
     return report_from_json(data)
 
@@ -67,7 +63,3 @@ def check_system_data(data: object, origin: str = "report") -> None:
         where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
         message = error.message.splitlines()[0]
         raise SystemFileError(f"{origin}: not a valid {SYSTEM_SCHEMA} report: at {where}: {message}")
-
-
-def _reason(error: BaseException) -> str:
-    return getattr(error, "strerror", None) or str(error)

@@ -8,11 +8,17 @@ program started from it afterwards, sees it. The type is kept: ``REG_EXPAND_SZ``
 ``%VARS%`` are never expanded on the way (a tool that rewrote PATH as ``REG_SZ`` "froze
 references like %SystemRoot%": laurentiu021/SystemManager, CHANGELOG 1.33.3). Undo writes the
 old value and type back exactly, and only if nobody changed the value since.
+
+Two wizards may change PATH at the same moment (issue 19). A change holds :func:`change_lock`
+(the home's journal lock, then the store's own lock) from reading the value it is planned from
+until the journal says it was applied, so the plan, the pending entry, the write and the
+"applied" mark of one process never interleave with another's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -28,9 +34,12 @@ from gpuwizard.core.pathedit.algebra import (
     DiffLine,
     OtherCuda,
     PathEdit,
+    UnbalancedQuote,
     add_entries,
+    check_joined_length,
     diff_entries,
     has_variable_references,
+    joined_length,
     remove_entries,
 )
 from gpuwizard.workflow.state.path_journal import (
@@ -103,12 +112,48 @@ def _scope_key(scope: str) -> str:
         raise PathChangeError(f"unknown scope {scope!r} (user or system)") from None
 
 
+@contextmanager
+def change_lock(store: EnvironmentStore, journal: PathJournal) -> Iterator[None]:
+    """Hold what one PATH change needs to itself: the home's journal lock, then the store's lock.
+
+    Held from reading the value a change is planned from until the journal's last update;
+    re-entrant, and always taken in this order, so two holders never wait for each other.
+
+    Raises:
+        StateBusy: Another process of this home held the journal for a minute.
+        RegistryWriteError: Another process held the snapshot file for a minute.
+    """
+    with journal.locked(), store.exclusive():
+        yield
+
+
+#: What a snapshot's JSON value is, by its Python type, for saying why a PATH is not text.
+_JSON_KINDS: Final = {
+    type(None): "null",
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    list: "a list",
+    dict: "an object",
+}
+
+
 def read_path(store: EnvironmentStore, scope: str) -> RegValue | None:
-    """The PATH value of a scope, or None when there is none."""
+    """The PATH value of a scope, or None when there is none.
+
+    Raises:
+        PathChangeError: The value is not a string (a type other than REG_SZ or REG_EXPAND_SZ,
+            or a snapshot holding null, a list or a number); it is never written.
+    """
     value = store.read_value(_scope_key(scope), PATH_NAME)
     if value is not None and value.type not in ("REG_SZ", "REG_EXPAND_SZ"):
         raise PathChangeError(
             f"{_scope_key(scope)}\\{PATH_NAME} is {value.type}, not a string; it is left alone"
+        )
+    if value is not None and not isinstance(value.value, str):
+        kind = _JSON_KINDS.get(type(value.value), f"a {type(value.value).__name__}")
+        raise PathChangeError(
+            f"{_scope_key(scope)}\\{PATH_NAME} is {value.type} holding {kind}, not text; it is left alone"
         )
     return value
 
@@ -132,9 +177,22 @@ def plan_add(
         PathChangeError: The scope is unknown or its PATH is not a string.
     """
     old = read_path(store, scope)
-    edit = add_entries(_string_of(old), folders, other_cuda=other_cuda, env=env)
+    edit = _edited(scope, lambda: add_entries(_string_of(old), folders, other_cuda=other_cuda, env=env))
     new = RegValue(old.type if old else NEW_VALUE_TYPE, edit.value) if edit.changed else old
+    if edit.changed:
+        # Windows gives programs the system PATH and the user PATH joined as one variable.
+        other = _string_of(read_path(store, "user" if scope == "system" else "system"))
+        pair = (edit.value, other) if scope == "system" else (other, edit.value)
+        before = (edit.old_value, other) if scope == "system" else (other, edit.old_value)
+        check_joined_length(*pair, before=joined_length(*before))
     return PathChange(scope, _scope_key(scope), "add", tuple(folders), old, new, edit)
+
+
+def _edited(scope: str, edit: Callable[[], PathEdit]) -> PathEdit:
+    try:
+        return edit()
+    except UnbalancedQuote as error:
+        raise PathChangeError(f"the {scope} {error}") from None
 
 
 def plan_remove(
@@ -142,7 +200,7 @@ def plan_remove(
 ) -> PathChange:
     """Plan removing ``folders`` (every spelling, every duplicate) from the scope's PATH."""
     old = read_path(store, scope)
-    edit = remove_entries(_string_of(old), folders, env=env)
+    edit = _edited(scope, lambda: remove_entries(_string_of(old), folders, env=env))
     new = RegValue(old.type, edit.value) if old is not None and edit.changed else old
     return PathChange(scope, _scope_key(scope), "remove", tuple(folders), old, new, edit)
 
@@ -231,14 +289,32 @@ def apply_change(
 
     A change that changes nothing writes and records nothing. When the value changed since it
     was read, the change is planned again from the new value (``replan``) and retried.
-    ``write`` replaces the plain write (the elevated helper for the system scope).
+    ``write`` replaces the plain write (the elevated helper for the system scope). It holds
+    :func:`change_lock` throughout; a caller that plans the change holds it from before planning.
 
     Raises:
         ValueChanged: The value kept changing (or there is no ``replan``); nothing was written.
         RegistryWriteError: The write failed; nothing was written and nothing recorded.
         JournalError: The journal cannot be written; nothing was written.
+        StateBusy: Another process kept the journal locked; nothing was written.
     """
-    writer = write or _plain_write
+    with change_lock(store, journal):
+        made = _apply_locked(store, journal, change, replan, write or _plain_write)
+    if made.entry is None:
+        return made
+    # Telling running programs may wait on hung windows; nobody needs the lock for that.
+    return AppliedChange(
+        made.change, made.entry, made.read_back, broadcast=store.broadcast_environment_change()
+    )
+
+
+def _apply_locked(
+    store: EnvironmentStore,
+    journal: PathJournal,
+    change: PathChange,
+    replan: Callable[[], PathChange] | None,
+    writer: Callable[[EnvironmentStore, PathChange], RegValue | None],
+) -> AppliedChange:
     for attempt in range(REPLAN_ATTEMPTS):
         if not change.changed:
             return AppliedChange(change, None, change.old, broadcast=False)
@@ -266,7 +342,7 @@ def apply_change(
             journal.drop(entry.id)
             raise
         journal.mark_applied(entry.id)
-        return AppliedChange(change, entry, read_back, broadcast=store.broadcast_environment_change())
+        return AppliedChange(change, entry, read_back, broadcast=False)
     raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 

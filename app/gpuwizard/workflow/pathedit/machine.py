@@ -2,14 +2,25 @@ r"""The machine side of PATH editing: which registry, which folders exist, who m
 
 Also the elevated write: the system PATH (``HKLM``) is written by a helper process that the
 user agreed to start with administrator rights (UAC); that helper does only the one
-compare-and-write and reports back in a JSON file. The journal stays with the unelevated
-wizard, under the user's home.
+compare-and-write and answers with its exit code alone. It writes no file: a file it wrote in
+the user's temporary folder could have been swapped for a link to a system file, which the
+elevated process would then overwrite. The unelevated wizard reads the value back itself (the
+system key is readable without elevation). The journal stays with the unelevated wizard, under
+the user's home.
+
+The request travels in a file of the user's temporary folder, which any program of the same
+user could rewrite after the user said yes; so its sha256 travels on the helper's command line,
+which the UAC prompt fixed, and the helper reads the file once, checks that hash before it
+parses anything, and refuses a file that does not match (issue 19).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -136,65 +147,95 @@ def needs_elevation(store: EnvironmentStore, change: PathChange) -> bool:
     return store.identity == "live" and change.key.upper().startswith("HKLM") and not is_elevated()
 
 
+#: The elevated helper's exit codes: its only answer (it writes no file).
+ELEVATED_WRITTEN: Final = 0
+ELEVATED_VALUE_CHANGED: Final = 3
+ELEVATED_REFUSED: Final = 4
+ELEVATED_WRITE_FAILED: Final = 5
+
+
 def elevated_write(store: EnvironmentStore, change: PathChange) -> RegValue | None:
     """Write ``change`` through the elevated helper (after the user's consent at the UAC prompt).
 
+    The helper answers with its exit code only; the value is read back here, unelevated.
+
     Raises:
         ValueChanged: The value changed since it was read; nothing was written.
-        RegistryWriteError: The helper was declined, failed, or could not write.
+        RegistryWriteError: The helper was declined, failed, refused the request, or could not write.
     """
+    name = change.reverts.name if change.reverts else PATH_NAME
+    body = json.dumps(
+        {"key": change.key, "name": name, "expected": _value_json(change.old), "new": _value_json(change.new)}
+    ).encode("utf-8")
     with tempfile.TemporaryDirectory(prefix="gpuwizard-elevated-") as folder:
-        request, result = Path(folder) / "request.json", Path(folder) / "result.json"
-        request.write_text(
-            json.dumps(
-                {
-                    "key": change.key,
-                    "name": change.reverts.name if change.reverts else PATH_NAME,
-                    "expected": _value_json(change.old),
-                    "new": _value_json(change.new),
-                }
-            ),
-            encoding="utf-8",
-        )
+        request = Path(folder) / "request.json"
+        request.write_bytes(body)
+        digest = hashlib.sha256(body).hexdigest()
+        argv = [*wizard_command(), "path", "_elevated-write", str(request), "--sha256", digest]
         try:
-            run_elevated([*wizard_command(), "path", "_elevated-write", str(request), str(result)])
+            code = run_elevated(argv)
         except (ElevationDeclined, ElevationFailed) as error:
             raise RegistryWriteError(str(error)) from None
-        try:
-            answer = json.loads(result.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            raise RegistryWriteError("the elevated helper gave no answer; nothing was changed") from None
-    if answer.get("status") == "changed":
-        raise ValueChanged(change.key, PATH_NAME, _value_from(answer.get("current")))
-    if answer.get("status") != "ok":
-        raise RegistryWriteError(str(answer.get("message") or "the elevated helper failed"))
-    return _value_from(answer.get("read_back"))
-
-
-def serve_elevated_request(request_file: Path, result_file: Path) -> int:
-    """The helper's side: one compare-and-write on the live registry; the answer goes to a file.
-
-    Returns 0 when written, 1 otherwise (the file says why).
-    """
-    answer: dict[str, Any]
-    try:
-        request = json.loads(request_file.read_text(encoding="utf-8"))
-        # Elevated, it writes the environment's Path and nothing else, whatever the file asks.
-        if (
-            request["key"] not in SCOPE_KEYS.values()
-            or str(request["name"]).casefold() != PATH_NAME.casefold()
-        ):
-            raise RegistryWriteError("the elevated helper writes only the Path of an environment key")
-        read_back = WinregEnvironment().replace_value(
-            str(request["key"]),
-            str(request["name"]),
-            _value_from(request["expected"]),
-            _value_from(request["new"]),
+    if code == ELEVATED_VALUE_CHANGED:
+        raise ValueChanged(change.key, name, store.read_value(change.key, name))
+    if code == ELEVATED_REFUSED:
+        raise RegistryWriteError(
+            "the elevated helper refused its request (the request's sha256 did not match the one "
+            "agreed at the administrator prompt, or it was not the Path of an environment key); "
+            "nothing was written"
         )
-        answer = {"status": "ok", "read_back": _value_json(read_back)}
-    except ValueChanged as changed:
-        answer = {"status": "changed", "current": _value_json(changed.current)}
-    except (OSError, ImportError, KeyError, TypeError, json.JSONDecodeError, RegistryWriteError) as error:
-        answer = {"status": "error", "message": str(error)}
-    result_file.write_text(json.dumps(answer), encoding="utf-8")
-    return 0 if answer["status"] == "ok" else 1
+    if code == ELEVATED_WRITE_FAILED:
+        raise RegistryWriteError(f"the elevated helper could not write {change.key}\\{name}")
+    if code != ELEVATED_WRITTEN:
+        raise RegistryWriteError(f"the elevated helper failed (exit code {code}); nothing was changed")
+    return store.read_value(change.key, name)
+
+
+_SHA256_HEX: Final = re.compile(r"[0-9a-f]{64}")
+
+
+class RequestTampered(Exception):
+    """The request file is not the one the user agreed to write; nothing was written."""
+
+
+def _agreed_request(request_file: Path, sha256: str) -> Any:  # noqa: ANN401 - JSON
+    # Read once: what is checked is what is parsed, whatever happens to the file afterwards.
+    body = request_file.read_bytes()
+    expected = sha256.strip().lower()
+    if not _SHA256_HEX.fullmatch(expected) or not hmac.compare_digest(
+        hashlib.sha256(body).hexdigest(), expected
+    ):
+        raise RequestTampered(
+            "the elevated helper's request changed after the administrator prompt (its sha256 "
+            "does not match); nothing was written"
+        )
+    return json.loads(body.decode("utf-8"))
+
+
+def serve_elevated_request(request_file: Path, sha256: str) -> int:
+    """The helper's side: one compare-and-write on the live registry; the exit code is the answer.
+
+    ``sha256`` is the request's hash from the helper's command line: the request is read once
+    and refused, before it is parsed and before the registry is opened, unless it matches.
+    Elevated, it writes the environment's ``Path`` value and nothing else: no answer file.
+
+    Returns :data:`ELEVATED_WRITTEN` (0), :data:`ELEVATED_VALUE_CHANGED` (3, nothing written),
+    :data:`ELEVATED_REFUSED` (4: hash mismatch, not an environment Path, malformed) or
+    :data:`ELEVATED_WRITE_FAILED` (5).
+    """
+    try:
+        request = _agreed_request(request_file, sha256)
+        key, name = str(request["key"]), str(request["name"])
+        expected, new = _value_from(request["expected"]), _value_from(request["new"])
+    except (OSError, KeyError, TypeError, ValueError, RequestTampered):  # ValueError: JSON, UTF-8
+        return ELEVATED_REFUSED
+    # Elevated, it writes the environment's Path and nothing else, whatever the file asks.
+    if request["key"] not in SCOPE_KEYS.values() or name.casefold() != PATH_NAME.casefold():
+        return ELEVATED_REFUSED
+    try:
+        WinregEnvironment().replace_value(key, name, expected, new)
+    except ValueChanged:
+        return ELEVATED_VALUE_CHANGED
+    except (OSError, ImportError, TypeError, ValueError, RegistryWriteError):
+        return ELEVATED_WRITE_FAILED
+    return ELEVATED_WRITTEN

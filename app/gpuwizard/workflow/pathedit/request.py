@@ -32,6 +32,7 @@ from gpuwizard.workflow.pathedit.changes import (
     PathChange,
     PathChangeError,
     apply_change,
+    change_lock,
     history,
     plan_add,
     plan_undo,
@@ -44,6 +45,7 @@ from gpuwizard.workflow.pathedit.machine import (
     needs_elevation,
     programs_to_restart,
 )
+from gpuwizard.workflow.state.locks import StateBusy
 from gpuwizard.workflow.state.path_journal import JournalError, PathJournal, last_undoable
 
 #: The problem name of an entry holding ``%VARIABLES%`` in a ``REG_SZ`` PATH, which Windows
@@ -52,7 +54,14 @@ from gpuwizard.workflow.state.path_journal import JournalError, PathJournal, las
 REG_SZ_WITH_VARS: Final = "reg_sz_with_vars"
 
 #: The errors a PATH step can end with; each means nothing was changed.
-PATH_ERRORS: Final = (PathEditError, PathChangeError, ValueChanged, RegistryWriteError, JournalError)
+PATH_ERRORS: Final = (
+    PathEditError,
+    PathChangeError,
+    ValueChanged,
+    RegistryWriteError,
+    JournalError,
+    StateBusy,
+)
 
 
 @dataclass(frozen=True)
@@ -223,7 +232,12 @@ def apply_request(
     request: PathRequest,
     runner: Runner,
 ) -> PathOutcome:
-    """Apply the planned ``change`` of ``request`` (planned again if PATH changed meanwhile)."""
+    """Apply the planned ``change`` of ``request`` (planned again if PATH changed meanwhile).
+
+    The change was planned for the page to show; :func:`apply_change` holds the change lock
+    and, under it, still writes only over the value the change was planned from, planning again
+    when another change came first.
+    """
     env = comparison_env(store)
 
     def replan() -> PathChange:
@@ -240,9 +254,10 @@ def apply_request(
 def undo_last(store: EnvironmentStore, journal: PathJournal, runner: Runner) -> PathOutcome:
     """Revert the most recent recorded change of this registry, value and type exactly."""
     try:
-        change = plan_undo(store, journal)
-        writer = elevated_write if needs_elevation(store, change) else None
-        applied = apply_change(store, journal, change, write=writer)
+        with change_lock(store, journal):  # from reading the journal and the value to the last entry
+            change = plan_undo(store, journal)
+            writer = elevated_write if needs_elevation(store, change) else None
+            applied = apply_change(store, journal, change, write=writer)
     except PATH_ERRORS as error:
         return PathOutcome(error=error_text(error))
     return PathOutcome(applied, restart=restart_finding(store, runner) if applied.entry else None)

@@ -18,6 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Final
 
+from gpuwizard.adapters.input_files import STATE_FILE_LIMIT, InputFileError, read_input
+from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.home import wizard_home
 
 BUNDLE_FILE: Final = "bundle.json"
@@ -42,15 +44,32 @@ def cache_dir() -> Path:
 
 
 def read_cached() -> CachedBundle | None:
-    """The cached copy, or None when there is none, it is incomplete, or its sha256 does not match."""
+    """The cached copy, or None when there is none, it is incomplete, or its sha256 does not match.
+
+    A damaged ``meta.json`` (not JSON, nested too deep, not an object) is moved aside with one
+    line saying so (``damaged.py``); a copy whose sha256 does not match is what a crash between
+    the writes leaves, and is only ignored.
+    """
     folder = cache_dir()
     try:
-        raw = (folder / BUNDLE_FILE).read_bytes()
-        signature = (folder / SIGNATURE_FILE).read_bytes()
-        meta = json.loads((folder / META_FILE).read_text("utf-8"))
-    except (OSError, ValueError):
+        raw = read_input(folder / BUNDLE_FILE, limit=STATE_FILE_LIMIT, what="a file")
+        signature = read_input(folder / SIGNATURE_FILE, limit=STATE_FILE_LIMIT, what="a file")
+    except InputFileError:
         return None
-    if not isinstance(meta, dict) or hashlib.sha256(raw).hexdigest() != meta.get("sha256"):
+    meta_path = folder / META_FILE
+    try:
+        meta = read_state_json(meta_path)
+    except OSError:  # none (a copy not complete yet), or unreadable
+        return None
+    except DamagedFile as error:
+        set_aside(meta_path, str(error), counts_as="no refreshed data")
+        return None
+    if not isinstance(meta, dict) or not all(
+        isinstance(meta.get(key, ""), str) for key in ("url", "fetched_at")
+    ):
+        set_aside(meta_path, "not an object of text fields", counts_as="no refreshed data")
+        return None
+    if hashlib.sha256(raw).hexdigest() != meta.get("sha256"):
         return None
     return CachedBundle(
         raw, signature, str(meta.get("url", "")), str(meta["sha256"]), str(meta.get("fetched_at", ""))

@@ -8,12 +8,12 @@ writing, so two wizards never lose each other's entries; an unreadable file is k
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
 from gpuwizard.workflow.state.locks import locked
@@ -57,26 +57,59 @@ def registry_path() -> Path:
 
 
 def load_records() -> list[EnvRecord]:
-    """Every recorded environment, in the order made."""
+    """Every recorded environment, in the order made.
+
+    An unreadable or damaged file (not JSON, nested too deep, a key twice, an entry of the
+    wrong shape) is moved aside as ``environments.json.bad``, with one line saying so
+    (``damaged.py``), and counts as empty.
+    """
     path = registry_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_state_json(path)
     except FileNotFoundError:
         return []
-    except (OSError, ValueError):
-        path.replace(path.with_suffix(".json.bad"))
+    except (OSError, DamagedFile) as error:
+        set_aside(path, str(error), counts_as="no environments")
+        return []
+    problem = _records_problem(data)
+    if problem is not None:
+        set_aside(path, problem, counts_as="no environments")
         return []
     known = set(EnvRecord.__dataclass_fields__)
     records = []
-    for item in data.get("environments", []) if isinstance(data, dict) else []:
-        if isinstance(item, dict) and {"name", "path"} <= item.keys():
-            values = {key: value for key, value in item.items() if key in known}
-            values.setdefault("python", "")
-            values.setdefault("manager", "venv")
-            values.setdefault("framework", "")
-            values.setdefault("framework_version", "")
-            records.append(EnvRecord(**values))
+    for item in data.get("environments", []):
+        values = {key: value for key, value in item.items() if key in known}
+        values.setdefault("python", "")
+        values.setdefault("manager", "venv")
+        values.setdefault("framework", "")
+        values.setdefault("framework_version", "")
+        records.append(EnvRecord(**values))
     return records
+
+
+_RECORD_TEXT: Final = (
+    "name", "path", "python", "manager", "framework", "framework_version", "framework_build", "tool",
+    "python_version", "created",
+)  # fmt: skip
+_RECORD_TEXT_OR_NULL: Final = ("constraints", "jupyter_kernel", "log")
+
+
+def _records_problem(data: object) -> str | None:
+    """What makes ``data`` no list of environments (every entry checked before one is used), or None."""
+    environments = data.get("environments", []) if isinstance(data, dict) else None
+    if not isinstance(environments, list):
+        return 'expected {"environments": [...]}'
+    for number, item in enumerate(environments, 1):
+        if not isinstance(item, dict) or not {"name", "path"} <= item.keys():
+            return f"entry {number}: not an environment (it needs a name and a path)"
+        wrong = [key for key in _RECORD_TEXT if key in item and not isinstance(item[key], str)]
+        wrong += [key for key in _RECORD_TEXT_OR_NULL if not isinstance(item.get(key), (str, type(None)))]
+        variables = item.get("variables", {})
+        if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+            wrong.append("variables")
+        if wrong:
+            return f"entry {number}: {wrong[0]!r} has the wrong type"
+    return None
 
 
 def find_record(name: str) -> EnvRecord | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.core.compat.index_view import IndexReleases, final_versions
+from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.home import wizard_home
 
 _SCHEMA: Final = "gpuwizard.index-releases/1"
@@ -44,15 +45,27 @@ def store_index(index: IndexReleases) -> None:
 
 
 def load_index() -> IndexReleases | None:
-    """The kept answer, or None (none yet, or unreadable)."""
+    """The kept answer, or None (none yet, unreadable, or another version's).
+
+    A damaged file (not JSON, nested too deep, a key twice, of the wrong shape) is moved aside as
+    ``index.json.bad`` with one line saying so (``damaged.py``).
+    """
+    path = index_path()
     try:
-        data = json.loads(index_path().read_text("utf-8"))
-        if data.get("schema") != _SCHEMA:
-            return None
-        versions = {
-            str(framework): final_versions([str(v) for v in listed])
-            for framework, listed in dict(data["versions"]).items()
-        }
-        return IndexReleases(versions, str(data.get("checked_at", "")), str(data.get("source", "")))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        data = read_state_json(path)
+    except OSError:  # none yet, or unreadable
         return None
+    except DamagedFile as error:
+        set_aside(path, str(error), counts_as="never asked")
+        return None
+    if isinstance(data, dict) and data.get("schema") != _SCHEMA:
+        return None  # another version's answer: left as it is
+    listed = data.get("versions") if isinstance(data, dict) else None
+    if not isinstance(listed, dict) or not all(
+        isinstance(versions, list) and all(isinstance(v, str) for v in versions)
+        for versions in listed.values()
+    ):
+        set_aside(path, 'expected {"versions": {"torch": ["2.13.0", ...]}}', counts_as="never asked")
+        return None
+    versions = {str(framework): final_versions(releases) for framework, releases in listed.items()}
+    return IndexReleases(versions, str(data.get("checked_at", "")), str(data.get("source", "")))

@@ -4,19 +4,19 @@ The last good state (``last-good.json``) keeps only tests that passed; a support
 needs the ones that failed, with their findings. So every live test that ends (not cancelled)
 replaces the record of its environment here: one record per environment the wizard made (by
 name), and one per interpreter tested with ``--python``. The file is written atomically; a
-file that cannot be read counts as empty, and a write that fails never fails the test.
+damaged one is moved aside and counts as empty, and a write that fails never fails the test.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
 from gpuwizard.core.livetest.events import LiveTestResult
+from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
 from gpuwizard.workflow.state.locks import StateBusy, locked
@@ -31,15 +31,35 @@ def last_tests_path() -> Path:
 
 
 def load_last_tests() -> list[dict[str, Any]]:
-    """The records, oldest first: ``{"env", "python", "framework", "recorded", "short", "result"}``."""
+    """The records, oldest first: ``{"env", "python", "framework", "recorded", "short", "result"}``.
+
+    A damaged file (not JSON, nested too deep, a key twice, not a list of tests) is moved aside
+    as ``last-tests.json.bad`` with one line saying so (``damaged.py``); a record of the wrong
+    shape is left out.
+    """
+    path = last_tests_path()
     try:
-        data = json.loads(last_tests_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_state_json(path)
+    except FileNotFoundError:
+        return []
+    except (OSError, DamagedFile) as error:
+        set_aside(path, str(error), counts_as="no tests")
         return []
     tests = data.get("tests") if isinstance(data, dict) else None
     if not isinstance(tests, list):
+        set_aside(path, 'expected {"tests": [...]}', counts_as="no tests")
         return []
-    return [item for item in tests if isinstance(item, dict) and isinstance(item.get("result"), dict)]
+    return [item for item in tests if _is_record(item)]
+
+
+def _is_record(item: object) -> bool:
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("result"), dict)
+        and all(
+            isinstance(item.get(key), (str, type(None))) for key in ("env", "python", "framework", "recorded")
+        )
+    )
 
 
 def remember_test(result: LiveTestResult, *, probe_args: Sequence[str] = ()) -> None:

@@ -7,13 +7,18 @@ settles by looking at the value: still the new one means it was written, the old
 was not. A change that changes nothing records nothing (docs/architecture.md,
 "The command-line and JSON contract"). Undo appends an entry of its own (``action: undo``,
 ``reverts: <id>``), so the journal is an audit trail that is only ever added to.
+
+The journal's lock (:meth:`PathJournal.locked`, ``path-journal.json.lock``) is the one lock of
+PATH changes for a home: each of :meth:`~PathJournal.record`, :meth:`~PathJournal.mark_applied`
+and :meth:`~PathJournal.drop` holds it for its read-modify-write, and a whole change holds it
+from reading the value it is planned from to the journal's last update
+(:mod:`gpuwizard.workflow.pathedit.changes`), so two processes never interleave.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import tempfile
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -22,6 +27,9 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from gpuwizard.adapters.registry import RegValue
+from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json
+from gpuwizard.workflow.state.files import write_text_atomically
+from gpuwizard.workflow.state.locks import locked
 
 JOURNAL_NAME: Final = "path-journal.json"
 JOURNAL_SCHEMA: Final = "gpuwizard.path-journal/1"
@@ -73,6 +81,47 @@ def _value_from_json(data: Any) -> RegValue | None:  # noqa: ANN401 - JSON
     return RegValue(str(data["type"]), data["value"])
 
 
+_ENTRY_TEXT: Final = ("id", "time", "registry", "scope", "key", "name", "action")
+
+
+def _journal_problem(data: object) -> str | None:
+    """What makes ``data`` no journal (checked before any entry is used), or None."""
+    entries = data.get("entries") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return 'expected {"entries": [...]}'
+    for number, item in enumerate(entries, 1):
+        problem = _entry_problem(item)
+        if problem is not None:
+            return f"entry {number}: {problem}"
+    return None
+
+
+def _entry_problem(item: object) -> str | None:
+    if not isinstance(item, dict):
+        return "not an object"
+    folders = item.get("folders", [])
+    checks = [
+        *((f"{name!r} must be text", isinstance(item.get(name), str)) for name in _ENTRY_TEXT),
+        (
+            "'folders' must be a list of text",
+            isinstance(folders, list) and all(isinstance(folder, str) for folder in folders),
+        ),
+        *(
+            (f'{side!r} must be null or {{"type": ..., "value": ...}}', _is_value(item.get(side)))
+            for side in ("old", "new")
+        ),
+        ("'reverts' must be text or null", isinstance(item.get("reverts"), (str, type(None)))),
+        ("'extra' must be an object or null", isinstance(item.get("extra"), (dict, type(None)))),
+    ]
+    return next((problem for problem, ok in checks if not ok), None)
+
+
+def _is_value(value: object) -> bool:
+    return value is None or (
+        isinstance(value, dict) and isinstance(value.get("type"), str) and "value" in value
+    )
+
+
 def _entry_from_json(data: dict[str, Any]) -> JournalEntry:
     return JournalEntry(
         id=str(data["id"]),
@@ -105,21 +154,23 @@ class PathJournal:
         self.path = home / JOURNAL_NAME
 
     def _read(self) -> list[JournalEntry]:
+        # Unlike the other state files, a damaged journal is not moved aside: undo depends on it,
+        # so PATH commands stop with one line until the person moves it (workflow/state/damaged.py).
         try:
-            text = self.path.read_text(encoding="utf-8")
+            data = read_state_json(self.path)
         except FileNotFoundError:
             return []
         except OSError as error:
-            raise JournalError(
-                f"{self.path}: cannot read the PATH journal ({error.strerror or error})"
-            ) from None
-        try:
-            data = json.loads(text)
-            return [_entry_from_json(item) for item in data["entries"]]
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
-            raise JournalError(
-                f"{self.path}: the PATH journal is damaged ({error}); move it aside to start a new one"
-            ) from None
+            raise JournalError(f"{self.path}: the PATH journal {error}") from None
+        except DamagedFile as error:
+            raise JournalError(self._damaged(str(error))) from None
+        problem = _journal_problem(data)
+        if problem is not None:
+            raise JournalError(self._damaged(problem))
+        return [_entry_from_json(item) for item in data["entries"]]
+
+    def _damaged(self, why: str) -> str:
+        return f"{self.path}: the PATH journal is damaged ({why}); move it aside to start a new one"
 
     def _write(self, entries: Sequence[JournalEntry]) -> None:
         text = json.dumps(
@@ -129,14 +180,7 @@ class PathJournal:
         )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".path-journal.", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    stream.write(text + "\n")
-                Path(temporary).replace(self.path)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            write_text_atomically(self.path, text + "\n")
         except OSError as error:
             raise JournalError(
                 f"{self.path}: cannot write the PATH journal ({error.strerror or error})"
@@ -164,17 +208,28 @@ class PathJournal:
             settled.append(entry)
         return settled
 
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the journal's lock: this home's one lock of PATH changes (re-entrant).
+
+        Raises:
+            StateBusy: Another process held it for a minute; nothing was changed.
+        """
+        return locked(self.path)
+
     def record(self, entry: JournalEntry) -> None:
         """Add an entry (normally pending, before the value is written)."""
-        self._write([*self._read(), entry])
+        with self.locked():
+            self._write([*self._read(), entry])
 
     def mark_applied(self, entry_id: str) -> None:
         """The entry's value was written and read back."""
-        self._write([replace(e, status="applied") if e.id == entry_id else e for e in self._read()])
+        with self.locked():
+            self._write([replace(e, status="applied") if e.id == entry_id else e for e in self._read()])
 
     def drop(self, entry_id: str) -> None:
         """Forget an entry whose write did not happen (refused, changed meanwhile, failed)."""
-        self._write([e for e in self._read() if e.id != entry_id])
+        with self.locked():
+            self._write([e for e in self._read() if e.id != entry_id])
 
 
 def new_entry(
