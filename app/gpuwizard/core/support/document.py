@@ -21,7 +21,6 @@ from typing import Any, Final
 from gpuwizard.core.findings.model import finding_to_json, make_finding
 from gpuwizard.core.pathedit.algebra import cuda_version_of
 from gpuwizard.core.pathedit.pathlist import comparison_key, entry_of, split_segments
-from gpuwizard.core.support.credentials import is_secret_name
 
 SUPPORT_SCHEMA: Final = "gpuwizard.support/1"
 #: The output formats of ``report --out FILE``, by the file's suffix.
@@ -90,7 +89,6 @@ def relevant_variables(environ: Mapping[str, str]) -> dict[str, str]:
         for name, value in environ.items()
         if (name.upper() in VARIABLE_NAMES or name.upper().startswith(VARIABLE_PREFIXES))
         and not _SECRET_NAME.search(name)
-        and not is_secret_name(name)
     }
     return dict(sorted(chosen.items()))
 
