@@ -22,6 +22,7 @@ import pytest
 from builders.wheels import bundled_pip_wheel, tiny_torch
 from harness.entry_point import ENTRY_POINT, gpuwizard
 from harness.http_server import serve
+from harness.proc import children_of
 
 CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
 
@@ -92,18 +93,6 @@ def sleepy_torch(tmp_path: Path) -> Path:
     return folder
 
 
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            text = status.read_text()
-        except OSError:
-            continue
-        if f"\nPPid:\t{pid}\n" in text:
-            found.append(int(status.parent.name))
-    return found
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
@@ -122,7 +111,7 @@ def test_a_signal_part_way_exits_3_and_leaves_nothing(
         events.append(json.loads(line))
         if events[-1].get("phase") == "verify" and events[-1]["event"] == "phase":
             time.sleep(0.5)  # the probe is now importing the sleepy torch
-            children = _children_of(process.pid)
+            children = children_of(process.pid)
             process.send_signal(signal_number)
     assert process.wait(60) == 3
     assert events[-1]["event"] == "result"
@@ -188,7 +177,7 @@ def test_a_signal_while_the_machine_is_detected_cancels_with_3(
          "--find-links", str(sleepy_torch), "--offline", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    while not _children_of(process.pid) and process.poll() is None:
+    while not children_of(process.pid) and process.poll() is None:
         time.sleep(0.001)
     process.send_signal(signal_number)
     stdout, stderr = process.communicate(timeout=120)

@@ -28,6 +28,7 @@ import pytest
 
 from builders.wheels import bundled_pip_wheel, tiny_torch
 from harness.entry_point import ENTRY_POINT, gpuwizard
+from harness.proc import children_of, gone
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX SIGKILL")]
 
@@ -177,25 +178,6 @@ def test_a_replacement_killed_anywhere_keeps_the_original_or_the_new_one(wheels:
     )
 
 
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            text = status.read_text()
-        except OSError:
-            continue
-        if f"\nPPid:\t{pid}\n" in text:
-            found.append(int(status.parent.name))
-    return found
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return "State:\tZ" in Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return True
-
-
 def test_the_tools_die_with_a_killed_wizard(tmp_path: Path):
     # Issue 19: the tools run in their own session, so after `kill -9` of the wizard the import
     # probe (or uv) kept running from the half-made folder, and the name was stuck.
@@ -213,14 +195,14 @@ def test_the_tools_die_with_a_killed_wizard(tmp_path: Path):
         event = json.loads(line)
         if (event["event"], event.get("phase")) == ("phase", "verify"):
             while not children:  # the probe starts right after the phase is announced
-                children = _children_of(process.pid)
+                children = children_of(process.pid)
             break
     process.kill()
     process.wait(60)
     for child in children:
         deadline = time.monotonic() + 60
-        while not _gone(child) and time.monotonic() < deadline:
+        while not gone(child) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _gone(child), "the import probe outlived the wizard"
+        assert gone(child), "the import probe outlived the wizard"
     assert settled(home, home / "envs" / "demo") == []
     assert not (home / "envs" / "demo").exists()

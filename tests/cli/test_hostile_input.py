@@ -267,7 +267,7 @@ def cases() -> Iterator[pytest.param]:
 def tree_digest(folder: Path) -> dict[str, str]:
     """Every file and folder under ``folder``, with a digest of each file's bytes.
 
-    Lock files are left out: they hold nothing, and ``workflow/state/locks.py`` keeps them in
+    Lock files are left out: they hold nothing, and ``adapters/file_locks.py`` keeps them in
     place once made (a PATH command takes the journal's lock before it reads the journal).
     """
     found: dict[str, str] = {}

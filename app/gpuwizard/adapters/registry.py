@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from filelock import FileLock, Timeout
-
+from gpuwizard.adapters.atomic_files import write_text_atomically
+from gpuwizard.adapters.file_locks import StateBusy, locked
 from gpuwizard.adapters.input_files import REGISTRY_SNAPSHOT_LIMIT, InputFileError, read_input
 from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
 
@@ -177,10 +175,6 @@ SYSTEM_ENVIRONMENT_KEY: Final = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Sessi
 
 #: The value types an environment string may have; any other type is not touched.
 _STRING_TYPES: Final = {"REG_SZ": 1, "REG_EXPAND_SZ": 2}
-
-#: How long a snapshot file's lock is waited for: workflow/state/locks.py's ``WAIT_S``, for the
-#: same reason (every update takes milliseconds; a minute covers a slow disk and a loaded machine).
-SNAPSHOT_LOCK_WAIT_S: Final = 60.0
 
 
 class ValueChanged(Exception):
@@ -374,29 +368,17 @@ class SnapshotFileEnvironment:
     def __init__(self, path: Path) -> None:
         self.path = path.resolve()
         self.identity = f"file:{self.path}"
-        # One lock object per store, beside the file as workflow/state/locks.py puts them:
-        # re-entrant in the thread holding it; other threads and processes wait (filelock:
-        # flock on POSIX, msvcrt.locking on Windows, let go by the system when a holder dies).
-        self._lock = FileLock(
-            str(self.path.with_name(self.path.name + ".lock")), timeout=SNAPSHOT_LOCK_WAIT_S
-        )
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
-        """See :class:`EnvironmentStore`: the snapshot's lock file (``FILE.lock``) is held."""
+        """See :class:`EnvironmentStore`: the snapshot's lock file (``FILE.lock``, :mod:`.file_locks`) is held."""
         try:
-            self._lock.acquire()
-        except Timeout:
-            raise RegistryWriteError(
-                f"{self.path}: another gpuwizard has been changing it for {SNAPSHOT_LOCK_WAIT_S:g} s; "
-                "try again when it is done"
-            ) from None
+            with locked(self.path):
+                yield
+        except StateBusy as error:
+            raise RegistryWriteError(str(error)) from None
         except OSError as error:
             raise RegistryWriteError(f"{self.path}: cannot lock it ({error.strerror or error})") from None
-        try:
-            yield
-        finally:
-            self._lock.release()
 
     def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
         # Size-limited, strict UTF-8, strict JSON (a key twice, NaN, nesting too deep refused):
@@ -503,24 +485,8 @@ class SnapshotFileEnvironment:
             return self.read_value(key, name)
 
     def _save(self, data: Mapping[str, Any]) -> None:
-        # As workflow/state/files.write_text_atomically (which this layer cannot import): the
-        # file keeps its mode (mkstemp makes 0600), and reaches the disk before the rename.
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         try:
-            mode = self.path.stat().st_mode & 0o7777
-            handle, temporary = tempfile.mkstemp(
-                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
-            )
-            try:
-                Path(temporary).chmod(mode)
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    stream.write(text)
-                    stream.flush()
-                    os.fsync(stream.fileno())
-                Path(temporary).replace(self.path)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            write_text_atomically(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         except OSError as error:
             raise RegistryWriteError(f"{self.path}: cannot write ({error.strerror or error})") from None
 

@@ -94,11 +94,11 @@ def add_parser(commands: common.Subcommands) -> None:
 
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard path ...``; returns the exit code."""
+    from gpuwizard.adapters.file_locks import StateBusy  # noqa: PLC0415
     from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
     from gpuwizard.core.pathedit.algebra import PathEditError  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import PathChangeError, UndoConflict  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.machine import open_store, serve_elevated_request  # noqa: PLC0415
-    from gpuwizard.workflow.state.locks import StateBusy  # noqa: PLC0415
     from gpuwizard.workflow.state.path_journal import JournalError  # noqa: PLC0415
 
     if args.path_command == "_elevated-write":

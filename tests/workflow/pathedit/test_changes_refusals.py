@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from gpuwizard.adapters.file_locks import StateBusy
 from gpuwizard.adapters.registry import (
     SYSTEM_ENVIRONMENT_KEY,
     USER_ENVIRONMENT_KEY,
@@ -37,7 +38,6 @@ from gpuwizard.workflow.pathedit.changes import (
     plan_undo,
 )
 from gpuwizard.workflow.pathedit.request import PathRequest, apply_request, undo_last
-from gpuwizard.workflow.state.locks import StateBusy
 from gpuwizard.workflow.state.path_journal import PathJournal, new_entry
 
 posix_modes = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")

@@ -38,7 +38,7 @@ from gpuwizard.workflow.state.env_pending import (
     PendingEnv,
     drop_pending,
     hold_creation,
-    pending_records,
+    pending_record,
     save_pending,
     with_kernel,
 )
@@ -75,15 +75,15 @@ def create_environment(
     try:
         # What a killed run of this name left is settled first (its locks are ours now), and
         # the folder is checked again: it may have changed since prepare looked.
-        for path, record in pending_records():
-            if record is not None and record.name == prepared.request.name and path.exists():
-                try:
-                    line = settle(record)
-                except OSError as error:
-                    raise SetupRefused(
-                        f"an interrupted creation of {record.name!r} cannot be undone: {error}"
-                    ) from None
-                on_event({"event": "log", "phase": "check", "tool": "gpuwizard", "line": line})
+        record = pending_record(prepared.request.name)
+        if record is not None:
+            try:
+                line = settle(record)
+            except OSError as error:
+                raise SetupRefused(
+                    f"an interrupted creation of {record.name!r} cannot be undone: {error}"
+                ) from None
+            on_event({"event": "log", "phase": "check", "tool": "gpuwizard", "line": line})
         check_target(prepared.request, prepared.prefix)
         run = _Run(prepared, tools, on_event, cancel)
         try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from gpuwizard.adapters.file_locks import try_hold
 from gpuwizard.adapters.processes import end_processes_inside
 from gpuwizard.workflow.envs.trees import remove_tree
 from gpuwizard.workflow.state.env_pending import (
@@ -33,7 +34,6 @@ from gpuwizard.workflow.state.env_pending import (
     set_aside,
 )
 from gpuwizard.workflow.state.env_registry import find_record
-from gpuwizard.workflow.state.locks import try_hold
 
 Note = Callable[[str], None]
 

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Final
 
+from gpuwizard.adapters.file_locks import locked
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError, RegValue
 from gpuwizard.core.health.env_drift import EnvObservation
 from gpuwizard.core.health.snapshot import (
@@ -42,7 +43,6 @@ from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_a
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, load_records
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
-from gpuwizard.workflow.state.locks import locked
 from gpuwizard.workflow.state.path_journal import JournalEntry, JournalError, PathJournal
 
 SNAPSHOT_NAME: Final = "last-good.json"

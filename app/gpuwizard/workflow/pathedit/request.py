@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Final
 
+from gpuwizard.adapters.file_locks import StateBusy
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError, ValueChanged
 from gpuwizard.adapters.runner import Runner
 from gpuwizard.core.compat.plan import Plan
@@ -45,7 +46,6 @@ from gpuwizard.workflow.pathedit.machine import (
     needs_elevation,
     programs_to_restart,
 )
-from gpuwizard.workflow.state.locks import StateBusy
 from gpuwizard.workflow.state.path_journal import JournalError, PathJournal, last_undoable
 
 #: The problem name of an entry holding ``%VARIABLES%`` in a ``REG_SZ`` PATH, which Windows

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Final
 
+from gpuwizard.adapters.atomic_files import write_bytes_atomically
 from gpuwizard.adapters.input_files import STATE_FILE_LIMIT, InputFileError, read_input
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.home import wizard_home
@@ -89,9 +88,9 @@ def store(raw: bytes, signature: bytes, url: str, sha256: str) -> None:
         "sha256": sha256,
         "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    _write_atomic(folder / BUNDLE_FILE, raw)
-    _write_atomic(folder / SIGNATURE_FILE, signature)
-    _write_atomic(folder / META_FILE, json.dumps(meta, indent=2).encode())
+    write_bytes_atomically(folder / BUNDLE_FILE, raw)
+    write_bytes_atomically(folder / SIGNATURE_FILE, signature)
+    write_bytes_atomically(folder / META_FILE, json.dumps(meta, indent=2).encode())
 
 
 def age(fetched_at: str, now: datetime | None = None) -> str:
@@ -106,14 +105,3 @@ def age(fetched_at: str, now: datetime | None = None) -> str:
     if seconds < 86400:
         return f"{seconds // 3600} h"
     return f"{seconds // 86400} days"
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -23,9 +23,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.adapters.file_locks import HeldLock, held_elsewhere, try_hold
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
-from gpuwizard.workflow.state.locks import HeldLock, held_elsewhere, try_hold
 
 PENDING_SCHEMA: Final = "gpuwizard.env-pending/1"
 
@@ -139,6 +139,12 @@ def with_kernel(record: PendingEnv, kernel: Path) -> PendingEnv:
 def drop_pending(name: str) -> None:
     """Forget the record: the creation ended (made, or everything undone)."""
     record_file(name).unlink(missing_ok=True)
+
+
+def pending_record(name: str) -> PendingEnv | None:
+    """The record of ``name``'s creation, if one is on disk and readable."""
+    path = record_file(name)
+    return _read(path) if path.exists() else None
 
 
 def pending_records() -> list[tuple[Path, PendingEnv | None]]:

@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.adapters.file_locks import locked
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
-from gpuwizard.workflow.state.locks import locked
 
 REGISTRY_NAME: Final = "environments.json"
 REGISTRY_SCHEMA: Final = "gpuwizard.environments/1"

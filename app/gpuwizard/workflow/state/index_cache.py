@@ -7,11 +7,10 @@ recommendation. Atomic (a whole new file replaces the old one); a damaged file i
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Final
 
+from gpuwizard.adapters.atomic_files import write_text_atomically
 from gpuwizard.core.compat.index_view import IndexReleases, final_versions
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.home import wizard_home
@@ -34,14 +33,7 @@ def store_index(index: IndexReleases) -> None:
         "source": index.source,
         "versions": {framework: list(versions) for framework, versions in index.versions.items()},
     }
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-index-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=1)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, json.dumps(data, indent=1))
 
 
 def load_index() -> IndexReleases | None:

@@ -15,11 +15,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.adapters.file_locks import StateBusy, locked
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
-from gpuwizard.workflow.state.locks import StateBusy, locked
 
 LAST_TESTS_NAME: Final = "last-tests.json"
 LAST_TESTS_SCHEMA: Final = "gpuwizard.last-tests/1"

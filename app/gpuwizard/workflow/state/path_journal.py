@@ -26,10 +26,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from gpuwizard.adapters.file_locks import locked
 from gpuwizard.adapters.registry import RegValue
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json
 from gpuwizard.workflow.state.files import write_text_atomically
-from gpuwizard.workflow.state.locks import locked
 
 JOURNAL_NAME: Final = "path-journal.json"
 JOURNAL_SCHEMA: Final = "gpuwizard.path-journal/1"

@@ -1,10 +1,11 @@
-"""Cross-process locks for the wizard's state: one lock file beside each state file.
+"""Cross-process locks: one lock file beside each file that is read, changed and written back.
 
 Two wizards, or the wizard and a CLI, may run at once. Every read-modify-write of a state file
 (the PATH journal with the registry value it records, ``environments.json``, the last good
-state, ``last-tests.json``) holds that file's lock for the whole read-change-write, so no
-update is lost; the write itself is still a temporary file renamed over the old one
-(:mod:`.files`), so a kill at any instant leaves the old file or the new one, never half.
+state, ``last-tests.json``) and of a registry snapshot holds that file's lock for the whole
+read-change-write, so no update is lost; the write itself is still a temporary file renamed
+over the old one (:mod:`.atomic_files`), so a kill at any instant leaves the old file or the
+new one, never half.
 
 The locks are :class:`filelock.FileLock`: ``fcntl.flock`` on POSIX and ``msvcrt.locking`` on
 Windows, both released by the operating system when the holder dies, so a killed wizard never
