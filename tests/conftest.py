@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as _hypothesis_settings
 
 # Before anything imports Qt: render offscreen, so the suite needs no display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -19,6 +20,14 @@ sys.path.insert(0, str(TESTS))  # `import fakes...` from any test module
 
 from harness.wine_python import WinePython, WineUnavailable, unavailable  # noqa: E402 - needs the line above
 
+# In CI, Hypothesis draws the same examples on every run (a run decides whether work lands, so
+# it must not turn red by the luck of the draw); anywhere else it explores new ones each time,
+# and a failure it finds becomes an @example (hypothesis.readthedocs.io, "Settings":
+# derandomize, database).
+_hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI") == "true":
+    _hypothesis_settings.load_profile("ci")
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -28,6 +37,9 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     # The Choose page refreshes the data from the network when a day old: never in tests
     # (tests of the refresh itself unset it).
     monkeypatch.setenv("GPUWIZARD_NO_REFRESH", "1")
+    # Nor do `env create`, `apply` and the Choose page ask the package indexes whether they
+    # answer (adapters/index_check.py): tests of the check unset it and ask servers on 127.0.0.1.
+    monkeypatch.setenv("GPUWIZARD_NO_INDEX_CHECK", "1")
     return home
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ else:  # Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).parent.parent
+TESTS = ROOT / "tests"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
@@ -149,3 +151,63 @@ def test_tests_grouped_for_a_shared_fixture_run_on_one_worker(tmp_path: Path):
     assert done.returncode == 0, done.stdout + done.stderr
     workers = {(tmp_path / f"worker-{n}").read_text() for n in range(8)}
     assert len(workers) == 1, workers
+
+
+# --- tests wait on events, not on the clock -----------------------------------------------------
+
+#: Calls whose limit, when it runs out, fails a test: Qt waits in milliseconds, the rest in seconds.
+_QT_WAITS = frozenset({"waitUntil", "waitSignal", "waitSignals", "waitCallback"})
+_LIMITED_CALLS = frozenset({"wait", "communicate", "join", "run", "check_output"})
+
+
+def _short_limits(source: str) -> list[tuple[int, str]]:
+    """Where ``source`` waits with a literal limit under a minute (or Qt's 5 s default)."""
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        keywords = {keyword.arg: keyword.value for keyword in node.keywords}
+        limit = keywords.get("timeout")
+        if node.func.attr in _QT_WAITS:
+            seconds = 5.0 if limit is None else _literal(limit, scale=1000)
+        elif node.func.attr in _LIMITED_CALLS:
+            if limit is None and node.func.attr in ("wait", "join") and node.args:
+                limit = node.args[0]
+            seconds = None if limit is None else _literal(limit, scale=1)
+        else:
+            continue
+        said = " ".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
+        if seconds is not None and seconds < 60 and "# not a guess" not in said:
+            found.append((node.lineno, node.func.attr))
+    return found
+
+
+def _literal(node: ast.expr, scale: float) -> float | None:
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
+        return node.value / scale
+    return None
+
+
+def test_tests_wait_on_events_with_limits_that_are_not_guesses():
+    # A limit close to the usual time turns a loaded 2-core machine's slow run into a red one
+    # (issue: a 20 s wait for an interrupted probe failed once in two runs). Tests wait on
+    # events; their limits are harness.waits' long guards, or say why a short one is no guess.
+    offenders = [
+        f"{path.relative_to(TESTS)}:{line} {call}"
+        for path in sorted(TESTS.rglob("*.py"))
+        if "bench" not in path.parts
+        for line, call in _short_limits(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_the_wait_rule_sees_a_short_limit():
+    planted = "qtbot.waitUntil(lambda: done, timeout=10_000)\nprocess.wait(20)\nevent.wait(timeout=5)\n"
+    assert [call for _line, call in _short_limits(planted)] == ["waitUntil", "wait", "wait"]
+    allowed = "qtbot.waitUntil(ready, timeout=EVENT_MS)\nprocess.wait()\nrun(argv, timeout=0.5)  # not a guess: the limit under test\n"
+    assert _short_limits(allowed) == []

@@ -607,6 +607,61 @@
     </message>
 </context>
 <context>
+    <name>InstallQuestion</name>
+    <message>
+        <source>Install</source>
+        <translation>Instalar</translation>
+    </message>
+    <message>
+        <source>Create the environment %1 now?</source>
+        <translation>¿Crear ahora el entorno %1?</translation>
+    </message>
+    <message>
+        <source>&amp;Install</source>
+        <translation>&amp;Instalar</translation>
+    </message>
+    <message>
+        <source>&amp;Go back</source>
+        <translation>&amp;Volver</translation>
+    </message>
+    <message>
+        <source>Nothing is downloaded or written; the choices stay as they are.</source>
+        <translation>No se descarga ni se escribe nada; las opciones se quedan como están.</translation>
+    </message>
+    <message>
+        <source>Nothing is downloaded: the packages come only from %1 (%2 of wheels).</source>
+        <translation>No se descarga nada: los paquetes vienen solo de %1 (%2 de wheels).</translation>
+    </message>
+    <message>
+        <source>About %1 is downloaded (an estimate), from:</source>
+        <translation>Se descargan unos %1 (una estimación), desde:</translation>
+    </message>
+    <message>
+        <source>An index did not answer when the Choose page checked it: the install will probably fail. Go back to see why and the ways forward.</source>
+        <translation>Un índice no respondió cuando la página Elegir lo comprobó: probablemente la instalación fallará. Vuelve atrás para ver por qué y las posibles soluciones.</translation>
+    </message>
+    <message>
+        <source>The indexes are still being checked.</source>
+        <translation>Los índices aún se están comprobando.</translation>
+    </message>
+    <message>
+        <source>The environment needs about %1 of free disk.</source>
+        <translation>El entorno necesita unos %1 de espacio libre en disco.</translation>
+    </message>
+    <message>
+        <source>What changes on this machine:</source>
+        <translation>Qué cambia en esta máquina:</translation>
+    </message>
+    <message>
+        <source>You can stop it while it runs: what was made is then removed.</source>
+        <translation>Puedes detenerla mientras se ejecuta: entonces se elimina lo que se haya creado.</translation>
+    </message>
+    <message>
+        <source>%1 (PyPI)</source>
+        <translation>%1 (PyPI)</translation>
+    </message>
+</context>
+<context>
     <name>LiveTestPage</name>
     <message>
         <source>Test</source>
@@ -687,6 +742,10 @@
     <message>
         <source>The loss appears here as the network trains.</source>
         <translation>La pérdida aparece aquí a medida que la red entrena.</translation>
+    </message>
+    <message>
+        <source>%1 (%2 s)</source>
+        <translation>%1 (%2 s)</translation>
     </message>
     <message>
         <source>step %v of %m</source>
@@ -1047,6 +1106,26 @@
     <message>
         <source>Checking the DLLs…</source>
         <translation>Comprobando las DLL…</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off. A saved report does not hold that machine&apos;s PATH, so this page lists the folders the plan adds; on the machine itself it shows PATH entry by entry and the exact change.</source>
+        <translation>Esta es una vista previa de un informe guardado: nada cambia en esta máquina, así que Aplicar y Deshacer están desactivados. Un informe guardado no contiene el PATH de esa máquina, así que esta página enumera las carpetas que añade el plan; en la propia máquina muestra PATH entrada por entrada y el cambio exacto.</translation>
+    </message>
+    <message>
+        <source>system PATH</source>
+        <translation>PATH del sistema</translation>
+    </message>
+    <message>
+        <source>user PATH</source>
+        <translation>PATH del usuario</translation>
+    </message>
+    <message>
+        <source>The %1 gets these folders, in this order, before any other CUDA version:</source>
+        <translation>Al %1 se añaden estas carpetas, en este orden, antes de cualquier otra versión de CUDA:</translation>
+    </message>
+    <message>
+        <source>On the machine itself, changing the system PATH asks for administrator rights.</source>
+        <translation>En la propia máquina, cambiar el PATH del sistema requiere permisos de administrador.</translation>
     </message>
     <message>
         <source>Something went wrong, and nothing was changed: %1</source>
@@ -1445,8 +1524,83 @@
         <translation>Asistente de configuración de GPU</translation>
     </message>
     <message>
+        <source>&amp;Install</source>
+        <translation>&amp;Instalar</translation>
+    </message>
+    <message>
         <source>Showing the saved report %1. Nothing on this machine will change.</source>
         <translation>Mostrando el informe guardado %1. No cambiará nada en esta máquina.</translation>
+    </message>
+</context>
+<context>
+    <name>SourceCheckView</name>
+    <message>
+        <source>Where the packages come from</source>
+        <translation>De dónde vienen los paquetes</translation>
+    </message>
+    <message>
+        <source>Ask the indexes a&amp;gain</source>
+        <extracomment>What asks an index (tests may hand in another; it asks nothing with GPUWIZARD_NO_INDEX_CHECK=1).</extracomment>
+        <translation>Vo&amp;lver a consultar los índices</translation>
+    </message>
+    <message>
+        <source>Ask again, for example after changing the proxy or mirror settings and restarting the wizard.</source>
+        <translation>Volver a consultar, por ejemplo después de cambiar la configuración del proxy o de la réplica y reiniciar el asistente.</translation>
+    </message>
+    <message>
+        <source>The package indexes could not be asked (%1); the install will say if one fails.</source>
+        <translation>No se pudieron consultar los índices de paquetes (%1); la instalación indicará si alguno falla.</translation>
+    </message>
+    <message>
+        <source>This mirror setting cannot be used: %1</source>
+        <translation>Esta configuración de réplica no se puede usar: %1</translation>
+    </message>
+    <message>
+        <source>Checking %1 …</source>
+        <translation>Comprobando %1 …</translation>
+    </message>
+    <message>
+        <source>The package indexes answer: the install can fetch its packages.</source>
+        <translation>Los índices de paquetes responden: la instalación puede obtener sus paquetes.</translation>
+    </message>
+    <message>
+        <source>An index the install needs cannot be reached: the install would fail. Ways forward below.</source>
+        <translation>No se puede acceder a un índice que necesita la instalación: la instalación fallaría. Abajo tienes las posibles soluciones.</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>✓ %1: answers</source>
+        <translation>✓ %1: responde</translation>
+    </message>
+    <message>
+        <source>✗ %1: cannot be reached: %2</source>
+        <translation>✗ %1: no se puede acceder: %2</translation>
+    </message>
+</context>
+<context>
+    <name>StopQuestion</name>
+    <message>
+        <source>Stop the install</source>
+        <translation>Detener la instalación</translation>
+    </message>
+    <message>
+        <source>Stop the install?</source>
+        <translation>¿Detener la instalación?</translation>
+    </message>
+    <message>
+        <source>What was downloaded and made so far is removed.</source>
+        <translation>Se elimina lo que se haya descargado y creado hasta ahora.</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>&amp;Detener</translation>
+    </message>
+    <message>
+        <source>&amp;Keep installing</source>
+        <translation>&amp;Seguir instalando</translation>
     </message>
 </context>
 <context>
@@ -1514,6 +1668,10 @@
     <message>
         <source>(%1× the CPU)</source>
         <translation>(%1× la CPU)</translation>
+    </message>
+    <message>
+        <source>Saved the system report to %1.</source>
+        <translation>Se guardó el informe del sistema en %1.</translation>
     </message>
     <message>
         <source>The environment %1 is ready (not tested).</source>
@@ -1819,6 +1977,18 @@
         <source>The checks could not run: %1</source>
         <translation>No se pudieron ejecutar las comprobaciones: %1</translation>
     </message>
+    <message>
+        <source>Nothing to verify: the wizard has not set up anything on this machine yet.</source>
+        <translation>No hay nada que verificar: el asistente aún no ha configurado nada en esta máquina.</translation>
+    </message>
+    <message>
+        <source>Press Set up to start: nothing was checked or recorded.</source>
+        <translation>Pulsa Configurar para empezar: no se comprobó ni se registró nada.</translation>
+    </message>
+    <message>
+        <source>Set &amp;up &gt;</source>
+        <translation>Con&amp;figurar &gt;</translation>
+    </message>
     <message numerus="yes">
         <source>%n check(s) failed: something broke since the setup last worked.</source>
         <translation>
@@ -1963,6 +2133,46 @@
     <message>
         <source>You are looking at a saved system report: the wizard only shows what it would do. Nothing on this machine will change.</source>
         <translation>Estás viendo un informe del sistema guardado: el asistente solo muestra lo que haría. No cambiará nada en esta máquina.</translation>
+    </message>
+</context>
+<context>
+    <name>WheelFolderStatus</name>
+    <message>
+        <source>What the folder of wheels holds</source>
+        <extracomment>How long the status waits after the last change (typing a path) before checking.</extracomment>
+        <translation>Qué contiene la carpeta de wheels</translation>
+    </message>
+    <message>
+        <source>Fetch what is missing on a machine with internet:</source>
+        <translation>Descarga lo que falta en una máquina con internet:</translation>
+    </message>
+    <message>
+        <source>Command that downloads what the folder lacks</source>
+        <translation>Comando que descarga lo que le falta a la carpeta</translation>
+    </message>
+    <message>
+        <source>Cop&amp;y</source>
+        <translation>Copia&amp;r</translation>
+    </message>
+    <message>
+        <source>Copy the download command</source>
+        <translation>Copiar el comando de descarga</translation>
+    </message>
+    <message>
+        <source>Chec&amp;k again</source>
+        <translation>Co&amp;mprobar de nuevo</translation>
+    </message>
+    <message>
+        <source>Check the folder again, for example after adding wheels to it.</source>
+        <translation>Comprobar de nuevo la carpeta, por ejemplo después de añadirle wheels.</translation>
+    </message>
+    <message>
+        <source>The folder could not be checked (%1); the install will say what is missing.</source>
+        <translation>No se pudo comprobar la carpeta (%1); la instalación indicará qué falta.</translation>
+    </message>
+    <message>
+        <source>Checking the folder against the plan…</source>
+        <translation>Comprobando la carpeta frente al plan…</translation>
     </message>
 </context>
 <context>
@@ -2438,12 +2648,24 @@
         <translation>El instalador no encontró ninguna versión instalable de {requirements}.</translation>
     </message>
     <message>
-        <source>Usual causes: a Python version the package does not support yet (or any more), a 32-bit Python (PyTorch and TensorFlow publish 64-bit packages only), a name or version that does not exist (PyTorch&apos;s CUDA builds such as +cu118 are on download.pytorch.org, not PyPI), or no access to the package index. Let the wizard pick a Python and a version that exist together.</source>
-        <translation>Causas habituales: una versión de Python que el paquete aún no admite (o ya no admite), un Python de 32 bits (PyTorch y TensorFlow solo publican paquetes de 64 bits), un nombre o versión que no existe (las compilaciones CUDA de PyTorch, como +cu118, están en download.pytorch.org, no en PyPI) o falta de acceso al índice de paquetes. Deja que el asistente elija un Python y una versión que existan juntos.</translation>
+        <source>Usual causes: a Python version the package does not support yet (or any more), a name or version that does not exist (PyTorch&apos;s CUDA builds such as +cu118 are on download.pytorch.org, not PyPI), or no access to the package index. Let the wizard pick a Python and a version that exist together.</source>
+        <translation>Causas habituales: una versión de Python que el paquete aún no admite (o ya no admite), un nombre o una versión que no existe (las compilaciones CUDA de PyTorch, como +cu118, están en download.pytorch.org, no en PyPI) o falta de acceso al índice de paquetes. Deja que el asistente elija un Python y una versión que existan juntos.</translation>
     </message>
     <message>
         <source>The installer found no installable version of {requirements}; versions available here: {versions}.</source>
         <translation>El instalador no encontró ninguna versión instalable de {requirements}; versiones disponibles aquí: {versions}.</translation>
+    </message>
+    <message>
+        <source>This looks like a 32-bit Python, or one too new or too old for the package: PyTorch and TensorFlow publish 64-bit packages only, for a range of Python versions. Install a 64-bit Python from python.org that the framework supports and let the wizard pick the version.</source>
+        <translation>Parece un Python de 32 bits, o uno demasiado nuevo o demasiado antiguo para el paquete: PyTorch y TensorFlow solo publican paquetes de 64 bits, para un rango de versiones de Python. Instala desde python.org un Python de 64 bits que admita el framework y deja que el asistente elija la versión.</translation>
+    </message>
+    <message>
+        <source>The folder of wheels has no installable {requirements}.</source>
+        <translation>En la carpeta de wheels no hay nada instalable para {requirements}.</translation>
+    </message>
+    <message>
+        <source>The install took packages only from a local folder of wheels (offline, --find-links, no package index), and that folder lacks {requirements}, which the packages being installed depend on; the Python version is not the problem. On a machine with internet, download the framework with all its dependencies into the folder for this machine&apos;s Python and platform (&apos;pip download --dest FOLDER --only-binary=:all: --python-version X.Y --platform TAG PACKAGE&apos;), then install again. The wizard&apos;s Choose page and &apos;gpuwizard env create --offline&apos; check a folder first and show the exact command.</source>
+        <translation>La instalación tomó los paquetes solo de una carpeta local de wheels (sin conexión, --find-links, sin índice de paquetes), y a esa carpeta le falta {requirements}, de lo que dependen los paquetes que se están instalando; el problema no es la versión de Python. En una máquina con internet, descarga el framework con todas sus dependencias en la carpeta, para el Python y la plataforma de esta máquina (&apos;pip download --dest FOLDER --only-binary=:all: --python-version X.Y --platform TAG PACKAGE&apos;), y vuelve a instalar. La página Elegir del asistente y &apos;gpuwizard env create --offline&apos; comprueban primero la carpeta y muestran el comando exacto.</translation>
     </message>
     <message>
         <source>Install &apos;tensorflow&apos; instead and replace &apos;tensorflow-gpu&apos; in requirement files (on Linux, &apos;pip install tensorflow[and-cuda]&apos; also installs the CUDA libraries). Since December 2022 &apos;tensorflow-gpu&apos; is an empty package that fails on install; the two were the same package since TensorFlow 2.1.</source>
@@ -2713,9 +2935,141 @@
         <source>Nothing to do if that was meant; to add it back: {command}</source>
         <translation>No hay nada que hacer si fue intencionado; para volver a añadirla: {command}</translation>
     </message>
+    <message>
+        <source>The package index {index} cannot be reached: {detail}.</source>
+        <translation>No se puede acceder al índice de paquetes {index}: {detail}.</translation>
+    </message>
+    <message>
+        <source>If this network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>Si esta red necesita un proxy, define HTTPS_PROXY (y NO_PROXY), que leen pip y uv. O usa una réplica de este índice a la que llegue la red (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: the name {host} cannot be looked up (DNS).</source>
+        <translation>No se puede acceder al índice de paquetes {index}: no se puede resolver el nombre {host} (DNS).</translation>
+    </message>
+    <message>
+        <source>This network&apos;s name server does not know {host}, or blocks it. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>El servidor de nombres de esta red no conoce {host}, o lo bloquea. Si la red necesita un proxy, define HTTPS_PROXY (y NO_PROXY), que leen pip y uv. O usa una réplica de este índice a la que llegue la red (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: {host} refused the connection.</source>
+        <translation>No se puede acceder al índice de paquetes {index}: {host} rechazó la conexión.</translation>
+    </message>
+    <message>
+        <source>Nothing accepts connections at that address, or a firewall rejects them. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>Nada acepta conexiones en esa dirección, o un cortafuegos las rechaza. Si la red necesita un proxy, define HTTPS_PROXY (y NO_PROXY), que leen pip y uv. O usa una réplica de este índice a la que llegue la red (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: {host} did not answer in time.</source>
+        <translation>No se puede acceder al índice de paquetes {index}: {host} no respondió a tiempo.</translation>
+    </message>
+    <message>
+        <source>A firewall may drop the traffic without a word, or the network is very slow. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>Puede que un cortafuegos descarte el tráfico sin avisar, o que la red sea muy lenta. Si la red necesita un proxy, define HTTPS_PROXY (y NO_PROXY), que leen pip y uv. O usa una réplica de este índice a la que llegue la red (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: there is no network route to {host}.</source>
+        <translation>No se puede acceder al índice de paquetes {index}: no hay ninguna ruta de red hasta {host}.</translation>
+    </message>
+    <message>
+        <source>This machine is offline, or its network does not lead there. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>Esta máquina no tiene conexión, o su red no llega hasta allí. Si la red necesita un proxy, define HTTPS_PROXY (y NO_PROXY), que leen pip y uv. O usa una réplica de este índice a la que llegue la red (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached safely: the certificate {host} showed cannot be verified (TLS).</source>
+        <translation>No se puede acceder de forma segura al índice de paquetes {index}: no se puede verificar el certificado que presentó {host} (TLS).</translation>
+    </message>
+    <message>
+        <source>Company networks often inspect encrypted traffic with a certificate authority of their own. Give its certificate (a PEM file from your IT department) to the tools: SSL_CERT_FILE for uv (or UV_NATIVE_TLS=1 to use the system&apos;s certificates), PIP_CERT for pip, REQUESTS_CA_BUNDLE for the wizard&apos;s own check. Do not turn certificate checks off: an index decides what code is installed. Or use a mirror of this index (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>Las redes de empresa suelen inspeccionar el tráfico cifrado con una autoridad de certificación propia. Indica su certificado (un archivo PEM de tu departamento de TI) a las herramientas: SSL_CERT_FILE para uv (o UV_NATIVE_TLS=1 para usar los certificados del sistema), PIP_CERT para pip, REQUESTS_CA_BUNDLE para la comprobación del propio asistente. No desactives la verificación de certificados: un índice decide qué código se instala. O usa una réplica de este índice (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: the proxy {proxy} does not let the request through.</source>
+        <translation>No se puede acceder al índice de paquetes {index}: el proxy {proxy} no deja pasar la solicitud.</translation>
+    </message>
+    <message>
+        <source>Check the proxy settings HTTPS_PROXY, HTTP_PROXY and NO_PROXY: the proxy&apos;s address and port, and whether it runs. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>Revisa la configuración del proxy en HTTPS_PROXY, HTTP_PROXY y NO_PROXY: la dirección y el puerto del proxy, y si está en funcionamiento. O usa una réplica de este índice a la que llegue la red (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: the proxy {proxy} asks for a login (HTTP 407).</source>
+        <translation>No se puede acceder al índice de paquetes {index}: el proxy {proxy} pide iniciar sesión (HTTP 407).</translation>
+    </message>
+    <message>
+        <source>Put the login in the proxy&apos;s address, as pip and uv read it: HTTPS_PROXY=http://USER:PASSWORD@PROXY:PORT (your IT department knows the proxy). Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>Incluye las credenciales en la dirección del proxy, tal como la leen pip y uv: HTTPS_PROXY=http://USER:PASSWORD@PROXY:PORT (tu departamento de TI conoce el proxy). O usa una réplica de este índice a la que llegue la red (define {setting} con su dirección), o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>The package index {index} answered HTTP {status} when asked for {project}.</source>
+        <translation>El índice de paquetes {index} respondió HTTP {status} al pedirle {project}.</translation>
+    </message>
+    <message>
+        <source>The index answers but does not serve {project} there: the address may be wrong, a mirror may not carry it, or it needs a login (401, 403). Check {setting}, or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>El índice responde, pero no ofrece {project} en esa dirección: puede que la dirección sea incorrecta, que una réplica no lo incluya o que requiera iniciar sesión (401, 403). Revisa {setting}, o instala desde una carpeta de wheels (gpuwizard env create NAME --find-links DIR --offline; en la página Elegir, una carpeta de wheels).</translation>
+    </message>
+    <message>
+        <source>{index} cannot be reached ({detail}), so the new environment will have no pip.</source>
+        <translation>No se puede acceder a {index} ({detail}), así que el nuevo entorno no tendrá pip.</translation>
+    </message>
+    <message>
+        <source>Only pip comes from there: the framework comes from the plan&apos;s own index. Without pip, install more packages with &apos;uv pip install --python ENV_PYTHON PACKAGE&apos;; or set {setting} to a mirror this network reaches.</source>
+        <translation>De ahí solo viene pip: el framework viene del índice propio del plan. Sin pip, instala más paquetes con &apos;uv pip install --python ENV_PYTHON PACKAGE&apos;; o define {setting} con una réplica a la que llegue esta red.</translation>
+    </message>
+    <message>
+        <source>PyPI has the same release, PyTorch {version}, as its {build} build, which uses this machine&apos;s GPU too.</source>
+        <translation>PyPI tiene la misma versión, PyTorch {version}, como su compilación {build}, que también usa la GPU de esta máquina.</translation>
+    </message>
+    <message>
+        <source>Install it from PyPI instead of PyTorch&apos;s index: gpuwizard env create {name} --framework pytorch --version {version} --from-pypi.</source>
+        <translation>Instálala desde PyPI en lugar del índice de PyTorch: gpuwizard env create {name} --framework pytorch --version {version} --from-pypi.</translation>
+    </message>
+    <message>
+        <source>PyPI has the same release, PyTorch {version}, as its {build} build: a CUDA build that runs on the CPU too, but downloads several GB more (the NVIDIA libraries come as separate packages).</source>
+        <translation>PyPI tiene la misma versión, PyTorch {version}, como su compilación {build}: una compilación CUDA que también funciona en la CPU, pero que descarga varios GB más (las bibliotecas de NVIDIA vienen como paquetes aparte).</translation>
+    </message>
+    <message>
+        <source>The folder of wheels {folder} is looked at beside the index, not instead of it.</source>
+        <translation>La carpeta de wheels {folder} se consulta junto al índice, no en su lugar.</translation>
+    </message>
+    <message>
+        <source>Add --offline to install from the folder alone (on the Choose page: only from this folder), when it holds the plan&apos;s build and all its dependencies for this Python.</source>
+        <translation>Añade --offline para instalar solo desde la carpeta (en la página Elegir: solo desde esta carpeta), cuando contenga la compilación del plan y todas sus dependencias para este Python.</translation>
+    </message>
+</context>
+<context>
+    <name>pathedit</name>
+    <message>
+        <source>the folder does not exist</source>
+        <extracomment>Scopes in the order Windows joins them. The translation context of the problems&apos; words (lupdate reads literal contexts only). The problem workflow/pathedit/request.py adds to the entries of a REG_SZ value with %VARS%.</extracomment>
+        <translation>la carpeta no existe</translation>
+    </message>
+    <message>
+        <source>already on PATH earlier: only the first one counts</source>
+        <translation>ya aparece antes en PATH: solo cuenta la primera</translation>
+    </message>
+    <message>
+        <source>empty entry (an extra &apos;;&apos;)</source>
+        <translation>entrada vacía (un &apos;;&apos; de más)</translation>
+    </message>
+    <message>
+        <source>another CUDA version comes first</source>
+        <translation>otra versión de CUDA va primero</translation>
+    </message>
+    <message>
+        <source>the value is REG_SZ, so its %VARIABLES% are never expanded</source>
+        <translation>el valor es REG_SZ, así que sus %VARIABLES% nunca se expanden</translation>
+    </message>
+    <message>
+        <source>CUDA {version} comes first on PATH</source>
+        <translation>CUDA {version} va primero en PATH</translation>
+    </message>
 </context>
 <context>
     <name>plans</name>
+    <message>
+        <source>(CPU-only build)</source>
+        <translation>(compilación solo para CPU)</translation>
+    </message>
     <message>
         <source>(wheel {variant})</source>
         <translation>(wheel {variant})</translation>
@@ -2837,6 +3191,10 @@
         <translation>Los paquetes vienen solo de {folder}; no se descarga nada.</translation>
     </message>
     <message>
+        <source>Packages are downloaded from {index} ({why}).</source>
+        <translation>Los paquetes se descargan de {index} ({why}).</translation>
+    </message>
+    <message>
         <source>A new conda environment {name} (in conda&apos;s environments folder) with {conda_packages}, then {packages} from pip.</source>
         <translation>Un nuevo entorno de conda {name} (en la carpeta de entornos de conda) con {conda_packages}, y luego {packages} desde pip.</translation>
     </message>
@@ -2879,6 +3237,27 @@
     <message>
         <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
         <translation>Nada más: PATH, los controladores y los archivos del sistema quedan como están. No se necesitan permisos de administrador.</translation>
+    </message>
+    <message>
+        <source>your mirror of PyTorch&apos;s index, from {origin}</source>
+        <extracomment>PyPI&apos;s simple index: what pip and uv use when nothing says otherwise (pip.pypa.io/en/stable/cli/pip_install/#cmdoption-i, docs.astral.sh/uv/concepts/indexes/). The wizard&apos;s setting for a mirror of PyTorch&apos;s index. Where a source comes from when the person set nothing. Hosts that are this machine: plain http to them never crosses a network. What an index is contacted for: the plan&apos;s packages, or only pip for a uv environment.</extracomment>
+        <translation>tu réplica del índice de PyTorch, tomada de {origin}</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s own index, for its {variant} build</source>
+        <translation>el índice propio de PyTorch, para su compilación {variant}</translation>
+    </message>
+    <message>
+        <source>your PyPI mirror, from {origin}</source>
+        <translation>tu réplica de PyPI, tomada de {origin}</translation>
+    </message>
+    <message>
+        <source>PyPI, the Python Package Index</source>
+        <translation>PyPI, el índice de paquetes de Python (Python Package Index)</translation>
+    </message>
+    <message>
+        <source>{reason}, only for pip in the new environment</source>
+        <translation>{reason}, solo para pip en el nuevo entorno</translation>
     </message>
 </context>
 <context>
@@ -2971,11 +3350,51 @@
         <source>The index has {framework} {patch}, newer than the {known} the data knows: a patch release keeps its minor&apos;s builds, so it is used.</source>
         <translation>El índice tiene {framework} {patch}, más reciente que la {known} que conocen los datos: una versión de corrección conserva las compilaciones de su versión menor, así que se usa.</translation>
     </message>
+    <message>
+        <source>From PyPI: its {variant} build, a CUDA build that also runs on the CPU, several GB larger than the CPU build.</source>
+        <translation>Desde PyPI: su compilación {variant}, una compilación CUDA que también funciona en la CPU, varios GB más grande que la compilación para CPU.</translation>
+    </message>
+</context>
+<context>
+    <name>stages</name>
+    <message>
+        <source>Importing {framework}…</source>
+        <translation>Importando {framework}…</translation>
+    </message>
+    <message>
+        <source>Starting CUDA on the GPU…</source>
+        <translation>Iniciando CUDA en la GPU…</translation>
+    </message>
+    <message>
+        <source>Compiling the model for the GPU…</source>
+        <translation>Compilando el modelo para la GPU…</translation>
+    </message>
+    <message>
+        <source>Compiling the model for the CPU…</source>
+        <translation>Compilando el modelo para la CPU…</translation>
+    </message>
+    <message>
+        <source>Compiling the model…</source>
+        <translation>Compilando el modelo…</translation>
+    </message>
+    <message>
+        <source>A framework loads about a thousand modules and large native libraries; the next time is faster.</source>
+        <translation>Un framework carga alrededor de mil módulos y grandes bibliotecas nativas; la próxima vez es más rápido.</translation>
+    </message>
+    <message>
+        <source>The driver sets the GPU up for this program and loads the framework&apos;s GPU code.</source>
+        <translation>El controlador prepara la GPU para este programa y carga el código de GPU del framework.</translation>
+    </message>
+    <message>
+        <source>The first training steps prepare the model: the framework picks and tunes its kernels. The steps after them are quick.</source>
+        <translation>Los primeros pasos de entrenamiento preparan el modelo: el framework elige y ajusta sus kernels. Los pasos siguientes son rápidos.</translation>
+    </message>
 </context>
 <context>
     <name>verdicts</name>
     <message>
         <source>the GPU trains, clearly faster than the CPU</source>
+        <extracomment>The ``verdict`` of a test stopped before it finished: none of :data:`VERDICTS`, no judgement.</extracomment>
         <translation>la GPU entrena, claramente más rápido que la CPU</translation>
     </message>
     <message>
@@ -2999,6 +3418,14 @@
         <translation>el entrenamiento no funciona en este entorno</translation>
     </message>
     <message>
+        <source>the test was stopped before it finished</source>
+        <translation>la prueba se detuvo antes de terminar</translation>
+    </message>
+    <message>
+        <source>The test was stopped before it finished: no verdict.</source>
+        <translation>La prueba se detuvo antes de terminar: sin veredicto.</translation>
+    </message>
+    <message>
         <source>Your GPU trains, but not clearly faster than the CPU.</source>
         <translation>Tu GPU entrena, pero no claramente más rápido que la CPU.</translation>
     </message>
@@ -3013,6 +3440,66 @@
     <message>
         <source>Training does not work in this environment.</source>
         <translation>El entrenamiento no funciona en este entorno.</translation>
+    </message>
+</context>
+<context>
+    <name>wheel_folder</name>
+    <message>
+        <source>Holds {build} for Python {python} ({size}); it needs nothing else.</source>
+        <extracomment>The index pip falls back to for what a framework&apos;s own index does not mirror (ipykernel and the packages a person adds): PyPI&apos;s simple API (pip.pypa.io/en/stable/cli/pip_install/, &quot;--extra-index-url&quot;).</extracomment>
+        <translation>Contiene {build} para Python {python} ({size}); no necesita nada más.</translation>
+    </message>
+    <message>
+        <source>Holds {build}, {extras} and everything they need for Python {python}: {count} wheels, {size}.</source>
+        <translation>Contiene {build}, {extras} y todo lo que necesitan para Python {python}: {count} wheels, {size}.</translation>
+    </message>
+    <message>
+        <source>Holds {build} and everything it needs for Python {python}: {count} wheels, {size}.</source>
+        <translation>Contiene {build} y todo lo que necesita para Python {python}: {count} wheels, {size}.</translation>
+    </message>
+    <message>
+        <source>The folder could not be checked; the install will say what is missing.</source>
+        <translation>No se pudo comprobar la carpeta; la instalación indicará qué falta.</translation>
+    </message>
+    <message>
+        <source>This folder cannot install {build} for Python {python} on {platform}.</source>
+        <translation>Esta carpeta no puede instalar {build} para Python {python} en {platform}.</translation>
+    </message>
+    <message>
+        <source>Its {name} wheel is for {theirs}, not {ours}.</source>
+        <translation>Su wheel de {name} es para {theirs}, no para {ours}.</translation>
+    </message>
+    <message>
+        <source>Its {count} {name} wheels are for {theirs}, not {ours}.</source>
+        <translation>Sus {count} wheels de {name} son para {theirs}, no para {ours}.</translation>
+    </message>
+    <message>
+        <source>It has no {name} wheel at all (the plan needs {build}).</source>
+        <translation>No tiene ningún wheel de {name} (el plan necesita {build}).</translation>
+    </message>
+    <message>
+        <source>Its {name} {found} would be installed, not the plan&apos;s {build}: remove that wheel and add the plan&apos;s.</source>
+        <translation>Se instalaría su {name} {found} en lugar de {build}, que es lo que pide el plan: quita ese wheel y añade el del plan.</translation>
+    </message>
+    <message>
+        <source>It has {name} {found}, not {build}.</source>
+        <translation>Tiene {name} {found}, no {build}.</translation>
+    </message>
+    <message>
+        <source>Its {name} {found} will be installed rather than the plan&apos;s {build}: it runs on the CPU too, but is a larger download.</source>
+        <translation>Se instalará su {name} {found} en lugar de {build}, que es lo que pide el plan: también funciona en la CPU, pero la descarga es mayor.</translation>
+    </message>
+    <message>
+        <source>It has no wheel of {names}, which the plan&apos;s packages need.</source>
+        <translation>No tiene ningún wheel de {names}, que necesitan los paquetes del plan.</translation>
+    </message>
+    <message>
+        <source>The installer found no way to install from it: {message}</source>
+        <translation>El instalador no encontró forma de instalar desde ella: {message}</translation>
+    </message>
+    <message>
+        <source>Checking it failed: {message}</source>
+        <translation>La comprobación falló: {message}</translation>
     </message>
 </context>
 </TS>

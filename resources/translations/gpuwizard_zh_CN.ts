@@ -607,6 +607,61 @@
     </message>
 </context>
 <context>
+    <name>InstallQuestion</name>
+    <message>
+        <source>Install</source>
+        <translation>安装</translation>
+    </message>
+    <message>
+        <source>Create the environment %1 now?</source>
+        <translation>现在创建环境 %1 吗？</translation>
+    </message>
+    <message>
+        <source>&amp;Install</source>
+        <translation>安装(&amp;I)</translation>
+    </message>
+    <message>
+        <source>&amp;Go back</source>
+        <translation>返回(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Nothing is downloaded or written; the choices stay as they are.</source>
+        <translation>不会下载或写入任何内容；所选项保持不变。</translation>
+    </message>
+    <message>
+        <source>Nothing is downloaded: the packages come only from %1 (%2 of wheels).</source>
+        <translation>不会下载任何内容：软件包仅来自 %1（%2 的 wheel 文件）。</translation>
+    </message>
+    <message>
+        <source>About %1 is downloaded (an estimate), from:</source>
+        <translation>将下载约 %1（估计值），来源：</translation>
+    </message>
+    <message>
+        <source>An index did not answer when the Choose page checked it: the install will probably fail. Go back to see why and the ways forward.</source>
+        <translation>“选择”页面检查时，有一个索引未响应：安装很可能会失败。请返回查看原因和解决办法。</translation>
+    </message>
+    <message>
+        <source>The indexes are still being checked.</source>
+        <translation>仍在检查索引。</translation>
+    </message>
+    <message>
+        <source>The environment needs about %1 of free disk.</source>
+        <translation>该环境需要约 %1 的可用磁盘空间。</translation>
+    </message>
+    <message>
+        <source>What changes on this machine:</source>
+        <translation>本机上将发生的更改：</translation>
+    </message>
+    <message>
+        <source>You can stop it while it runs: what was made is then removed.</source>
+        <translation>运行期间可以随时停止：届时会删除已创建的内容。</translation>
+    </message>
+    <message>
+        <source>%1 (PyPI)</source>
+        <translation>%1（PyPI）</translation>
+    </message>
+</context>
+<context>
     <name>LiveTestPage</name>
     <message>
         <source>Test</source>
@@ -687,6 +742,10 @@
     <message>
         <source>The loss appears here as the network trains.</source>
         <translation>网络训练时，损失会显示在这里。</translation>
+    </message>
+    <message>
+        <source>%1 (%2 s)</source>
+        <translation>%1（%2 秒）</translation>
     </message>
     <message>
         <source>step %v of %m</source>
@@ -1047,6 +1106,26 @@
     <message>
         <source>Checking the DLLs…</source>
         <translation>正在检查 DLL…</translation>
+    </message>
+    <message>
+        <source>This is a preview of a saved report: nothing on this machine changes, so Apply and Undo are off. A saved report does not hold that machine&apos;s PATH, so this page lists the folders the plan adds; on the machine itself it shows PATH entry by entry and the exact change.</source>
+        <translation>这是已保存报告的预览：本机不会发生任何更改，因此“应用”和“撤销”不可用。已保存的报告不包含那台计算机的 PATH，因此此页面列出方案要添加的文件夹；在原计算机上，此页面会逐条显示 PATH 及确切的更改。</translation>
+    </message>
+    <message>
+        <source>system PATH</source>
+        <translation>系统 PATH</translation>
+    </message>
+    <message>
+        <source>user PATH</source>
+        <translation>用户 PATH</translation>
+    </message>
+    <message>
+        <source>The %1 gets these folders, in this order, before any other CUDA version:</source>
+        <translation>%1 将按以下顺序加入这些文件夹，排在其他任何 CUDA 版本之前：</translation>
+    </message>
+    <message>
+        <source>On the machine itself, changing the system PATH asks for administrator rights.</source>
+        <translation>在原计算机上，更改系统 PATH 需要管理员权限。</translation>
     </message>
     <message>
         <source>Something went wrong, and nothing was changed: %1</source>
@@ -1442,8 +1521,83 @@
         <translation>GPU 设置向导</translation>
     </message>
     <message>
+        <source>&amp;Install</source>
+        <translation>安装(&amp;I)</translation>
+    </message>
+    <message>
         <source>Showing the saved report %1. Nothing on this machine will change.</source>
         <translation>正在显示已保存的报告 %1。本机不会发生任何更改。</translation>
+    </message>
+</context>
+<context>
+    <name>SourceCheckView</name>
+    <message>
+        <source>Where the packages come from</source>
+        <translation>软件包来源</translation>
+    </message>
+    <message>
+        <source>Ask the indexes a&amp;gain</source>
+        <extracomment>What asks an index (tests may hand in another; it asks nothing with GPUWIZARD_NO_INDEX_CHECK=1).</extracomment>
+        <translation>重新查询索引(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Ask again, for example after changing the proxy or mirror settings and restarting the wizard.</source>
+        <translation>重新查询，例如在更改代理或镜像设置并重启向导之后。</translation>
+    </message>
+    <message>
+        <source>The package indexes could not be asked (%1); the install will say if one fails.</source>
+        <translation>无法查询软件包索引（%1）；如果某个索引出错，安装过程会给出提示。</translation>
+    </message>
+    <message>
+        <source>This mirror setting cannot be used: %1</source>
+        <translation>无法使用此镜像设置：%1</translation>
+    </message>
+    <message>
+        <source>Checking %1 …</source>
+        <translation>正在检查 %1 …</translation>
+    </message>
+    <message>
+        <source>The package indexes answer: the install can fetch its packages.</source>
+        <translation>软件包索引有响应：安装可以获取所需的软件包。</translation>
+    </message>
+    <message>
+        <source>An index the install needs cannot be reached: the install would fail. Ways forward below.</source>
+        <translation>无法访问安装所需的某个索引：安装将会失败。解决办法见下文。</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>✓ %1: answers</source>
+        <translation>✓ %1：有响应</translation>
+    </message>
+    <message>
+        <source>✗ %1: cannot be reached: %2</source>
+        <translation>✗ %1：无法访问：%2</translation>
+    </message>
+</context>
+<context>
+    <name>StopQuestion</name>
+    <message>
+        <source>Stop the install</source>
+        <translation>停止安装</translation>
+    </message>
+    <message>
+        <source>Stop the install?</source>
+        <translation>要停止安装吗？</translation>
+    </message>
+    <message>
+        <source>What was downloaded and made so far is removed.</source>
+        <translation>目前已下载和创建的内容将被删除。</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Keep installing</source>
+        <translation>继续安装(&amp;K)</translation>
     </message>
 </context>
 <context>
@@ -1511,6 +1665,10 @@
     <message>
         <source>(%1× the CPU)</source>
         <translation>（CPU 的 %1 倍）</translation>
+    </message>
+    <message>
+        <source>Saved the system report to %1.</source>
+        <translation>已将系统报告保存到 %1。</translation>
     </message>
     <message>
         <source>The environment %1 is ready (not tested).</source>
@@ -1815,6 +1973,18 @@
         <source>The checks could not run: %1</source>
         <translation>无法运行检查：%1</translation>
     </message>
+    <message>
+        <source>Nothing to verify: the wizard has not set up anything on this machine yet.</source>
+        <translation>没有可验证的内容：向导尚未在本机上设置任何内容。</translation>
+    </message>
+    <message>
+        <source>Press Set up to start: nothing was checked or recorded.</source>
+        <translation>点击“设置”开始：未检查或记录任何内容。</translation>
+    </message>
+    <message>
+        <source>Set &amp;up &gt;</source>
+        <translation>设置(&amp;U) &gt;</translation>
+    </message>
     <message numerus="yes">
         <source>%n check(s) failed: something broke since the setup last worked.</source>
         <translation>
@@ -1957,6 +2127,46 @@
     <message>
         <source>You are looking at a saved system report: the wizard only shows what it would do. Nothing on this machine will change.</source>
         <translation>您正在查看已保存的系统报告：向导只会显示它将执行的操作。本机不会发生任何更改。</translation>
+    </message>
+</context>
+<context>
+    <name>WheelFolderStatus</name>
+    <message>
+        <source>What the folder of wheels holds</source>
+        <extracomment>How long the status waits after the last change (typing a path) before checking.</extracomment>
+        <translation>wheel 文件夹的内容</translation>
+    </message>
+    <message>
+        <source>Fetch what is missing on a machine with internet:</source>
+        <translation>在可联网的计算机上获取缺少的文件：</translation>
+    </message>
+    <message>
+        <source>Command that downloads what the folder lacks</source>
+        <translation>下载文件夹所缺内容的命令</translation>
+    </message>
+    <message>
+        <source>Cop&amp;y</source>
+        <translation>复制(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>Copy the download command</source>
+        <translation>复制下载命令</translation>
+    </message>
+    <message>
+        <source>Chec&amp;k again</source>
+        <translation>再次检查(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Check the folder again, for example after adding wheels to it.</source>
+        <translation>再次检查该文件夹，例如在向其中添加 wheel 文件之后。</translation>
+    </message>
+    <message>
+        <source>The folder could not be checked (%1); the install will say what is missing.</source>
+        <translation>无法检查该文件夹（%1）；安装过程会提示缺少哪些内容。</translation>
+    </message>
+    <message>
+        <source>Checking the folder against the plan…</source>
+        <translation>正在对照方案检查该文件夹…</translation>
     </message>
 </context>
 <context>
@@ -2432,12 +2642,24 @@
         <translation>安装程序找不到 {requirements} 的可安装版本。</translation>
     </message>
     <message>
-        <source>Usual causes: a Python version the package does not support yet (or any more), a 32-bit Python (PyTorch and TensorFlow publish 64-bit packages only), a name or version that does not exist (PyTorch&apos;s CUDA builds such as +cu118 are on download.pytorch.org, not PyPI), or no access to the package index. Let the wizard pick a Python and a version that exist together.</source>
-        <translation>常见原因：包尚不支持（或已不再支持）该 Python 版本；使用了 32 位 Python（PyTorch 和 TensorFlow 只发布 64 位软件包）；名称或版本不存在（PyTorch 的 CUDA 版本如 +cu118 位于 download.pytorch.org，而非 PyPI）；或无法访问软件包索引。请让向导选择相互兼容且确实存在的 Python 和框架版本。</translation>
+        <source>Usual causes: a Python version the package does not support yet (or any more), a name or version that does not exist (PyTorch&apos;s CUDA builds such as +cu118 are on download.pytorch.org, not PyPI), or no access to the package index. Let the wizard pick a Python and a version that exist together.</source>
+        <translation>常见原因：该软件包尚不支持（或已不再支持）此 Python 版本；名称或版本不存在（PyTorch 的 CUDA 版本（如 +cu118）位于 download.pytorch.org，而不在 PyPI 上）；或无法访问软件包索引。请让向导选择相互匹配的 Python 和版本。</translation>
     </message>
     <message>
         <source>The installer found no installable version of {requirements}; versions available here: {versions}.</source>
         <translation>安装程序找不到 {requirements} 的可安装版本；此处可用的版本：{versions}。</translation>
+    </message>
+    <message>
+        <source>This looks like a 32-bit Python, or one too new or too old for the package: PyTorch and TensorFlow publish 64-bit packages only, for a range of Python versions. Install a 64-bit Python from python.org that the framework supports and let the wizard pick the version.</source>
+        <translation>这似乎是 32 位 Python，或者对该软件包而言版本过新或过旧：PyTorch 和 TensorFlow 只发布 64 位软件包，且只支持一定范围的 Python 版本。请从 python.org 安装框架支持的 64 位 Python，并让向导选择版本。</translation>
+    </message>
+    <message>
+        <source>The folder of wheels has no installable {requirements}.</source>
+        <translation>wheel 文件夹中没有可安装的 {requirements}。</translation>
+    </message>
+    <message>
+        <source>The install took packages only from a local folder of wheels (offline, --find-links, no package index), and that folder lacks {requirements}, which the packages being installed depend on; the Python version is not the problem. On a machine with internet, download the framework with all its dependencies into the folder for this machine&apos;s Python and platform (&apos;pip download --dest FOLDER --only-binary=:all: --python-version X.Y --platform TAG PACKAGE&apos;), then install again. The wizard&apos;s Choose page and &apos;gpuwizard env create --offline&apos; check a folder first and show the exact command.</source>
+        <translation>安装仅从本地 wheel 文件夹获取软件包（离线、--find-links、不使用软件包索引），而该文件夹缺少 {requirements}，正在安装的软件包依赖于它；问题不在于 Python 版本。请在可联网的计算机上，按本机的 Python 版本和平台，将框架及其全部依赖项下载到该文件夹中（&apos;pip download --dest FOLDER --only-binary=:all: --python-version X.Y --platform TAG PACKAGE&apos;），然后重新安装。向导的“选择”页面和 &apos;gpuwizard env create --offline&apos; 会先检查文件夹，并显示确切的命令。</translation>
     </message>
     <message>
         <source>Install &apos;tensorflow&apos; instead and replace &apos;tensorflow-gpu&apos; in requirement files (on Linux, &apos;pip install tensorflow[and-cuda]&apos; also installs the CUDA libraries). Since December 2022 &apos;tensorflow-gpu&apos; is an empty package that fails on install; the two were the same package since TensorFlow 2.1.</source>
@@ -2707,9 +2929,141 @@
         <source>Nothing to do if that was meant; to add it back: {command}</source>
         <translation>如果这是有意为之，则无需处理；如要重新添加：{command}</translation>
     </message>
+    <message>
+        <source>The package index {index} cannot be reached: {detail}.</source>
+        <translation>无法访问软件包索引 {index}：{detail}。</translation>
+    </message>
+    <message>
+        <source>If this network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>如果此网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY），pip 和 uv 会读取这些变量。或者使用此网络可以访问的该索引镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: the name {host} cannot be looked up (DNS).</source>
+        <translation>无法访问软件包索引 {index}：无法解析名称 {host}（DNS）。</translation>
+    </message>
+    <message>
+        <source>This network&apos;s name server does not know {host}, or blocks it. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>此网络的 DNS 服务器无法解析 {host}，或将其屏蔽。如果网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY），pip 和 uv 会读取这些变量。或者使用此网络可以访问的该索引镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: {host} refused the connection.</source>
+        <translation>无法访问软件包索引 {index}：{host} 拒绝了连接。</translation>
+    </message>
+    <message>
+        <source>Nothing accepts connections at that address, or a firewall rejects them. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>该地址上没有任何服务接受连接，或者防火墙拒绝了连接。如果网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY），pip 和 uv 会读取这些变量。或者使用此网络可以访问的该索引镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: {host} did not answer in time.</source>
+        <translation>无法访问软件包索引 {index}：{host} 未及时响应。</translation>
+    </message>
+    <message>
+        <source>A firewall may drop the traffic without a word, or the network is very slow. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>防火墙可能在没有任何提示的情况下丢弃了流量，或者网络非常慢。如果网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY），pip 和 uv 会读取这些变量。或者使用此网络可以访问的该索引镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: there is no network route to {host}.</source>
+        <translation>无法访问软件包索引 {index}：没有通往 {host} 的网络路由。</translation>
+    </message>
+    <message>
+        <source>This machine is offline, or its network does not lead there. If the network needs a proxy, set HTTPS_PROXY (and NO_PROXY), which pip and uv read. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>本机处于离线状态，或者其网络无法通往该地址。如果网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY），pip 和 uv 会读取这些变量。或者使用此网络可以访问的该索引镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached safely: the certificate {host} showed cannot be verified (TLS).</source>
+        <translation>无法安全访问软件包索引 {index}：无法验证 {host} 出示的证书（TLS）。</translation>
+    </message>
+    <message>
+        <source>Company networks often inspect encrypted traffic with a certificate authority of their own. Give its certificate (a PEM file from your IT department) to the tools: SSL_CERT_FILE for uv (or UV_NATIVE_TLS=1 to use the system&apos;s certificates), PIP_CERT for pip, REQUESTS_CA_BUNDLE for the wizard&apos;s own check. Do not turn certificate checks off: an index decides what code is installed. Or use a mirror of this index (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>企业网络通常会使用自己的证书颁发机构检查加密流量。请将该证书（由 IT 部门提供的 PEM 文件）提供给各工具：uv 使用 SSL_CERT_FILE（或设置 UV_NATIVE_TLS=1 以使用系统证书），pip 使用 PIP_CERT，向导自身的检查使用 REQUESTS_CA_BUNDLE。请勿关闭证书验证：索引决定了安装哪些代码。或者使用该索引的镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: the proxy {proxy} does not let the request through.</source>
+        <translation>无法访问软件包索引 {index}：代理 {proxy} 未放行该请求。</translation>
+    </message>
+    <message>
+        <source>Check the proxy settings HTTPS_PROXY, HTTP_PROXY and NO_PROXY: the proxy&apos;s address and port, and whether it runs. Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>请检查代理设置 HTTPS_PROXY、HTTP_PROXY 和 NO_PROXY：代理的地址和端口，以及代理是否在运行。或者使用此网络可以访问的该索引镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} cannot be reached: the proxy {proxy} asks for a login (HTTP 407).</source>
+        <translation>无法访问软件包索引 {index}：代理 {proxy} 要求登录（HTTP 407）。</translation>
+    </message>
+    <message>
+        <source>Put the login in the proxy&apos;s address, as pip and uv read it: HTTPS_PROXY=http://USER:PASSWORD@PROXY:PORT (your IT department knows the proxy). Or use a mirror of this index that the network reaches (set {setting} to its address), or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>请按 pip 和 uv 读取的格式，将登录信息写入代理地址：HTTPS_PROXY=http://USER:PASSWORD@PROXY:PORT（IT 部门了解该代理的信息）。或者使用此网络可以访问的该索引镜像（将 {setting} 设为其地址），或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>The package index {index} answered HTTP {status} when asked for {project}.</source>
+        <translation>向软件包索引 {index} 请求 {project} 时，它返回了 HTTP {status}。</translation>
+    </message>
+    <message>
+        <source>The index answers but does not serve {project} there: the address may be wrong, a mirror may not carry it, or it needs a login (401, 403). Check {setting}, or install from a folder of wheels (gpuwizard env create NAME --find-links DIR --offline; on the Choose page, a folder of wheels).</source>
+        <translation>该索引有响应，但在该地址未提供 {project}：地址可能有误，镜像可能未收录它，或者需要登录（401、403）。请检查 {setting}，或者从 wheel 文件夹安装（gpuwizard env create NAME --find-links DIR --offline；或在“选择”页面中选择 wheel 文件夹）。</translation>
+    </message>
+    <message>
+        <source>{index} cannot be reached ({detail}), so the new environment will have no pip.</source>
+        <translation>无法访问 {index}（{detail}），因此新环境中将没有 pip。</translation>
+    </message>
+    <message>
+        <source>Only pip comes from there: the framework comes from the plan&apos;s own index. Without pip, install more packages with &apos;uv pip install --python ENV_PYTHON PACKAGE&apos;; or set {setting} to a mirror this network reaches.</source>
+        <translation>只有 pip 来自该处：框架来自方案自身的索引。没有 pip 时，可使用 &apos;uv pip install --python ENV_PYTHON PACKAGE&apos; 安装更多软件包；或者将 {setting} 设为此网络可以访问的镜像。</translation>
+    </message>
+    <message>
+        <source>PyPI has the same release, PyTorch {version}, as its {build} build, which uses this machine&apos;s GPU too.</source>
+        <translation>PyPI 上也有同一版本 PyTorch {version}，即其 {build} 版本，它同样可以使用本机的 GPU。</translation>
+    </message>
+    <message>
+        <source>Install it from PyPI instead of PyTorch&apos;s index: gpuwizard env create {name} --framework pytorch --version {version} --from-pypi.</source>
+        <translation>请改为从 PyPI 而不是 PyTorch 的索引安装：gpuwizard env create {name} --framework pytorch --version {version} --from-pypi。</translation>
+    </message>
+    <message>
+        <source>PyPI has the same release, PyTorch {version}, as its {build} build: a CUDA build that runs on the CPU too, but downloads several GB more (the NVIDIA libraries come as separate packages).</source>
+        <translation>PyPI 上也有同一版本 PyTorch {version}，即其 {build} 版本：这是一个也能在 CPU 上运行的 CUDA 版本，但下载量要多出数 GB（NVIDIA 库以单独的软件包提供）。</translation>
+    </message>
+    <message>
+        <source>The folder of wheels {folder} is looked at beside the index, not instead of it.</source>
+        <translation>wheel 文件夹 {folder} 会与索引一起使用，而不是取代索引。</translation>
+    </message>
+    <message>
+        <source>Add --offline to install from the folder alone (on the Choose page: only from this folder), when it holds the plan&apos;s build and all its dependencies for this Python.</source>
+        <translation>如果该文件夹包含方案所需的版本及其适用于此 Python 的全部依赖项，可添加 --offline 以仅从该文件夹安装（在“选择”页面中：仅从此文件夹）。</translation>
+    </message>
+</context>
+<context>
+    <name>pathedit</name>
+    <message>
+        <source>the folder does not exist</source>
+        <extracomment>Scopes in the order Windows joins them. The translation context of the problems&apos; words (lupdate reads literal contexts only). The problem workflow/pathedit/request.py adds to the entries of a REG_SZ value with %VARS%.</extracomment>
+        <translation>文件夹不存在</translation>
+    </message>
+    <message>
+        <source>already on PATH earlier: only the first one counts</source>
+        <translation>PATH 中靠前的位置已有此项：只有第一个生效</translation>
+    </message>
+    <message>
+        <source>empty entry (an extra &apos;;&apos;)</source>
+        <translation>空条目（多余的 &apos;;&apos;）</translation>
+    </message>
+    <message>
+        <source>another CUDA version comes first</source>
+        <translation>另一个 CUDA 版本排在前面</translation>
+    </message>
+    <message>
+        <source>the value is REG_SZ, so its %VARIABLES% are never expanded</source>
+        <translation>该值的类型为 REG_SZ，因此其中的 %VARIABLES% 永远不会被展开</translation>
+    </message>
+    <message>
+        <source>CUDA {version} comes first on PATH</source>
+        <translation>CUDA {version} 在 PATH 中排在最前</translation>
+    </message>
 </context>
 <context>
     <name>plans</name>
+    <message>
+        <source>(CPU-only build)</source>
+        <translation>（仅 CPU 版本）</translation>
+    </message>
     <message>
         <source>(wheel {variant})</source>
         <translation>（wheel {variant}）</translation>
@@ -2831,6 +3185,10 @@
         <translation>软件包仅来自 {folder}；不会下载任何内容。</translation>
     </message>
     <message>
+        <source>Packages are downloaded from {index} ({why}).</source>
+        <translation>软件包从 {index} 下载（{why}）。</translation>
+    </message>
+    <message>
         <source>A new conda environment {name} (in conda&apos;s environments folder) with {conda_packages}, then {packages} from pip.</source>
         <translation>新的 conda 环境 {name}（位于 conda 的环境文件夹中），先安装 {conda_packages}，再通过 pip 安装 {packages}。</translation>
     </message>
@@ -2873,6 +3231,27 @@
     <message>
         <source>Nothing else: PATH, drivers and system files stay as they are. No administrator rights are needed.</source>
         <translation>无其他更改：PATH、驱动程序和系统文件保持不变。无需管理员权限。</translation>
+    </message>
+    <message>
+        <source>your mirror of PyTorch&apos;s index, from {origin}</source>
+        <extracomment>PyPI&apos;s simple index: what pip and uv use when nothing says otherwise (pip.pypa.io/en/stable/cli/pip_install/#cmdoption-i, docs.astral.sh/uv/concepts/indexes/). The wizard&apos;s setting for a mirror of PyTorch&apos;s index. Where a source comes from when the person set nothing. Hosts that are this machine: plain http to them never crosses a network. What an index is contacted for: the plan&apos;s packages, or only pip for a uv environment.</extracomment>
+        <translation>您的 PyTorch 索引镜像，来自 {origin}</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s own index, for its {variant} build</source>
+        <translation>PyTorch 自己的索引，用于其 {variant} 版本</translation>
+    </message>
+    <message>
+        <source>your PyPI mirror, from {origin}</source>
+        <translation>您的 PyPI 镜像，来自 {origin}</translation>
+    </message>
+    <message>
+        <source>PyPI, the Python Package Index</source>
+        <translation>PyPI（Python 软件包索引）</translation>
+    </message>
+    <message>
+        <source>{reason}, only for pip in the new environment</source>
+        <translation>{reason}，仅用于新环境中的 pip</translation>
     </message>
 </context>
 <context>
@@ -2965,11 +3344,51 @@
         <source>The index has {framework} {patch}, newer than the {known} the data knows: a patch release keeps its minor&apos;s builds, so it is used.</source>
         <translation>索引中有 {framework} {patch}，比数据所知的 {known} 更新：补丁版本沿用其次版本的构建，因此采用它。</translation>
     </message>
+    <message>
+        <source>From PyPI: its {variant} build, a CUDA build that also runs on the CPU, several GB larger than the CPU build.</source>
+        <translation>来自 PyPI：其 {variant} 版本，这是一个也能在 CPU 上运行的 CUDA 版本，比 CPU 版本大数 GB。</translation>
+    </message>
+</context>
+<context>
+    <name>stages</name>
+    <message>
+        <source>Importing {framework}…</source>
+        <translation>正在导入 {framework}…</translation>
+    </message>
+    <message>
+        <source>Starting CUDA on the GPU…</source>
+        <translation>正在 GPU 上启动 CUDA…</translation>
+    </message>
+    <message>
+        <source>Compiling the model for the GPU…</source>
+        <translation>正在为 GPU 编译模型…</translation>
+    </message>
+    <message>
+        <source>Compiling the model for the CPU…</source>
+        <translation>正在为 CPU 编译模型…</translation>
+    </message>
+    <message>
+        <source>Compiling the model…</source>
+        <translation>正在编译模型…</translation>
+    </message>
+    <message>
+        <source>A framework loads about a thousand modules and large native libraries; the next time is faster.</source>
+        <translation>框架需要加载约一千个模块和大型原生库；下次会更快。</translation>
+    </message>
+    <message>
+        <source>The driver sets the GPU up for this program and loads the framework&apos;s GPU code.</source>
+        <translation>驱动程序为此程序准备 GPU，并加载框架的 GPU 代码。</translation>
+    </message>
+    <message>
+        <source>The first training steps prepare the model: the framework picks and tunes its kernels. The steps after them are quick.</source>
+        <translation>最初的几个训练步骤用于准备模型：框架会选择并调优其内核。之后的步骤会很快。</translation>
+    </message>
 </context>
 <context>
     <name>verdicts</name>
     <message>
         <source>the GPU trains, clearly faster than the CPU</source>
+        <extracomment>The ``verdict`` of a test stopped before it finished: none of :data:`VERDICTS`, no judgement.</extracomment>
         <translation>GPU 可以训练，明显快于 CPU</translation>
     </message>
     <message>
@@ -2993,6 +3412,14 @@
         <translation>此环境中无法训练</translation>
     </message>
     <message>
+        <source>the test was stopped before it finished</source>
+        <translation>测试在完成前被停止</translation>
+    </message>
+    <message>
+        <source>The test was stopped before it finished: no verdict.</source>
+        <translation>测试在完成前被停止：没有结论。</translation>
+    </message>
+    <message>
         <source>Your GPU trains, but not clearly faster than the CPU.</source>
         <translation>您的 GPU 可以训练，但并不明显快于 CPU。</translation>
     </message>
@@ -3007,6 +3434,66 @@
     <message>
         <source>Training does not work in this environment.</source>
         <translation>此环境中无法训练。</translation>
+    </message>
+</context>
+<context>
+    <name>wheel_folder</name>
+    <message>
+        <source>Holds {build} for Python {python} ({size}); it needs nothing else.</source>
+        <extracomment>The index pip falls back to for what a framework&apos;s own index does not mirror (ipykernel and the packages a person adds): PyPI&apos;s simple API (pip.pypa.io/en/stable/cli/pip_install/, &quot;--extra-index-url&quot;).</extracomment>
+        <translation>包含适用于 Python {python} 的 {build}（{size}）；无需其他任何文件。</translation>
+    </message>
+    <message>
+        <source>Holds {build}, {extras} and everything they need for Python {python}: {count} wheels, {size}.</source>
+        <translation>包含 {build}、{extras} 及其在 Python {python} 下所需的全部依赖：{count} 个 wheel 文件，{size}。</translation>
+    </message>
+    <message>
+        <source>Holds {build} and everything it needs for Python {python}: {count} wheels, {size}.</source>
+        <translation>包含 {build} 及其在 Python {python} 下所需的全部依赖：{count} 个 wheel 文件，{size}。</translation>
+    </message>
+    <message>
+        <source>The folder could not be checked; the install will say what is missing.</source>
+        <translation>无法检查该文件夹；安装过程会提示缺少哪些内容。</translation>
+    </message>
+    <message>
+        <source>This folder cannot install {build} for Python {python} on {platform}.</source>
+        <translation>此文件夹无法在 {platform} 上为 Python {python} 安装 {build}。</translation>
+    </message>
+    <message>
+        <source>Its {name} wheel is for {theirs}, not {ours}.</source>
+        <translation>其中的 {name} wheel 文件适用于 {theirs}，而不是 {ours}。</translation>
+    </message>
+    <message>
+        <source>Its {count} {name} wheels are for {theirs}, not {ours}.</source>
+        <translation>其中的 {count} 个 {name} wheel 文件适用于 {theirs}，而不是 {ours}。</translation>
+    </message>
+    <message>
+        <source>It has no {name} wheel at all (the plan needs {build}).</source>
+        <translation>其中根本没有 {name} 的 wheel 文件（方案需要 {build}）。</translation>
+    </message>
+    <message>
+        <source>Its {name} {found} would be installed, not the plan&apos;s {build}: remove that wheel and add the plan&apos;s.</source>
+        <translation>将安装其中的 {name} {found}，而不是方案中的 {build}：请删除该 wheel 文件，并添加方案所需的文件。</translation>
+    </message>
+    <message>
+        <source>It has {name} {found}, not {build}.</source>
+        <translation>其中是 {name} {found}，而不是 {build}。</translation>
+    </message>
+    <message>
+        <source>Its {name} {found} will be installed rather than the plan&apos;s {build}: it runs on the CPU too, but is a larger download.</source>
+        <translation>将安装其中的 {name} {found}，而不是方案中的 {build}：它也能在 CPU 上运行，但下载量更大。</translation>
+    </message>
+    <message>
+        <source>It has no wheel of {names}, which the plan&apos;s packages need.</source>
+        <translation>其中没有 {names} 的 wheel 文件，而方案中的软件包需要它们。</translation>
+    </message>
+    <message>
+        <source>The installer found no way to install from it: {message}</source>
+        <translation>安装程序找不到从中安装的方法：{message}</translation>
+    </message>
+    <message>
+        <source>Checking it failed: {message}</source>
+        <translation>检查失败：{message}</translation>
     </message>
 </context>
 </TS>

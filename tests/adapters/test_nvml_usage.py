@@ -7,6 +7,7 @@ import time
 
 from fakes.fake_pynvml import FakePynvml, load_scenario
 from gpuwizard.adapters.nvml import NvmlUnavailable, UsageSampler
+from harness.waits import EVENT_S
 
 
 def test_samples_each_gpu_until_stopped_and_shuts_nvml_down():
@@ -26,7 +27,7 @@ def test_samples_each_gpu_until_stopped_and_shuts_nvml_down():
 
     sampler = UsageSampler(lambda: fake, interval_s=0.01)
     assert sampler.start(keep)
-    assert got_two.wait(5)
+    assert got_two.wait(EVENT_S)
     sampler.stop()
     count = len(samples)
     time.sleep(0.05)

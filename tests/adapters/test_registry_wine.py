@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from harness.waits import EVENT_S
 from harness.wine_python import WinePython, from_windows, to_windows
 
 # With pytest-xdist (-n), Wine's Python is set up once, on one worker: its tests stay together.
@@ -235,7 +236,7 @@ def test_the_broadcast_reaches_a_window_of_another_program(wine_python: WinePyth
         first = listener.stdout.readline().strip()  # the listener's own timer bounds this wait
         assert first == "ready", first + (listener.stderr.read() if listener.stderr else "")
         sent = on_windows(wine_python, "emit(answered=store.broadcast_environment_change())")
-        out, err = listener.communicate(timeout=30)
+        out, err = listener.communicate(timeout=EVENT_S)
     finally:
         if listener.poll() is None:
             listener.kill()

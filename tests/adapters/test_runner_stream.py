@@ -17,6 +17,7 @@ from gpuwizard.adapters.runner import (
     CommandTimedOut,
     StreamingSubprocessRunner,
 )
+from harness.waits import EVENT_S
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
 
@@ -100,7 +101,7 @@ def test_cancel_kills_the_child_and_its_grandchildren(tmp_path: Path):
     child_pid, grandchild_pid = map(int, _wait_for(pids).split())
     started = time.monotonic()
     cancel.set()
-    worker.join(30)
+    worker.join(EVENT_S)
     assert not worker.is_alive()
     assert outcome, "stream() did not raise CommandCancelled"
     assert time.monotonic() - started < 10

@@ -41,8 +41,17 @@ def _metadata(name: str, version: str, requires: Sequence[str]) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _wheel_file() -> str:
-    return "Wheel-Version: 1.0\nGenerator: gpuwizard-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+def _escaped_version(version: str) -> str:
+    """The version as a wheel's file name carries it: PEP 440-normalised, a local label's ``+`` kept.
+
+    (packaging.python.org, "Binary distribution format", "Escaping and Unicode": normalised
+    versions cannot contain ``-``, so only other odd characters are replaced.)
+    """
+    return re.sub(r"[^\w\d.+!]+", "_", version, flags=re.UNICODE)
+
+
+def _wheel_file(tag: str) -> str:
+    return f"Wheel-Version: 1.0\nGenerator: gpuwizard-tests\nRoot-Is-Purelib: true\nTag: {tag}\n"
 
 
 def build_wheel(
@@ -51,8 +60,10 @@ def build_wheel(
     version: str,
     files: Mapping[str, str] | None = None,
     requires: Sequence[str] = (),
+    *,
+    tag: str = "py3-none-any",
 ) -> Path:
-    """Build ``{name}-{version}-py3-none-any.whl`` in ``folder`` and return its path.
+    """Build ``{name}-{version}-{tag}.whl`` in ``folder`` and return its path.
 
     Args:
         folder: Where the wheel goes (created when missing).
@@ -62,16 +73,19 @@ def build_wheel(
         files: Archive paths and their text; by default one package, ``{import name}/__init__.py``
             holding ``__version__ = "{version}"`` (the import name is the escaped name).
         requires: One ``Requires-Dist`` line each, for example ``"tiny>=1.0"``.
+        tag: The wheel's compatibility tag (``cp311-cp311-manylinux_2_28_x86_64`` for a wheel
+            that claims one Python and platform; the files stay pure Python). A version's
+            local label (``2.13.0+cpu``) is kept in the file name, as torch's wheels have it.
 
     Returns:
         The wheel's path.
     """
-    dist = f"{_escaped(name)}-{_escaped(version)}"
+    dist = f"{_escaped(name)}-{_escaped_version(version)}"
     if files is None:
         files = {f"{_escaped(name)}/__init__.py": f'__version__ = "{version}"\n'}
     contents: dict[str, bytes] = {path: text.encode("utf-8") for path, text in files.items()}
     contents[f"{dist}.dist-info/METADATA"] = _metadata(name, version, requires).encode("utf-8")
-    contents[f"{dist}.dist-info/WHEEL"] = _wheel_file().encode("utf-8")
+    contents[f"{dist}.dist-info/WHEEL"] = _wheel_file(tag).encode("utf-8")
     record_path = f"{dist}.dist-info/RECORD"
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
@@ -81,7 +95,7 @@ def build_wheel(
     contents[record_path] = record.getvalue().encode("utf-8")
 
     folder.mkdir(parents=True, exist_ok=True)
-    wheel = folder / f"{dist}-py3-none-any.whl"
+    wheel = folder / f"{dist}-{tag}.whl"
     with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path, data in contents.items():
             info = zipfile.ZipInfo(path, date_time=_ZIP_TIME)

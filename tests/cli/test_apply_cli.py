@@ -281,3 +281,46 @@ def test_the_documented_answer_file_previews_a_gpu_plan():
     result = events_of(done)[-1]
     assert (result["status"], result["framework"], result["cpu_only"]) == ("preview", "pytorch", False)
     assert everything_under(home()) == {}
+
+
+def test_an_unreachable_package_index_exits_2_with_the_ways_forward_and_changes_nothing(tmp_path: Path):
+    import socket
+
+    from harness.http_server import trust_test_ca
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # released: nothing listens there
+    answers = tmp_path / "lab.toml"
+    answers.write_text('framework = "pytorch"\nversion = "2.13"\nenvironment = "lab"\n', encoding="utf-8")
+    variables = {
+        "GPUWIZARD_NO_INDEX_CHECK": "",
+        "GPUWIZARD_PYTORCH_INDEX_URL": f"https://127.0.0.1:{port}/whl",
+        "PIP_INDEX_URL": f"https://127.0.0.1:{port}/simple",  # PyPI's build is looked for here, not beyond
+        "HTTPS_PROXY": "",
+        "https_proxy": "",
+        **trust_test_ca(),
+    }
+    done = gpuwizard(
+        "apply",
+        "--answers",
+        str(answers),
+        "--yes",
+        "--json",
+        "--system",
+        str(SAMPLES / "no-gpu.json"),
+        env=variables,
+    )
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr
+    assert done.stderr.splitlines() == [
+        f"gpuwizard: error: your mirror of PyTorch's index https://127.0.0.1:{port}/whl/cpu cannot be reached: "
+        f"127.0.0.1:{port} refused the connection"
+    ]
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    plan = next(event for event in events if event.get("stage") == "plan")
+    assert plan["package_sources"]["indexes"][0]["origin"] == "GPUWIZARD_PYTORCH_INDEX_URL"
+    sources = next(event for event in events if event.get("stage") == "sources")
+    assert (sources["status"], sources["ok"]) == ("unreachable", False)
+    assert sources["findings"][0]["code"] == "PACKAGE_INDEX_UNREACHABLE"
+    assert "--find-links DIR --offline" in sources["findings"][0]["hint"]
+    assert not (home() / "envs").exists() and not (home() / "environments.json").exists()

@@ -138,3 +138,54 @@ def test_the_command_module_stays_headless():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_issues_unreachable_index_log_is_recognised_through_the_command():
+    # The log the wizard wrote when the newcomer's install failed on download.pytorch.org (issue
+    # 20): before, "No known problem recognised." and exit 0.
+    from harness.entry_point import gpuwizard
+
+    log = (
+        DIAGNOSE
+        / "package-index-unreachable_gpuwizard-env-create-log-uv-dns-download.pytorch.org_recorded-here.txt"
+    )
+    done = gpuwizard("diagnose", str(log))
+    assert done.returncode == 1, done.stdout + done.stderr
+    text = " ".join(done.stdout.split())
+    assert "PACKAGE_INDEX_UNREACHABLE" in text
+    assert (
+        "The package index https://download.pytorch.org/whl/cpu cannot be reached: the name download.pytorch.org cannot be looked up (DNS)."
+        in text
+    )
+    assert "GPUWIZARD_PYTORCH_INDEX_URL" in text and "--find-links DIR --offline" in text
+    as_json = json.loads(gpuwizard("diagnose", str(log), "--json").stdout)
+    (finding,) = as_json["findings"]
+    assert (finding["code"], finding["params"]["variant"], finding["params"]["host"]) == (
+        "PACKAGE_INDEX_UNREACHABLE",
+        "dns",
+        "download.pytorch.org",
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "failure", "host"),
+    [
+        ("uv-0.13.9", "refused-closed-port", "127.0.0.1:9"),
+        ("pip-26.3", "refused-closed-port", "127.0.0.1:9"),
+        ("uv-0.13.9", "proxy-407", "pypi.org"),
+        ("pip-23.2.1", "proxy-407", "pypi.org"),
+        ("pip-23.2.1", "proxy-closed-port", "pypi.org"),
+        ("uv-0.13.9", "tls-unknown-issuer", "127.0.0.1:36361"),
+        ("pip-26.3", "timeout-silent-server", "127.0.0.1:45249"),
+    ],
+)
+def test_each_way_an_index_fails_is_named(tool: str, failure: str, host: str):
+    (log,) = DIAGNOSE.glob(f"package-index-unreachable_{tool}-{failure}_recorded-here.txt")
+    code, out = run(str(log), "--json")
+    (finding,) = json.loads(out)["findings"]
+    variant = {"proxy-407": "proxy_auth", "proxy-closed-port": "proxy", "tls-unknown-issuer": "tls"}.get(
+        failure, failure.split("-", maxsplit=1)[0]
+    )
+    assert (code, finding["params"]["variant"], finding["params"]["host"]) == (1, variant, host)
+    # pip's "No matching distribution found" is the index never read, not a missing release.
+    assert finding["code"] == "PACKAGE_INDEX_UNREACHABLE"

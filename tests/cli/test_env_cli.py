@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,8 +22,8 @@ import pytest
 
 from builders.wheels import bundled_pip_wheel, tiny_torch
 from harness.entry_point import ENTRY_POINT, gpuwizard
-from harness.http_server import serve
-from harness.proc import children_of
+from harness.http_server import ca_certificate, serve, trust_test_ca
+from harness.proc import children_of, wait_for_children
 
 CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
 
@@ -110,8 +111,7 @@ def test_a_signal_part_way_exits_3_and_leaves_nothing(
     for line in process.stdout:
         events.append(json.loads(line))
         if events[-1].get("phase") == "verify" and events[-1]["event"] == "phase":
-            time.sleep(0.5)  # the probe is now importing the sleepy torch
-            children = children_of(process.pid)
+            children = wait_for_children(process.pid)  # the probe, importing the sleepy torch
             process.send_signal(signal_number)
     assert process.wait(60) == 3
     assert events[-1]["event"] == "result"
@@ -202,3 +202,155 @@ def test_a_folder_that_is_not_an_environment_is_not_told_to_add_replace(sleepy_t
         assert done.returncode == 2
         assert "not an environment" in done.stderr and "--replace" not in done.stderr
     assert (folder / "thesis.txt").read_text() == "mine"
+
+
+# --- package indexes (issue 20, point 1) ------------------------------------------------------
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def asking(**variables: str) -> dict[str, str]:
+    """The environment of a run that asks the indexes for real (tests/conftest.py turns it off), through no proxy."""
+    proxies = dict.fromkeys(
+        ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"), ""
+    )
+    # PyPI too is a closed port of this machine unless the test serves it: nothing leaves the machine.
+    closed = f"https://127.0.0.1:{closed_port()}/simple"
+    pypi = {"UV_DEFAULT_INDEX": closed, "PIP_INDEX_URL": closed}
+    return {**proxies, **pypi, "GPUWIZARD_NO_INDEX_CHECK": "", **trust_test_ca(), **variables}
+
+
+def nothing_made(home: Path) -> None:
+    for name in ("envs", "environments.json", "logs", "pending"):
+        assert not (home / name).exists(), name
+
+
+def test_acceptance_an_index_on_a_closed_port_exits_2_before_anything_is_made(isolated_home: Path):
+    port = closed_port()
+    with serve(tls=True) as pypi:
+        pypi.put("/simple/torch/", "<html></html>", content_type="text/html")
+        pypi.put("/simple/pip/", "<html></html>", content_type="text/html")
+        variables = asking(
+            GPUWIZARD_PYTORCH_INDEX_URL=f"https://127.0.0.1:{port}/whl", UV_DEFAULT_INDEX=f"{pypi.url}/simple"
+        )
+        done = gpuwizard(
+            "env", "create", "newcomer", "--framework", "pytorch", "--version", "2.13", env=variables
+        )
+        as_json = gpuwizard(
+            "env",
+            "create",
+            "newcomer",
+            "--framework",
+            "pytorch",
+            "--version",
+            "2.13",
+            "--json",
+            env=variables,
+        )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"gpuwizard: error: your mirror of PyTorch's index https://127.0.0.1:{port}/whl/cpu cannot be reached: "
+        f"127.0.0.1:{port} refused the connection"
+    ]
+    # The explanation, with the ways forward: a proxy, a mirror, a folder of wheels, PyPI's build.
+    said = " ".join(done.stdout.split())
+    assert (
+        f"https://127.0.0.1:{port}/whl/cpu (your mirror of PyTorch's index, from GPUWIZARD_PYTORCH_INDEX_URL)"
+        in said
+    )
+    assert "CANNOT BE REACHED: 127.0.0.1:" in said
+    for way in ("HTTPS_PROXY", "GPUWIZARD_PYTORCH_INDEX_URL", "--find-links DIR --offline", "--from-pypi"):
+        assert way in said, way
+    assert as_json.returncode == 2 and len(as_json.stderr.splitlines()) == 1
+    (sources,) = events_of(as_json.stdout)
+    assert (sources["event"], sources["ok"], sources["checked"]) == ("sources", False, True)
+    assert [index["failure"] for index in sources["indexes"]] == ["refused", None]
+    codes = [finding["code"] for finding in sources["findings"]]
+    assert codes == ["PACKAGE_INDEX_UNREACHABLE", "PYPI_BUILD_AVAILABLE"]
+    nothing_made(isolated_home)
+
+
+def test_a_wheel_folder_without_offline_is_told_to_add_offline(isolated_home: Path, sleepy_torch: Path):
+    done = gpuwizard(
+        "env", "create", "demo", "--framework", "pytorch", "--version", "2.13", "--find-links", str(sleepy_torch),
+        env=asking(GPUWIZARD_PYTORCH_INDEX_URL=f"https://127.0.0.1:{closed_port()}/whl"),
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1
+    assert (
+        f"the folder {sleepy_torch} is used beside the index: add --offline to install from it alone"
+        in done.stderr
+    )
+    assert "WHEEL_FOLDER_NEEDS_OFFLINE" in done.stdout
+    nothing_made(isolated_home)
+
+
+@pytest.mark.parametrize(
+    ("variables", "said"),
+    [
+        ({"GPUWIZARD_PYTORCH_INDEX_URL": "http://mirror.example/whl"}, "GPUWIZARD_PYTORCH_INDEX_URL: http://mirror.example/whl is not an https:// URL"),
+        ({"UV_DEFAULT_INDEX": "http://mirror.example/simple"}, "UV_DEFAULT_INDEX: http://mirror.example/simple is not an https:// URL"),
+    ],
+)  # fmt: skip
+def test_a_plain_http_mirror_is_refused_in_one_line(
+    variables: dict[str, str], said: str, isolated_home: Path
+):
+    done = gpuwizard(
+        "env", "create", "demo", "--framework", "pytorch", "--version", "2.13", env=asking(**variables)
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"gpuwizard: error: {said} (plain http is allowed only to this machine: localhost, 127.0.0.1, ::1)"
+    ]
+    nothing_made(isolated_home)
+
+
+def test_from_pypi_is_for_pytorch_only(isolated_home: Path):
+    done = gpuwizard("env", "create", "demo", "--framework", "tensorflow", "--from-pypi")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "gpuwizard: error: --from-pypi is for PyTorch: the other frameworks always come from PyPI"
+    ]
+    nothing_made(isolated_home)
+
+
+@pytest.mark.slow
+def test_from_pypi_installs_the_release_from_the_reachable_pypi_mirror(isolated_home: Path, tmp_path: Path):
+    # PyTorch's index (here a closed port) is not asked at all; the release comes from the PyPI
+    # mirror, served by a test server with https (uv trusts its CA through SSL_CERT_FILE).
+    pip_only = tmp_path / "pip-only"
+    pip_only.mkdir()
+    shutil.copy(bundled_pip_wheel(), pip_only)
+    wheel = tiny_torch(tmp_path, "2.13.0")
+    with serve(tls=True) as pypi:
+        page = f'<html><body><a href="../../files/{wheel.name}">{wheel.name}</a></body></html>'
+        pypi.put("/simple/torch/", page, content_type="text/html")
+        pypi.put(f"/files/{wheel.name}", wheel.read_bytes())
+        variables = asking(
+            GPUWIZARD_PYTORCH_INDEX_URL=f"https://127.0.0.1:{closed_port()}/whl",
+            UV_DEFAULT_INDEX=f"{pypi.url}/simple",
+            SSL_CERT_FILE=str(ca_certificate()),
+        )
+        done = gpuwizard(
+            "env", "create", "demo", "--framework", "pytorch", "--version", "2.13", "--from-pypi",
+            "--find-links", str(pip_only), "--json", env=variables,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+        assert "/simple/torch/" in pypi.seen
+    events = events_of(done.stdout)
+    sources = events[0]
+    assert (sources["event"], sources["ok"]) == ("sources", True)
+    assert [(index["url"], index["origin"]) for index in sources["indexes"]] == [
+        (f"{pypi.url}/simple", "UV_DEFAULT_INDEX")
+    ]
+    start = next(event for event in events if event["event"] == "start")
+    assert start["index_url"] == f"{pypi.url}/simple"
+    assert start["package_sources"]["install_command"].startswith(
+        f"uv pip install torch==2.13.0 --index-url {pypi.url}/simple"
+    )
+    assert events[-1]["status"] == "ok"

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -203,3 +204,70 @@ def test_a_probe_past_its_deadline_is_killed_and_broken(torch_python: str):
     )
     assert result.verdict == "broken"
     assert [finding.code for finding in result.findings] == ["TEST_PROBE_KILLED"]
+
+
+# --- cancelling (issue 20, point 3) ----------------------------------------------------------
+
+
+def start_test(*args: str, home: Path) -> subprocess.Popen[str]:
+    env = dict(os.environ, GPUWIZARD_HOME=str(home))
+    return subprocess.Popen(
+        [ENTRY_POINT, "test", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+
+
+def read_until(process: subprocess.Popen[str], found: Callable[[str], bool]) -> list[str]:
+    """Lines of stdout up to and with the first that ``found`` accepts (waits on output, not a clock)."""
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if found(line):
+            return lines
+    raise AssertionError("the test ended before the line came: " + "".join(lines)[-2000:])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_during_a_test_ends_it_as_cancelled_not_broken(torch_python: str, tmp_path: Path):
+    # Issue 20: Ctrl+C read "Verdict: broken. Training does not work" with advice about GPUs
+    # held by other processes, exit 1. A cancelled test is `cancelled`, exit 130, as `apply` does.
+    home = tmp_path / "home"
+    process = start_test("--python", torch_python, "--framework", "pytorch", "--json", home=home)
+    try:
+        before = read_until(process, lambda line: json.loads(line)["event"] == "step")
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate()  # the suite's timeout ends a test that never stops
+    finally:
+        process.kill()
+        process.wait()
+    events = [json.loads(line) for line in [*before, *out.splitlines()] if line.strip()]
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    result = events[-1]
+    assert [event["event"] for event in events].count("result") == 1
+    assert (result["event"], result["verdict"], result["status"]) == ("result", "cancelled", "cancelled")
+    assert result.keys() >= CONTRACT
+    assert not result["findings"]  # no "probe killed" advice about hangs
+    assert not any(event["event"] == "finding" for event in events)
+    assert not (home / "last-tests.json").exists()  # a cancelled test says nothing: not recorded
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_during_a_test_says_cancelled_in_words(torch_python: str, tmp_path: Path):
+    home = tmp_path / "home"
+    process = start_test("--python", torch_python, "--framework", "pytorch", home=home)
+    try:
+        before = read_until(process, lambda line: line.startswith("- train"))
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate()
+    finally:
+        process.kill()
+        process.wait()
+    text = "".join(before) + out
+    assert process.returncode == 130, text + err
+    assert "Importing PyTorch…" in text and "Compiling the model for the CPU…" in text
+    assert "Cancelled. The test was stopped before it finished: no verdict." in text
+    assert "broken" not in text.lower() and "Verdict:" not in text
+    assert not (home / "last-tests.json").exists()

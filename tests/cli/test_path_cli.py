@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -231,8 +232,41 @@ def test_show_marks_problems(snapshot: Path):
     codes = {f["code"] for f in shown["findings"]}
     assert {"MULTIPLE_CUDA_ON_PATH", "PATH_DUPLICATE_ENTRY"} <= codes
     text = gpuwizard("show", "--scope", "user", "--registry", str(snapshot)).stdout
-    assert "<- other_cuda_first" in text
+    # People's words, not the codes (the JSON keeps those); the CUDA that wins is named.
+    assert "other_cuda_first" not in text and "<- duplicate" not in text
+    assert f"{V112_BIN}   <- CUDA 12.1 comes first on PATH\n" in text
+    assert "<- already on PATH earlier: only the first one counts\n" in text
+    assert "<- empty entry (an extra ';')\n" in text
     assert "system PATH" not in text
+
+
+def test_after_moving_other_cuda_to_the_end_show_marks_the_entries_behind_the_new_first(tmp_path: Path):
+    # The Windows sample: CUDA 12.1 first on the system PATH; 11.8 added with --other-cuda end.
+    sample = (
+        Path(__file__).resolve().parents[2] / "resources" / "samples" / "registry" / "windows-cuda12.json"
+    )
+    registry = tmp_path / "registry.json"
+    shutil.copy(sample, registry)
+    v118 = rf"{CUDA}\v11.8\bin"
+    added = gpuwizard("add", v118, "--scope", "system", "--other-cuda", "end", "--registry", str(registry))
+    assert added.returncode == 0, added.stderr
+    system = load(registry)[SYSTEM]["Path"]["value"].split(";")
+    assert system[-3:] == [v118, rf"{CUDA}\v12.1\bin", rf"{CUDA}\v12.1\libnvvp"]
+    shown = json.loads(gpuwizard("show", "--registry", str(registry), "--json").stdout)
+    marks = {e["segment"]: e["problems"] for e in shown["scopes"]["system"]["entries"] if e["cuda_version"]}
+    assert marks == {
+        v118: [],
+        rf"{CUDA}\v12.1\bin": ["other_cuda_first"],
+        rf"{CUDA}\v12.1\libnvvp": ["other_cuda_first"],
+    }
+    text = gpuwizard("show", "--scope", "system", "--registry", str(registry)).stdout
+    rows = [re.fullmatch(r"\s+\d+  (.*?)(?:   <- (.*))?", line) for line in text.splitlines()]
+    said = {row[1]: row[2] for row in rows if row is not None and "CUDA\\v1" in row[1]}
+    assert said == {
+        v118: None,
+        rf"{CUDA}\v12.1\bin": "CUDA 11.8 comes first on PATH",
+        rf"{CUDA}\v12.1\libnvvp": "CUDA 11.8 comes first on PATH",
+    }
 
 
 @pytest.mark.parametrize(

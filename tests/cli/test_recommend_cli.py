@@ -285,3 +285,47 @@ def test_a_version_beyond_the_data_offline_is_planned_with_a_warning():
     data = json.loads(done.stdout)
     finding = next(f for f in data["findings"] if f["code"] == "RELEASE_NOT_VERIFIED")
     assert "could not be asked" in finding["message"] and data["plan"]["framework_version"] == "2.15.0"
+
+
+def test_package_sources_say_where_the_packages_would_come_from_and_why():
+    # Nothing is asked over the network: recommend only says which indexes an install would use.
+    plain = recommendation("--framework", "pytorch", "--system", str(NO_GPU))["package_sources"]
+    assert [(index["url"], index["origin"], index["needed_for"]) for index in plain["indexes"]] == [
+        ("https://download.pytorch.org/whl/cpu", "plan", "packages")
+    ]  # the sample machine has no uv: pip, which needs no index for pip itself
+    mirrors = {
+        "GPUWIZARD_PYTORCH_INDEX_URL": "https://ana:s3cret@torch-mirror.example/{variant}/simple",
+        "PIP_INDEX_URL": "https://pypi-mirror.example/simple",
+    }
+    done = run("--framework", "pytorch", "--system", str(NO_GPU), "--json", env=mirrors)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    sources, torch = data["package_sources"], data["plan"]["pip"]["requirements"][0]
+    assert sources["indexes"][0] == {
+        "url": "https://***@torch-mirror.example/cpu/simple",
+        "role": "pytorch",
+        "origin": "GPUWIZARD_PYTORCH_INDEX_URL",
+        "mirror": True,
+        "needed_for": "packages",
+        "why": "your mirror of PyTorch's index, from GPUWIZARD_PYTORCH_INDEX_URL",
+    }
+    assert (
+        sources["install_command"]
+        == "pip install torch==2.15.0 --index-url https://***@torch-mirror.example/cpu/simple"
+    )
+    text = run("--framework", "pytorch", "--system", str(NO_GPU), env=mirrors)
+    flat = " ".join(text.stdout.split())
+    assert f"pip install {torch} --index-url https://***@torch-mirror.example/cpu/simple" in flat
+    assert "(your mirror of PyTorch's index, from GPUWIZARD_PYTORCH_INDEX_URL)" in flat
+    assert "s3cret" not in text.stdout + done.stdout
+
+
+def test_a_mirror_setting_that_is_not_https_is_refused():
+    done = run(
+        "--framework", "tensorflow", "--system", str(NO_GPU), env={"PIP_INDEX_URL": "http://10.1.2.3/simple"}
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "gpuwizard: error: PIP_INDEX_URL: http://10.1.2.3/simple is not an https:// URL "
+        "(plain http is allowed only to this machine: localhost, 127.0.0.1, ::1)"
+    ]

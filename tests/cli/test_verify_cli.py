@@ -28,6 +28,8 @@ from builders.torch_builds import torch_build
 from builders.wheels import bundled_pip_wheel
 from gpuwizard.core.machine.system_report import report_to_json
 from harness.entry_point import ENTRY_POINT, gpuwizard
+from harness.proc import wait_for_children
+from harness.waits import EVENT_S
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 USER = "HKCU\\Environment"
@@ -173,25 +175,37 @@ def write_report(path: Path, **facts: Any) -> Path:
     return path
 
 
+def registry_with_a_folder_the_wizard_added(tmp_path: Path) -> Path:
+    """A registry snapshot whose user PATH got ``CUDA_BIN`` from ``gpuwizard path add``: something to verify."""
+    registry = tmp_path / "registry.json"
+    registry.write_text(
+        json.dumps({USER: {"Path": {"type": "REG_EXPAND_SZ", "value": "%USERPROFILE%\\bin"}}})
+    )
+    added = gpuwizard("path", "add", CUDA_BIN, "--scope", "user", "--registry", str(registry), timeout=60)
+    assert added.returncode == 0, added.stderr
+    return registry
+
+
 def test_a_driver_upgrade_is_a_change_and_a_lost_driver_is_broken(tmp_path: Path):
     old = write_report(tmp_path / "old.json", gpus=[RTX], driver="550.54.14", cuda_max="12.4")
     new = write_report(tmp_path / "new.json", gpus=[RTX], driver="560.35.03", cuda_max="12.6")
     gone = write_report(tmp_path / "gone.json", gpus=[RTX], driver=None)
-    first = gpuwizard("verify", "--system", str(old), "--json", timeout=60)
+    registry = ("--registry", str(registry_with_a_folder_the_wizard_added(tmp_path)))
+    first = gpuwizard("verify", "--system", str(old), *registry, "--json", timeout=60)
     assert first.returncode == 0, first.stderr
     assert statuses(events_of(first))["driver"] == ("skipped", None)
-    upgraded = gpuwizard("verify", "--system", str(new), "--json", timeout=60)
+    upgraded = gpuwizard("verify", "--system", str(new), *registry, "--json", timeout=60)
     assert upgraded.returncode == 0, upgraded.stderr
     events = events_of(upgraded)
     driver = checks(events)["driver"]
     assert (driver["status"], driver["finding"]["code"]) == ("changed", "DRIFT_DRIVER_CHANGED")
     assert (driver["before"], driver["after"]) == ("550.54.14", "560.35.03")
     assert events[-1]["healthy"] is True and events[-1]["drifted"] == ["driver"]
-    lost = gpuwizard("verify", "--system", str(gone), timeout=60)
+    lost = gpuwizard("verify", "--system", str(gone), *registry, timeout=60)
     assert lost.returncode == 1
     assert "BROKEN   driver  560.35.03 -> none" in lost.stdout
     assert "fix: Reinstall the NVIDIA driver" in lost.stdout
-    again = gpuwizard("verify", "--system", str(new), timeout=60)
+    again = gpuwizard("verify", "--system", str(new), *registry, timeout=60)
     assert again.returncode == 0
     assert "  ok       driver  560.35.03" in again.stdout
     assert "Healthy: nothing is broken." in again.stdout
@@ -231,6 +245,58 @@ def test_a_path_folder_removed_by_another_program_is_broken_and_its_fix_works(tm
     assert gpuwizard("verify", "--registry", str(registry), timeout=60).returncode == 0
 
 
+NOTHING = (
+    "Nothing to verify: the wizard has not set up anything on this machine yet (no environment it made, "
+    "no PATH folder it added, no last good state). Run `gpuwizard` to set up."
+)
+
+
+def test_with_nothing_set_up_it_says_there_is_nothing_to_verify_exits_0_and_records_nothing(tmp_path: Path):
+    # A machine with no driver, where the wizard made nothing: no "Healthy", no "as before".
+    no_driver = write_report(tmp_path / "no-driver.json", gpus=[], driver=None)
+    done = gpuwizard("verify", "--system", str(no_driver), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == NOTHING + "\n"
+    assert "Healthy" not in done.stdout and "driver" not in done.stdout
+    assert not (home() / "last-good.json").exists()
+
+    json_done = gpuwizard("verify", "--system", str(no_driver), "--json", timeout=60)
+    assert json_done.returncode == 0, json_done.stderr
+    events = events_of(json_done)
+    assert len(events) == 1  # nothing detected, nothing checked
+    result = events[0]
+    assert (result["schema"], result["status"], result["healthy"]) == (
+        "gpuwizard.health/1", "nothing_to_verify", False,
+    )  # fmt: skip
+    assert (result["checks"], result["drifted"], result["saved"], result["message"]) == (
+        [],
+        [],
+        None,
+        NOTHING,
+    )
+    assert result["counts"] == {"ok": 0, "changed": 0, "broken": 0, "skipped": 0}
+    assert not (home() / "last-good.json").exists()
+    # A registry snapshot the wizard never changed holds nothing of the wizard's either.
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps({USER: {"Path": {"type": "REG_EXPAND_SZ", "value": "C:\\tools"}}}))
+    with_registry = gpuwizard("verify", "--system", str(no_driver), "--registry", str(registry), timeout=60)
+    assert (with_registry.returncode, with_registry.stdout) == (0, NOTHING + "\n")
+    assert not any(home().glob("*.json"))  # no last good state, no journal, no registry of environments
+
+
+def test_an_empty_last_good_state_left_by_an_older_version_is_nothing_to_verify(tmp_path: Path):
+    # What the older version recorded after verifying a machine it had not set up.
+    old = {"schema": "gpuwizard.snapshot/1", "recorded": "2026-01-05T10:00:00+00:00", "driver_version": None,
+           "driver_cuda_max": None, "gpus": [], "environments": [], "path_entries": []}  # fmt: skip
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "last-good.json").write_text(json.dumps(old))
+    before = (home() / "last-good.json").read_bytes()
+    no_driver = write_report(tmp_path / "no-driver.json", gpus=[], driver=None)
+    done = gpuwizard("verify", "--system", str(no_driver), timeout=60)
+    assert (done.returncode, done.stdout) == (0, NOTHING + "\n")
+    assert (home() / "last-good.json").read_bytes() == before
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -260,8 +326,8 @@ def test_ctrl_c_while_an_environment_is_probed_exits_130_and_records_nothing(cud
     for line in process.stdout:
         lines.append(json.loads(line))
         if lines[-1].get("phase") == "environment":
-            time.sleep(0.5)
+            wait_for_children(process.pid)  # the probe, importing the torch that hangs
             process.send_signal(signal.SIGINT)
-    assert process.wait(30) == 130
+    assert process.wait(EVENT_S) == 130
     assert (lines[-1]["event"], lines[-1]["status"], lines[-1]["healthy"]) == ("result", "cancelled", False)
     assert not (home() / "last-good.json").exists()

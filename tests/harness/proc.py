@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 
@@ -24,3 +25,14 @@ def gone(pid: int) -> bool:
         return "State:\tZ" in Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return True
+
+
+def wait_for_children(pid: int) -> list[int]:
+    """The children of ``pid`` once it has one: waits on the event, not on a clock.
+
+    Polls ``/proc`` until a child appears; a child that never comes is ended by the suite's
+    per-test timeout.
+    """
+    while not (found := children_of(pid)):
+        time.sleep(0.02)
+    return found

@@ -341,7 +341,7 @@ class WinePython:
         )
         if self._keeper is not None:
             try:
-                self._keeper.wait(timeout=30)
+                self._keeper.wait(timeout=30)  # not a guess: killed after it
             except subprocess.TimeoutExpired:
                 self._keeper.kill()
                 self._keeper.wait()

@@ -129,7 +129,7 @@ class WinePrefix:
             process.wait()
             raise
         for reader in readers:
-            reader.join(timeout=2)
+            reader.join(timeout=2)  # not a guess: the process has ended, its pipes are closed
         text = {k: b"".join(v).decode("utf-8", errors="replace") for k, v in chunks.items()}
         return subprocess.CompletedProcess(process.args, process.returncode, text["stdout"], text["stderr"])
 
@@ -156,7 +156,7 @@ class WinePrefix:
                        capture_output=True, timeout=60, check=False)  # fmt: skip
         if self._keeper is not None:
             try:
-                self._keeper.wait(timeout=30)
+                self._keeper.wait(timeout=30)  # not a guess: killed after it
             except subprocess.TimeoutExpired:
                 self._keeper.kill()
                 self._keeper.wait()

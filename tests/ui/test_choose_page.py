@@ -28,6 +28,7 @@ from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.keyboard import tab_through
+from harness.waits import EVENT_MS, EVENT_S
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 WINDOWS = "windows-rtx2080super-two-cuda.json"
@@ -70,7 +71,7 @@ def open_page(qtbot: QtBot) -> Opener:
 
 
 def settle(qtbot: QtBot, page: ChoosePage) -> None:
-    qtbot.waitUntil(lambda: page.outcome is not None and not page.is_busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: page.outcome is not None and not page.is_busy(), timeout=EVENT_MS)
 
 
 def choose(
@@ -80,7 +81,7 @@ def choose(
     radio = page.inputs.tensorflow_radio if framework == "tensorflow" else page.inputs.pytorch_radio
     radio.setChecked(True)
     if version is not None:
-        qtbot.waitUntil(lambda: page.inputs.version_combo.findData(version) >= 0, timeout=10_000)
+        qtbot.waitUntil(lambda: page.inputs.version_combo.findData(version) >= 0, timeout=EVENT_MS)
         page.inputs.version_combo.setCurrentIndex(page.inputs.version_combo.findData(version))
     if manager is not None:
         {"venv": page.inputs.venv_radio, "conda": page.inputs.conda_radio}[manager].setChecked(True)
@@ -105,7 +106,7 @@ class RecordingRecommender:
         self.threads.append(threading.current_thread())
         self.choices.append(choice)
         if len(self.choices) <= self.gated_calls:
-            assert self.gate.wait(20), "the test never opened the gate"
+            assert self.gate.wait(EVENT_S), "the test never opened the gate"
         return recommend_for(report, choice)
 
 
@@ -135,7 +136,7 @@ def test_pytorch_shows_a_plan_with_the_torch_requirement(qtbot: QtBot, open_page
 
 def test_the_version_list_is_the_frameworks_releases_newest_first(qtbot: QtBot, open_page: Opener):
     _wizard, page, _session = open_page("linux-h200.json")
-    qtbot.waitUntil(lambda: page.inputs.version_combo.count() > 5, timeout=10_000)
+    qtbot.waitUntil(lambda: page.inputs.version_combo.count() > 5, timeout=EVENT_MS)
     versions = [page.inputs.version_combo.itemData(i) for i in range(page.inputs.version_combo.count())]
     assert versions[0] == "" and page.inputs.version_combo.itemText(0) == "Recommended"
     assert "2.13" in versions and versions.index("2.13") < versions.index("2.10") < versions.index("1.12")
@@ -219,13 +220,13 @@ def test_changes_in_quick_succession_make_one_recommendation_and_a_late_answer_i
     wizard, page = show_page(qtbot, WizardSession(report=sample(WINDOWS), recommend=recorder))
     try:
         # The first (PyTorch) answer is held back; meanwhile the person changes everything.
-        qtbot.waitUntil(lambda: len(recorder.choices) == 1, timeout=10_000)
+        qtbot.waitUntil(lambda: len(recorder.choices) == 1, timeout=EVENT_MS)
         assert page.is_busy() and not page.isComplete() and not next_button(wizard).isEnabled()
-        qtbot.waitUntil(lambda: page.inputs.version_combo.findData("2.10") >= 0, timeout=10_000)
+        qtbot.waitUntil(lambda: page.inputs.version_combo.findData("2.10") >= 0, timeout=EVENT_MS)
         page.inputs.tensorflow_radio.setChecked(True)
         page.inputs.version_combo.setCurrentIndex(page.inputs.version_combo.findData("2.10"))
         page.inputs.venv_radio.setChecked(True)
-        qtbot.waitUntil(lambda: len(recorder.choices) == 2, timeout=10_000)
+        qtbot.waitUntil(lambda: len(recorder.choices) == 2, timeout=EVENT_MS)
         recorder.gate.set()
         settle(qtbot, page)
         assert len(recorder.choices) == 2  # three changes, one debounced run
@@ -340,7 +341,7 @@ def test_a_choice_in_the_session_is_shown_and_its_wheel_folder_kept(
     )
     wizard, page, session = open_page(WINDOWS, choice=earlier)
     assert page.inputs.tensorflow_radio.isChecked() and page.inputs.venv_radio.isChecked()
-    qtbot.waitUntil(lambda: page.inputs.version_combo.count() > 2, timeout=10_000)
+    qtbot.waitUntil(lambda: page.inputs.version_combo.count() > 2, timeout=EVENT_MS)
     assert page.chosen_version() == "2.10"
     assert page.inputs.name_edit.text() == "demo" and page.inputs.jupyter_check.isChecked()
     assert "ipykernel" in page.panel.changes.text() and "Jupyter kernel" in page.panel.changes.text()
@@ -367,7 +368,7 @@ def test_keyboard_tab_reaches_every_input_and_mnemonics_work(qtbot: QtBot, open_
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_M, Qt.KeyboardModifier.AltModifier)
     assert QApplication.focusWidget() is page.inputs.name_edit
     qtbot.keyClick(page.inputs.name_edit, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)
-    qtbot.waitUntil(page.inputs.tensorflow_radio.isChecked, timeout=5_000)  # a mnemonic animates the click
+    qtbot.waitUntil(page.inputs.tensorflow_radio.isChecked, timeout=EVENT_MS)  # a mnemonic animates the click
     settle(qtbot, page)
     assert page.recommendation is not None and page.recommendation.framework == "tensorflow"
 
@@ -401,7 +402,7 @@ def test_without_the_release_list_recommended_still_works(
 
     monkeypatch.setattr(choose_module, "release_lists", unreadable)
     wizard, page, _session = open_page("linux-h200.json")
-    qtbot.waitUntil(page.inputs.versions_error.isVisible, timeout=10_000)
+    qtbot.waitUntil(page.inputs.versions_error.isVisible, timeout=EVENT_MS)
     assert "compat data unreadable" in page.inputs.versions_error.text()
     assert page.inputs.version_combo.count() == 1 and page.chosen_version() is None
     assert page.recommendation is not None and next_button(wizard).isEnabled()

@@ -30,6 +30,7 @@ from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.keyboard import tab_through
+from harness.waits import EVENT_MS, EVENT_S
 from harness.wizard_host import show_between
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
@@ -126,7 +127,7 @@ class FakeInstall:
             on_event(event)
             time.sleep(0.01)
         if self.wait_for_cancel:
-            self.saw_cancel = cancel.wait(20)
+            self.saw_cancel = cancel.wait(EVENT_S)
             return self._rolled_back(on_event, "cancelled", "cancelled by the user")
         if self.fail is not None:
             for line in self.fail[1]:
@@ -137,7 +138,7 @@ class FakeInstall:
             on_event(progress("installed", f" + {name}=={version}", name, version))
             time.sleep(0.01)
             if number == 4 and self.gate is not None:
-                assert self.gate.wait(20), "the test never opened the gate"
+                assert self.gate.wait(EVENT_S), "the test never opened the gate"
         for phase in ("verify", "constraints", "register"):
             on_event({"event": "phase", "phase": phase, "message": phase})
             time.sleep(0.01)
@@ -166,7 +167,7 @@ def test_an_install_shows_progress_and_the_log_and_ends_complete(qtbot: QtBot):
     assert page.isCommitPage()
 
     # Paused after four of ten packages: a determinate bar, the package, the log, Cancel on, Back off.
-    qtbot.waitUntil(lambda: page.progress.value() == 4, timeout=10_000)
+    qtbot.waitUntil(lambda: page.progress.value() == 4, timeout=EVENT_MS)
     assert (page.progress.minimum(), page.progress.maximum()) == (0, 10)
     assert page.progress.text() == "4 of 10 packages"
     assert page.phase_label.text() == "Installing the packages…"
@@ -179,7 +180,7 @@ def test_an_install_shows_progress_and_the_log_and_ends_complete(qtbot: QtBot):
     assert fake.threads[0] is not threading.main_thread()
 
     gate.set()
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert page.state == OK and session.env_result == env_result_from_json(ok_result())
     assert page.result_label.text() == "The environment demo is ready."
     assert page.env_path.text() == "/home/ana/.local/share/gpuwizard/envs/demo"
@@ -190,7 +191,8 @@ def test_an_install_shows_progress_and_the_log_and_ends_complete(qtbot: QtBot):
     assert next_button.isEnabled() and wizard.button(QWizard.WizardButton.BackButton).isEnabled()
     assert " + typing-extensions==4.16.0" in page.log_view.toPlainText()
     qtbot.waitUntil(
-        lambda: page.log_view.verticalScrollBar().value() == page.log_view.verticalScrollBar().maximum()
+        lambda: page.log_view.verticalScrollBar().value() == page.log_view.verticalScrollBar().maximum(),
+        timeout=EVENT_MS,
     )
 
     # Back and forward again: the environment exists, nothing runs twice.
@@ -203,14 +205,14 @@ def test_cancel_during_an_install_rolls_back_and_says_nothing_was_left(qtbot: Qt
     fake = FakeInstall(wait_for_cancel=True)
     session = make_session(create_env=fake)
     wizard, page = open_page(qtbot, session)
-    qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=10_000)
+    qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=EVENT_MS)
     assert page.state == "running"
 
     qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
     assert page.phase_label.text() == "Cancelling: removing what was made…"
     assert not page.cancel_button.isEnabled()
     assert page.progress.maximum() == 0  # busy while it rolls back
-    qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=10_000)
+    qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=EVENT_MS)
     assert fake.saw_cancel
     assert page.result_label.text() == "Cancelled. Nothing was left behind."
     assert not page.isComplete() and session.env_result is None
@@ -222,7 +224,7 @@ def test_cancel_during_an_install_rolls_back_and_says_nothing_was_left(qtbot: Qt
     session.create_env = typed(FakeInstall())
     qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
     assert page.state == "running" and not page.result_box.isVisible()
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert session.env_result is not None and session.env_result.status == "ok"
 
 
@@ -234,7 +236,7 @@ def test_a_failed_install_shows_the_reason_the_diagnosis_and_retry(qtbot: QtBot)
     fake = FakeInstall(fail=("pip install failed with exit status 1", tail))
     session = make_session(create_env=fake)
     _wizard, page = open_page(qtbot, session)
-    qtbot.waitUntil(lambda: page.state == FAILED, timeout=10_000)
+    qtbot.waitUntil(lambda: page.state == FAILED, timeout=EVENT_MS)
     assert page.result_label.text() == "The environment could not be created."
     assert "Why: pip install failed with exit status 1" in page.reason_label.text()
     assert "Everything that was made has been removed." in page.reason_label.text()
@@ -254,17 +256,17 @@ def test_a_download_with_a_size_shows_its_percentage(qtbot: QtBot):
         on_event({"event": "phase", "phase": "install", "message": "installing torch==2.13.0"})
         on_event(progress("download", "Collecting torch==2.13.0", "torch", "2.13.0"))
         on_event(progress("download", "Progress 90000000 of 200000000", "torch", "2.13.0", percent=45.0))
-        assert gate.wait(20)
+        assert gate.wait(EVENT_S)
         result = ok_result()
         on_event(result)
         return result
 
     _wizard, page = open_page(qtbot, make_session(create_env=downloading))
-    qtbot.waitUntil(lambda: page.progress.value() == 45, timeout=10_000)
+    qtbot.waitUntil(lambda: page.progress.value() == 45, timeout=EVENT_MS)
     assert page.progress.maximum() == 100 and page.progress.text() == "torch 45%"
     assert page.detail_label.text() == "Package: torch 2.13.0, downloading"
     gate.set()
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
 
 
 def test_an_error_escaping_the_step_is_shown_not_raised(qtbot: QtBot):
@@ -272,7 +274,7 @@ def test_an_error_escaping_the_step_is_shown_not_raised(qtbot: QtBot):
         raise RuntimeError("disk on fire")
 
     _wizard, page = open_page(qtbot, make_session(create_env=broken))
-    qtbot.waitUntil(lambda: page.state == FAILED, timeout=10_000)
+    qtbot.waitUntil(lambda: page.state == FAILED, timeout=EVENT_MS)
     assert "RuntimeError: disk on fire" in page.reason_label.text()
     assert page.retry_button.isVisible()
 
@@ -317,7 +319,7 @@ def test_a_flood_of_log_lines_reaches_the_page_in_a_few_batches(
     page = InstallPage(session)
     wizard.addPage(page)
     wizard.show()
-    qtbot.waitUntil(page.isComplete, timeout=20_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert sum(batches) == lines + 2 and len(batches) < 200
     assert page.log_view.blockCount() <= LOG_LINES + 1
     assert page.log_view.toPlainText().rstrip().endswith(f"line {lines - 1}")
@@ -326,11 +328,11 @@ def test_a_flood_of_log_lines_reaches_the_page_in_a_few_batches(
 def test_the_page_works_by_keyboard(qtbot: QtBot):
     gate = threading.Event()
     wizard, page = open_page(qtbot, make_session(create_env=FakeInstall(gate=gate)))
-    qtbot.waitUntil(lambda: page.progress.value() == 4, timeout=10_000)
+    qtbot.waitUntil(lambda: page.progress.value() == 4, timeout=EVENT_MS)
     reached = tab_through(qtbot, wizard)
     assert page.cancel_button in reached and page.log_view in reached
     gate.set()
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert page.log_view.accessibleName() == "Installation log"
     assert page.cancel_button.text() == "&Cancel installation"
 
@@ -338,10 +340,10 @@ def test_the_page_works_by_keyboard(qtbot: QtBot):
 def test_closing_the_wizard_while_installing_cancels_and_waits(qtbot: QtBot):
     fake = FakeInstall(wait_for_cancel=True)
     _wizard, page = open_page(qtbot, make_session(create_env=fake))
-    qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=10_000)
+    qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=EVENT_MS)
     page.wait_for_workers()
     assert fake.saw_cancel and not any(worker.is_running() for worker in page.work.workers)
-    qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=10_000)
+    qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=EVENT_MS)
 
 
 @pytest.mark.parametrize("outcome", ["ok", "cancelled", "failed"])
@@ -354,9 +356,9 @@ def test_the_end_states_render(qtbot: QtBot, tmp_path: Path, outcome: str):
     }[outcome]  # fmt: skip
     _wizard, page = open_page(qtbot, make_session(create_env=fake))
     if outcome == "cancelled":
-        qtbot.waitUntil(lambda: "Resolved" in page.log_view.toPlainText(), timeout=10_000)
+        qtbot.waitUntil(lambda: "Resolved" in page.log_view.toPlainText(), timeout=EVENT_MS)
         page.cancel()
-    qtbot.waitUntil(lambda: page.state == outcome, timeout=10_000)
+    qtbot.waitUntil(lambda: page.state == outcome, timeout=EVENT_MS)
     QApplication.processEvents()
     folder = Path(os.environ.get("GPUWIZARD_TEST_SHOTS", str(tmp_path)))
     folder.mkdir(parents=True, exist_ok=True)

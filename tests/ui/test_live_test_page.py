@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.keyboard import tab_through
+from harness.waits import EVENT_MS, EVENT_S
 from harness.wizard_host import show_between
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
@@ -137,7 +139,7 @@ class FakeTest:
                 on_event({"event": "matmul", "device": "gpu", "size": 8192, "dtype": dtype, "tflops": tflops})
         if self.wait_for_cancel:
             self._train(on_event, "cpu", 5, 470.0)
-            self.saw_cancel = cancel.wait(20)
+            self.saw_cancel = cancel.wait(EVENT_S)
             return self._broken(on_event, [make_finding("TEST_PROBE_KILLED", reason="cancelled")])
         self._train(on_event, "cpu", 20, 812.0)
         result: Event = {
@@ -177,7 +179,7 @@ def test_a_cpu_only_test_draws_the_curve_and_says_why(qtbot: QtBot, tmp_path: Pa
     fake = FakeTest("cpu_only")
     session = make_session(run_test=fake)
     wizard, page = open_page(qtbot, session)
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert fake.threads[0] is not threading.main_thread()
     assert fake.targets == [LiveTestTarget("/home/ana/envs/demo/bin/python", "pytorch", "demo")]
     assert page.chart.point_count("cpu") == 20 and page.chart.point_count("gpu") == 0
@@ -199,14 +201,14 @@ def test_a_cpu_only_test_draws_the_curve_and_says_why(qtbot: QtBot, tmp_path: Pa
 
     qtbot.mouseClick(page.run_again_button, Qt.MouseButton.LeftButton)
     assert page.state == "running" and not page.verdict_box.isVisible()
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert fake.calls == 2 and page.chart.point_count("cpu") == 20
 
 
 def test_a_gpu_test_shows_both_curves_the_speedup_matmul_and_usage(qtbot: QtBot, tmp_path: Path):
     fake = FakeTest("gpu_ok")
     _wizard, page = open_page(qtbot, make_session("linux-h200.json", run_test=fake))
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert page.chart.point_count("gpu") == 60 and page.chart.point_count("cpu") == 20
     assert page.verdict_label.text() == "Your GPU trains, 63.1× faster than the CPU."
     assert page.values["speedup"].text() == "63.1×"
@@ -224,7 +226,7 @@ def test_a_failing_test_shows_the_diagnosis_with_its_fix(qtbot: QtBot, tmp_path:
     fake = FakeTest("import_error")
     session = make_session("linux-h200.json", run_test=fake)
     _wizard, page = open_page(qtbot, session)
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert page.verdict_label.text() == "Training does not work in this environment."
     assert [view.finding.code for view in page.finding_views] == ["FRAMEWORK_NOT_IMPORTABLE"]
     message, hint = finding_texts(page.finding_views[0].finding)
@@ -240,11 +242,11 @@ def test_a_failing_test_shows_the_diagnosis_with_its_fix(qtbot: QtBot, tmp_path:
 def test_stop_ends_a_running_test(qtbot: QtBot):
     fake = FakeTest("cpu_only", wait_for_cancel=True)
     _wizard, page = open_page(qtbot, make_session(run_test=fake))
-    qtbot.waitUntil(lambda: page.chart.point_count("cpu") == 5, timeout=10_000)
+    qtbot.waitUntil(lambda: page.chart.point_count("cpu") == 5, timeout=EVENT_MS)
     assert page.stop_button.isEnabled() and not page.isComplete()
     qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
     assert page.phase_label.text() == "Stopping the test…"
-    qtbot.waitUntil(lambda: page.state == DONE, timeout=10_000)
+    qtbot.waitUntil(lambda: page.state == DONE, timeout=EVENT_MS)
     assert fake.saw_cancel
     assert page.verdict_label.text() == "You stopped the test before it finished."
     assert not page.finding_views  # the "probe killed" finding is about hangs, not about a Stop
@@ -256,13 +258,13 @@ def test_stop_ends_a_running_test(qtbot: QtBot):
 def test_the_page_works_by_keyboard(qtbot: QtBot):
     fake = FakeTest("cpu_only")
     _wizard, page = open_page(qtbot, make_session(run_test=fake))
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     reached = tab_through(qtbot, page.window())
     assert page.run_again_button in reached
     page.run_again_button.setFocus()
     qtbot.keyClick(page.run_again_button, Qt.Key.Key_Space)
     assert page.state == "running" and page.stop_button.isEnabled()
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert fake.calls == 2
     assert page.chart.accessibleName() == "Training loss per step"
 
@@ -339,3 +341,99 @@ def test_cancelling_a_real_install_leaves_nothing(qtbot: QtBot, torch_folder: Pa
     assert install.result is not None and not Path(str(install.result.path)).exists()
     assert install.result_label.text() == "Cancelled. Nothing was left behind."
     assert session.env_result is None and not install.isComplete()
+
+
+# --- what the test prepares before its first step (issue 20, point 8) -----------------------
+
+
+class GatedReplay:
+    """``run_test`` replaying the recorded CPU run with the probe's ``prepare`` events in place.
+
+    The recording (``resources/samples/runs/test-torch-cpu.jsonl``) predates ``prepare``; the
+    stages go where the probe now sends them. The stream halts after the compile stage until
+    ``gate`` is set, as the real probe halts there for seconds.
+    """
+
+    def __init__(self) -> None:
+        from gpuwizard.workflow.wizard.replay import recorded_events
+
+        self.events = recorded_events("test-torch-cpu")
+        self.gate = threading.Event()
+        self.halted = threading.Event()
+
+    def __call__(
+        self,
+        _report: Any,
+        _target: LiveTestTarget,
+        on_event: Callable[[LiveTestEvent], None],
+        cancel: threading.Event,
+    ) -> LiveTestResult:
+        on_event(event_from_json({"event": "prepare", "stage": "import", "framework": "pytorch"}))
+        for data in self.events:
+            event = event_from_json(data)
+            on_event(event)
+            if data == {"event": "phase", "phase": "warmup", "device": "cpu"}:
+                on_event(
+                    event_from_json(
+                        {"event": "prepare", "stage": "compile", "device": "cpu", "warmup_steps": 2}
+                    )
+                )
+                self.halted.set()
+                self.gate.wait(60)
+        assert isinstance(event, LiveTestResult)
+        return event
+
+
+def test_the_page_says_what_the_test_prepares_before_the_first_step(qtbot: QtBot, tmp_path: Path):
+    replay = GatedReplay()
+    _wizard, page = open_page(qtbot, make_session(run_test=replay))
+    try:
+        qtbot.waitUntil(
+            lambda: page.phase_label.text().startswith("Compiling the model for the CPU…"), timeout=EVENT_MS
+        )
+        assert page.chart.point_count() == 0
+        assert page.progress.maximum() == 0  # busy: Qt animates the bar while nothing is counted
+        assert page.chart.empty_text.startswith("Compiling the model for the CPU…\nThe first training steps")
+        assert page.stage_timer.isActive()
+        # The line moves on its own while the probe is silent: the seconds spent are counted.
+        counted = re.compile(r"Compiling the model for the CPU… \(\d+ s\)")
+        qtbot.waitUntil(lambda: counted.fullmatch(page.phase_label.text()) is not None, timeout=EVENT_MS)
+        save_shot(page, "test-preparing.png", tmp_path)
+    finally:
+        replay.gate.set()
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
+    assert not page.stage_timer.isActive()
+    assert page.progress.maximum() == page.progress.value() == 20
+    assert page.chart.point_count("cpu") == 20
+    assert page.verdict_label.text() == "Training works on the CPU only."
+
+
+def test_a_recording_without_stages_still_replays(qtbot: QtBot):
+    from gpuwizard.workflow.wizard.replay import replay_test
+
+    _wizard, page = open_page(qtbot, make_session(run_test=replay_test("test-torch-cpu")))
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
+    assert not page.stage_timer.isActive()
+    assert page.chart.point_count("cpu") == 20
+    assert page.verdict_label.text() == "Training works on the CPU only."
+
+
+def test_a_cancelled_result_reads_as_stopped_not_broken(qtbot: QtBot):
+    # What run_live_test now returns for a stopped test: verdict and status `cancelled`.
+    def stopped(
+        _report: Any,
+        target: LiveTestTarget,
+        on_event: Callable[[LiveTestEvent], None],
+        cancel: threading.Event,
+    ) -> LiveTestResult:
+        result = result_from_json(
+            {"verdict": "cancelled", "framework": "pytorch", "python": target.python, "seconds": 2.0}
+        )
+        on_event(result)
+        return result
+
+    _wizard, page = open_page(qtbot, make_session(run_test=stopped))
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
+    assert page.verdict_label.text() == "You stopped the test before it finished."
+    assert page.progress.text() == "Stopped"
+    assert page.session.test_result is None

@@ -29,6 +29,7 @@ from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.state.path_journal import PathJournal
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.keyboard import tab_through
+from harness.waits import EVENT_MS
 
 RESOURCES = resources.files("gpuwizard.resources")
 USER_KEY = "HKCU\\Environment"
@@ -89,7 +90,7 @@ def open_path_page(
 
 
 def settle(qtbot: QtBot, page: PathPage, until: Callable[[], bool] = lambda: True) -> None:
-    qtbot.waitUntil(lambda: page.overview is not None and not page.is_busy() and until(), timeout=20_000)
+    qtbot.waitUntil(lambda: page.overview is not None and not page.is_busy() and until(), timeout=EVENT_MS)
 
 
 def top_items(tree: QTreeWidget) -> list[QTreeWidgetItem]:
@@ -345,7 +346,7 @@ def test_the_path_page_is_in_the_sequence_only_with_a_registry_and_a_request(
     qtbot.addWidget(without)
     without.setStartId(PageId.CHOOSE)
     without.show()
-    qtbot.waitUntil(without.choose_page.isComplete, timeout=20_000)
+    qtbot.waitUntil(without.choose_page.isComplete, timeout=EVENT_MS)
     assert without.nextId() == PageId.INSTALL
     assert without.path_page.overview is None  # never read anything
 

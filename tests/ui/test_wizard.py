@@ -22,6 +22,7 @@ from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.keyboard import tab_through
+from harness.waits import EVENT_MS, EVENT_S
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 
@@ -41,7 +42,7 @@ class GatedDetection:
 
     def __call__(self) -> SystemReport:
         self.threads.append(threading.current_thread())
-        assert self.gate.wait(20), "the test never opened the gate"
+        assert self.gate.wait(EVENT_S), "the test never opened the gate"
         if self.error is not None:
             raise self.error
         assert self.report is not None
@@ -68,7 +69,7 @@ def test_the_window_is_up_before_detection_ends_and_fills_in_after(qtbot: QtBot)
     assert not wizard.button(QWizard.WizardButton.NextButton).isEnabled()
 
     detection.gate.set()
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert detection.threads and detection.threads[0] is not threading.main_thread()
     assert page.report_scroll.isVisible() and not page.busy.isVisible()
     assert wizard.button(QWizard.WizardButton.NextButton).isEnabled()
@@ -81,7 +82,7 @@ def test_findings_are_shown_with_their_hints(qtbot: QtBot):
     detection = GatedDetection(sample("windows-rtx2080super-two-cuda.json"))
     detection.gate.set()
     wizard = open_wizard(qtbot, detection)
-    qtbot.waitUntil(wizard.detect_page.isComplete, timeout=10_000)
+    qtbot.waitUntil(wizard.detect_page.isComplete, timeout=EVENT_MS)
     views = wizard.detect_page.view.finding_views
     assert [v.finding.code for v in views] == ["MULTIPLE_CUDA_ON_PATH", "LONG_PATHS_DISABLED"]
     assert "12.1.1" in views[0].message_label.text()
@@ -94,7 +95,7 @@ def test_the_whole_path_by_keyboard_alone(qtbot: QtBot):
     detection = GatedDetection(sample("linux-4xa100-one-lost.json"))
     detection.gate.set()
     wizard = open_wizard(qtbot, detection)
-    qtbot.waitUntil(wizard.detect_page.isComplete, timeout=10_000)
+    qtbot.waitUntil(wizard.detect_page.isComplete, timeout=EVENT_MS)
     qtbot.keyClick(wizard, Qt.Key.Key_Return)
     assert wizard.currentId() == PageId.DETECT
     # Tab reaches the report (so it scrolls with the keyboard) and comes back to Next.
@@ -109,7 +110,7 @@ def test_the_whole_path_by_keyboard_alone(qtbot: QtBot):
     assert wizard.currentId() == PageId.CHOOSE
     assert "4 × NVIDIA A100-SXM4-80GB" not in wizard.summary_page.verdict.text()  # one is lost
     assert "3 × NVIDIA A100-SXM4-80GB" in wizard.summary_page.verdict.text()
-    with qtbot.waitSignal(wizard.finished, timeout=5_000):
+    with qtbot.waitSignal(wizard.finished, timeout=EVENT_MS):
         qtbot.keyClick(wizard, Qt.Key.Key_Escape)
 
 
@@ -119,14 +120,14 @@ def test_a_failed_detection_says_why_and_can_be_retried(qtbot: QtBot):
     wizard = open_wizard(qtbot, failing)
     wizard.next()
     page = wizard.detect_page
-    qtbot.waitUntil(page.error.isVisible, timeout=10_000)
+    qtbot.waitUntil(page.error.isVisible, timeout=EVENT_MS)
     assert "PermissionError" in page.error_label.text() and not page.isComplete()
 
     working = GatedDetection(sample("no-gpu.json"))
     working.gate.set()
     wizard.session.detect = working
     qtbot.mouseClick(page.retry_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(page.isComplete, timeout=10_000)
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
     assert "No usable NVIDIA GPU" in page.view.headline.text()
 
 

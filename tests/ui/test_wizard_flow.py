@@ -38,6 +38,7 @@ from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 from gpuwizard.workflow.wizard.replay import recorded_events, replay_env_create, replay_test
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.heartbeat import Heartbeat
+from harness.waits import EVENT_MS, EVENT_S
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
@@ -67,6 +68,8 @@ def next_page(qtbot: QtBot, wizard: SetupWizard, timeout: int = 20_000) -> int:
     button = QWizard.WizardButton.CommitButton if page.isCommitPage() else QWizard.WizardButton.NextButton
     assert wizard.button(button).isEnabled()
     qtbot.mouseClick(wizard.button(button), Qt.MouseButton.LeftButton)
+    if wizard.install_question is not None:  # Install asks first, with what it downloads (issue 20)
+        qtbot.mouseClick(wizard.install_question.install_button, Qt.MouseButton.LeftButton)
     return wizard.currentId()
 
 
@@ -116,10 +119,10 @@ def test_every_page_in_order_on_a_saved_report_with_recorded_backends(
 
     assert next_page(qtbot, wizard) == PageId.CHOOSE
     choose = wizard.choose_page
-    qtbot.waitUntil(lambda: choose.inputs.version_combo.count() > 1, timeout=10_000)
+    qtbot.waitUntil(lambda: choose.inputs.version_combo.count() > 1, timeout=EVENT_MS)
     pick_release(wizard, "2.13", "torch-cpu")
     qtbot.waitUntil(
-        lambda: choose.isComplete() and "2.13" in choose.panel.plan_framework.text(), timeout=10_000
+        lambda: choose.isComplete() and "2.13" in choose.panel.plan_framework.text(), timeout=EVENT_MS
     )
     assert "No NVIDIA GPU here" in choose.panel.headline.text()
     assert "CPU build" in choose.panel.plan_cuda.text()
@@ -127,13 +130,13 @@ def test_every_page_in_order_on_a_saved_report_with_recorded_backends(
     # No PATH change in this plan: Choose leads to Install, a commit page.
     assert next_page(qtbot, wizard) == PageId.INSTALL
     install = wizard.install_page
-    qtbot.waitUntil(lambda: install.state == OK, timeout=10_000)
+    qtbot.waitUntil(lambda: install.state == OK, timeout=EVENT_MS)
     assert install.result_label.text() == "The environment torch-cpu is ready."
     assert "torch==2.13.0+cpu" in install.log_view.toPlainText()
 
     assert next_page(qtbot, wizard) == PageId.TEST
     test = wizard.test_page
-    qtbot.waitUntil(lambda: test.state == DONE, timeout=10_000)
+    qtbot.waitUntil(lambda: test.state == DONE, timeout=EVENT_MS)
     assert test.verdict_label.text() == "Training works on the CPU only."
     assert test.chart.point_count("cpu") == 20
     assert recorder.calls == [("torch-cpu", "cpu_only")]
@@ -176,11 +179,11 @@ def test_a_plan_that_needs_path_changes_goes_through_the_path_page(qtbot: QtBot,
     next_page(qtbot, wizard)
     choose = wizard.choose_page
     choose.inputs.tensorflow_radio.setChecked(True)
-    qtbot.waitUntil(lambda: choose.inputs.version_combo.findData("2.10") > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: choose.inputs.version_combo.findData("2.10") > 0, timeout=EVENT_MS)
     choose.inputs.version_combo.setCurrentIndex(choose.inputs.version_combo.findData("2.10"))
     choose.inputs.venv_radio.setChecked(True)
     qtbot.waitUntil(
-        lambda: choose.isComplete() and "2.10" in choose.panel.plan_framework.text(), timeout=10_000
+        lambda: choose.isComplete() and "2.10" in choose.panel.plan_framework.text(), timeout=EVENT_MS
     )
     assert next_page(qtbot, wizard) == PageId.PATH
     assert session.path_request is not None and any("v11.2" in f for f in session.path_request.folders)
@@ -201,7 +204,7 @@ class WaitForCancel:
     ) -> Event:
         on_event({"event": "phase", "phase": "install", "message": "installing torch==2.13.0"})
         self.started.set()
-        self.saw_cancel = cancel.wait(20)
+        self.saw_cancel = cancel.wait(EVENT_S)
         on_event({"event": "phase", "phase": "rollback", "message": "cancelled: removing what was made"})
         result = {"event": "result", "status": "cancelled", "name": choice.name, "path": "/x",
                   "python": None, "framework_version": None, "error": "cancelled by the user",
@@ -217,10 +220,10 @@ def test_cancel_during_the_install_rolls_back_and_stays_on_the_page(qtbot: QtBot
     while wizard.currentId() != PageId.INSTALL:
         next_page(qtbot, wizard)
     install = wizard.install_page
-    assert fake.started.wait(10)
-    qtbot.waitUntil(lambda: not wizard.button(QWizard.WizardButton.BackButton).isEnabled(), timeout=5_000)
+    assert fake.started.wait(EVENT_S)
+    qtbot.waitUntil(lambda: not wizard.button(QWizard.WizardButton.BackButton).isEnabled(), timeout=EVENT_MS)
     qtbot.mouseClick(install.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: install.state == CANCELLED, timeout=10_000)
+    qtbot.waitUntil(lambda: install.state == CANCELLED, timeout=EVENT_MS)
     assert fake.saw_cancel and session.env_result is None
     assert install.result_label.text() == "Cancelled. Nothing was left behind."
     assert not wizard.button(QWizard.WizardButton.CommitButton).isEnabled()
@@ -276,14 +279,23 @@ def drifted(report: SystemReport, driver: str, cuda_max: str) -> SystemReport:
     )
 
 
-def test_a_previous_setup_opens_on_verify_and_shows_the_drifted_driver(qtbot: QtBot):
+def test_a_previous_setup_opens_on_verify_and_shows_the_drifted_driver(qtbot: QtBot, tmp_path: Path):
     h200 = sample("linux-h200.json")
     assert h200.driver is not None
     gpu_ok = result_from_json({"verdict": "gpu_ok"})
     assert record_good_state(h200, "unknown", gpu_ok, None) is None  # no such environment
+    from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnvironment
+    from gpuwizard.core.health.snapshot import SnapshotPathEntry
     from gpuwizard.workflow.health.good_state import build_snapshot, save_last_good
 
-    save_last_good(build_snapshot(h200, [], {}, {}, ()))
+    # The setup: a folder the wizard put on PATH (a registry snapshot stands for the registry).
+    folder = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin"
+    registry = tmp_path / "registry.json"
+    registry.write_text(
+        json.dumps({USER_ENVIRONMENT_KEY: {"Path": {"type": "REG_EXPAND_SZ", "value": folder}}})
+    )
+    store = SnapshotFileEnvironment(registry)
+    save_last_good(build_snapshot(h200, [], {}, {}, (SnapshotPathEntry(store.identity, "user", folder),)))
     upgraded = drifted(h200, "615.20.01", "13.4")
     detections: list[threading.Thread] = []
 
@@ -291,7 +303,7 @@ def test_a_previous_setup_opens_on_verify_and_shows_the_drifted_driver(qtbot: Qt
         detections.append(threading.current_thread())
         return upgraded
 
-    session = WizardSession(detect=detect, previous_setup=True)
+    session = WizardSession(detect=detect, previous_setup=True, path_store=store)
     wizard = open_wizard(qtbot, session)
     assert wizard.currentId() == PageId.VERIFY
     page = wizard.verify_page
@@ -333,7 +345,7 @@ def test_a_broken_environment_is_red_with_its_fix_and_repair_sets_it_up_again(qt
     next_page(qtbot, wizard)
     choose = wizard.choose_page
     assert choose.inputs.name_edit.text() == "old"
-    qtbot.waitUntil(choose.isComplete, timeout=10_000)
+    qtbot.waitUntil(choose.isComplete, timeout=EVENT_MS)
     assert "will be replaced" in choose.inputs.name_error.text()
     assert choose.current_choice().replace
     assert "2.13" in choose.panel.plan_framework.text()
@@ -354,12 +366,12 @@ def test_the_real_setup_on_this_machine_through_the_gui(qtbot: QtBot, torch_fold
     detect_stall = heartbeat.stop()
 
     choose = wizard.choose_page
-    qtbot.waitUntil(lambda: choose.inputs.version_combo.count() > 1, timeout=20_000)
+    qtbot.waitUntil(lambda: choose.inputs.version_combo.count() > 1, timeout=EVENT_MS)
     pick_release(wizard, "2.13", "wizard-acceptance")
     qtbot.mouseClick(choose.inputs.offline_check, Qt.MouseButton.LeftButton)
     choose.inputs.folder_edit.setText(str(torch_folder))
     qtbot.waitUntil(
-        lambda: choose.isComplete() and "2.13" in choose.panel.plan_framework.text(), timeout=20_000
+        lambda: choose.isComplete() and "2.13" in choose.panel.plan_framework.text(), timeout=EVENT_MS
     )
     assert "CPU build" in choose.panel.plan_cuda.text()
     assert str(torch_folder) in choose.panel.changes.text()

@@ -9,14 +9,23 @@ Every fetch is https only, redirects included, and size-limited: what the wizard
 changed on its way, nor fill the memory. There is no exception for plain http, not even to
 127.0.0.1: the tests serve https on 127.0.0.1 with a certificate they make
 (``tests/harness/http_server.py``) and trust it through ``REQUESTS_CA_BUNDLE``.
+
+:func:`probe_index` is the other use: whether a package index answers at all, before an install
+(issue 20). It reads nothing of the answer, so it also asks plain http on this machine (a local
+mirror or proxy a person set up); it sends the request as pip would (proxies from the
+environment, the certificate checked) and says which way it failed.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from gpuwizard import __version__
+from gpuwizard.core.envs.index_reach import Failure, IndexAnswer
+from gpuwizard.core.envs.package_sources import display_url, hide_logins, mirror_refusal
 
 if TYPE_CHECKING:
     import requests
@@ -171,3 +180,132 @@ def _size(count: int) -> str:
 def _reason(error: BaseException) -> str:
     text = str(error).splitlines()[0] if str(error) else type(error).__name__
     return text[:200]
+
+
+#: Seconds to wait for a package index to accept the connection, and then for its first answer:
+#: an index that answers at all does so within a second or two; pip waits 15 s (its --timeout)
+#: and retries 5 times, uv 30 s with 3 retries, which is what made an unreachable index cost
+#: the person ~12 s of nothing before the explanation (issue 20).
+PROBE_CONNECT_TIMEOUT_S: Final = 4.0
+PROBE_READ_TIMEOUT_S: Final = 8.0
+
+#: How the network libraries word each failure (urllib3's NameResolutionError and
+#: NewConnectionError carry the OS's text: glibc "Name or service not known", "Temporary failure
+#: in name resolution"; macOS "nodename nor servname provided"; Windows WinError 11001
+#: "getaddrinfo failed", 10061 "actively refused", 10051/10065 unreachable).
+_WORDS: Final[tuple[tuple[Failure, re.Pattern[str]], ...]] = (
+    (
+        "dns",
+        re.compile(
+            r"NameResolutionError|Name or service not known|Temporary failure in name resolution|"
+            r"getaddrinfo failed|nodename nor servname|No address associated with hostname|Failed to resolve",
+            re.IGNORECASE,
+        ),
+    ),
+    ("refused", re.compile(r"Connection refused|actively refused|\[Errno 111\]|10061", re.IGNORECASE)),
+    (
+        "network",
+        re.compile(
+            r"Network is unreachable|No route to host|\[Errno 10[13]\]|\[Errno 113\]|1005[01]|10065",
+            re.IGNORECASE,
+        ),
+    ),
+    ("timeout", re.compile(r"timed out|timeout", re.IGNORECASE)),
+)
+
+
+def probe_index(
+    url: str,
+    *,
+    connect_timeout: float = PROBE_CONNECT_TIMEOUT_S,
+    read_timeout: float = PROBE_READ_TIMEOUT_S,
+) -> IndexAnswer:
+    """Ask ``url`` (an index's page, ``<index>/torch/``) once, without retries; never raises.
+
+    The environment's settings apply as they do to pip: ``HTTPS_PROXY``/``HTTP_PROXY``/
+    ``NO_PROXY`` and ``REQUESTS_CA_BUNDLE`` (requests' ``trust_env``,
+    https://requests.readthedocs.io/en/latest/user/advanced/#proxies); the certificate is
+    checked. Any status below 400 means the index is there (a redirect included).
+    """
+    shown = display_url(url)
+    why = mirror_refusal(url)
+    if why is not None:
+        return IndexAnswer(shown, ok=False, failure="other", detail=f"{shown} {why}")
+    import requests  # noqa: PLC0415 - only when something is asked
+
+    proxy = _proxy_for(url)
+    started = time.perf_counter()
+    failure: Failure | None = None
+    detail, status = "", None
+    try:
+        with requests.Session() as session:
+            session.headers["User-Agent"] = f"gpuwizard/{__version__}"
+            # stream=True: only the status line and headers are read, never the page
+            # (https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow).
+            with session.get(
+                url, timeout=(connect_timeout, read_timeout), allow_redirects=False, stream=True
+            ) as response:
+                status = response.status_code
+    except requests.exceptions.ProxyError as error:
+        # "Tunnel connection failed: 407 Proxy Authentication Required" (http.client's CONNECT).
+        failure = "proxy_auth" if "407" in str(error) else "proxy"
+        detail = _innermost(error)
+    except requests.exceptions.SSLError as error:
+        failure, detail = "tls", _innermost(error)
+    except requests.exceptions.Timeout as error:
+        failure, detail = "timeout", _innermost(error)
+    except requests.exceptions.ConnectionError as error:
+        failure, detail = _connection_failure(error), _innermost(error)
+    except (requests.exceptions.RequestException, ValueError) as error:
+        failure, detail = "other", _innermost(error)
+    seconds = time.perf_counter() - started
+    if failure is None and status is not None and status >= 400:
+        failure = "proxy_auth" if status == 407 else "http"
+        detail = f"HTTP {status}"
+    return IndexAnswer(
+        shown,
+        ok=failure is None,
+        failure=failure,
+        detail=hide_logins(detail),
+        status=status,
+        proxy=display_url(proxy) if proxy else None,
+        seconds=seconds,
+    )
+
+
+def _proxy_for(url: str) -> str | None:
+    """The proxy requests will use for ``url`` from the environment (None: straight there)."""
+    from requests.utils import get_environ_proxies, select_proxy  # noqa: PLC0415
+
+    proxies = get_environ_proxies(url)
+    proxy = select_proxy(url, proxies) if proxies else None
+    return str(proxy) if proxy else None
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    """``error`` and what it wraps: urllib3's MaxRetryError ``reason``, the first argument, the cause."""
+    seen: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in seen:
+        seen.append(current)
+        reason = getattr(current, "reason", None)
+        nested = current.args[0] if current.args and isinstance(current.args[0], BaseException) else None
+        current = reason if isinstance(reason, BaseException) else nested or current.__cause__
+    return seen
+
+
+def _innermost(error: BaseException) -> str:
+    """What the innermost error said, in one line (the OS's or the TLS library's words)."""
+    chain = _chain(error)
+    return _reason(chain[-1]) if str(chain[-1]) else _reason(error)
+
+
+def _connection_failure(error: BaseException) -> Failure:
+    """Which way a connection failed, from urllib3's exception or the OS's words."""
+    from urllib3.exceptions import NameResolutionError  # noqa: PLC0415
+
+    chain = _chain(error)
+    if any(isinstance(part, NameResolutionError) for part in chain):
+        return "dns"
+    text = " ".join(str(part) for part in chain)
+    return next((failure for failure, words in _WORDS if words.search(text)), "other")

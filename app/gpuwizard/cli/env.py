@@ -1,5 +1,11 @@
 """``gpuwizard env create | list | remove``.
 
+Before anything is made, ``env create`` asks every package index the install will use whether
+it answers (not with ``--offline``): one that does not ends the command with exit 2, one line
+naming the index and the failure on stderr, and the ways forward (a proxy, a mirror, a folder
+of wheels, PyPI's build with ``--from-pypi``) on stdout, or as the ``sources`` event with
+``--json``.
+
 Cancel: SIGINT (Ctrl+C) and SIGTERM (and Ctrl+Break on Windows) set a flag that the running
 step watches; the tool's whole process tree is then killed, what was made is removed, and the
 command exits 3 with a ``cancelled`` result.
@@ -10,9 +16,15 @@ from __future__ import annotations
 import argparse
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuwizard.cli import common
 from gpuwizard.cli.recommend import add_wish_options
+
+if TYPE_CHECKING:
+    from gpuwizard.core.envs.index_reach import SourcesCheck
+    from gpuwizard.core.envs.request import SetupRequest
+    from gpuwizard.workflow.envs.setup import Setup
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -31,6 +43,12 @@ def add_parser(commands: common.Subcommands) -> None:
     create.add_argument("--prefix", metavar="DIR", type=Path, help="the environment's folder")
     create.add_argument("--find-links", metavar="DIR", type=Path, help="a folder of wheels to install from")
     create.add_argument("--offline", action="store_true", help="fetch nothing: only --find-links DIR is used")
+    create.add_argument(
+        "--from-pypi",
+        action="store_true",
+        help="PyTorch only: install the plan's release as PyPI serves it instead of from PyTorch's "
+        "index, when that build is a correct one for this machine",
+    )
     create.add_argument(
         "--jupyter", action="store_true", help="register a Jupyter kernel (installs ipykernel)"
     )
@@ -75,8 +93,7 @@ def _create(args: argparse.Namespace, write: common.Write) -> int:
 def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cancel: threading.Event) -> int:
     from gpuwizard.cli.text.env import EnvProgress  # noqa: PLC0415
     from gpuwizard.core.envs.request import SetupRequest, SetupRequestError  # noqa: PLC0415
-    from gpuwizard.workflow.envs.setup import SetupRefused, plan_setup, run_setup  # noqa: PLC0415
-    from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
+    from gpuwizard.workflow.envs.setup import SetupRefused, run_setup  # noqa: PLC0415
 
     with common.bad_input(SetupRequestError):
         # Cheap checks first: a bad name or wish is refused before the machine is even looked at.
@@ -98,12 +115,45 @@ def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cance
     show = common.json_lines(write) if args.json else EnvProgress(write)
     if not cancel.is_set():
         with common.bad_input(SetupRefused):
-            setup = plan_setup(detect_system(), request)
+            setup = _planned(request, args, write)
     if cancel.is_set():
         return _cancelled_early(args.name, show)
+    if setup.sources_check is not None:
+        _show_sources(setup.sources_check, args.json, write)
     with common.bad_input(SetupRefused):
         result = run_setup(setup, show, cancel)
     return common.EXIT_OK if result.ok else common.EXIT_ROLLED_BACK
+
+
+def _planned(request: SetupRequest, args: argparse.Namespace, write: common.Write) -> Setup:
+    """The checked setup (indexes asked); an index that does not answer is explained, then refused.
+
+    Raises:
+        SetupRefused: The request cannot be carried out (bad input, exit code 2).
+    """
+    from gpuwizard.workflow.envs.setup import SourcesUnreachable, from_pypi, plan_setup, recommend_for  # noqa: PLC0415
+    from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
+
+    report = detect_system()
+    recommendation = None
+    if args.from_pypi:
+        recommendation = from_pypi(report, recommend_for(report, request))
+    try:
+        return plan_setup(report, request, recommendation=recommendation)
+    except SourcesUnreachable as error:
+        # The explanation first (stdout, or the `sources` event), then the one-line refusal.
+        _show_sources(error.check, args.json, write)
+        raise
+
+
+def _show_sources(check: SourcesCheck, as_json: bool, write: common.Write) -> None:
+    from gpuwizard.cli.text.sources import check_text  # noqa: PLC0415
+    from gpuwizard.core.envs.index_reach import check_to_json  # noqa: PLC0415
+
+    if as_json:
+        common.json_lines(write)(check_to_json(check))
+    else:
+        write(check_text(check, common.terminal_width()))
 
 
 def _cancelled_early(name: str, show: common.Show) -> int:

@@ -7,6 +7,8 @@ The only module of the command line that reaches Qt, and only inside these comma
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from gpuwizard.cli import common
@@ -53,6 +55,12 @@ def run_screenshots(args: argparse.Namespace, write: common.Write) -> int:
     directory: Path = args.directory
     if directory.exists() and not directory.is_dir():
         raise common.UsageError(f"{directory}: exists and is not a folder")
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        # Rendering needs no screen: without one, Qt's offscreen platform draws the same pages
+        # (doc.qt.io/qt-6/qpa.html) instead of failing to connect to a display.
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from gpuwizard.ui.screenshots import render_screenshots  # noqa: PLC0415 - Qt only here
 
     theme = args.shots_theme or args.theme

@@ -3,14 +3,17 @@
 Exit codes: 0 when the test passed on this machine (it trained on the GPU, ``gpu_ok`` or
 ``gpu_slow``, or on the CPU of a machine without an NVIDIA GPU: the rule of
 :mod:`gpuwizard.core.livetest.verdicts`); 1 when it ran and did not pass (``broken``, or
-``cpu_only`` although an NVIDIA GPU is present); 2 for bad input. A test that passed in an
-environment the wizard made is recorded as the last good state, which ``gpuwizard verify``
-compares with later.
+``cpu_only`` although an NVIDIA GPU is present); 2 for bad input; 130 when it was cancelled
+(Ctrl+C, SIGTERM; Ctrl+Break on Windows): the probe is stopped, the last event (``--json``) is a
+``result`` with ``status`` and ``verdict`` ``cancelled``, and nothing is recorded. A test that
+passed in an environment the wizard made is recorded as the last good state, which
+``gpuwizard verify`` compares with later.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 
 from gpuwizard.cli import common
@@ -41,18 +44,28 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         raise common.UsageError("--timeout must be a positive number of seconds")
     with common.bad_input(LiveTestUsageError):
         target = resolve_target(args.env, args.python, args.framework)
-    report = detect_system()
+    progress: LiveTestProgress | None = None
     if args.json:
         lines = common.json_lines(write)
 
         def show(event: LiveTestEvent) -> None:
             lines(event.to_json())
     else:
-        show = LiveTestProgress(write)
+        # On a terminal the slow preparations (import, CUDA, compiling) show a moving counter.
+        show = progress = LiveTestProgress(write, live=sys.stdout.isatty())
     cancel = threading.Event()
+    # From detection on, a signal only sets `cancel`: the test then ends as cancelled, with its
+    # result event, never as a verdict (a probe killed on request says nothing of the setup).
     with common.cancel_on_signals(cancel):
-        result = run_test(report, target, show, cancel, timeout_s=args.timeout)
-    if target.env_name is not None and not cancel.is_set():
+        report = detect_system()
+        try:
+            result = run_test(report, target, show, cancel, timeout_s=args.timeout)
+        finally:
+            if progress is not None:
+                progress.stop()
+    if result.cancelled:
+        return common.EXIT_CANCELLED
+    if target.env_name is not None:
         # The wizard edits PATH only on Windows (the live registry): its folders are recorded there.
         snapshot = record_good_state(report, target.env_name, result, common.path_store(None))
         if snapshot is not None and not args.json:  # JSON lines end with the result event (the contract)

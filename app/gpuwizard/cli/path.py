@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from gpuwizard.cli import common
 from gpuwizard.cli.text.path import write_change, write_findings, write_history, write_review
 from gpuwizard.core.findings.model import Finding, finding_to_json
-from gpuwizard.core.pathedit.review import review_to_json
+from gpuwizard.core.pathedit.review import first_cuda_version, review_to_json
 
 if TYPE_CHECKING:
     from gpuwizard.adapters.registry import EnvironmentStore, RegValue
@@ -136,6 +136,7 @@ def _show(args: argparse.Namespace, store: EnvironmentStore, write: common.Write
     # Both scopes are always read: the user entries are judged after the system ones, as Windows
     # joins them; --scope only chooses what is printed.
     _values, reviews, findings = review_store(store)
+    first_cuda = first_cuda_version(reviews)  # of both scopes, whichever is printed
     reviews = [r for r in reviews if args.scope in ("all", r.scope)]
     if args.json:
         common.write_json(
@@ -148,7 +149,7 @@ def _show(args: argparse.Namespace, store: EnvironmentStore, write: common.Write
             },
         )
     else:
-        write_review(reviews, findings, write)
+        write_review(reviews, findings, write, first_cuda=first_cuda)
     return common.EXIT_OK
 
 

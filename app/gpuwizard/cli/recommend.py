@@ -1,4 +1,9 @@
-"""``gpuwizard recommend``: the plan for this machine or a saved report (schema ``gpuwizard.recommendation/1``)."""
+"""``gpuwizard recommend``: the plan for this machine or a saved report (schema ``gpuwizard.recommendation/1``).
+
+Beside the plan: where its packages would come from here (``package_sources``: PyTorch's index or
+the person's mirror of it, PyPI or a PyPI mirror, each with the setting it came from). Nothing is
+asked over the network for it; a mirror setting that cannot be used is refused (exit 2).
+"""
 
 from __future__ import annotations
 
@@ -49,10 +54,13 @@ def add_wish_options(parser: argparse.ArgumentParser, *, required: bool = True) 
 
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Recommend and print the plan."""
+    from gpuwizard.adapters.index_settings import read_index_settings  # noqa: PLC0415
     from gpuwizard.core.compat.plan import WishError, parse_wish, recommendation_to_json  # noqa: PLC0415
     from gpuwizard.core.compat.recommend import recommend  # noqa: PLC0415
+    from gpuwizard.core.envs.package_sources import MirrorRefused, sources_to_json  # noqa: PLC0415
     from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415
     from gpuwizard.workflow.compat.releases import index_for_wish  # noqa: PLC0415
+    from gpuwizard.workflow.envs.index_check import expected_tool, sources_for  # noqa: PLC0415
 
     with common.bad_input(WishError):
         wish = parse_wish(args.framework, args.framework_version, args.python, args.manager)
@@ -70,14 +78,28 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         recommendation = recommend(report, wish, compat, index)
     if notes:
         recommendation = replace(recommendation, notes=(*recommendation.notes, *notes))
+    plan = recommendation.plan
+    with common.bad_input(MirrorRefused):
+        sources = sources_for(
+            plan,
+            tool=expected_tool(plan.manager, None, report.managers),
+            find_links=None,
+            offline=False,
+            settings=read_index_settings(),
+        )
     if args.json:
-        common.write_json(write, recommendation_to_json(recommendation))
+        data = recommendation_to_json(recommendation)
+        data["package_sources"] = sources_to_json(sources, plan.requirements)
+        common.write_json(write, data)
     else:
         from gpuwizard.cli.text.plan import render_recommendation  # noqa: PLC0415
 
         write(
             render_recommendation(
-                recommendation, nvidia_gpu_present=bool(report.nvidia_gpus), width=common.terminal_width()
+                recommendation,
+                nvidia_gpu_present=bool(report.nvidia_gpus),
+                width=common.terminal_width(),
+                sources=sources,
             )
         )
     return common.EXIT_OK

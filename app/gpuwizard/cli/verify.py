@@ -2,10 +2,13 @@
 
 Re-runs detection, probes every environment the wizard made, runs a short live test in each,
 checks the PATH folders the wizard added, and compares it all with the last good state
-(``GPUWIZARD_HOME/last-good.json``). A healthy run records a new last good state.
+(``GPUWIZARD_HOME/last-good.json``). A healthy run records a new last good state. Where the
+wizard set nothing up (no environment it made, no PATH folder it added), it says there is
+nothing to verify and records nothing.
 
-Exit codes: 0 healthy (changes such as an upgraded driver are fine); 1 something is broken;
-2 bad input (one line on stderr); 130 cancelled (Ctrl+C, SIGTERM).
+Exit codes: 0 healthy (changes such as an upgraded driver are fine), or nothing to verify (not a
+failure: the ``result`` has ``status`` ``nothing_to_verify``); 1 something is broken; 2 bad input
+(one line on stderr); 130 cancelled (Ctrl+C, SIGTERM).
 """
 
 from __future__ import annotations
@@ -65,4 +68,5 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
             )
     except VerifyCancelled:
         return common.EXIT_CANCELLED
+    # Nothing to verify (a report without checks, so nothing broken) is not a failure: exit 0.
     return common.EXIT_OK if health.healthy else common.EXIT_PROBLEM

@@ -43,6 +43,16 @@ class TensorflowBackend:
         configured = self.tf.config.threading.get_intra_op_parallelism_threads()
         return int(configured) if configured else self.threads
 
+    def open_device(self, device: str) -> None:
+        """Run one small op on ``device``, so its start-up cost comes before the model's.
+
+        TensorFlow starts its runtime, each GPU device and its CUDA context included, when the
+        first op runs (eager execution initialises its context lazily), wherever that op runs.
+        """
+        tf = self.tf
+        with tf.device(self.devices[device]):
+            float(tf.reduce_sum(tf.zeros((1,)) + 1.0))
+
     def make_data(self, samples_per_batch: int) -> None:
         """The synthetic data set (NHWC, on the CPU; each run copies what it uses)."""
         tf = self.tf

@@ -31,6 +31,13 @@ by threads spinning for each other.
 
 Events, in order (fields beyond these may be added, never removed):
 
+- ``prepare`` before each slow preparation that shows no step, so the wizard can say what the
+  test is doing: stage ``import`` (with framework) before the framework is imported, so before
+  ``start``; stage ``cuda_context`` (device ``gpu``), after ``device_summary`` when the test
+  trains on a GPU, before its first use creates the CUDA context; in each warm-up, stage
+  ``compile`` (device, warmup_steps) before the model is built and its warm-up steps run (graph
+  tracing, kernel autotuning, the optimizer's set-up). A stage lasts until the next event;
+  older wizards ignore the kind;
 - ``start``: framework, framework_version, python, python_executable, built_with_cuda,
   cuda_build, cudnn_build, arch_list, config, model, import_seconds;
 - ``device`` per GPU the framework sees (kind ``gpu``, index, name, compute_capability,
@@ -140,6 +147,10 @@ class Output:
         held, self._held = self._held, []
         for fields in held:
             self.emit("warning", **fields)
+
+    def prepare(self, stage: str, **fields: object) -> None:
+        """Say that a slow preparation begins (the phase, which errors name, stays as it is)."""
+        self.emit("prepare", stage=stage, **fields)
 
     def start_phase(self, phase: str, device: "str | None" = None) -> None:
         """Enter ``phase`` and say so."""
@@ -256,6 +267,7 @@ def make_backend(framework: str, module: ModuleType, config: "dict") -> "Backend
 def train(backend: "Backend", out: Output, device: str, *, steps: int, batch: int, warmup: int) -> "tuple":
     """Warm up, reset, then ``steps`` measured steps on ``device``; returns (trainer, losses, rates)."""
     out.start_phase("warmup", device)
+    out.prepare("compile", device=device, warmup_steps=warmup)
     trainer = backend.trainer(device, batch)
     last_step = None
     for _ in range(warmup):
@@ -320,7 +332,9 @@ def measure_matmul(backend: "Backend", out: Output, size: int, capability: "str 
             device="gpu",
             size=current,
             dtype=label,
-            tflops=round(tflops, 3),
+            # Four significant digits, not three decimals: a slow device (the CPU standing
+            # in for a GPU, float16 on a loaded CPU) measures well under 0.001 TFLOPS.
+            tflops=float("%.4g" % tflops),
             seconds=round(seconds, 4),
             repeats=repeats,
         )
@@ -334,6 +348,7 @@ def run(config: "dict", out: Output, started: float) -> int:
         # OpenMP threads that spin while they wait make a CPU that anything else is using
         # 2-3x slower (measured on 2 cores); waiting passively costs nothing measurable alone.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    out.prepare("import", framework=framework)
     try:
         module = env_report.import_framework(framework)
     except env_report.ImportFailed as failure:
@@ -406,6 +421,11 @@ def run_backend(
     out.emit("device", kind="cpu", name=cpu_name(), threads=backend.cpu_threads())
     out.emit("device_summary", gpu_count=len(gpus), gpu_available=bool(gpus), gpu_used=use_gpu)
 
+    if use_gpu:
+        # Before anything else runs: TensorFlow starts its runtime, GPUs and their CUDA contexts
+        # included, on its first op wherever it runs (the data below are made on the CPU).
+        out.prepare("cuda_context", device="gpu")
+        backend.open_device("gpu")
     out.start_phase("data", None)
     backend.make_data(max(config["batch"] if use_gpu else 1, config["cpu_batch"]))
 

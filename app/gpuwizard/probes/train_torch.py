@@ -42,6 +42,16 @@ class TorchBackend:
         """Intra-op threads used on the CPU."""
         return int(self.torch.get_num_threads())
 
+    def open_device(self, device: str) -> None:
+        """Use ``device`` once, so its start-up cost comes before the model's.
+
+        On a GPU the first allocation creates the CUDA context (the runtime makes the primary
+        context on first use: CUDA C++ Programming Guide, "Initialization") and loads kernels.
+        """
+        self.torch.zeros(1, device=self.devices[device]).add_(1)
+        if device == "gpu":
+            self.sync()
+
     def make_data(self, samples_per_batch: int) -> None:
         """The synthetic data set (on the CPU; each run copies what it uses)."""
         torch = self.torch

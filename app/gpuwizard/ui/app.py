@@ -6,7 +6,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from PySide6.QtCore import QLibraryInfo, QLocale, Qt, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, Qt, QTranslator
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -31,12 +31,24 @@ def make_application(lang: str | None = None, theme: Theme = "system") -> QAppli
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = QApplication(sys.argv[:1])
     app.setApplicationName("GPU Setup Wizard")
-    app.setApplicationDisplayName("GPU Setup Wizard")
     app.setOrganizationName("gpuwizard")
     app.setWindowIcon(application_icon())
     apply_theme(app, theme)
     install_translator(app, lang)
+    name_the_application(app)
     return app
+
+
+def name_the_application(app: QApplication) -> None:
+    """Give the application its display name in the wizard's language (after the translators).
+
+    Qt appends the display name to every window title that does not end with it already
+    (``QPlatformWindow::formatWindowTitle`` in qtbase, used by the xcb, Wayland and Windows
+    platforms), dialogs and message boxes included; an English name there put
+    "GPU Setup Wizard" after every Spanish and Chinese title. The wizard's own title is the
+    same text, so its window shows the name once.
+    """
+    app.setApplicationDisplayName(QCoreApplication.translate("SetupWizard", "GPU Setup Wizard"))
 
 
 def install_translator(app: QApplication, lang: str | None) -> bool:

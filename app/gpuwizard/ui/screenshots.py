@@ -66,6 +66,13 @@ def _settle(page: QWizardPage | None) -> None:
         while not page.isComplete() and timer.isActive():
             loop.exec()
         page.completeChanged.disconnect(loop.quit)
+    # The Choose page asks the package indexes in the background: show its answer, not "Checking".
+    waited = 0
+    while getattr(page, "sources_ok", False) is None and waited < SETTLE_MS:
+        pause = QEventLoop()
+        QTimer.singleShot(50, pause.quit)
+        pause.exec()
+        waited += 50
     QApplication.processEvents()
 
 

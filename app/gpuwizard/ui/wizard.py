@@ -8,26 +8,43 @@ once and the detection page fills in when the report arrives (docs/architecture.
 When the wizard set this machine up before, it opens on the Verify page instead: that page
 detects as part of its checks, and hands its report to the Detect page if the person sets up
 again from there.
+
+The step that changes the machine has a button of its own: on the last page before the Install
+page (Choose, or PATH when the plan needs it) Next reads "Install", and pressing it first asks,
+with what will be downloaded and written (:mod:`gpuwizard.ui.widgets.install_summary`). While the
+install runs, Cancel, Escape and the window's close button ask before throwing it away (Back is
+off then). In a preview nothing is installed, so nothing is asked and the button stays "Next".
+
+Keyboard: Enter means the wizard's Next (or Install, Finish) wherever that button is enabled. So
+push buttons inside pages are not "auto default" (in a dialog they would take Enter whenever
+they have the focus), and a widget that is hidden never keeps the focus (QWizard gives a new
+page's first focusable child the focus without asking whether it is visible).
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
 
-from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QWidget, QWizard
+from PySide6.QtCore import QSize, Qt, Slot
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QPushButton, QWidget, QWizard, QWizardPage
 
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.app import application_icon
 from gpuwizard.ui.pages.choose import ChoosePage
 from gpuwizard.ui.pages.detect import DetectPage
-from gpuwizard.ui.pages.install import InstallPage
+from gpuwizard.ui.pages.install import RUNNING, InstallPage
 from gpuwizard.ui.pages.live_test import LiveTestPage
 from gpuwizard.ui.pages.path import PathPage
 from gpuwizard.ui.pages.summary import SummaryPage
 from gpuwizard.ui.pages.verify import VerifyPage
 from gpuwizard.ui.pages.welcome import WelcomePage
+from gpuwizard.ui.widgets.install_summary import InstallQuestion, StopQuestion
+from gpuwizard.ui.widgets.source_check import shown_sources
 from gpuwizard.ui.workers import FunctionWorker
+from gpuwizard.workflow.envs.prepare import default_envs_dir
+from gpuwizard.workflow.pathedit.request import path_request_from_plan
+from gpuwizard.workflow.wizard.install_summary import InstallSummary, install_summary
 from gpuwizard.workflow.wizard.session import WizardSession
 
 
@@ -84,7 +101,16 @@ class SetupWizard(QWizard):
         self.verify_page.report_detected.connect(self._report_ready)
         self.verify_page.set_up_again.connect(self._set_up_again)
         self.worker: FunctionWorker | None = None
+        # The questions before installing and before stopping an install (None: not asked now).
+        self.install_question: InstallQuestion | None = None
+        self.stop_question: StopQuestion | None = None
+        self._install_agreed = False
+        self._next_text = self.buttonText(QWizard.WizardButton.NextButton)
+        self._install_text = self.tr("&Install")
         self.currentIdChanged.connect(self._page_entered)
+        for each in self.pageIds():
+            self.page(each).completeChanged.connect(self._page_changed)
+            _no_auto_default(self.page(each))  # before QWizard gives any of them the focus
 
         verify_first = session.previous_setup and not session.preview
         self.setStartId(PageId.VERIFY if verify_first else PageId.WELCOME)
@@ -117,10 +143,185 @@ class SetupWizard(QWizard):
     def _set_up_again(self) -> None:
         self.next()
 
+    @Slot(int)
     def _page_entered(self, page_id: int) -> None:
         """Detect on reaching the Detect page from Verify when the verification brought no report."""
         if page_id == PageId.DETECT and self.session.report is None and self.worker is None:
             self.start_detection()
+        self._update_install_button()
+        self._settle_keyboard()
+
+    @Slot()
+    def _page_changed(self) -> None:
+        """A page's state changed: its plan (Install or Next), its buttons, what is shown."""
+        self._update_install_button()
+        if self.currentPage() is self.install_page and self.install_page.state == RUNNING:
+            # QWizard enables Back again on any page's completeChanged (a Choose worker that
+            # answers late, say); Back would cancel the install without asking (its cleanupPage).
+            self.button(QWizard.WizardButton.BackButton).setEnabled(False)
+        if self.stop_question is not None and not self.installing():
+            self.stop_question.done(0)  # the install ended meanwhile: nothing is left to stop
+        self._settle_keyboard()
+
+    # --- the keyboard -----------------------------------------------------------------------
+
+    def _settle_keyboard(self) -> None:
+        """Enter goes to the wizard's button, and the focus is on something the person can see."""
+        page = self.currentPage()
+        if page is None or not self.isVisible():
+            return  # the window's first page: showEvent settles it
+        if _no_auto_default(page):
+            self._restore_default_button()
+        focus = self.focusWidget()
+        if focus is not None and focus.isVisible() and focus.isEnabled():
+            return
+        # The wizard's own button rather than the page's next widget in the Tab order: walking
+        # the focus chain from Python (nextInFocusChain) while a page changes made PySide6 6.11
+        # invalidate its wrappers of the wizard's buttons, which were alive ("Internal C++ object
+        # already deleted"; seen in tests/ui/test_keyboard_walk.py). Tab goes on from Next into the page.
+        target = self._forward_button()
+        if target is not None:
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif focus is not None:
+            focus.clearFocus()  # nothing to take it yet: keys go to the window, Enter to its default button
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Settle the keyboard on the first page once it is shown (QWizard picks its focus before)."""
+        super().showEvent(event)
+        self._settle_keyboard()
+
+    def _restore_default_button(self) -> None:
+        """Make the wizard's forward button the default again, as QWizard itself chooses it.
+
+        A page's button that had the focus while it was still "auto default" took the dialog's
+        default from the wizard's button; QWizard picks Next, or Commit on a commit page, or
+        Finish where there is no next page (qwizard.cpp, QWizardPrivate::_q_updateButtonStates).
+        """
+        page = self.currentPage()
+        if self.nextId() == -1:
+            which = QWizard.WizardButton.FinishButton
+        elif page.isCommitPage():
+            which = QWizard.WizardButton.CommitButton
+        else:
+            which = QWizard.WizardButton.NextButton
+        button = self.button(which)
+        if isinstance(button, QPushButton):
+            button.setDefault(True)
+
+    def _forward_button(self) -> QWidget | None:
+        """The enabled one of Next, Commit and Finish that is shown, if any."""
+        for which in (
+            QWizard.WizardButton.NextButton,
+            QWizard.WizardButton.CommitButton,
+            QWizard.WizardButton.FinishButton,
+        ):
+            button = self.button(which)
+            if button is not None and button.isVisible() and button.isEnabled():
+                return button
+        return None
+
+    # --- Install: its own button, a last summary, and a question before stopping it ------------
+
+    def leads_to_install(self, page_id: int) -> bool:
+        """True when Next on ``page_id`` goes to the Install page and installs (never in a preview)."""
+        if self.session.preview:
+            return False
+        if page_id == PageId.PATH:
+            return True
+        if page_id != PageId.CHOOSE:
+            return False
+        shown = self.choose_page.recommendation
+        request = path_request_from_plan(shown.plan) if shown is not None else None
+        return not self.session.path_page_follows(request)
+
+    def _update_install_button(self) -> None:
+        for page_id in (PageId.CHOOSE, PageId.PATH):
+            text = self._install_text if self.leads_to_install(page_id) else self._next_text
+            page = self.page(page_id)
+            if page.buttonText(QWizard.WizardButton.NextButton) != text:
+                page.setButtonText(QWizard.WizardButton.NextButton, text)
+
+    def validateCurrentPage(self) -> bool:
+        """The page's own check; then, on the way to the Install page, the question with the summary."""
+        if not super().validateCurrentPage():
+            return False
+        current = self.currentId()
+        if self.nextId() != PageId.INSTALL or not self.leads_to_install(current):
+            return True
+        if self._install_agreed:
+            self._install_agreed = False
+            return True
+        choice, recommendation = self.session.choice, self.session.recommendation
+        if choice is None or recommendation is None:
+            return True  # the Install page says there is no plan
+        sources = shown_sources(self.session.report, recommendation, choice)  # with the person's mirrors
+        summary = install_summary(
+            recommendation, choice, envs_folder=str(default_envs_dir()), sources=sources
+        )
+        self.ask_to_install(summary)
+        return False
+
+    def ask_to_install(self, summary: InstallSummary) -> None:
+        """Show what the install downloads and writes; go on to the Install page if the person agrees."""
+        if self.install_question is not None:
+            return
+        question = InstallQuestion(summary, self, sources_ok=self.choose_page.sources_ok)
+        self.install_question = question
+        question.finished.connect(self._install_answered)
+        question.open()
+
+    @Slot(int)
+    def _install_answered(self, _result: int) -> None:
+        question, self.install_question = self.install_question, None
+        if question is None:
+            return
+        question.deleteLater()
+        self._take_keyboard_back()
+        if question.agreed() and self.leads_to_install(self.currentId()):
+            self._install_agreed = True
+            self.next()
+
+    def _take_keyboard_back(self) -> None:
+        """After a question: the wizard is the active window again, whatever the window manager does."""
+        if self.isVisible():
+            self.activateWindow()
+            self._settle_keyboard()
+
+    def installing(self) -> bool:
+        """True while the install runs and nobody has asked it to stop yet."""
+        page = self.install_page
+        return page.state == RUNNING and not page.work.cancel_event.is_set()
+
+    def reject(self) -> None:
+        """Cancel, Escape and the window's close button: while the install runs, ask first.
+
+        QDialog's closeEvent calls reject() and keeps the window open when it is still visible
+        afterwards (Qt documentation, QDialog "closeEvent"), so one question covers all three.
+        """
+        if self.installing():
+            self.ask_to_stop()
+            return
+        super().reject()
+
+    def ask_to_stop(self) -> None:
+        """Ask whether to throw the running install away; Keep installing is the default."""
+        if self.stop_question is not None:
+            return
+        question = StopQuestion(self)
+        self.stop_question = question
+        question.finished.connect(self._stop_answered)
+        question.open()
+
+    @Slot(int)
+    def _stop_answered(self, _result: int) -> None:
+        question, self.stop_question = self.stop_question, None
+        if question is None:
+            return
+        question.deleteLater()
+        self._take_keyboard_back()
+        if question.agreed():
+            self.install_page.cancel()
+            super().reject()  # done() waits for the rollback, so nothing is left half made
 
     def nextId(self) -> int:
         """Verify leads to Detect; the PATH page is in the sequence only when the plan needs it."""
@@ -143,3 +344,20 @@ class SetupWizard(QWizard):
         for page in (self.verify_page, self.choose_page, self.path_page, self.install_page, self.test_page):
             page.wait_for_workers()
         super().done(result)
+
+
+def _no_auto_default(page: QWizardPage) -> bool:
+    """Make the page's push buttons leave Enter to the wizard; True if one of them was the default.
+
+    Inside a dialog a push button is "auto default": while it has the focus it takes Enter from
+    the dialog's default button (Qt documentation, QPushButton "autoDefault"). Space still
+    presses a focused button.
+    """
+    was_default = False
+    for button in page.findChildren(QPushButton):
+        if button.autoDefault():
+            button.setAutoDefault(False)
+        if button.isDefault():
+            button.setDefault(False)
+            was_default = True
+    return was_default

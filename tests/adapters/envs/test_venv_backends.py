@@ -22,9 +22,10 @@ from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.envs.package_sources import IndexSettings
 from gpuwizard.core.machine.system_report import ManagerFacts
 from gpuwizard.workflow.envs.create import create_environment
-from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
+from gpuwizard.workflow.envs.prepare import EnvTools, SetupRefused, prepare_environment
 from harness.http_server import Site, serve
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
@@ -173,3 +174,85 @@ def test_a_slow_download_is_cancelled_promptly(tmp_path: Path, pip_only: Path):
     assert result.status == "cancelled"
     assert result.seconds < 20
     assert not prepared.prefix.exists()
+
+
+# --- mirrors (issue 20): the person's mirrors are named on the command lines that run ---------
+
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def mirrored_tools(settings: IndexSettings) -> EnvTools:
+    return EnvTools(
+        runner=StreamingSubprocessRunner(),
+        interpreters=[own_python()],
+        managers=ManagerFacts(uv=UV or "uv"),
+        index_settings=lambda: settings,
+    )
+
+
+@pytest.mark.parametrize("tool", ["uv", "pip"])
+def test_mirrors_are_shown_and_used_in_the_install_command(tool: str):
+    settings = IndexSettings(
+        pytorch_mirror="https://torch-mirror.example/whl",
+        uv_default_index="https://uv-mirror.example/simple",
+        pip_index_url="https://pip-mirror.example/simple",
+    )
+    prepared = prepare_environment(
+        *planned("mirrored", plan(TORCH_INDEX), tool=tool), mirrored_tools(settings)
+    )
+    install = prepared.backend.install_command(prepared.prefix, prepared.requirements, prepared.source, None)
+    argv = list(install.argv)
+    # PyTorch's index is replaced by the mirror, its variant appended.
+    assert argv[argv.index("--index-url") + 1] == "https://torch-mirror.example/whl/cpu"
+    assert TORCH_INDEX not in argv
+    assert prepared.sources is not None
+    origins = [(index.url, index.origin) for index in prepared.sources.indexes]
+    pypi_mirror = "https://uv-mirror.example/simple" if tool == "uv" else "https://pip-mirror.example/simple"
+    assert origins[0] == ("https://torch-mirror.example/whl/cpu", "GPUWIZARD_PYTORCH_INDEX_URL")
+    assert prepared.sources.install_line(prepared.requirements).endswith(
+        "--index-url https://torch-mirror.example/whl/cpu"
+    )
+    if tool == "pip":
+        # pip environments bring their own pip: PyTorch's index (the mirror) is the only one.
+        assert len(origins) == 1 and prepared.source.default_index_url is None
+        return
+    # pip for a uv environment comes from the PyPI mirror, never from PyPI behind the person's back.
+    assert origins[1] == (pypi_mirror, "UV_DEFAULT_INDEX")
+    assert prepared.source.default_index_url == pypi_mirror
+    seed = prepared.backend.install_command(
+        prepared.prefix, ["pip"], PackageSource(default_index_url=pypi_mirror), None
+    )
+    assert seed.argv[seed.argv.index("--index-url") + 1] == pypi_mirror
+
+
+@pytest.mark.parametrize("tool", ["uv", "pip"])
+def test_a_plan_from_the_default_index_uses_the_pypi_mirror(tool: str):
+    settings = IndexSettings(
+        pip_config_index_url="https://corp.example/pypi/simple", pip_config_file="/etc/pip.conf"
+    )
+    prepared = prepare_environment(*planned("tf", plan(None), tool=tool), mirrored_tools(settings))
+    argv = list(prepared.backend.install_command(prepared.prefix, ["tensorflow"], prepared.source, None).argv)
+    assert argv[argv.index("--index-url") + 1] == "https://corp.example/pypi/simple"
+
+
+def test_a_mirror_that_is_not_https_refuses_the_request(tmp_path: Path):
+    settings = IndexSettings(pytorch_mirror="http://torch-mirror.example/whl")
+    with pytest.raises(
+        SetupRefused,
+        match=r"^GPUWIZARD_PYTORCH_INDEX_URL: http://torch-mirror.example/whl is not an https:// URL",
+    ):
+        prepare_environment(*planned("plain", plan(TORCH_INDEX)), mirrored_tools(settings))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tool", TOOLS)
+def test_the_pytorch_mirror_is_where_the_install_really_comes_from(
+    tool: str, tmp_path: Path, pip_only: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # The plan names PyTorch's index, which this machine cannot reach; the mirror serves torch.
+    with serve() as site:
+        publish(site, tiny_torch(tmp_path, "2.13.0"), host="/mirror/cpu")
+        monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"{site.url}/mirror/{{variant}}/simple")
+        result = create(tool, plan(TORCH_INDEX), find_links=pip_only)
+        assert result.status == "ok", result
+        assert "/mirror/cpu/simple/torch/" in site.seen

@@ -29,6 +29,7 @@ from gpuwizard.core.compat.presentation import (
 )
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.envs import changes as changes_module
+from gpuwizard.core.envs import package_sources as sources_module
 from gpuwizard.core.envs.changes import Change, plan_changes
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import SystemReport
@@ -276,6 +277,16 @@ def test_the_view_of_a_venv_wheel_plan():
     assert view.conda_command is None
     assert view.pip_command == f"pip install {' '.join(plan.requirements)}\n    --index-url {plan.index_url}"
     assert view.alternatives == tuple(plan_line(alternative) for alternative in rec.alternatives)
+
+
+def test_a_cpu_wheel_is_named_in_words_not_by_its_tag():
+    rec = advise("no-gpu.json", "pytorch", "2.13")
+    assert rec.plan.torch_variant == "cpu"
+    framework = plan_view(rec, nvidia_gpu_present=False).framework
+    assert framework == f"PyTorch {rec.plan.framework_version} (CPU-only build)"
+    assert "(CPU-only build)" in [
+        part.template for part in framework.params.values() if hasattr(part, "template")
+    ]
 
 
 def test_the_view_of_a_conda_plan():
@@ -539,7 +550,11 @@ def _marked_templates(module: ModuleType, context: str) -> set[str]:
     return found
 
 
-MARKED = _marked_templates(presentation, "plans") | _marked_templates(changes_module, "plans")
+MARKED = (
+    _marked_templates(presentation, "plans")
+    | _marked_templates(changes_module, "plans")
+    | _marked_templates(sources_module, "plans")
+)
 
 
 def _check_sentence(sentence: object) -> None:
@@ -627,6 +642,20 @@ def test_every_marked_template_is_said_somewhere():
     ).alternatives:
         collect(cuda_text(plan))
     collect(cuda_text(replace(advise("linux-h200.json", "pytorch").plan, cudnn=None)))
+    # Where the packages come from: the plan's index and PyPI, or the person's mirrors of them.
+    torch = advise("no-gpu.json", "pytorch")
+    for settings in (
+        sources_module.IndexSettings(),
+        sources_module.IndexSettings(
+            pytorch_mirror="https://m.example/whl", uv_default_index="https://m.example/simple"
+        ),
+    ):
+        sources = sources_module.plan_sources(
+            index_url=torch.plan.index_url, variant=torch.plan.torch_variant, tool="uv", settings=settings
+        )
+        request = SetupRequest("pytorch", name="x")
+        for change in plan_changes(torch, request, envs_folder=ENVS, sources=sources):
+            collect(change.text)
     # A line joined from parts is a template of placeholders only: nothing in it to translate.
     joined = {template for template in said if template.startswith("{part0}")}
     assert joined and all("{part0}" in template and "plans" for template in joined)

@@ -144,8 +144,8 @@ def test_each_recorded_probe_event_writes_back_exactly_what_was_read(position: i
 def test_the_recorded_result_writes_back_every_field_it_had_and_the_newer_ones():
     line, written = RUN_LINES[-1], RUN[-1].to_json()
     assert {key: written[key] for key in line} == line
-    assert set(written) - set(line) == {"gpus_visible", "gpu_names"}
-    assert (written["gpus_visible"], written["gpu_names"]) == (None, [])
+    assert set(written) - set(line) == {"gpus_visible", "gpu_names", "status"}
+    assert (written["gpus_visible"], written["gpu_names"], written["status"]) == (None, [], "complete")
 
 
 def test_the_recorded_run_reads_the_same_from_what_it_wrote():

@@ -123,6 +123,27 @@ def test_what_makes_it_broken(events: list[dict[str, Any]], end: ProbeEnd, code:
     assert code in codes(findings)
 
 
+def test_a_probe_stopped_on_request_is_cancelled_not_broken():
+    # Issue 20: Ctrl+C during `gpuwizard test` read "Verdict: broken" with advice about hung GPUs.
+    run = run_of(
+        start(False), {"event": "step", "device": "cpu", "step": 1, "loss": 2.3, "samples_per_s": 500.0}
+    )
+    verdict, findings = judge(run, ProbeEnd(None, killed_reason="cancelled"), machine_has_nvidia_gpu=False)
+    assert (verdict, codes(findings)) == ("cancelled", [])
+    result = result_event(run, verdict, findings, framework="pytorch", seconds=3)
+    assert (result["verdict"], result["status"]) == ("cancelled", "cancelled")
+
+
+def test_the_stages_it_prepared_say_nothing_about_the_verdict():
+    stages = [
+        {"event": "prepare", "stage": "import", "framework": "pytorch"},
+        {"event": "prepare", "stage": "compile", "device": "cpu", "warmup_steps": 2},
+    ]
+    run = run_of(*stages, start(False), summary(None, 800.0))
+    verdict, _findings = judge(run, OK_END, machine_has_nvidia_gpu=False)
+    assert verdict == "cpu_only"
+
+
 def test_unknown_and_malformed_events_do_not_count():
     run = run_of(
         {"event": "step", "device": "cpu", "loss": "nan?", "samples_per_s": 10},

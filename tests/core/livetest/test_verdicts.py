@@ -9,7 +9,16 @@ from types import ModuleType
 import pytest
 
 from gpuwizard.core.livetest import verdicts
-from gpuwizard.core.livetest.verdicts import VERDICTS, WORDS, headline, level, on_gpu, passed, phrase
+from gpuwizard.core.livetest.verdicts import (
+    CANCELLED,
+    VERDICTS,
+    WORDS,
+    headline,
+    level,
+    on_gpu,
+    passed,
+    phrase,
+)
 from gpuwizard.core.texts import TranslatableText
 
 # The module docstring's rule: on the GPU passes, slow or not; the CPU only where no NVIDIA GPU a
@@ -56,7 +65,16 @@ def test_on_gpu():
 
 def test_the_verdicts_in_order():
     assert VERDICTS == ("gpu_ok", "gpu_slow", "cpu_only", "broken")
-    assert set(WORDS) == set(VERDICTS)
+    assert set(WORDS) == {*VERDICTS, CANCELLED}
+
+
+def test_a_cancelled_test_has_no_verdict_and_never_passes():
+    # Issue 20: a stopped test is not "broken"; it says nothing about the environment.
+    assert CANCELLED == "cancelled" and CANCELLED not in VERDICTS
+    assert [passed(CANCELLED, gpu) for gpu in (True, False, None)] == [False, False, False]
+    assert level(CANCELLED, True) == "warning" and not on_gpu(CANCELLED)
+    assert headline(CANCELLED) == "The test was stopped before it finished: no verdict."
+    assert "broken" not in phrase(CANCELLED) and "does not work" not in headline(CANCELLED)
 
 
 @pytest.mark.parametrize(
@@ -145,7 +163,7 @@ def test_every_template_is_marked_in_the_verdicts_context():
         if template is not None
     }
     assert templates == marked
-    assert len(marked) == 10
+    assert len(marked) == 12
     shown = [phrase(verdict) for verdict in VERDICTS]
     shown += [headline(verdict) for verdict in VERDICTS]
     shown += [headline(verdict, "5.0") for verdict in VERDICTS]

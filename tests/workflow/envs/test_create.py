@@ -27,6 +27,7 @@ from gpuwizard.core.machine.system_report import ManagerFacts
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.registry import EnvRemoveError, list_environments, remove_environment
+from harness.waits import EVENT_S
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
@@ -151,7 +152,7 @@ def test_tensorflow_gpu_variables_are_set_on_activation_and_unset_on_deactivate(
         f"source '{activate}'; echo \"$TF_FORCE_GPU_ALLOW_GROWTH $TF_CPP_MIN_LOG_LEVEL $CUDA_VISIBLE_DEVICES\"; "
         'deactivate; echo "after:$TF_FORCE_GPU_ALLOW_GROWTH$CUDA_VISIBLE_DEVICES"'
     )
-    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30, check=True)
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=EVENT_S, check=True)
     assert done.stdout.split("\n")[:2] == ["true 1 0", "after:"]
 
 
@@ -178,6 +179,42 @@ def test_a_framework_that_does_not_import_fails_and_leaves_nothing(tmp_path: Pat
     assert "libcudart.so.12" in result.error
     assert not Path(result.path).exists()
     assert list_environments() == []
+
+
+# torch's own words on import without NumPy (recorded: resources/samples/runs/env-create-torch-cpu.jsonl).
+NUMPY_WARNING = (
+    "Failed to initialize NumPy: No module named 'numpy' "
+    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:84.)"
+)
+
+
+@pytest.mark.slow
+def test_the_import_check_logs_sentences_not_raw_json_or_numpy_noise(tmp_path: Path):
+    # Issue 20: the install log showed the check's raw `{"probe": ...}` line and torch's NumPy
+    # warning (two lines, reading like an error) on a working environment.
+    if UV is None:
+        pytest.skip("uv is a project dependency; not installed here")
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    tiny_torch(folder, "2.13.0", init=f"import warnings\nwarnings.warn({NUMPY_WARNING!r}, UserWarning)")
+    shutil.copy(bundled_pip_wheel(), folder)
+    result, events = make(planned("quiet", torch_plan(), find_links=folder, offline=True))
+    assert result.status == "ok", result
+    checks = [event for event in events if event["event"] == "log" and event["phase"] == "verify"]
+    shown = [event["line"] for event in checks]
+    assert not any(line.lstrip().startswith("{") for line in shown)
+    assert not any("UserWarning" in line for line in shown)
+    assert shown == [
+        "note: torch says NumPy is missing: harmless here; NumPy is only needed to exchange arrays with "
+        "NumPy (torch does not require it; `pip install numpy` adds it)",
+        "torch 2.13.0 imports in the new environment (a CPU build).",
+    ]
+    note, answer = checks
+    assert note["tool"] == answer["tool"] == "gpuwizard"
+    assert len(note["details"]) == 2 and note["details"][0].endswith(f"UserWarning: {NUMPY_WARNING}")
+    assert answer["report"]["probe"] == "framework_import" and answer["report"]["ok"] is True
+    log = Path(result.log).read_text()
+    assert NUMPY_WARNING in log  # the raw lines stay in the log file, as details
 
 
 @pytest.mark.slow

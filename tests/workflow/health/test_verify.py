@@ -34,9 +34,11 @@ from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
 from gpuwizard.workflow.health.good_state import (
+    build_snapshot,
     load_last_good,
     record_good_state,
     save_last_good,
+    setup_to_verify,
     snapshot_path,
 )
 from gpuwizard.workflow.health.verify import SHORT_TEST_ARGS, VerifyCancelled, VerifyUsageError, verify_setup
@@ -313,10 +315,68 @@ def test_a_damaged_snapshot_is_moved_aside_and_counts_as_none():
     path.write_text('{"schema": "gpuwizard.snapshot/1", "recorded": "x", "environments": 3}')
     assert load_last_good() is None
     assert not path.exists() and path.with_suffix(".json.bad").is_file()
-    health = verify()
-    assert checks_of(health) == {"driver": ("skipped", None), "gpus": ("skipped", None)}
-    saved = load_last_good()
-    assert saved is not None and saved.environments == ()
+    events: list[dict[str, Any]] = []
+    health = verify(events=events)
+    assert health.checks == ()  # the wizard set nothing up here: nothing to verify
+    assert [(event["event"], event["status"]) for event in events] == [("result", "nothing_to_verify")]
+    assert not path.exists()
+
+
+def test_nothing_set_up_is_nothing_to_verify_nothing_detected_nothing_recorded(tmp_path: Path):
+    def detect() -> SystemReport:
+        raise AssertionError("nothing to verify: nothing to detect")
+
+    events: list[dict[str, Any]] = []
+    health = verify_setup(
+        detect=detect,
+        runner=StreamingSubprocessRunner(),
+        on_event=events.append,
+        cancel=threading.Event(),
+        path_store=registry_file(tmp_path),  # a PATH the wizard never changed
+    )
+    assert health.checks == ()
+    assert len(events) == 1
+    result = events[0]
+    assert (result["event"], result["schema"], result["status"]) == (
+        "result", "gpuwizard.health/1", "nothing_to_verify",
+    )  # fmt: skip
+    assert (result["healthy"], result["saved"], result["checks"]) == (False, None, [])
+    assert result["message"].startswith("Nothing to verify: the wizard has not set up anything")
+    assert not snapshot_path().exists()
+    assert not setup_to_verify(registry_file(tmp_path))
+
+
+def test_an_empty_last_good_state_is_neither_a_setup_nor_a_baseline(tmp_path: Path):
+    # What an older version recorded after verifying a machine it had not set up: driver and GPUs only.
+    gpu = machine(gpus=[RTX], driver="550.54.14", cuda_max="12.4")
+    save_last_good(build_snapshot(gpu, [], {}, {}, ()))
+    store = registry_file(tmp_path)
+    assert not setup_to_verify(None) and not setup_to_verify(store)
+    kept = snapshot_path().read_bytes()
+    assert verify(gpu, path_store=store).checks == ()
+    assert snapshot_path().read_bytes() == kept  # nothing recorded over it
+
+    # Once the wizard changed PATH there is something to verify, and the empty state is no
+    # baseline: the driver is not "as before", there is no last good state yet.
+    apply_change(store, PathJournal(wizard_home()), plan_add(store, "user", [CUDA_BIN]))
+    assert setup_to_verify(store) and not setup_to_verify(None)
+    health = verify(gpu, path_store=store)
+    assert health.snapshot_recorded is None
+    assert checks_of(health)["driver"] == ("skipped", None)
+    recorded = load_last_good()
+    assert recorded is not None
+    assert recorded.path_entries == (SnapshotPathEntry(store.identity, "user", CUDA_BIN),)
+    assert setup_to_verify(store)
+
+
+def test_an_environment_the_wizard_made_is_a_setup_to_verify(tmp_path: Path):
+    assert not setup_to_verify(None)
+    save_record(
+        EnvRecord(
+            "demo", str(tmp_path / "demo"), str(tmp_path / "demo/bin/python"), "venv", "pytorch", "2.13.0"
+        )
+    )
+    assert setup_to_verify(None)
 
 
 def test_record_good_state_only_for_a_passed_test_of_an_environment_the_wizard_made(tmp_path: Path):

@@ -7,9 +7,10 @@ import threading
 from pathlib import Path
 
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.livetest.events import LiveTestEvent
+from gpuwizard.core.livetest.events import LiveTestEvent, Prepare
 from gpuwizard.workflow.livetest import run as live_test
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
+from gpuwizard.workflow.state.last_tests import last_tests_path
 
 
 def test_a_driver_warning_from_the_probe_is_diagnosed(tmp_path: Path, monkeypatch):
@@ -37,3 +38,32 @@ def test_a_driver_warning_from_the_probe_is_diagnosed(tmp_path: Path, monkeypatc
     assert "DRIVER_TOO_OLD" in codes
     assert "TEST_PROBE_FAILED" in codes
     assert [event.kind for event in events].count("finding") == len(codes)
+
+
+def test_a_test_cancelled_as_it_prepares_ends_cancelled_and_is_not_remembered(tmp_path: Path, monkeypatch):
+    # Issue 20: a cancel is no verdict. The probe announces its import, then hangs there.
+    probe = tmp_path / "train_test.py"
+    probe.write_text(
+        "import json, time\n"
+        "print(json.dumps({'event': 'prepare', 'stage': 'import', 'framework': 'pytorch'}), flush=True)\n"
+        "time.sleep(3600)\n"
+    )
+    monkeypatch.setattr(live_test, "TRAIN_PROBE", probe)
+    cancel = threading.Event()
+    events: list[LiveTestEvent] = []
+
+    def watch(event: LiveTestEvent) -> None:
+        events.append(event)
+        if isinstance(event, Prepare):
+            cancel.set()
+
+    result = run_live_test(
+        LiveTestTarget(python=sys.executable, framework="pytorch", env_name="demo"),
+        runner=StreamingSubprocessRunner(),
+        on_event=watch,
+        cancel=cancel,
+    )
+    assert (result.verdict, result.cancelled, result.to_json()["status"]) == ("cancelled", True, "cancelled")
+    assert result.findings == ()
+    assert [event.kind for event in events] == ["prepare", "result"]
+    assert not last_tests_path().exists()

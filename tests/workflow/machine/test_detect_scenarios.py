@@ -27,6 +27,7 @@ from gpuwizard.adapters.nvidia_smi import NvidiaSmiSource
 from gpuwizard.adapters.nvml import PynvmlSource
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
 from gpuwizard.workflow.machine.detect import detect_system
+from harness.waits import EVENT_S
 
 SCHEMA = json.loads(
     resources.files("gpuwizard.resources").joinpath("schemas/system-1.schema.json").read_text()
@@ -292,7 +293,7 @@ def test_a_hanging_source_is_given_up_after_its_deadline(tmp_path: Path):
 
     class HangingNvml:
         def read(self) -> object:
-            release.wait(30)  # NVML stuck on a GPU in a bad state
+            release.wait(EVENT_S)  # NVML stuck on a GPU in a bad state
             raise AssertionError("released")
 
     sources = Machine(tmp_path, nvml="h200_linux_610").sources()

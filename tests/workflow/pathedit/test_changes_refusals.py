@@ -39,6 +39,7 @@ from gpuwizard.workflow.pathedit.changes import (
 )
 from gpuwizard.workflow.pathedit.request import PathRequest, apply_request, undo_last
 from gpuwizard.workflow.state.path_journal import PathJournal, new_entry
+from harness.waits import EVENT_S, QUIET_S
 
 posix_modes = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
 
@@ -243,8 +244,8 @@ def blocked_while_held(hold: Any, act: Any) -> None:
         worker = threading.Thread(target=run, daemon=True)
         worker.start()
         # While held, it must wait (however long we look); this only waits, it never races.
-        assert not finished.wait(0.3)
-    worker.join(30)
+        assert not finished.wait(QUIET_S)
+    worker.join(EVENT_S)
     assert finished.is_set()
 
 

@@ -126,7 +126,7 @@ def test_a_cancelled_live_test_is_not_recorded():
         on_event=lambda _event: None,
         cancel=cancel,
     )
-    assert result.verdict == "broken"
+    assert result.verdict == "cancelled"
     assert not last_tests_path().exists()
 
 

@@ -20,14 +20,23 @@ class PackageSource:
     """Where packages come from.
 
     Attributes:
-        index_url: The plan's index (the PyTorch ``cuXXX`` index), None for the default one.
+        index_url: The plan's index (the PyTorch ``cuXXX`` index, or the person's mirror of it),
+            None for the default one.
         find_links: A local folder of wheels, looked at first (or only, when offline).
         offline: Nothing is fetched from any index: only ``find_links`` is used.
+        default_index_url: The person's mirror of PyPI (``core/envs/package_sources.py``), used
+            where the default index would be; None: the tool's own default, PyPI.
     """
 
     index_url: str | None = None
     find_links: Path | None = None
     offline: bool = False
+    default_index_url: str | None = None
+
+    @property
+    def index(self) -> str | None:
+        """The one index the install is given: the plan's, else the PyPI mirror (None: PyPI)."""
+        return self.index_url or self.default_index_url
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,8 @@ def pip_source_args(source: PackageSource) -> tuple[list[str], dict[str, str]]:
     the null device, pip.pypa.io/en/stable/topics/configuration/#environment-variables) so a
     find-links or index from there cannot add a source; ``--no-index`` overrides any index
     variable, and ``PIP_FIND_LINKS`` is set to the folder so a machine-wide value is replaced.
+    Online the index is named on the command line, the person's mirror included, so the
+    command in the log is the command that ran.
     """
     args: list[str] = []
     env: dict[str, str] = {}
@@ -98,8 +109,8 @@ def pip_source_args(source: PackageSource) -> tuple[list[str], dict[str, str]]:
         args += ["--no-index"]
         env["PIP_CONFIG_FILE"] = os.devnull
         env["PIP_NO_INDEX"] = "1"
-    elif source.index_url:
-        args += ["--index-url", source.index_url]
+    elif source.index:
+        args += ["--index-url", source.index]
     if source.find_links is not None:
         args += ["--find-links", str(source.find_links)]
         env["PIP_FIND_LINKS"] = str(source.find_links)

@@ -42,13 +42,15 @@ class UvBackend:
         """``uv pip install --python ENV_PYTHON ...`` with the plan's index or only the local folder.
 
         On the command line, uv's options win over its UV_* variables, so a machine-wide
-        ``UV_INDEX_URL`` or ``UV_FIND_LINKS`` cannot add a source.
+        ``UV_INDEX_URL`` or ``UV_FIND_LINKS`` cannot add a source. The person's mirror (of
+        PyTorch's index or of PyPI, ``core/envs/package_sources.py``) is named the same way:
+        ``--no-config`` keeps uv from reading one from a uv.toml, so it comes as an option.
         """
         argv = [self.uv, "pip", "install", "--no-config", "--python", str(self.interpreter(prefix))]
         if source.offline:
             argv += ["--offline", "--no-index"]
-        elif source.index_url:
-            argv += ["--index-url", source.index_url]
+        elif source.index:
+            argv += ["--index-url", source.index]
         if source.find_links is not None:
             argv += ["--find-links", str(source.find_links)]
         if constraints is not None:

@@ -24,7 +24,7 @@ class ApplyView:
         if source is not None:
             return  # the test's own progress; its verdict arrives in the test step
         if event.get("event") == "stage":
-            self.write(_stage_text(event))
+            self.write(_sources_text(event) if event.get("stage") == "sources" else _stage_text(event))
         elif event.get("event") == "result":
             self.write(f"\n{_status_word(event['status'])}: {event['message']}\n")
 
@@ -58,3 +58,17 @@ def _status_word(status: str) -> str:
         "rolled_back": "Failed, rolled back",
         "cancelled": "Cancelled",
     }.get(status, status)
+
+
+def _sources_text(stage: Mapping[str, Any]) -> str:
+    """The package indexes asked before anything is made; the ways forward when one is unreachable."""
+    lines = [f"sources ({stage['status']}):"]
+    for index in stage.get("indexes") or []:
+        said = "answers" if index.get("reached") else f"cannot be reached ({index.get('failure')})"
+        lines.append(f"  - {index.get('url')} ({index.get('why')}): {said}")
+    for finding in stage.get("findings") or []:
+        lines += [
+            f"  {str(finding.get('severity', '')).upper()} {finding.get('message', '')}",
+            f"    -> {finding.get('hint', '')}",
+        ]
+    return "\n".join(lines) + "\n"

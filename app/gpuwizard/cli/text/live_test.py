@@ -1,6 +1,16 @@
-"""``gpuwizard test`` as text: what runs now, a line per few steps, then the verdict and why."""
+"""``gpuwizard test`` as text: what runs now, a line per few steps, then the verdict and why.
+
+The slow preparations before the first step (importing the framework, starting CUDA, compiling
+the model) get a line each as the probe announces them (``prepare`` events); on a terminal the
+line also shows a spinner and the seconds spent so far, redrawn in place (a carriage return) by a ticker
+thread, so a pause of many seconds visibly moves. Piped output gets plain lines only.
+"""
 
 from __future__ import annotations
+
+import threading
+import time
+from typing import Final
 
 from gpuwizard.cli.common import Write
 from gpuwizard.cli.text.findings import bracketed
@@ -11,43 +21,105 @@ from gpuwizard.core.livetest.events import (
     LiveTestResult,
     Matmul,
     Phase,
+    Prepare,
     Start,
     Step,
 )
+from gpuwizard.core.livetest.stages import stage_line
 from gpuwizard.core.livetest.verdicts import headline
+
+_SPINNER: Final = "|/-\\"
+#: How often the terminal's preparation line is redrawn.
+TICK_S: Final = 0.25
 
 
 class LiveTestProgress:
-    """A newcomer's view: what runs now, a line per few steps, then the verdict and why."""
+    """A newcomer's view: what runs now, a line per few steps, then the verdict and why.
 
-    def __init__(self, write: Write) -> None:
+    With ``live`` (a terminal), the line of a slow preparation is redrawn with a spinner and the
+    seconds spent until the next line replaces it; :meth:`stop` ends the ticker.
+    """
+
+    def __init__(self, write: Write, *, live: bool = False) -> None:
         self.write = write
+        self.live = live
+        self._lock = threading.Lock()  # events come from the runner's threads, ticks from the ticker
+        self._stage: str | None = None
+        self._stage_began = 0.0
+        self._frame = 0
+        self._stopped = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if live:
+            self._ticker = threading.Thread(target=self._tick_until_stopped, name="test-ticker", daemon=True)
+            self._ticker.start()
 
     def __call__(self, event: LiveTestEvent) -> None:
         """Show one event of the test."""
+        with self._lock:
+            text = self._text(event)
+            if isinstance(event, Prepare):
+                self._end_stage()
+                self._stage, self._stage_began = f"  {stage_line(event)}", time.monotonic()
+                self.write(self._stage if self.live else f"{self._stage}\n")
+            elif text:
+                self._end_stage()
+                self.write(text)
+
+    def tick(self) -> None:
+        """Redraw the preparation line on a terminal: spinner and seconds (nothing otherwise)."""
+        with self._lock:
+            if not self.live or self._stage is None:
+                return
+            self._frame = (self._frame + 1) % len(_SPINNER)
+            seconds = int(time.monotonic() - self._stage_began)
+            self.write(f"\r{self._stage} {_SPINNER[self._frame]} {seconds} s ")
+
+    def stop(self) -> None:
+        """End the ticker (the test is over); an open preparation line is closed."""
+        self._stopped.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        with self._lock:
+            self._end_stage()
+
+    def _tick_until_stopped(self) -> None:
+        while not self._stopped.wait(TICK_S):
+            self.tick()
+
+    def _end_stage(self) -> None:
+        if self._stage is not None and self.live:
+            seconds = time.monotonic() - self._stage_began
+            self.write(f"\r{self._stage} {seconds:.0f} s   \n")
+        self._stage = None
+
+    def _text(self, event: LiveTestEvent) -> str:  # noqa: PLR0911 - one return per kind of event
         if isinstance(event, Start):
             cuda = event.cuda_build or "none (CPU build)"
-            self.write(f"Testing {event.framework} {event.framework_version} (CUDA build: {cuda})\n")
-        elif isinstance(event, Device):
-            self.write(f"  sees {'gpu' if event.is_gpu else 'cpu'}: {event.name}\n")
-        elif isinstance(event, Phase):
+            return f"Testing {event.framework} {event.framework_version} (CUDA build: {cuda})\n"
+        if isinstance(event, Device):
+            return f"  sees {'gpu' if event.is_gpu else 'cpu'}: {event.name}\n"
+        if isinstance(event, Phase):
             device = f" on the {event.device.upper()}" if event.device else ""
-            self.write(f"- {event.phase}{device}\n")
-        elif isinstance(event, Step) and event.step % 5 == 0 and event.loss is not None:
-            self.write(
-                f"    step {event.step:>3}  loss {event.loss:.3f}  {event.samples_per_s or 0:,.0f} samples/s\n"
-            )
-        elif isinstance(event, Matmul):
-            self.write(f"    matrix multiply ({event.dtype}): {event.tflops or 0:.1f} TFLOP/s\n")
-        elif isinstance(event, FindingEvent):
+            return f"- {event.phase}{device}\n"
+        if isinstance(event, Step) and event.step % 5 == 0 and event.loss is not None:
+            return f"    step {event.step:>3}  loss {event.loss:.3f}  {event.samples_per_s or 0:,.0f} samples/s\n"
+        if isinstance(event, Matmul):
+            return f"    matrix multiply ({event.dtype}): {event.tflops or 0:.1f} TFLOP/s\n"
+        if isinstance(event, FindingEvent):
             finding = event.finding
-            self.write(bracketed(finding.severity, finding.message, finding.hint))
-        elif isinstance(event, LiveTestResult):
-            self.write(result_text(event))
+            return bracketed(finding.severity, finding.message, finding.hint)
+        if isinstance(event, LiveTestResult):
+            return result_text(event)
+        return ""
 
 
 def result_text(result: LiveTestResult) -> str:
-    """The verdict in words, with the loss, the speeds and where it ran."""
+    """The verdict in words, with the loss, the speeds and where it ran; or that it was cancelled."""
+    if result.cancelled:
+        return (
+            f"\nCancelled. {headline(result.verdict)} Nothing was recorded; run it again for a verdict.\n"
+            f"  {result.seconds} s; interpreter {result.python}\n"
+        )
     lines = [f"\nVerdict: {result.verdict}. {headline(result.verdict)}"]
     if result.loss_first is not None:
         lines.append(f"  loss {result.loss_first} -> {result.loss_last}")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from gpuwizard.cli.common import Write
 from gpuwizard.cli.text.findings import bracketed
 from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.pathedit.review import problem_text
 
 if TYPE_CHECKING:
     from gpuwizard.core.pathedit.review import ScopeReview
@@ -15,13 +16,24 @@ if TYPE_CHECKING:
     from gpuwizard.workflow.state.path_journal import JournalEntry
 
 
-def write_review(reviews: Sequence[ScopeReview], findings: Sequence[Finding], write: Write) -> None:
-    """Each scope's entries, numbered, with their problems marked; then the findings."""
+def write_review(
+    reviews: Sequence[ScopeReview],
+    findings: Sequence[Finding],
+    write: Write,
+    *,
+    first_cuda: str | None = None,
+) -> None:
+    """Each scope's entries, numbered, with their problems said in words; then the findings.
+
+    ``first_cuda``: the CUDA version that comes first on PATH (named where another one is
+    shadowed by it); ``--json`` keeps the problems' codes.
+    """
     for review in reviews:
         kind = review.type or "no value"
         write(f"{review.scope} PATH ({kind}, {len(review.value)} characters):\n")
         for entry in review.entries:
-            marks = f"   <- {', '.join(entry.problems)}" if entry.problems else ""
+            words = [problem_text(problem, first_cuda=first_cuda) for problem in entry.problems]
+            marks = f"   <- {'; '.join(words)}" if words else ""
             write(f"  {entry.index:>3}  {entry.segment}{marks}\n")
     write_findings(findings, write)
 

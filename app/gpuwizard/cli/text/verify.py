@@ -53,6 +53,9 @@ def _check_text(check: Mapping[str, Any]) -> str:
 
 
 def _result_text(result: Mapping[str, Any]) -> str:
+    if result.get("status") == "nothing_to_verify":
+        # Nothing was checked or recorded: no "Healthy", no comparison to speak of.
+        return f"{result.get('message') or 'Nothing to verify.'}\n"
     counts = result.get("counts") or {}
     since = result.get("snapshot_recorded")
     compared = (

@@ -10,6 +10,7 @@ parameters, so the GUI translates the template and fills it again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -66,11 +67,19 @@ class PlanView:
     freshness: TranslatableText | None = None
 
 
-def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool) -> PlanView:
-    """The presentation of ``rec``; ``nvidia_gpu_present``: an NVIDIA GPU is in the machine (usable or not)."""
+def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool, install_line: str | None = None) -> PlanView:
+    """The presentation of ``rec``; ``nvidia_gpu_present``: an NVIDIA GPU is in the machine (usable or not).
+
+    ``install_line``: the install command as it will really run on this machine, with the
+    person's mirror or the offline folder (``core/envs/package_sources.py``, ``install_line``);
+    None shows the plan's own ``pip install ... --index-url``.
+    """
     plan = rec.plan
     parts = [f"{framework_title(plan.framework)} {plan.framework_version}"]
-    if plan.torch_variant:
+    if plan.torch_variant == "cpu":
+        # Said in words: "(wheel cpu)" read as untranslated jargon in every language (issue 20).
+        parts.append(_text(QT_TRANSLATE_NOOP("plans", "(CPU-only build)")))
+    elif plan.torch_variant:
         parts.append(_text(QT_TRANSLATE_NOOP("plans", "(wheel {variant})"), variant=plan.torch_variant))
     framework = _joined(parts, " ")
     manager = (
@@ -87,6 +96,8 @@ def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool) -> PlanView:
     pip = f"pip install {' '.join(plan.requirements)}"
     if plan.index_url:
         pip += f"\n    --index-url {plan.index_url}"  # a line of its own rather than broken at a /
+    if install_line is not None:
+        pip = install_line
     # The recommender gives one reason per GPU; four identical GPUs need saying once.
     reasons = tuple(dict.fromkeys((*plan.reasons, *rec.notes)))
     return PlanView(
@@ -236,8 +247,12 @@ def plan_line(plan: Plan) -> TranslatableText:
     return _joined(parts, " · ")
 
 
-def install_commands(plan: Plan) -> list[str]:
-    """The commands that carry the plan out by hand (the wizard runs the same steps)."""
+def install_commands(plan: Plan, *, index_options: Sequence[str] | None = None) -> list[str]:
+    """The commands that carry the plan out by hand (the wizard runs the same steps).
+
+    ``index_options``: pip's source options as the install will use them here (a mirror, or
+    ``--no-index --find-links DIR``: ``PlanSources.index_options``); None: the plan's own index.
+    """
     commands: list[str] = []
     inside = "(inside WSL 2) " if plan.target == "wsl2" else ""
     if plan.system_cuda_toolkit_required and plan.cuda:
@@ -250,7 +265,9 @@ def install_commands(plan: Plan) -> list[str]:
     else:
         commands.append(f"{inside}python{plan.python} -m venv ENV   (or: uv venv --python {plan.python} ENV)")
     pip = f"{inside}pip install {' '.join(plan.requirements)}"
-    if plan.index_url:
+    if index_options is not None:
+        pip += "".join(f" {option}" for option in index_options)
+    elif plan.index_url:
         pip += f" --index-url {plan.index_url}"
     commands.append(pip)
     return commands

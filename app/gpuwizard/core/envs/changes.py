@@ -15,6 +15,7 @@ from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation
 from gpuwizard.core.compat.presentation import driver_minimum
+from gpuwizard.core.envs.package_sources import PlanSources, index_reason
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
@@ -49,12 +50,18 @@ class Change:
 
 
 def plan_changes(
-    rec: Recommendation, request: SetupRequest, *, envs_folder: str, preview: bool = False
+    rec: Recommendation,
+    request: SetupRequest,
+    *,
+    envs_folder: str,
+    preview: bool = False,
+    sources: PlanSources | None = None,
 ) -> tuple[Change, ...]:
     """What carrying out ``rec`` for ``request`` changes on this machine, and what it leaves to the person.
 
     ``envs_folder``: where venv environments go (the wizard's home); ``preview``: a saved report
-    is shown, so nothing here changes.
+    is shown, so nothing here changes; ``sources``: the package indexes the install will
+    contact (``core/envs/package_sources.py``), each said with why.
     """
     plan, name = rec.plan, request.name
     lines: list[Change] = []
@@ -102,6 +109,18 @@ def plan_changes(
                 code=("folder",),
             )
         )
+    elif sources is not None:
+        lines += [
+            Change(
+                _text(
+                    QT_TRANSLATE_NOOP("plans", "Packages are downloaded from {index} ({why})."),
+                    index=index.shown,
+                    why=index_reason(index),
+                ),
+                code=("index",),
+            )
+            for index in sources.indexes
+        ]
     lines += _setting_changes(plan, request)
     lines += _your_part(rec)
     return tuple(lines)

@@ -23,6 +23,17 @@ _FRAMEWORK_BYTES: Final = {
     ("tensorflow", False): 8 * GIB,
     ("tensorflow", True): int(2.5 * GIB),
 }
+# Download sizes: the wheels a fresh environment fetches, summed from the index's own file sizes
+# (PEP 700 "size" in PyPI's JSON simple API) for the set `uv pip compile` resolves, Linux x86_64,
+# CPython 3.11, measured 2026-11-25: torch 2.15.0 from PyPI (CUDA 13.2 build with its nvidia-*
+# wheels) 3.00 GB; tensorflow[and-cuda] 2.20 3.50 GB; tensorflow 2.20 0.70 GB; torch 2.13.0+cpu
+# with its dependencies 0.20 GB (the wheels of this project's tests' folder).
+_FRAMEWORK_DOWNLOAD: Final = {
+    ("pytorch", False): int(3.0e9),
+    ("pytorch", True): int(0.2e9),
+    ("tensorflow", False): int(3.5e9),
+    ("tensorflow", True): int(0.7e9),
+}
 #: The interpreter, pip, the wizard's files and pip's temporary unpacking.
 BASE_BYTES: Final = 300 * MIB
 #: Wheels are zip files; installed, they take about this many times their size (torch: 190 MB -> 700 MB).
@@ -43,6 +54,15 @@ def required_bytes(framework: str, cpu_only: bool, local_wheel_bytes: Iterable[i
     if local_wheel_bytes is not None:
         return BASE_BYTES + UNPACK_FACTOR * sum(local_wheel_bytes)
     return BASE_BYTES + _FRAMEWORK_BYTES.get((framework, cpu_only), 8 * GIB)
+
+
+def download_bytes(framework: str, cpu_only: bool) -> int:
+    """About how many bytes installing the framework downloads (its wheels and their dependencies).
+
+    >>> round(download_bytes("pytorch", cpu_only=False) / 1e9, 1)
+    3.0
+    """
+    return _FRAMEWORK_DOWNLOAD.get((framework, cpu_only), int(3.5e9))
 
 
 def space_message(needed: int, free: int, where: str) -> str:

@@ -9,7 +9,7 @@ cannot import Qt, so the marker is a no-op of the same name (gpuwizard.core.text
 A code may have variants (``"NO_NVIDIA_DRIVER:wsl"``): the same code and severity, with a
 message and hint that fit the situation. Facts quoted in hints cite their source.
 
-The templates live in parts by theme (the machine, plans, failures, drift); this module merges
+The templates live in parts by theme (the machine, plans, failures, drift, package indexes); this module merges
 them into :data:`CATALOG`, and refuses a code that two parts define.
 """
 
@@ -21,6 +21,7 @@ from typing import Final
 from gpuwizard.core.findings.catalog_drift import DRIFT_TEMPLATES
 from gpuwizard.core.findings.catalog_logs import FAILURE_TEMPLATES
 from gpuwizard.core.findings.catalog_machine import MACHINE_TEMPLATES
+from gpuwizard.core.findings.catalog_network import NETWORK_TEMPLATES
 from gpuwizard.core.findings.catalog_plan import PLAN_TEMPLATES
 from gpuwizard.core.findings.template import FindingTemplate
 
@@ -58,6 +59,7 @@ CATALOG_PARTS: Final[tuple[Mapping[str, FindingTemplate], ...]] = (
     PLAN_TEMPLATES,
     FAILURE_TEMPLATES,
     DRIFT_TEMPLATES,
+    NETWORK_TEMPLATES,
 )
 
 #: Every finding template, by code (and ``CODE:variant``).

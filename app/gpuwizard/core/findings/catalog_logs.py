@@ -227,16 +227,18 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "persists, reinstall torch in a fresh environment.",
         ),
     ),
+    # The 32-bit cause is named only where the log shows a 32-bit Python or a Windows install
+    # that found no version at all (diagnosis.py, _NO_MATCH_32BIT); an offline install from a
+    # folder of wheels that lacks a package is said as such (issue 20, point 6).
     "NO_MATCHING_DISTRIBUTION": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP("findings", "The installer found no installable version of {requirements}."),
         QT_TRANSLATE_NOOP(
             "findings",
-            "Usual causes: a Python version the package does not support yet (or any more), a 32-bit "
-            "Python (PyTorch and TensorFlow publish 64-bit packages only), a name or version that "
-            "does not exist (PyTorch's CUDA builds such as +cu118 are on download.pytorch.org, "
-            "not PyPI), or no access to the package index. Let the wizard pick a Python and a "
-            "version that exist together.",
+            "Usual causes: a Python version the package does not support yet (or any more), a name "
+            "or version that does not exist (PyTorch's CUDA builds such as +cu118 are on "
+            "download.pytorch.org, not PyPI), or no access to the package index. Let the wizard "
+            "pick a Python and a version that exist together.",
         ),
     ),
     "NO_MATCHING_DISTRIBUTION:versions": FindingTemplate(
@@ -248,11 +250,36 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
         ),
         QT_TRANSLATE_NOOP(
             "findings",
-            "Usual causes: a Python version the package does not support yet (or any more), a 32-bit "
-            "Python (PyTorch and TensorFlow publish 64-bit packages only), a name or version that "
-            "does not exist (PyTorch's CUDA builds such as +cu118 are on download.pytorch.org, "
-            "not PyPI), or no access to the package index. Let the wizard pick a Python and a "
-            "version that exist together.",
+            "Usual causes: a Python version the package does not support yet (or any more), a name "
+            "or version that does not exist (PyTorch's CUDA builds such as +cu118 are on "
+            "download.pytorch.org, not PyPI), or no access to the package index. Let the wizard "
+            "pick a Python and a version that exist together.",
+        ),
+    ),
+    "NO_MATCHING_DISTRIBUTION:32bit": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP("findings", "The installer found no installable version of {requirements}."),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "This looks like a 32-bit Python, or one too new or too old for the package: PyTorch "
+            "and TensorFlow publish 64-bit packages only, for a range of Python versions. Install "
+            "a 64-bit Python from python.org that the framework supports and let the wizard pick "
+            "the version.",
+        ),
+    ),
+    "NO_MATCHING_DISTRIBUTION:wheel_folder": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP("findings", "The folder of wheels has no installable {requirements}."),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The install took packages only from a local folder of wheels (offline, --find-links, "
+            "no package index), and that folder lacks {requirements}, which the packages being "
+            "installed depend on; the Python version is not the problem. On a machine with "
+            "internet, download the framework with all its dependencies into the folder for this "
+            "machine's Python and platform ('pip download --dest FOLDER --only-binary=:all: "
+            "--python-version X.Y --platform TAG PACKAGE'), then install again. The wizard's Choose "
+            "page and 'gpuwizard env create --offline' check a folder first and show the exact "
+            "command.",
         ),
     ),
     "TENSORFLOW_GPU_PACKAGE_REMOVED:log": FindingTemplate(

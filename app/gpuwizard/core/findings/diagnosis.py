@@ -27,11 +27,14 @@ is read a second time with the escapes undone.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from gpuwizard.core.findings.diagnosis_network import NETWORK_SIGNATURES, network_values
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
+from gpuwizard.core.findings.signature import Signature, Values
+from gpuwizard.core.findings.signature import sig as _sig
 
 DIAGNOSIS_SCHEMA: Final = "gpuwizard.diagnosis/1"
 
@@ -54,11 +57,8 @@ DIAGNOSIS_CODES: Final = (
     "TENSORFLOW_GPU_PACKAGE_REMOVED",
     "LONG_PATHS_DISABLED",
     "MS_STORE_PYTHON",
+    "PACKAGE_INDEX_UNREACHABLE",
 )
-
-#: Values read from one match: a name and one value, or several values.
-Values = dict[str, str | list[str]]
-Extractor = Callable[[re.Match[str]], Values | None]
 
 #: Parameters that collect every value seen; the others keep the first one.
 _LIST_PARAMS: Final = frozenset({"libraries", "requirements", "packages", "python"})
@@ -68,32 +68,6 @@ _MAX_PATH: Final = 260
 
 #: A longer matched line is cut to this many characters in the ``evidence`` parameter.
 _EVIDENCE_CHARS: Final = 240
-
-
-@dataclass(frozen=True)
-class Signature:
-    """One known message: the code it stands for, how to find it, and where it was reported.
-
-    Attributes:
-        code: The finding code the message stands for.
-        pattern: The compiled expression; its named groups are the values read from the text.
-        source: The address of a real report that shows the message.
-        extract: Turns a match into values (default: the named groups); ``None`` from it means
-            the match is not this problem after all.
-        variant: The catalog variant this message calls for, if any.
-    """
-
-    code: str
-    pattern: re.Pattern[str]
-    source: str
-    extract: Extractor | None = None
-    variant: str | None = None
-
-    def values(self, match: re.Match[str]) -> Values | None:
-        """The values this match gives, or ``None`` when it does not count."""
-        if self.extract is not None:
-            return self.extract(match)
-        return {name: value for name, value in match.groupdict().items() if value}
 
 
 # --- reading values out of matches --------------------------------------------------------
@@ -245,18 +219,6 @@ def _torch_dll(match: re.Match[str]) -> Values:
 
 def _store_python(match: re.Match[str]) -> Values:
     return {"python": match.group("python")}
-
-
-def _sig(
-    code: str,
-    pattern: str,
-    source: str,
-    extract: Extractor | None = None,
-    *,
-    variant: str | None = None,
-    flags: int = 0,
-) -> Signature:
-    return Signature(code, re.compile(pattern, flags), source, extract, variant)
 
 
 # --- the signatures -------------------------------------------------------------------------
@@ -468,16 +430,39 @@ SIGNATURES: Final[tuple[Signature, ...]] = (
         variant="log",
         flags=re.IGNORECASE,
     ),
+    # pip's and uv's words for a package index that cannot be reached (diagnosis_network.py).
+    *NETWORK_SIGNATURES,
 )
 
 #: A finding of the key explains the same failure as the ones listed: those are dropped.
 _SUPPRESSES: Final[Mapping[str, tuple[str, ...]]] = {
     "GPU_ARCH_UNSUPPORTED": ("NO_KERNEL_IMAGE",),
     "CUDNN_VERSION_MISMATCH": ("CUDNN_INTERNAL_ERROR",),
+    # pip ends a failed connection with "No matching distribution found": the index was never read.
+    "PACKAGE_INDEX_UNREACHABLE": ("NO_MATCHING_DISTRIBUTION",),
 }
 
 #: Hints that a log comes from Windows: a DLL name or a drive letter.
 _WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\", re.IGNORECASE)
+
+#: An install from a folder of wheels alone: uv names "the provided package locations" only
+#: with --no-index and --find-links (the real output is recorded in
+#: tests/fixtures/recorded/diagnose, "recorded here"); the wizard's own log names its offline
+#: options. Then a missing package is missing from the folder, whatever the Python.
+_FOLDER_ONLY: Final = re.compile(
+    r"was not found in the provided package locations|--no-index\b|\"offline\": true|PIP_NO_INDEX"
+)
+#: pip prints "Looking in links" for --find-links and "Looking in indexes" for any index but
+#: PyPI's (pip/_internal/models/search_scope.py, get_formatted_locations); links alone and no
+#: failed connection mean the folder was all pip had (recorded with pip 23.0.1 and 23.2.1).
+_PIP_LINKS: Final = re.compile(r"^Looking in links: ", re.MULTILINE)
+_PIP_INDEXES_OR_NETWORK: Final = re.compile(
+    r"Looking in indexes: |Could not fetch URL|NewConnectionError|ConnectTimeout|Retrying \(Retry"
+)
+#: A 32-bit Python shows in its banner ("[MSC v.1916 32 bit (Intel)]"), in wheel tags (win32,
+#: i686) or in words; only then, or when a Windows install found no version at all (the
+#: classic 32-bit case, tensorflow/tensorflow#8251), is a 32-bit Python named as the cause.
+_NO_MATCH_32BIT: Final = re.compile(r"\bwin32\b|\b32[- ]bit\b|\bi[3-6]86\b", re.IGNORECASE)
 
 
 @dataclass
@@ -548,6 +533,16 @@ def _imply(hits: dict[str, _Hit]) -> None:
         removed.add({"requirements": missing.values["requirements"]}, "log")
 
 
+def _no_match_variant(hit: _Hit, text: str) -> str | None:
+    """Which NO_MATCHING_DISTRIBUTION text fits: a folder of wheels, a 32-bit Python, or the usual causes."""
+    if _FOLDER_ONLY.search(text) or (_PIP_LINKS.search(text) and not _PIP_INDEXES_OR_NETWORK.search(text)):
+        return "wheel_folder"
+    nothing_found = hit.values.get("versions", []) == ["none"]
+    if _NO_MATCH_32BIT.search(text) or (nothing_found and _WINDOWS_LOG.search(text)):
+        return "32bit"
+    return "versions" if "versions" in hit.values else None
+
+
 def _finding(code: str, hit: _Hit, text: str) -> Finding:
     params: dict[str, object] = {
         name: values if name in _LIST_PARAMS else values[0] for name, values in hit.values.items()
@@ -565,8 +560,11 @@ def _finding(code: str, hit: _Hit, text: str) -> Finding:
         variant = "windows"
     elif code == "DRIVER_TOO_OLD":
         variant = "log_cuda" if "driver_cuda" in hit.values else "log"
+    elif code == "PACKAGE_INDEX_UNREACHABLE":
+        variant, found = network_values(hit.values, text)
+        params.update(found)
     elif code == "GPU_OUT_OF_MEMORY" and "size" in hit.values:
         variant = "size"
-    elif code == "NO_MATCHING_DISTRIBUTION" and "versions" in hit.values:
-        variant = "versions"
+    elif code == "NO_MATCHING_DISTRIBUTION":
+        variant = _no_match_variant(hit, text)
     return make_finding(code, variant=variant, **params)

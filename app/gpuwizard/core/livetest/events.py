@@ -10,6 +10,9 @@ printed, those the wizard does not read included (the probe may add fields, neve
 The wizard adds ``log`` (a line of the probe that is no event), ``gpu_usage`` (NVML samples
 taken while it trains) and ``finding``; the last event of a test is its
 :class:`~gpuwizard.core.livetest.events.LiveTestResult`.
+
+A reader that meets an event kind it does not know keeps it as :class:`Other` and passes it on:
+the probe may add kinds (``prepare`` came after the first recordings, which replay as they are).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from gpuwizard.core.findings.model import Finding, finding_from_json, finding_to_json
+from gpuwizard.core.livetest.verdicts import CANCELLED
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,6 +83,22 @@ class Phase(LiveTestEvent):
     KIND: ClassVar[str] = "phase"
     phase: str
     device: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prepare(LiveTestEvent):
+    """A slow preparation begins, before the first step shows any progress.
+
+    ``stage`` is ``import`` (the framework is imported: ``framework``), ``cuda_context`` (the
+    first use of the GPU creates its CUDA context) or ``compile`` (the model is built and its
+    first steps run: graph tracing, kernel selection and autotuning, the optimizer's set-up);
+    a newer probe may name others. Each lasts until the next ``prepare``, ``phase`` or ``step``.
+    """
+
+    KIND: ClassVar[str] = "prepare"
+    stage: str
+    device: str | None = None
+    framework: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,7 +199,9 @@ class LiveTestResult(LiveTestEvent):
     """The last event of a test: the verdict, the numbers, the findings that explain it.
 
     Attributes:
-        verdict: ``gpu_ok``, ``gpu_slow``, ``cpu_only`` or ``broken`` (:mod:`.verdicts`).
+        verdict: ``gpu_ok``, ``gpu_slow``, ``cpu_only`` or ``broken`` (:mod:`.verdicts`); or
+            ``cancelled``, no verdict: the test was stopped before it finished (Ctrl+C, SIGTERM,
+            the Test page's Stop), so it says nothing about the environment.
         framework, framework_version: What was tested (the version with its build label).
         device: The GPU it trained on, or ``cpu``.
         loss_first, loss_last: The loss at the first measured step and at the end.
@@ -217,6 +239,11 @@ class LiveTestResult(LiveTestEvent):
     python: str | None = None
     env: str | None = None
 
+    @property
+    def cancelled(self) -> bool:
+        """Whether the test was stopped before it finished (no verdict; nothing is recorded)."""
+        return self.verdict == CANCELLED
+
     def to_json(self) -> dict[str, Any]:
         """The ``result`` event of the contract, then the wizard's own fields.
 
@@ -244,6 +271,8 @@ class LiveTestResult(LiveTestEvent):
             "env": self.env,
             "gpus_visible": self.gpus_visible,
             "gpu_names": list(self.gpu_names),
+            # As verify's and apply's results say it: `cancelled` when stopped before the end.
+            "status": "cancelled" if self.cancelled else "complete",
         }
         # Fields of a saved result that this version does not read are kept, after its own.
         return {**known, **{key: value for key, value in self.data.items() if key not in known}}
@@ -296,6 +325,9 @@ def event_from_json(data: Mapping[str, Any]) -> LiveTestEvent:
     ('step', 'gpu', 1.5, 9000.0)
     >>> event_from_json({"event": "something_new", "x": 1}).to_json()
     {'event': 'something_new', 'x': 1}
+    >>> stage = event_from_json({"event": "prepare", "stage": "import", "framework": "pytorch"})
+    >>> (type(stage).__name__, stage.stage, stage.framework, stage.device)
+    ('Prepare', 'import', 'pytorch', None)
     """
     reader = _READERS.get(str(data.get("event")))
     return reader(data) if reader is not None else Other(data=dict(data))
@@ -389,6 +421,15 @@ def _phase(data: Mapping[str, Any]) -> Phase:
     return Phase(data=dict(data), phase=str(data.get("phase") or ""), device=_text(data.get("device")))
 
 
+def _prepare(data: Mapping[str, Any]) -> Prepare:
+    return Prepare(
+        data=dict(data),
+        stage=str(data.get("stage") or ""),
+        device=_text(data.get("device")),
+        framework=_text(data.get("framework")),
+    )
+
+
 def _step(data: Mapping[str, Any]) -> Step:
     return Step(
         data=dict(data),
@@ -460,6 +501,7 @@ _READERS: Mapping[str, Callable[[Mapping[str, Any]], LiveTestEvent]] = {
     "device": _device,
     "device_summary": _device_summary,
     "phase": _phase,
+    "prepare": _prepare,
     "step": _step,
     "matmul": _matmul,
     "compare": _compare,

@@ -25,7 +25,7 @@ from gpuwizard.core.livetest.events import (
     Step,
     Summary,
 )
-from gpuwizard.core.livetest.verdicts import GPU_SLOW_SPEEDUP
+from gpuwizard.core.livetest.verdicts import CANCELLED, GPU_SLOW_SPEEDUP
 
 
 @dataclass
@@ -107,7 +107,7 @@ class ProbeEnd:
 def judge(  # noqa: PLR0911 - one return per rule, checked in order
     run: ProbeRun, end: ProbeEnd, *, machine_has_nvidia_gpu: bool | None, diagnosed: Sequence[Finding] = ()
 ) -> tuple[str, list[Finding]]:
-    """The verdict and the findings that explain it.
+    """The verdict and the findings that explain it (``cancelled`` when the wizard stopped it on request).
 
     ``diagnosed`` are findings recognised in the probe's error output (core.findings.diagnosis).
     ``machine_has_nvidia_gpu``: whether detection saw an NVIDIA GPU (None: unknown); a
@@ -115,6 +115,9 @@ def judge(  # noqa: PLR0911 - one return per rule, checked in order
     """
     findings: list[Finding] = list(diagnosed)
     summary = run.summary
+    if end.killed_reason == "cancelled":
+        # Stopped on purpose: no verdict, and no TEST_PROBE_KILLED (its hint speaks of hangs).
+        return CANCELLED, _unique(findings)
     if end.killed_reason is not None:
         findings.append(make_finding("TEST_PROBE_KILLED", reason=end.killed_reason))
         return "broken", _unique(findings)

@@ -9,6 +9,10 @@ Test, Summary and Verify pages, the support report), so they cannot drift apart:
 - ``cpu_only``: it trained, on the CPU only (the framework sees no GPU);
 - ``broken``: it did not train.
 
+A test stopped before it finished (Ctrl+C or SIGTERM on ``gpuwizard test``, the Test page's Stop)
+has no verdict: its ``verdict`` is :data:`CANCELLED`, which never passes, is never recorded and
+says nothing about the environment (``gpuwizard test`` exits 130, as ``apply`` and ``verify`` do).
+
 **The pass rule** (:func:`passed`): training on the GPU passes, slow or not (slowness is a
 warning: the setup works, and ``verify`` later reports a fall from ``gpu_ok`` to ``gpu_slow`` as
 a change); the CPU passes only on a machine without an NVIDIA GPU a driver serves, since the CPU
@@ -28,6 +32,8 @@ from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 Verdict = Literal["gpu_ok", "gpu_slow", "cpu_only", "broken"]
 VERDICTS: Final[tuple[Verdict, ...]] = ("gpu_ok", "gpu_slow", "cpu_only", "broken")
+#: The ``verdict`` of a test stopped before it finished: none of :data:`VERDICTS`, no judgement.
+CANCELLED: Final = "cancelled"
 Level = Literal["ok", "warning", "error"]
 
 # A CIFAR-shaped CNN at batch 256 runs tens of times faster on any CUDA GPU of the last
@@ -72,6 +78,10 @@ WORDS: Final[dict[str, VerdictWords]] = {
         QT_TRANSLATE_NOOP("verdicts", "training does not work in this environment"),
         QT_TRANSLATE_NOOP("verdicts", "Training does not work in this environment."),
     ),
+    CANCELLED: VerdictWords(
+        QT_TRANSLATE_NOOP("verdicts", "the test was stopped before it finished"),
+        QT_TRANSLATE_NOOP("verdicts", "The test was stopped before it finished: no verdict."),
+    ),
 }
 
 
@@ -83,8 +93,8 @@ def passed(verdict: str, machine_has_nvidia_gpu: bool | None) -> bool:
 
     >>> [passed(v, True) for v in VERDICTS]
     [True, True, False, False]
-    >>> [passed(v, False) for v in VERDICTS]
-    [True, True, True, False]
+    >>> [passed(v, False) for v in VERDICTS], passed(CANCELLED, False)
+    ([True, True, True, False], False)
     """
     if verdict in ("gpu_ok", "gpu_slow"):
         return True
@@ -101,8 +111,8 @@ def level(verdict: str, machine_has_nvidia_gpu: bool | None) -> Level:
 
     >>> [level(v, True) for v in VERDICTS]
     ['ok', 'warning', 'warning', 'error']
-    >>> level("cpu_only", False), level("from_a_newer_wizard", False)
-    ('ok', 'warning')
+    >>> level("cpu_only", False), level("from_a_newer_wizard", False), level(CANCELLED, True)
+    ('ok', 'warning', 'warning')
     """
     if verdict == "broken":
         return "error"

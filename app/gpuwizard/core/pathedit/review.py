@@ -16,7 +16,9 @@ from typing import Any, Final
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.pathedit.algebra import (
     DUPLICATE,
+    EMPTY,
     MISSING,
+    OTHER_CUDA_FIRST,
     EntryProblems,
     cuda_version_of,
     entry_key,
@@ -25,10 +27,24 @@ from gpuwizard.core.pathedit.algebra import (
     has_variable_references,
     split_segments,
 )
+from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 #: Scopes in the order Windows joins them.
 SCOPE_ORDER: Final = ("system", "user")
 _VARIABLE: Final = re.compile(r"%[^%;\s]+%")
+#: The translation context of the problems' words (lupdate reads literal contexts only).
+_CONTEXT: Final = "pathedit"
+#: The problem workflow/pathedit/request.py adds to the entries of a REG_SZ value with %VARS%.
+_REG_SZ_WITH_VARS: Final = "reg_sz_with_vars"
+_PROBLEM_WORDS: Final = {
+    MISSING: QT_TRANSLATE_NOOP("pathedit", "the folder does not exist"),
+    DUPLICATE: QT_TRANSLATE_NOOP("pathedit", "already on PATH earlier: only the first one counts"),
+    EMPTY: QT_TRANSLATE_NOOP("pathedit", "empty entry (an extra ';')"),
+    OTHER_CUDA_FIRST: QT_TRANSLATE_NOOP("pathedit", "another CUDA version comes first"),
+    _REG_SZ_WITH_VARS: QT_TRANSLATE_NOOP(
+        "pathedit", "the value is REG_SZ, so its %VARIABLES% are never expanded"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,37 @@ class ScopeReview:
     type: str | None
     value: str
     entries: tuple[EntryProblems, ...]
+
+
+def first_cuda_version(reviews: Iterable[ScopeReview]) -> str | None:
+    """The CUDA version whose entry comes first in the PATH programs get (reviews in Windows' order)."""
+    return next(
+        (entry.cuda_version for review in reviews for entry in review.entries if entry.cuda_version), None
+    )
+
+
+def problem_text(problem: str, *, first_cuda: str | None = None) -> TranslatableText:
+    """One problem of an entry in people's words (``path show``'s text; the JSON keeps the code).
+
+    Args:
+        problem: The code (``duplicate``, ``missing``, ``empty``, ``other_cuda_first``...).
+        first_cuda: The CUDA version that comes first on PATH, to name it.
+
+    >>> problem_text("other_cuda_first", first_cuda="11.8")
+    'CUDA 11.8 comes first on PATH'
+    >>> problem_text("duplicate")
+    'already on PATH earlier: only the first one counts'
+    """
+    if problem == OTHER_CUDA_FIRST and first_cuda:
+        # The mark is on the entry that is shadowed, so say which version shadows it: the bare
+        # code read as if this entry were the one that comes first (issue 20, point 8).
+        return TranslatableText(
+            _CONTEXT,
+            QT_TRANSLATE_NOOP("pathedit", "CUDA {version} comes first on PATH"),
+            version=first_cuda,
+        )
+    words = _PROBLEM_WORDS.get(problem)
+    return TranslatableText(_CONTEXT, words) if words else TranslatableText(_CONTEXT, "{code}", code=problem)
 
 
 def review_to_json(review: ScopeReview) -> dict[str, Any]:

@@ -130,7 +130,15 @@ class _Redactor:
     def __init__(self, identities: Identities) -> None:
         self.uuids: dict[str, str] = {}
         self.counts: dict[str, int] = dict.fromkeys(KINDS, 0)
-        self.pattern = re.compile("|".join(self._alternatives(identities)))
+        alternatives = self._alternatives(identities)
+        self.pattern = re.compile("|".join(alternatives))
+        # The identities alone, for the name a secret variable keeps: a user called SECRET
+        # makes `/mnt/d/SECRET:envs` look like a variable named SECRET (its name is kept).
+        identity_parts = alternatives[len(self._SECRET_PARTS) :]
+        self.identity_pattern = re.compile("|".join(identity_parts)) if identity_parts else None
+
+    #: How many of :meth:`_alternatives`' first patterns are secrets rather than identities.
+    _SECRET_PARTS = ("uuid", "serial", "url_login", "secret_variable", "access_token")
 
     def _alternatives(self, identities: Identities) -> list[str]:
         parts = [
@@ -180,6 +188,10 @@ class _Redactor:
             text, counted = credentials.replacement(match)
             if counted is not None:
                 self.counts[counted] += 1
+            if kind == "secret_variable" and self.identity_pattern is not None:
+                # One character of what came before, so a name after a slash is still a folder.
+                before = match.string[match.start() - 1] if match.start() > 0 else ""
+                text = self.identity_pattern.sub(self._replace, before + text)[len(before) :]
             return text
         if kind in ("windows_home", "posix_home"):
             self.counts["home_folder"] += 1

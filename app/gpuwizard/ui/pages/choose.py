@@ -19,7 +19,6 @@ from typing import Final
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -35,11 +34,15 @@ from gpuwizard.core.compat.presentation import plan_view
 from gpuwizard.core.envs.changes import plan_changes
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.request import SetupRequest
-from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name
+from gpuwizard.core.machine.system_report import GpuFacts, SystemReport
+from gpuwizard.ui.dialogs import existing_folder
 from gpuwizard.ui.messages import change_html
 from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.choice_inputs import RECOMMENDED, ChoiceInputs
+from gpuwizard.ui.widgets.gpu_choice import fill_gpu_list
+from gpuwizard.ui.widgets.gpu_list_fit import GpuListFit
 from gpuwizard.ui.widgets.plan_panel import PlanPanel
+from gpuwizard.ui.widgets.source_check import SourceCheckView, shown_sources
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.envs.prepare import default_envs_dir
 from gpuwizard.workflow.pathedit.request import path_request_from_plan
@@ -117,6 +120,8 @@ class ChoosePage(QWizardPage):
         self.choices_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         needed = choices.minimumSizeHint().width() + self.choices_scroll.frameWidth() * 2
         self.choices_scroll.setFixedWidth(min(max(_CHOICES_WIDTH, needed), _CHOICES_WIDTH_MAX))
+        widths, rows = (_CHOICES_WIDTH, _CHOICES_WIDTH_MAX), _GPU_ROWS_SHOWN
+        self.gpu_fit = GpuListFit(choices.gpu_list, self.choices_scroll, widths=widths, rows_shown=rows)
         self.panel = PlanPanel()
         # The answer's parts, as the page's own (tests and the wizard read them here).
         panel = self.panel
@@ -136,6 +141,8 @@ class ChoosePage(QWizardPage):
             panel.plan_conda,
         )
         self.panel.plan_pip, self.panel.alternatives = panel.plan_pip, panel.alternatives
+        # Where the packages come from, asked in the background (ui/widgets/source_check.py).
+        self.sources_view = SourceCheckView.placed_in(panel, on_change=self.completeChanged)
         self.result_scroll = self._scroll(self.panel, "choose_result_scroll")
         self.result_scroll.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrow keys and PgUp/PgDn scroll
         self.result_scroll.setAccessibleName(self.tr("The recommendation"))
@@ -161,6 +168,7 @@ class ChoosePage(QWizardPage):
         self.inputs.offline_check.toggled.connect(self._source_changed)
         self.inputs.folder_edit.textChanged.connect(self._source_changed)
         self.inputs.browse_button.clicked.connect(self._browse)
+        self.inputs.folder_status.changed.connect(self.completeChanged)  # Next waits for the folder's check
 
     def _scroll(self, content: QWidget, name: str) -> QScrollArea:
         scroll = QScrollArea(self)
@@ -231,6 +239,17 @@ class ChoosePage(QWizardPage):
         """Block until running workers end (closing the wizard must not destroy their threads)."""
         for worker in self._workers:
             worker.wait()
+        self.inputs.folder_status.wait()
+        self.sources_view.wait()
+
+    @property
+    def sources_ok(self) -> bool | None:
+        """Whether the package indexes the install needs answer: None while they are being asked.
+
+        False when one does not (its explanation, with the ways forward, is shown on this page),
+        or a mirror setting cannot be used. True offline and in a preview: nothing is fetched.
+        """
+        return self.sources_view.ok
 
     # --- the choice -----------------------------------------------------------------------
 
@@ -282,11 +301,12 @@ class ChoosePage(QWizardPage):
         )
 
     def folder_valid(self) -> bool:
-        """False when offline installs are asked for without an existing folder."""
+        """False when offline installs are asked for without a folder, or one the plan cannot come from."""
         if not self.inputs.offline_check.isChecked():
             return True
         folder = self.inputs.folder_edit.text().strip()
-        return bool(folder) and Path(folder).expanduser().is_dir()
+        # The folder's check (ui/widgets/wheel_folder_status.py) must have found everything the plan needs.
+        return bool(folder) and Path(folder).expanduser().is_dir() and self.inputs.folder_status.ready()
 
     def set_choice(self, choice: SetupRequest) -> None:
         """Show ``choice`` in the inputs (a choice made earlier, or an answer file's)."""
@@ -336,50 +356,12 @@ class ChoosePage(QWizardPage):
             self._set_default_name()
 
     def _fill_gpus(self, gpus: Sequence[GpuFacts]) -> None:
-        self.inputs.gpu_list.blockSignals(True)
-        self.inputs.gpu_list.clear()
-        for gpu in gpus:
-            text = self.tr("GPU %1: %2").replace("%1", str(gpu.index)).replace("%2", display_name(gpu))
-            if gpu.status != "ok":
-                statuses = {"lost": self.tr("not responding"), "no-driver": self.tr("no driver")}
-                text += "\n" + self.tr("not usable: %1").replace("%1", statuses.get(gpu.status, gpu.status))
-            elif gpu.compute_capability:
-                text += "\n" + self.tr("compute capability %1").replace("%1", gpu.compute_capability)
-            item = QListWidgetItem(text, self.inputs.gpu_list)
-            item.setData(Qt.ItemDataRole.UserRole, gpu.index)
-            item.setToolTip(
-                text
-                + "\n\n"
-                + self.tr(
-                    "Compute capability is the GPU generation's feature level (8.6 for the GeForce "
-                    "RTX 30 series); a framework build runs only on the levels it was made for."
-                )
-            )
-            if gpu.status == "ok":
-                item.setFlags(
-                    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
-                )
-                item.setCheckState(Qt.CheckState.Checked)
-            else:
-                item.setFlags(Qt.ItemFlag.ItemIsUserCheckable)  # shown, greyed, not tickable
-                item.setCheckState(Qt.CheckState.Unchecked)
-        self.inputs.gpu_list.blockSignals(False)
-        has_gpus = bool(gpus)
-        self.inputs.gpu_label.setVisible(has_gpus)
-        self.inputs.gpu_list.setVisible(has_gpus)
-        self.inputs.gpu_note.setVisible(not has_gpus)
-        if not has_gpus:
-            self.inputs.gpu_note.setText(
-                self.tr("No NVIDIA GPU was found, so there is nothing to pick: the plan is a CPU build.")
-            )
-        else:
+        fill_gpu_list(self.inputs, gpus)  # ui/widgets/gpu_choice.py
+        if gpus:
             self._fit_gpu_list()
 
     def _fit_gpu_list(self) -> None:
-        # Two lines per GPU (name, compute capability); the list scrolls past a few GPUs.
-        rows = min(self.inputs.gpu_list.count(), _GPU_ROWS_SHOWN)
-        height = sum(self.inputs.gpu_list.sizeHintForRow(row) for row in range(rows))
-        self.inputs.gpu_list.setFixedHeight(height + 2 * self.inputs.gpu_list.frameWidth())
+        self.gpu_fit.refit()  # whole names: a wider column, else wrapped; the list scrolls past a few GPUs
 
     def _gpu_items(self) -> list[QListWidgetItem]:
         items = [self.inputs.gpu_list.item(row) for row in range(self.inputs.gpu_list.count())]
@@ -486,11 +468,10 @@ class ChoosePage(QWizardPage):
 
     @Slot()
     def _browse(self) -> None:
-        folder = QFileDialog.getExistingDirectory(
-            self, self.tr("The folder of wheels"), self.inputs.folder_edit.text() or str(Path.home())
-        )
-        if folder:
-            self.inputs.folder_edit.setText(folder)
+        # Opens at the folder typed in, else in Documents or the folder last chosen (ui/dialogs.py).
+        folder = existing_folder(self, self.tr("The folder of wheels"), self.inputs.folder_edit.text())
+        if folder is not None:
+            self.inputs.folder_edit.setText(str(folder))
 
     def _schedule(self) -> None:
         """Recommend again shortly: the Next button waits for the new answer."""
@@ -568,6 +549,7 @@ class ChoosePage(QWizardPage):
         if outcome.recommendation is None:
             self.recommendation = None
             self.panel.show_failure(outcome.error or "", unexpected=outcome.unexpected)
+            self.inputs.folder_status.set_plan(None, None)
         else:
             self._show_recommendation(outcome.recommendation)
         self._check_name()
@@ -581,16 +563,29 @@ class ChoosePage(QWizardPage):
         if rec is None:
             return
         self.panel.show_changes(self.change_lines(rec))
+        self._show_sources(rec)
+
+    def _show_sources(self, rec: Recommendation) -> None:
+        """The install command as it will run, and the indexes asked (again when they changed)."""
+        report, choice = self.session.report, self.current_choice()
+        self.sources_view.show_plan(self.panel, report, rec, choice, preview=self.session.preview)
 
     def _show_recommendation(self, rec: Recommendation) -> None:
         self.recommendation = rec
         report = self.session.report
         view = plan_view(rec, nvidia_gpu_present=report is not None and bool(report.nvidia_gpus))
         self.panel.show_recommendation(rec, view, self.change_lines(rec))
+        self._show_sources(rec)
+        self.inputs.folder_status.set_plan(rec.plan, report)  # the offline folder is checked against it
 
     def change_lines(self, rec: Recommendation) -> list[str]:
         """What carrying out ``rec`` changes on this machine, one HTML line each (escaped)."""
+        choice = self.current_choice()
         changes = plan_changes(
-            rec, self.current_choice(), envs_folder=str(default_envs_dir()), preview=self.session.preview
+            rec,
+            choice,
+            envs_folder=str(default_envs_dir()),
+            preview=self.session.preview,
+            sources=shown_sources(self.session.report, rec, choice),
         )
         return [change_html(change) for change in changes]

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.findings.diagnosis import diagnose
-from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.findings.model import Finding, finding_from_json
 from gpuwizard.core.frameworks import framework_module, framework_title
 from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.event_bridge import Event
@@ -68,6 +68,7 @@ class InstallPage(QWizardPage):
         self._phase = ""
         self._count_total: int | None = None
         self._count_done = 0
+        self._source_findings: list[Finding] = []
 
         content = QWidget(self)
         self.intro = QLabel(content)
@@ -304,6 +305,9 @@ class InstallPage(QWizardPage):
                 lines.append(f"== {self._phase}: {event.get('message', '')}")
             elif kind == "log":
                 lines.append(str(event.get("line", "")))
+            elif kind == "sources":
+                # The package indexes asked before the install; unreachable ones come with findings.
+                self._source_findings = [finding_from_json(item) for item in event.get("findings") or []]
             elif kind == "progress":
                 self._count(event)
                 progress = event
@@ -375,6 +379,7 @@ class InstallPage(QWizardPage):
         self.log_view.clear()
         self.detail_label.clear()
         self._phase, self._count_total, self._count_done = "", None, 0
+        self._source_findings = []
         self._set_busy()
         self.progress.show()
         self._show_findings([])
@@ -454,7 +459,9 @@ class InstallPage(QWizardPage):
         self.reason_label.setText("<br>".join(parts))
         self.reason_label.setVisible(bool(parts))
         tail = "\n".join([*result.log_tail, error or ""])
-        self._show_findings([] if cancelled else diagnose(tail))
+        # A log's known error first; a refusal before the install (an index that does not
+        # answer) has no log, but its findings came with the `sources` event.
+        self._show_findings([] if cancelled else diagnose(tail) or self._source_findings)
 
     def _show_findings(self, findings: list[Finding]) -> None:
         self.finding_views = replace_finding_views(

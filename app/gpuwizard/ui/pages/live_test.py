@@ -7,12 +7,16 @@ The session's ``run_test`` step runs the probe in the environment on a
 the GPU and the CPU, shows the measurements (:class:`~gpuwizard.ui.widgets.test_numbers.TestNumbers`)
 as they come, and at the end the verdict in plain words (:mod:`gpuwizard.core.livetest.verdicts`)
 with the findings that explain it and say what to do. Stop sets the step's cancel event, which
-ends the probe.
+ends the probe; the result then says ``cancelled`` (no verdict), as ``gpuwizard test`` does.
+
+Before the first step the probe announces its slow preparations (``prepare`` events: importing
+the framework, starting CUDA, compiling the model); the page names each, with the seconds it
+has taken so far and a busy progress bar, so a pause of several seconds visibly moves.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QLocale, Qt
+from PySide6.QtCore import QElapsedTimer, QLocale, Qt, QTimer
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -28,7 +32,16 @@ from PySide6.QtWidgets import (
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.livetest import verdicts
-from gpuwizard.core.livetest.events import DeviceSummary, LiveTestEvent, LiveTestResult, Phase, Start, Step
+from gpuwizard.core.livetest.events import (
+    DeviceSummary,
+    LiveTestEvent,
+    LiveTestResult,
+    Phase,
+    Prepare,
+    Start,
+    Step,
+)
+from gpuwizard.core.livetest.stages import stage_line, stage_why
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.messages import display_text
@@ -59,6 +72,11 @@ class LiveTestPage(QWizardPage):
         self.state = IDLE
         self.result: LiveTestResult | None = None
         self.work = StreamedWork(self, self._take_events, self._show_result, self._crashed)
+        # A slow preparation's line shows the seconds it has taken, redrawn every second.
+        self.stage_clock = QElapsedTimer()
+        self.stage_timer = QTimer(self)
+        self.stage_timer.setInterval(1000)
+        self.stage_timer.timeout.connect(self._show_stage)
         self._reset_numbers()
 
         content = QWidget(self)
@@ -232,6 +250,7 @@ class LiveTestPage(QWizardPage):
     # --- events -----------------------------------------------------------------------------
 
     def _reset_numbers(self) -> None:
+        self._stage: Prepare | None = None
         self._steps_total: int | None = None
         self._steps_done = 0
         self._config_steps = (0, 0)
@@ -240,13 +259,17 @@ class LiveTestPage(QWizardPage):
         """One batch from the bridge: new points, the latest numbers, the last phase."""
         points: dict[str, list[tuple[float, float]]] = {}
         phase: Phase | None = None
+        stage = self._stage
         for event in events:
             if isinstance(event, Step):
                 if event.loss is not None:
                     points.setdefault(event.device, []).append((float(event.step), event.loss))
                 self._steps_done += 1
+                stage = None
             elif isinstance(event, Phase):
-                phase = event
+                phase, stage = event, None
+            elif isinstance(event, Prepare):
+                phase, stage = None, event
             elif isinstance(event, Start):
                 self._config_steps = (event.steps, event.cpu_steps)
             elif isinstance(event, DeviceSummary):
@@ -257,9 +280,40 @@ class LiveTestPage(QWizardPage):
             self.chart.add_points(device, new)
         if phase is not None:
             self.phase_label.setText(self._phase_text(phase.phase, phase.device))
-        self._show_steps()
+        if stage is not self._stage:
+            self._enter_stage(stage)
+        if self._stage is None:
+            self._show_steps()
+
+    def _enter_stage(self, stage: Prepare | None) -> None:
+        """A slow preparation begins (busy bar, its line with the seconds), or the last one ended."""
+        self._stage = stage
+        if stage is None:
+            self.stage_timer.stop()
+            if not self.chart.point_count():
+                self.chart.set_empty_text(self.tr("The loss appears here as the network trains."))
+            return
+        self.stage_clock.start()
+        self.stage_timer.start()
+        self.progress.setRange(0, 0)  # Qt animates a busy bar: the test is alive
+        self._show_stage()
+        why = stage_why(stage)
+        if not self.chart.point_count():
+            self.chart.set_empty_text(
+                display_text(stage_line(stage)) + ("\n" + display_text(why) if why is not None else "")
+            )
+
+    def _show_stage(self) -> None:
+        if self._stage is None or self.work.cancel_event.is_set():  # "Stopping the test…" stays
+            return
+        seconds = self.stage_clock.elapsed() // 1000 if self.stage_clock.isValid() else 0
+        line = display_text(stage_line(self._stage))
+        self.phase_label.setText(
+            line if seconds < 1 else self.tr("%1 (%2 s)").replace("%1", line).replace("%2", str(seconds))
+        )
 
     def _crashed(self, message: str) -> None:
+        self._enter_stage(None)
         self.state = DONE
         self.result = None
         self.stop_button.setEnabled(False)
@@ -301,6 +355,7 @@ class LiveTestPage(QWizardPage):
         self.progress.setValue(maximum)
 
     def _show_result(self, result: LiveTestResult) -> None:
+        self._enter_stage(None)
         self.result = result
         self.state = DONE
         self.session.test_result = result
@@ -313,7 +368,7 @@ class LiveTestPage(QWizardPage):
         self.numbers.take_result(result)
         verdict = result.verdict
         findings = list(result.findings)
-        if verdict == "broken" and self.work.cancel_event.is_set():
+        if result.cancelled or (verdict == "broken" and self.work.cancel_event.is_set()):
             # Stopped on purpose: no verdict to keep, and the "probe killed" finding speaks of
             # hangs, which this was not.
             self.session.test_result = None

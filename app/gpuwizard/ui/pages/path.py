@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,7 @@ class PathPage(QWizardPage):
 
     def _build_entries(self, parent: QWidget) -> QGroupBox:
         box = QGroupBox(self.tr("PATH now (system first, then user)"), parent)
+        self.entries_box = box
         self.entries = PathEntriesView(box)
         layout = QVBoxLayout(box)
         layout.addWidget(self.entries)
@@ -226,9 +228,9 @@ class PathPage(QWizardPage):
         return self.session.path_request
 
     def initializePage(self) -> None:
-        """Show the request and read the PATH (on a worker)."""
+        """Show the request and read the PATH (on a worker); in a preview without a registry, the request alone."""
         request = self.request
-        if request is None or self.session.path_store is None:
+        if request is None or (self.session.path_store is None and not self.session.preview):
             return
         for combo, value in ((self.scope_combo, request.scope), (self.other_combo, request.other_cuda)):
             combo.blockSignals(True)
@@ -242,6 +244,9 @@ class PathPage(QWizardPage):
             )
         else:
             self.intro.setText(self.tr("The plan adds folders to PATH."))
+        if self.session.path_store is None:
+            self._show_preview_request(request)
+            return
         identity = self.session.path_store.identity
         if identity.startswith("file:"):
             self.intro.setText(
@@ -353,9 +358,33 @@ class PathPage(QWizardPage):
         self.session.path_request = replace(
             request, scope=self.scope_combo.currentData(), other_cuda=self.other_combo.currentData()
         )
+        if self.session.path_store is None:
+            self._show_preview_request(self.session.path_request)
         self.refresh()
 
     # --- showing --------------------------------------------------------------------------
+
+    def _show_preview_request(self, request: PathRequest) -> None:
+        """A preview of a saved report: it holds no PATH values, so show the folders the plan adds."""
+        self.entries_box.hide()
+        self.preview_note.setText(
+            self.tr(
+                "This is a preview of a saved report: nothing on this machine changes, so Apply and "
+                "Undo are off. A saved report does not hold that machine's PATH, so this page lists "
+                "the folders the plan adds; on the machine itself it shows PATH entry by entry and "
+                "the exact change."
+            )
+        )
+        scope = self.tr("system PATH") if request.scope == "system" else self.tr("user PATH")
+        folders = "".join(f"<li><code>{escape(folder)}</code></li>" for folder in request.folders)
+        summary = self.tr("The %1 gets these folders, in this order, before any other CUDA version:")
+        self.diff_summary.setText(f"<p>{escape(summary.replace('%1', scope))}</p><ul>{folders}</ul>")
+        self.diff.hide()
+        self.change_view.diff_filler.show()
+        self.admin_note.setText(
+            self.tr("On the machine itself, changing the system PATH asks for administrator rights.")
+        )
+        self.admin_note.setVisible(request.scope == "system")
 
     def _set_busy(self, text: str) -> None:
         self._busy = text

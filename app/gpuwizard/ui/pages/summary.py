@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import os
 from html import escape
-from pathlib import Path
 
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -31,6 +29,7 @@ from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
+from gpuwizard.ui.dialogs import save_file_name
 from gpuwizard.ui.messages import display_text, finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
@@ -196,22 +195,25 @@ class SummaryPage(QWizardPage):
     def _save(self) -> None:
         if self.report is None:
             return
-        name, _ = QFileDialog.getSaveFileName(
+        path = save_file_name(
             self, self.tr("Save the system report"), "gpuwizard-system.json", self.tr("JSON files (*.json)")
         )
-        if not name:
+        if path is None:
             return
         session = self.session
         made = session.env_result if session is not None and session.env_result else None
         try:
             save_system_report(
                 self.report,
-                Path(name),
+                path,
                 recommendation=session.recommendation if session is not None and made else None,
                 environment=made,
                 test=session.test_result if session is not None and made else None,
             )
         except OSError as error:
-            QMessageBox.warning(
-                self, self.tr("Not saved"), self.tr("The report was not saved: %1").replace("%1", str(error))
-            )
+            # The status line says it too: it must not keep naming a file saved earlier.
+            text = self.tr("The report was not saved: %1").replace("%1", str(error))
+            self.support.show_failed(text)
+            QMessageBox.warning(self, self.tr("Not saved"), text)
+            return
+        self.support.show_saved(self.tr("Saved the system report to %1.").replace("%1", str(path)))

@@ -131,6 +131,8 @@ class VerifyPage(QWizardPage):
         self.setButtonText(QWizard.WizardButton.NextButton, self.tr("Set &up again >"))
         self.state = IDLE
         self.health: HealthReport | None = None
+        # The result's status: complete, cancelled or nothing_to_verify (workflow/health/verify.py).
+        self.outcome: str | None = None
         self.checks: list[dict[str, Any]] = []
         self.rows: list[QtCheckRow] = []
         self.work = StreamedWork(self, self._take_events, self._finish, self._crashed)
@@ -215,6 +217,7 @@ class VerifyPage(QWizardPage):
             return
         self.state = RUNNING
         self.health = None
+        self.outcome = None
         self.checks = []
         self._clear_rows()
         self.headline.setText(self.tr("Checking…"))
@@ -257,6 +260,8 @@ class VerifyPage(QWizardPage):
                 self.phase_label.setText(self._phase_text(event))
             elif kind == "check":
                 self._add_row(event)
+            elif kind == "result":
+                self.outcome = str(event.get("status") or "")
 
     def _finish(self, outcome: object) -> None:
         health, report = outcome if isinstance(outcome, tuple) else (None, None)
@@ -304,7 +309,22 @@ class VerifyPage(QWizardPage):
         self.rows.append(row)
         self.list_layout.addWidget(row)
 
+    def nothing_to_verify(self) -> bool:
+        """True when the last run found nothing of the wizard's to check on this machine."""
+        return self.outcome == "nothing_to_verify"
+
     def _show_health(self, health: HealthReport) -> None:
+        if self.nothing_to_verify():
+            # Nothing was checked: no "Everything works", no green lines for things never set up.
+            self.headline.setText(
+                self.tr("Nothing to verify: the wizard has not set up anything on this machine yet.")
+            )
+            self.headline.setStyleSheet(status_style("info", self))
+            self.since_label.setText(self.tr("Press Set up to start: nothing was checked or recorded."))
+            self.setButtonText(QWizard.WizardButton.NextButton, self.tr("Set &up >"))
+            self.repair_button.hide()
+            return
+        self.setButtonText(QWizard.WizardButton.NextButton, self.tr("Set &up again >"))
         broken = [check for check in health.checks if check.status == "broken"]
         changed = [check for check in health.checks if check.status == "changed"]
         if broken:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuwizard.ui.theme import status_style
+from gpuwizard.ui.widgets.wheel_folder_status import WheelFolderStatus
 
 #: The version list's data for "Recommended" (a release's data is its version).
 RECOMMENDED: Final = ""
@@ -211,10 +212,20 @@ class ChoiceInputs(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.folder_edit, 1)
         row.addWidget(self.browse_button)
+        # Whether the folder can install the plan (checked when picked and when the plan changes).
+        self.folder_status = WheelFolderStatus(box)
         layout = QVBoxLayout(box)
         layout.addWidget(self.offline_check)
         layout.addLayout(row)
         layout.addWidget(self.folder_error)
+        layout.addWidget(self.folder_status)
         self.folder_edit.setEnabled(False)
         self.browse_button.setEnabled(False)
+        for signal in (self.offline_check.toggled, self.folder_edit.textChanged, self.jupyter_check.toggled):
+            signal.connect(self._folder_inputs_changed)
         return box
+
+    def _folder_inputs_changed(self) -> None:
+        self.folder_status.set_inputs(
+            self.offline_check.isChecked(), self.folder_edit.text(), self.jupyter_check.isChecked()
+        )

@@ -2,7 +2,10 @@
 
 The person asks where to save it (a web page, Markdown for an issue, or JSON); the report is
 gathered, redacted and written on a worker, since asking each environment's interpreter takes
-a second or more; the page stays responsive and says where the file went.
+a second or more; the page stays responsive and says where the file went. The control's status
+line is the page's one line about saving: it names the latest file saved from the page (the
+Summary page's system report too, through :meth:`SupportReportControl.show_saved`), or says
+that the latest save failed.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QPushButton, QWidget
 
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.support.document import OUTPUT_FORMATS
+from gpuwizard.ui.dialogs import save_file_name
+from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.wizard.session import WizardSession
 
@@ -58,15 +63,15 @@ class SupportReportControl(QWidget):
 
     @Slot()
     def ask_and_save(self) -> None:
-        """Ask where, then save there on a worker."""
-        name, _ = QFileDialog.getSaveFileName(
+        """Ask where (Documents, or the folder last chosen), then save there on a worker."""
+        path = save_file_name(
             self,
             self.tr("Save a support report"),
             "gpuwizard-support.html",
             self.tr("Web page (*.html);;Markdown (*.md);;JSON (*.json)"),
         )
-        if name:
-            self.save(Path(name))
+        if path is not None:
+            self.save(path)
 
     def save(self, path: Path) -> None:
         """Gather, redact and write the report to ``path`` on a worker (HTML unless it says otherwise)."""
@@ -96,6 +101,7 @@ class SupportReportControl(QWidget):
             return str(path)
 
         self.button.setEnabled(False)
+        self.status.setStyleSheet("")
         self.status.setText(self.tr("Saving the support report…"))
         self.worker = FunctionWorker(write, self)
         # Bound slots, so the outcome arrives on the UI thread (queued).
@@ -108,10 +114,22 @@ class SupportReportControl(QWidget):
         if self.worker is not None:
             self.worker.wait(milliseconds)
 
+    def show_saved(self, text: str) -> None:
+        """Say on the status line that a file was saved (``text`` names it)."""
+        self.status.setStyleSheet(status_style("good", self))
+        self.status.setText(text)
+        self.status.setAccessibleDescription(text)
+
+    def show_failed(self, text: str) -> None:
+        """Say on the status line that the latest save failed (no earlier file stays named)."""
+        self.status.setStyleSheet(status_style("bad", self))
+        self.status.setText(text)
+        self.status.setAccessibleDescription(text)
+
     @Slot(object)
     def _saved(self, path: object) -> None:
         self.button.setEnabled(True)
-        self.status.setText(
+        self.show_saved(
             self.tr(
                 "Saved to %1, with serial numbers, UUIDs, your user name and home folder replaced."
             ).replace("%1", str(path))
@@ -121,7 +139,6 @@ class SupportReportControl(QWidget):
     @Slot(str)
     def _failed(self, message: str) -> None:
         self.button.setEnabled(True)
-        self.status.clear()
-        QMessageBox.warning(
-            self, self.tr("Not saved"), self.tr("The support report was not saved: %1").replace("%1", message)
-        )
+        text = self.tr("The support report was not saved: %1").replace("%1", message)
+        self.show_failed(text)
+        QMessageBox.warning(self, self.tr("Not saved"), text)

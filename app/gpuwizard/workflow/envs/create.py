@@ -2,7 +2,8 @@
 
 :func:`create_environment` takes a request :mod:`.prepare` checked, streams JSON-ready progress
 events (``start``, ``phase``, ``log``, ``progress``; the tool's own lines parsed by
-:mod:`gpuwizard.core.envs.tool_output`) and the ``result`` event, and returns the typed
+:mod:`gpuwizard.core.envs.tool_output`, the import check's by
+:mod:`gpuwizard.core.envs.probe_output`) and the ``result`` event, and returns the typed
 :class:`~gpuwizard.core.envs.result.EnvResult`. On failure or cancel it removes what it made
 (or puts back the environment it was replacing) first, and the status is ``failed`` or
 ``cancelled`` (exit code 3).
@@ -27,6 +28,8 @@ from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend
 from gpuwizard.adapters.envs.env_files import write_conda_variables, write_constraints, write_venv_variables
 from gpuwizard.adapters.envs.venv_backends import UvBackend
 from gpuwizard.adapters.runner import CommandCancelled, RunnerError
+from gpuwizard.core.envs.package_sources import display_url, masked_argv, sources_to_json
+from gpuwizard.core.envs.probe_output import LogEntry, ProbeOutput
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.envs.tool_output import parse_tool_line, progress_event
 from gpuwizard.core.frameworks import framework_module
@@ -159,12 +162,21 @@ class _Run:
                 "framework_version": plan.framework_version,
                 "python_version": plan.python,
                 "requirements": list(self.prepared.requirements),
-                "index_url": None if self.prepared.source.offline else plan.index_url,
+                # The index really used: the plan's, or the person's mirror of it (login hidden).
+                "index_url": None
+                if self.prepared.source.offline or self.prepared.source.index is None
+                else display_url(self.prepared.source.index),
                 "find_links": str(self.prepared.source.find_links)
                 if self.prepared.source.find_links
                 else None,
                 "offline": self.prepared.source.offline,
                 "log": str(self.log_path),
+                # Every index contacted and why, and the install command as it runs (core/envs/package_sources.py).
+                **(
+                    {"package_sources": sources_to_json(self.prepared.sources, self.prepared.requirements)}
+                    if self.prepared.sources is not None
+                    else {}
+                ),
             }
         )
         try:
@@ -277,7 +289,7 @@ class _Run:
         return self.prefix.with_name(f".{self.prefix.name}.gpuwizard-replaced-{self.log_path.stem[-8:]}")
 
     def _run(self, command: Command, *, on_line: Callable[[str], None] | None = None) -> None:
-        self.log.write(f"$ {' '.join(command.argv)}\n")
+        self.log.write(f"$ {masked_argv(command.argv)}\n")  # a mirror's login stays out of the log
         tool = Path(command.argv[0]).stem.lower() if self.backend.tool != "pip" else "pip"
         tool = tool if tool in ("uv", *CONDA_TOOLS) else "pip"
         status = self.tools.runner.stream(
@@ -303,7 +315,11 @@ class _Run:
         if source.offline and not has_wheel:
             self._note("no pip wheel in the folder: the environment has no pip (use `uv pip`)")
             return
-        seed = PackageSource(find_links=source.find_links, offline=True) if has_wheel else PackageSource()
+        seed = (
+            PackageSource(find_links=source.find_links, offline=True)
+            if has_wheel
+            else PackageSource(default_index_url=source.default_index_url)  # the person's PyPI mirror, if any
+        )
         self.enter("pip", "adding pip to the environment")
         try:
             self._run(self.backend.install_command(self.prefix, ["pip"], seed, None))
@@ -315,24 +331,21 @@ class _Run:
 
     def _verify(self) -> dict[str, Any]:
         module = framework_module(self.prepared.plan.framework)
-        lines: list[str] = []
+        # The probe's JSON answer becomes a sentence with the answer as data, and warnings known
+        # to be harmless (torch without NumPy) one explained line: core/envs/probe_output.py.
+        output = ProbeOutput()
 
         def keep(text: str) -> None:
-            lines.append(text)
-            self.line("probe", text)
+            self._probe_entries(output.feed(text))
 
         python = self.backend.interpreter(self.prefix)
         argv = (str(python), "-I", str(_PROBE), module)
         self.log.write(f"$ {' '.join(argv)}\n")
-        self.tools.runner.stream(argv, keep, cancel=self.cancel, timeout=_VERIFY_TIMEOUT_S)
-        report: dict[str, Any] = {}
-        for text in reversed(lines):
-            if text.startswith('{"probe"'):
-                try:
-                    report = json.loads(text)
-                except ValueError:
-                    continue
-                break
+        try:
+            self.tools.runner.stream(argv, keep, cancel=self.cancel, timeout=_VERIFY_TIMEOUT_S)
+        finally:
+            self._probe_entries(output.finish())
+        report: dict[str, Any] = output.report or {}
         if not report.get("ok"):
             raise _StepFailed(
                 f"verify: import {module} failed: {report.get('error', 'no answer from the probe')}"
@@ -342,6 +355,12 @@ class _Run:
         if not (found == wanted or found.startswith(wanted + "+")):
             raise _StepFailed(f"verify: {module} {found} was installed instead of {wanted}")
         return report
+
+    def _probe_entries(self, entries: list[LogEntry]) -> None:
+        for entry in entries:
+            # The tail explains a failure: the raw lines of a note, the answer in its sentence.
+            self.tail = [*self.tail, *(entry.details or (entry.line,))][-20:]
+            self.emit(entry.to_event(self.phase))
 
     def _set_variables(self, variables: dict[str, str]) -> None:
         if isinstance(self.backend, CondaBackend):

@@ -16,14 +16,18 @@ from typing import Final
 from gpuwizard.adapters.envs.base import EnvBackend, PackageSource
 from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
+from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
+from gpuwizard.adapters.index_settings import read_index_settings
 from gpuwizard.adapters.runner import StreamingRunner
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
+from gpuwizard.core.envs.package_sources import IndexSettings, MirrorRefused, PlanSources
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.space import required_bytes, space_message
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
+from gpuwizard.workflow.envs.index_check import sources_for
 from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import find_record
 from gpuwizard.workflow.state.home import wizard_home
@@ -37,12 +41,23 @@ class SetupRefused(ValueError):
 
 @dataclass(frozen=True)
 class EnvTools:
-    """What creation works with: the runner, and what detection found."""
+    """What creation works with: the runner, what detection found, and how indexes are read and asked.
+
+    Attributes:
+        runner: Runs the tools.
+        interpreters, managers: What detection found.
+        disk_free: Free bytes at a folder.
+        index_settings: The machine's index settings (mirrors: ``adapters/index_settings.py``).
+        index_probe: Asks an index whether it answers (``adapters/index_check.py``; it asks
+            nothing when ``GPUWIZARD_NO_INDEX_CHECK=1``, as in the tests).
+    """
 
     runner: StreamingRunner
     interpreters: Sequence[PythonFacts]
     managers: ManagerFacts
     disk_free: Callable[[Path], int] = field(default=lambda path: shutil.disk_usage(path).free)
+    index_settings: Callable[[], IndexSettings] = field(default=read_index_settings)
+    index_probe: IndexProbe = field(default=probe_from_environment)
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,7 @@ class PreparedEnv:
     variables: Mapping[str, str]
     source: PackageSource
     requirements: tuple[str, ...]
+    sources: PlanSources | None = None
 
 
 def default_envs_dir() -> Path:
@@ -94,10 +110,23 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
     prefix = _prefix(request, backend, tools)
     check_target(request, prefix)
     python, python_note = _interpreter(backend, plan.python, tools.interpreters, request.offline)
+    find_links = request.find_links.resolve() if request.find_links else None
+    try:
+        sources = sources_for(
+            plan,
+            tool=backend.tool if backend.tool in VENV_TOOLS else "pip",
+            find_links=find_links,
+            offline=request.offline,
+            settings=tools.index_settings(),
+        )
+    except MirrorRefused as error:
+        raise SetupRefused(str(error)) from None
+    # The indexes as they will be used: a mirror replaces PyTorch's index or PyPI.
     source = PackageSource(
-        index_url=plan.index_url,
-        find_links=request.find_links.resolve() if request.find_links else None,
+        index_url=sources.pytorch_index or plan.index_url,
+        find_links=find_links,
         offline=request.offline,
+        default_index_url=sources.default_index,
     )
     requirements = (
         *plan.requirements,
@@ -109,7 +138,8 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
         if source.offline and source.find_links
         else None
     )
-    needed = required_bytes(plan.framework, plan.cpu_only, local)
+    # A CUDA build used on the CPU (PyPI's Linux torch on a machine without a GPU) is as large as on a GPU.
+    needed = required_bytes(plan.framework, plan.cpu_only and plan.cuda is None, local)
     where = existing_parent(prefix)
     free = tools.disk_free(where)
     if free < needed:
@@ -124,6 +154,7 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
         variables=variables,
         source=source,
         requirements=requirements,
+        sources=sources,
     )
 
 

@@ -5,7 +5,9 @@ through here, so they recommend, check and make the same way:
 
 1. :func:`recommend_for`: the recommendation for the request's wish on this machine;
 2. :func:`plan_setup`: everything checked that can be checked (name, folder, tool,
-   interpreter, free space), nothing changed; a refusal is bad input (exit code 2);
+   interpreter, free space, an offline folder of wheels against the plan, and whether the
+   package indexes the install will use answer), nothing changed; a refusal is bad input (exit
+   code 2), an unreachable index :class:`SourcesUnreachable` with its explanation;
 3. :func:`run_setup`: the environment made, with events, and cleaned up after a failure.
 
 :func:`setup_environment` is steps 2 and 3 as the wizard's Install page runs them, where a
@@ -15,32 +17,62 @@ refusal is shown like any other failure.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Recommendation, WishError
+from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.envs.index_reach import SourcesCheck, check_to_json
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.compat.releases import known_index
 from gpuwizard.workflow.envs.create import EventSink, create_environment
+from gpuwizard.workflow.envs.index_check import check_plan_sources, pypi_alternative
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.recovery import recover_interrupted
+from gpuwizard.workflow.envs.wheel_folder import refuse_unusable_folder
 
-__all__ = ["Setup", "SetupRefused", "plan_setup", "recommend_for", "run_setup", "setup_environment"]
+__all__ = [
+    "Setup",
+    "SetupRefused",
+    "SourcesUnreachable",
+    "from_pypi",
+    "plan_setup",
+    "recommend_for",
+    "run_setup",
+    "setup_environment",
+]
+
+
+class SourcesUnreachable(SetupRefused):
+    """A package index the install needs does not answer; nothing was changed (exit code 2).
+
+    Its text is the one line naming the index and the failure; :attr:`check` holds the rest:
+    every index with its answer, and the findings with the ways forward.
+    """
+
+    def __init__(self, check: SourcesCheck) -> None:
+        super().__init__(check.error_line())
+        self.check = check
 
 
 @dataclass(frozen=True)
 class Setup:
-    """A request checked against this machine: what will be made, and with what."""
+    """A request checked against this machine: what will be made, and with what.
+
+    ``sources_check`` is what the package indexes answered (None: not asked, offline or with
+    ``check=False``).
+    """
 
     report: SystemReport
     request: SetupRequest
     recommendation: Recommendation
     prepared: PreparedEnv
     tools: EnvTools
+    sources_check: SourcesCheck | None = None
 
 
 def recommend_for(report: SystemReport, request: SetupRequest) -> Recommendation:
@@ -55,29 +87,72 @@ def recommend_for(report: SystemReport, request: SetupRequest) -> Recommendation
         raise SetupRefused(str(error)) from None
 
 
+def from_pypi(report: SystemReport, rec: Recommendation) -> Recommendation:
+    """``rec`` with its plan's release from PyPI instead of PyTorch's index (``env create --from-pypi``).
+
+    Raises:
+        SetupRefused: PyPI's build is not a correct one for this machine (the one line says why).
+    """
+    try:
+        build = pypi_build(rec, report, load_compat())
+    except NoPypiBuild as error:
+        raise SetupRefused(str(error)) from None
+    others = tuple(plan for plan in rec.alternatives if plan != build.plan)
+    return replace(rec, plan=build.plan, alternatives=others, driver_update_required=False)
+
+
 def plan_setup(
     report: SystemReport,
     request: SetupRequest,
     *,
     recommendation: Recommendation | None = None,
     runner: StreamingRunner | None = None,
+    tools: EnvTools | None = None,
+    check: bool = True,
 ) -> Setup:
     """Check ``request`` on this machine for its recommendation (made here when not given).
 
+    With ``check`` (and not offline), every package index the install will contact is asked
+    whether it answers, before anything is made or downloaded (``tools.index_probe``).
+
     Raises:
+        SourcesUnreachable: An index the packages need does not answer; nothing was changed.
         SetupRefused: The request cannot be carried out here; nothing was changed.
     """
     # A creation of this name that a killed wizard left is settled first, or the half-made
     # folder it left would be refused as "not an environment" (the only change made here).
     recover_interrupted(only=request.name)
     chosen = recommendation if recommendation is not None else recommend_for(report, request)
-    tools = EnvTools(
-        runner=runner if runner is not None else StreamingSubprocessRunner(),
-        interpreters=report.interpreters,
-        managers=report.managers,
-    )
+    if tools is None:
+        tools = EnvTools(
+            runner=runner if runner is not None else StreamingSubprocessRunner(),
+            interpreters=report.interpreters,
+            managers=report.managers,
+        )
     prepared = prepare_environment(request, chosen.plan, tools)
-    return Setup(report, request, chosen, prepared, tools)
+    # An offline folder that lacks the build or a dependency is refused before anything is made.
+    refuse_unusable_folder(prepared, tools)
+    # Online, every index the install will contact is asked first: one that does not answer
+    # is explained now, before anything is made or downloaded (issue 20).
+    answered = check_sources(report, chosen, prepared, tools) if check else None
+    if answered is not None and not answered.ok:
+        raise SourcesUnreachable(answered)
+    return Setup(report, request, chosen, prepared, tools, answered)
+
+
+def check_sources(
+    report: SystemReport, rec: Recommendation, prepared: PreparedEnv, tools: EnvTools
+) -> SourcesCheck | None:
+    """Ask the indexes ``prepared`` will use whether they answer (None offline: nothing to ask)."""
+    sources = prepared.sources
+    if sources is None or sources.offline:
+        return None
+    alternative = pypi_alternative(
+        rec, report, name=prepared.request.name, tool=sources.tool, settings=tools.index_settings()
+    )
+    return check_plan_sources(
+        sources, prepared.plan.requirements, probe=tools.index_probe, alternative=alternative
+    )
 
 
 def run_setup(setup: Setup, on_event: EventSink, cancel: threading.Event) -> EnvResult:
@@ -96,10 +171,19 @@ def setup_environment(
     on_event: EventSink,
     cancel: threading.Event,
 ) -> EnvResult:
-    """The wizard's Install step: plan and make; a refusal comes back as a ``failed`` result with its reason."""
+    """The wizard's Install step: plan and make; a refusal comes back as a ``failed`` result with its reason.
+
+    An index that does not answer is said first by a ``sources`` event (each index, what
+    failed, the findings with the ways forward), which the Install page shows as cards.
+    """
     try:
         setup = plan_setup(report, request, recommendation=recommendation)
         return run_setup(setup, on_event, cancel)
+    except SourcesUnreachable as error:
+        on_event(check_to_json(error.check))
+        result = EnvResult(status="failed", name=request.name, error=str(error))
+        on_event(result.to_json())
+        return result
     except SetupRefused as error:
         result = EnvResult(status="failed", name=request.name, error=str(error))
         on_event(result.to_json())

@@ -4,7 +4,9 @@
 (Ansible, Intune, SCCM). Everything that can be refused is refused before anything changes:
 the answer file, the plan (``require_gpu`` on a machine whose GPU the framework cannot use),
 the environment request (a name taken by an environment of another plan), and the PATH change
-(planned against the value read now). Then:
+(planned against the value read now), and the package indexes the environment will be made
+from (each asked whether it answers: an unreachable one ends the run with exit 2 and a
+``sources`` stage that explains it). Then:
 
 - the plan's PATH folders are added (Windows, or a registry snapshot file), journaled;
 - the environment is made (kept as it is when one of that name already matches the plan, so a
@@ -28,11 +30,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.adapters.index_settings import read_index_settings
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
 from gpuwizard.core.compat.presentation import plan_view
 from gpuwizard.core.envs.changes import plan_changes
+from gpuwizard.core.envs.index_reach import SourcesCheck, check_to_json
+from gpuwizard.core.envs.package_sources import MirrorRefused, PlanSources, sources_to_json
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
@@ -41,8 +46,16 @@ from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.workflow.envs.index_check import expected_tool, sources_for
 from gpuwizard.workflow.envs.prepare import default_envs_dir
-from gpuwizard.workflow.envs.setup import Setup, SetupRefused, plan_setup, recommend_for, run_setup
+from gpuwizard.workflow.envs.setup import (
+    Setup,
+    SetupRefused,
+    SourcesUnreachable,
+    plan_setup,
+    recommend_for,
+    run_setup,
+)
 from gpuwizard.workflow.health.good_state import record_good_state
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.pathedit.changes import PathChange, history, plan_add
@@ -202,9 +215,17 @@ class _Apply:
         except SetupRefused as error:
             raise ApplyUsageError(str(error)) from None
         plan = recommendation.plan
-        # The presentation the Choose page shows: the headline, and what carrying it out changes.
-        view = plan_view(recommendation, nvidia_gpu_present=bool(report.nvidia_gpus))
-        changes = plan_changes(recommendation, self.answers.request, envs_folder=str(default_envs_dir()))
+        sources = self._sources(report, plan)
+        # The presentation the Choose page shows: the headline, what carrying it out changes, and
+        # the install command as it will run (with the person's mirror or the offline folder).
+        view = plan_view(
+            recommendation,
+            nvidia_gpu_present=bool(report.nvidia_gpus),
+            install_line=sources.install_line(plan.requirements),
+        )
+        changes = plan_changes(
+            recommendation, self.answers.request, envs_folder=str(default_envs_dir()), sources=sources
+        )
         self._stage(
             "plan",
             "done",
@@ -212,8 +233,24 @@ class _Apply:
             headline=str(view.headline),
             changes=[change.plain() for change in changes],
             plan=plan_to_json(plan),
+            install=view.pip_command,
+            package_sources=sources_to_json(sources, plan.requirements),
         )
         return recommendation
+
+    def _sources(self, report: SystemReport, plan: Plan) -> PlanSources:
+        """Where the environment's packages will come from (a mirror the person set is refused here if unusable)."""
+        request = self.answers.request
+        try:
+            return sources_for(
+                plan,
+                tool=expected_tool(request.wanted_manager or plan.manager, request.tool, report.managers),
+                find_links=request.find_links,
+                offline=request.offline,
+                settings=read_index_settings(),
+            )
+        except MirrorRefused as error:
+            raise ApplyUsageError(str(error)) from None
 
     def _environment_request(
         self, report: SystemReport, recommendation: Recommendation
@@ -240,8 +277,14 @@ class _Apply:
                 recommendation=recommendation,
                 runner=self.steps.runner,
             )
+        except SourcesUnreachable as error:
+            # The explanation (each index, what failed, the ways forward) before the one-line refusal.
+            self._stage("sources", "unreachable", **_sources_facts(error.check))
+            raise ApplyUsageError(str(error)) from None
         except SetupRefused as error:
             raise ApplyUsageError(str(error)) from None
+        if setup.sources_check is not None:
+            self._stage("sources", "reached", **_sources_facts(setup.sources_check))
         return None, setup
 
     def _path_change(self, plan: Plan) -> tuple[PathRequest | None, PathChange | None]:
@@ -509,3 +552,10 @@ def _machine_summary(report: SystemReport) -> str:
     return (
         f"{len(gpus)} NVIDIA GPU(s) ({names}), driver {report.driver.version} (CUDA {report.driver.cuda_max})"
     )
+
+
+def _sources_facts(check: SourcesCheck) -> dict[str, Any]:
+    """The ``sources`` stage's facts: every index with its answer, and the findings (ways forward)."""
+    facts = check_to_json(check)
+    del facts["event"]
+    return facts

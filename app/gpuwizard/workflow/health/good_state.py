@@ -70,6 +70,49 @@ def load_last_good() -> Snapshot | None:
         return None
 
 
+def holds_something_to_verify(snapshot: Snapshot | None) -> bool:
+    """True when ``snapshot`` records something the wizard set up: an environment or a PATH folder.
+
+    A state with neither, only the driver and the GPUs (what an older version recorded when
+    ``verify`` ran on a machine the wizard had not set up), has nothing of the wizard's to
+    compare: it must not make the wizard open on Verify, nor serve as a baseline.
+    """
+    return snapshot is not None and bool(snapshot.environments or snapshot.path_entries)
+
+
+def something_to_verify(
+    records: Sequence[EnvRecord], snapshot: Snapshot | None, path_store: EnvironmentStore | None
+) -> bool:
+    """True when ``verify`` has something of the wizard's to check on this machine.
+
+    That is an environment the wizard made (``records``), or, where PATH can be checked
+    (``path_store``), a folder the wizard added to that registry's PATH: one the last good
+    state records, or one the PATH journal says it added and did not take away.
+
+    Args:
+        records: The environments verify would check.
+        snapshot: The last good state (None: none, or nothing verifiable in it).
+        path_store: The registry whose PATH the wizard edits; None where there is none.
+    """
+    if records:
+        return True
+    if path_store is None:
+        return False
+    if snapshot is not None and any(entry.registry == path_store.identity for entry in snapshot.path_entries):
+        return True
+    return bool(journal_ownership(path_store).owned)
+
+
+def setup_to_verify(path_store: EnvironmentStore | None) -> bool:
+    """True when the wizard set something up on this machine that ``verify`` can check.
+
+    The wizard opens on its Verify page only then; otherwise on its first-run path.
+    """
+    snapshot = load_last_good()
+    usable = snapshot if holds_something_to_verify(snapshot) else None
+    return something_to_verify(load_records(), usable, path_store)
+
+
 def save_last_good(snapshot: Snapshot) -> Path:
     """Write ``snapshot`` as the last good state, atomically; returns the file."""
     path = snapshot_path()

@@ -13,8 +13,13 @@ Each check is sent as soon as it is decided, so a UI can show a line per check a
 The short live test's own events (``start``, ``device``, ``phase``, ``step``, ``finding``,
 its ``result``...) are passed on with ``"source": "test"`` and ``"env": NAME`` added; verify's
 own events carry no ``source``. The last event is verify's ``result``: the
-``gpuwizard.health/1`` report plus ``status`` (``complete`` or ``cancelled``) and ``saved``
-(the last good state written by this run, or null).
+``gpuwizard.health/1`` report plus ``status`` (``complete``, ``cancelled`` or
+``nothing_to_verify``) and ``saved`` (the last good state written by this run, or null).
+
+When the wizard set nothing up here (no environment it made, no PATH folder it added, no last
+good state that records either), there is nothing to compare: nothing is detected, checked or
+recorded, and the only event is a ``result`` with ``status`` ``nothing_to_verify``, no checks,
+``healthy`` false (nothing was found working) and ``message`` saying so.
 
 A healthy run (nothing broken; changed is fine) with ``record`` saves a new last good state,
 so the next run compares with what works now.
@@ -51,12 +56,14 @@ from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.workflow.health.good_state import (
     baseline_env,
     build_snapshot,
+    holds_something_to_verify,
     journal_ownership,
     load_last_good,
     path_keys,
     read_constraints,
     refreshed_path_entries,
     save_last_good,
+    something_to_verify,
     torch_index_template,
 )
 from gpuwizard.workflow.livetest.run import DEFAULT_TIMEOUT_S, LiveTestTarget, run_live_test
@@ -78,6 +85,15 @@ SHORT_TEST_ARGS: Final = (
 )  # fmt: skip
 
 EventSink = Callable[[dict[str, Any]], None]
+
+#: The ``status`` of a verify that found nothing of the wizard's to check.
+NOTHING_TO_VERIFY: Final = "nothing_to_verify"
+#: What it says (the ``message`` of its ``result``; the wizard's Verify page says it in words of its own).
+NOTHING_TO_VERIFY_MESSAGE: Final = (
+    "Nothing to verify: the wizard has not set up anything on this machine yet "
+    "(no environment it made, no PATH folder it added, no last good state). "
+    "Run `gpuwizard` to set up."
+)
 
 
 class VerifyUsageError(ValueError):
@@ -120,7 +136,9 @@ def verify_setup(
         env_names: Check only these environments (default: every one the wizard made).
 
     Returns:
-        The report (also sent in the ``result`` event).
+        The report (also sent in the ``result`` event); without checks when there was nothing
+        to verify (then the ``result`` has ``status`` ``nothing_to_verify`` and nothing was
+        recorded).
 
     Raises:
         VerifyUsageError: ``env_names`` names an environment the wizard did not make.
@@ -136,12 +154,30 @@ def verify_setup(
                 f"no environment {unknown[0]!r} was made by the wizard (see `gpuwizard env list`)"
             )
         records = [item for item in records if item.name in env_names]
+    snapshot = load_last_good()
+    if not holds_something_to_verify(snapshot):
+        # Only a driver and GPUs (an older version recorded that after verifying a machine it
+        # had not set up): no baseline, or "as before" would be said of things never set up.
+        snapshot = None
+    if not something_to_verify(records, snapshot, path_store):
+        nothing = HealthReport(())
+        on_event(
+            {
+                "event": "result",
+                **health_to_json(nothing),
+                "healthy": False,
+                "status": NOTHING_TO_VERIFY,
+                "saved": None,
+                "message": NOTHING_TO_VERIFY_MESSAGE,
+            }
+        )
+        return nothing
     run = _Verify(
         runner=runner,
         on_event=on_event,
         cancel=cancel,
         path_store=path_store,
-        snapshot=load_last_good(),
+        snapshot=snapshot,
         records=records,
     )
     return run.execute(detect, short_test=short_test, record=record, limited=env_names is not None)

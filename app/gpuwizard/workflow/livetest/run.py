@@ -5,6 +5,7 @@ events as they come (:func:`~gpuwizard.core.livetest.events.event_from_json`) an
 on, with GPU utilisation samples from NVML added while it runs, then one ``finding`` event per
 finding and the :class:`~gpuwizard.core.livetest.events.LiveTestResult`. A probe that errors,
 dies or hangs gives the verdict ``broken`` with findings, never a traceback and never a hang.
+A test whose ``cancel`` was set ends ``cancelled`` (no verdict) and is not remembered.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from gpuwizard.core.livetest.events import (
     usage_event,
 )
 from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
+from gpuwizard.core.livetest.verdicts import CANCELLED
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.state.env_registry import find_record, load_records
@@ -215,6 +217,9 @@ class _Test:
             self.emit(event_from_json(data))
 
     def finish(self, verdict: str, findings: Sequence[Finding]) -> LiveTestResult:
+        if self.cancel.is_set() and verdict != CANCELLED:
+            # Cancelled as it ended on its own: still a cancel, as the runner says for a tool.
+            verdict, findings = CANCELLED, [item for item in findings if item.code != "TEST_PROBE_KILLED"]
         for finding in findings:
             self.on_event(finding_event(finding))
         result = result_of(
@@ -226,7 +231,7 @@ class _Test:
             python=self.target.python,
             env=self.target.env_name,
         )
-        if not self.cancel.is_set():  # a cancelled test says nothing about the environment
+        if not result.cancelled:  # a cancelled test says nothing about the environment
             remember_test(result, probe_args=self.probe_args)
         self.on_event(result)
         return result

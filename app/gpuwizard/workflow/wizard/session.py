@@ -21,7 +21,7 @@ from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.livetest.events import LiveTestResult, log_event
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.envs.setup import recommend_for, setup_environment
-from gpuwizard.workflow.health.good_state import record_good_state
+from gpuwizard.workflow.health.good_state import record_good_state, setup_to_verify
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.pathedit.request import PathRequest
@@ -53,7 +53,7 @@ class WizardSession:
         system_file: A saved report being shown; then every change is only a preview.
         detect: How to detect this machine (tests pass a fake).
         path_store: The registry whose PATH the PATH page edits (the live one, or a snapshot
-            file); None: no PATH page.
+            file); None: no PATH page, except in a preview, where the page shows the request.
         path_request: The folders the plan adds to PATH and the DLLs they must provide; the
             PATH page shows it, and may change its scope and what happens to other CUDA
             versions. None: no PATH page.
@@ -67,7 +67,8 @@ class WizardSession:
         run_test: How to run the live test (tests pass a fake).
         verify: How to check the setup against the last good state (tests pass a fake).
         record_good: How to record a passed test as the last good state (tests pass a fake).
-        previous_setup: The wizard set this machine up before: it opens on the Verify page.
+        previous_setup: The wizard set this machine up before (an environment it made, a PATH
+            folder it added: something ``verify`` can check); it opens on the Verify page.
         health: The last verification's report.
         snapshot: The good state recorded after the live test passed.
     """
@@ -98,8 +99,17 @@ class WizardSession:
 
     @property
     def wants_path_page(self) -> bool:
-        """True when there is a PATH change to show: a registry and a request."""
-        return self.path_store is not None and self.path_request is not None
+        """True when there is a PATH change to show (see :meth:`path_page_follows`)."""
+        return self.path_page_follows(self.path_request)
+
+    def path_page_follows(self, request: PathRequest | None) -> bool:
+        """True when the PATH page comes after Choose for ``request``.
+
+        On this machine it needs a registry to change. In a preview it shows the change too,
+        without one (a saved report holds no PATH values, and nothing is applied anyway), so
+        that the Choose page's "the next page shows the change first" holds there as well.
+        """
+        return request is not None and (self.path_store is not None or self.preview)
 
     def test_and_record(
         self, report: SystemReport, target: LiveTestTarget, on_event: TestEvents, cancel: threading.Event
@@ -153,6 +163,6 @@ def session_for_this_machine(
         from gpuwizard.workflow.pathedit.machine import open_store  # noqa: PLC0415 - Windows only
 
         path_store = open_store(None)
-    return WizardSession(
-        report=report, path_store=path_store, previous_setup=wizard_steps.previous_setup_exists()
-    )
+    # Verify first only when there is something of the wizard's to verify: an empty last good
+    # state (an older version recorded one after verifying nothing) leads to Welcome.
+    return WizardSession(report=report, path_store=path_store, previous_setup=setup_to_verify(path_store))

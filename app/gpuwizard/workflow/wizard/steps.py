@@ -42,13 +42,6 @@ def verify(
     )
 
 
-def previous_setup_exists() -> bool:
-    """True once the wizard has made an environment or recorded a good state (then it opens on Verify)."""
-    from gpuwizard.workflow.health.good_state import load_last_good  # noqa: PLC0415
-
-    return bool(load_records()) or load_last_good() is not None
-
-
 def repair_choice(env_name: str) -> SetupRequest | None:
     """The request that makes environment ``env_name`` again as it was made (None: unknown name)."""
     record = find_record(env_name)

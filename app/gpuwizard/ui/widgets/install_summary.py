@@ -1,0 +1,136 @@
+"""The two questions around the step that changes the machine (issue 20, point 2).
+
+:class:`InstallQuestion` comes when the person presses Install (the Next button of the last page
+before the Install page): what will be downloaded, from where, how much disk it takes and what
+is written, from :class:`~gpuwizard.workflow.wizard.install_summary.InstallSummary`. Its default
+button installs; Escape backs out and nothing happens.
+
+:class:`StopQuestion` comes when the window would be closed while the install runs (Cancel,
+Escape, the window's close button): stopping throws away what was downloaded and made, so the
+default button keeps installing.
+
+Both are window-modal message boxes opened with ``open()``, not ``exec()``: the wizard's event
+loop keeps running (its workers report on), and the wizard acts on ``finished``.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
+
+from gpuwizard.ui.messages import change_html
+from gpuwizard.workflow.wizard.install_summary import DEFAULT_INDEX, InstallSummary
+
+
+def _size(size: int) -> str:
+    """``1.9 GB`` in the interface's language (decimal units, as the disk-space check counts them)."""
+    return QLocale().formattedDataSize(size, 1, QLocale.DataSizeFormat.DataSizeSIFormat)
+
+
+class InstallQuestion(QMessageBox):
+    """The question before installing, with what it downloads and writes; Install is the default."""
+
+    def __init__(
+        self, summary: InstallSummary, parent: QWidget | None = None, *, sources_ok: bool | None = True
+    ) -> None:
+        """``sources_ok``: what the Choose page's check of the indexes found (None: still asking)."""
+        super().__init__(parent)
+        self.summary = summary
+        self.sources_ok = sources_ok
+        self.setObjectName("install_question")
+        self.setIcon(QMessageBox.Icon.Question)
+        self.setWindowTitle(self.tr("Install"))
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        # Rich text: the format applies to the informative text too, which lists the details.
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setText(self.tr("Create the environment %1 now?").replace("%1", escape(summary.name)))
+        # Wide enough that the folders and URLs are not broken onto many short lines.
+        self.setStyleSheet("QLabel#qt_msgbox_informativelabel { min-width: 34em; }")
+        self.setInformativeText(self.details_html())
+        self.install_button: QPushButton = self.addButton(
+            self.tr("&Install"), QMessageBox.ButtonRole.AcceptRole
+        )
+        self.install_button.setObjectName("install_question_install")
+        self.back_button: QPushButton = self.addButton(self.tr("&Go back"), QMessageBox.ButtonRole.RejectRole)
+        self.back_button.setObjectName("install_question_back")
+        self.back_button.setToolTip(
+            self.tr("Nothing is downloaded or written; the choices stay as they are.")
+        )
+        self.setDefaultButton(self.install_button)
+        self.setEscapeButton(self.back_button)
+
+    def agreed(self) -> bool:
+        """True once the person pressed Install."""
+        return self.clickedButton() is self.install_button
+
+    def details_html(self) -> str:
+        """The summary as HTML: the download and its sources, the disk, what is written."""
+        summary = self.summary
+        parts: list[str] = []
+        if summary.wheel_folder is not None:
+            nothing = (
+                self.tr("Nothing is downloaded: the packages come only from %1 (%2 of wheels).")
+                .replace("%1", f"<code>{escape(str(summary.wheel_folder))}</code>")
+                .replace("%2", _size(summary.wheel_bytes or 0))
+            )
+            parts.append(f"<p>{nothing}</p>")
+        elif summary.download_bytes is not None:
+            sources = "".join(
+                f"<li><code>{escape(self._source(source))}</code></li>" for source in summary.sources
+            )
+            download = self.tr("About %1 is downloaded (an estimate), from:").replace(
+                "%1", _size(summary.download_bytes)
+            )
+            parts.append(f"<p>{download}</p><ul>{sources}</ul>")
+            if self.sources_ok is False:
+                warning = self.tr(
+                    "An index did not answer when the Choose page checked it: the install will "
+                    "probably fail. Go back to see why and the ways forward."
+                )
+                parts.append(f"<p><b>{warning}</b></p>")
+            elif self.sources_ok is None:
+                checking = self.tr("The indexes are still being checked.")
+                parts.append(f"<p>{checking}</p>")
+        disk = self.tr("The environment needs about %1 of free disk.").replace(
+            "%1", _size(summary.disk_bytes)
+        )
+        changes = "".join(f"<li>{change_html(change)}</li>" for change in summary.changes)
+        what = self.tr("What changes on this machine:")
+        parts.append(f"<p>{disk}</p><p>{what}</p><ul>{changes}</ul>")
+        stop = self.tr("You can stop it while it runs: what was made is then removed.")
+        parts.append(f"<p>{stop}</p>")
+        return "".join(parts)
+
+    def _source(self, source: str) -> str:
+        if source == DEFAULT_INDEX:
+            return self.tr("%1 (PyPI)").replace("%1", source)
+        return source
+
+
+class StopQuestion(QMessageBox):
+    """The question before stopping a running install; Keep installing is the default and Escape's answer."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("stop_install_question")
+        self.setIcon(QMessageBox.Icon.Warning)
+        self.setWindowTitle(self.tr("Stop the install"))
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setText(self.tr("Stop the install?"))
+        self.setInformativeText(self.tr("What was downloaded and made so far is removed."))
+        self.stop_button: QPushButton = self.addButton(
+            self.tr("&Stop"), QMessageBox.ButtonRole.DestructiveRole
+        )
+        self.stop_button.setObjectName("stop_install_stop")
+        self.keep_button: QPushButton = self.addButton(
+            self.tr("&Keep installing"), QMessageBox.ButtonRole.RejectRole
+        )
+        self.keep_button.setObjectName("stop_install_keep")
+        self.setDefaultButton(self.keep_button)
+        self.setEscapeButton(self.keep_button)
+
+    def agreed(self) -> bool:
+        """True once the person pressed Stop."""
+        return self.clickedButton() is self.stop_button

@@ -1,0 +1,339 @@
+"""On the Choose page: where the plan's packages will come from, and whether each index answers.
+
+Whenever the recommendation shown changes, the page hands the choice here; the indexes the
+install will contact (PyTorch's, or the person's mirror of it; PyPI, or a PyPI mirror: decided by
+:mod:`gpuwizard.core.envs.package_sources`, each with the setting it came from) are listed at
+once, "Checking https://download.pytorch.org/whl/cpu …", and asked on a
+:class:`~gpuwizard.ui.workers.FunctionWorker` (``check_plan_sources``: one short request each, in
+parallel; the UI never waits). Then a green line per index that answers, or, for one that does
+not, a red line and the explanation: which index, what failed (DNS, refused, timeout, proxy,
+certificate), and the ways forward (a proxy setting, a mirror, a folder of wheels, PyPI's build of
+the same release). All of it shows before anything is downloaded.
+
+Offline (a folder of wheels only) and in a preview of a saved report nothing is asked: nothing
+will be downloaded here. :attr:`SourceCheckView.ok` is what the page exposes as ``sources_ok``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, SignalInstance, Slot
+from PySide6.QtWidgets import QBoxLayout, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
+from gpuwizard.adapters.index_settings import read_index_settings
+from gpuwizard.core.compat.plan import Recommendation
+from gpuwizard.core.envs.index_reach import IndexStatus, SourcesCheck, failure_words
+from gpuwizard.core.envs.package_sources import MirrorRefused, PlanSources, SourceIndex, index_reason
+from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.messages import display_text
+from gpuwizard.ui.theme import Status, status_style
+from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
+from gpuwizard.ui.widgets.plan_panel import PlanPanel
+from gpuwizard.ui.workers import FunctionWorker
+from gpuwizard.workflow.envs.index_check import (
+    check_plan_sources,
+    expected_tool,
+    pypi_alternative,
+    sources_for,
+)
+
+_Key = tuple[object, ...]
+
+
+class SourceCheckView(QGroupBox):
+    """The plan's package indexes and their answers (object name ``choose_sources``).
+
+    Signals:
+        changed(): A check started or ended (``ok`` may have changed).
+    """
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(self.tr("Where the packages come from"), parent)
+        self.setObjectName("choose_sources")
+        #: What asks an index (tests may hand in another; it asks nothing with GPUWIZARD_NO_INDEX_CHECK=1).
+        self.probe: IndexProbe = probe_from_environment
+        self.check: SourcesCheck | None = None
+        self.sources: PlanSources | None = None
+        self.refusal: str | None = None
+        self._key: _Key | None = None
+        self._checked_key: _Key | None = None
+        self._generation = 0
+        self._workers: list[FunctionWorker] = []
+        self._inputs: tuple[SystemReport, Recommendation, SetupRequest] | None = None
+
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("choose_sources_status")
+        self.status_label.setWordWrap(True)
+        self.lines_box = QWidget(self)
+        self.lines_layout = QVBoxLayout(self.lines_box)
+        self.lines_layout.setContentsMargins(0, 0, 0, 0)
+        self.index_labels: list[QLabel] = []
+        self.findings_box = QWidget(self)
+        self.findings_box.setObjectName("choose_sources_findings")
+        self.findings_layout = QVBoxLayout(self.findings_box)
+        self.findings_layout.setContentsMargins(0, 0, 0, 0)
+        self.finding_views: list[QtFindingView] = []
+        self.again_button = QPushButton(self.tr("Ask the indexes a&gain"), self)
+        self.again_button.setObjectName("choose_sources_again")
+        self.again_button.setToolTip(
+            self.tr(
+                "Ask again, for example after changing the proxy or mirror settings and restarting the wizard."
+            )
+        )
+        self.again_button.clicked.connect(self.check_again)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.lines_box)
+        layout.addWidget(self.findings_box)
+        layout.addWidget(self.again_button)
+        self._show_nothing()
+
+    # --- what the page tells it -------------------------------------------------------------
+
+    @classmethod
+    def placed_in(cls, panel: PlanPanel, *, on_change: SignalInstance) -> SourceCheckView:
+        """A view in the Choose page's answer, after what will change and before the findings."""
+        view = cls(panel.result_box)
+        layout = panel.result_box.layout()
+        if isinstance(layout, QBoxLayout):
+            layout.insertWidget(2, view)
+        view.changed.connect(on_change)
+        return view
+
+    def show_plan(
+        self,
+        panel: PlanPanel,
+        report: SystemReport | None,
+        rec: Recommendation,
+        request: SetupRequest,
+        *,
+        preview: bool,
+    ) -> None:
+        """The plan's install command as it will run (mirror or folder), and the indexes asked."""
+        sources = shown_sources(report, rec, request)
+        if sources is not None:
+            panel.plan_pip.setText(sources.install_line(rec.plan.requirements))
+        self.set_choice(report, rec, request, preview=preview)
+
+    def set_choice(
+        self, report: SystemReport | None, rec: Recommendation | None, request: SetupRequest, *, preview: bool
+    ) -> None:
+        """The recommendation shown or the choice changed; check again when the indexes do."""
+        if report is None or rec is None or preview or request.offline:
+            # Nothing will be downloaded here: a saved report's machine, or a folder of wheels only.
+            self._inputs, self._key = None, None
+            self._show_nothing()
+            self.changed.emit()
+            return
+        self._inputs = (report, rec, request)
+        key: _Key = (rec.plan, request.wanted_manager, request.tool, id(report))
+        if key == self._key:
+            return
+        self._key = key
+        self.check_now()
+
+    @property
+    def ok(self) -> bool | None:
+        """Whether the install can fetch its packages: None while the indexes are being asked.
+
+        True when every index the packages need answers (or nothing needs asking); False when one
+        does not, or a mirror setting cannot be used.
+        """
+        if self.refusal is not None:
+            return False
+        if self._key is None:
+            return True
+        if self._checked_key != self._key or self.check is None:
+            return None
+        return self.check.ok
+
+    def is_checking(self) -> bool:
+        """True while the indexes are being asked."""
+        return self.ok is None
+
+    def wait(self) -> None:
+        """Block until running checks end (the wizard is closing)."""
+        for worker in self._workers:
+            worker.wait()
+
+    # --- checking ---------------------------------------------------------------------------
+
+    @Slot()
+    def check_again(self) -> None:
+        """Ask the same indexes again."""
+        if self._inputs is not None:
+            self.check_now()
+
+    def check_now(self) -> None:
+        """List the indexes at once and ask them on a worker."""
+        if self._inputs is None:
+            return
+        report, rec, request = self._inputs
+        plan, key, probe = rec.plan, self._key, self.probe
+        self.refusal, self.check, self._checked_key = None, None, None
+        try:
+            # Reading the settings is a few small files (pip's configuration): no wait to speak of.
+            settings = read_index_settings()
+            tool = expected_tool(request.wanted_manager or plan.manager, request.tool, report.managers)
+            sources = sources_for(plan, tool=tool, find_links=None, offline=False, settings=settings)
+        except MirrorRefused as error:
+            self.refusal, self.sources = str(error), None
+            self._show_refusal(str(error))
+            self.changed.emit()
+            return
+        self.sources = sources
+        self._show_checking(sources)
+        self._generation += 1
+        generation = self._generation
+
+        def ask() -> tuple[int, _Key | None, SourcesCheck]:
+            alternative = pypi_alternative(rec, report, name=request.name, tool=tool, settings=settings)
+            return (
+                generation,
+                key,
+                check_plan_sources(sources, plan.requirements, probe=probe, alternative=alternative),
+            )
+
+        self._workers = [worker for worker in self._workers if worker.is_running()]
+        worker = FunctionWorker(ask, self)
+        worker.succeeded.connect(self._checked)
+        worker.failed.connect(self._failed)
+        self._workers.append(worker)
+        worker.start()
+        self.changed.emit()
+
+    @Slot(object)
+    def _checked(self, outcome: object) -> None:
+        if not isinstance(outcome, tuple) or outcome[0] != self._generation or outcome[1] != self._key:
+            return  # an answer about an earlier plan
+        self._checked_key = self._key
+        self.check = outcome[2]
+        self._show_check(outcome[2])
+        self.changed.emit()
+
+    @Slot(str)
+    def _failed(self, message: str) -> None:
+        # A bug in the check must not stand in the way: the install itself will say what fails.
+        self._checked_key = self._key
+        self.check = None
+        self.status_label.setText(
+            self.tr(
+                "The package indexes could not be asked (%1); the install will say if one fails."
+            ).replace("%1", message)
+        )
+        self.status_label.setStyleSheet(status_style("warn", self))
+        self.again_button.show()
+        self.changed.emit()
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _show_nothing(self) -> None:
+        self.check, self.sources, self.refusal, self._checked_key = None, None, None, None
+        self._set_lines([])
+        self.finding_views = replace_finding_views(
+            self.findings_box, self.findings_layout, self.finding_views, []
+        )
+        self.again_button.hide()
+        self.hide()
+
+    def _show_refusal(self, error: str) -> None:
+        self.show()
+        self._set_lines([])
+        self.status_label.setText(self.tr("This mirror setting cannot be used: %1").replace("%1", error))
+        self.status_label.setStyleSheet(status_style("bad", self))
+        self.status_label.show()
+        self.again_button.hide()
+
+    def _show_checking(self, sources: PlanSources) -> None:
+        self.show()
+        hosts = ", ".join(index.shown for index in sources.indexes)
+        self.status_label.setText(self.tr("Checking %1 …").replace("%1", hosts))
+        self.status_label.setStyleSheet(status_style("muted", self))
+        self.status_label.show()
+        self._set_lines([(self._index_line(index, None), "muted") for index in sources.indexes])
+        self.finding_views = replace_finding_views(
+            self.findings_box, self.findings_layout, self.finding_views, []
+        )
+        self.again_button.hide()
+
+    def _show_check(self, check: SourcesCheck) -> None:
+        lines: list[tuple[str, Status]] = []
+        for status in check.statuses:
+            if status.answer is None:
+                lines.append((self._index_line(status.index, None), "muted"))
+            elif status.reached:
+                lines.append((self._index_line(status.index, status), "good"))
+            else:
+                lines.append(
+                    (self._index_line(status.index, status), "bad" if status.index.essential else "warn")
+                )
+        self._set_lines(lines)
+        if not check.checked:
+            self.status_label.hide()  # asking is turned off (GPUWIZARD_NO_INDEX_CHECK=1)
+        elif check.ok:
+            self.status_label.setText(
+                self.tr("The package indexes answer: the install can fetch its packages.")
+            )
+            self.status_label.setStyleSheet(status_style("good", self))
+        else:
+            self.status_label.setText(
+                self.tr(
+                    "An index the install needs cannot be reached: the install would fail. Ways forward below."
+                )
+            )
+            self.status_label.setStyleSheet(status_style("bad", self))
+        self.finding_views = replace_finding_views(
+            self.findings_box, self.findings_layout, self.finding_views, list(check.findings)
+        )
+        self.again_button.setVisible(check.checked and not check.ok)
+
+    def _index_line(self, index: SourceIndex, status: IndexStatus | None) -> str:
+        where = self.tr("%1 (%2)").replace("%1", index.shown).replace("%2", display_text(index_reason(index)))
+        if status is None or status.answer is None:
+            return where
+        if status.reached:
+            return self.tr("✓ %1: answers").replace("%1", where)
+        return (
+            self.tr("✗ %1: cannot be reached: %2").replace("%1", where).replace("%2", failure_words(status))
+        )
+
+    def _set_lines(self, lines: list[tuple[str, Status]]) -> None:
+        for label in self.index_labels:
+            self.lines_layout.removeWidget(label)
+            label.deleteLater()
+        self.index_labels = []
+        for number, (text, status) in enumerate(lines):
+            label = QLabel(text, self.lines_box)
+            label.setObjectName(f"choose_source_{number}")
+            label.setWordWrap(True)
+            label.setStyleSheet(status_style(status, self))
+            self.lines_layout.addWidget(label)
+            self.index_labels.append(label)
+        self.lines_box.setVisible(bool(lines))
+
+
+def shown_sources(
+    report: SystemReport | None, rec: Recommendation, request: SetupRequest
+) -> PlanSources | None:
+    """Where the install of ``rec`` for ``request`` takes its packages from, for the plan's lines.
+
+    Offline, only the folder; else the indexes with the person's mirrors. None when a mirror
+    setting cannot be used (the box says so) or there is no report yet.
+    """
+    if report is None:
+        return None
+    plan = rec.plan
+    try:
+        return sources_for(
+            plan,
+            tool=expected_tool(request.wanted_manager or plan.manager, request.tool, report.managers),
+            find_links=request.find_links,
+            offline=request.offline,
+            settings=read_index_settings(),
+        )
+    except MirrorRefused:
+        return None

@@ -1,0 +1,161 @@
+"""Before an install: which indexes it will contact, and whether each answers.
+
+:func:`sources_for` decides where a plan's packages will come from on this machine (the same
+decision :mod:`.prepare` makes for the install itself); :func:`check_plan_sources` asks every
+index of it at once, in parallel, for its page of the plan's first project, and returns a
+:class:`~gpuwizard.core.envs.index_reach.SourcesCheck` with what to say when one does not
+answer, the ways forward included: the same release from PyPI when that is a correct build for
+this machine (:func:`pypi_alternative`) and PyPI answers.
+
+``gpuwizard env create``, ``gpuwizard apply`` (through :func:`gpuwizard.workflow.envs.setup.plan_setup`)
+and the Choose page (on a worker) call it; offline, nothing is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
+from gpuwizard.core.compat.plan import Plan, Recommendation
+from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
+from gpuwizard.core.envs.index_reach import IndexAnswer, IndexStatus, SourcesCheck, check_findings
+from gpuwizard.core.envs.package_sources import (
+    IndexSettings,
+    MirrorRefused,
+    PlanSources,
+    SourceIndex,
+    plan_sources,
+    requirement_project,
+)
+from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
+from gpuwizard.workflow.compat.data import load_compat
+
+__all__ = [
+    "MirrorRefused",
+    "PypiAlternative",
+    "check_plan_sources",
+    "expected_tool",
+    "pypi_alternative",
+    "sources_for",
+]
+
+#: Indexes asked at once (a plan has two at most, three with PyPI's build as a way forward).
+_WORKERS: Final = 4
+
+
+@dataclass(frozen=True)
+class PypiAlternative:
+    """The same release from PyPI, offered when PyTorch's index does not answer.
+
+    Attributes:
+        index: The index it would come from (PyPI, or the person's PyPI mirror).
+        finding: What to say (``PYPI_BUILD_AVAILABLE``).
+        plan: The plan that installs it.
+    """
+
+    index: SourceIndex
+    finding: Finding
+    plan: Plan
+
+
+def expected_tool(manager: str, tool: str | None, managers: ManagerFacts) -> str:
+    """The tool that will install the packages: ``uv`` for a venv when uv is there, else pip.
+
+    conda environments get their pip packages from pip too (``adapters/envs/conda.py``); the
+    choice follows ``workflow/envs/prepare.py``'s ``_backend``.
+    """
+    if manager == "conda" or tool in ("pip", "conda", "mamba", "micromamba"):
+        return "pip"
+    return "uv" if managers.uv else "pip"
+
+
+def has_pip_wheel(folder: Path | None) -> bool:
+    """Whether a folder of wheels holds pip (a uv environment then gets it from there)."""
+    return folder is not None and folder.is_dir() and any(folder.glob("pip-*.whl"))
+
+
+def sources_for(
+    plan: Plan,
+    *,
+    tool: str,
+    find_links: Path | None,
+    offline: bool,
+    settings: IndexSettings,
+) -> PlanSources:
+    """Where the install of ``plan`` by ``tool`` will take its packages from.
+
+    Raises:
+        MirrorRefused: A mirror the person set cannot be used.
+    """
+    return plan_sources(
+        index_url=plan.index_url,
+        variant=plan.torch_variant,
+        tool=tool,
+        settings=settings,
+        find_links=str(find_links) if find_links is not None else None,
+        offline=offline,
+        pip_from_folder=has_pip_wheel(find_links),
+    )
+
+
+def pypi_alternative(
+    rec: Recommendation, report: SystemReport, *, name: str, tool: str, settings: IndexSettings
+) -> PypiAlternative | None:
+    """PyPI's build of the plan's release, when the plan uses PyTorch's index and it is a correct build here."""
+    if rec.plan.index_url is None:
+        return None
+    try:
+        build = pypi_build(rec, report, load_compat())
+        index = plan_sources(index_url=None, variant=None, tool=tool, settings=settings).indexes[0]
+    except (NoPypiBuild, MirrorRefused):
+        return None
+    finding = make_finding(
+        "PYPI_BUILD_AVAILABLE",
+        variant="cpu" if build.larger else None,
+        version=build.plan.framework_version,
+        build=build.variant,
+        name=name,
+    )
+    return PypiAlternative(index, finding, build.plan)
+
+
+def check_plan_sources(
+    sources: PlanSources,
+    requirements: Sequence[str],
+    *,
+    probe: IndexProbe = probe_from_environment,
+    alternative: PypiAlternative | None = None,
+) -> SourcesCheck:
+    """Ask every index of ``sources`` whether it answers, in parallel; offline, nothing is asked.
+
+    Each index is asked for its page of the first requirement's project (``<index>/torch/``);
+    one that only brings pip, for pip's page. The PyPI build is offered as a way forward when
+    its index answers too.
+    """
+    project = requirement_project(requirements[0]) if requirements else "pip"
+    if sources.offline:
+        return SourcesCheck(sources, (), (), project, checked=False)
+    asked: list[tuple[SourceIndex, str]] = [
+        (index, "pip" if index.needed_for == "pip" else project) for index in sources.indexes
+    ]
+    answers = _ask(probe, [index.project_url(page) for index, page in asked])
+    own = tuple(IndexStatus(index, answer) for (index, _), answer in zip(asked, answers, strict=True))
+    route = None
+    if alternative is not None and any(status.index.essential and not status.reached for status in own):
+        # Only now, with PyTorch's index known not to answer: does PyPI have the project's page?
+        answer = probe(alternative.index.project_url(project))
+        route = alternative.finding if answer is not None and answer.ok else None
+    checked = any(answer is not None for answer in answers)
+    return SourcesCheck(sources, own, check_findings(sources, own, project, route), project, checked)
+
+
+def _ask(probe: IndexProbe, urls: list[str]) -> list[IndexAnswer | None]:
+    if len(urls) <= 1:
+        return [probe(url) for url in urls]
+    with ThreadPoolExecutor(max_workers=min(_WORKERS, len(urls)), thread_name_prefix="index-check") as pool:
+        return list(pool.map(probe, urls))

@@ -1,0 +1,163 @@
+"""The Choose page asks the plan's package indexes in the background (issue 20, points 1 and 6).
+
+pytest-qt, offscreen, the real page and recommender on the sample machine without a GPU (its
+plan installs from PyTorch's index). The index is pointed, through ``GPUWIZARD_PYTORCH_INDEX_URL``,
+at a closed port on 127.0.0.1, at an https server of the test run, or at an http one whose
+requests are counted; the check runs on a worker and the tests wait on the page's answer.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QWizard, QWizardPage
+from pytestqt.qtbot import QtBot
+
+from gpuwizard.ui.pages.choose import ChoosePage
+from gpuwizard.workflow.machine.system_file import load_system_report
+from gpuwizard.workflow.wizard.session import WizardSession
+from harness.http_server import serve, trust_test_ca
+from harness.waits import EVENT_MS
+
+NO_GPU = Path(str(resources.files("gpuwizard.resources").joinpath("samples", "no-gpu.json")))
+
+
+@pytest.fixture(autouse=True)
+def _asking_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page asks for real here (tests/conftest.py turns asking off elsewhere), through no proxy."""
+    monkeypatch.delenv("GPUWIZARD_NO_INDEX_CHECK", raising=False)
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in trust_test_ca().items():
+        monkeypatch.setenv(name, value)
+    # PyPI (asked for PyPI's build as a way forward) is a closed port here: nothing leaves the machine.
+    monkeypatch.setenv("PIP_INDEX_URL", f"https://127.0.0.1:{closed_port()}/simple")
+    monkeypatch.setenv("UV_DEFAULT_INDEX", f"https://127.0.0.1:{closed_port()}/simple")
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+_OPEN: list[QWizard] = []  # the wizards of the running test: a page lives as long as its wizard
+
+
+@pytest.fixture(autouse=True)
+def _wizards_of_the_test() -> Iterator[None]:
+    yield
+    _OPEN.clear()
+
+
+def open_choose(qtbot: QtBot, **session: object) -> ChoosePage:
+    wizard = QWizard()
+    page = ChoosePage(WizardSession(report=load_system_report(NO_GPU), **session))  # type: ignore[arg-type]
+    wizard.addPage(page)
+    wizard.addPage(QWizardPage())
+
+    def stop(_wizard: QWizard) -> None:
+        page.timer.stop()
+        page.wait_for_workers()
+
+    qtbot.addWidget(wizard, before_close_func=stop)
+    _OPEN.append(wizard)
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    qtbot.waitUntil(lambda: page.outcome is not None and not page.is_busy(), timeout=EVENT_MS)
+    return page
+
+
+def answered(qtbot: QtBot, page: ChoosePage) -> None:
+    qtbot.waitUntil(lambda: page.sources_ok is not None, timeout=EVENT_MS)
+
+
+def lines(page: ChoosePage) -> list[str]:
+    return [label.text() for label in page.sources_view.index_labels]
+
+
+def test_acceptance_an_index_on_a_closed_port_is_explained_before_anything_is_downloaded(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+):
+    port = closed_port()
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{port}/whl")
+    page = open_choose(qtbot)
+    view = page.sources_view
+    assert view.isVisible()
+    answered(qtbot, page)
+    assert page.sources_ok is False
+    assert "cannot be reached" in view.status_label.text()
+    assert lines(page)[0] == (
+        f"✗ https://127.0.0.1:{port}/whl/cpu (your mirror of PyTorch's index, from GPUWIZARD_PYTORCH_INDEX_URL): "
+        f"cannot be reached: 127.0.0.1:{port} refused the connection"
+    )
+    (card, *_others) = view.finding_views
+    assert card.finding.code == "PACKAGE_INDEX_UNREACHABLE" and card.isVisible()
+    assert "HTTPS_PROXY" in card.finding.hint and "--find-links DIR --offline" in card.finding.hint
+    assert view.again_button.isVisible()
+    # The plan's command and "what will change" name the index as it will be used.
+    assert page.recommendation is not None
+    requirement = page.recommendation.plan.requirements[0]
+    assert (
+        page.panel.plan_pip.text()
+        == f"pip install {requirement}\n    --index-url https://127.0.0.1:{port}/whl/cpu"
+    )
+    changes = page.panel.changes.text()
+    assert "Packages are downloaded from" in changes and f"https://127.0.0.1:{port}/whl/cpu" in changes
+
+
+def test_a_reachable_index_shows_green(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch):
+    with serve(tls=True) as site:
+        site.put("/whl/cpu/torch/", "<html></html>", content_type="text/html")
+        monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"{site.url}/whl")
+        page = open_choose(qtbot)
+        answered(qtbot, page)
+        assert site.seen == ["/whl/cpu/torch/"]
+    view = page.sources_view
+    assert page.sources_ok is True
+    assert lines(page) == [
+        f"✓ {site.url}/whl/cpu (your mirror of PyTorch's index, from GPUWIZARD_PYTORCH_INDEX_URL): answers"
+    ]
+    assert "answer" in view.status_label.text()
+    assert view.finding_views == [] and not view.again_button.isVisible()
+
+
+def test_offline_nothing_is_asked_and_the_command_names_only_the_folder(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    with serve() as site:
+        monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"{site.url}/whl")
+        page = open_choose(qtbot)
+        answered(qtbot, page)
+        asked = list(site.seen)
+        page.inputs.offline_check.setChecked(True)
+        page.inputs.folder_edit.setText(str(tmp_path))
+        qtbot.waitUntil(lambda: not page.sources_view.isVisible(), timeout=EVENT_MS)
+        assert site.seen == asked  # nothing more asked once offline
+    assert page.recommendation is not None
+    requirement = page.recommendation.plan.requirements[0]
+    # The sample machine has no uv: pip, with the folder alone (issue 20, point 6).
+    assert page.panel.plan_pip.text() == f"pip install {requirement}\n    --no-index --find-links {tmp_path}"
+    assert "--index-url" not in page.panel.plan_pip.text()
+    assert page.sources_ok is True
+
+
+def test_a_preview_of_a_saved_report_asks_nothing(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch):
+    with serve() as site:
+        monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"{site.url}/whl")
+        page = open_choose(qtbot, system_file=NO_GPU)
+        assert not page.sources_view.isVisible() and page.sources_ok is True
+        assert site.seen == []
+
+
+def test_a_mirror_that_is_not_https_is_said_on_the_page(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", "http://mirror.example/whl")
+    page = open_choose(qtbot)
+    assert page.sources_ok is False
+    assert "GPUWIZARD_PYTORCH_INDEX_URL: http://mirror.example/whl is not an https:// URL" in (
+        page.sources_view.status_label.text()
+    )
