@@ -345,6 +345,7 @@ def check_gpu_run(events: list[dict], framework: str) -> None:
     assert summary["steps"] == {"gpu": 6, "cpu": 4}
 
 
+@pytest.mark.slow
 def test_the_gpu_path_with_the_cpu_standing_in_for_the_gpu(torch_python: str):
     done = subprocess.run(
         stand_in_argv(torch_python, "--framework", "pytorch", *SMALL_GPU_RUN),

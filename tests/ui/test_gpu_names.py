@@ -8,11 +8,9 @@ with the list as tall as its wrapped rows.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QListWidgetItem
@@ -23,18 +21,11 @@ from gpuwizard.ui.pages.choose import ChoosePage
 from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
-from harness.kept_wizards import close_kept, keep
+from harness.kept_wizards import keep
 from harness.waits import EVENT_MS
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 LONG_NAME = "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition with a very long board name"
-
-
-@pytest.fixture(autouse=True)
-def _close_wizards() -> Iterator[None]:
-    """Each wizard a test opens is closed after it, its workers waited for (harness/kept_wizards.py)."""
-    yield
-    close_kept()
 
 
 def sample(name: str) -> SystemReport:

@@ -11,7 +11,7 @@ the install is a fake step that waits to be cancelled (nothing is downloaded her
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,20 +32,13 @@ from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.install_summary import install_summary
 from gpuwizard.workflow.wizard.session import WizardSession
-from harness.kept_wizards import close_kept, keep
+from harness.kept_wizards import keep
 from harness.waits import EVENT_MS, EVENT_S
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 Event = dict[str, Any]
 Sink = Callable[[Event], None]
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-
-
-@pytest.fixture(autouse=True)
-def _close_wizards() -> Iterator[None]:
-    """Each wizard a test opens is closed after it, its workers waited for (harness/kept_wizards.py)."""
-    yield
-    close_kept()
 
 
 def sample(name: str) -> SystemReport:

@@ -12,7 +12,7 @@ focus) and ran detection again instead of going on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -31,20 +31,13 @@ from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.replay import recorded_events, replay_env_create, replay_test, replay_verify
 from gpuwizard.workflow.wizard.session import WizardSession
-from harness.kept_wizards import close_kept, keep
+from harness.kept_wizards import keep
 from harness.waits import EVENT_MS
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
 WINDOWS = "windows-rtx2080super-two-cuda.json"
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
 ALT = Qt.KeyboardModifier.AltModifier
-
-
-@pytest.fixture(autouse=True)
-def _close_wizards() -> Iterator[None]:
-    """Each wizard a test opens is closed after it, its workers waited for (harness/kept_wizards.py)."""
-    yield
-    close_kept()
 
 
 def sample(name: str) -> SystemReport:

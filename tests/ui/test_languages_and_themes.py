@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QGuiApplic
 from PySide6.QtWidgets import QApplication, QLabel
 
 from gpuwizard.ui.theme import dark_palette, status_color
+from harness.contrast import contrast
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -152,21 +153,6 @@ print(wizard.buttonText(QWizard.WizardButton.CancelButton))
 
 
 # --- palettes --------------------------------------------------------------------------------
-
-
-def contrast(a: QColor, b: QColor) -> float:
-    def luminance(colour: QColor) -> float:
-        def channel(value: float) -> float:
-            return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
-
-        return (
-            0.2126 * channel(colour.redF())
-            + 0.7152 * channel(colour.greenF())
-            + 0.0722 * channel(colour.blueF())
-        )
-
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])

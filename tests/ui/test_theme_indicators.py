@@ -13,23 +13,7 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication, QCheckBox, QRadioButton, QStyle, QStyleFactory, QStyleOptionButton
 
 from gpuwizard.ui.theme import dark_palette, fusion_style
-
-
-def contrast(a: QColor, b: QColor) -> float:
-    """WCAG 2.1 contrast ratio (relative luminance, as in test_languages_and_themes.py)."""
-
-    def luminance(colour: QColor) -> float:
-        def channel(value: float) -> float:
-            return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
-
-        return (
-            0.2126 * channel(colour.redF())
-            + 0.7152 * channel(colour.greenF())
-            + 0.0722 * channel(colour.blueF())
-        )
-
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
+from harness.contrast import contrast
 
 
 def indicator_contrast(kind: type[QCheckBox] | type[QRadioButton], style: QStyle, checked: bool) -> float:

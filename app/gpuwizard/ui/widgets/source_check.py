@@ -36,6 +36,7 @@ from gpuwizard.workflow.envs.index_check import (
     expected_tool,
     pypi_alternative,
     sources_for,
+    sources_for_request,
 )
 
 _Key = tuple[object, ...]
@@ -326,14 +327,7 @@ def shown_sources(
     """
     if report is None:
         return None
-    plan = rec.plan
     try:
-        return sources_for(
-            plan,
-            tool=expected_tool(request.wanted_manager or plan.manager, request.tool, report.managers),
-            find_links=request.find_links,
-            offline=request.offline,
-            settings=read_index_settings(),
-        )
+        return sources_for_request(rec.plan, request, report.managers)
     except MirrorRefused:
         return None

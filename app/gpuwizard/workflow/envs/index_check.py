@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
+from gpuwizard.adapters.index_settings import read_index_settings
 from gpuwizard.core.compat.plan import Plan, Recommendation
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.envs.index_reach import IndexAnswer, IndexStatus, SourcesCheck, check_findings
@@ -31,6 +32,7 @@ from gpuwizard.core.envs.package_sources import (
     plan_sources,
     requirement_project,
 )
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
 from gpuwizard.workflow.compat.data import load_compat
@@ -100,6 +102,21 @@ def sources_for(
         find_links=str(find_links) if find_links is not None else None,
         offline=offline,
         pip_from_folder=has_pip_wheel(find_links),
+    )
+
+
+def sources_for_request(plan: Plan, request: SetupRequest, managers: ManagerFacts) -> PlanSources:
+    """Where carrying out ``request`` for ``plan`` takes its packages from, with this machine's settings.
+
+    Raises:
+        MirrorRefused: A mirror the person set cannot be used.
+    """
+    return sources_for(
+        plan,
+        tool=expected_tool(request.wanted_manager or plan.manager, request.tool, managers),
+        find_links=request.find_links,
+        offline=request.offline,
+        settings=read_index_settings(),
     )
 
 

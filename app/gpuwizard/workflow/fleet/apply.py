@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from gpuwizard.adapters.index_settings import read_index_settings
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
@@ -46,7 +45,7 @@ from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
-from gpuwizard.workflow.envs.index_check import expected_tool, sources_for
+from gpuwizard.workflow.envs.index_check import sources_for_request
 from gpuwizard.workflow.envs.prepare import default_envs_dir
 from gpuwizard.workflow.envs.setup import (
     Setup,
@@ -242,13 +241,7 @@ class _Apply:
         """Where the environment's packages will come from (a mirror the person set is refused here if unusable)."""
         request = self.answers.request
         try:
-            return sources_for(
-                plan,
-                tool=expected_tool(request.wanted_manager or plan.manager, request.tool, report.managers),
-                find_links=request.find_links,
-                offline=request.offline,
-                settings=read_index_settings(),
-            )
+            return sources_for_request(plan, request, report.managers)
         except MirrorRefused as error:
             raise ApplyUsageError(str(error)) from None
 
