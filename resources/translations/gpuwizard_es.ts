@@ -287,6 +287,7 @@
     </message>
     <message>
         <source>This is a preview of a saved report: nothing is installed on this machine. On the machine itself, this page creates the environment and shows its progress and log.</source>
+        <extracomment>The question the Cancel installation button opens, while it is open.</extracomment>
         <translation>Esta es una vista previa de un informe guardado: no se instala nada en esta máquina. En la propia máquina, esta página crea el entorno y muestra su progreso y su registro.</translation>
     </message>
     <message>
@@ -1536,16 +1537,25 @@
     <name>SourceCheckView</name>
     <message>
         <source>Where the packages come from</source>
+        <extracomment>The person asked for PyPI&apos;s build (True) or PyTorch&apos;s index again (False).</extracomment>
         <translation>De dónde vienen los paquetes</translation>
     </message>
     <message>
-        <source>Ask the indexes a&amp;gain</source>
+        <source>Ask the i&amp;ndexes again</source>
         <extracomment>What asks an index (tests may hand in another; it asks nothing with GPUWIZARD_NO_INDEX_CHECK=1).</extracomment>
         <translation>Vo&amp;lver a consultar los índices</translation>
     </message>
     <message>
         <source>Ask again, for example after changing the proxy or mirror settings and restarting the wizard.</source>
         <translation>Volver a consultar, por ejemplo después de cambiar la configuración del proxy o de la réplica y reiniciar el asistente.</translation>
+    </message>
+    <message>
+        <source>&amp;Switch to PyPI&apos;s build</source>
+        <translation>U&amp;sar la compilación de PyPI</translation>
+    </message>
+    <message>
+        <source>Install the same release as PyPI builds it, instead of from PyTorch&apos;s own index.</source>
+        <translation>Instala la misma versión tal como la compila PyPI, en lugar de desde el índice propio de PyTorch.</translation>
     </message>
     <message>
         <source>The package indexes could not be asked (%1); the install will say if one fails.</source>
@@ -1566,6 +1576,10 @@
     <message>
         <source>An index the install needs cannot be reached: the install would fail. Ways forward below.</source>
         <translation>No se puede acceder a un índice que necesita la instalación: la instalación fallaría. Abajo tienes las posibles soluciones.</translation>
+    </message>
+    <message>
+        <source>Switch back to PyTorch&apos;s inde&amp;x</source>
+        <translation>Volver al índice de PyTorc&amp;h</translation>
     </message>
     <message>
         <source>%1 (%2)</source>
@@ -3258,6 +3272,47 @@
     <message>
         <source>{reason}, only for pip in the new environment</source>
         <translation>{reason}, solo para pip en el nuevo entorno</translation>
+    </message>
+    <message>
+        <source>the name {hostname} cannot be looked up (DNS)</source>
+        <extracomment>The ways reaching an index fails, as :class:`IndexAnswer` names them. What to set for a mirror of each kind of index (docs.astral.sh/uv/reference/environment/, pip.pypa.io/en/stable/topics/configuration/#environment-variables). What failed, by the probe&apos;s failure kind (adapters/http.py, ``probe_index``).</extracomment>
+        <translation>no se puede resolver el nombre {hostname} (DNS)</translation>
+    </message>
+    <message>
+        <source>{host} refused the connection</source>
+        <translation>{host} rechazó la conexión</translation>
+    </message>
+    <message>
+        <source>{host} did not answer in time</source>
+        <translation>{host} no respondió a tiempo</translation>
+    </message>
+    <message>
+        <source>there is no network route to {host}</source>
+        <translation>no hay ruta de red hasta {host}</translation>
+    </message>
+    <message>
+        <source>the certificate {host} showed cannot be verified (TLS)</source>
+        <translation>no se puede verificar el certificado que presentó {host} (TLS)</translation>
+    </message>
+    <message>
+        <source>the proxy {proxy} does not let the request through</source>
+        <translation>el proxy {proxy} no deja pasar la solicitud</translation>
+    </message>
+    <message>
+        <source>the proxy {proxy} asks for a login (HTTP 407)</source>
+        <translation>el proxy {proxy} pide iniciar sesión (HTTP 407)</translation>
+    </message>
+    <message>
+        <source>it answered HTTP {status}</source>
+        <translation>respondió HTTP {status}</translation>
+    </message>
+    <message>
+        <source>it answers</source>
+        <translation>responde</translation>
+    </message>
+    <message>
+        <source>it did not answer</source>
+        <translation>no respondió</translation>
     </message>
 </context>
 <context>

@@ -287,6 +287,7 @@
     </message>
     <message>
         <source>This is a preview of a saved report: nothing is installed on this machine. On the machine itself, this page creates the environment and shows its progress and log.</source>
+        <extracomment>The question the Cancel installation button opens, while it is open.</extracomment>
         <translation>这是已保存报告的预览：本机不会安装任何内容。在原计算机上，此页面会创建环境并显示进度和日志。</translation>
     </message>
     <message>
@@ -1533,16 +1534,25 @@
     <name>SourceCheckView</name>
     <message>
         <source>Where the packages come from</source>
+        <extracomment>The person asked for PyPI&apos;s build (True) or PyTorch&apos;s index again (False).</extracomment>
         <translation>软件包来源</translation>
     </message>
     <message>
-        <source>Ask the indexes a&amp;gain</source>
+        <source>Ask the i&amp;ndexes again</source>
         <extracomment>What asks an index (tests may hand in another; it asks nothing with GPUWIZARD_NO_INDEX_CHECK=1).</extracomment>
-        <translation>重新查询索引(&amp;G)</translation>
+        <translation>重新查询索引(&amp;N)</translation>
     </message>
     <message>
         <source>Ask again, for example after changing the proxy or mirror settings and restarting the wizard.</source>
         <translation>重新查询，例如在更改代理或镜像设置并重启向导之后。</translation>
+    </message>
+    <message>
+        <source>&amp;Switch to PyPI&apos;s build</source>
+        <translation>改用 PyPI 的构建版本(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Install the same release as PyPI builds it, instead of from PyTorch&apos;s own index.</source>
+        <translation>安装 PyPI 构建的同一版本，而不是从 PyTorch 自己的索引安装。</translation>
     </message>
     <message>
         <source>The package indexes could not be asked (%1); the install will say if one fails.</source>
@@ -1563,6 +1573,10 @@
     <message>
         <source>An index the install needs cannot be reached: the install would fail. Ways forward below.</source>
         <translation>无法访问安装所需的某个索引：安装将会失败。解决办法见下文。</translation>
+    </message>
+    <message>
+        <source>Switch back to PyTorch&apos;s inde&amp;x</source>
+        <translation>改回 PyTorch 的索引(&amp;X)</translation>
     </message>
     <message>
         <source>%1 (%2)</source>
@@ -3252,6 +3266,47 @@
     <message>
         <source>{reason}, only for pip in the new environment</source>
         <translation>{reason}，仅用于新环境中的 pip</translation>
+    </message>
+    <message>
+        <source>the name {hostname} cannot be looked up (DNS)</source>
+        <extracomment>The ways reaching an index fails, as :class:`IndexAnswer` names them. What to set for a mirror of each kind of index (docs.astral.sh/uv/reference/environment/, pip.pypa.io/en/stable/topics/configuration/#environment-variables). What failed, by the probe&apos;s failure kind (adapters/http.py, ``probe_index``).</extracomment>
+        <translation>无法解析名称 {hostname}（DNS）</translation>
+    </message>
+    <message>
+        <source>{host} refused the connection</source>
+        <translation>{host} 拒绝了连接</translation>
+    </message>
+    <message>
+        <source>{host} did not answer in time</source>
+        <translation>{host} 未及时响应</translation>
+    </message>
+    <message>
+        <source>there is no network route to {host}</source>
+        <translation>没有到 {host} 的网络路由</translation>
+    </message>
+    <message>
+        <source>the certificate {host} showed cannot be verified (TLS)</source>
+        <translation>无法验证 {host} 出示的证书（TLS）</translation>
+    </message>
+    <message>
+        <source>the proxy {proxy} does not let the request through</source>
+        <translation>代理 {proxy} 不放行该请求</translation>
+    </message>
+    <message>
+        <source>the proxy {proxy} asks for a login (HTTP 407)</source>
+        <translation>代理 {proxy} 要求登录（HTTP 407）</translation>
+    </message>
+    <message>
+        <source>it answered HTTP {status}</source>
+        <translation>它返回了 HTTP {status}</translation>
+    </message>
+    <message>
+        <source>it answers</source>
+        <translation>可以访问</translation>
+    </message>
+    <message>
+        <source>it did not answer</source>
+        <translation>没有响应</translation>
     </message>
 </context>
 <context>

@@ -29,6 +29,7 @@ from gpuwizard.ui.pages.install import CANCELLED, FAILED, LOG_LINES, OK, Install
 from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.install_page import stop_the_install
 from harness.keyboard import tab_through
 from harness.waits import EVENT_MS, EVENT_S
 from harness.wizard_host import show_between
@@ -208,7 +209,7 @@ def test_cancel_during_an_install_rolls_back_and_says_nothing_was_left(qtbot: Qt
     qtbot.waitUntil(lambda: "Resolved 10 packages" in page.log_view.toPlainText(), timeout=EVENT_MS)
     assert page.state == "running"
 
-    qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    stop_the_install(qtbot, page)
     assert page.phase_label.text() == "Cancelling: removing what was made…"
     assert not page.cancel_button.isEnabled()
     assert page.progress.maximum() == 0  # busy while it rolls back

@@ -32,6 +32,7 @@ from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.install_summary import install_summary
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.install_page import stop_the_install
 from harness.kept_wizards import keep
 from harness.waits import EVENT_MS, EVENT_S
 
@@ -291,3 +292,32 @@ def test_back_stays_off_while_the_install_runs_even_when_an_earlier_page_changes
     assert not back.isEnabled()
     fake.release.set()
     qtbot.waitUntil(lambda: wizard.install_page.state == OK, timeout=EVENT_MS)
+
+
+def test_the_pages_cancel_button_asks_too_and_keep_installing_leaves_it_running(qtbot: QtBot):
+    fake = HeldInstall()
+    wizard = to_a_running_install(qtbot, fake)
+    page = wizard.install_page
+    qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    question = page.stop_question
+    assert question is not None and question.isVisible()
+    assert question.defaultButton() is question.keep_button
+    qtbot.mouseClick(question.keep_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.stop_question is None, timeout=EVENT_MS)
+    assert page.state == RUNNING and not page.work.cancel_event.is_set()
+    assert wizard.isVisible()
+
+    stop_the_install(qtbot, page)  # Stop: cancelled and rolled back, the window stays open
+    qtbot.waitUntil(lambda: page.state == CANCELLED, timeout=EVENT_MS)
+    assert fake.saw_cancel and wizard.isVisible()
+
+
+def test_the_pages_question_closes_when_the_install_ends_meanwhile(qtbot: QtBot):
+    fake = HeldInstall()
+    wizard = to_a_running_install(qtbot, fake)
+    page = wizard.install_page
+    qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    assert page.stop_question is not None
+    fake.release.set()
+    qtbot.waitUntil(lambda: page.state == OK and page.stop_question is None, timeout=EVENT_MS)
+    assert not fake.saw_cancel

@@ -35,6 +35,7 @@ from gpuwizard.workflow.livetest.run import LiveTestTarget
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
+from harness.install_page import stop_the_install
 from harness.keyboard import tab_through
 from harness.waits import EVENT_MS, EVENT_S
 from harness.wizard_host import show_between
@@ -335,7 +336,7 @@ def test_cancelling_a_real_install_leaves_nothing(qtbot: QtBot, torch_folder: Pa
     wizard, install, _test = real_wizard(qtbot, session)
     wizard.next()
     qtbot.waitUntil(lambda: "== install:" in install.log_view.toPlainText(), timeout=300_000)
-    qtbot.mouseClick(install.cancel_button, Qt.MouseButton.LeftButton)
+    stop_the_install(qtbot, install)
     qtbot.waitUntil(lambda: install.state not in ("running", "idle"), timeout=300_000)
     assert install.state == CANCELLED, install.log_view.toPlainText()[-3000:]
     assert install.result is not None and not Path(str(install.result.path)).exists()

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
@@ -161,3 +162,35 @@ def test_a_mirror_that_is_not_https_is_said_on_the_page(qtbot: QtBot, monkeypatc
     assert "GPUWIZARD_PYTORCH_INDEX_URL: http://mirror.example/whl is not an https:// URL" in (
         page.sources_view.status_label.text()
     )
+
+
+def test_pypis_build_is_a_way_forward_the_page_takes_by_itself(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch):
+    # PyTorch's index unreachable, PyPI (a mirror of the test run) reachable: the page offers
+    # PyPI's build of the same release, and one button switches the plan to it and back.
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{closed_port()}/whl")
+    with serve(tls=True) as pypi:
+        pypi.put("/simple/torch/", "<html></html>", content_type="text/html")
+        pypi.put("/simple/pip/", "<html></html>", content_type="text/html")
+        monkeypatch.setenv("PIP_INDEX_URL", f"{pypi.url}/simple")
+        monkeypatch.setenv("UV_DEFAULT_INDEX", f"{pypi.url}/simple")
+        page = open_choose(qtbot)
+        answered(qtbot, page)
+        view = page.sources_view
+        assert page.sources_ok is False
+        assert "PYPI_BUILD_AVAILABLE" in [card.finding.code for card in view.finding_views]
+        assert view.pypi_button.isVisible() and view.pypi_button.text() == "&Switch to PyPI's build"
+        assert page.recommendation is not None and page.recommendation.plan.index_url is not None
+        release = page.recommendation.plan.framework_version
+
+        qtbot.mouseClick(view.pypi_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: page.sources_ok is True, timeout=EVENT_MS)
+        plan = page.recommendation.plan
+        assert plan.index_url is None and plan.framework_version == release
+        assert lines(page) == [f"✓ {pypi.url}/simple (your PyPI mirror, from PIP_INDEX_URL): answers"]
+        assert view.pypi_button.isVisible() and view.pypi_button.text() == "Switch back to PyTorch's inde&x"
+        page.validatePage()
+        assert page.session.recommendation is not None and page.session.recommendation.plan.index_url is None
+
+        qtbot.mouseClick(view.pypi_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: page.sources_ok is False, timeout=EVENT_MS)
+        assert page.recommendation.plan.index_url is not None

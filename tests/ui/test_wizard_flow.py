@@ -38,6 +38,7 @@ from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 from gpuwizard.workflow.wizard.replay import recorded_events, replay_env_create, replay_test
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.heartbeat import Heartbeat
+from harness.install_page import stop_the_install
 from harness.waits import EVENT_MS, EVENT_S
 
 SAMPLES = resources.files("gpuwizard.resources").joinpath("samples")
@@ -222,7 +223,7 @@ def test_cancel_during_the_install_rolls_back_and_stays_on_the_page(qtbot: QtBot
     install = wizard.install_page
     assert fake.started.wait(EVENT_S)
     qtbot.waitUntil(lambda: not wizard.button(QWizard.WizardButton.BackButton).isEnabled(), timeout=EVENT_MS)
-    qtbot.mouseClick(install.cancel_button, Qt.MouseButton.LeftButton)
+    stop_the_install(qtbot, install)
     qtbot.waitUntil(lambda: install.state == CANCELLED, timeout=EVENT_MS)
     assert fake.saw_cancel and session.env_result is None
     assert install.result_label.text() == "Cancelled. Nothing was left behind."

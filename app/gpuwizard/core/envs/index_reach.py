@@ -22,6 +22,7 @@ from gpuwizard.core.envs.package_sources import (
     index_to_json,
 )
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding
+from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 #: The ways reaching an index fails, as :class:`IndexAnswer` names them.
 Failure = Literal["dns", "refused", "timeout", "network", "tls", "proxy", "proxy_auth", "http", "other"]
@@ -116,23 +117,39 @@ class SourcesCheck:
         return line
 
 
+#: What failed, by the probe's failure kind (adapters/http.py, ``probe_index``).
+_FAILURE_WORDS: Final = {
+    "dns": QT_TRANSLATE_NOOP("plans", "the name {hostname} cannot be looked up (DNS)"),
+    "refused": QT_TRANSLATE_NOOP("plans", "{host} refused the connection"),
+    "timeout": QT_TRANSLATE_NOOP("plans", "{host} did not answer in time"),
+    "network": QT_TRANSLATE_NOOP("plans", "there is no network route to {host}"),
+    "tls": QT_TRANSLATE_NOOP("plans", "the certificate {host} showed cannot be verified (TLS)"),
+    "proxy": QT_TRANSLATE_NOOP("plans", "the proxy {proxy} does not let the request through"),
+    "proxy_auth": QT_TRANSLATE_NOOP("plans", "the proxy {proxy} asks for a login (HTTP 407)"),
+    "http": QT_TRANSLATE_NOOP("plans", "it answered HTTP {status}"),
+}
+
+
 def failure_words(status: IndexStatus) -> str:
-    """What failed, in a few English words (``the name download.pytorch.org cannot be looked up (DNS)``)."""
-    answer, host = status.answer, status.index.host
+    """What failed, in a few words (``the name download.pytorch.org cannot be looked up (DNS)``).
+
+    A :class:`~gpuwizard.core.texts.TranslatableText` (context ``plans``): English where it is
+    printed or logged, translated where a page shows it.
+    """
+    answer = status.answer
     if answer is None or answer.ok:
-        return "it answers"
-    proxy = answer.proxy or "from HTTPS_PROXY"
-    words = {
-        "dns": f"the name {status.index.hostname} cannot be looked up (DNS)",
-        "refused": f"{host} refused the connection",
-        "timeout": f"{host} did not answer in time",
-        "network": f"there is no network route to {host}",
-        "tls": f"the certificate {host} showed cannot be verified (TLS)",
-        "proxy": f"the proxy {proxy} does not let the request through",
-        "proxy_auth": f"the proxy {proxy} asks for a login (HTTP 407)",
-        "http": f"it answered HTTP {answer.status}",
-    }
-    return words.get(answer.failure or "other", answer.detail or "it did not answer")
+        return TranslatableText("plans", QT_TRANSLATE_NOOP("plans", "it answers"))
+    template = _FAILURE_WORDS.get(answer.failure or "other")
+    if template is None:
+        return answer.detail or TranslatableText("plans", QT_TRANSLATE_NOOP("plans", "it did not answer"))
+    return TranslatableText(
+        "plans",
+        template,
+        host=status.index.host,
+        hostname=status.index.hostname,
+        proxy=answer.proxy or "from HTTPS_PROXY",
+        status=answer.status,
+    )
 
 
 def mirror_setting(index: SourceIndex) -> str:

@@ -38,13 +38,14 @@ from gpuwizard.core.machine.system_report import GpuFacts, SystemReport
 from gpuwizard.ui.dialogs import existing_folder
 from gpuwizard.ui.messages import change_html
 from gpuwizard.ui.theme import status_style
+from gpuwizard.ui.widgets.choice_fill import fill_gpu_list, fill_managers
 from gpuwizard.ui.widgets.choice_inputs import RECOMMENDED, ChoiceInputs
-from gpuwizard.ui.widgets.gpu_choice import fill_gpu_list
 from gpuwizard.ui.widgets.gpu_list_fit import GpuListFit
 from gpuwizard.ui.widgets.plan_panel import PlanPanel
 from gpuwizard.ui.widgets.source_check import SourceCheckView, shown_sources
 from gpuwizard.ui.workers import FunctionWorker
-from gpuwizard.workflow.envs.prepare import default_envs_dir
+from gpuwizard.workflow.envs.prepare import SetupRefused, default_envs_dir
+from gpuwizard.workflow.envs.setup import from_pypi
 from gpuwizard.workflow.pathedit.request import path_request_from_plan
 from gpuwizard.workflow.wizard.recommending import (
     RecommendOutcome,
@@ -64,7 +65,6 @@ _CHOICES_WIDTH: Final = 270
 _CHOICES_WIDTH_MAX: Final = 380
 # GPUs shown before the list scrolls.
 _GPU_ROWS_SHOWN: Final = 4
-_CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
 
 
 def _recommendation_key(choice: SetupRequest) -> SetupRequest:
@@ -142,7 +142,7 @@ class ChoosePage(QWizardPage):
         )
         self.panel.plan_pip, self.panel.alternatives = panel.plan_pip, panel.alternatives
         # Where the packages come from, asked in the background (ui/widgets/source_check.py).
-        self.sources_view = SourceCheckView.placed_in(panel, on_change=self.completeChanged)
+        self.sources_view = self._place_sources_view(panel)
         self.result_scroll = self._scroll(self.panel, "choose_result_scroll")
         self.result_scroll.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrow keys and PgUp/PgDn scroll
         self.result_scroll.setAccessibleName(self.tr("The recommendation"))
@@ -156,6 +156,12 @@ class ChoosePage(QWizardPage):
         layout.addLayout(columns, 1)
 
     # --- building -------------------------------------------------------------------------
+
+    def _place_sources_view(self, panel: PlanPanel) -> SourceCheckView:
+        view = SourceCheckView.placed_in(panel, on_change=self.completeChanged)
+        self.pypi_route = False  # the plan's release from PyPI (a way forward the page can take)
+        view.use_pypi.connect(self._use_pypi)
+        return view
 
     def _connect_inputs(self) -> None:
         self.inputs.framework_group.buttonToggled.connect(self._framework_toggled)
@@ -332,31 +338,13 @@ class ChoosePage(QWizardPage):
     # --- filling the inputs ---------------------------------------------------------------
 
     def _fill_from_report(self, report: SystemReport) -> None:
-        found = {name for name, _path in report.managers.found()}
-        has_conda = bool(found & set(_CONDA_TOOLS))
-        self.inputs.conda_radio.setEnabled(has_conda)
-        if has_conda:
-            self.inputs.conda_radio.setToolTip(
-                self.tr(
-                    "conda: an environment manager (here through %1) that can also bring CUDA and "
-                    "cuDNN into the environment, from conda-forge."
-                ).replace("%1", next(name for name in _CONDA_TOOLS if name in found))
-            )
-        else:
-            self.inputs.conda_radio.setToolTip(
-                self.tr(
-                    "No conda, mamba or micromamba was found on this machine. Install Miniforge "
-                    "(conda-forge.org/download) to use conda."
-                )
-            )
-            if self.inputs.conda_radio.isChecked():
-                self.inputs.auto_radio.setChecked(True)
+        fill_managers(self.inputs, report)  # ui/widgets/choice_fill.py
         self._fill_gpus(report.nvidia_gpus)
         if not self._name_edited:
             self._set_default_name()
 
     def _fill_gpus(self, gpus: Sequence[GpuFacts]) -> None:
-        fill_gpu_list(self.inputs, gpus)  # ui/widgets/gpu_choice.py
+        fill_gpu_list(self.inputs, gpus)
         if gpus:
             self._fit_gpu_list()
 
@@ -570,9 +558,22 @@ class ChoosePage(QWizardPage):
         report, choice = self.session.report, self.current_choice()
         self.sources_view.show_plan(self.panel, report, rec, choice, preview=self.session.preview)
 
+    @Slot(bool)
+    def _use_pypi(self, take: bool) -> None:
+        self.pypi_route = take
+        if self.outcome is not None and self.outcome.recommendation is not None:
+            self._show_recommendation(self.outcome.recommendation)
+        self.completeChanged.emit()
+
     def _show_recommendation(self, rec: Recommendation) -> None:
-        self.recommendation = rec
         report = self.session.report
+        if self.pypi_route and report is not None:
+            try:
+                rec = from_pypi(report, rec)
+            except SetupRefused:
+                self.pypi_route = False  # not for this plan: PyTorch's index it is
+        self.sources_view.set_pypi_taken(self.pypi_route)
+        self.recommendation = rec
         view = plan_view(rec, nvidia_gpu_present=report is not None and bool(report.nvidia_gpus))
         self.panel.show_recommendation(rec, view, self.change_lines(rec))
         self._show_sources(rec)

@@ -40,6 +40,7 @@ from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
+from gpuwizard.ui.widgets.install_summary import StopQuestion, ask_before_stopping
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.workers import StreamedWork
@@ -64,6 +65,8 @@ class InstallPage(QWizardPage):
         self.setButtonText(QWizard.WizardButton.CommitButton, self.tr("&Next >"))
         self.state = IDLE
         self.result: EnvResult | None = None
+        #: The question the Cancel installation button opens, while it is open.
+        self.stop_question: StopQuestion | None = None
         self.work = StreamedWork(self, self._take_events, self._show_result, self._crashed)
         self._phase = ""
         self._count_total: int | None = None
@@ -122,7 +125,7 @@ class InstallPage(QWizardPage):
             self.tr("Stop now: the running tool is ended and the half-made environment is removed.")
         )
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(self.ask_to_cancel)
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
@@ -273,6 +276,18 @@ class InstallPage(QWizardPage):
         self.phase_label.setText(self.tr("Starting…"))
         self._announce()
 
+    def ask_to_cancel(self) -> None:
+        """The Cancel installation button: ask first, as closing the window does (Keep installing is the default)."""
+        if self.state != RUNNING or self.work.cancel_event.is_set() or self.stop_question is not None:
+            return
+
+        def answered(stop: bool) -> None:
+            self.stop_question = None
+            if stop:
+                self.cancel()
+
+        self.stop_question = ask_before_stopping(self, answered)
+
     def cancel(self) -> None:
         """Ask the running step to stop; it removes what it made and returns ``cancelled``."""
         if self.state != RUNNING or not self.work.cancel():
@@ -385,6 +400,8 @@ class InstallPage(QWizardPage):
         self._show_findings([])
 
     def _show_result(self, result: EnvResult) -> None:
+        if self.stop_question is not None:
+            self.stop_question.done(0)  # the install ended meanwhile: nothing is left to stop
         status = result.status
         self.result = result
         self.state = status if status in (OK, CANCELLED) else FAILED

@@ -6,7 +6,8 @@ is written, from :class:`~gpuwizard.workflow.wizard.install_summary.InstallSumma
 button installs; Escape backs out and nothing happens.
 
 :class:`StopQuestion` comes when the window would be closed while the install runs (Cancel,
-Escape, the window's close button): stopping throws away what was downloaded and made, so the
+Escape, the window's close button), and when the Install page's own "Cancel installation" is
+pressed (:func:`ask_before_stopping`): stopping throws away what was downloaded and made, so the
 default button keeps installing.
 
 Both are window-modal message boxes opened with ``open()``, not ``exec()``: the wizard's event
@@ -15,6 +16,7 @@ loop keeps running (its workers report on), and the wizard acts on ``finished``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from PySide6.QtCore import QLocale, Qt
@@ -134,3 +136,20 @@ class StopQuestion(QMessageBox):
     def agreed(self) -> bool:
         """True once the person pressed Stop."""
         return self.clickedButton() is self.stop_button
+
+
+def ask_before_stopping(parent: QWidget, answered: Callable[[bool], None]) -> StopQuestion:
+    """Open the stop question over ``parent``; ``answered(True)`` once the person pressed Stop.
+
+    Any other end (Keep installing, Escape, the question closed because the install ended
+    meanwhile) answers False.
+    """
+    question = StopQuestion(parent)
+
+    def finished(_result: int) -> None:
+        question.deleteLater()
+        answered(question.agreed())
+
+    question.finished.connect(finished)
+    question.open()
+    return question

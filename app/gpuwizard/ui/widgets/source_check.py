@@ -50,6 +50,8 @@ class SourceCheckView(QGroupBox):
     """
 
     changed = Signal()
+    #: The person asked for PyPI's build (True) or PyTorch's index again (False).
+    use_pypi = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(self.tr("Where the packages come from"), parent)
@@ -77,7 +79,7 @@ class SourceCheckView(QGroupBox):
         self.findings_layout = QVBoxLayout(self.findings_box)
         self.findings_layout.setContentsMargins(0, 0, 0, 0)
         self.finding_views: list[QtFindingView] = []
-        self.again_button = QPushButton(self.tr("Ask the indexes a&gain"), self)
+        self.again_button = QPushButton(self.tr("Ask the i&ndexes again"), self)
         self.again_button.setObjectName("choose_sources_again")
         self.again_button.setToolTip(
             self.tr(
@@ -85,12 +87,23 @@ class SourceCheckView(QGroupBox):
             )
         )
         self.again_button.clicked.connect(self.check_again)
+        # The way forward the wizard can take by itself: the same release as PyPI builds it,
+        # offered only where that build is correct for this machine (core/compat/pypi_route.py).
+        self.pypi_taken = False
+        self.pypi_button = QPushButton(self.tr("&Switch to PyPI's build"), self)
+        self.pypi_button.setObjectName("choose_sources_pypi")
+        self.pypi_button.setToolTip(
+            self.tr("Install the same release as PyPI builds it, instead of from PyTorch's own index.")
+        )
+        self.pypi_button.clicked.connect(lambda: self.use_pypi.emit(not self.pypi_taken))
+        self.pypi_button.hide()
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.status_label)
         layout.addWidget(self.lines_box)
         layout.addWidget(self.findings_box)
         layout.addWidget(self.again_button)
+        layout.addWidget(self.pypi_button)
         self._show_nothing()
 
     # --- what the page tells it -------------------------------------------------------------
@@ -291,6 +304,16 @@ class SourceCheckView(QGroupBox):
             self.findings_box, self.findings_layout, self.finding_views, list(check.findings)
         )
         self.again_button.setVisible(check.checked and not check.ok)
+        offered = any(finding.code == "PYPI_BUILD_AVAILABLE" for finding in check.findings)
+        self.pypi_button.setVisible(offered or self.pypi_taken)
+
+    def set_pypi_taken(self, taken: bool) -> None:
+        """The page installs PyPI's build (the button then goes back to PyTorch's index)."""
+        self.pypi_taken = taken
+        self.pypi_button.setText(
+            self.tr("Switch back to PyTorch's inde&x") if taken else self.tr("&Switch to PyPI's build")
+        )
+        self.pypi_button.setVisible(taken)
 
     def _index_line(self, index: SourceIndex, status: IndexStatus | None) -> str:
         where = self.tr("%1 (%2)").replace("%1", index.shown).replace("%2", display_text(index_reason(index)))
@@ -299,7 +322,9 @@ class SourceCheckView(QGroupBox):
         if status.reached:
             return self.tr("✓ %1: answers").replace("%1", where)
         return (
-            self.tr("✗ %1: cannot be reached: %2").replace("%1", where).replace("%2", failure_words(status))
+            self.tr("✗ %1: cannot be reached: %2")
+            .replace("%1", where)
+            .replace("%2", display_text(failure_words(status)))
         )
 
     def _set_lines(self, lines: list[tuple[str, Status]]) -> None:

@@ -1,4 +1,6 @@
-"""The Choose page's list of GPUs to use: one tickable item per NVIDIA GPU, unusable ones greyed.
+"""What the detected machine puts in the Choose page's inputs: the GPUs to use, and whether conda can be.
+
+One tickable item per NVIDIA GPU, unusable ones greyed; the conda choice greyed without conda.
 
 Its texts keep the Choose page's translation context (they were that page's own), so moving
 them here changed no translation (a literal context: pyside6-lupdate reads only literals).
@@ -11,7 +13,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QListWidgetItem
 
-from gpuwizard.core.machine.system_report import GpuFacts, display_name
+from gpuwizard.adapters.envs.conda import CONDA_TOOLS
+from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name
 from gpuwizard.ui.widgets.choice_inputs import ChoiceInputs
 
 
@@ -67,3 +70,28 @@ def fill_gpu_list(inputs: ChoiceInputs, gpus: Sequence[GpuFacts]) -> None:
                 "ChoosePage", "No NVIDIA GPU was found, so there is nothing to pick: the plan is a CPU build."
             )
         )
+
+
+def fill_managers(inputs: ChoiceInputs, report: SystemReport) -> None:
+    """The conda choice: enabled, saying through which tool, only where conda, mamba or micromamba is."""
+    found = {name for name, _path in report.managers.found()}
+    tool = next((name for name in CONDA_TOOLS if name in found), None)
+    inputs.conda_radio.setEnabled(tool is not None)
+    if tool is not None:
+        inputs.conda_radio.setToolTip(
+            QCoreApplication.translate(
+                "ChoosePage",
+                "conda: an environment manager (here through %1) that can also bring CUDA and "
+                "cuDNN into the environment, from conda-forge.",
+            ).replace("%1", tool)
+        )
+        return
+    inputs.conda_radio.setToolTip(
+        QCoreApplication.translate(
+            "ChoosePage",
+            "No conda, mamba or micromamba was found on this machine. Install Miniforge "
+            "(conda-forge.org/download) to use conda.",
+        )
+    )
+    if inputs.conda_radio.isChecked():
+        inputs.auto_radio.setChecked(True)
