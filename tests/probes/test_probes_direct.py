@@ -9,6 +9,7 @@ comparison) is exercised with the CPU standing in for the GPU.
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
 import io
 import json
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -356,6 +358,38 @@ def test_the_gpu_path_with_the_cpu_standing_in_for_the_gpu(torch_python: str):
     )
     assert done.returncode == 0, done.stderr + done.stdout
     check_gpu_run([json.loads(line) for line in done.stdout.splitlines()], "pytorch")
+
+
+class _SwallowingTrainer:
+    """A trainer inside which Ctrl+C arrives once and is swallowed, as a finalizer or a framework may."""
+
+    def __init__(self, interrupt: Callable[[], None]) -> None:
+        self.interrupt, self.calls = interrupt, 0
+
+    def steps(self, count: int) -> list[float]:
+        self.calls += 1
+        if self.calls == 3:
+            with contextlib.suppress(KeyboardInterrupt):  # lost, as "Exception ignored in ..." loses it
+                self.interrupt()
+        return [1.0] * count
+
+    def reset(self) -> None:
+        pass
+
+
+def test_a_ctrl_c_swallowed_on_the_way_still_ends_the_training_at_the_next_step():
+    from gpuwizard.probes import train_test
+
+    trainer = _SwallowingTrainer(lambda: train_test._on_interrupt(signal.SIGINT, None))
+    backend = type("Backend", (), {"trainer": lambda self, device, batch: trainer})()
+    out = train_test.Output(io.StringIO())
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train_test.train(backend, out, "cpu", steps=50, batch=8, warmup=1)  # type: ignore[arg-type]
+    finally:
+        del train_test._INTERRUPTED[:]
+    steps = [json.loads(line) for line in out.stream.getvalue().splitlines() if '"step"' in line]
+    assert len(steps) == 2  # the steps before the lost Ctrl+C, and no more
 
 
 def test_output_writes_strict_json_and_holds_warnings_back_until_start():

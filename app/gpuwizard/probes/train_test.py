@@ -62,10 +62,12 @@ Events, in order (fields beyond these may be added, never removed):
 """
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import platform
+import signal
 import sys
 import time
 import traceback
@@ -271,6 +273,7 @@ def train(backend: "Backend", out: Output, device: str, *, steps: int, batch: in
     trainer = backend.trainer(device, batch)
     last_step = None
     for _ in range(warmup):
+        check_interrupted()
         began = time.perf_counter()
         trainer.steps(1)
         last_step = time.perf_counter() - began
@@ -284,6 +287,7 @@ def train(backend: "Backend", out: Output, device: str, *, steps: int, batch: in
     train_began = time.perf_counter()
     done = 0
     while done < steps:
+        check_interrupted()
         count = min(group, steps - done)
         began = time.perf_counter()
         group_losses = trainer.steps(count)
@@ -473,6 +477,24 @@ def run_backend(
     return 0
 
 
+#: The signals received: a KeyboardInterrupt that code in between swallowed (one raised inside a
+#: finalizer is printed and dropped, Python's ``signal`` docs, "Note on Signal Handlers and
+#: Exceptions"; a framework's own ``except BaseException``) is raised again at the next step, so
+#: an interrupted probe always ends, and says so.
+_INTERRUPTED = []  # type: list
+
+
+def _on_interrupt(signum: int, frame: object) -> None:
+    _INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
+
+
+def check_interrupted() -> None:
+    """Raise KeyboardInterrupt again when Ctrl+C came but its first one was lost."""
+    if _INTERRUPTED:
+        raise KeyboardInterrupt
+
+
 def main(argv: "list | None" = None) -> int:
     """Run the probe; 0 when it measured, 1 on an error (reported as an event), 2 on bad usage."""
     started = time.perf_counter()
@@ -484,6 +506,10 @@ def main(argv: "list | None" = None) -> int:
         return 2
     previous = warnings.showwarning
     warnings.showwarning = out.warning
+    del _INTERRUPTED[:]
+    handler = signal.getsignal(signal.SIGINT)
+    with contextlib.suppress(ValueError):  # not the main thread (a test calling main()): Python's stays
+        signal.signal(signal.SIGINT, _on_interrupt)
     try:
         return run(config, out, started)
     except BaseException as error:  # noqa: BLE001 - never crash without saying why
@@ -491,6 +517,8 @@ def main(argv: "list | None" = None) -> int:
         return 1
     finally:
         warnings.showwarning = previous
+        with contextlib.suppress(ValueError, TypeError):
+            signal.signal(signal.SIGINT, handler)
 
 
 if __name__ == "__main__":
