@@ -29,6 +29,24 @@ if os.environ.get("CI") == "true":
     _hypothesis_settings.load_profile("ci")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _uv_cache_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """uv's cache in the run's temporary folder, never the developer's ``~/.cache/uv``.
+
+    Every run unpacks the real CPU torch and tensorflow-cpu from freshly made wheel folders; uv
+    caches each by its path, so a shared cache grew by about 10 GB a run on a developer's machine
+    until the disk filled. pytest keeps the last three runs' folders (docs.astral.sh/uv/concepts/cache/,
+    UV_CACHE_DIR).
+    """
+    previous = os.environ.get("UV_CACHE_DIR")
+    os.environ["UV_CACHE_DIR"] = str(tmp_path_factory.mktemp("uv-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("UV_CACHE_DIR", None)
+    else:
+        os.environ["UV_CACHE_DIR"] = previous
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """State never goes to the developer's real GPUWIZARD_HOME (docs/architecture.md, "State under GPUWIZARD_HOME")."""
