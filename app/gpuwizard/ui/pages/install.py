@@ -278,15 +278,13 @@ class InstallPage(QWizardPage):
 
     def ask_to_cancel(self) -> None:
         """The Cancel installation button: ask first, as closing the window does (Keep installing is the default)."""
-        if self.state != RUNNING or self.work.cancel_event.is_set() or self.stop_question is not None:
-            return
+        if self.state == RUNNING and not self.work.cancel_event.is_set() and self.stop_question is None:
+            self.stop_question = ask_before_stopping(self, self._stop_answered)
 
-        def answered(stop: bool) -> None:
-            self.stop_question = None
-            if stop:
-                self.cancel()
-
-        self.stop_question = ask_before_stopping(self, answered)
+    def _stop_answered(self, stop: bool) -> None:
+        self.stop_question = None
+        if stop:
+            self.cancel()
 
     def cancel(self) -> None:
         """Ask the running step to stop; it removes what it made and returns ``cancelled``."""

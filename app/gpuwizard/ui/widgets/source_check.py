@@ -4,7 +4,7 @@ Whenever the recommendation shown changes, the page hands the choice here; the i
 install will contact (PyTorch's, or the person's mirror of it; PyPI, or a PyPI mirror: decided by
 :mod:`gpuwizard.core.envs.package_sources`, each with the setting it came from) are listed at
 once, "Checking https://download.pytorch.org/whl/cpu …", and asked on a
-:class:`~gpuwizard.ui.workers.FunctionWorker` (``check_plan_sources``: one short request each, in
+:class:`~gpuwizard.ui.workers.FunctionWorker` (``ask_sources``: one short request each, in
 parallel; the UI never waits). Then a green line per index that answers, or, for one that does
 not, a red line and the explanation: which index, what failed (DNS, refused, timeout, proxy,
 certificate), and the ways forward (a proxy setting, a mirror, a folder of wheels, PyPI's build of
@@ -31,13 +31,7 @@ from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.plan_panel import PlanPanel
 from gpuwizard.ui.workers import FunctionWorker
-from gpuwizard.workflow.envs.index_check import (
-    check_plan_sources,
-    expected_tool,
-    pypi_alternative,
-    sources_for,
-    sources_for_request,
-)
+from gpuwizard.workflow.envs.index_check import ask_sources, sources_for_request
 
 _Key = tuple[object, ...]
 
@@ -187,13 +181,12 @@ class SourceCheckView(QGroupBox):
         if self._inputs is None:
             return
         report, rec, request = self._inputs
-        plan, key, probe = rec.plan, self._key, self.probe
+        key, probe = self._key, self.probe
         self.refusal, self.check, self._checked_key = None, None, None
         try:
             # Reading the settings is a few small files (pip's configuration): no wait to speak of.
             settings = read_index_settings()
-            tool = expected_tool(request.wanted_manager or plan.manager, request.tool, report.managers)
-            sources = sources_for(plan, tool=tool, find_links=None, offline=False, settings=settings)
+            sources = sources_for_request(rec.plan, request, report.managers)
         except MirrorRefused as error:
             self.refusal, self.sources = str(error), None
             self._show_refusal(str(error))
@@ -205,12 +198,8 @@ class SourceCheckView(QGroupBox):
         generation = self._generation
 
         def ask() -> tuple[int, _Key | None, SourcesCheck]:
-            alternative = pypi_alternative(rec, report, name=request.name, tool=tool, settings=settings)
-            return (
-                generation,
-                key,
-                check_plan_sources(sources, plan.requirements, probe=probe, alternative=alternative),
-            )
+            check = ask_sources(report, rec, sources, name=request.name, probe=probe, settings=settings)
+            return generation, key, check
 
         self._workers = [worker for worker in self._workers if worker.is_running()]
         worker = FunctionWorker(ask, self)

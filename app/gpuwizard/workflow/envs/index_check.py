@@ -40,6 +40,7 @@ from gpuwizard.workflow.compat.data import load_compat
 __all__ = [
     "MirrorRefused",
     "PypiAlternative",
+    "ask_sources",
     "check_plan_sources",
     "expected_tool",
     "pypi_alternative",
@@ -139,6 +140,24 @@ def pypi_alternative(
         name=name,
     )
     return PypiAlternative(index, finding, build.plan)
+
+
+def ask_sources(
+    report: SystemReport,
+    rec: Recommendation,
+    sources: PlanSources,
+    *,
+    name: str,
+    probe: IndexProbe,
+    settings: IndexSettings,
+) -> SourcesCheck:
+    """Ask the indexes of ``sources``, with PyPI's build of the release as a way forward where it fits.
+
+    The one check before an install (``plan_setup``) and on the Choose page; ``name`` is the
+    environment's, for the command the PyPI finding gives.
+    """
+    alternative = pypi_alternative(rec, report, name=name, tool=sources.tool, settings=settings)
+    return check_plan_sources(sources, rec.plan.requirements, probe=probe, alternative=alternative)
 
 
 def check_plan_sources(

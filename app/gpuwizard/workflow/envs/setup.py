@@ -30,7 +30,7 @@ from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.compat.releases import known_index
 from gpuwizard.workflow.envs.create import EventSink, create_environment
-from gpuwizard.workflow.envs.index_check import check_plan_sources, pypi_alternative
+from gpuwizard.workflow.envs.index_check import ask_sources
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.recovery import recover_interrupted
 from gpuwizard.workflow.envs.wheel_folder import refuse_unusable_folder
@@ -147,11 +147,13 @@ def check_sources(
     sources = prepared.sources
     if sources is None or sources.offline:
         return None
-    alternative = pypi_alternative(
-        rec, report, name=prepared.request.name, tool=sources.tool, settings=tools.index_settings()
-    )
-    return check_plan_sources(
-        sources, prepared.plan.requirements, probe=tools.index_probe, alternative=alternative
+    return ask_sources(
+        report,
+        rec,
+        sources,
+        name=prepared.request.name,
+        probe=tools.index_probe,
+        settings=tools.index_settings(),
     )
 
 
