@@ -30,6 +30,7 @@ from harness.entry_point import gpuwizard
 
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
 WINDOWS_RTX = REPORTS / "windows-rtx3060-546.33.json"
+WINDOWS_DRIVER_ONLY = REPORTS / "windows-gtx1060-566.36.json"
 K80 = REPORTS / "linux-k80-470.256.02.json"
 NO_GPU = Path(str(resources.files("gpuwizard.resources").joinpath("samples", "no-gpu.json")))
 IMAGES = json.loads(resources.files("gpuwizard.resources").joinpath("compat/docker_images.json").read_text())
@@ -236,7 +237,7 @@ def test_windows_rtx3060_tensorflow_environment_yml_takes_cuda_from_conda_forge(
     )
     data = yaml.safe_load(text)
     assert data["dependencies"][:3] == ["python=3.10", "cudatoolkit=11.2", "cudnn=8.1.0"]
-    assert data["dependencies"][-1] == {"pip": ["tensorflow==2.10.1"]}
+    assert data["dependencies"][-1] == {"pip": ["tensorflow==2.10.1", "numpy<2"]}
     assert "pytorch" not in data["channels"] and "defaults" not in data["channels"]
 
 
@@ -244,7 +245,7 @@ def test_windows_requirements_say_what_the_system_needs(tmp_path: Path):
     text = export(
         tmp_path / "req.txt", "requirements", "--framework", "tensorflow", "--system", str(WINDOWS_RTX)
     )
-    assert pip_lines(text.splitlines()) == ([], [Requirement("tensorflow==2.10.1")])
+    assert pip_lines(text.splitlines()) == ([], [Requirement("tensorflow==2.10.1"), Requirement("numpy<2")])
     notes = comments(text)
     assert "Needs CUDA 11.2 and cuDNN 8.1 installed on the system" in notes
     assert "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin" in notes
@@ -254,6 +255,28 @@ def test_windows_requirements_say_what_the_system_needs(tmp_path: Path):
         "conda create -n tensorflow-2.10.1-gpu -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0"
         in conda
     )
+
+
+def test_windows_requirements_with_only_the_driver_bring_nvidias_wheels(tmp_path: Path):
+    # Issue 21: no conda, no toolkit; CUDA and cuDNN come as NVIDIA's wheels, pinned, and the
+    # file says how their DLLs are found, since it cannot carry the environment's start-up hook.
+    text = export(
+        tmp_path / "req.txt",
+        "requirements",
+        "--framework",
+        "tensorflow",
+        "--system",
+        str(WINDOWS_DRIVER_ONLY),
+    )
+    options, requirements = pip_lines(text.splitlines())
+    assert options == []
+    names = [requirement.name for requirement in requirements]
+    assert names[:2] == ["tensorflow", "numpy"]
+    assert {"nvidia-cuda-runtime-cu11", "nvidia-cudnn-cu11", "nvidia-cublas-cu11"} <= set(names)
+    assert all(len(r.specifier) == 1 and next(iter(r.specifier)).operator == "==" for r in requirements[2:])
+    notes = comments(text)
+    assert "installed on the system" not in notes
+    assert "nvidia\\*\\bin" in notes and "start-up hook" in notes
 
 
 # --- no GPU -------------------------------------------------------------------------------------

@@ -295,7 +295,8 @@ def test_the_view_of_a_conda_plan():
     assert view.framework == "TensorFlow 2.10.1"
     assert view.manager == "conda environment"
     assert view.conda_command == "conda create -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0"
-    assert view.pip_command == "pip install tensorflow==2.10.1"
+    # TensorFlow 2.10 was built against NumPy 1; the pin is quoted so no shell reads a redirection.
+    assert view.pip_command == 'pip install tensorflow==2.10.1 "numpy<2"'
 
 
 def test_the_view_of_a_wsl2_plan():
@@ -318,7 +319,8 @@ def test_plan_line():
     plans = advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.10", manager="venv").alternatives
     wsl = next(plan for plan in plans if plan.target == "wsl2")
     assert plan_line(wsl) == (
-        f"TensorFlow {wsl.framework_version} · {cuda_text(wsl, short=True)} · Python {wsl.python} · venv · inside WSL 2"
+        f"TensorFlow {wsl.framework_version} · {cuda_text(wsl, short=True)} · Python {wsl.python} · venv"
+        " · CUDA installed on the system · inside WSL 2"
     )
     update = advise("linux-gtx970-nouveau.json", "pytorch").plan
     assert plan_line(update).endswith(" · venv · needs a driver update")
@@ -330,8 +332,23 @@ def test_install_commands_of_the_windows_tensorflow_210_venv_plan():
         "install CUDA 11.2 and cuDNN 8.1 on the system",
         *(f"add to PATH: {entry}" for entry in TF_210_PATH),
         "python3.10 -m venv ENV   (or: uv venv --python 3.10 ENV)",
-        "pip install tensorflow==2.10.1",
+        'pip install tensorflow==2.10.1 "numpy<2"',
     ]
+
+
+def test_install_commands_of_the_windows_tensorflow_210_plan_with_nvidia_wheels():
+    # Only the driver on this machine: CUDA and cuDNN come as NVIDIA's wheels, and the last step
+    # says what the environment's start-up hook does, for people who do it by hand.
+    machine = replace(saved("windows-rtx2080super-two-cuda.json"), cuda_toolkits=(), cudnn=())
+    plan = advise(machine, "tensorflow", "2.10", manager="venv").plan
+    assert plan.cuda_wheels is not None and not plan.system_cuda_toolkit_required
+    commands = install_commands(plan)
+    assert commands[0] == "python3.10 -m venv ENV   (or: uv venv --python 3.10 ENV)"
+    assert commands[1] == ('pip install tensorflow==2.10.1 "numpy<2" ' + " ".join(plan.cuda_wheels.packages))
+    assert "nvidia\\*\\bin" in commands[2] and "PATH" in commands[2]
+    assert len(commands) == 3  # no toolkit to install, nothing added to PATH by the wizard
+    assert "NVIDIA's CUDA 11.8 and cuDNN 8.9 wheels" in cuda_text(plan)
+    assert " · CUDA from NVIDIA's wheels" in plan_line(plan)
 
 
 # --- what carrying the plan out changes ----------------------------------------------------------
@@ -362,7 +379,7 @@ def test_changes_of_a_conda_plan():
     lines = changes(rec, name="tf", manager="conda")
     assert texts(lines) == [
         "A new conda environment tf (in conda's environments folder) with python=3.10 cudatoolkit=11.2 "
-        "cudnn=8.1.0, then tensorflow==2.10.1 from pip.",
+        "cudnn=8.1.0, then tensorflow==2.10.1, numpy<2 from pip.",
         "Settings that apply only while the environment is active: TF_FORCE_GPU_ALLOW_GROWTH=true, "
         "TF_CPP_MIN_LOG_LEVEL=1.",
         NOTHING_ELSE,
@@ -376,7 +393,7 @@ def test_changes_of_the_windows_tensorflow_210_venv_plan():
     assert rec.plan.path_entries == TF_210_PATH
     lines = changes(rec, name="tf")
     assert texts(lines) == [
-        f"A new folder {Path(ENVS) / 'tf'} holding a Python 3.10 environment with tensorflow==2.10.1.",
+        f"A new folder {Path(ENVS) / 'tf'} holding a Python 3.10 environment with tensorflow==2.10.1, numpy<2.",
         "Settings that apply only while the environment is active: TF_FORCE_GPU_ALLOW_GROWTH=true, "
         "TF_CPP_MIN_LOG_LEVEL=1.",
         "Your user PATH gets these folders (the next page shows the change first, and it can be undone):",
@@ -387,6 +404,18 @@ def test_changes_of_the_windows_tensorflow_210_venv_plan():
     assert path_line.items == TF_210_PATH
     assert path_line.plain() == "".join([str(path_line.text), *(f"\n    {entry}" for entry in TF_210_PATH)])
     assert all(not line.items for line in lines if line is not path_line)
+
+
+def test_changes_of_the_windows_tensorflow_210_plan_with_nvidia_wheels():
+    rec = advise("windows-gtx1060-566.36.json", "tensorflow")
+    assert rec.plan.cuda_wheels is not None
+    lines = texts(changes(rec, name="tf"))
+    assert lines[0].startswith(f"A new folder {Path(ENVS) / 'tf'} holding a Python 3.10 environment with ")
+    assert "nvidia-cudnn-cu11==8.9.5.29" in lines[0]
+    hook = [line for line in lines if "_gpuwizard_cuda_dlls.pth" in line]
+    assert len(hook) == 1 and "the machine's PATH is not changed" in hook[0]
+    assert not any(line.startswith(("You install yourself", "Your user PATH")) for line in lines)
+    assert lines[-1] == NOTHING_ELSE
 
 
 def test_changes_offline_from_a_folder():

@@ -17,7 +17,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
+from gpuwizard import probes
+from gpuwizard.adapters.atomic_files import write_text_atomically
+
 CONSTRAINTS_NAME: Final = "gpuwizard-constraints.txt"
+#: The start-up hook that puts the NVIDIA wheels' DLL folders on the search path (Windows), and
+#: the ``.pth`` line that runs it: ``probes/cuda_dll_hook.py`` says why and how.
+DLL_HOOK_MODULE: Final = "_gpuwizard_cuda_dlls"
+DLL_HOOK_PTH: Final = f"{DLL_HOOK_MODULE}.pth"
 _BEGIN: Final = "gpuwizard variables >>>"
 _END: Final = "<<< gpuwizard variables"
 _SCRIPT_NAME: Final = "gpuwizard-variables"
@@ -47,6 +54,29 @@ def write_constraints(prefix: Path, pins: Sequence[str], *, windows: bool | None
     with config_path.open("w", encoding="utf-8") as handle:
         config.write(handle)
     return constraints
+
+
+def site_packages(prefix: Path, python_version: str, *, windows: bool | None = None) -> Path:
+    r"""An environment's ``site-packages``: ``Lib\site-packages`` on Windows, ``lib/pythonX.Y/...`` elsewhere."""
+    windows = sys.platform == "win32" if windows is None else windows
+    if windows:
+        return prefix / "Lib" / "site-packages"
+    minor = ".".join(python_version.split(".")[:2])
+    return prefix / "lib" / f"python{minor}" / "site-packages"
+
+
+def write_dll_hook(site: Path) -> list[Path]:
+    """Put the DLL start-up hook into ``site`` (a ``site-packages``); returns the two files written.
+
+    The module first and the ``.pth`` line last, each replaced in one step: a process starting
+    meanwhile sees either no hook or a whole one, never a line importing a missing module.
+    """
+    module = site / f"{DLL_HOOK_MODULE}.py"
+    pth = site / DLL_HOOK_PTH
+    write_text_atomically(module, probes.script("cuda_dll_hook").read_text(encoding="utf-8"))
+    # site.py runs a .pth line that starts with "import" (docs.python.org/3/library/site.html).
+    write_text_atomically(pth, f"import {DLL_HOOK_MODULE}\n")
+    return [module, pth]
 
 
 def write_venv_variables(prefix: Path, variables: Mapping[str, str]) -> list[Path]:

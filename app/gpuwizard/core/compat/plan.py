@@ -8,10 +8,11 @@ builds and driver minimums used in messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from gpuwizard.core.compat.tables import CudaWheels
 from gpuwizard.core.findings.model import Finding, finding_to_json
 from gpuwizard.core.frameworks import framework_title
 
@@ -100,6 +101,9 @@ class Plan:
         system_cuda_toolkit_required: A CUDA toolkit and cuDNN must be installed on the system.
         path_entries: Folders the plan adds to PATH (Windows, TensorFlow 2.10 and older in a venv).
         dlls_expected: DLLs the framework must find at run time (Windows, TensorFlow 2.10 and older).
+        cuda_wheels: NVIDIA's CUDA and cuDNN wheels that bring those DLLs into a venv (also in
+            ``requirements``); the environment gets a start-up hook that makes their folders
+            visible to every start of its Python. None: CUDA comes another way.
         min_driver: The lowest NVIDIA driver per OS (None for CPU builds).
         manager: ``venv`` or ``conda``.
         target: ``native``, or ``wsl2`` when the plan runs inside WSL 2 on this Windows machine.
@@ -124,6 +128,7 @@ class Plan:
     system_cuda_toolkit_required: bool = False
     path_entries: tuple[str, ...] = ()
     dlls_expected: tuple[str, ...] = ()
+    cuda_wheels: CudaWheels | None = None
     min_driver: Mapping[str, str | None] | None = None
     manager: str = "venv"
     target: str = "native"
@@ -132,6 +137,18 @@ class Plan:
     driver_update_required: bool = False
     summary: str = ""
     reasons: tuple[str, ...] = ()
+
+
+_SHELL_SPECIAL: Final = re.compile(r"[<>|&^;()\s'\"$`*?]")
+
+
+def quoted_requirements(requirements: Sequence[str]) -> str:
+    """Requirements as words a person can paste into cmd, PowerShell or a POSIX shell.
+
+    A specifier such as ``numpy<2`` would be a redirection in all three: such words are put in
+    double quotes, which each of them takes literally here.
+    """
+    return " ".join(f'"{item}"' if _SHELL_SPECIAL.search(item) else item for item in requirements)
 
 
 def plan_build_name(plan: Plan) -> str:
@@ -228,6 +245,15 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         "system_cuda_toolkit_required": plan.system_cuda_toolkit_required,
         "path_entries": list(plan.path_entries),
         "dlls_expected": list(plan.dlls_expected),
+        "cuda_wheels": {
+            "cuda": plan.cuda_wheels.cuda,
+            "cudnn": plan.cuda_wheels.cudnn,
+            "packages": list(plan.cuda_wheels.packages),
+            "dll_hook": True,
+            "source": list(plan.cuda_wheels.source),
+        }
+        if plan.cuda_wheels
+        else None,
         "min_driver": dict(plan.min_driver) if plan.min_driver else None,
         "framework": plan.framework,
         "manager": plan.manager,

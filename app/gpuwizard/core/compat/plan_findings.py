@@ -76,7 +76,12 @@ def _toolkit_findings(machine: MachineView, plan: Plan) -> list[Finding]:
     if plan.cpu_only:
         return []
     if not plan.system_cuda_toolkit_required:
-        variant = "conda" if plan.conda_channels else None
+        variant = "conda" if plan.conda_channels else ("wheels" if plan.cuda_wheels else None)
+        wheels = (
+            {"cuda_wheels": plan.cuda_wheels.cuda, "cudnn_wheels": plan.cuda_wheels.cudnn}
+            if plan.cuda_wheels
+            else {}
+        )
         return [
             make_finding(
                 "CUDA_TOOLKIT_NOT_NEEDED",
@@ -84,6 +89,7 @@ def _toolkit_findings(machine: MachineView, plan: Plan) -> list[Finding]:
                 build=plan_build_name(plan),
                 cuda=plan.cuda,
                 cudnn=plan.cudnn,
+                **wheels,
             )
         ]
     findings = []

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from gpuwizard.core.compat.plan import Plan, Recommendation
+from gpuwizard.core.compat.plan import Plan, Recommendation, quoted_requirements
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
@@ -93,7 +93,7 @@ def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool, install_line: st
     if plan.manager == "conda":
         channels = "".join(f" -c {channel}" for channel in plan.conda_channels)
         conda = f"conda create{channels} {' '.join(plan.conda_packages)}"
-    pip = f"pip install {' '.join(plan.requirements)}"
+    pip = f"pip install {quoted_requirements(plan.requirements)}"
     if plan.index_url:
         pip += f"\n    --index-url {plan.index_url}"  # a line of its own rather than broken at a /
     if install_line is not None:
@@ -197,6 +197,17 @@ def cuda_text(plan: Plan, *, short: bool = False) -> TranslatableText:
             ),
             cuda=cuda,
         )
+    if plan.cuda_wheels is not None:
+        return _text(
+            QT_TRANSLATE_NOOP(
+                "plans",
+                "{cuda} (NVIDIA's CUDA {runtime} and cuDNN {cudnn_runtime} wheels inside the environment: "
+                "no CUDA toolkit needed)",
+            ),
+            cuda=cuda,
+            runtime=plan.cuda_wheels.cuda,
+            cudnn_runtime=plan.cuda_wheels.cudnn,
+        )
     return _text(
         QT_TRANSLATE_NOOP("plans", "{cuda} (comes inside the environment: no CUDA toolkit needed)"), cuda=cuda
     )
@@ -240,6 +251,10 @@ def plan_line(plan: Plan) -> TranslatableText:
     parts = [f"{framework_title(plan.framework)} {plan.framework_version}", cuda_text(plan, short=True)]
     parts.append(_text(QT_TRANSLATE_NOOP("plans", "Python {python}"), python=plan.python))
     parts.append(plan.manager)
+    if plan.cuda_wheels is not None:
+        parts.append(_text(QT_TRANSLATE_NOOP("plans", "CUDA from NVIDIA's wheels")))
+    elif plan.system_cuda_toolkit_required:
+        parts.append(_text(QT_TRANSLATE_NOOP("plans", "CUDA installed on the system")))
     if plan.target == "wsl2":
         parts.append(_text(QT_TRANSLATE_NOOP("plans", "inside WSL 2")))
     if plan.driver_update_required:
@@ -264,12 +279,18 @@ def install_commands(plan: Plan, *, index_options: Sequence[str] | None = None) 
         commands.append(f"{inside}conda activate ENV")
     else:
         commands.append(f"{inside}python{plan.python} -m venv ENV   (or: uv venv --python {plan.python} ENV)")
-    pip = f"{inside}pip install {' '.join(plan.requirements)}"
+    pip = f"{inside}pip install {quoted_requirements(plan.requirements)}"
     if index_options is not None:
         pip += "".join(f" {option}" for option in index_options)
     elif plan.index_url:
         pip += f" --index-url {plan.index_url}"
     commands.append(pip)
+    if plan.cuda_wheels is not None:
+        # What the environment's start-up hook does (probes/cuda_dll_hook.py), for people doing it by hand.
+        commands.append(
+            "make the DLLs visible: the wizard adds a start-up hook to the environment; by hand, "
+            "put every ENV\\Lib\\site-packages\\nvidia\\*\\bin folder on PATH before starting Python"
+        )
     return commands
 
 

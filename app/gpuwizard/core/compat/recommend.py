@@ -188,5 +188,14 @@ def _alternatives(ranked: list[Candidate]) -> tuple[Plan, ...]:
     return tuple(c.plan for c in sorted(picked, key=lambda c: order[id(c)]))
 
 
-def _identity(plan: Plan) -> tuple[str, str | None, str | None, str, bool, str]:
-    return (plan.framework_version, plan.torch_variant, plan.cuda, plan.target, plan.cpu_only, plan.manager)
+def _identity(plan: Plan) -> tuple[str, str | None, str | None, str, bool, str, bool]:
+    # A venv with NVIDIA's CUDA wheels and one with a system toolkit are different ways to go.
+    return (
+        plan.framework_version,
+        plan.torch_variant,
+        plan.cuda,
+        plan.target,
+        plan.cpu_only,
+        plan.manager,
+        plan.cuda_wheels is not None,
+    )

@@ -132,6 +132,23 @@ class Architectures:
 
 
 @dataclass(frozen=True)
+class CudaWheels:
+    """NVIDIA's CUDA and cuDNN wheels that bring a build's DLLs into a venv (Windows, TF <= 2.10).
+
+    Attributes:
+        cuda: The CUDA release of the runtime wheels (``11.8``): a minor at least the build's.
+        cudnn: The cuDNN minor of the cuDNN wheel (``8.9``): same major, minor at least the build's.
+        packages: The wheels, pinned exactly (``nvidia-cudnn-cu11==8.9.5.29``).
+        source: The ids of the sources (sources.json) that allow it.
+    """
+
+    cuda: str
+    cudnn: str
+    packages: tuple[str, ...]
+    source: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TensorflowGpuBuild:
     """The GPU build of one TensorFlow release on one OS."""
 
@@ -141,6 +158,7 @@ class TensorflowGpuBuild:
     archs: Architectures
     conda_packages: tuple[str, ...] = ()
     dlls: tuple[str, ...] = ()
+    cuda_wheels: CudaWheels | None = None
 
 
 @dataclass(frozen=True)
@@ -438,6 +456,7 @@ def _tensorflow_release(row: Mapping[str, Any]) -> TensorflowRelease:
                 archs=_archs(build),
                 conda_packages=tuple(build.get("conda_packages") or ()),
                 dlls=tuple(build.get("dlls") or ()),
+                cuda_wheels=_cuda_wheels(build.get("cuda_wheels")),
             )
     return TensorflowRelease(
         version=row["version"],
@@ -447,6 +466,17 @@ def _tensorflow_release(row: Mapping[str, Any]) -> TensorflowRelease:
         cpu=tuple(row.get("cpu") or ()),
         source=tuple(row["source"]),
         note=row.get("note"),
+    )
+
+
+def _cuda_wheels(row: Mapping[str, Any] | None) -> CudaWheels | None:
+    if not row:
+        return None
+    return CudaWheels(
+        cuda=row["cuda"],
+        cudnn=row["cudnn"],
+        packages=tuple(row["packages"]),
+        source=tuple(row.get("source") or ()),
     )
 
 

@@ -57,14 +57,15 @@ def tensorflow_candidates(
         if has_gpu and build is not None:
             served, ptx = _tensorflow_served(machine, build, compat)
             if served or ptx:
-                for preference, manager in enumerate(_tensorflow_managers(build, wish, machine)):
-                    needs_update = not driver_ok(machine, build.cuda, compat)
+                for preference, (manager, supply) in enumerate(_tensorflow_routes(build, wish, machine)):
+                    needs_update = not driver_ok(machine, _driver_cuda(build, supply), compat)
                     plan = _tensorflow_plan(
                         release,
                         build,
                         version=version,
                         python=python,
                         manager=manager,
+                        supply=supply,
                         machine=machine,
                         compat=compat,
                         served=served + ptx,
@@ -102,6 +103,7 @@ def tensorflow_candidates(
                     version=version,
                     python=wsl_python,
                     manager="venv",
+                    supply=linux_build.cuda_supply,
                     machine=machine,
                     compat=compat,
                     served=served + ptx,
@@ -120,7 +122,7 @@ def tensorflow_candidates(
                     )
                 )
         if machine.platform in release.cpu:
-            plan = _tensorflow_cpu_plan(release, version, python, wish.manager or "venv")
+            plan = _tensorflow_cpu_plan(release, version, python, wish.manager or "venv", compat)
             found.append(Candidate(plan, TIER_CPU, matches, distance, penalty, (0, 0, 0)))
     return found
 
@@ -152,17 +154,43 @@ def _tensorflow_served(
     return native, ptx
 
 
-def _tensorflow_managers(build: TensorflowGpuBuild, wish: Wish, machine: MachineView) -> list[str]:
-    """Which managers to plan with.
+def _tensorflow_routes(build: TensorflowGpuBuild, wish: Wish, machine: MachineView) -> list[tuple[str, str]]:
+    """The routes to plan with, best first: each a manager and where CUDA and cuDNN come from.
 
-    conda supplies CUDA and cuDNN for the old builds (the TensorFlow guide's recipe); a venv
-    needs them installed on the system.
+    The supplies: ``conda`` (conda-forge's packages, the TensorFlow guide's recipe for the old
+    Windows builds), ``wheels`` (NVIDIA's CUDA 11 and cuDNN 8 wheels in a venv, with the
+    environment's DLL start-up hook: only the driver is needed), ``system`` (a toolkit and cuDNN
+    installed on the system and put on PATH), or the build's own (``and-cuda``, ``pip-cudnn``).
+    Where NVIDIA's wheels can serve the build, a venv with them comes first unless conda is
+    here, or the machine already has the build's CUDA and cuDNN on disk (their route stays
+    for those who set them up).
     """
-    if wish.manager:
-        return [wish.manager]
-    if build.cuda_supply in ("system", "pip-cudnn") and build.conda_packages:
-        return ["conda", "venv"] if machine.has_conda or machine.family == "windows" else ["venv", "conda"]
-    return ["venv"]
+    old_supply = build.cuda_supply in ("system", "pip-cudnn") and bool(build.conda_packages)
+    wheels = build.cuda_wheels is not None and machine.platform == "windows"
+    venv = [("venv", "wheels"), ("venv", build.cuda_supply)] if wheels else [("venv", build.cuda_supply)]
+    if wheels and _has_build_libraries(build, machine):
+        venv.reverse()
+    if wish.manager == "conda":
+        return [("conda", "conda")] if old_supply else [("conda", build.cuda_supply)]
+    if wish.manager == "venv" or not old_supply:
+        return venv
+    if machine.has_conda or (machine.family == "windows" and not wheels):
+        return [("conda", "conda"), *venv]
+    return [*venv, ("conda", "conda")]
+
+
+def _has_build_libraries(build: TensorflowGpuBuild, machine: MachineView) -> bool:
+    """The build's CUDA toolkit and cuDNN (same minors) are both on this machine's disk."""
+    return any(k.version and minor_of(k.version) == build.cuda for k in machine.toolkits) and any(
+        d.version and minor_of(d.version) == minor_of(build.cudnn) for d in machine.cudnn
+    )
+
+
+def _driver_cuda(build: TensorflowGpuBuild, supply: str) -> str:
+    """The CUDA whose driver floor applies: the wheels' runtime, when they bring a newer one."""
+    if supply == "wheels" and build.cuda_wheels is not None:
+        return max(build.cuda, build.cuda_wheels.cuda, key=version_key)
+    return build.cuda
 
 
 def _tensorflow_plan(
@@ -172,6 +200,7 @@ def _tensorflow_plan(
     version: str,
     python: str,
     manager: str,
+    supply: str,
     machine: MachineView,
     compat: CompatData,
     served: tuple[int, ...],
@@ -180,8 +209,9 @@ def _tensorflow_plan(
     target: str,
 ) -> Plan:
     windows = machine.platform == "windows"
-    conda_supplies = manager == "conda" and bool(build.conda_packages) and build.cuda_supply != "and-cuda"
-    system_toolkit = build.cuda_supply in ("system", "pip-cudnn") and not conda_supplies
+    conda_supplies = supply == "conda" and bool(build.conda_packages)
+    wheels = build.cuda_wheels if supply == "wheels" else None
+    system_toolkit = supply in ("system", "pip-cudnn")
     removed = compat.policy("tensorflow_gpu_package_removed")
     if version_key(release.version) < version_key(removed["same_package_since"]):
         # Before 2.1 the GPU build is only in tensorflow-gpu (plain tensorflow 2.0 is CPU-only).
@@ -190,8 +220,11 @@ def _tensorflow_plan(
         requirements = [f"tensorflow[and-cuda]=={version}"]
     else:
         requirements = [f"tensorflow=={version}"]
+    requirements += numpy_pin(release, compat)
     if build.cuda_supply == "pip-cudnn":
         requirements.append(f"nvidia-cudnn-cu11=={build.cudnn}.*")
+    if wheels is not None:
+        requirements += wheels.packages
     path_entries: tuple[str, ...] = ()
     if windows and system_toolkit:
         path_entries = _windows_path_entries(machine, build)
@@ -213,6 +246,33 @@ def _tensorflow_plan(
                 ),
                 cuda=build.cuda,
                 cudnn=build.cudnn,
+            )
+        )
+    elif wheels is not None:
+        reasons.append(
+            reason_text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "NVIDIA's CUDA {runtime} and cuDNN {cudnn_runtime} wheels bring the DLLs into the "
+                    "environment, and it finds them however its Python is started: only the driver is "
+                    "needed, no CUDA toolkit, cuDNN download or PATH change.",
+                ),
+                runtime=wheels.cuda,
+                cudnn_runtime=wheels.cudnn,
+            )
+        )
+        reasons.append(
+            reason_text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "TensorFlow {version} was built with CUDA {cuda} and cuDNN {cudnn}: it runs on a later "
+                    "CUDA 11 runtime (NVIDIA's minor version compatibility) and accepts cuDNN {cudnn_runtime} "
+                    "(same major version, equal or higher minor: its own check when it loads cuDNN).",
+                ),
+                version=version,
+                cuda=build.cuda,
+                cudnn=build.cudnn,
+                cudnn_runtime=wheels.cudnn,
             )
         )
     elif conda_supplies:
@@ -237,6 +297,9 @@ def _tensorflow_plan(
         reasons.append(reason_text(template, cuda=build.cuda, cudnn=build.cudnn))
     where = "a conda environment" if manager == "conda" else "a venv"
     inside = " inside WSL 2" if target == "wsl2" else ""
+    from_wheels = (
+        f" (runtime CUDA {wheels.cuda} and cuDNN {wheels.cudnn} from NVIDIA's wheels)" if wheels else ""
+    )
     return Plan(
         framework="tensorflow",
         framework_version=version,
@@ -258,18 +321,35 @@ def _tensorflow_plan(
         dlls_expected=build.dlls if windows else (),
         min_driver=wsl_min_drivers(build.cuda, compat)
         if target == "wsl2"
-        else min_drivers(build.cuda, compat),
+        else min_drivers(_driver_cuda(build, supply), compat),
+        cuda_wheels=wheels,
         manager=manager,
         target=target,
         gpu_indices=served,
         ptx_jit=ptx,
         driver_update_required=needs_update,
-        summary=f"TensorFlow {version} with CUDA {build.cuda} and cuDNN {build.cudnn} for Python {python} in {where}{inside}",
+        summary=f"TensorFlow {version} with CUDA {build.cuda} and cuDNN {build.cudnn}{from_wheels} "
+        f"for Python {python} in {where}{inside}",
         reasons=tuple(reasons),
     )
 
 
-def _tensorflow_cpu_plan(release: TensorflowRelease, version: str, python: str, manager: str) -> Plan:
+def numpy_pin(release: TensorflowRelease, compat: CompatData) -> list[str]:
+    """``numpy<2`` for the releases built against NumPy 1 whose wheels do not cap it (policy ``tensorflow_numpy``).
+
+    Their wheels ask for ``numpy>=1.20`` (2.8 to 2.11) with no upper bound, so pip picks NumPy 2
+    today, whose ABI such builds cannot load ("A module that was compiled using NumPy 1.x cannot
+    be run in NumPy 2"): the policy's sources. Releases whose wheels cap NumPy need no pin.
+    """
+    policy = compat.policies.get("tensorflow_numpy")  # absent from data published before it
+    if policy and release.version in policy.get("releases", ()):
+        return [str(policy["requirement"])]
+    return []
+
+
+def _tensorflow_cpu_plan(
+    release: TensorflowRelease, version: str, python: str, manager: str, compat: CompatData
+) -> Plan:
     where = "a conda environment" if manager == "conda" else "a venv"
     return Plan(
         framework="tensorflow",
@@ -279,7 +359,7 @@ def _tensorflow_cpu_plan(release: TensorflowRelease, version: str, python: str, 
         cuda=None,
         cudnn=None,
         torch_variant=None,
-        requirements=(f"tensorflow=={version}",),
+        requirements=(f"tensorflow=={version}", *numpy_pin(release, compat)),
         index_url=None,
         conda_packages=(f"python={python}",) if manager == "conda" else (),
         manager=manager,

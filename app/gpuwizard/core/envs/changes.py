@@ -195,6 +195,19 @@ def _setting_changes(plan: Plan, request: SetupRequest) -> list[Change]:
                 )
             )
         )
+    if plan.cuda_wheels is not None:
+        lines.append(
+            Change(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "plans",
+                        "Inside the environment, a start-up hook (_gpuwizard_cuda_dlls.pth) that puts the "
+                        "NVIDIA wheels' DLL folders on the DLL search path of its own Python processes only: "
+                        "the machine's PATH is not changed.",
+                    )
+                )
+            )
+        )
     if plan.path_entries:
         lines.append(
             Change(

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from gpuwizard.core.compat.plan import quoted_requirements
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 #: PyPI's simple index: what pip and uv use when nothing says otherwise
@@ -178,7 +179,7 @@ class PlanSources:
         options = self.index_options(shown=True)
         if self.offline and self.tool == "uv":
             options = ("--offline", *options)
-        line = f"{command} {' '.join(requirements)}"
+        line = f"{command} {quoted_requirements(requirements)}"
         return f"{line}\n    {' '.join(options)}" if options else line
 
     def _links(self) -> tuple[str, ...]:

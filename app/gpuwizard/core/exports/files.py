@@ -200,6 +200,15 @@ def _common_header(export: Export) -> list[str]:
         )
     if plan.dlls_expected:
         lines.append(f"DLLs the framework loads at run time: {', '.join(plan.dlls_expected)}.")
+    if plan.cuda_wheels is not None:
+        # A requirements file cannot carry the start-up hook gpuwizard env create writes
+        # (probes/cuda_dll_hook.py): say what it does, so an install from this file works too.
+        lines.append(
+            f"CUDA {plan.cuda_wheels.cuda} and cuDNN {plan.cuda_wheels.cudnn} come from NVIDIA's wheels below; "
+            "TensorFlow finds their DLLs only when every ENV\\Lib\\site-packages\\nvidia\\*\\bin folder is "
+            "on PATH. gpuwizard env create adds a start-up hook that does this for every start of the "
+            "environment's Python; installing from this file by hand, add those folders to PATH yourself."
+        )
     lines += [f"Why: {reason}" for reason in plan.reasons]
     lines += [f"Note: {finding}" for finding in notable_findings(export.recommendation)]
     return lines

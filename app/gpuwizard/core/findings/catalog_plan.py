@@ -190,6 +190,19 @@ PLAN_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "activating the environment makes its DLLs visible.",
         ),
     ),
+    "CUDA_TOOLKIT_NOT_NEEDED:wheels": FindingTemplate(
+        "info",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "NVIDIA's CUDA {cuda_wheels} and cuDNN {cudnn_wheels} wheels bring the DLLs {build} loads "
+            "into the environment: no CUDA toolkit or cuDNN download is needed, only the driver.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: the "
+            "environment's Python finds the DLLs however it is started, activated or not.",
+        ),
+    ),
     "CUDA_TOOLKIT_MISSING": FindingTemplate(
         "warning",
         QT_TRANSLATE_NOOP(

@@ -539,6 +539,16 @@ class InstallPage(QWizardPage):
             self.tr("== install: %1 from %2")
             .replace("%1", " ".join(plan.requirements))
             .replace("%2", source),
+            *(
+                [
+                    self.tr(
+                        "== dlls: a start-up hook makes the NVIDIA wheels' DLL folders visible "
+                        "to every start of the environment's Python"
+                    )
+                ]
+                if plan.cuda_wheels is not None
+                else []
+            ),
             self.tr("== verify: import the framework in the new environment and check its build"),
             self.tr("== constraints: pin that build, so later installs cannot replace it"),
             self.tr("== register: record the environment (gpuwizard env list)"),

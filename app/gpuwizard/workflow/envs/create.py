@@ -15,6 +15,7 @@ import json
 import os
 import re
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -25,7 +26,13 @@ from typing import Any, Final, Literal, TextIO
 from gpuwizard import probes
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource
 from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend
-from gpuwizard.adapters.envs.env_files import write_conda_variables, write_constraints, write_venv_variables
+from gpuwizard.adapters.envs.env_files import (
+    site_packages,
+    write_conda_variables,
+    write_constraints,
+    write_dll_hook,
+    write_venv_variables,
+)
 from gpuwizard.adapters.envs.venv_backends import UvBackend
 from gpuwizard.adapters.runner import CommandCancelled, RunnerError
 from gpuwizard.core.envs.package_sources import display_url, masked_argv, sources_to_json
@@ -235,6 +242,11 @@ class _Run:
             self._seed_pip()
         self.enter("install", f"installing {', '.join(prepared.requirements)}")
         self._run(self.backend.install_command(self.prefix, prepared.requirements, prepared.source, None))
+        if plan.cuda_wheels is not None and sys.platform == "win32":
+            # Before the import check: TensorFlow looks for its CUDA DLLs when it is imported.
+            self.enter("dlls", "making the NVIDIA wheels' DLL folders visible to every start of its Python")
+            for written in write_dll_hook(site_packages(self.prefix, plan.python)):
+                self._note(f"wrote {written}")
         self.enter("verify", f"importing {framework_module(plan.framework)} in the new environment")
         probe = self._verify()
         pins = [f"{probe['distribution']}=={probe['distribution_version']}"]
