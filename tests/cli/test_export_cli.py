@@ -237,7 +237,7 @@ def test_windows_rtx3060_tensorflow_environment_yml_takes_cuda_from_conda_forge(
     )
     data = yaml.safe_load(text)
     assert data["dependencies"][:3] == ["python=3.10", "cudatoolkit=11.2", "cudnn=8.1.0"]
-    assert data["dependencies"][-1] == {"pip": ["tensorflow==2.10.1", "numpy<2"]}
+    assert data["dependencies"][-1] == {"pip": ["tensorflow==2.10.1", "numpy<1.24"]}
     assert "pytorch" not in data["channels"] and "defaults" not in data["channels"]
 
 
@@ -245,7 +245,7 @@ def test_windows_requirements_say_what_the_system_needs(tmp_path: Path):
     text = export(
         tmp_path / "req.txt", "requirements", "--framework", "tensorflow", "--system", str(WINDOWS_RTX)
     )
-    assert pip_lines(text.splitlines()) == ([], [Requirement("tensorflow==2.10.1"), Requirement("numpy<2")])
+    assert pip_lines(text.splitlines()) == ([], [Requirement("tensorflow==2.10.1"), Requirement("numpy<1.24")])
     notes = comments(text)
     assert "Needs CUDA 11.2 and cuDNN 8.1 installed on the system" in notes
     assert "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin" in notes

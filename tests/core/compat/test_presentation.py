@@ -296,7 +296,7 @@ def test_the_view_of_a_conda_plan():
     assert view.manager == "conda environment"
     assert view.conda_command == "conda create -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0"
     # TensorFlow 2.10 was built against NumPy 1; the pin is quoted so no shell reads a redirection.
-    assert view.pip_command == 'pip install tensorflow==2.10.1 "numpy<2"'
+    assert view.pip_command == 'pip install tensorflow==2.10.1 "numpy<1.24"'
 
 
 def test_the_view_of_a_wsl2_plan():
@@ -332,7 +332,7 @@ def test_install_commands_of_the_windows_tensorflow_210_venv_plan():
         "install CUDA 11.2 and cuDNN 8.1 on the system",
         *(f"add to PATH: {entry}" for entry in TF_210_PATH),
         "python3.10 -m venv ENV   (or: uv venv --python 3.10 ENV)",
-        'pip install tensorflow==2.10.1 "numpy<2"',
+        'pip install tensorflow==2.10.1 "numpy<1.24"',
     ]
 
 
@@ -344,7 +344,7 @@ def test_install_commands_of_the_windows_tensorflow_210_plan_with_nvidia_wheels(
     assert plan.cuda_wheels is not None and not plan.system_cuda_toolkit_required
     commands = install_commands(plan)
     assert commands[0] == "python3.10 -m venv ENV   (or: uv venv --python 3.10 ENV)"
-    assert commands[1] == ('pip install tensorflow==2.10.1 "numpy<2" ' + " ".join(plan.cuda_wheels.packages))
+    assert commands[1] == ('pip install tensorflow==2.10.1 "numpy<1.24" ' + " ".join(plan.cuda_wheels.packages))
     assert "nvidia\\*\\bin" in commands[2] and "PATH" in commands[2]
     assert len(commands) == 3  # no toolkit to install, nothing added to PATH by the wizard
     assert "NVIDIA's CUDA 11.8 and cuDNN 8.9 wheels" in cuda_text(plan)
@@ -379,7 +379,7 @@ def test_changes_of_a_conda_plan():
     lines = changes(rec, name="tf", manager="conda")
     assert texts(lines) == [
         "A new conda environment tf (in conda's environments folder) with python=3.10 cudatoolkit=11.2 "
-        "cudnn=8.1.0, then tensorflow==2.10.1, numpy<2 from pip.",
+        "cudnn=8.1.0, then tensorflow==2.10.1, numpy<1.24 from pip.",
         "Settings that apply only while the environment is active: TF_FORCE_GPU_ALLOW_GROWTH=true, "
         "TF_CPP_MIN_LOG_LEVEL=1.",
         NOTHING_ELSE,
@@ -393,7 +393,7 @@ def test_changes_of_the_windows_tensorflow_210_venv_plan():
     assert rec.plan.path_entries == TF_210_PATH
     lines = changes(rec, name="tf")
     assert texts(lines) == [
-        f"A new folder {Path(ENVS) / 'tf'} holding a Python 3.10 environment with tensorflow==2.10.1, numpy<2.",
+        f"A new folder {Path(ENVS) / 'tf'} holding a Python 3.10 environment with tensorflow==2.10.1, numpy<1.24.",
         "Settings that apply only while the environment is active: TF_FORCE_GPU_ALLOW_GROWTH=true, "
         "TF_CPP_MIN_LOG_LEVEL=1.",
         "Your user PATH gets these folders (the next page shows the change first, and it can be undone):",

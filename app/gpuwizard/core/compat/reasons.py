@@ -103,11 +103,15 @@ def gpu_reasons(machine: MachineView, served: Sequence[int], archs: Architecture
     return reasons
 
 
-def driver_reasons(machine: MachineView, cuda: str, compat: CompatData, *, wsl: bool = False) -> list[str]:
-    """Whether the driver is new enough for builds of ``cuda``, as a reason."""
+def driver_reasons(
+    machine: MachineView, cuda: str, compat: CompatData, *, wsl: bool = False, minimum: str | None = None
+) -> list[str]:
+    """Whether the driver is new enough for builds of ``cuda`` (or for ``minimum``, when given), as a reason."""
     minimum = (
-        wsl_min_drivers(cuda, compat)["windows"] if wsl else compat.min_driver(cuda, machine.driver_os)
-    ) or "?"
+        minimum
+        or (wsl_min_drivers(cuda, compat)["windows"] if wsl else compat.min_driver(cuda, machine.driver_os))
+        or "?"
+    )
     os_name = "Windows" if machine.driver_os == "windows" or wsl else "Linux"
     if machine.driver is None:
         return [

@@ -21,7 +21,6 @@ from gpuwizard.core.compat.machine_view import MachineView, toolkits_in_path_ord
 from gpuwizard.core.compat.plan import Plan, Wish
 from gpuwizard.core.compat.reasons import (
     cuda_preference,
-    driver_ok,
     driver_reasons,
     gpu_reasons,
     min_drivers,
@@ -31,8 +30,10 @@ from gpuwizard.core.compat.reasons import (
 )
 from gpuwizard.core.compat.tables import (
     CompatData,
+    CudaWheels,
     TensorflowGpuBuild,
     TensorflowRelease,
+    at_least,
     minor_of,
     version_key,
 )
@@ -58,7 +59,19 @@ def tensorflow_candidates(
             served, ptx = _tensorflow_served(machine, build, compat)
             if served or ptx:
                 for preference, (manager, supply) in enumerate(_tensorflow_routes(build, wish, machine)):
-                    needs_update = not driver_ok(machine, _driver_cuda(build, supply), compat)
+                    route_served, route_ptx = served, ptx
+                    if supply == "wheels" and build.cuda_wheels is not None:
+                        # The wheels' own cuDNN and cuBLAS decide too (cuDNN 8.9 has no Kepler code).
+                        libraries = (build.cuda_wheels.cuda, build.cuda_wheels.cudnn)
+                        route_served, route_ptx = _tensorflow_served(machine, build, compat, libraries)
+                        if not (route_served or route_ptx):
+                            continue
+                    minimum = _route_min_drivers(build, supply, compat)[machine.driver_os]
+                    needs_update = not (
+                        machine.driver is not None
+                        and minimum is not None
+                        and at_least(machine.driver, minimum)
+                    )
                     plan = _tensorflow_plan(
                         release,
                         build,
@@ -68,8 +81,8 @@ def tensorflow_candidates(
                         supply=supply,
                         machine=machine,
                         compat=compat,
-                        served=served + ptx,
-                        ptx=ptx,
+                        served=route_served + route_ptx,
+                        ptx=route_ptx,
                         needs_update=needs_update,
                         target="native",
                     )
@@ -128,18 +141,23 @@ def tensorflow_candidates(
 
 
 def _tensorflow_served(
-    machine: MachineView, build: TensorflowGpuBuild, compat: CompatData
+    machine: MachineView,
+    build: TensorflowGpuBuild,
+    compat: CompatData,
+    libraries: tuple[str, str] | None = None,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """GPUs a TensorFlow build serves natively, and through its PTX.
 
     TensorFlow documents its PTX as supported: "CUDA architectures 3.5, 5.0, 6.0, 7.0, 7.5, 8.0
     and higher" (TFDOCS-PIP). A GPU the bundled cuDNN or cuBLAS no longer supports is served by
-    neither (the libraries' support matrices, cuda.json ``library_architectures``).
+    neither (the libraries' support matrices, cuda.json ``library_architectures``). ``libraries``:
+    the CUDA and cuDNN that really serve the build, when not its own (NVIDIA's wheels).
     """
     archs = build.archs
+    cuda, cudnn = libraries or (build.cuda, build.cudnn)
 
     def libraries_ok(capability: str) -> bool:
-        return compat.libraries_exclude(build.cuda, build.cudnn, capability) is None
+        return compat.libraries_exclude(cuda, cudnn, capability) is None
 
     native = tuple(
         g.index
@@ -186,11 +204,30 @@ def _has_build_libraries(build: TensorflowGpuBuild, machine: MachineView) -> boo
     )
 
 
-def _driver_cuda(build: TensorflowGpuBuild, supply: str) -> str:
-    """The CUDA whose driver floor applies: the wheels' runtime, when they bring a newer one."""
-    if supply == "wheels" and build.cuda_wheels is not None:
-        return max(build.cuda, build.cuda_wheels.cuda, key=version_key)
-    return build.cuda
+def _route_min_drivers(build: TensorflowGpuBuild, supply: str, compat: CompatData) -> dict[str, str | None]:
+    """The lowest drivers of a route.
+
+    NVIDIA's wheels bring CUDA 11.8 libraries, and cuDNN 8.9 compiles kernels at run time with
+    NVRTC 11.8: PTX of 11.8 does not load on a driver older than 11.8's own ("Applications
+    that compile device code to PTX will not work on older drivers", NV-MVC-LIMITS), so the
+    floor is CUDA 11.8's toolkit driver (520.06 on Windows), not minor version compatibility's.
+    """
+    floors = min_drivers(build.cuda, compat)
+    if supply != "wheels" or build.cuda_wheels is None:
+        return floors
+    toolkit = next((t for t in compat.toolkit_drivers if minor_of(t.cuda) == build.cuda_wheels.cuda), None)
+    if toolkit is None:
+        return min_drivers(max(build.cuda, build.cuda_wheels.cuda, key=version_key), compat)
+    return {
+        "linux": _higher(floors["linux"], toolkit.linux),
+        "windows": _higher(floors["windows"], toolkit.windows),
+    }
+
+
+def _higher(first: str | None, second: str | None) -> str | None:
+    if first is None or second is None:
+        return first or second
+    return max(first, second, key=version_key)
 
 
 def _tensorflow_plan(
@@ -229,7 +266,11 @@ def _tensorflow_plan(
     if windows and system_toolkit:
         path_entries = _windows_path_entries(machine, build)
     reasons = gpu_reasons(machine, served, build.archs)
-    reasons += driver_reasons(machine, build.cuda, compat, wsl=target == "wsl2")
+    if wheels is not None:
+        minimum = _route_min_drivers(build, supply, compat)[machine.driver_os]
+        reasons += driver_reasons(machine, wheels.cuda, compat, minimum=minimum)
+    else:
+        reasons += driver_reasons(machine, build.cuda, compat, wsl=target == "wsl2")
     if target == "wsl2":
         reasons.append(
             reason_text(
@@ -238,6 +279,56 @@ def _tensorflow_plan(
                 )
             )
         )
+    reasons += _supply_reasons(build, wheels, conda_supplies=conda_supplies, windows=windows, version=version)
+    where = "a conda environment" if manager == "conda" else "a venv"
+    inside = " inside WSL 2" if target == "wsl2" else ""
+    from_wheels = (
+        f" (runtime CUDA {wheels.cuda} and cuDNN {wheels.cudnn} from NVIDIA's wheels)" if wheels else ""
+    )
+    return Plan(
+        framework="tensorflow",
+        framework_version=version,
+        python=python,
+        cpu_only=False,
+        cuda=build.cuda,
+        cudnn=build.cudnn,
+        torch_variant=None,
+        requirements=tuple(requirements),
+        index_url=None,
+        conda_channels=("conda-forge",) if conda_supplies else (),
+        conda_packages=(
+            (f"python={python}", *build.conda_packages)
+            if conda_supplies
+            else ((f"python={python}",) if manager == "conda" else ())
+        ),
+        system_cuda_toolkit_required=system_toolkit,
+        path_entries=path_entries,
+        dlls_expected=build.dlls if windows else (),
+        min_driver=wsl_min_drivers(build.cuda, compat)
+        if target == "wsl2"
+        else _route_min_drivers(build, supply, compat),
+        cuda_wheels=wheels,
+        manager=manager,
+        target=target,
+        gpu_indices=served,
+        ptx_jit=ptx,
+        driver_update_required=needs_update,
+        summary=f"TensorFlow {version} with CUDA {build.cuda} and cuDNN {build.cudnn}{from_wheels} "
+        f"for Python {python} in {where}{inside}",
+        reasons=tuple(reasons),
+    )
+
+
+def _supply_reasons(
+    build: TensorflowGpuBuild,
+    wheels: CudaWheels | None,
+    *,
+    conda_supplies: bool,
+    windows: bool,
+    version: str,
+) -> list[str]:
+    """Where CUDA and cuDNN come from for this plan, as reasons."""
+    reasons: list[str] = []
     if build.cuda_supply == "and-cuda":
         reasons.append(
             reason_text(
@@ -295,43 +386,7 @@ def _tensorflow_plan(
             else QT_TRANSLATE_NOOP("reasons", "Needs CUDA {cuda} and cuDNN {cudnn} installed on the system.")
         )
         reasons.append(reason_text(template, cuda=build.cuda, cudnn=build.cudnn))
-    where = "a conda environment" if manager == "conda" else "a venv"
-    inside = " inside WSL 2" if target == "wsl2" else ""
-    from_wheels = (
-        f" (runtime CUDA {wheels.cuda} and cuDNN {wheels.cudnn} from NVIDIA's wheels)" if wheels else ""
-    )
-    return Plan(
-        framework="tensorflow",
-        framework_version=version,
-        python=python,
-        cpu_only=False,
-        cuda=build.cuda,
-        cudnn=build.cudnn,
-        torch_variant=None,
-        requirements=tuple(requirements),
-        index_url=None,
-        conda_channels=("conda-forge",) if conda_supplies else (),
-        conda_packages=(
-            (f"python={python}", *build.conda_packages)
-            if conda_supplies
-            else ((f"python={python}",) if manager == "conda" else ())
-        ),
-        system_cuda_toolkit_required=system_toolkit,
-        path_entries=path_entries,
-        dlls_expected=build.dlls if windows else (),
-        min_driver=wsl_min_drivers(build.cuda, compat)
-        if target == "wsl2"
-        else min_drivers(_driver_cuda(build, supply), compat),
-        cuda_wheels=wheels,
-        manager=manager,
-        target=target,
-        gpu_indices=served,
-        ptx_jit=ptx,
-        driver_update_required=needs_update,
-        summary=f"TensorFlow {version} with CUDA {build.cuda} and cuDNN {build.cudnn}{from_wheels} "
-        f"for Python {python} in {where}{inside}",
-        reasons=tuple(reasons),
-    )
+    return reasons
 
 
 def numpy_pin(release: TensorflowRelease, compat: CompatData) -> list[str]:
