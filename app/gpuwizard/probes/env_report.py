@@ -13,6 +13,12 @@ Machine code (``sm_XY``) runs on GPUs of the same major version and a minor one 
 (``sm_90a``-style entries only on exactly 9.0); PTX (``compute_XY``) is compiled by the driver for
 any GPU of capability at least X.Y, so a GPU served only that way has ``ptx_only: true``.
 
+It also names the NVIDIA wheels installed (``cuda_wheels``: ``[{"name", "version"}]``, the
+``nvidia-*`` distributions), what gpuwizard's DLL start-up hook did (``dll_hook``: ``{"active",
+"folders", "problem"}``, or null when the environment has none), both known even when the import
+fails, and the CUDA-family libraries the process has loaded once the framework is imported, each
+with the file it came from (``cuda_libraries``: ``[{"name", "path"}]``): ``cuda_libraries.py``.
+
 ``train_test.py`` beside this file imports these helpers, so the two report the same facts.
 """
 
@@ -23,7 +29,14 @@ import re
 import sys
 import traceback
 import warnings
+from pathlib import Path
 from types import ModuleType
+
+try:  # imported as gpuwizard.probes.env_report (tests, doctests, train_test.py's own import)
+    from . import cuda_libraries
+except ImportError:  # run by path (with -I the script's folder is not on sys.path): the file beside
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import cuda_libraries  # type: ignore[import-not-found,no-redef]
 
 FRAMEWORKS = ("pytorch", "tensorflow")
 _MODULES = {"pytorch": "torch", "tensorflow": "tensorflow"}
@@ -283,6 +296,8 @@ def main(argv: "list") -> int:
         report.update(ok=False, error="usage: env_report.py --framework pytorch|tensorflow", traceback="")
         _print(report)
         return 2
+    # Before the import: which NVIDIA wheels are there (and the DLL hook) says most when it fails.
+    report.update(cuda_libraries.environment_facts())
     caught = []  # type: list
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -290,9 +305,7 @@ def main(argv: "list") -> int:
             report.update(framework_report(framework, module))
     except ImportFailed as failure:
         report.update(ok=False, phase="import", error=str(failure), traceback=failure.trace[-4000:])
-        report["warnings"] = _warning_texts(caught)
-        _print(report)
-        return 1
+        return _finish(report, caught, 1)
     except BaseException as error:  # noqa: BLE001 - any failure is reported, never a bare crash
         report.update(
             ok=False,
@@ -300,14 +313,18 @@ def main(argv: "list") -> int:
             error="%s: %s" % (type(error).__name__, error),
             traceback=traceback.format_exc()[-4000:],
         )
-        report["warnings"] = _warning_texts(caught)
-        _print(report)
-        return 1
-    report["warnings"] = _warning_texts(caught)
+        return _finish(report, caught, 1)
     report["machine"] = platform.machine()
     report["ok"] = True
+    return _finish(report, caught, 0)
+
+
+def _finish(report: "dict", caught: "list", status: int) -> int:
+    """Add the warnings and the CUDA libraries loaded by now (a failed import may have loaded some)."""
+    report["warnings"] = _warning_texts(caught)
+    report.update(cuda_libraries.loaded_facts())
     _print(report)
-    return 0
+    return status
 
 
 def _warning_texts(caught: "list") -> "list":

@@ -58,6 +58,11 @@ Events, in order (fields beyond these may be added, never removed):
   steps) of the run on the main device (the GPU when used, else the CPU); samples_per_s per
   device (median over the measured steps), gpu_used, seconds since the probe started, and the
   estimated training TFLOP/s per device;
+- ``libraries`` after the training and comparison, just before ``summary`` (and, when the run
+  fails after the import, just before its ``error``), when whatever the GPU work loads is loaded:
+  ``cuda_libraries`` (each CUDA-family library loaded, ``{"name", "path"}``: where it came from),
+  ``cuda_wheels`` (the ``nvidia-*`` distributions installed, ``{"name", "version"}``) and
+  ``dll_hook`` (what gpuwizard's DLL start-up hook did, or null: no hook): ``cuda_libraries.py``;
 - ``warning`` for each Python warning raised meanwhile (category, message).
 """
 
@@ -77,12 +82,13 @@ from types import ModuleType
 from typing import NoReturn, TextIO, Union
 
 try:  # imported as gpuwizard.probes.train_test (tests, doctests)
-    from . import env_report
+    from . import cuda_libraries, env_report
     from .train_task import CHANNELS, CLASSES, IMAGE, LEARNING_RATE, model_flops_per_sample
     from .train_tensorflow import TensorflowBackend
     from .train_torch import TorchBackend
 except ImportError:  # run by path inside the target environment: the files beside this one
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import cuda_libraries  # type: ignore[import-not-found,no-redef]
     import env_report  # type: ignore[import-not-found,no-redef]
     from train_task import (  # type: ignore[import-not-found,no-redef]
         CHANNELS,
@@ -130,6 +136,8 @@ class Output:
         self._warned = set()  # type: set
         self._held = []  # type: list
         self.holding = True  # warnings wait for ``start`` (or an error), so ``start`` comes first
+        self.imported = False  # the framework was imported: a failure after it names the libraries
+        self.libraries_sent = False
 
     def emit(self, event: str, **fields: object) -> None:
         """Write one event (non-finite floats become null, so every line is strict JSON)."""
@@ -171,6 +179,12 @@ class Output:
             message=str(error),
             traceback=trace[-8000:],
         )
+
+    def libraries(self) -> None:
+        """The ``libraries`` event, once: the CUDA libraries loaded by now, the NVIDIA wheels, the DLL hook."""
+        if not self.libraries_sent:
+            self.libraries_sent = True
+            self.emit("libraries", **cuda_libraries.library_facts())
 
     def warning(self, message: object, category: "type", *_args: object, **_kwargs: object) -> None:
         """``warnings.showwarning`` replacement: each distinct warning once, as an event."""
@@ -367,6 +381,7 @@ def run(config: "dict", out: Output, started: float) -> int:
         )
         return 1
     import_seconds = time.perf_counter() - started
+    out.imported = True
     out.phase = "start"
     report = env_report.framework_report(framework, module)
     backend = make_backend(framework, module, config)
@@ -460,6 +475,7 @@ def run_backend(
             samples=COMPARE_SAMPLES,
         )
     out.phase, out.device = "summary", None
+    out.libraries()  # after the GPU work: every library it needed is loaded by now
     window = main_losses[-LOSS_LAST_WINDOW:]
     out.emit(
         "summary",
@@ -513,7 +529,11 @@ def main(argv: "list | None" = None) -> int:
     try:
         return run(config, out, started)
     except BaseException as error:  # noqa: BLE001 - never crash without saying why
-        out.error(error, traceback.format_exc())
+        trace = traceback.format_exc()
+        if out.imported and not isinstance(error, KeyboardInterrupt):
+            with contextlib.suppress(Exception):  # which library came from where may explain it
+                out.libraries()
+        out.error(error, trace)
         return 1
     finally:
         warnings.showwarning = previous

@@ -144,8 +144,11 @@ def test_each_recorded_probe_event_writes_back_exactly_what_was_read(position: i
 def test_the_recorded_result_writes_back_every_field_it_had_and_the_newer_ones():
     line, written = RUN_LINES[-1], RUN[-1].to_json()
     assert {key: written[key] for key in line} == line
-    assert set(written) - set(line) == {"gpus_visible", "gpu_names", "status"}
+    newer = {"gpus_visible", "gpu_names", "status", "cuda_libraries", "cuda_wheels", "dll_hook"}
+    assert set(written) - set(line) == newer
     assert (written["gpus_visible"], written["gpu_names"], written["status"]) == (None, [], "complete")
+    # Recorded before the probe said where the CUDA libraries came from: none known.
+    assert (written["cuda_libraries"], written["cuda_wheels"], written["dll_hook"]) == ([], None, None)
 
 
 def test_the_recorded_run_reads_the_same_from_what_it_wrote():

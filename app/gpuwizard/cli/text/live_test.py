@@ -4,6 +4,10 @@ The slow preparations before the first step (importing the framework, starting C
 the model) get a line each as the probe announces them (``prepare`` events); on a terminal the
 line also shows a spinner and the seconds spent so far, redrawn in place (a carriage return) by a ticker
 thread, so a pause of many seconds visibly moves. Piped output gets plain lines only.
+
+After the training, the ``libraries`` event lists each CUDA library the test loaded and the file
+it came from (a wheel's folder, a toolkit on PATH, the driver), and what the DLL start-up hook
+of a Windows environment with NVIDIA's wheels did.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from gpuwizard.cli.text.findings import bracketed
 from gpuwizard.core.livetest.events import (
     Device,
     FindingEvent,
+    Libraries,
     LiveTestEvent,
     LiveTestResult,
     Matmul,
@@ -110,7 +115,31 @@ class LiveTestProgress:
             return bracketed(finding.severity, finding.message, finding.hint)
         if isinstance(event, LiveTestResult):
             return result_text(event)
+        if isinstance(event, Libraries):
+            return libraries_text(event)
         return ""
+
+
+def libraries_text(event: Libraries) -> str:
+    """Each CUDA library loaded and where from; the DLL hook's work, when the environment has one."""
+    libraries = event.cuda_libraries
+    if libraries:
+        width = max(len(library.name) for library in libraries)
+        lines = ["  CUDA libraries loaded, and where from:"]
+        lines += [f"    {library.name:<{width}}  {library.path}" for library in libraries]
+    else:
+        lines = ["  CUDA libraries loaded: none (no CUDA library was used)"]
+    if event.data.get("cuda_libraries_error"):
+        lines.append(f"    (the list could not be read: {event.data['cuda_libraries_error']})")
+    hook = event.dll_hook
+    if hook is not None and hook.active:
+        count = len(hook.folders)
+        lines.append(
+            f"  DLL hook: {count} NVIDIA wheel folder{'s' if count != 1 else ''} on the DLL search path"
+        )
+    elif hook is not None:
+        lines.append(f"  DLL hook: added no folder ({hook.problem or 'no nvidia bin folder found'})")
+    return "\n".join(lines) + "\n"
 
 
 def result_text(result: LiveTestResult) -> str:

@@ -230,6 +230,76 @@ DRIFT_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "check 'nvidia-smi' and run 'gpuwizard test --env {env}' for the full measurement.",
         ),
     ),
+    # --- NVIDIA's CUDA wheels and the DLL start-up hook (core/health/wheel_drift.py) -----------
+    # A build loads only the CUDA and cuDNN majors it was made for: their file names carry the
+    # major (cudart64_110.dll, cudnn64_8.dll, libcudnn.so.9; tensorflow tsl/platform/default/
+    # dso_loader.cc) and TensorFlow refuses a cuDNN of another major ("CuDNN library needs to
+    # have matching major version", tensorflow stream_executor/cuda/cuda_dnn.cc).
+    "CUDA_WHEEL_REMOVED": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "NVIDIA CUDA wheels that {env} had at the last good state are no longer installed: {wheels}.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The framework loads its CUDA libraries from them and cannot use the GPU without them. "
+            "Put them back: {reinstall}  Or recreate the environment: {recreate}",
+        ),
+    ),
+    "CUDA_WHEEL_REPLACED": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "NVIDIA CUDA wheels in {env} were replaced by another major version: {before} then, {after} now.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "A framework build loads only the CUDA and cuDNN major versions it was built for (a "
+            "cuDNN 8 build does not load cuDNN 9). Put the recorded ones back: {reinstall}  Or "
+            "recreate the environment: {recreate}",
+        ),
+    ),
+    # Within a major, a newer minor keeps working for a build made against an older one (NVIDIA
+    # CUDA Compatibility guide, "Minor Version Compatibility"; cuDNN's API compatibility within a
+    # major version), but TensorFlow refuses a cuDNN older than its build (cuda_dnn.cc above).
+    "CUDA_WHEEL_CHANGED": FindingTemplate(
+        "warning",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "NVIDIA CUDA wheels in {env} changed within their major version: {before} then, {after} now.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "A newer release of the same major version usually keeps working; an older one may "
+            "not. If the short live test fails, put the recorded versions back: {reinstall}",
+        ),
+    ),
+    "DLL_HOOK_MISSING": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The start-up hook that makes the NVIDIA wheels' DLLs visible to the Python of {env} is gone.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Without it TensorFlow finds no CUDA DLL when this environment's Python starts, unless "
+            "the folders are on PATH. Recreate the environment, which writes the hook again: {recreate}",
+        ),
+    ),
+    "DLL_HOOK_MISSING:inactive": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The start-up hook of {env} no longer puts the NVIDIA wheels' DLL folders on the search "
+            "path: {reason}",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Without them TensorFlow finds no CUDA DLL when this environment's Python starts. "
+            "Recreate the environment: {recreate}",
+        ),
+    ),
     "DRIFT_PATH_ENTRY_REMOVED": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP(

@@ -2,8 +2,9 @@
 
 ``verify`` compares the machine as it is now with the last good state (core/health/snapshot.py):
 the NVIDIA driver, the GPUs (machine_drift.py), each environment (interpreter, framework import,
-build, constraints pin, GPUs the framework sees, a short live test: env_drift.py) and the PATH
-folders the wizard added (path_drift.py). Each comparison is a :class:`HealthCheck` that is
+build, constraints pin, GPUs the framework sees, a short live test: env_drift.py; the NVIDIA
+wheels and the DLL start-up hook: wheel_drift.py) and the PATH folders the wizard added
+(path_drift.py). Each comparison is a :class:`HealthCheck` that is
 ``ok``, ``changed`` (different, but nothing is broken: an upgraded driver), ``broken`` (with a
 finding that says what to do) or ``skipped`` (nothing to compare with).
 
@@ -25,7 +26,9 @@ HEALTH_SCHEMA: Final = "gpuwizard.health/1"
 
 Status = Literal["ok", "changed", "broken", "skipped"]
 STATUSES: Final = ("ok", "changed", "broken", "skipped")
-KINDS: Final = ("driver", "gpus", "interpreter", "import", "build", "constraints", "devices", "test", "path")
+KINDS: Final = (
+    "driver", "gpus", "interpreter", "import", "build", "constraints", "devices", "cuda_wheels", "test", "path",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

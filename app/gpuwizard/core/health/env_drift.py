@@ -25,6 +25,7 @@ from gpuwizard.core.health.snapshot import (
     pin_allows,
 )
 from gpuwizard.core.livetest.events import LiveTestResult
+from gpuwizard.core.livetest.libraries import CudaWheel, DllHook, dll_hook_from_json, wheels_from_json
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 
 
@@ -47,6 +48,9 @@ class EnvObservation:
         python_version: The interpreter's version.
         constraints_path: The constraints file looked at.
         constraints_pins: Its pins; None when the file is missing or unreadable.
+        cuda_wheels: The ``nvidia-*`` wheels installed; None when the probe could not say.
+        dll_hook: What the DLL start-up hook did in the probe; None when it has none (or unknown:
+            then ``cuda_wheels`` is None too).
     """
 
     name: str
@@ -63,6 +67,8 @@ class EnvObservation:
     python_version: str | None = None
     constraints_path: str | None = None
     constraints_pins: tuple[str, ...] | None = None
+    cuda_wheels: tuple[CudaWheel, ...] | None = None
+    dll_hook: DllHook | None = None
 
 
 def observe_environment(
@@ -91,6 +97,9 @@ def observe_environment(
     if probe is None:
         return EnvObservation(**common, interpreter_error=probe_failure or "no answer from the interpreter")
     common["python_version"] = text_or_none(probe.get("python"))
+    # Read before the import is judged: the probe lists the wheels even when the import fails.
+    common["cuda_wheels"] = wheels_from_json(probe.get("cuda_wheels"))
+    common["dll_hook"] = dll_hook_from_json(probe.get("dll_hook"))
     if not probe.get("ok"):
         error = str(probe.get("error") or "unknown error").splitlines()[0][:300]
         module = framework_module(framework)

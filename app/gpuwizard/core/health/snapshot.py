@@ -5,7 +5,9 @@ The wizard records a :class:`Snapshot` (``GPUWIZARD_HOME/last-good.json``, schem
 the machine as it is now against it (machine_drift.py, env_drift.py and path_drift.py beside
 it). It keeps what decides whether a setup still works: driver, GPUs (never their UUIDs or
 serial numbers), each environment's framework build and pin, the GPUs the framework saw and
-the test's verdict, and the PATH folders the wizard added. Pure data and parsing, no I/O.
+the test's verdict, the NVIDIA wheels installed in it and whether its DLL start-up hook was
+active, and the PATH folders the wizard added. Pure data and parsing, no I/O. Fields added
+later are optional: an older file still loads, its missing facts read as unknown.
 
 >>> snapshot = Snapshot(recorded="2026-01-01T00:00:00+00:00", driver_version="550.54", driver_cuda_max="12.4")
 >>> snapshot_from_json(snapshot_to_json(snapshot)) == snapshot
@@ -24,6 +26,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion
 
 from gpuwizard.core.frameworks import FRAMEWORKS
+from gpuwizard.core.livetest.libraries import CudaWheel, wheels_from_json, wheels_to_json
 from gpuwizard.core.machine.readiness import usable_gpus
 from gpuwizard.core.machine.system_report import SystemReport
 
@@ -75,6 +78,10 @@ class SnapshotEnv:
         index_url: The package index the build comes from (None: the default index).
         created: When the environment was made (from the registry), to notice a re-creation.
         tested: When the verdict was recorded.
+        cuda_wheels: The ``nvidia-*`` wheels installed (name, version); None when not recorded
+            (an older snapshot, or the probe could not list them).
+        dll_hook_active: Whether the DLL start-up hook put the wheels' folders on the DLL search
+            path (Windows); None when not recorded.
     """
 
     name: str
@@ -96,6 +103,8 @@ class SnapshotEnv:
     index_url: str | None = None
     created: str | None = None
     tested: str | None = None
+    cuda_wheels: tuple[CudaWheel, ...] | None = None
+    dll_hook_active: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +197,8 @@ def _env_to_json(env: SnapshotEnv) -> dict[str, Any]:
         "index_url": env.index_url,
         "created": env.created,
         "tested": env.tested,
+        "cuda_wheels": wheels_to_json(env.cuda_wheels),
+        "dll_hook_active": env.dll_hook_active,
     }
 
 
@@ -232,6 +243,7 @@ def snapshot_from_json(data: object) -> Snapshot:
 def _env_from_json(env: Mapping[str, Any]) -> SnapshotEnv:
     rates = env.get("samples_per_s")
     built = env.get("built_with_cuda")
+    hook = env.get("dll_hook_active")
     return SnapshotEnv(
         name=str(env["name"]),
         path=str(env["path"]),
@@ -252,6 +264,8 @@ def _env_from_json(env: Mapping[str, Any]) -> SnapshotEnv:
         index_url=_text(env.get("index_url")),
         created=_text(env.get("created")),
         tested=_text(env.get("tested")),
+        cuda_wheels=wheels_from_json(env.get("cuda_wheels")),
+        dll_hook_active=hook if isinstance(hook, bool) else None,
     )
 
 

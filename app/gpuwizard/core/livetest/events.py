@@ -7,6 +7,9 @@ only where an event leaves it again (``gpuwizard test --json``, a log file): eac
 the object it was read from, so :meth:`LiveTestEvent.to_json` gives back every field the probe
 printed, those the wizard does not read included (the probe may add fields, never remove one).
 
+The probe's ``libraries`` event (:class:`Libraries`) says where each CUDA library was loaded
+from, which NVIDIA wheels are installed and what the DLL start-up hook did; the result keeps them.
+
 The wizard adds ``log`` (a line of the probe that is no event), ``gpu_usage`` (NVML samples
 taken while it trains) and ``finding``; the last event of a test is its
 :class:`~gpuwizard.core.livetest.events.LiveTestResult`.
@@ -23,6 +26,17 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from gpuwizard.core.findings.model import Finding, finding_from_json, finding_to_json
+from gpuwizard.core.livetest.libraries import (
+    CudaLibrary,
+    CudaWheel,
+    DllHook,
+    dll_hook_from_json,
+    dll_hook_to_json,
+    libraries_from_json,
+    libraries_to_json,
+    wheels_from_json,
+    wheels_to_json,
+)
 from gpuwizard.core.livetest.verdicts import CANCELLED
 
 
@@ -145,6 +159,20 @@ class Summary(LiveTestEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Libraries(LiveTestEvent):
+    """Where the CUDA libraries were loaded from, after the GPU work; the NVIDIA wheels; the DLL hook.
+
+    ``cuda_wheels`` is None when the probe could not list them; ``dll_hook`` None when the
+    environment has no hook (``probes/cuda_libraries.py``).
+    """
+
+    KIND: ClassVar[str] = "libraries"
+    cuda_libraries: tuple[CudaLibrary, ...] = ()
+    cuda_wheels: tuple[CudaWheel, ...] | None = None
+    dll_hook: DllHook | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProbeError(LiveTestEvent):
     """The probe failed (``phase`` ``import`` when the framework would not import)."""
 
@@ -214,6 +242,11 @@ class LiveTestResult(LiveTestEvent):
         built_with_cuda, cuda_build: The framework build.
         python: The interpreter that ran the test.
         env: The environment the wizard made that was tested (None: ``--python``).
+        cuda_libraries: The CUDA-family libraries the test had loaded, each with its file
+            (empty: none, a CPU build, or the probe never got that far).
+        cuda_wheels: The ``nvidia-*`` wheels installed in the environment; None when unknown
+            (the probe sent no ``libraries`` event).
+        dll_hook: What the DLL start-up hook did; None when there is none (or it is unknown).
     """
 
     KIND: ClassVar[str] = "result"
@@ -238,6 +271,9 @@ class LiveTestResult(LiveTestEvent):
     cuda_build: str | None = None
     python: str | None = None
     env: str | None = None
+    cuda_libraries: tuple[CudaLibrary, ...] = ()
+    cuda_wheels: tuple[CudaWheel, ...] | None = None
+    dll_hook: DllHook | None = None
 
     @property
     def cancelled(self) -> bool:
@@ -271,6 +307,9 @@ class LiveTestResult(LiveTestEvent):
             "env": self.env,
             "gpus_visible": self.gpus_visible,
             "gpu_names": list(self.gpu_names),
+            "cuda_libraries": libraries_to_json(self.cuda_libraries),
+            "cuda_wheels": wheels_to_json(self.cuda_wheels),
+            "dll_hook": dll_hook_to_json(self.dll_hook),
             # As verify's and apply's results say it: `cancelled` when stopped before the end.
             "status": "cancelled" if self.cancelled else "complete",
         }
@@ -314,6 +353,9 @@ def result_from_json(data: Mapping[str, Any]) -> LiveTestResult:
         cuda_build=_text(data.get("cuda_build")),
         python=_text(data.get("python")),
         env=_text(data.get("env")),
+        cuda_libraries=libraries_from_json(data.get("cuda_libraries")),
+        cuda_wheels=wheels_from_json(data.get("cuda_wheels")),
+        dll_hook=dll_hook_from_json(data.get("dll_hook")),
     )
 
 
@@ -465,6 +507,15 @@ def _summary(data: Mapping[str, Any]) -> Summary:
     )
 
 
+def _libraries(data: Mapping[str, Any]) -> Libraries:
+    return Libraries(
+        data=dict(data),
+        cuda_libraries=libraries_from_json(data.get("cuda_libraries")),
+        cuda_wheels=wheels_from_json(data.get("cuda_wheels")),
+        dll_hook=dll_hook_from_json(data.get("dll_hook")),
+    )
+
+
 def _error(data: Mapping[str, Any]) -> ProbeError:
     return ProbeError(
         data=dict(data),
@@ -506,6 +557,7 @@ _READERS: Mapping[str, Callable[[Mapping[str, Any]], LiveTestEvent]] = {
     "matmul": _matmul,
     "compare": _compare,
     "summary": _summary,
+    "libraries": _libraries,
     "error": _error,
     "warning": _warning,
     "gpu_usage": _gpu_usage,

@@ -16,6 +16,7 @@ from gpuwizard.core.livetest.events import (
     Device,
     DeviceSummary,
     GpuUsage,
+    Libraries,
     LiveTestEvent,
     LiveTestResult,
     Matmul,
@@ -43,6 +44,7 @@ class ProbeRun:
         errors: The ``error`` events.
         usage: GPU utilisation samples added by the wizard (``gpu_usage`` events).
         warnings: The ``warning`` events (torch says "driver too old" only as a warning).
+        libraries: The ``libraries`` event (where each CUDA library came from), if it came.
     """
 
     start: Start | None = None
@@ -55,8 +57,9 @@ class ProbeRun:
     errors: list[ProbeError] = field(default_factory=list)
     usage: list[GpuUsage] = field(default_factory=list)
     warnings: list[ProbeWarning] = field(default_factory=list)
+    libraries: Libraries | None = None
 
-    def add(self, event: LiveTestEvent) -> None:
+    def add(self, event: LiveTestEvent) -> None:  # noqa: PLR0912 - one branch per kind of event
         """Take one event into account (kinds that say nothing about the verdict are ignored)."""
         if isinstance(event, Start):
             self.start = event
@@ -80,6 +83,8 @@ class ProbeRun:
             self.usage.append(event)
         elif isinstance(event, ProbeWarning):
             self.warnings.append(event)
+        elif isinstance(event, Libraries):
+            self.libraries = event
 
     @property
     def gpus_visible(self) -> int | None:
@@ -212,6 +217,9 @@ def result_of(
         cuda_build=start.cuda_build if start is not None else None,
         python=(start.python_executable if start is not None else None) or python,
         env=env,
+        cuda_libraries=run.libraries.cuda_libraries if run.libraries is not None else (),
+        cuda_wheels=run.libraries.cuda_wheels if run.libraries is not None else None,
+        dll_hook=run.libraries.dll_hook if run.libraries is not None else None,
     )
 
 

@@ -12,6 +12,10 @@ ends the probe; the result then says ``cancelled`` (no verdict), as ``gpuwizard 
 Before the first step the probe announces its slow preparations (``prepare`` events: importing
 the framework, starting CUDA, compiling the model); the page names each, with the seconds it
 has taken so far and a busy progress bar, so a pause of several seconds visibly moves.
+
+After the training the probe names each CUDA library it loaded and the file it came from
+(``libraries`` event); the page lists them under the verdict
+(:class:`~gpuwizard.ui.widgets.cuda_libraries.CudaLibrariesView`).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.messages import display_text
 from gpuwizard.ui.theme import Status, status_style
+from gpuwizard.ui.widgets.cuda_libraries import CudaLibrariesView
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.loss_chart import LossChart
@@ -110,6 +115,8 @@ class LiveTestPage(QWizardPage):
         layout.addLayout(self._build_status(content))
         layout.addLayout(columns, 1)
         layout.addWidget(self._build_verdict(content))
+        self.libraries = CudaLibrariesView(content)
+        layout.addWidget(self.libraries)
 
         self.scroll_area = fill_with_scroll_area(self, content, "test_scroll")
 
@@ -276,6 +283,7 @@ class LiveTestPage(QWizardPage):
                 steps, cpu_steps = self._config_steps
                 self._steps_total = ((steps if event.gpu_used else 0) + cpu_steps) or None
         self.numbers.take(events)
+        self.libraries.take(events)
         for device, new in points.items():
             self.chart.add_points(device, new)
         if phase is not None:
@@ -335,6 +343,7 @@ class LiveTestPage(QWizardPage):
         self.progress.setRange(0, 0)
         self.progress.resetFormat()
         self.numbers.reset()
+        self.libraries.reset()
 
     def _show_steps(self) -> None:
         if self._steps_total:
@@ -366,6 +375,7 @@ class LiveTestPage(QWizardPage):
         seconds = "?" if result.seconds is None else str(result.seconds)
         self.phase_label.setText(self.tr("Finished in %1 s").replace("%1", seconds))
         self.numbers.take_result(result)
+        self.libraries.take_result(result)
         verdict = result.verdict
         findings = list(result.findings)
         if result.cancelled or (verdict == "broken" and self.work.cancel_event.is_set()):

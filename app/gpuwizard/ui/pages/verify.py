@@ -364,6 +364,7 @@ class VerifyPage(QWizardPage):
             "constraints": self.tr("%1: the build is pinned"),
             "devices": self.tr("%1: GPUs the framework sees"),
             "test": self.tr("%1: short training test"),
+            "cuda_wheels": self.tr("%1: NVIDIA CUDA wheels"),
             "path": self.tr("PATH: %1"),
         }
         kind = str(check.get("kind") or "")

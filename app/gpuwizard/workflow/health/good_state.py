@@ -33,6 +33,7 @@ from gpuwizard.core.health.snapshot import (
     with_environment,
 )
 from gpuwizard.core.livetest.events import LiveTestResult
+from gpuwizard.core.livetest.libraries import CudaWheel
 from gpuwizard.core.livetest.verdicts import passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
@@ -190,12 +191,17 @@ def snapshot_env(
 
     ``observed``: what verify's env probe found (None when only a live test ran); ``test``:
     the live test's result (None: keep the previous verdict when the build is the same);
-    ``previous``: the entry in the last good state.
+    ``previous``: the entry in the last good state. The NVIDIA wheels and the DLL hook's state
+    come from the probe, else from the live test's ``libraries`` event, else stay as recorded.
     """
     base = baseline_env(record, None, index_template=index_template)
     if previous is not None and not _same_making(previous, record):
         previous = None
     gpu_names: tuple[str, ...] = ()
+    wheels, hook = _cuda_wheels(observed, test)
+    if wheels is None and previous is not None:
+        # Not known now (a test recorded by an older probe): the recorded ones still stand.
+        wheels, hook = previous.cuda_wheels, previous.dll_hook_active
     if observed is not None:
         build = observed.framework_build or base.framework_build
         built_with_cuda, cuda_build = observed.built_with_cuda, observed.cuda_build
@@ -231,7 +237,25 @@ def snapshot_env(
             else (kept.samples_per_s if kept else None)
         ),
         tested=now_utc() if test is not None else (kept.tested if kept else None),
+        cuda_wheels=wheels,
+        dll_hook_active=hook,
     )
+
+
+def _cuda_wheels(
+    observed: EnvObservation | None, test: LiveTestResult | None
+) -> tuple[tuple[CudaWheel, ...] | None, bool | None]:
+    """The NVIDIA wheels and whether the DLL hook was active: from verify's probe, else the live test.
+
+    Unknown (None, None) when neither listed the wheels; when they did, no hook means inactive.
+    """
+    wheels = observed.cuda_wheels if observed is not None else None
+    hook = observed.dll_hook if observed is not None else None
+    if wheels is None and test is not None:
+        wheels, hook = test.cuda_wheels, test.dll_hook
+    if wheels is None:
+        return None, None
+    return wheels, hook is not None and hook.active
 
 
 def _gpus_visible(test: LiveTestResult | None) -> int | None:

@@ -1,6 +1,8 @@
 """Verify: re-run detection, probe each environment, re-test, and compare with the last good state.
 
-Used by ``gpuwizard verify`` and the wizard's Verify page. Steps, each announced by a
+Used by ``gpuwizard verify`` and the wizard's Verify page. Each environment's checks come from
+``core/health/env_drift.py`` and, where the last good state recorded NVIDIA wheels, the
+``cuda_wheels`` check of ``core/health/wheel_drift.py``. Steps, each announced by a
 ``phase`` event (``detect``, then per environment ``environment`` and ``test``, then ``path``)::
 
     {"event": "phase", "phase": "environment", "subject": "demo", "message": "..."}
@@ -49,6 +51,7 @@ from gpuwizard.core.health.env_drift import (
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
 from gpuwizard.core.health.path_drift import compare_path
 from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv, cuda_of_build, with_environment
+from gpuwizard.core.health.wheel_drift import compare_cuda_wheels
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
@@ -286,6 +289,10 @@ class _Verify:
         fixes = env_fixes(baseline, windows=os.name == "nt", prefix=_custom_prefix(env))
         for check in compare_environment(baseline, observed, fixes=fixes):
             self.decide(check)
+        # Only where the last good state recorded NVIDIA wheels (see core/health/wheel_drift.py).
+        wheels = compare_cuda_wheels(baseline, observed, windows=os.name == "nt", recreate=fixes.recreate)
+        if wheels is not None:
+            self.decide(wheels)
         has_gpu = machine_has_nvidia_gpu(machine)
         if not short_test:
             skipped = compare_test(env.name, baseline.test_verdict, None, machine_has_nvidia_gpu=has_gpu)
