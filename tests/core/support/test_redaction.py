@@ -367,7 +367,9 @@ def _url_with_a_login(draw: st.DrawFn) -> tuple[str, str, str]:
     scheme = draw(st.sampled_from(["https", "http", "git+https", "ssh", "svn+ssh"]))
     user = draw(st.text(alphabet="abcdefgh0123456789-._", min_size=1, max_size=10))
     password = draw(st.text(alphabet=_PASSWORD_CHARS, max_size=20))
-    assume("://" not in password)
+    # "://" inside the login (a password that starts with "//" after "user:") reads as a URL of
+    # its own there: no redactor can tell it from one, so it is left out.
+    assume("://" not in f"{user}:{password}")
     host = draw(
         st.sampled_from(["pypi.example", "pypi.corp.example.com", "10.1.2.3", "devpi:3141", "[::1]:8080"])
     )
