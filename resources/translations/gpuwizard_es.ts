@@ -241,6 +241,52 @@
     </message>
 </context>
 <context>
+    <name>CudaLibrariesView</name>
+    <message>
+        <source>CUDA libraries</source>
+        <extracomment>The list shows this many rows before it scrolls.</extracomment>
+        <translation>Bibliotecas de CUDA</translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation>Biblioteca</translation>
+    </message>
+    <message>
+        <source>Loaded from</source>
+        <translation>Cargada desde</translation>
+    </message>
+    <message>
+        <source>CUDA libraries and the files they were loaded from</source>
+        <translation>Bibliotecas de CUDA y los archivos desde los que se cargaron</translation>
+    </message>
+    <message numerus="yes">
+        <source>The test loaded %n CUDA libraries; each came from the file beside it.</source>
+        <translation>
+            <numerusform>La prueba cargó %n biblioteca de CUDA; procede del archivo que figura a su lado.</numerusform>
+            <numerusform>La prueba cargó %n bibliotecas de CUDA; cada una procede del archivo que figura a su lado.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The test loaded no CUDA library: the framework did not use one.</source>
+        <translation>La prueba no cargó ninguna biblioteca de CUDA: el framework no usó ninguna.</translation>
+    </message>
+    <message numerus="yes">
+        <source>The environment&apos;s start-up hook put %n NVIDIA wheel folders on the DLL search path.</source>
+        <translation>
+            <numerusform>El hook de inicio del entorno añadió %n carpeta de wheels de NVIDIA a la ruta de búsqueda de DLL.</numerusform>
+            <numerusform>El hook de inicio del entorno añadió %n carpetas de wheels de NVIDIA a la ruta de búsqueda de DLL.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The environment&apos;s start-up hook added no folder: %1</source>
+        <translation>El hook de inicio del entorno no añadió ninguna carpeta: %1</translation>
+    </message>
+    <message>
+        <source>The environment&apos;s start-up hook found no NVIDIA wheel folder to add.</source>
+        <translation>El hook de inicio del entorno no encontró ninguna carpeta de wheels de NVIDIA que añadir.</translation>
+    </message>
+</context>
+<context>
     <name>DetectPage</name>
     <message>
         <source>Your machine</source>
@@ -505,6 +551,10 @@
     <message>
         <source>== install: %1 from %2</source>
         <translation>== instalar: %1 desde %2</translation>
+    </message>
+    <message>
+        <source>== dlls: a start-up hook makes the NVIDIA wheels&apos; DLL folders visible to every start of the environment&apos;s Python</source>
+        <translation>== dlls: un hook de inicio hace visibles las carpetas de DLL de los wheels de NVIDIA cada vez que se inicia el Python del entorno</translation>
     </message>
     <message>
         <source>== verify: import the framework in the new environment and check its build</source>
@@ -2066,6 +2116,10 @@
         <translation>%1: prueba breve de entrenamiento</translation>
     </message>
     <message>
+        <source>%1: NVIDIA CUDA wheels</source>
+        <translation>%1: wheels de CUDA de NVIDIA</translation>
+    </message>
+    <message>
         <source>PATH: %1</source>
         <translation>PATH: %1</translation>
     </message>
@@ -2436,6 +2490,14 @@
     <message>
         <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: activating the environment makes its DLLs visible.</source>
         <translation>No instales un CUDA Toolkit ni cuDNN para ella, y no hacen falta cambios en PATH: al activar el entorno, sus DLL quedan visibles.</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s CUDA {cuda_wheels} and cuDNN {cudnn_wheels} wheels bring the DLLs {build} loads into the environment: no CUDA toolkit or cuDNN download is needed, only the driver.</source>
+        <translation>Los wheels de CUDA {cuda_wheels} y cuDNN {cudnn_wheels} de NVIDIA traen al entorno las DLL que carga {build}: no hace falta el CUDA Toolkit ni descargar cuDNN, solo el controlador.</translation>
+    </message>
+    <message>
+        <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: the environment&apos;s Python finds the DLLs however it is started, activated or not.</source>
+        <translation>No instales un CUDA Toolkit ni cuDNN para ella, y no hacen falta cambios en PATH: el Python del entorno encuentra las DLL se inicie como se inicie, con el entorno activado o no.</translation>
     </message>
     <message>
         <source>{build} needs a CUDA {cuda} toolkit on the system, and none was found.</source>
@@ -2934,6 +2996,46 @@
         <translation>Puede que otro programa esté usando la GPU, o que esté limitada por temperatura o por ahorro de energía: revisa &apos;nvidia-smi&apos; y ejecuta &apos;gpuwizard test --env {env}&apos; para la medición completa.</translation>
     </message>
     <message>
+        <source>NVIDIA CUDA wheels that {env} had at the last good state are no longer installed: {wheels}.</source>
+        <translation>Ya no están instalados los wheels de CUDA de NVIDIA que {env} tenía en el último estado correcto: {wheels}.</translation>
+    </message>
+    <message>
+        <source>The framework loads its CUDA libraries from them and cannot use the GPU without them. Put them back: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>El framework carga de ellos sus bibliotecas de CUDA y no puede usar la GPU sin ellos. Restáuralos: {reinstall}  O vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
+        <source>NVIDIA CUDA wheels in {env} were replaced by another major version: {before} then, {after} now.</source>
+        <translation>Los wheels de CUDA de NVIDIA de {env} se reemplazaron por otra versión principal: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>A framework build loads only the CUDA and cuDNN major versions it was built for (a cuDNN 8 build does not load cuDNN 9). Put the recorded ones back: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>Una compilación de un framework solo carga las versiones principales de CUDA y cuDNN para las que se compiló (una compilación para cuDNN 8 no carga cuDNN 9). Restaura los wheels registrados: {reinstall}  O vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
+        <source>NVIDIA CUDA wheels in {env} changed within their major version: {before} then, {after} now.</source>
+        <translation>Los wheels de CUDA de NVIDIA de {env} cambiaron dentro de su versión principal: antes {before}, ahora {after}.</translation>
+    </message>
+    <message>
+        <source>A newer release of the same major version usually keeps working; an older one may not. If the short live test fails, put the recorded versions back: {reinstall}</source>
+        <translation>Una versión más reciente con la misma versión principal suele seguir funcionando; una más antigua puede que no. Si la prueba breve en vivo falla, restaura las versiones registradas: {reinstall}</translation>
+    </message>
+    <message>
+        <source>The start-up hook that makes the NVIDIA wheels&apos; DLLs visible to the Python of {env} is gone.</source>
+        <translation>Falta el hook de inicio que hace visibles las DLL de los wheels de NVIDIA para el Python de {env}.</translation>
+    </message>
+    <message>
+        <source>Without it TensorFlow finds no CUDA DLL when this environment&apos;s Python starts, unless the folders are on PATH. Recreate the environment, which writes the hook again: {recreate}</source>
+        <translation>Sin él, TensorFlow no encuentra ninguna DLL de CUDA cuando se inicia el Python de este entorno, salvo que las carpetas estén en PATH. Vuelve a crear el entorno, lo que vuelve a escribir el hook: {recreate}</translation>
+    </message>
+    <message>
+        <source>The start-up hook of {env} no longer puts the NVIDIA wheels&apos; DLL folders on the search path: {reason}</source>
+        <translation>El hook de inicio de {env} ya no añade las carpetas de DLL de los wheels de NVIDIA a la ruta de búsqueda: {reason}</translation>
+    </message>
+    <message>
+        <source>Without them TensorFlow finds no CUDA DLL when this environment&apos;s Python starts. Recreate the environment: {recreate}</source>
+        <translation>Sin ellas, TensorFlow no encuentra ninguna DLL de CUDA cuando se inicia el Python de este entorno. Vuelve a crear el entorno: {recreate}</translation>
+    </message>
+    <message>
         <source>{folder}, which the wizard added to the {scope} PATH, is no longer on it.</source>
         <translation>{folder}, que el asistente añadió al PATH {scope}, ya no está en él.</translation>
     </message>
@@ -3149,6 +3251,10 @@
         <translation>{cuda} (debe instalarse en el sistema: el asistente no lo instala)</translation>
     </message>
     <message>
+        <source>{cuda} (NVIDIA&apos;s CUDA {runtime} and cuDNN {cudnn_runtime} wheels inside the environment: no CUDA toolkit needed)</source>
+        <translation>{cuda} (wheels de CUDA {runtime} y cuDNN {cudnn_runtime} de NVIDIA dentro del entorno: no hace falta el CUDA Toolkit)</translation>
+    </message>
+    <message>
         <source>{cuda} (comes inside the environment: no CUDA toolkit needed)</source>
         <translation>{cuda} (viene dentro del entorno: no hace falta el CUDA Toolkit)</translation>
     </message>
@@ -3167,6 +3273,14 @@
     <message>
         <source>Python {python}</source>
         <translation>Python {python}</translation>
+    </message>
+    <message>
+        <source>CUDA from NVIDIA&apos;s wheels</source>
+        <translation>CUDA desde los wheels de NVIDIA</translation>
+    </message>
+    <message>
+        <source>CUDA installed on the system</source>
+        <translation>CUDA instalado en el sistema</translation>
     </message>
     <message>
         <source>inside WSL 2</source>
@@ -3227,6 +3341,10 @@
     <message>
         <source>A Jupyter kernel for this environment, for your user only.</source>
         <translation>Un kernel de Jupyter para este entorno, solo para tu usuario.</translation>
+    </message>
+    <message>
+        <source>Inside the environment, a start-up hook (_gpuwizard_cuda_dlls.pth) that puts the NVIDIA wheels&apos; DLL folders on the DLL search path of its own Python processes only: the machine&apos;s PATH is not changed.</source>
+        <translation>Dentro del entorno, un hook de inicio (_gpuwizard_cuda_dlls.pth) que añade las carpetas de DLL de los wheels de NVIDIA a la ruta de búsqueda de DLL solo de sus propios procesos de Python: el PATH de la máquina no cambia.</translation>
     </message>
     <message>
         <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
@@ -3336,6 +3454,14 @@
     <message>
         <source>tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages.</source>
         <translation>tensorflow[and-cuda] trae CUDA {cuda} y cuDNN {cudnn} como paquetes de pip.</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s CUDA {runtime} and cuDNN {cudnn_runtime} wheels bring the DLLs into the environment, and it finds them however its Python is started: only the driver is needed, no CUDA toolkit, cuDNN download or PATH change.</source>
+        <translation>Los wheels de CUDA {runtime} y cuDNN {cudnn_runtime} de NVIDIA traen las DLL al entorno, y este las encuentra se inicie como se inicie su Python: solo hace falta el controlador, sin CUDA Toolkit, descarga de cuDNN ni cambios en PATH.</translation>
+    </message>
+    <message>
+        <source>TensorFlow {version} was built with CUDA {cuda} and cuDNN {cudnn}: it runs on a later CUDA 11 runtime (NVIDIA&apos;s minor version compatibility) and accepts cuDNN {cudnn_runtime} (same major version, equal or higher minor: its own check when it loads cuDNN).</source>
+        <translation>TensorFlow {version} se compiló con CUDA {cuda} y cuDNN {cudnn}: funciona con un runtime de CUDA 11 posterior (compatibilidad de versiones menores de NVIDIA) y acepta cuDNN {cudnn_runtime} (misma versión principal, secundaria igual o superior: es la comprobación que hace el propio TensorFlow al cargar cuDNN).</translation>
     </message>
     <message>
         <source>conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment: no PATH changes.</source>

@@ -241,6 +241,50 @@
     </message>
 </context>
 <context>
+    <name>CudaLibrariesView</name>
+    <message>
+        <source>CUDA libraries</source>
+        <extracomment>The list shows this many rows before it scrolls.</extracomment>
+        <translation>CUDA 库</translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation>库</translation>
+    </message>
+    <message>
+        <source>Loaded from</source>
+        <translation>加载自</translation>
+    </message>
+    <message>
+        <source>CUDA libraries and the files they were loaded from</source>
+        <translation>CUDA 库及其加载来源文件</translation>
+    </message>
+    <message numerus="yes">
+        <source>The test loaded %n CUDA libraries; each came from the file beside it.</source>
+        <translation>
+            <numerusform>测试加载了 %n 个 CUDA 库；每个库都来自其旁边列出的文件。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The test loaded no CUDA library: the framework did not use one.</source>
+        <translation>测试未加载任何 CUDA 库：框架未使用 CUDA 库。</translation>
+    </message>
+    <message numerus="yes">
+        <source>The environment&apos;s start-up hook put %n NVIDIA wheel folders on the DLL search path.</source>
+        <translation>
+            <numerusform>环境的启动钩子已将 %n 个 NVIDIA wheel 文件夹加入 DLL 搜索路径。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The environment&apos;s start-up hook added no folder: %1</source>
+        <translation>环境的启动钩子未添加任何文件夹：%1</translation>
+    </message>
+    <message>
+        <source>The environment&apos;s start-up hook found no NVIDIA wheel folder to add.</source>
+        <translation>环境的启动钩子未找到可添加的 NVIDIA wheel 文件夹。</translation>
+    </message>
+</context>
+<context>
     <name>DetectPage</name>
     <message>
         <source>Your machine</source>
@@ -505,6 +549,10 @@
     <message>
         <source>== install: %1 from %2</source>
         <translation>== 安装：从 %2 安装 %1</translation>
+    </message>
+    <message>
+        <source>== dlls: a start-up hook makes the NVIDIA wheels&apos; DLL folders visible to every start of the environment&apos;s Python</source>
+        <translation>== dlls: 通过启动钩子，使环境的 Python 每次启动时都能看到 NVIDIA wheel 的 DLL 文件夹</translation>
     </message>
     <message>
         <source>== verify: import the framework in the new environment and check its build</source>
@@ -2060,6 +2108,10 @@
         <translation>%1：简短训练测试</translation>
     </message>
     <message>
+        <source>%1: NVIDIA CUDA wheels</source>
+        <translation>%1：NVIDIA CUDA wheel</translation>
+    </message>
+    <message>
         <source>PATH: %1</source>
         <translation>PATH：%1</translation>
     </message>
@@ -2430,6 +2482,14 @@
     <message>
         <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: activating the environment makes its DLLs visible.</source>
         <translation>不要为它安装 CUDA 工具包或 cuDNN，也无需更改 PATH：激活环境即可使其 DLL 可见。</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s CUDA {cuda_wheels} and cuDNN {cudnn_wheels} wheels bring the DLLs {build} loads into the environment: no CUDA toolkit or cuDNN download is needed, only the driver.</source>
+        <translation>NVIDIA 的 CUDA {cuda_wheels} 和 cuDNN {cudnn_wheels} wheel 会将 {build} 所加载的 DLL 带入环境：无需 CUDA 工具包，也无需下载 cuDNN，只需驱动程序。</translation>
+    </message>
+    <message>
+        <source>Do not install a CUDA toolkit or cuDNN for it, and no PATH changes are needed: the environment&apos;s Python finds the DLLs however it is started, activated or not.</source>
+        <translation>不要为它安装 CUDA 工具包或 cuDNN，也无需更改 PATH：无论以何种方式启动、环境是否激活，环境的 Python 都能找到这些 DLL。</translation>
     </message>
     <message>
         <source>{build} needs a CUDA {cuda} toolkit on the system, and none was found.</source>
@@ -2928,6 +2988,46 @@
         <translation>可能有其他程序正在使用 GPU，或者 GPU 因过热或节能而降频：请检查 &apos;nvidia-smi&apos;，并运行 &apos;gpuwizard test --env {env}&apos; 进行完整测量。</translation>
     </message>
     <message>
+        <source>NVIDIA CUDA wheels that {env} had at the last good state are no longer installed: {wheels}.</source>
+        <translation>{env} 在上次正常状态时具有的 NVIDIA CUDA wheel 已不再安装：{wheels}。</translation>
+    </message>
+    <message>
+        <source>The framework loads its CUDA libraries from them and cannot use the GPU without them. Put them back: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>框架从这些 wheel 加载其 CUDA 库，缺少它们就无法使用 GPU。恢复这些 wheel：{reinstall}  或重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>NVIDIA CUDA wheels in {env} were replaced by another major version: {before} then, {after} now.</source>
+        <translation>{env} 中的 NVIDIA CUDA wheel 已被替换为另一个主版本：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>A framework build loads only the CUDA and cuDNN major versions it was built for (a cuDNN 8 build does not load cuDNN 9). Put the recorded ones back: {reinstall}  Or recreate the environment: {recreate}</source>
+        <translation>框架构建版本只加载其构建时所针对的 CUDA 和 cuDNN 主版本（针对 cuDNN 8 的构建版本不会加载 cuDNN 9）。恢复记录的版本：{reinstall}  或重新创建环境：{recreate}</translation>
+    </message>
+    <message>
+        <source>NVIDIA CUDA wheels in {env} changed within their major version: {before} then, {after} now.</source>
+        <translation>{env} 中的 NVIDIA CUDA wheel 在主版本内发生了变化：之前为 {before}，现在为 {after}。</translation>
+    </message>
+    <message>
+        <source>A newer release of the same major version usually keeps working; an older one may not. If the short live test fails, put the recorded versions back: {reinstall}</source>
+        <translation>同一主版本的较新发行版通常仍可正常工作；较旧的则不一定。如果简短实时测试失败，请恢复记录的版本：{reinstall}</translation>
+    </message>
+    <message>
+        <source>The start-up hook that makes the NVIDIA wheels&apos; DLLs visible to the Python of {env} is gone.</source>
+        <translation>使 NVIDIA wheel 的 DLL 对 {env} 的 Python 可见的启动钩子已不存在。</translation>
+    </message>
+    <message>
+        <source>Without it TensorFlow finds no CUDA DLL when this environment&apos;s Python starts, unless the folders are on PATH. Recreate the environment, which writes the hook again: {recreate}</source>
+        <translation>没有它，此环境的 Python 启动时 TensorFlow 将找不到任何 CUDA DLL，除非这些文件夹在 PATH 中。请重新创建环境，这会重新写入该钩子：{recreate}</translation>
+    </message>
+    <message>
+        <source>The start-up hook of {env} no longer puts the NVIDIA wheels&apos; DLL folders on the search path: {reason}</source>
+        <translation>{env} 的启动钩子不再将 NVIDIA wheel 的 DLL 文件夹加入搜索路径：{reason}</translation>
+    </message>
+    <message>
+        <source>Without them TensorFlow finds no CUDA DLL when this environment&apos;s Python starts. Recreate the environment: {recreate}</source>
+        <translation>没有这些文件夹，此环境的 Python 启动时 TensorFlow 将找不到任何 CUDA DLL。请重新创建环境：{recreate}</translation>
+    </message>
+    <message>
         <source>{folder}, which the wizard added to the {scope} PATH, is no longer on it.</source>
         <translation>向导添加到 {scope} PATH 中的 {folder} 已不在其中。</translation>
     </message>
@@ -3143,6 +3243,10 @@
         <translation>{cuda} （必须安装在系统上：向导不会安装）</translation>
     </message>
     <message>
+        <source>{cuda} (NVIDIA&apos;s CUDA {runtime} and cuDNN {cudnn_runtime} wheels inside the environment: no CUDA toolkit needed)</source>
+        <translation>{cuda}（环境中的 NVIDIA CUDA {runtime} 和 cuDNN {cudnn_runtime} wheel：无需 CUDA 工具包）</translation>
+    </message>
+    <message>
         <source>{cuda} (comes inside the environment: no CUDA toolkit needed)</source>
         <translation>{cuda} （随环境提供：无需 CUDA 工具包）</translation>
     </message>
@@ -3161,6 +3265,14 @@
     <message>
         <source>Python {python}</source>
         <translation>Python {python}</translation>
+    </message>
+    <message>
+        <source>CUDA from NVIDIA&apos;s wheels</source>
+        <translation>来自 NVIDIA wheel 的 CUDA</translation>
+    </message>
+    <message>
+        <source>CUDA installed on the system</source>
+        <translation>系统上安装的 CUDA</translation>
     </message>
     <message>
         <source>inside WSL 2</source>
@@ -3221,6 +3333,10 @@
     <message>
         <source>A Jupyter kernel for this environment, for your user only.</source>
         <translation>此环境的 Jupyter 内核，仅供当前用户使用。</translation>
+    </message>
+    <message>
+        <source>Inside the environment, a start-up hook (_gpuwizard_cuda_dlls.pth) that puts the NVIDIA wheels&apos; DLL folders on the DLL search path of its own Python processes only: the machine&apos;s PATH is not changed.</source>
+        <translation>环境内的启动钩子（_gpuwizard_cuda_dlls.pth），仅将 NVIDIA wheel 的 DLL 文件夹加入该环境自身 Python 进程的 DLL 搜索路径：不更改本机的 PATH。</translation>
     </message>
     <message>
         <source>Your user PATH gets these folders (the next page shows the change first, and it can be undone):</source>
@@ -3330,6 +3446,14 @@
     <message>
         <source>tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages.</source>
         <translation>tensorflow[and-cuda] 以 pip 包的形式提供 CUDA {cuda} 和 cuDNN {cudnn}。</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s CUDA {runtime} and cuDNN {cudnn_runtime} wheels bring the DLLs into the environment, and it finds them however its Python is started: only the driver is needed, no CUDA toolkit, cuDNN download or PATH change.</source>
+        <translation>NVIDIA 的 CUDA {runtime} 和 cuDNN {cudnn_runtime} wheel 会将 DLL 带入环境，无论以何种方式启动其 Python，环境都能找到这些 DLL：只需驱动程序，无需 CUDA 工具包、无需下载 cuDNN，也无需更改 PATH。</translation>
+    </message>
+    <message>
+        <source>TensorFlow {version} was built with CUDA {cuda} and cuDNN {cudnn}: it runs on a later CUDA 11 runtime (NVIDIA&apos;s minor version compatibility) and accepts cuDNN {cudnn_runtime} (same major version, equal or higher minor: its own check when it loads cuDNN).</source>
+        <translation>TensorFlow {version} 使用 CUDA {cuda} 和 cuDNN {cudnn} 构建：它可在更高版本的 CUDA 11 运行时上运行（NVIDIA 的次版本兼容性），并接受 cuDNN {cudnn_runtime}（主版本相同，次版本相同或更高：这是它加载 cuDNN 时自身执行的检查）。</translation>
     </message>
     <message>
         <source>conda-forge supplies CUDA {cuda} and cuDNN {cudnn} inside the environment: no PATH changes.</source>
