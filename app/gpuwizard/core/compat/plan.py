@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from gpuwizard.core.compat.tables import CudaWheels
 from gpuwizard.core.findings.model import Finding, finding_to_json
 from gpuwizard.core.frameworks import framework_title
 
@@ -84,6 +83,23 @@ def parse_wish(
         manager=manager,
         requested_name=name,
     )
+
+
+@dataclass(frozen=True)
+class CudaWheels:
+    """NVIDIA's CUDA and cuDNN wheels that bring a build's DLLs into a venv (Windows, TF <= 2.10).
+
+    Attributes:
+        cuda: The CUDA release of the runtime wheels (``11.8``): a minor at least the build's.
+        cudnn: The cuDNN minor of the cuDNN wheel (``8.9``): same major, minor at least the build's.
+        packages: The wheels, pinned exactly (``nvidia-cudnn-cu11==8.9.5.29``).
+        source: The ids of the sources (sources.json) that allow it.
+    """
+
+    cuda: str
+    cudnn: str
+    packages: tuple[str, ...]
+    source: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

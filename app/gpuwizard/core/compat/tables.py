@@ -19,6 +19,8 @@ from typing import Any, Final
 
 from packaging.version import InvalidVersion, Version
 
+from gpuwizard.core.compat.plan import CudaWheels  # the plan carries it; defined there, free of packaging
+
 OSES: Final = ("linux", "windows", "darwin")
 
 
@@ -129,23 +131,6 @@ class Architectures:
         """``5.0, 6.0 ... 9.0 (+PTX 9.0)`` for messages."""
         text = ", ".join(self.sass) if self.sass else "none"
         return f"{text} (+PTX {self.ptx})" if self.ptx else text
-
-
-@dataclass(frozen=True)
-class CudaWheels:
-    """NVIDIA's CUDA and cuDNN wheels that bring a build's DLLs into a venv (Windows, TF <= 2.10).
-
-    Attributes:
-        cuda: The CUDA release of the runtime wheels (``11.8``): a minor at least the build's.
-        cudnn: The cuDNN minor of the cuDNN wheel (``8.9``): same major, minor at least the build's.
-        packages: The wheels, pinned exactly (``nvidia-cudnn-cu11==8.9.5.29``).
-        source: The ids of the sources (sources.json) that allow it.
-    """
-
-    cuda: str
-    cudnn: str
-    packages: tuple[str, ...]
-    source: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

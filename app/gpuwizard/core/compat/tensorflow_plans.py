@@ -18,7 +18,7 @@ from gpuwizard.core.compat.candidates import (
     is_wished_release,
 )
 from gpuwizard.core.compat.machine_view import MachineView, toolkits_in_path_order
-from gpuwizard.core.compat.plan import Plan, Wish
+from gpuwizard.core.compat.plan import CudaWheels, Plan, Wish
 from gpuwizard.core.compat.reasons import (
     cuda_preference,
     driver_reasons,
@@ -30,7 +30,6 @@ from gpuwizard.core.compat.reasons import (
 )
 from gpuwizard.core.compat.tables import (
     CompatData,
-    CudaWheels,
     TensorflowGpuBuild,
     TensorflowRelease,
     at_least,
