@@ -176,6 +176,9 @@ class WinePython:
     Made by :meth:`provision`; :meth:`close` stops the prefix's Wine processes.
     """
 
+    #: The interpreter's (major, minor), checked when it starts (a subclass may stage another).
+    version: tuple[int, int] = (3, 13)
+
     def __init__(self, wine: str, wineserver: str, root: Path) -> None:
         self.wine = wine
         self.wineserver = wineserver
@@ -273,7 +276,7 @@ class WinePython:
                 if self._keeper.poll() is not None or time.monotonic() > deadline:
                     raise WineUnavailable("the Windows Python does not start under Wine (no desktop)")
                 time.sleep(0.05)
-            probe = self.run("import sys; print(sys.version_info[:2] == (3, 13))")
+            probe = self.run(f"import sys; print(sys.version_info[:2] == {self.version!r})")
             if probe.returncode != 0 or probe.stdout.strip() != "True":
                 raise WineUnavailable(
                     f"the Windows Python does not start under Wine: {probe.stderr.strip()[-300:]}"
