@@ -170,7 +170,8 @@ def test_python_37_reads_the_wheels_from_their_dist_info_folders(
             f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nbody\n"
         )
     monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "missing")])
-    monkeypatch.setattr(cuda_libraries, "_from_metadata", cuda_libraries._from_folders)  # as on 3.7
+    versions = cuda_libraries.package_versions
+    monkeypatch.setattr(versions, "from_metadata", versions.from_folders)  # as on 3.7
     assert cuda_libraries.installed_cuda_wheels() == [
         {"name": "nvidia-cublas-cu11", "version": "11.11.3.6"},
         {"name": "nvidia-cudnn-cu11", "version": "8.9.5.29"},

@@ -22,6 +22,12 @@ import re
 import sys
 from pathlib import Path
 
+try:  # imported as gpuwizard.probes.cuda_libraries (tests, env_report.py's own import)
+    from . import package_versions
+except ImportError:  # run by path (with -I the script's folder is not on sys.path): the file beside
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import package_versions  # type: ignore[import-not-found,no-redef]
+
 #: The CUDA-family libraries, matched on a loaded file's name (``libcudart.so.12``,
 #: ``cudart64_110.dll``, ``cudnn_ops_infer64_8.dll``, ``libcudnn_graph.so.9``...). These are
 #: the ones a framework's GPU path loads by name and that go missing, or come from the wrong
@@ -183,57 +189,13 @@ def installed_cuda_wheels() -> "list":
     The first of a name on ``sys.path`` wins, as for imports; :data:`NOT_CUDA_WHEELS` are left out.
     """
     found = {}  # type: dict
-    listed = _from_metadata() if sys.version_info >= (3, 8) else _from_folders()
-    for name, version in listed:
-        key = normalised_name(name)
+    # package_versions.py beside this file reads them (importlib.metadata, or the dist-info
+    # folders on Python 3.7).
+    for item in package_versions.installed():
+        key = normalised_name(item["name"])
         if key.startswith("nvidia-") and key not in NOT_CUDA_WHEELS:
-            found.setdefault(key, {"name": key, "version": version})
+            found.setdefault(key, {"name": key, "version": item["version"]})
     return [found[key] for key in sorted(found)]
-
-
-def _from_metadata() -> "list":
-    from importlib import metadata  # noqa: PLC0415 - Python 3.8+ only
-
-    listed = []
-    for dist in metadata.distributions():
-        name = dist.metadata["Name"]
-        if name:
-            listed.append((str(name), str(dist.version)))
-    return listed
-
-
-def _from_folders() -> "list":
-    # Python 3.7 has no importlib.metadata: each installed distribution has a *.dist-info folder
-    # whose METADATA starts with Name and Version headers (packaging.python.org, "Recording
-    # installed projects" and "Core metadata specifications").
-    listed = []
-    for folder in sys.path:
-        try:
-            entries = sorted(Path(folder or ".").iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            if not entry.name.lower().startswith("nvidia") or not entry.name.endswith(".dist-info"):
-                continue
-            fields = _headers(entry / "METADATA")
-            if fields.get("name"):
-                listed.append((fields["name"], fields.get("version", "")))
-    return listed
-
-
-def _headers(path: Path) -> "dict":
-    fields = {}  # type: dict
-    try:
-        with path.open(encoding="utf-8", errors="replace") as stream:
-            for line in stream:
-                if not line.strip():
-                    break  # the headers end at the first empty line
-                key, _, value = line.partition(":")
-                if key.lower() in ("name", "version") and key.lower() not in fields:
-                    fields[key.lower()] = value.strip()
-    except OSError:
-        pass
-    return fields
 
 
 def environment_facts() -> "dict":

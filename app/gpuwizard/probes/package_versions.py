@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 
-def _from_metadata() -> "list":
+def from_metadata() -> "list":
+    """Every distribution ``importlib.metadata`` finds (Python 3.8+)."""
     from importlib import metadata  # noqa: PLC0415 - Python 3.8+ only
 
     found = []
@@ -26,7 +27,8 @@ def _from_metadata() -> "list":
     return found
 
 
-def _from_folders() -> "list":
+def from_folders() -> "list":
+    """Every distribution whose ``*.dist-info`` or ``*.egg-info`` folder is on ``sys.path`` (Python 3.7)."""
     found = []
     for folder in map(Path, sys.path):
         if not folder.is_dir():
@@ -42,6 +44,11 @@ def _from_folders() -> "list":
             if fields.get("name"):
                 found.append({"name": fields["name"], "version": fields.get("version", "")})
     return found
+
+
+def installed() -> "list":
+    """Every distribution on ``sys.path``, ``[{"name", "version"}]`` (a name may come twice)."""
+    return from_metadata() if sys.version_info >= (3, 8) else from_folders()
 
 
 def _headers(path: Path) -> "dict":
@@ -63,7 +70,7 @@ def main() -> int:
     """Print the list; 0 when it could be made."""
     report = {"probe": "package_versions", "python": "%d.%d.%d" % sys.version_info[:3]}  # type: dict
     try:
-        packages = _from_metadata() if sys.version_info >= (3, 8) else _from_folders()
+        packages = installed()
     except Exception as error:  # noqa: BLE001 - any failure is reported, never a bare crash
         report.update(ok=False, error="%s: %s" % (type(error).__name__, error))
         sys.stdout.write(json.dumps(report) + "\n")
