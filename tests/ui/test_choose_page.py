@@ -178,6 +178,31 @@ def test_tensorflow_2_10_in_a_venv_on_windows_adds_path_entries_and_the_path_req
     assert session.choice is not None and session.choice.framework == "pytorch"
 
 
+def test_tensorflow_on_windows_with_only_the_driver_takes_nvidias_wheels_and_no_path_step(
+    qtbot: QtBot, open_page: Opener
+):
+    # Issue 21: no conda and no toolkit on this machine (the sample without its toolkits, cuDNN
+    # and conda): the venv with NVIDIA's CUDA wheels, a start-up hook, and nothing for PATH.
+    state = WizardSession(
+        report=load_system_report(
+            Path(__file__).parents[1] / "fixtures" / "reports" / "windows-gtx1060-566.36.json"
+        )
+    )
+    wizard, page = show_page(qtbot, state)
+    settle(qtbot, page)
+    assert not page.inputs.conda_radio.isEnabled()  # conda is not here
+    choose(qtbot, page, "tensorflow")
+    rec = page.recommendation
+    assert rec is not None and rec.plan.cuda_wheels is not None and not rec.plan.path_entries
+    assert "NVIDIA's CUDA 11.8 and cuDNN 8.9 wheels" in page.panel.plan_cuda.text()
+    assert "nvidia-cudnn-cu11==8.9.5.29" in page.panel.plan_pip.text()
+    changes = page.panel.changes.text()
+    assert "_gpuwizard_cuda_dlls.pth" in changes and "You install yourself" not in changes
+    wizard.next()
+    assert state.path_request is None  # no PATH page: nothing on the machine's PATH changes
+    assert state.choice is not None and state.choice.framework == "tensorflow"
+
+
 def test_automatic_picks_conda_where_it_brings_cuda_and_then_nothing_goes_on_path(
     qtbot: QtBot, open_page: Opener
 ):
