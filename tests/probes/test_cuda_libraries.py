@@ -24,21 +24,31 @@ import pytest
 
 from builders.wheels import build_wheel
 from gpuwizard.probes import cuda_libraries
+from harness.wine_python import cache_folder, unavailable
 
 PROBES = Path(__file__).resolve().parents[2] / "app" / "gpuwizard" / "probes"
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "recorded" / "proc-maps"
 MAPS = RECORDED / "proc-self-maps_linux_libcudart13-loaded-twice_one-deleted.txt"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
-#: NVIDIA's CUDA 11.8 runtime wheel for Windows, downloaded once for the Wine tests of issue 21
-#: (``pip download --platform win_amd64 nvidia-cuda-runtime-cu11==11.8.89``) into the shared cache.
-CUDART_WHEEL = (
-    Path.home()
-    / ".cache"
-    / "gpuwizard-tests"
-    / "tf210-win"
-    / "wheels"
-    / "nvidia_cuda_runtime_cu11-11.8.89-py3-none-win_amd64.whl"
-)
+#: NVIDIA's CUDA 11.8 runtime wheel for Windows (1 MB), downloaded once into the Wine tests' cache.
+CUDART_REQUIREMENT = "nvidia-cuda-runtime-cu11==11.8.89"
+CUDART_FILE = "nvidia_cuda_runtime_cu11-11.8.89-py3-none-win_amd64.whl"
+
+
+def cudart_wheel() -> Path:
+    """The wheel, fetched with pip for win_amd64 on first use; in CI a failed download fails the test."""
+    folder = cache_folder() / "nvidia-cuda-runtime-cu11"
+    wheel = folder / CUDART_FILE
+    if not wheel.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+             "--platform", "win_amd64", "--dest", str(folder), CUDART_REQUIREMENT],
+            capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+        if done.returncode != 0 or not wheel.is_file():
+            unavailable(f"pip could not download {CUDART_REQUIREMENT}: {done.stderr.strip()[-300:]}")
+    return wheel
 
 
 def run_json(argv: list[str]) -> tuple[int, list[dict], str]:
@@ -255,10 +265,9 @@ def test_the_live_test_names_the_libraries_after_the_training_none_for_a_cpu_bui
 @pytest.mark.slow
 @pytest.mark.xdist_group("wine")
 def test_windows_names_the_file_each_cuda_dll_was_loaded_from(wine_python, tmp_path: Path):
-    if not CUDART_WHEEL.is_file():
-        pytest.skip(f"NVIDIA's cudart wheel is not in the shared cache: {CUDART_WHEEL}")
+    wheel_file = cudart_wheel()
     site = tmp_path / "site packages"
-    with zipfile.ZipFile(CUDART_WHEEL) as wheel:
+    with zipfile.ZipFile(wheel_file) as wheel:
         wheel.extract("nvidia/cuda_runtime/bin/cudart64_110.dll", site)
         wheel.extract("nvidia_cuda_runtime_cu11-11.8.89.dist-info/METADATA", site)
     by_path = tmp_path / "by path" / "cudart64_110.dll"
