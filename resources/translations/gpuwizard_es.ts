@@ -3151,6 +3151,82 @@
         <source>Add --offline to install from the folder alone (on the Choose page: only from this folder), when it holds the plan&apos;s build and all its dependencies for this Python.</source>
         <translation>Añade --offline para instalar solo desde la carpeta (en la página Elegir: solo desde esta carpeta), cuando contenga la compilación del plan y todas sus dependencias para este Python.</translation>
     </message>
+    <message>
+        <source>NVML could not start (&apos;Failed to initialize NVML: Unknown Error&apos;): in a container or pod this means it has lost access to the GPU devices.</source>
+        <translation>NVML no pudo iniciarse (&apos;Failed to initialize NVML: Unknown Error&apos;): en un contenedor o pod, esto significa que ha perdido el acceso a los dispositivos de la GPU.</translation>
+    </message>
+    <message>
+        <source>If nvidia-smi works on the host, recreate the container or pod to get the GPU back: when systemd manages the container&apos;s cgroups, &apos;systemctl daemon-reload&apos; (also run by package updates) drops its device access. To stop it happening again, as NVIDIA&apos;s Container Toolkit troubleshooting says: give GPUs through CDI (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;, then &apos;docker run --device nvidia.com/gpu=all&apos;), or create the device links (&apos;sudo nvidia-ctk system create-dev-char-symlinks --create-all&apos;), or set Docker&apos;s cgroup driver to cgroupfs (&apos;&quot;exec-opts&quot;: [&quot;native.cgroupdriver=cgroupfs&quot;]&apos; in /etc/docker/daemon.json) and restart Docker. If nvidia-smi fails on the host too, reinstall the NVIDIA driver and restart.</source>
+        <translation>Si nvidia-smi funciona en el host, vuelve a crear el contenedor o pod para recuperar la GPU: cuando systemd gestiona los cgroups del contenedor, &apos;systemctl daemon-reload&apos; (que también ejecutan las actualizaciones de paquetes) le quita el acceso a los dispositivos. Para evitar que vuelva a ocurrir, como indica la guía de solución de problemas del Container Toolkit de NVIDIA: proporciona las GPU mediante CDI (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos; y luego &apos;docker run --device nvidia.com/gpu=all&apos;), o crea los enlaces de dispositivo (&apos;sudo nvidia-ctk system create-dev-char-symlinks --create-all&apos;), o cambia el controlador de cgroups de Docker a cgroupfs (&apos;&quot;exec-opts&quot;: [&quot;native.cgroupdriver=cgroupfs&quot;]&apos; en /etc/docker/daemon.json) y reinicia Docker. Si nvidia-smi también falla en el host, reinstala el controlador de NVIDIA y reinicia.</translation>
+    </message>
+    <message>
+        <source>Docker cannot give the container a GPU (&apos;could not select device driver ... with capabilities: [[gpu]]&apos;): the NVIDIA Container Toolkit is missing or Docker is not set up to use it.</source>
+        <translation>Docker no puede asignar una GPU al contenedor (&apos;could not select device driver ... with capabilities: [[gpu]]&apos;): falta el NVIDIA Container Toolkit o Docker no está configurado para usarlo.</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA Container Toolkit on the host (package nvidia-container-toolkit, from NVIDIA&apos;s repository as its install guide says), then register it with Docker and restart Docker: &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and &apos;sudo systemctl restart docker&apos;. Check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. On Windows, Docker Desktop uses the GPU through WSL 2: update Docker Desktop and the NVIDIA driver on Windows.</source>
+        <translation>Instala el NVIDIA Container Toolkit en el host (paquete nvidia-container-toolkit, desde el repositorio de NVIDIA, como indica su guía de instalación), regístralo en Docker y reinicia Docker: &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; y &apos;sudo systemctl restart docker&apos;. Compruébalo con &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. En Windows, Docker Desktop usa la GPU a través de WSL 2: actualiza Docker Desktop y el controlador de NVIDIA en Windows.</translation>
+    </message>
+    <message>
+        <source>Windows ran out of memory to commit ([WinError 1455]: the paging file is too small for this operation).</source>
+        <translation>Windows se quedó sin memoria que confirmar ([WinError 1455]: el archivo de paginación es demasiado pequeño para completar la operación).</translation>
+    </message>
+    <message>
+        <source>This is not a missing DLL: loading the CUDA libraries needs more memory than RAM and the page file allow. Start fewer processes that load PyTorch: lower the DataLoader&apos;s num_workers (to 2, or 0), and close other programs. Or let Windows manage a larger page file on a drive with free space (System Properties &gt; Advanced &gt; Performance Settings &gt; Advanced &gt; Virtual memory; &apos;System managed size&apos;, or at least the size of the RAM), then restart.</source>
+        <translation>No falta ninguna DLL: cargar las bibliotecas de CUDA necesita más memoria de la que permiten la RAM y el archivo de paginación. Inicia menos procesos que carguen PyTorch: reduce num_workers del DataLoader (a 2, o a 0) y cierra otros programas. O deja que Windows gestione un archivo de paginación mayor en una unidad con espacio libre (Propiedades del sistema &gt; Opciones avanzadas &gt; Configuración de rendimiento &gt; Opciones avanzadas &gt; Memoria virtual; &apos;Tamaño administrado por el sistema&apos;, o al menos el tamaño de la RAM) y luego reinicia.</translation>
+    </message>
+    <message>
+        <source>XLA (TensorFlow, JAX) found no ptxas to compile its GPU kernels (&apos;No PTX compilation provider&apos; or no suitable ptxas).</source>
+        <translation>XLA (TensorFlow, JAX) no encontró ningún ptxas para compilar sus kernels de GPU (&apos;No PTX compilation provider&apos; o ningún ptxas adecuado).</translation>
+    </message>
+    <message>
+        <source>Install the CUDA compiler wheel for the CUDA of your framework build: &apos;pip install nvidia-cuda-nvcc-cu12&apos; for CUDA 12 (brought by &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and &apos;pip install tensorflow[and-cuda]&apos;), or a CUDA toolkit whose ptxas knows your GPU (CUDA 12.8 or newer for an RTX 50-series GPU, sm_120), and put its bin folder on PATH (or set XLA_FLAGS=--xla_gpu_cuda_data_dir=CUDA_FOLDER).</source>
+        <translation>Instala el wheel del compilador de CUDA para la versión de CUDA de la compilación de tu framework: &apos;pip install nvidia-cuda-nvcc-cu12&apos; para CUDA 12 (lo instalan &apos;pip install -U &quot;jax[cuda12]&quot;&apos; y &apos;pip install tensorflow[and-cuda]&apos;), o un CUDA toolkit cuyo ptxas reconozca tu GPU (CUDA 12.8 o posterior para una GPU RTX serie 50, sm_120), y pon su carpeta bin en PATH (o define XLA_FLAGS=--xla_gpu_cuda_data_dir=CUDA_FOLDER).</translation>
+    </message>
+    <message>
+        <source>The ptxas that XLA (TensorFlow, JAX) uses is too old for the framework build or the GPU.</source>
+        <translation>El ptxas que usa XLA (TensorFlow, JAX) es demasiado antiguo para la compilación del framework o para la GPU.</translation>
+    </message>
+    <message>
+        <source>XLA takes the first ptxas it finds, often an old CUDA toolkit&apos;s on PATH. Install the CUDA compiler wheel for the CUDA of your framework build (&apos;pip install -U nvidia-cuda-nvcc-cu12&apos; for CUDA 12, brought by &apos;jax[cuda12]&apos; and &apos;tensorflow[and-cuda]&apos;), or a CUDA toolkit at least as new as the framework&apos;s CUDA (12.8 or newer for an RTX 50-series GPU, sm_120), and put its bin folder first on PATH, before the old toolkit&apos;s.</source>
+        <translation>XLA usa el primer ptxas que encuentra, a menudo el de un CUDA toolkit antiguo que está en PATH. Instala el wheel del compilador de CUDA para la versión de CUDA de la compilación de tu framework (&apos;pip install -U nvidia-cuda-nvcc-cu12&apos; para CUDA 12, lo instalan &apos;jax[cuda12]&apos; y &apos;tensorflow[and-cuda]&apos;), o un CUDA toolkit al menos tan reciente como la versión de CUDA del framework (12.8 o posterior para una GPU RTX serie 50, sm_120), y pon su carpeta bin la primera en PATH, antes que la del toolkit antiguo.</translation>
+    </message>
+    <message>
+        <source>PyTorch was built with cuDNN {compiled}, but another cuDNN, {loaded}, was loaded first.</source>
+        <translation>PyTorch se compiló con cuDNN {compiled}, pero antes se cargó otro cuDNN, {loaded}.</translation>
+    </message>
+    <message>
+        <source>PyTorch brings its own cuDNN (the nvidia-cudnn wheel it installed, or torch/lib in older wheels); a system or conda cuDNN on the library search path shadows it. Remove that cuDNN&apos;s folder from LD_LIBRARY_PATH (PATH on Windows) for this environment, or unset LD_LIBRARY_PATH, then start Python again. If the nvidia-cudnn wheel is missing, reinstall torch from the same index it came from. Only a cuDNN {major}.x at least as new as {compiled} can replace the bundled one.</source>
+        <translation>PyTorch trae su propio cuDNN (el wheel nvidia-cudnn que instaló, o torch/lib en wheels más antiguos); un cuDNN del sistema o de conda en la ruta de búsqueda de bibliotecas lo oculta. Quita la carpeta de ese cuDNN de LD_LIBRARY_PATH (PATH en Windows) para este entorno, o elimina LD_LIBRARY_PATH, y vuelve a iniciar Python. Si falta el wheel nvidia-cudnn, reinstala torch desde el mismo índice del que procede. Solo un cuDNN {major}.x al menos tan reciente como {compiled} puede sustituir al incluido.</translation>
+    </message>
+    <message>
+        <source>PyTorch found no NVIDIA driver, so it cannot use a GPU here.</source>
+        <translation>PyTorch no encontró ningún controlador de NVIDIA, así que no puede usar una GPU aquí.</translation>
+    </message>
+    <message>
+        <source>torchvision does not fit the installed torch: its compiled operators ({operator}) did not load.</source>
+        <translation>torchvision no es compatible con el torch instalado: sus operadores compilados ({operator}) no se cargaron.</translation>
+    </message>
+    <message>
+        <source>torch and torchvision are released in pairs (torch 2.5 with torchvision 0.20, 2.6 with 0.21, and so on) and must come from the same build variant (CPU, cu121, cu126, ...). Install the torchvision paired with your torch from the same index, for example &apos;pip install torch==X torchvision==Y --index-url https://download.pytorch.org/whl/cu126&apos;, or reinstall both together; check with &apos;pip list&apos; that only one torch is installed.</source>
+        <translation>torch y torchvision se publican por parejas (torch 2.5 con torchvision 0.20, 2.6 con 0.21, etc.) y deben proceder de la misma variante de compilación (CPU, cu121, cu126, ...). Instala el torchvision que corresponde a tu torch desde el mismo índice, por ejemplo &apos;pip install torch==X torchvision==Y --index-url https://download.pytorch.org/whl/cu126&apos;, o reinstala ambos a la vez; comprueba con &apos;pip list&apos; que solo haya un torch instalado.</translation>
+    </message>
+    <message>
+        <source>cuBLAS could not start on the GPU ({status}): almost always, GPU memory ran out.</source>
+        <translation>cuBLAS no pudo iniciarse en la GPU ({status}): casi siempre se debe a que se agotó la memoria de la GPU.</translation>
+    </message>
+    <message>
+        <source>Free GPU memory: close other programs or notebooks that hold it (&apos;nvidia-smi&apos; lists them), use a smaller batch size or model, or load the model in half precision. With several GPUs, pick one with free memory (CUDA_VISIBLE_DEVICES). If memory is free, check that the framework build fits the GPU and driver.</source>
+        <translation>Libera memoria de la GPU: cierra otros programas o notebooks que la ocupen (&apos;nvidia-smi&apos; los muestra), usa un tamaño de lote o un modelo más pequeño, o carga el modelo en media precisión. Con varias GPU, elige una con memoria libre (CUDA_VISIBLE_DEVICES). Si hay memoria libre, comprueba que la compilación del framework sea compatible con la GPU y el controlador.</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not create a cuBLAS handle ({status}): almost always, GPU memory ran out.</source>
+        <translation>TensorFlow no pudo crear un handle de cuBLAS ({status}): casi siempre se debe a que se agotó la memoria de la GPU.</translation>
+    </message>
+    <message>
+        <source>TensorFlow reserves nearly all GPU memory at start, leaving none for cuBLAS. Enable memory growth before building the model: &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos; for each GPU, or set TF_FORCE_GPU_ALLOW_GROWTH=true. Also close other programs that use the GPU (&apos;nvidia-smi&apos; lists them) and try a smaller batch size.</source>
+        <translation>TensorFlow reserva casi toda la memoria de la GPU al iniciarse y no deja nada para cuBLAS. Activa el crecimiento de memoria antes de construir el modelo: &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos; para cada GPU, o define TF_FORCE_GPU_ALLOW_GROWTH=true. Cierra también otros programas que usen la GPU (&apos;nvidia-smi&apos; los muestra) y prueba con un tamaño de lote más pequeño.</translation>
+    </message>
 </context>
 <context>
     <name>pathedit</name>

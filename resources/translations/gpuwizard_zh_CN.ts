@@ -3143,6 +3143,82 @@
         <source>Add --offline to install from the folder alone (on the Choose page: only from this folder), when it holds the plan&apos;s build and all its dependencies for this Python.</source>
         <translation>如果该文件夹包含方案所需的版本及其适用于此 Python 的全部依赖项，可添加 --offline 以仅从该文件夹安装（在“选择”页面中：仅从此文件夹）。</translation>
     </message>
+    <message>
+        <source>NVML could not start (&apos;Failed to initialize NVML: Unknown Error&apos;): in a container or pod this means it has lost access to the GPU devices.</source>
+        <translation>NVML 无法启动（&apos;Failed to initialize NVML: Unknown Error&apos;）：在容器或 pod 中，这表示它已失去对 GPU 设备的访问权限。</translation>
+    </message>
+    <message>
+        <source>If nvidia-smi works on the host, recreate the container or pod to get the GPU back: when systemd manages the container&apos;s cgroups, &apos;systemctl daemon-reload&apos; (also run by package updates) drops its device access. To stop it happening again, as NVIDIA&apos;s Container Toolkit troubleshooting says: give GPUs through CDI (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;, then &apos;docker run --device nvidia.com/gpu=all&apos;), or create the device links (&apos;sudo nvidia-ctk system create-dev-char-symlinks --create-all&apos;), or set Docker&apos;s cgroup driver to cgroupfs (&apos;&quot;exec-opts&quot;: [&quot;native.cgroupdriver=cgroupfs&quot;]&apos; in /etc/docker/daemon.json) and restart Docker. If nvidia-smi fails on the host too, reinstall the NVIDIA driver and restart.</source>
+        <translation>如果主机上的 nvidia-smi 正常工作，请重新创建容器或 pod 以恢复 GPU：当 systemd 管理容器的 cgroups 时，&apos;systemctl daemon-reload&apos;（软件包更新也会运行它）会使容器失去设备访问权限。要防止再次发生，请按照 NVIDIA Container Toolkit 故障排除文档的说明：通过 CDI 提供 GPU（&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;，然后 &apos;docker run --device nvidia.com/gpu=all&apos;），或创建设备链接（&apos;sudo nvidia-ctk system create-dev-char-symlinks --create-all&apos;），或将 Docker 的 cgroup 驱动设置为 cgroupfs（在 /etc/docker/daemon.json 中设置 &apos;&quot;exec-opts&quot;: [&quot;native.cgroupdriver=cgroupfs&quot;]&apos;）并重启 Docker。如果主机上的 nvidia-smi 也失败，请重新安装 NVIDIA 驱动程序并重启。</translation>
+    </message>
+    <message>
+        <source>Docker cannot give the container a GPU (&apos;could not select device driver ... with capabilities: [[gpu]]&apos;): the NVIDIA Container Toolkit is missing or Docker is not set up to use it.</source>
+        <translation>Docker 无法为容器提供 GPU（&apos;could not select device driver ... with capabilities: [[gpu]]&apos;）：缺少 NVIDIA Container Toolkit，或 Docker 未配置为使用它。</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA Container Toolkit on the host (package nvidia-container-toolkit, from NVIDIA&apos;s repository as its install guide says), then register it with Docker and restart Docker: &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and &apos;sudo systemctl restart docker&apos;. Check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. On Windows, Docker Desktop uses the GPU through WSL 2: update Docker Desktop and the NVIDIA driver on Windows.</source>
+        <translation>请在主机上安装 NVIDIA Container Toolkit（软件包 nvidia-container-toolkit，按其安装指南从 NVIDIA 的软件源安装），然后将其注册到 Docker 并重启 Docker：&apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; 和 &apos;sudo systemctl restart docker&apos;。使用 &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos; 进行检查。在 Windows 上，Docker Desktop 通过 WSL 2 使用 GPU：请更新 Docker Desktop 和 Windows 上的 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>Windows ran out of memory to commit ([WinError 1455]: the paging file is too small for this operation).</source>
+        <translation>Windows 的可提交内存已耗尽（[WinError 1455]：页面文件太小，无法完成操作）。</translation>
+    </message>
+    <message>
+        <source>This is not a missing DLL: loading the CUDA libraries needs more memory than RAM and the page file allow. Start fewer processes that load PyTorch: lower the DataLoader&apos;s num_workers (to 2, or 0), and close other programs. Or let Windows manage a larger page file on a drive with free space (System Properties &gt; Advanced &gt; Performance Settings &gt; Advanced &gt; Virtual memory; &apos;System managed size&apos;, or at least the size of the RAM), then restart.</source>
+        <translation>这并不是缺少 DLL：加载 CUDA 库所需的内存超过了 RAM 和页面文件允许的大小。请减少加载 PyTorch 的进程数：降低 DataLoader 的 num_workers（降到 2 或 0），并关闭其他程序。或者让 Windows 在有可用空间的驱动器上管理更大的页面文件（系统属性 &gt; 高级 &gt; 性能设置 &gt; 高级 &gt; 虚拟内存；选择“系统管理的大小”，或至少设为 RAM 的大小），然后重启。</translation>
+    </message>
+    <message>
+        <source>XLA (TensorFlow, JAX) found no ptxas to compile its GPU kernels (&apos;No PTX compilation provider&apos; or no suitable ptxas).</source>
+        <translation>XLA（TensorFlow、JAX）找不到用于编译其 GPU 内核的 ptxas（&apos;No PTX compilation provider&apos; 或没有合适的 ptxas）。</translation>
+    </message>
+    <message>
+        <source>Install the CUDA compiler wheel for the CUDA of your framework build: &apos;pip install nvidia-cuda-nvcc-cu12&apos; for CUDA 12 (brought by &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and &apos;pip install tensorflow[and-cuda]&apos;), or a CUDA toolkit whose ptxas knows your GPU (CUDA 12.8 or newer for an RTX 50-series GPU, sm_120), and put its bin folder on PATH (or set XLA_FLAGS=--xla_gpu_cuda_data_dir=CUDA_FOLDER).</source>
+        <translation>请安装与框架构建版本的 CUDA 对应的 CUDA 编译器 wheel：CUDA 12 使用 &apos;pip install nvidia-cuda-nvcc-cu12&apos;（&apos;pip install -U &quot;jax[cuda12]&quot;&apos; 和 &apos;pip install tensorflow[and-cuda]&apos; 会带上它），或安装其 ptxas 支持你的 GPU 的 CUDA toolkit（RTX 50 系列 GPU（sm_120）需要 CUDA 12.8 或更高版本），并将其 bin 文件夹加入 PATH（或设置 XLA_FLAGS=--xla_gpu_cuda_data_dir=CUDA_FOLDER）。</translation>
+    </message>
+    <message>
+        <source>The ptxas that XLA (TensorFlow, JAX) uses is too old for the framework build or the GPU.</source>
+        <translation>XLA（TensorFlow、JAX）使用的 ptxas 对于该框架构建版本或 GPU 来说太旧。</translation>
+    </message>
+    <message>
+        <source>XLA takes the first ptxas it finds, often an old CUDA toolkit&apos;s on PATH. Install the CUDA compiler wheel for the CUDA of your framework build (&apos;pip install -U nvidia-cuda-nvcc-cu12&apos; for CUDA 12, brought by &apos;jax[cuda12]&apos; and &apos;tensorflow[and-cuda]&apos;), or a CUDA toolkit at least as new as the framework&apos;s CUDA (12.8 or newer for an RTX 50-series GPU, sm_120), and put its bin folder first on PATH, before the old toolkit&apos;s.</source>
+        <translation>XLA 会使用它找到的第一个 ptxas，通常是 PATH 中某个旧 CUDA toolkit 的 ptxas。请安装与框架构建版本的 CUDA 对应的 CUDA 编译器 wheel（CUDA 12 使用 &apos;pip install -U nvidia-cuda-nvcc-cu12&apos;，&apos;jax[cuda12]&apos; 和 &apos;tensorflow[and-cuda]&apos; 会带上它），或安装至少与框架的 CUDA 一样新的 CUDA toolkit（RTX 50 系列 GPU（sm_120）需要 12.8 或更高版本），并将其 bin 文件夹放在 PATH 的最前面，位于旧 toolkit 之前。</translation>
+    </message>
+    <message>
+        <source>PyTorch was built with cuDNN {compiled}, but another cuDNN, {loaded}, was loaded first.</source>
+        <translation>PyTorch 是使用 cuDNN {compiled} 构建的，但另一个 cuDNN（{loaded}）先被加载了。</translation>
+    </message>
+    <message>
+        <source>PyTorch brings its own cuDNN (the nvidia-cudnn wheel it installed, or torch/lib in older wheels); a system or conda cuDNN on the library search path shadows it. Remove that cuDNN&apos;s folder from LD_LIBRARY_PATH (PATH on Windows) for this environment, or unset LD_LIBRARY_PATH, then start Python again. If the nvidia-cudnn wheel is missing, reinstall torch from the same index it came from. Only a cuDNN {major}.x at least as new as {compiled} can replace the bundled one.</source>
+        <translation>PyTorch 自带 cuDNN（它安装的 nvidia-cudnn wheel，或旧版 wheel 中的 torch/lib）；库搜索路径上的系统或 conda cuDNN 会覆盖它。请从此环境的 LD_LIBRARY_PATH（Windows 上为 PATH）中移除该 cuDNN 的文件夹，或取消设置 LD_LIBRARY_PATH，然后重新启动 Python。如果缺少 nvidia-cudnn wheel，请从 torch 原来的索引重新安装 torch。只有至少与 {compiled} 一样新的 cuDNN {major}.x 才能替换自带的版本。</translation>
+    </message>
+    <message>
+        <source>PyTorch found no NVIDIA driver, so it cannot use a GPU here.</source>
+        <translation>PyTorch 找不到 NVIDIA 驱动程序，因此无法在此使用 GPU。</translation>
+    </message>
+    <message>
+        <source>torchvision does not fit the installed torch: its compiled operators ({operator}) did not load.</source>
+        <translation>torchvision 与已安装的 torch 不匹配：其编译的算子（{operator}）未能加载。</translation>
+    </message>
+    <message>
+        <source>torch and torchvision are released in pairs (torch 2.5 with torchvision 0.20, 2.6 with 0.21, and so on) and must come from the same build variant (CPU, cu121, cu126, ...). Install the torchvision paired with your torch from the same index, for example &apos;pip install torch==X torchvision==Y --index-url https://download.pytorch.org/whl/cu126&apos;, or reinstall both together; check with &apos;pip list&apos; that only one torch is installed.</source>
+        <translation>torch 和 torchvision 是成对发布的（torch 2.5 对应 torchvision 0.20，2.6 对应 0.21，依此类推），并且必须来自同一构建变体（CPU、cu121、cu126……）。请从同一索引安装与你的 torch 配对的 torchvision，例如 &apos;pip install torch==X torchvision==Y --index-url https://download.pytorch.org/whl/cu126&apos;，或同时重新安装两者；并用 &apos;pip list&apos; 检查是否只安装了一个 torch。</translation>
+    </message>
+    <message>
+        <source>cuBLAS could not start on the GPU ({status}): almost always, GPU memory ran out.</source>
+        <translation>cuBLAS 无法在 GPU 上启动（{status}）：几乎总是因为 GPU 显存耗尽。</translation>
+    </message>
+    <message>
+        <source>Free GPU memory: close other programs or notebooks that hold it (&apos;nvidia-smi&apos; lists them), use a smaller batch size or model, or load the model in half precision. With several GPUs, pick one with free memory (CUDA_VISIBLE_DEVICES). If memory is free, check that the framework build fits the GPU and driver.</source>
+        <translation>请释放 GPU 显存：关闭占用显存的其他程序或 notebook（&apos;nvidia-smi&apos; 会列出它们），使用更小的批大小或模型，或以半精度加载模型。如果有多个 GPU，请选择一个有空闲显存的 GPU（CUDA_VISIBLE_DEVICES）。如果显存充足，请检查框架构建版本是否适合该 GPU 和驱动程序。</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not create a cuBLAS handle ({status}): almost always, GPU memory ran out.</source>
+        <translation>TensorFlow 无法创建 cuBLAS 句柄（{status}）：几乎总是因为 GPU 显存耗尽。</translation>
+    </message>
+    <message>
+        <source>TensorFlow reserves nearly all GPU memory at start, leaving none for cuBLAS. Enable memory growth before building the model: &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos; for each GPU, or set TF_FORCE_GPU_ALLOW_GROWTH=true. Also close other programs that use the GPU (&apos;nvidia-smi&apos; lists them) and try a smaller batch size.</source>
+        <translation>TensorFlow 在启动时会占用几乎全部 GPU 显存，没有为 cuBLAS 留下任何显存。请在构建模型之前启用显存按需增长：对每个 GPU 调用 &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos;，或设置 TF_FORCE_GPU_ALLOW_GROWTH=true。另外请关闭其他使用 GPU 的程序（&apos;nvidia-smi&apos; 会列出它们），并尝试更小的批大小。</translation>
+    </message>
 </context>
 <context>
     <name>pathedit</name>

@@ -23,6 +23,8 @@ from gpuwizard.core.findings.catalog_logs import FAILURE_TEMPLATES
 from gpuwizard.core.findings.catalog_machine import MACHINE_TEMPLATES
 from gpuwizard.core.findings.catalog_network import NETWORK_TEMPLATES
 from gpuwizard.core.findings.catalog_plan import PLAN_TEMPLATES
+from gpuwizard.core.findings.catalog_platform import PLATFORM_TEMPLATES
+from gpuwizard.core.findings.catalog_torch import TORCH_TEMPLATES
 from gpuwizard.core.findings.template import FindingTemplate
 
 
@@ -60,6 +62,8 @@ CATALOG_PARTS: Final[tuple[Mapping[str, FindingTemplate], ...]] = (
     FAILURE_TEMPLATES,
     DRIFT_TEMPLATES,
     NETWORK_TEMPLATES,
+    PLATFORM_TEMPLATES,
+    TORCH_TEMPLATES,
 )
 
 #: Every finding template, by code (and ``CODE:variant``).

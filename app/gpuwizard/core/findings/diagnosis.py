@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from gpuwizard.core.findings.diagnosis_network import NETWORK_SIGNATURES, network_values
+from gpuwizard.core.findings.diagnosis_platform import PLATFORM_SIGNATURES
+from gpuwizard.core.findings.diagnosis_torch import TORCH_SIGNATURES
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
 from gpuwizard.core.findings.signature import Signature, Values
 from gpuwizard.core.findings.signature import sig as _sig
@@ -58,6 +60,15 @@ DIAGNOSIS_CODES: Final = (
     "LONG_PATHS_DISABLED",
     "MS_STORE_PYTHON",
     "PACKAGE_INDEX_UNREACHABLE",
+    # Containers, Windows memory and XLA's ptxas (diagnosis_platform.py).
+    "CONTAINER_NVML_UNKNOWN_ERROR",
+    "DOCKER_NO_GPU_RUNTIME",
+    "WINDOWS_PAGING_FILE_TOO_SMALL",
+    "XLA_PTXAS_MISSING",
+    # PyTorch's own words (diagnosis_torch.py).
+    "NO_NVIDIA_DRIVER",
+    "TORCHVISION_MISMATCH",
+    "CUBLAS_ALLOC_FAILED",
 )
 
 #: Parameters that collect every value seen; the others keep the first one.
@@ -432,14 +443,22 @@ SIGNATURES: Final[tuple[Signature, ...]] = (
     ),
     # pip's and uv's words for a package index that cannot be reached (diagnosis_network.py).
     *NETWORK_SIGNATURES,
+    # Containers, Windows memory and XLA's ptxas (diagnosis_platform.py).
+    *PLATFORM_SIGNATURES,
+    # PyTorch's words for cuDNN, the driver, torchvision and cuBLAS (diagnosis_torch.py).
+    *TORCH_SIGNATURES,
 )
 
 #: A finding of the key explains the same failure as the ones listed: those are dropped.
 _SUPPRESSES: Final[Mapping[str, tuple[str, ...]]] = {
     "GPU_ARCH_UNSUPPORTED": ("NO_KERNEL_IMAGE",),
     "CUDNN_VERSION_MISMATCH": ("CUDNN_INTERNAL_ERROR",),
+    # cuBLAS failing to start is the out-of-memory error itself when the log says so.
+    "GPU_OUT_OF_MEMORY": ("CUBLAS_ALLOC_FAILED",),
     # pip ends a failed connection with "No matching distribution found": the index was never read.
     "PACKAGE_INDEX_UNREACHABLE": ("NO_MATCHING_DISTRIBUTION",),
+    # torch/__init__.py names the DLL it could not load, but the cause is memory, not a DLL.
+    "WINDOWS_PAGING_FILE_TOO_SMALL": ("TORCH_DLL_LOAD_FAILED",),
 }
 
 #: Hints that a log comes from Windows: a DLL name or a drive letter.
