@@ -40,6 +40,7 @@ from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
+from gpuwizard.ui.widgets.install_preview import planned_steps
 from gpuwizard.ui.widgets.install_summary import StopQuestion, ask_before_stopping
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
@@ -229,7 +230,9 @@ class InstallPage(QWizardPage):
             self.phase_label.setText(self.tr("Nothing runs in a preview."))
             self._set_range(1, 0, self.tr("Not started"))
             self.cancel_button.hide()
-            self.log_view.setPlainText("\n".join(self._planned_steps()))
+            self.log_view.setPlainText(
+                "\n".join(planned_steps(self.session.choice, self.session.recommendation))
+            )
             return
         if self.state == RUNNING:
             return
@@ -521,38 +524,6 @@ class InstallPage(QWizardPage):
             .replace("%4", build)
             .replace("%5", plan.python)
         )
-
-    def _planned_steps(self) -> list[str]:
-        """What the installation would do, for the preview's log view."""
-        choice, recommendation = self.session.choice, self.session.recommendation
-        if choice is None or recommendation is None:
-            return []
-        plan = recommendation.plan
-        manager = choice.wanted_manager or plan.manager
-        source = plan.index_url or self.tr("the default package index")
-        return [
-            self.tr("On the machine itself, this page runs these steps:"),
-            self.tr("== create: a %1 environment %2 with Python %3")
-            .replace("%1", manager)
-            .replace("%2", choice.name)
-            .replace("%3", plan.python),
-            self.tr("== install: %1 from %2")
-            .replace("%1", " ".join(plan.requirements))
-            .replace("%2", source),
-            *(
-                [
-                    self.tr(
-                        "== dlls: a start-up hook makes the NVIDIA wheels' DLL folders visible "
-                        "to every start of the environment's Python"
-                    )
-                ]
-                if plan.cuda_wheels is not None
-                else []
-            ),
-            self.tr("== verify: import the framework in the new environment and check its build"),
-            self.tr("== constraints: pin that build, so later installs cannot replace it"),
-            self.tr("== register: record the environment (gpuwizard env list)"),
-        ]
 
     def _start_line(self, event: Event) -> str:
         source = event.get("find_links") or event.get("index_url") or self.tr("the default index")
