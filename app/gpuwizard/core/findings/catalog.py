@@ -18,12 +18,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from gpuwizard.core.findings.catalog_containers import CONTAINERS_TEMPLATES
+from gpuwizard.core.findings.catalog_devices import DEVICES_TEMPLATES
 from gpuwizard.core.findings.catalog_drift import DRIFT_TEMPLATES
 from gpuwizard.core.findings.catalog_logs import FAILURE_TEMPLATES
 from gpuwizard.core.findings.catalog_machine import MACHINE_TEMPLATES
 from gpuwizard.core.findings.catalog_network import NETWORK_TEMPLATES
 from gpuwizard.core.findings.catalog_plan import PLAN_TEMPLATES
 from gpuwizard.core.findings.catalog_platform import PLATFORM_TEMPLATES
+from gpuwizard.core.findings.catalog_python import PYTHON_TEMPLATES
+from gpuwizard.core.findings.catalog_runtimes import RUNTIMES_TEMPLATES
 from gpuwizard.core.findings.catalog_torch import TORCH_TEMPLATES
 from gpuwizard.core.findings.template import FindingTemplate
 
@@ -64,6 +68,10 @@ CATALOG_PARTS: Final[tuple[Mapping[str, FindingTemplate], ...]] = (
     NETWORK_TEMPLATES,
     PLATFORM_TEMPLATES,
     TORCH_TEMPLATES,
+    CONTAINERS_TEMPLATES,
+    RUNTIMES_TEMPLATES,
+    DEVICES_TEMPLATES,
+    PYTHON_TEMPLATES,
 )
 
 #: Every finding template, by code (and ``CODE:variant``).

@@ -31,14 +31,28 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from gpuwizard.core.findings.diagnosis_containers import CONTAINERS_PART
+from gpuwizard.core.findings.diagnosis_devices import DEVICES_PART
 from gpuwizard.core.findings.diagnosis_network import NETWORK_SIGNATURES, network_values
-from gpuwizard.core.findings.diagnosis_platform import PLATFORM_SIGNATURES
-from gpuwizard.core.findings.diagnosis_torch import TORCH_SIGNATURES
+from gpuwizard.core.findings.diagnosis_platform import PLATFORM_PART
+from gpuwizard.core.findings.diagnosis_python import PYTHON_PART
+from gpuwizard.core.findings.diagnosis_runtimes import RUNTIMES_PART
+from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
-from gpuwizard.core.findings.signature import Signature, Values
+from gpuwizard.core.findings.signature import DiagnosisPart, Refiner, Signature, Values
 from gpuwizard.core.findings.signature import sig as _sig
 
 DIAGNOSIS_SCHEMA: Final = "gpuwizard.diagnosis/1"
+
+#: The themes with modules of their own (each cites its sources), in the order they are tried.
+PARTS: Final[tuple[DiagnosisPart, ...]] = (
+    PLATFORM_PART,  # containers' NVML, Docker's runtime, Windows' paging file, XLA's ptxas
+    TORCH_PART,  # PyTorch's own words: cuDNN, the driver, torchvision, cuBLAS
+    CONTAINERS_PART,  # containers, Kubernetes, WSL 2
+    RUNTIMES_PART,  # JAX, ONNX Runtime, several CUDA runtimes in one process
+    DEVICES_PART,  # the kernel module, device visibility, MIG
+    PYTHON_PART,  # Python versions without wheels, TensorFlow's DLL load failure on Windows
+)
 
 #: The codes the contract lists for the diagnosis of logs (docs/architecture.md,
 #: "The command-line and JSON contract"), and the ones added here.
@@ -60,15 +74,7 @@ DIAGNOSIS_CODES: Final = (
     "LONG_PATHS_DISABLED",
     "MS_STORE_PYTHON",
     "PACKAGE_INDEX_UNREACHABLE",
-    # Containers, Windows memory and XLA's ptxas (diagnosis_platform.py).
-    "CONTAINER_NVML_UNKNOWN_ERROR",
-    "DOCKER_NO_GPU_RUNTIME",
-    "WINDOWS_PAGING_FILE_TOO_SMALL",
-    "XLA_PTXAS_MISSING",
-    # PyTorch's own words (diagnosis_torch.py).
-    "NO_NVIDIA_DRIVER",
-    "TORCHVISION_MISMATCH",
-    "CUBLAS_ALLOC_FAILED",
+    *(code for part in PARTS for code in part.codes),
 )
 
 #: Parameters that collect every value seen; the others keep the first one.
@@ -443,22 +449,33 @@ SIGNATURES: Final[tuple[Signature, ...]] = (
     ),
     # pip's and uv's words for a package index that cannot be reached (diagnosis_network.py).
     *NETWORK_SIGNATURES,
-    # Containers, Windows memory and XLA's ptxas (diagnosis_platform.py).
-    *PLATFORM_SIGNATURES,
-    # PyTorch's words for cuDNN, the driver, torchvision and cuBLAS (diagnosis_torch.py).
-    *TORCH_SIGNATURES,
+    # The themes with modules of their own.
+    *(signature for part in PARTS for signature in part.signatures),
 )
 
 #: A finding of the key explains the same failure as the ones listed: those are dropped.
 _SUPPRESSES: Final[Mapping[str, tuple[str, ...]]] = {
     "GPU_ARCH_UNSUPPORTED": ("NO_KERNEL_IMAGE",),
     "CUDNN_VERSION_MISMATCH": ("CUDNN_INTERNAL_ERROR",),
-    # cuBLAS failing to start is the out-of-memory error itself when the log says so.
-    "GPU_OUT_OF_MEMORY": ("CUBLAS_ALLOC_FAILED",),
     # pip ends a failed connection with "No matching distribution found": the index was never read.
     "PACKAGE_INDEX_UNREACHABLE": ("NO_MATCHING_DISTRIBUTION",),
-    # torch/__init__.py names the DLL it could not load, but the cause is memory, not a DLL.
-    "WINDOWS_PAGING_FILE_TOO_SMALL": ("TORCH_DLL_LOAD_FAILED",),
+}
+
+
+def _merged_suppressions(parts: Sequence[DiagnosisPart]) -> dict[str, tuple[str, ...]]:
+    merged: dict[str, list[str]] = {code: list(others) for code, others in _SUPPRESSES.items()}
+    for part in parts:
+        for code, others in part.suppresses.items():
+            known = merged.setdefault(code, [])
+            known.extend(other for other in others if other not in known)
+    return {code: tuple(others) for code, others in merged.items()}
+
+
+#: Every suppression, this module's and the parts'.
+SUPPRESSIONS: Final = _merged_suppressions(PARTS)
+#: How the parts choose the variants of their codes from the whole log.
+_REFINERS: Final[dict[str, Refiner]] = {
+    code: refine for part in PARTS for code, refine in part.refiners.items()
 }
 
 #: Hints that a log comes from Windows: a DLL name or a drive letter.
@@ -523,7 +540,7 @@ def diagnose(text: str) -> list[Finding]:
                     hit.position, hit.evidence = match.start(), _line_at(view, match.start())
                 hit.add(values, signature.variant)
     _imply(hits)
-    for code, suppressed in _SUPPRESSES.items():
+    for code, suppressed in SUPPRESSIONS.items():
         if code in hits:
             for other in suppressed:
                 hits.pop(other, None)
@@ -586,4 +603,7 @@ def _finding(code: str, hit: _Hit, text: str) -> Finding:
         variant = "size"
     elif code == "NO_MATCHING_DISTRIBUTION":
         variant = _no_match_variant(hit, text)
+    elif refine := _REFINERS.get(code):
+        variant, extra = refine(hit.values, hit.variants, text)
+        params.update(extra)
     return make_finding(code, variant=variant, **params)

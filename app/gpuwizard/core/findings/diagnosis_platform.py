@@ -1,7 +1,7 @@
 """Known errors of the platform around a framework: containers, Windows memory, XLA's ptxas.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which adds :data:`PLATFORM_SIGNATURES` to its
-signatures. Each signature cites a public report that shows the message; the logs are recorded in
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`PLATFORM_PART` into
+its signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from).
 
 Windows messages arrive in the user's language ("页面文件太小，无法完成操作" is Chinese for "The paging
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gpuwizard.core.findings.signature import Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
 #: Windows' ERROR_COMMIT_LIMIT: "The paging file is too small for this operation to complete"
 #: (learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-).
@@ -65,4 +65,16 @@ PLATFORM_SIGNATURES: Final[tuple[Signature, ...]] = (
         _ptxas_version,
         variant="too_old",
     ),
+)
+
+PLATFORM_PART: Final = DiagnosisPart(
+    codes=(
+        "CONTAINER_NVML_UNKNOWN_ERROR",
+        "DOCKER_NO_GPU_RUNTIME",
+        "WINDOWS_PAGING_FILE_TOO_SMALL",
+        "XLA_PTXAS_MISSING",
+    ),
+    signatures=PLATFORM_SIGNATURES,
+    # torch/__init__.py names the DLL it could not load, but the cause is memory, not a DLL.
+    suppresses={"WINDOWS_PAGING_FILE_TOO_SMALL": ("TORCH_DLL_LOAD_FAILED",)},
 )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gpuwizard.core.findings.signature import Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
 #: cuDNN 9 numbers its version major*10000 + minor*100 + patch, older releases
 #: major*1000 + minor*100 + patch (cudnn.h, CUDNN_VERSION).
@@ -86,4 +86,11 @@ TORCH_SIGNATURES: Final[tuple[Signature, ...]] = (
         r"(?P<status>CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)) when calling `?cublasCreate",
         "https://github.com/QwenLM/Qwen3/issues/873",
     ),
+)
+
+TORCH_PART: Final = DiagnosisPart(
+    codes=("NO_NVIDIA_DRIVER", "TORCHVISION_MISMATCH", "CUBLAS_ALLOC_FAILED"),
+    signatures=TORCH_SIGNATURES,
+    # cuBLAS failing to start is the out-of-memory error itself when the log says so.
+    suppresses={"GPU_OUT_OF_MEMORY": ("CUBLAS_ALLOC_FAILED",)},
 )

@@ -1,18 +1,24 @@
 """A known message in a log: the code it stands for, how to find it, where it was reported.
 
 What :mod:`gpuwizard.core.findings.diagnosis` matches logs with; apart so that the signatures of
-one theme can live in a module of their own (:mod:`.diagnosis_network`).
+one theme can live in a module of their own (:mod:`.diagnosis_network`, :mod:`.diagnosis_torch`,
+...). Such a module gives a :class:`DiagnosisPart`: its codes, its signatures, the findings its
+findings make redundant, and how a finding's variant is chosen from the whole log.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 #: Values read from one match: a name and one value, or several values.
 Values = dict[str, str | list[str]]
 Extractor = Callable[[re.Match[str]], Values | None]
+#: Chooses a finding's variant from every value its matches read (by name, in order of
+#: appearance), the variants its signatures named and the whole log; returns the variant
+#: (``None`` for the plain text) and parameters to add or replace.
+Refiner = Callable[[Mapping[str, Sequence[str]], Sequence[str], str], tuple[str | None, dict[str, object]]]
 
 
 @dataclass(frozen=True)
@@ -52,3 +58,23 @@ def sig(
 ) -> Signature:
     """A signature from its pattern's text."""
     return Signature(code, re.compile(pattern, flags), source, extract, variant)
+
+
+@dataclass(frozen=True)
+class DiagnosisPart:
+    """The signatures of one theme, and how their findings combine with the others.
+
+    Attributes:
+        codes: The finding codes this part adds to the contract's list (new codes only; a
+            part may also give variants of codes defined elsewhere).
+        signatures: The messages it recognises, most specific first.
+        suppresses: A finding of the key explains the same failure as the codes listed,
+            which are then dropped (``{"WINDOWS_PAGING_FILE_TOO_SMALL": ("TORCH_DLL_LOAD_FAILED",)}``).
+        refiners: For a code, how its variant and extra parameters are chosen from the whole
+            log (:data:`Refiner`); without one, the first variant a matching signature named.
+    """
+
+    codes: tuple[str, ...]
+    signatures: tuple[Signature, ...]
+    suppresses: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    refiners: Mapping[str, Refiner] = field(default_factory=dict)
