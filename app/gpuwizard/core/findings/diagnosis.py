@@ -34,18 +34,20 @@ from typing import Final
 from gpuwizard.core.findings.diagnosis_containers import CONTAINERS_PART
 from gpuwizard.core.findings.diagnosis_devices import DEVICES_PART
 from gpuwizard.core.findings.diagnosis_network import NETWORK_SIGNATURES, network_values
+from gpuwizard.core.findings.diagnosis_packages import PACKAGES_PART
 from gpuwizard.core.findings.diagnosis_platform import PLATFORM_PART
 from gpuwizard.core.findings.diagnosis_python import PYTHON_PART
 from gpuwizard.core.findings.diagnosis_runtimes import RUNTIMES_PART
 from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
-from gpuwizard.core.findings.signature import DiagnosisPart, Refiner, Signature, Values
+from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Refiner, Signature, Values
 from gpuwizard.core.findings.signature import sig as _sig
 
 DIAGNOSIS_SCHEMA: Final = "gpuwizard.diagnosis/1"
 
 #: The themes with modules of their own (each cites its sources), in the order they are tried.
 PARTS: Final[tuple[DiagnosisPart, ...]] = (
+    PACKAGES_PART,  # pip's, uv's, conda's and mamba's "no matching distribution"
     PLATFORM_PART,  # containers' NVML, Docker's runtime, Windows' paging file, XLA's ptxas
     TORCH_PART,  # PyTorch's own words: cuDNN, the driver, torchvision, cuBLAS
     CONTAINERS_PART,  # containers, Kubernetes, WSL 2
@@ -183,34 +185,6 @@ def _oom_tensor(match: re.Match[str]) -> Values | None:
     if "device:CPU" in rest or "allocator cpu" in rest:
         return None  # host memory, not the GPU's
     return {"shape": match.group("shape")} if match.group("shape") else {}
-
-
-_PACKAGE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def _requirement_values(requirements: Sequence[str]) -> Values | None:
-    kept: list[str] = []
-    packages: list[str] = []
-    for raw in requirements:
-        requirement = raw.strip().strip("`'\",;")
-        name = _PACKAGE_NAME.match(requirement.split("::")[-1])
-        if name:
-            kept.append(requirement)
-            packages.append(name.group(0).lower().replace("_", "-"))
-    return {"requirements": kept, "packages": packages} if kept else None
-
-
-def _requirement(match: re.Match[str]) -> Values | None:
-    groups = [value for name, value in match.groupdict().items() if value and name != "versions"]
-    values = _requirement_values(groups[:1])
-    if values is not None and match.groupdict().get("versions") is not None:
-        values["versions"] = match.group("versions").strip() or "none"
-    return values
-
-
-def _conda_list(match: re.Match[str]) -> Values | None:
-    items = [line.strip()[1:] for line in match.group("list").splitlines() if line.strip().startswith("-")]
-    return _requirement_values([item.strip() for item in items if item.strip()])
 
 
 def _long_path(match: re.Match[str]) -> Values | None:
@@ -353,44 +327,6 @@ SIGNATURES: Final[tuple[Signature, ...]] = (
         "https://github.com/pytorch/pytorch/issues/133397",
         _torch_dll,
     ),
-    # pip.
-    _sig(
-        "NO_MATCHING_DISTRIBUTION",
-        r"No matching distribution found for (?P<requirement>[^\s(]{1,200})",
-        "https://github.com/pytorch/pytorch/issues/20631",
-        _requirement,
-    ),
-    _sig(
-        "NO_MATCHING_DISTRIBUTION",
-        r"Could not find a version that satisfies the requirement (?P<requirement>[^\s(]{1,200})"
-        r"[^\n]{0,300}?\(from versions: ?(?P<versions>[^)\n]{0,500})\)",
-        "https://github.com/pytorch/pytorch/issues/20631",
-        _requirement,
-    ),
-    # uv.
-    _sig(
-        "NO_MATCHING_DISTRIBUTION",
-        r"Because (?:there is no version of (?P<no_version>\S{1,200})"
-        r"|(?P<not_found>\S{1,200}) was not found in the (?:package registry|provided package locations)"
-        r"|(?P<no_wheels>\S{1,200}) (?:has no wheels|is unusable because no wheels are available))",
-        "https://github.com/astral-sh/uv/issues/1497",
-        _requirement,
-    ),
-    # conda.
-    _sig(
-        "NO_MATCHING_DISTRIBUTION",
-        r"(?:PackagesNotFoundError: The following packages are not available from current channels:"
-        r"|ResolvePackageNotFound:)\s{0,20}(?P<list>(?:-[ \t][^\n]{1,300}\s{0,20}){1,500})",
-        "https://github.com/lengstrom/fast-style-transfer/issues/266",
-        _conda_list,
-    ),
-    # mamba 2 and micromamba (libmamba's solver).
-    _sig(
-        "NO_MATCHING_DISTRIBUTION",
-        r"└─ (?P<requirement>[^\n]{1,200}?) does not exist \(perhaps a typo or a missing channel\)",
-        "https://github.com/mamba-org/mamba/issues/3888",
-        _requirement,
-    ),
     _sig(
         "TENSORFLOW_GPU_PACKAGE_REMOVED",
         r'The "tensorflow-gpu" package has been removed',
@@ -478,28 +414,6 @@ _REFINERS: Final[dict[str, Refiner]] = {
     code: refine for part in PARTS for code, refine in part.refiners.items()
 }
 
-#: Hints that a log comes from Windows: a DLL name or a drive letter.
-_WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\", re.IGNORECASE)
-
-#: An install from a folder of wheels alone: uv names "the provided package locations" only
-#: with --no-index and --find-links (the real output is recorded in
-#: tests/fixtures/recorded/diagnose, "recorded here"); the wizard's own log names its offline
-#: options. Then a missing package is missing from the folder, whatever the Python.
-_FOLDER_ONLY: Final = re.compile(
-    r"was not found in the provided package locations|--no-index\b|\"offline\": true|PIP_NO_INDEX"
-)
-#: pip prints "Looking in links" for --find-links and "Looking in indexes" for any index but
-#: PyPI's (pip/_internal/models/search_scope.py, get_formatted_locations); links alone and no
-#: failed connection mean the folder was all pip had (recorded with pip 23.0.1 and 23.2.1).
-_PIP_LINKS: Final = re.compile(r"^Looking in links: ", re.MULTILINE)
-_PIP_INDEXES_OR_NETWORK: Final = re.compile(
-    r"Looking in indexes: |Could not fetch URL|NewConnectionError|ConnectTimeout|Retrying \(Retry"
-)
-#: A 32-bit Python shows in its banner ("[MSC v.1916 32 bit (Intel)]"), in wheel tags (win32,
-#: i686) or in words; only then, or when a Windows install found no version at all (the
-#: classic 32-bit case, tensorflow/tensorflow#8251), is a 32-bit Python named as the cause.
-_NO_MATCH_32BIT: Final = re.compile(r"\bwin32\b|\b32[- ]bit\b|\bi[3-6]86\b", re.IGNORECASE)
-
 
 @dataclass
 class _Hit:
@@ -569,16 +483,6 @@ def _imply(hits: dict[str, _Hit]) -> None:
         removed.add({"requirements": missing.values["requirements"]}, "log")
 
 
-def _no_match_variant(hit: _Hit, text: str) -> str | None:
-    """Which NO_MATCHING_DISTRIBUTION text fits: a folder of wheels, a 32-bit Python, or the usual causes."""
-    if _FOLDER_ONLY.search(text) or (_PIP_LINKS.search(text) and not _PIP_INDEXES_OR_NETWORK.search(text)):
-        return "wheel_folder"
-    nothing_found = hit.values.get("versions", []) == ["none"]
-    if _NO_MATCH_32BIT.search(text) or (nothing_found and _WINDOWS_LOG.search(text)):
-        return "32bit"
-    return "versions" if "versions" in hit.values else None
-
-
 def _finding(code: str, hit: _Hit, text: str) -> Finding:
     params: dict[str, object] = {
         name: values if name in _LIST_PARAMS else values[0] for name, values in hit.values.items()
@@ -592,7 +496,7 @@ def _finding(code: str, hit: _Hit, text: str) -> Finding:
             variant = "driver"
         elif components:
             variant, params["components"] = "cuda", components
-    elif code == "TF_CANNOT_DLOPEN_GPU_LIBS" and _WINDOWS_LOG.search(text):
+    elif code == "TF_CANNOT_DLOPEN_GPU_LIBS" and WINDOWS_LOG.search(text):
         variant = "windows"
     elif code == "DRIVER_TOO_OLD":
         variant = "log_cuda" if "driver_cuda" in hit.values else "log"
@@ -601,8 +505,6 @@ def _finding(code: str, hit: _Hit, text: str) -> Finding:
         params.update(found)
     elif code == "GPU_OUT_OF_MEMORY" and "size" in hit.values:
         variant = "size"
-    elif code == "NO_MATCHING_DISTRIBUTION":
-        variant = _no_match_variant(hit, text)
     elif refine := _REFINERS.get(code):
         variant, extra = refine(hit.values, hit.variants, text)
         params.update(extra)

@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
+
+#: Hints that a log comes from Windows: a DLL name or a drive letter.
+WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\", re.IGNORECASE)
 
 #: Values read from one match: a name and one value, or several values.
 Values = dict[str, str | list[str]]

@@ -1,0 +1,120 @@
+"""pip's, uv's, conda's and mamba's words for a package that cannot be found (``NO_MATCHING_DISTRIBUTION``).
+
+Part of :mod:`gpuwizard.core.findings.diagnosis`. The signatures read the requirements and the
+package names each installer could not satisfy; the variant says the likely cause from the
+whole log: an install from a folder of wheels alone (``wheel_folder``), a 32-bit Python
+(``32bit``), or the versions the installer saw (``versions``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values, sig
+
+_PACKAGE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _requirement_values(requirements: Sequence[str]) -> Values | None:
+    kept: list[str] = []
+    packages: list[str] = []
+    for raw in requirements:
+        requirement = raw.strip().strip("`'\",;")
+        name = _PACKAGE_NAME.match(requirement.split("::")[-1])
+        if name:
+            kept.append(requirement)
+            packages.append(name.group(0).lower().replace("_", "-"))
+    return {"requirements": kept, "packages": packages} if kept else None
+
+
+def _requirement(match: re.Match[str]) -> Values | None:
+    groups = [value for name, value in match.groupdict().items() if value and name != "versions"]
+    values = _requirement_values(groups[:1])
+    if values is not None and match.groupdict().get("versions") is not None:
+        values["versions"] = match.group("versions").strip() or "none"
+    return values
+
+
+def _conda_list(match: re.Match[str]) -> Values | None:
+    items = [line.strip()[1:] for line in match.group("list").splitlines() if line.strip().startswith("-")]
+    return _requirement_values([item.strip() for item in items if item.strip()])
+
+
+#: An install from a folder of wheels alone: uv names "the provided package locations" only
+#: with --no-index and --find-links (the real output is recorded in
+#: tests/fixtures/recorded/diagnose, "recorded here"); the wizard's own log names its offline
+#: options. Then a missing package is missing from the folder, whatever the Python.
+_FOLDER_ONLY: Final = re.compile(
+    r"was not found in the provided package locations|--no-index\b|\"offline\": true|PIP_NO_INDEX"
+)
+#: pip prints "Looking in links" for --find-links and "Looking in indexes" for any index but
+#: PyPI's (pip/_internal/models/search_scope.py, get_formatted_locations); links alone and no
+#: failed connection mean the folder was all pip had (recorded with pip 23.0.1 and 23.2.1).
+_PIP_LINKS: Final = re.compile(r"^Looking in links: ", re.MULTILINE)
+_PIP_INDEXES_OR_NETWORK: Final = re.compile(
+    r"Looking in indexes: |Could not fetch URL|NewConnectionError|ConnectTimeout|Retrying \(Retry"
+)
+#: A 32-bit Python shows in its banner ("[MSC v.1916 32 bit (Intel)]"), in wheel tags (win32,
+#: i686) or in words; only then, or when a Windows install found no version at all (the
+#: classic 32-bit case, tensorflow/tensorflow#8251), is a 32-bit Python named as the cause.
+_NO_MATCH_32BIT: Final = re.compile(r"\bwin32\b|\b32[- ]bit\b|\bi[3-6]86\b", re.IGNORECASE)
+
+
+def _no_match_variant(
+    values: Mapping[str, Sequence[str]], _variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """Which NO_MATCHING_DISTRIBUTION text fits: a folder of wheels, a 32-bit Python, or the usual causes."""
+    if _FOLDER_ONLY.search(text) or (_PIP_LINKS.search(text) and not _PIP_INDEXES_OR_NETWORK.search(text)):
+        return "wheel_folder", {}
+    nothing_found = list(values.get("versions", [])) == ["none"]
+    if _NO_MATCH_32BIT.search(text) or (nothing_found and WINDOWS_LOG.search(text)):
+        return "32bit", {}
+    return ("versions" if "versions" in values else None), {}
+
+
+PACKAGES_PART: Final = DiagnosisPart(
+    codes=(),  # NO_MATCHING_DISTRIBUTION is one of the contract's first codes (diagnosis.py)
+    signatures=(
+        # pip.
+        sig(
+            "NO_MATCHING_DISTRIBUTION",
+            r"No matching distribution found for (?P<requirement>[^\s(]{1,200})",
+            "https://github.com/pytorch/pytorch/issues/20631",
+            _requirement,
+        ),
+        sig(
+            "NO_MATCHING_DISTRIBUTION",
+            r"Could not find a version that satisfies the requirement (?P<requirement>[^\s(]{1,200})"
+            r"[^\n]{0,300}?\(from versions: ?(?P<versions>[^)\n]{0,500})\)",
+            "https://github.com/pytorch/pytorch/issues/20631",
+            _requirement,
+        ),
+        # uv.
+        sig(
+            "NO_MATCHING_DISTRIBUTION",
+            r"Because (?:there is no version of (?P<no_version>\S{1,200})"
+            r"|(?P<not_found>\S{1,200}) was not found in the (?:package registry|provided package locations)"
+            r"|(?P<no_wheels>\S{1,200}) (?:has no wheels|is unusable because no wheels are available))",
+            "https://github.com/astral-sh/uv/issues/1497",
+            _requirement,
+        ),
+        # conda.
+        sig(
+            "NO_MATCHING_DISTRIBUTION",
+            r"(?:PackagesNotFoundError: The following packages are not available from current channels:"
+            r"|ResolvePackageNotFound:)\s{0,20}(?P<list>(?:-[ \t][^\n]{1,300}\s{0,20}){1,500})",
+            "https://github.com/lengstrom/fast-style-transfer/issues/266",
+            _conda_list,
+        ),
+        # mamba 2 and micromamba (libmamba's solver).
+        sig(
+            "NO_MATCHING_DISTRIBUTION",
+            r"└─ (?P<requirement>[^\n]{1,200}?) does not exist \(perhaps a typo or a missing channel\)",
+            "https://github.com/mamba-org/mamba/issues/3888",
+            _requirement,
+        ),
+    ),
+    refiners={"NO_MATCHING_DISTRIBUTION": _no_match_variant},
+)
