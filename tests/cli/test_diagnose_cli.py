@@ -189,3 +189,88 @@ def test_each_way_an_index_fails_is_named(tool: str, failure: str, host: str):
     assert (code, finding["params"]["variant"], finding["params"]["host"]) == (1, variant, host)
     # pip's "No matching distribution found" is the index never read, not a missing release.
     assert finding["code"] == "PACKAGE_INDEX_UNREACHABLE"
+
+
+REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
+NO_KERNEL_LOG = DIAGNOSE / "no-kernel-image_torch2.7.1-cu128-rtx2060_comfyui-10326_partial.txt"
+
+
+@pytest.mark.parametrize(
+    ("report", "gpu", "variant"),
+    [
+        ("windows-gtx1080-531.79.json", "NVIDIA GeForce GTX 1080", "cu126"),
+        ("windows-rtx5090-576.02.json", "NVIDIA GeForce RTX 5090", "cu128"),
+    ],
+)
+def test_with_a_system_report_the_hint_names_the_build_for_that_machine(report: str, gpu: str, variant: str):
+    # Issue 22's acceptance: the same "no kernel image" log, a Pascal card and an RTX 50-series
+    # card: each gets the concrete build the recommender plans for it (command line and JSON).
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gpuwizard",
+            "diagnose",
+            str(NO_KERNEL_LOG),
+            "--system",
+            str(REPORTS / report),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 1, completed.stderr
+    data = json.loads(completed.stdout)
+    [finding] = data["findings"]
+    assert finding["code"] == "NO_KERNEL_IMAGE"
+    assert finding["hint"].startswith(f"For this machine ({gpu}, ")
+    assert f"--index-url https://download.pytorch.org/whl/{variant}" in finding["hint"]
+    build = data["machine"]["builds"]["pytorch"]
+    assert build["build"].endswith(f"({variant})") and build["gpu_supported"] is True
+    assert data["machine"]["report"] == str(REPORTS / report)
+    code, text = run(str(NO_KERNEL_LOG), "--system", str(REPORTS / report))
+    assert code == 1 and f"For this machine ({gpu}," in " ".join(text.split())
+
+
+def test_log_only_keeps_to_the_log_and_a_bad_report_is_bad_input(tmp_path: Path):
+    code, out = run(str(NO_KERNEL_LOG), "--log-only", "--json")
+    data = json.loads(out)
+    assert code == 1 and "machine" not in data
+    assert not data["findings"][0]["hint"].startswith("For this machine")
+    broken = tmp_path / "report.json"
+    broken.write_text("{not json", encoding="utf-8")
+    with pytest.raises(UsageError):
+        run(str(NO_KERNEL_LOG), "--system", str(broken))
+    with pytest.raises(SystemExit):  # argparse: the two are exclusive
+        run(str(NO_KERNEL_LOG), "--system", str(REPORTS / "windows-gtx1080-531.79.json"), "--log-only")
+
+
+def test_versions_in_the_log_choose_the_advice_without_a_report():
+    # The GPU's architecture printed in a log puts the advice for that generation first: a
+    # Pascal card (sm_61) with a cu128 build is told about cu126, not about RTX 50-series cards.
+    log = (
+        "torch 2.8.0+cu128\n"
+        "NVIDIA GeForce GTX 1080 Ti with CUDA capability sm_61 is not compatible with the current PyTorch installation.\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    )  # CONSTRUCTED from the two messages' fixed wording (torch/cuda/__init__.py), not a real log
+    findings = json.loads(_run_stdin(log))["findings"]
+    [arch] = findings
+    assert arch["code"] == "GPU_ARCH_UNSUPPORTED" and arch["params"]["variant"] == "log_pre_turing"
+    assert arch["hint"].startswith("GPUs older than Turing") and "whl/cu126" in arch["hint"]
+    assert "RTX 50" not in arch["hint"]
+    blackwell = json.loads(_run_stdin(log.replace("GTX 1080 Ti", "RTX 5080").replace("sm_61", "sm_120")))
+    assert blackwell["findings"][0]["params"]["variant"] == "log_blackwell"
+    assert "whl/cu128" in blackwell["findings"][0]["hint"]
+
+
+def _run_stdin(text: str) -> str:
+    completed = subprocess.run(
+        [sys.executable, "-m", "gpuwizard", "diagnose", "-", "--log-only", "--json"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 1, completed.stderr
+    return completed.stdout

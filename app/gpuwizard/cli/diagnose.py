@@ -1,6 +1,9 @@
-"""``gpuwizard diagnose [FILE|-] [--json]``: recognise known errors in a log.
+"""``gpuwizard diagnose [FILE|-] [--system REPORT | --log-only] [--json]``: recognise known errors in a log.
 
-The log is a file, or standard input for ``-`` or no FILE. Its bytes are read as UTF-8, with
+The log is a file, or standard input for ``-`` or no FILE. Where a finding's fix is installing a
+build that fits (no kernel image for the GPU, a CPU-only build, missing CUDA libraries...), its
+hint names the build for the machine: the one ``--system REPORT`` describes, or this machine
+(learnt only then); ``--log-only`` keeps to what the log says. Its bytes are read as UTF-8, with
 replacement characters for anything else, or as UTF-16 when it is UTF-16 (PowerShell 5's ``>``
 writes UTF-16 with a byte order mark). Exit code 1 when an error or a warning was recognised,
 0 when nothing was; a file that cannot be read is bad input (exit 2).
@@ -16,7 +19,8 @@ from typing import Final
 
 from gpuwizard.cli import common
 from gpuwizard.cli.text.findings import render_diagnosis
-from gpuwizard.core.findings.diagnosis import diagnose, diagnosis_to_json
+from gpuwizard.core.compat.diagnosis_context import machine_build_to_json
+from gpuwizard.core.findings.diagnosis import diagnosis_to_json
 
 #: Severities that make the check fail (exit 1); information alone does not.
 _PROBLEM_SEVERITIES: Final = frozenset({"error", "warning"})
@@ -39,14 +43,40 @@ def add_parser(commands: common.Subcommands) -> None:
         default="-",
         help="the log to read; '-' or nothing reads standard input",
     )
+    machine = parser.add_mutually_exclusive_group()
+    machine.add_argument(
+        "--system",
+        dest="diagnose_system",
+        metavar="FILE",
+        type=Path,
+        help="a saved system report (detect --json) of the machine the log comes from: hints name "
+        "the build to install there",
+    )
+    machine.add_argument(
+        "--log-only",
+        dest="diagnose_log_only",
+        action="store_true",
+        help="do not look at this machine: advice from the log alone",
+    )
     common.add_json_option(parser, "print JSON (schema gpuwizard.diagnosis/1)")
 
 
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Diagnose the log named in ``args`` and write the findings; returns the exit code."""
-    findings = diagnose(read_log(args.diagnose_file))
+    from gpuwizard.workflow.compat.diagnosis import diagnose_on_machine  # noqa: PLC0415
+
+    # A bad report is bad input before the log is read; this machine is learnt only when needed.
+    detect = None if args.diagnose_log_only else common.detector(args.diagnose_system)
+    text = read_log(args.diagnose_file)
+    findings, builds = diagnose_on_machine(text, detect or (lambda: None))
     if args.json:
-        common.write_json(write, diagnosis_to_json(findings))
+        data = diagnosis_to_json(findings)
+        if builds:
+            data["machine"] = {
+                "report": str(args.diagnose_system) if args.diagnose_system else "this machine",
+                "builds": {framework: machine_build_to_json(build) for framework, build in builds.items()},
+            }
+        common.write_json(write, data)
     else:
         write(render_diagnosis(findings, width=common.terminal_width()))
     return common.EXIT_PROBLEM if any(f.severity in _PROBLEM_SEVERITIES for f in findings) else common.EXIT_OK

@@ -13,6 +13,7 @@ from html import escape
 from PySide6.QtCore import QCoreApplication
 
 from gpuwizard.core.envs.changes import Change
+from gpuwizard.core.findings.catalog_context import context_hint
 from gpuwizard.core.findings.model import Finding, UnknownFindingCode, template_for
 from gpuwizard.core.texts import TranslatableText
 
@@ -34,7 +35,12 @@ def finding_texts(finding: Finding) -> tuple[str, str]:
         hint = QCoreApplication.translate("findings", template.hint).format(**params)
     except (KeyError, IndexError):
         return finding.message, finding.hint
-    return message, hint
+    # A diagnosis made for this machine opens the hint with the build to install here.
+    return message, context_hint(finding.code, params, hint, _translate_finding_text)
+
+
+def _translate_finding_text(text: str) -> str:
+    return QCoreApplication.translate("findings", text)
 
 
 def _scope_word(scope: str) -> str:

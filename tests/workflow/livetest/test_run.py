@@ -10,7 +10,10 @@ from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.livetest.events import LiveTestEvent, Prepare
 from gpuwizard.workflow.livetest import run as live_test
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
+from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.state.last_tests import last_tests_path
+
+REPORTS = Path(__file__).parents[2] / "fixtures" / "reports"
 
 
 def test_a_driver_warning_from_the_probe_is_diagnosed(tmp_path: Path, monkeypatch):
@@ -67,3 +70,29 @@ def test_a_test_cancelled_as_it_prepares_ends_cancelled_and_is_not_remembered(tm
     assert result.findings == ()
     assert [event.kind for event in events] == ["prepare", "result"]
     assert not last_tests_path().exists()
+
+
+def test_the_live_tests_own_failure_names_the_build_for_this_machine(tmp_path: Path, monkeypatch):
+    # Issue 22, point 2: the live test's failure is diagnosed with the machine it ran on. A probe
+    # that fails as a cu128 build fails on a Pascal card; the machine is a GTX 1080 (6.1).
+    probe = tmp_path / "train_test.py"
+    probe.write_text(
+        "import json\n"
+        "print(json.dumps({'event': 'start', 'framework': 'pytorch', 'framework_version': '2.9.0+cu128'}))\n"
+        "print(json.dumps({'event': 'error', 'phase': 'train', 'type': 'RuntimeError', 'message': "
+        "'CUDA error: no kernel image is available for execution on the device'}))\n"
+        "raise SystemExit(1)\n"
+    )
+    monkeypatch.setattr(live_test, "TRAIN_PROBE", probe)
+    machine = load_system_report(REPORTS / "windows-gtx1080-531.79.json")
+    result = run_live_test(
+        LiveTestTarget(python=sys.executable, framework="pytorch"),
+        runner=StreamingSubprocessRunner(),
+        on_event=lambda _event: None,
+        cancel=threading.Event(),
+        machine=machine,
+    )
+    [kernel] = [finding for finding in result.findings if finding.code == "NO_KERNEL_IMAGE"]
+    assert kernel.hint.startswith("For this machine (NVIDIA GeForce GTX 1080, compute capability 6.1")
+    assert kernel.params["machine_build"].endswith("(cu126)")
+    assert "download.pytorch.org/whl/cu126" in kernel.params["machine_command"]

@@ -85,6 +85,13 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "newer use the GPU only inside WSL 2.",
         ),
     ),
+    # Which PyTorch builds carry which GPU generations: resources/compat/pytorch.json, read from
+    # the wheels (PYPI-TORCH-WHEEL) and PyTorch's release notes. From 2.8 on, GPUs older than
+    # Turing (Maxwell 5.x, Pascal 6.x, Volta 7.0) are only in the CUDA 12.6 builds (cu126; Volta
+    # left cu128 with 2.11, pytorch/pytorch#172352, PR #175253), and 2.14 is the last release with
+    # a cu126 build (RFC pytorch/pytorch#190385); Blackwell (10.0, 12.0) only in CUDA 12.8 and
+    # newer builds, from 2.7 on (PyTorch 2.7 release notes). A variant is chosen when the log
+    # names the GPU's architecture (sm_61, "compute capability 6.1"): its advice comes first.
     "NO_KERNEL_IMAGE": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP(
@@ -94,11 +101,61 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
         ),
         QT_TRANSLATE_NOOP(
             "findings",
-            "Install a build that includes your GPU's architecture: an RTX 50-series GPU (Blackwell, "
-            "sm_120) needs PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example "
-            "'pip install torch --index-url https://download.pytorch.org/whl/cu128'; an old GPU needs "
-            "an older release that still supports it. If the error comes from an extension built "
-            "separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.",
+            "Install a build that includes your GPU's architecture; 'nvidia-smi --query-gpu=name,compute_cap "
+            "--format=csv' shows it. GPUs older than Turing (compute capability below 7.5: GTX 10-series, "
+            "Titan V) are only in PyTorch's CUDA 12.6 builds: 'pip install torch --index-url "
+            "https://download.pytorch.org/whl/cu126'. RTX 50-series GPUs (Blackwell, 12.0) need PyTorch "
+            "2.7 or newer from a CUDA 12.8 or newer index, for example 'pip install torch --index-url "
+            "https://download.pytorch.org/whl/cu128'. If the error comes from an extension built "
+            "separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU. "
+            "'gpuwizard diagnose LOG --system REPORT' names the exact build for a machine.",
+        ),
+    ),
+    "NO_KERNEL_IMAGE:pre_turing": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The installed build has no code for this GPU (compute capability {capability}): 'no "
+            "kernel image is available for execution on the device'.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "GPUs older than Turing (compute capability below 7.5: GTX 900 and 10-series, Titan V) are "
+            "only in PyTorch's CUDA 12.6 builds, not in the CUDA 12.8 and newer ones: 'pip install "
+            "torch --index-url https://download.pytorch.org/whl/cu126' (PyTorch 2.14 is the last "
+            "release with such a build). If the error comes from an extension built separately "
+            "(detectron2, mamba-ssm, flash-attn), rebuild it for this GPU.",
+        ),
+    ),
+    "NO_KERNEL_IMAGE:kepler": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The installed build has no code for this GPU (compute capability {capability}): 'no "
+            "kernel image is available for execution on the device'.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Kepler GPUs (compute capability 3.x) are only in old PyTorch releases' CUDA 11 builds, "
+            "which also need a driver that serves them. 'gpuwizard recommend --framework pytorch' on "
+            "that machine (or 'gpuwizard diagnose LOG --system REPORT') names the newest one that fits; "
+            "otherwise use the CPU build.",
+        ),
+    ),
+    "NO_KERNEL_IMAGE:blackwell": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The installed build has no code for this GPU (compute capability {capability}): 'no "
+            "kernel image is available for execution on the device'.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Blackwell GPUs (RTX 50-series: 12.0; B200: 10.0) need PyTorch 2.7 or newer from a CUDA "
+            "12.8 or newer index, for example 'pip install torch --index-url "
+            "https://download.pytorch.org/whl/cu128', with a driver of the 570 series or newer. If the "
+            "error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), "
+            "rebuild it for this GPU.",
         ),
     ),
     "GPU_ARCH_UNSUPPORTED:log": FindingTemplate(
@@ -109,11 +166,40 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
         ),
         QT_TRANSLATE_NOOP(
             "findings",
-            "Install a PyTorch build that includes {capability}: for RTX 50-series GPUs (sm_120) that "
-            "is PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example 'pip install torch "
-            "--index-url https://download.pytorch.org/whl/cu128'. For a GPU that newer builds "
-            "dropped, install an older release or CUDA variant whose list includes it. Until then, "
-            "GPU work fails with 'no kernel image is available for execution on the device'.",
+            "Install a PyTorch build whose list of architectures includes {capability}: GPUs older "
+            "than Turing are only in the CUDA 12.6 builds (.../whl/cu126), RTX 50-series GPUs only "
+            "in the CUDA 12.8 and newer ones (.../whl/cu128), for example 'pip install torch "
+            "--index-url https://download.pytorch.org/whl/cu126'. Until then, GPU work fails with "
+            "'no kernel image is available for execution on the device'.",
+        ),
+    ),
+    "GPU_ARCH_UNSUPPORTED:log_pre_turing": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "GPUs older than Turing ({capability} is one) are only in PyTorch's CUDA 12.6 builds, not "
+            "in the CUDA 12.8 and newer ones: 'pip install torch --index-url "
+            "https://download.pytorch.org/whl/cu126' (PyTorch 2.14 is the last release with such a "
+            "build). Until then, GPU work fails with 'no kernel image is available for execution on "
+            "the device'.",
+        ),
+    ),
+    "GPU_ARCH_UNSUPPORTED:log_blackwell": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Blackwell GPUs ({capability}; RTX 50-series) need PyTorch 2.7 or newer from a CUDA 12.8 "
+            "or newer index, for example 'pip install torch --index-url "
+            "https://download.pytorch.org/whl/cu128', with a driver of the 570 series or newer. Until "
+            "then, GPU work fails with 'no kernel image is available for execution on the device'.",
         ),
     ),
     "GPU_ARCH_UNSUPPORTED:too_old": FindingTemplate(

@@ -39,6 +39,7 @@ from gpuwizard.core.findings.diagnosis_platform import PLATFORM_PART
 from gpuwizard.core.findings.diagnosis_python import PYTHON_PART
 from gpuwizard.core.findings.diagnosis_runtimes import RUNTIMES_PART
 from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
+from gpuwizard.core.findings.log_facts import capability_of_sm, read_log_facts
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
 from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Refiner, Signature, Values
 from gpuwizard.core.findings.signature import sig as _sig
@@ -483,6 +484,41 @@ def _imply(hits: dict[str, _Hit]) -> None:
         removed.add({"requirements": missing.values["requirements"]}, "log")
 
 
+#: The GPU generations whose builds differ (catalog_logs.py, NO_KERNEL_IMAGE, cites them): below
+#: Maxwell (5.0) Kepler, below Turing (7.5) the CUDA 12.6 builds only, from Blackwell (10.0) the
+#: CUDA 12.8 and newer ones only.
+_MAXWELL: Final = (5, 0)
+_TURING: Final = (7, 5)
+_BLACKWELL: Final = (10, 0)
+
+
+def _by_generation(
+    code: str, variant: str | None, params: dict[str, object], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """The variant of an architecture finding for the GPU generation the log names, if it does."""
+    named = params.get("capability")
+    capability = capability_of_sm(named[3:]) if isinstance(named, str) and named.startswith("sm_") else None
+    capability = capability or read_log_facts(text).gpu_capability
+    if capability is None:
+        return variant, params
+    major, _, minor = capability.partition(".")
+    number = (int(major), int(minor or 0))
+    generation = (
+        "kepler"
+        if number < _MAXWELL
+        else "pre_turing"
+        if number < _TURING
+        else "blackwell"
+        if number >= _BLACKWELL
+        else None
+    )
+    if code == "GPU_ARCH_UNSUPPORTED":
+        return (f"log_{generation}" if generation in ("pre_turing", "blackwell") else variant), params
+    if generation is None:
+        return variant, params
+    return generation, {"capability": capability, **params}
+
+
 def _finding(code: str, hit: _Hit, text: str) -> Finding:
     params: dict[str, object] = {
         name: values if name in _LIST_PARAMS else values[0] for name, values in hit.values.items()
@@ -496,6 +532,8 @@ def _finding(code: str, hit: _Hit, text: str) -> Finding:
             variant = "driver"
         elif components:
             variant, params["components"] = "cuda", components
+    elif code == "NO_KERNEL_IMAGE" or (code == "GPU_ARCH_UNSUPPORTED" and variant == "log"):
+        variant, params = _by_generation(code, variant, params, text)
     elif code == "TF_CANNOT_DLOPEN_GPU_LIBS" and WINDOWS_LOG.search(text):
         variant = "windows"
     elif code == "DRIVER_TOO_OLD":

@@ -312,6 +312,7 @@ class _Verify:
             sampler=None,
             timeout_s=DEFAULT_TIMEOUT_S,
             probe_args=SHORT_TEST_ARGS,
+            machine=machine,
         )
         if self.cancel.is_set():
             raise _Stop  # the test was killed: its "broken" says nothing about the environment

@@ -22,7 +22,6 @@ from typing import Any, Final
 from gpuwizard import probes
 from gpuwizard.adapters.nvml import UsageSampler
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
-from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.json_input import parse_json
 from gpuwizard.core.livetest.events import (
@@ -37,6 +36,7 @@ from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
 from gpuwizard.core.livetest.verdicts import CANCELLED
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.workflow.compat.diagnosis import diagnose_on_machine
 from gpuwizard.workflow.state.env_registry import find_record, load_records
 from gpuwizard.workflow.state.last_tests import remember_test
 
@@ -141,6 +141,7 @@ def run_test(
         machine_has_nvidia_gpu=has_gpu,
         sampler=UsageSampler() if has_gpu else None,
         timeout_s=timeout_s,
+        machine=report,
     )
 
 
@@ -154,8 +155,13 @@ def run_live_test(
     sampler: UsageSampler | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     probe_args: Sequence[str] = (),
+    machine: SystemReport | None = None,
 ) -> LiveTestResult:
-    """Run the training probe and return its result (also sent to ``on_event``, last)."""
+    """Run the training probe and return its result (also sent to ``on_event``, last).
+
+    ``machine``: this machine's report, when known; a failure's findings then name the build
+    to install here (:func:`gpuwizard.workflow.compat.diagnosis.diagnose_on_machine`).
+    """
     test = _Test(target, on_event, cancel, probe_args)
     python = target.python
     if not _is_program(python):
@@ -181,9 +187,8 @@ def run_live_test(
         + [warning.message for warning in run.warnings]
         + list(test.tail)
     )
-    verdict, findings = judge(
-        run, end, machine_has_nvidia_gpu=machine_has_nvidia_gpu, diagnosed=diagnose(error_text)
-    )
+    diagnosed, _builds = diagnose_on_machine(error_text, lambda: machine)
+    verdict, findings = judge(run, end, machine_has_nvidia_gpu=machine_has_nvidia_gpu, diagnosed=diagnosed)
     return test.finish(verdict, findings)
 
 

@@ -1,0 +1,224 @@
+"""A diagnosis made exact for one machine: the build to install there, from the recommender.
+
+A log says "no kernel image is available"; the generic fix is "install a build for your GPU".
+Where the machine is known (a system report), the fix is one concrete build: the recommender's
+plan for that GPU and driver. :func:`contextualise` opens the hint of every finding whose fix is
+installing a fitting build with that plan (the sentences are in
+:mod:`gpuwizard.core.findings.catalog_context`).
+
+The log's own facts (:class:`gpuwizard.core.findings.log_facts.LogFacts`) decide which framework
+a finding is about, and guard against advice for the wrong machine: a log whose GPU
+architecture is none of the machine's GPUs comes from another machine, and gets no machine
+advice. The workflow asks the recommender with the Python the log shows
+(:func:`frameworks_to_plan` says for which frameworks); where that Python has no build, the plan
+is for another Python, and the sentence says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from gpuwizard.core.compat.plan import Recommendation, describe_min_driver, plan_build_name
+from gpuwizard.core.compat.presentation import install_commands
+from gpuwizard.core.findings.catalog_context import context_hint
+from gpuwizard.core.findings.log_facts import LogFacts
+from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.frameworks import framework_title
+from gpuwizard.core.machine.readiness import usable_gpus
+from gpuwizard.core.machine.system_report import SystemReport
+
+#: Frameworks the recommender plans for.
+PLANNED_FRAMEWORKS: Final = ("pytorch", "tensorflow")
+
+#: Findings whose fix is installing a build that fits the GPU, the driver and the Python.
+_BUILD_FIXES: Final = frozenset(
+    {
+        "NO_KERNEL_IMAGE",
+        "GPU_ARCH_UNSUPPORTED",
+        "CPU_ONLY_BUILD",
+        "DRIVER_TOO_OLD",
+        "DLL_NOT_FOUND",
+        "TF_CANNOT_DLOPEN_GPU_LIBS",
+        "CUDNN_VERSION_MISMATCH",
+        "TENSORFLOW_GPU_PACKAGE_REMOVED",
+        "NO_MATCHING_DISTRIBUTION",
+        "PYTHON_VERSION_NO_WHEELS",
+        "TF_DLL_LOAD_FAILED",
+    }
+)
+#: Findings whose whole fix is that build: the machine's sentence replaces the generic advice.
+_BUILD_IS_THE_FIX: Final = frozenset(
+    {
+        "NO_KERNEL_IMAGE",
+        "GPU_ARCH_UNSUPPORTED",
+        "CPU_ONLY_BUILD",
+        "TENSORFLOW_GPU_PACKAGE_REMOVED",
+        "PYTHON_VERSION_NO_WHEELS",
+    }
+)
+#: Findings that name TensorFlow by what they are.
+_TENSORFLOW_CODES: Final = frozenset(
+    {"TF_CANNOT_DLOPEN_GPU_LIBS", "TENSORFLOW_GPU_PACKAGE_REMOVED", "TF_DLL_LOAD_FAILED"}
+)
+#: The package names of each framework, as an install's findings name them.
+_PACKAGES: Final = {
+    "pytorch": frozenset({"torch", "torchvision", "torchaudio"}),
+    "tensorflow": frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel"}),
+}
+
+
+@dataclass(frozen=True)
+class MachineBuild:
+    """The recommender's build of one framework for the machine, as a hint names it.
+
+    Attributes:
+        framework: ``pytorch`` or ``tensorflow``.
+        build: ``PyTorch 2.14.1 (cu126)``.
+        command: The command that installs it (``pip install torch==2.14.1 --index-url ...``).
+        python: The Python minor version of the plan.
+        gpu_supported: The build trains on this machine's GPU.
+        driver_update_required: Only after a driver update.
+        min_driver: The driver the build needs, as people read it (``Windows 528.33``).
+    """
+
+    framework: str
+    build: str
+    command: str
+    python: str
+    gpu_supported: bool
+    driver_update_required: bool
+    min_driver: str
+
+
+def machine_build(recommendation: Recommendation, os_family: str) -> MachineBuild:
+    """The build a recommendation plans for a machine of ``os_family``, in the words a hint uses."""
+    plan = recommendation.plan
+    min_driver = plan.min_driver or {}
+    commands = install_commands(plan)
+    # The line that installs the framework: conda's create, or pip's install. NVIDIA's wheels
+    # on Windows also need their DLL folders made visible, which the wizard's environment does
+    # (a start-up hook): then its own command is the one to give.
+    wanted = "conda create" if plan.manager == "conda" else "pip install"
+    command = next((line for line in commands if wanted in line), commands[-1])
+    if plan.cuda_wheels is not None:
+        command = (
+            f"gpuwizard env create ENV --framework {plan.framework} --version "
+            f"{'.'.join(plan.framework_version.split('.')[:2])} --python {plan.python}"
+        )
+    return MachineBuild(
+        framework=recommendation.framework,
+        build=plan_build_name(plan),
+        command=command,
+        python=plan.python,
+        gpu_supported=recommendation.gpu_supported,
+        driver_update_required=recommendation.driver_update_required,
+        # The machine's own OS's minimum (WSL 2 runs on the Windows driver).
+        min_driver=min_driver.get(os_family) or describe_min_driver(plan.min_driver),
+    )
+
+
+def machine_build_to_json(build: MachineBuild) -> dict[str, object]:
+    """A machine's build as ``diagnose --json`` writes it under ``machine.builds``."""
+    return {
+        "build": build.build,
+        "command": build.command,
+        "python": build.python,
+        "gpu_supported": build.gpu_supported,
+        "driver_update_required": build.driver_update_required,
+        "min_driver": build.min_driver,
+    }
+
+
+def finding_framework(finding: Finding, facts: LogFacts) -> str | None:
+    """The framework whose build would fix ``finding``; None when no build is the fix."""
+    # Not DLL_NOT_FOUND of the driver's own library, or of a library no framework build brings.
+    if finding.code not in _BUILD_FIXES or (
+        finding.code == "DLL_NOT_FOUND" and finding.params.get("variant") != "cuda"
+    ):
+        return None
+    if finding.code in _TENSORFLOW_CODES:
+        return "tensorflow"
+    variant = finding.params.get("variant")
+    if finding.code == "CUDNN_VERSION_MISMATCH":
+        return "pytorch" if variant == "torch" else "tensorflow"
+    if finding.code == "CPU_ONLY_BUILD" and variant in PLANNED_FRAMEWORKS:
+        return variant
+    packages = set(finding.params.get("packages", "").replace(",", " ").split())
+    if packages:
+        named = [name for name in PLANNED_FRAMEWORKS if packages & _PACKAGES[name]]
+        return named[0] if named else None  # another package missing is not a framework build
+    planned = [name for name in facts.frameworks if name in PLANNED_FRAMEWORKS]
+    return planned[0] if planned else "pytorch"
+
+
+def frameworks_to_plan(findings: Sequence[Finding], facts: LogFacts, report: SystemReport) -> tuple[str, ...]:
+    """The frameworks whose plan for ``report``'s machine the findings need (none: no context)."""
+    if not _same_machine(facts, report):
+        return ()
+    wanted: list[str] = []
+    for finding in findings:
+        framework = finding_framework(finding, facts)
+        if framework and framework not in wanted:
+            wanted.append(framework)
+    return tuple(wanted)
+
+
+def contextualise(
+    findings: Sequence[Finding], facts: LogFacts, report: SystemReport, builds: Mapping[str, MachineBuild]
+) -> list[Finding]:
+    """``findings`` with the machine's build opening the hint of each that a build fixes."""
+    if not _same_machine(facts, report):
+        return list(findings)
+    gpus = usable_gpus(report)
+    gpu = gpus[0]
+    machine = {
+        "machine_gpu": gpu.name or "NVIDIA GPU",
+        "machine_capability": gpu.compute_capability or "?",
+        "machine_driver": report.driver.version if report.driver else "?",
+    }
+    result: list[Finding] = []
+    for finding in findings:
+        framework = finding_framework(finding, facts)
+        build = builds.get(framework) if framework else None
+        result.append(finding if build is None else _with_build(finding, build, facts, machine))
+    return result
+
+
+def _with_build(finding: Finding, build: MachineBuild, facts: LogFacts, machine: dict[str, str]) -> Finding:
+    if not build.gpu_supported:
+        key = "no_gpu_build"
+    elif build.driver_update_required:
+        key = "build_after_driver_update"
+    elif facts.python and facts.python != build.python:
+        key = "build_other_python"
+    else:
+        key = "build"
+    params = {
+        **finding.params,
+        **machine,
+        "context_hint": key,
+        "context_replaces": "yes" if finding.code in _BUILD_IS_THE_FIX else "no",
+        "machine_framework": framework_title(build.framework),
+        "machine_build": build.build,
+        "machine_command": build.command,
+        "machine_python": build.python,
+        "machine_min_driver": build.min_driver,
+    }
+    if facts.python:
+        params["log_python"] = facts.python
+    return replace(finding, hint=context_hint(finding.code, params, finding.hint), params=params)
+
+
+def _same_machine(facts: LogFacts, report: SystemReport) -> bool:
+    """Whether the log can be this machine's: it has a GPU a driver serves, of the log's architecture."""
+    gpus = usable_gpus(report)
+    if report.driver is None or not gpus:
+        return False
+    # A Windows log is not a Linux machine's, nor a Linux or WSL log a Windows machine's.
+    if (facts.os_family == "windows") != (report.os.family == "windows") and facts.os_family is not None:
+        return False
+    if facts.gpu_capability is None:
+        return True
+    return any(gpu.compute_capability == facts.gpu_capability for gpu in gpus)

@@ -1,0 +1,104 @@
+"""The sentences that make a diagnosis exact for one machine: the build to install on it.
+
+When a log is diagnosed where a system report is at hand (``gpuwizard diagnose --system FILE``,
+this machine, the live test's own failure), a finding whose fix is "install a build that fits"
+opens its hint with one of these sentences, filled from the recommender's plan for the machine
+(:mod:`gpuwizard.core.compat.diagnosis_context`). Where that build is the whole fix (no kernel
+image for the GPU, a CPU-only build, a Python without wheels), the sentence replaces the generic
+advice, and what the generic advice says beyond the build follows it (:data:`CONTEXT_TAILS`);
+elsewhere the generic advice follows the sentence. The finding keeps the key in its parameter
+``context_hint`` (and ``context_replaces``), so the GUI translates the same sentences and refills
+them (:func:`context_hint`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from gpuwizard.core.texts import QT_TRANSLATE_NOOP
+
+#: The sentences, by the key kept in ``params["context_hint"]``.
+CONTEXT_HINTS: Final[dict[str, str]] = {
+    "build": QT_TRANSLATE_NOOP(
+        "findings",
+        "For this machine ({machine_gpu}, compute capability {machine_capability}, driver "
+        "{machine_driver}), install {machine_build}: '{machine_command}'.",
+    ),
+    "build_other_python": QT_TRANSLATE_NOOP(
+        "findings",
+        "For this machine ({machine_gpu}, compute capability {machine_capability}, driver "
+        "{machine_driver}), install {machine_build} with Python {machine_python} (there is no such "
+        "build for Python {log_python}, which the log shows): '{machine_command}'.",
+    ),
+    "build_after_driver_update": QT_TRANSLATE_NOOP(
+        "findings",
+        "For this machine ({machine_gpu}, compute capability {machine_capability}, driver "
+        "{machine_driver}), {machine_build} fits once the NVIDIA driver is updated to "
+        "{machine_min_driver} or newer; then: '{machine_command}'.",
+    ),
+    "no_gpu_build": QT_TRANSLATE_NOOP(
+        "findings",
+        "For this machine ({machine_gpu}, compute capability {machine_capability}, driver "
+        "{machine_driver}), no {machine_framework} build that this wizard knows uses the GPU; "
+        "{machine_build} runs on the CPU: '{machine_command}'.",
+    ),
+}
+
+
+#: What follows the machine's sentence when it replaces a code's generic advice.
+CONTEXT_TAILS: Final[dict[str, str]] = {
+    "NO_KERNEL_IMAGE": QT_TRANSLATE_NOOP(
+        "findings",
+        "If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), "
+        "rebuild or reinstall it for this GPU.",
+    ),
+    "GPU_ARCH_UNSUPPORTED": QT_TRANSLATE_NOOP(
+        "findings",
+        "Until then, GPU work fails with 'no kernel image is available for execution on the device'.",
+    ),
+    "CPU_ONLY_BUILD": QT_TRANSLATE_NOOP(
+        "findings",
+        "Uninstall the CPU build first ('pip uninstall torch'), so that pip does not keep it.",
+    ),
+}
+
+
+def context_hint(
+    code: str, params: Mapping[str, str], generic: str, translate: Callable[[str], str] = lambda text: text
+) -> str:
+    """A finding's hint with the machine's sentence, from its parameters; ``generic`` without one.
+
+    ``generic`` is the code's own hint (translated, for the GUI); ``translate`` turns English
+    templates into the reader's language.
+    """
+    sentence = context_sentence(params, translate)
+    if sentence is None:
+        return generic
+    if params.get("context_replaces") != "yes":
+        return f"{sentence} {generic}"
+    tail = CONTEXT_TAILS.get(code)
+    return f"{sentence} {translate(tail)}" if tail else sentence
+
+
+def context_sentence(
+    params: Mapping[str, str], translate: Callable[[str], str] = lambda text: text
+) -> str | None:
+    """The machine's sentence a finding's hint opens with, or None when it has none.
+
+    ``translate`` turns the English template into the reader's language (the GUI passes Qt's).
+
+    >>> context_sentence({"context_hint": "no_gpu_build", "machine_gpu": "Tesla K80",
+    ...     "machine_capability": "3.7", "machine_driver": "470.256.02", "machine_framework": "PyTorch",
+    ...     "machine_build": "PyTorch 2.14.1 (CPU)", "machine_command": "pip install torch"})[:40]
+    'For this machine (Tesla K80, compute cap'
+    >>> context_sentence({}) is None
+    True
+    """
+    template = CONTEXT_HINTS.get(params.get("context_hint", ""))
+    if template is None:
+        return None
+    try:
+        return translate(template).format(**params)
+    except (KeyError, IndexError):
+        return None

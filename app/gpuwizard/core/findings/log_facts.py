@@ -1,0 +1,167 @@
+r"""What a log says about the machine and the build it ran on: Python, framework, CUDA, the GPU.
+
+Logs name more than their error: a path says which Python ran (``python3.10/site-packages``,
+``Python310\lib``), a wheel or version string which build (``torch-2.7.1+cu128``), a warning the
+GPU's architecture (``CUDA capability sm_61``). :func:`read_log_facts` collects them, so the
+diagnosis of a log can give advice for the Python, build and GPU the log shows
+(:mod:`gpuwizard.core.findings.diagnosis_context`).
+
+>>> facts = read_log_facts(
+...     "File '/home/u/.venv/lib/python3.10/site-packages/torch/cuda/__init__.py'\n"
+...     "NVIDIA GeForce GTX 1080 with CUDA capability sm_61 is not compatible ...\n"
+...     "torch 2.7.1+cu128"
+... )
+>>> facts.python, facts.frameworks, facts.framework_version, facts.build_cuda, facts.gpu_capability
+('3.10', ('pytorch',), '2.7.1', '12.8', '6.1')
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Final
+
+
+@dataclass(frozen=True)
+class LogFacts:
+    """What a log shows of the set-up it ran on; None (or empty) where it does not say.
+
+    Attributes:
+        frameworks: ``pytorch``, ``tensorflow``, ``jax``, in order of first appearance.
+        python: The Python minor version (``3.10``) the log's paths, tags or banner name most.
+        framework_version: The framework's version as a wheel or version string names it (``2.7.1``).
+        build_cuda: The CUDA version of the framework build (``12.8`` from ``+cu128``).
+        cudnn: A cuDNN version the log names (``9.1.0``).
+        gpu_capability: The GPU's compute capability (``6.1``) from ``sm_61`` or ``capability 6.1``.
+        gpu: The GPU's name, where a warning names it with its capability.
+        os_family: ``windows`` or ``linux`` where paths or library names tell; ``wsl`` for WSL.
+    """
+
+    frameworks: tuple[str, ...] = ()
+    python: str | None = None
+    framework_version: str | None = None
+    build_cuda: str | None = None
+    cudnn: str | None = None
+    gpu_capability: str | None = None
+    gpu: str | None = None
+    os_family: str | None = None
+
+
+# Patterns start with literal text and bound their repeats: a long line costs linear time.
+_PYTHON_PATTERNS: Final = (
+    # POSIX paths: lib/python3.10/site-packages; an interpreter name python3.10.
+    re.compile(r"\bpython(3\.\d{1,2})(?:[\\/]|\b)", re.IGNORECASE),
+    # Windows installs: C:\Python310\, Programs\Python\Python312\, Python313\Lib.
+    re.compile(r"[\\/]Python(3)(\d{1,2})(?:-32)?[\\/]", re.IGNORECASE),
+    # Wheel tags and banners: cp310, "Python 3.10.12".
+    re.compile(r"\bcp(3)(\d{1,2})\b"),
+    re.compile(r"\bPython (3\.\d{1,2})\.\d{1,3}\b"),
+)
+_FRAMEWORK_WORDS: Final = (
+    ("pytorch", re.compile(r"\btorch\b|\bPyTorch\b", re.IGNORECASE)),
+    # TensorFlow's own loader names itself by its source files and words (dso_loader.cc:
+    # "Could not load dynamic library '...'").
+    (
+        "tensorflow",
+        re.compile(r"\btensorflow\b|dso_loader\.cc|cudart_stub\.cc|Could not load dynamic library '", re.IGNORECASE),
+    ),
+    ("jax", re.compile(r"\bjax(?:lib)?\b", re.IGNORECASE)),
+)
+#: torch-2.7.1+cu128 (wheel), torch==2.7.1+cu128, torch 2.7.1+cu128 (pip list), 2.7.1+cu128 alone.
+_TORCH_BUILD: Final = re.compile(
+    r"\btorch(?:[-=]{1,2}| {1,20}|: ?)(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:\+(?P<variant>cu\d{2,3}|cpu|rocm[\d.]{1,8}))?"
+)
+_CUDA_VARIANT: Final = re.compile(r"\+cu(?P<digits>\d{2,3})\b")
+_TF_VERSION: Final = re.compile(
+    r"\btensorflow(?:[-_]gpu)?(?:[-=]{1,2}| {1,20})(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b"
+)
+_CUDNN: Final = re.compile(
+    r"\bcuDNN(?: version)?[ :]{1,3}v?(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE
+)
+#: PyTorch: "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible"; TensorFlow:
+#: "compute capability: 8.6"; PyTorch's old-GPU warning "which is of cuda capability 3.0".
+_CAPABILITY_SM: Final = re.compile(r"(?P<gpu>[^\n]{0,120}?) with CUDA capability sm_(?P<digits>\d{2,3})\b")
+_CAPABILITY_DOTTED: Final = re.compile(
+    r"(?:compute capability:? |cuda capability )(?P<major>\d{1,2})\.(?P<minor>\d)\b", re.IGNORECASE
+)
+_WINDOWS: Final = re.compile(r"\b[A-Za-z]:\\|\b[\w-]{1,80}\.dll\b|\[WinError \d", re.IGNORECASE)
+_WSL: Final = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/|\bWSL ?2\b", re.IGNORECASE)
+_LINUX: Final = re.compile(r"\blib[\w+-]{1,60}\.so\b|/site-packages/|/usr/(?:local/)?lib")
+
+
+def read_log_facts(text: str) -> LogFacts:
+    """The facts ``text`` shows of the set-up it ran on."""
+    return LogFacts(
+        frameworks=_frameworks(text),
+        python=_python(text),
+        framework_version=_framework_version(text),
+        build_cuda=_build_cuda(text),
+        cudnn=(match.group("version") if (match := _CUDNN.search(text)) else None),
+        gpu_capability=_capability(text),
+        gpu=_gpu(text),
+        os_family=_os_family(text),
+    )
+
+
+def capability_of_sm(digits: str) -> str:
+    """``61`` -> ``6.1``, ``120`` -> ``12.0`` (the sm_XY naming of NVIDIA's compilers).
+
+    >>> capability_of_sm("61"), capability_of_sm("120"), capability_of_sm("100")
+    ('6.1', '12.0', '10.0')
+    """
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def _frameworks(text: str) -> tuple[str, ...]:
+    found = [(match.start(), name) for name, pattern in _FRAMEWORK_WORDS if (match := pattern.search(text))]
+    return tuple(name for _, name in sorted(found))
+
+
+def _python(text: str) -> str | None:
+    counts: Counter[str] = Counter()
+    for pattern in _PYTHON_PATTERNS:
+        for match in pattern.finditer(text):
+            groups = [group for group in match.groups() if group]
+            version = groups[0] if len(groups) == 1 else f"{groups[0]}.{groups[1]}"
+            counts[version] += 1
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _framework_version(text: str) -> str | None:
+    if match := _TORCH_BUILD.search(text):
+        return match.group("version")
+    if match := _TF_VERSION.search(text):
+        return match.group("version")
+    return None
+
+
+def _build_cuda(text: str) -> str | None:
+    if not (match := _CUDA_VARIANT.search(text)):
+        return None
+    digits = match.group("digits")  # cu128 -> 12.8, cu92 -> 9.2
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def _capability(text: str) -> str | None:
+    if match := _CAPABILITY_SM.search(text):
+        return capability_of_sm(match.group("digits"))
+    if match := _CAPABILITY_DOTTED.search(text):
+        return f"{match.group('major')}.{match.group('minor')}"
+    return None
+
+
+def _gpu(text: str) -> str | None:
+    if not (match := _CAPABILITY_SM.search(text)):
+        return None
+    # The name is the end of the text before "with CUDA capability": after a warning's prefix.
+    name = re.sub(r"^.*(?:UserWarning|Warning):", "", match.group("gpu")).strip(" \t`'\">[]")
+    return name or None
+
+
+def _os_family(text: str) -> str | None:
+    if _WSL.search(text):
+        return "wsl"
+    if _WINDOWS.search(text):
+        return "windows"
+    return "linux" if _LINUX.search(text) else None

@@ -1,0 +1,77 @@
+"""Diagnosis of a log for a known machine: the findings, with the build to install there.
+
+``gpuwizard diagnose --system FILE`` (or on this machine), and the live test's own failures,
+diagnose the log as :func:`gpuwizard.core.findings.diagnosis.diagnose` does and then ask the
+recommender for the machine's build of each framework a finding is about, with the Python the
+log shows (another Python when that one has no build): the hint names that build
+(:mod:`gpuwizard.core.compat.diagnosis_context`). The machine is learnt only when a finding
+needs it, so a log without such a finding costs no detection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpuwizard.core.compat.diagnosis_context import (
+    MachineBuild,
+    contextualise,
+    finding_framework,
+    frameworks_to_plan,
+    machine_build,
+)
+from gpuwizard.core.compat.plan import WishError, parse_wish
+from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.compat.tables import CompatData
+from gpuwizard.core.findings.diagnosis import diagnose
+from gpuwizard.core.findings.log_facts import read_log_facts
+from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.machine.system_report import SystemReport
+
+
+def diagnose_on_machine(
+    text: str,
+    machine: Callable[[], SystemReport | None],
+    *,
+    compat: Callable[[], CompatData] | None = None,
+) -> tuple[list[Finding], dict[str, MachineBuild]]:
+    """The findings of ``text``, made exact for the machine ``machine()`` describes.
+
+    Returns the findings and the builds their hints name, by framework (empty when no finding
+    needed one, the machine has no GPU a driver serves, or the log is another machine's).
+    ``machine`` and ``compat`` are called only when a finding needs them.
+    """
+    findings = diagnose(text)
+    facts = read_log_facts(text)
+    if not any(finding_framework(finding, facts) for finding in findings):
+        return findings, {}
+    report = machine()
+    if report is None:
+        return findings, {}
+    frameworks = frameworks_to_plan(findings, facts, report)
+    if not frameworks:
+        return findings, {}
+    if compat is None:
+        from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415 - only when needed
+
+        compat = load_compat
+    data = compat()
+    builds: dict[str, MachineBuild] = {}
+    for framework in frameworks:
+        build = _build(report, framework, facts.python, data)
+        if build is not None:
+            builds[framework] = build
+    return contextualise(findings, facts, report, builds), builds
+
+
+def _build(
+    report: SystemReport, framework: str, python: str | None, compat: CompatData
+) -> MachineBuild | None:
+    # The log's Python first: the build should fit the interpreter that failed. A Python no
+    # release supports is a wish the recommender refuses; then the machine's best Python.
+    for wished in dict.fromkeys([python, None]):
+        try:
+            recommendation = recommend(report, parse_wish(framework, None, wished, None), compat)
+        except WishError:
+            continue
+        return machine_build(recommendation, "windows" if report.os.wsl else report.os.family)
+    return None
