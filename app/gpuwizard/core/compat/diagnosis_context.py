@@ -145,7 +145,8 @@ def finding_framework(finding: Finding, facts: LogFacts) -> str | None:
         return "pytorch" if variant == "torch" else "tensorflow"
     if finding.code == "CPU_ONLY_BUILD" and variant in PLANNED_FRAMEWORKS:
         return variant
-    packages = set(finding.params.get("packages", "").replace(",", " ").split())
+    named_packages = finding.params.get("packages") or finding.params.get("package") or ""
+    packages = {name.lower() for name in named_packages.replace(",", " ").split()}
     if packages:
         named = [name for name in PLANNED_FRAMEWORKS if packages & _PACKAGES[name]]
         return named[0] if named else None  # another package missing is not a framework build

@@ -10,7 +10,10 @@ needs it, so a log without such a finding costs no detection.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Final
 
 from gpuwizard.core.compat.diagnosis_context import (
     MachineBuild,
@@ -26,6 +29,8 @@ from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.log_facts import read_log_facts
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.machine.system_report import SystemReport
+
+_PYTHON: Final = re.compile(r"3\.\d{1,2}")
 
 
 def diagnose_on_machine(
@@ -55,6 +60,11 @@ def diagnose_on_machine(
 
         compat = load_compat
     data = compat()
+    # The Python a finding read (the one that had no wheels, the Store's) before the paths'.
+    python = next(
+        (f.params["python"] for f in findings if _PYTHON.fullmatch(f.params.get("python", ""))), None
+    )
+    facts = replace(facts, python=python or facts.python)
     builds: dict[str, MachineBuild] = {}
     for framework in frameworks:
         build = _build(report, framework, facts.python, data)
