@@ -2648,16 +2648,40 @@
         <translation>La compilación instalada no tiene código para esta GPU (&apos;no kernel image is available for execution on the device&apos;).</translation>
     </message>
     <message>
-        <source>Install a build that includes your GPU&apos;s architecture: an RTX 50-series GPU (Blackwell, sm_120) needs PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;; an old GPU needs an older release that still supports it. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
-        <translation>Instala una compilación que incluya la arquitectura de tu GPU: una GPU RTX serie 50 (Blackwell, sm_120) necesita PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;; una GPU antigua necesita una versión anterior que todavía la admita. Si el error viene de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla o reinstálala para esta GPU.</translation>
-    </message>
-    <message>
         <source>{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.</source>
         <translation>{gpu} (capacidad CUDA {capability}) no es compatible con la compilación de PyTorch instalada.</translation>
     </message>
     <message>
-        <source>Install a PyTorch build that includes {capability}: for RTX 50-series GPUs (sm_120) that is PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. For a GPU that newer builds dropped, install an older release or CUDA variant whose list includes it. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
-        <translation>Instala una compilación de PyTorch que incluya {capability}: para GPU RTX serie 50 (sm_120) es PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. Para una GPU que las compilaciones más recientes dejaron de admitir, instala una versión anterior o una variante de CUDA cuya lista la incluya. Hasta entonces, el trabajo en GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
+        <source>Install a build that includes your GPU&apos;s architecture; &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; shows it. GPUs older than Turing (compute capability below 7.5: GTX 10-series, Titan V) are only in PyTorch&apos;s CUDA 12.6 builds: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;. RTX 50-series GPUs (Blackwell, 12.0) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU. &apos;gpuwizard diagnose LOG --system REPORT&apos; names the exact build for a machine.</source>
+        <translation>Instala una compilación que incluya la arquitectura de tu GPU; &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; la muestra. Las GPU anteriores a Turing (capacidad de cómputo inferior a 7.5: GTX serie 10, Titan V) solo están en las compilaciones de PyTorch para CUDA 12.6: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;. Las GPU RTX serie 50 (Blackwell, 12.0) necesitan PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. Si el error procede de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla o reinstálala para esta GPU. &apos;gpuwizard diagnose LOG --system REPORT&apos; indica la compilación exacta para una máquina.</translation>
+    </message>
+    <message>
+        <source>The installed build has no code for this GPU (compute capability {capability}): &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>La compilación instalada no tiene código para esta GPU (capacidad de cómputo {capability}): &apos;no kernel image is available for execution on the device&apos;.</translation>
+    </message>
+    <message>
+        <source>GPUs older than Turing (compute capability below 7.5: GTX 900 and 10-series, Titan V) are only in PyTorch&apos;s CUDA 12.6 builds, not in the CUDA 12.8 and newer ones: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 is the last release with such a build). If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild it for this GPU.</source>
+        <translation>Las GPU anteriores a Turing (capacidad de cómputo inferior a 7.5: GTX serie 900 y serie 10, Titan V) solo están en las compilaciones de PyTorch para CUDA 12.6, no en las de CUDA 12.8 y posteriores: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 es la última versión con una compilación así). Si el error procede de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla para esta GPU.</translation>
+    </message>
+    <message>
+        <source>Kepler GPUs (compute capability 3.x) are only in old PyTorch releases&apos; CUDA 11 builds, which also need a driver that serves them. &apos;gpuwizard recommend --framework pytorch&apos; on that machine (or &apos;gpuwizard diagnose LOG --system REPORT&apos;) names the newest one that fits; otherwise use the CPU build.</source>
+        <translation>Las GPU Kepler (capacidad de cómputo 3.x) solo están en las compilaciones para CUDA 11 de versiones antiguas de PyTorch, que además necesitan un controlador que admita esas GPU. &apos;gpuwizard recommend --framework pytorch&apos; en esa máquina (o &apos;gpuwizard diagnose LOG --system REPORT&apos;) indica la más reciente que sirve; si no hay ninguna, usa la compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>Blackwell GPUs (RTX 50-series: 12.0; B200: 10.0) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild it for this GPU.</source>
+        <translation>Las GPU Blackwell (RTX serie 50: 12.0; B200: 10.0) necesitan PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, con un controlador de la serie 570 o posterior. Si el error procede de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla para esta GPU.</translation>
+    </message>
+    <message>
+        <source>Install a PyTorch build whose list of architectures includes {capability}: GPUs older than Turing are only in the CUDA 12.6 builds (.../whl/cu126), RTX 50-series GPUs only in the CUDA 12.8 and newer ones (.../whl/cu128), for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Instala una compilación de PyTorch cuya lista de arquitecturas incluya {capability}: las GPU anteriores a Turing solo están en las compilaciones para CUDA 12.6 (.../whl/cu126), y las GPU RTX serie 50 solo en las de CUDA 12.8 y posteriores (.../whl/cu128), por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;. Hasta entonces, el trabajo en la GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
+    </message>
+    <message>
+        <source>GPUs older than Turing ({capability} is one) are only in PyTorch&apos;s CUDA 12.6 builds, not in the CUDA 12.8 and newer ones: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 is the last release with such a build). Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Las GPU anteriores a Turing ({capability} es una de ellas) solo están en las compilaciones de PyTorch para CUDA 12.6, no en las de CUDA 12.8 y posteriores: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 es la última versión con una compilación así). Hasta entonces, el trabajo en la GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
+    </message>
+    <message>
+        <source>Blackwell GPUs ({capability}; RTX 50-series) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Las GPU Blackwell ({capability}; RTX serie 50) necesitan PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, con un controlador de la serie 570 o posterior. Hasta entonces, el trabajo en la GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
     </message>
     <message>
         <source>{gpu} (compute capability {capability}) is too old for the installed PyTorch.</source>
@@ -3226,6 +3250,473 @@
     <message>
         <source>TensorFlow reserves nearly all GPU memory at start, leaving none for cuBLAS. Enable memory growth before building the model: &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos; for each GPU, or set TF_FORCE_GPU_ALLOW_GROWTH=true. Also close other programs that use the GPU (&apos;nvidia-smi&apos; lists them) and try a smaller batch size.</source>
         <translation>TensorFlow reserva casi toda la memoria de la GPU al iniciarse y no deja nada para cuBLAS. Activa el crecimiento de memoria antes de construir el modelo: &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos; para cada GPU, o define TF_FORCE_GPU_ALLOW_GROWTH=true. Cierra también otros programas que usen la GPU (&apos;nvidia-smi&apos; los muestra) y prueba con un tamaño de lote más pequeño.</translation>
+    </message>
+    <message>
+        <source>The container was started without GPU access: its NVIDIA image says &apos;The NVIDIA Driver was not detected&apos;, so GPU functionality is not available inside it.</source>
+        <translation>El contenedor se inició sin acceso a la GPU: su imagen de NVIDIA indica &apos;The NVIDIA Driver was not detected&apos;, por lo que la funcionalidad de GPU no está disponible dentro de él.</translation>
+    </message>
+    <message>
+        <source>Start the container with the GPU: &apos;docker run --gpus all IMAGE&apos; (or &apos;--device nvidia.com/gpu=all&apos; with CDI). In docker compose, give the service a device reservation: under deploy: resources: reservations: devices: an entry with &apos;driver: nvidia&apos;, &apos;count: all&apos; and &apos;capabilities: [gpu]&apos;. The host needs the NVIDIA driver and the NVIDIA Container Toolkit; check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. With Docker Desktop on Windows, use the WSL 2 backend and a current NVIDIA driver on Windows.</source>
+        <translation>Inicia el contenedor con la GPU: &apos;docker run --gpus all IMAGE&apos; (o &apos;--device nvidia.com/gpu=all&apos; con CDI). En docker compose, asigna al servicio una reserva de dispositivos: en deploy: resources: reservations: devices: una entrada con &apos;driver: nvidia&apos;, &apos;count: all&apos; y &apos;capabilities: [gpu]&apos;. El host necesita el controlador de NVIDIA y el NVIDIA Container Toolkit; compruébalo con &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. Con Docker Desktop en Windows, usa el backend de WSL 2 y un controlador de NVIDIA actual en Windows.</translation>
+    </message>
+    <message>
+        <source>The container was started with a GPU option, yet its NVIDIA image saw no driver (&apos;The NVIDIA Driver was not detected&apos;).</source>
+        <translation>El contenedor se inició con una opción de GPU, pero su imagen de NVIDIA no detectó ningún controlador (&apos;The NVIDIA Driver was not detected&apos;).</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos; inside the container. If it lists the GPU, the message is wrong and can be ignored: older NVIDIA images print it under WSL 2 although the GPU works (newer images no longer do). If it fails, the host does not pass its driver in: check &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;, reinstall the NVIDIA Container Toolkit, run &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and restart Docker. With Docker Desktop on Windows, update Docker Desktop and the NVIDIA driver on Windows; on Linux, Docker installed as a snap or Docker Desktop&apos;s VM cannot use the host&apos;s driver (use Docker Engine).</source>
+        <translation>Ejecuta &apos;nvidia-smi&apos; dentro del contenedor. Si muestra la GPU, el mensaje es erróneo y puede ignorarse: las imágenes de NVIDIA antiguas lo muestran en WSL 2 aunque la GPU funcione (las más recientes ya no lo hacen). Si falla, el host no transmite su controlador al contenedor: comprueba &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;, reinstala el NVIDIA Container Toolkit, ejecuta &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; y reinicia Docker. Con Docker Desktop en Windows, actualiza Docker Desktop y el controlador de NVIDIA en Windows; en Linux, Docker instalado como snap o la máquina virtual de Docker Desktop no pueden usar el controlador del host (usa Docker Engine).</translation>
+    </message>
+    <message>
+        <source>The NVIDIA Container Toolkit could not give the container its GPU (nvidia-container-cli: {stage}: {detail}).</source>
+        <translation>El NVIDIA Container Toolkit no pudo proporcionar la GPU al contenedor (nvidia-container-cli: {stage}: {detail}).</translation>
+    </message>
+    <message>
+        <source>Check the host first: &apos;nvidia-smi&apos; must work there. Then reinstall or update the NVIDIA Container Toolkit (package nvidia-container-toolkit), run &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and &apos;sudo systemctl restart docker&apos;, and check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. For details, run &apos;nvidia-container-cli -k -d /dev/tty info&apos; on the host.</source>
+        <translation>Comprueba primero el host: &apos;nvidia-smi&apos; debe funcionar allí. Después, reinstala o actualiza el NVIDIA Container Toolkit (paquete nvidia-container-toolkit), ejecuta &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; y &apos;sudo systemctl restart docker&apos;, y compruébalo con &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. Para obtener más detalles, ejecuta &apos;nvidia-container-cli -k -d /dev/tty info&apos; en el host.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA Container Toolkit could not load the host&apos;s NVIDIA driver library ({library}), so Docker could not start the container with a GPU.</source>
+        <translation>El NVIDIA Container Toolkit no pudo cargar la biblioteca del controlador de NVIDIA del host ({library}), por lo que Docker no pudo iniciar el contenedor con una GPU.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA Container Toolkit could not mount the host&apos;s driver files into the container (nvidia-container-cli: mount error: {detail}).</source>
+        <translation>El NVIDIA Container Toolkit no pudo montar los archivos del controlador del host en el contenedor (nvidia-container-cli: mount error: {detail}).</translation>
+    </message>
+    <message>
+        <source>&apos;file exists&apos; means the image already contains a driver file that the toolkit mounts from the host (the path in the message: libnvidia-ml.so.1, nvidia-smi, libcuda.so), for example because it was saved with &apos;docker commit&apos; from a running GPU container or NVIDIA driver packages were installed in it. Rebuild the image from its Dockerfile without driver packages (the toolkit brings the host&apos;s driver), or delete those files in the image. Other mount errors often follow a driver update: restart the host.</source>
+        <translation>&apos;file exists&apos; significa que la imagen ya contiene un archivo del controlador que el toolkit monta desde el host (la ruta del mensaje: libnvidia-ml.so.1, nvidia-smi, libcuda.so), por ejemplo porque se guardó con &apos;docker commit&apos; a partir de un contenedor de GPU en ejecución o porque se instalaron en ella paquetes del controlador de NVIDIA. Vuelve a construir la imagen a partir de su Dockerfile sin paquetes del controlador (el toolkit aporta el controlador del host), o elimina esos archivos de la imagen. Otros errores de montaje suelen aparecer tras una actualización del controlador: reinicia el host.</translation>
+    </message>
+    <message>
+        <source>The container image needs a driver that supports CUDA {cuda} or newer, and the host&apos;s NVIDIA driver is older (nvidia-container-cli: unsatisfied condition: cuda&gt;={cuda}).</source>
+        <translation>La imagen del contenedor necesita un controlador compatible con CUDA {cuda} o posterior, y el controlador de NVIDIA del host es más antiguo (nvidia-container-cli: unsatisfied condition: cuda&gt;={cuda}).</translation>
+    </message>
+    <message>
+        <source>&apos;nvidia-smi&apos; on the host shows the newest CUDA its driver supports (&apos;CUDA Version&apos;). Either update the host&apos;s NVIDIA driver to one that supports CUDA {cuda} (on Windows with Docker Desktop, the Windows driver), or use a tag of the image built for the CUDA your driver supports. Setting NVIDIA_DISABLE_REQUIRES=true skips the check, but the program then fails when it needs the newer CUDA, unless the GPU supports CUDA forward compatibility (data-center GPUs).</source>
+        <translation>&apos;nvidia-smi&apos; en el host muestra la versión de CUDA más reciente que admite su controlador (&apos;CUDA Version&apos;). Actualiza el controlador de NVIDIA del host a uno compatible con CUDA {cuda} (en Windows con Docker Desktop, el controlador de Windows), o usa una etiqueta de la imagen creada para la versión de CUDA que admite tu controlador. Definir NVIDIA_DISABLE_REQUIRES=true omite la comprobación, pero entonces el programa falla cuando necesita la versión de CUDA más reciente, a menos que la GPU admita la compatibilidad hacia adelante de CUDA (GPU para centros de datos).</translation>
+    </message>
+    <message>
+        <source>Docker does not know the &apos;nvidia&apos; runtime (&apos;unknown or invalid runtime name: nvidia&apos;): the NVIDIA Container Toolkit is missing or not registered with this Docker daemon.</source>
+        <translation>Docker no conoce el runtime &apos;nvidia&apos; (&apos;unknown or invalid runtime name: nvidia&apos;): falta el NVIDIA Container Toolkit o no está registrado en este daemon de Docker.</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA Container Toolkit on the host, register it and restart Docker: &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and &apos;sudo systemctl restart docker&apos;; &apos;docker info&apos; must then list nvidia under Runtimes. Rootless Docker reads its own ~/.config/docker/daemon.json: add &apos;--config=$HOME/.config/docker/daemon.json&apos; and restart it with &apos;systemctl --user restart docker&apos;. Docker Desktop (Windows) has no nvidia runtime: remove &apos;--runtime=nvidia&apos; or compose&apos;s &apos;runtime: nvidia&apos; and use &apos;--gpus all&apos; or a compose device reservation with &apos;capabilities: [gpu]&apos; instead.</source>
+        <translation>Instala el NVIDIA Container Toolkit en el host, regístralo y reinicia Docker: &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; y &apos;sudo systemctl restart docker&apos;; después, &apos;docker info&apos; debe mostrar nvidia en Runtimes. Docker en modo rootless lee su propio ~/.config/docker/daemon.json: añade &apos;--config=$HOME/.config/docker/daemon.json&apos; y reinícialo con &apos;systemctl --user restart docker&apos;. Docker Desktop (Windows) no tiene el runtime nvidia: quita &apos;--runtime=nvidia&apos; o el &apos;runtime: nvidia&apos; de compose y usa en su lugar &apos;--gpus all&apos; o una reserva de dispositivos de compose con &apos;capabilities: [gpu]&apos;.</translation>
+    </message>
+    <message>
+        <source>Kubernetes cannot schedule the pod: no node has a free nvidia.com/gpu (&apos;Insufficient nvidia.com/gpu&apos;).</source>
+        <translation>Kubernetes no puede planificar el pod: ningún nodo tiene un nvidia.com/gpu libre (&apos;Insufficient nvidia.com/gpu&apos;).</translation>
+    </message>
+    <message>
+        <source>Run &apos;kubectl describe node NODE&apos; on the GPU node: if Allocatable shows no nvidia.com/gpu, the NVIDIA device plugin is not running or not working there; install it (or the NVIDIA GPU Operator) and check its pod&apos;s log with &apos;kubectl logs&apos;. If the node shows GPUs, other pods hold them all: wait, or lower the pod&apos;s nvidia.com/gpu limit. With MIG or time-slicing, request the resource name the node advertises (such as nvidia.com/mig-1g.10gb).</source>
+        <translation>Ejecuta &apos;kubectl describe node NODE&apos; para el nodo de GPU: si Allocatable no muestra nvidia.com/gpu, el NVIDIA device plugin no se está ejecutando o no funciona allí; instálalo (o el NVIDIA GPU Operator) y revisa el registro de su pod con &apos;kubectl logs&apos;. Si el nodo muestra GPU, otros pods las ocupan todas: espera o reduce el límite nvidia.com/gpu del pod. Con MIG o time-slicing, solicita el nombre de recurso que anuncia el nodo (como nvidia.com/mig-1g.10gb).</translation>
+    </message>
+    <message>
+        <source>The NVIDIA device plugin found no usable GPU driver on its node, so the node advertises no nvidia.com/gpu and GPU pods stay Pending.</source>
+        <translation>El NVIDIA device plugin no encontró ningún controlador de GPU utilizable en su nodo, por lo que el nodo no anuncia nvidia.com/gpu y los pods de GPU se quedan en Pending.</translation>
+    </message>
+    <message>
+        <source>On the node, check that &apos;nvidia-smi&apos; works, then make the container runtime use the NVIDIA runtime: for containerd &apos;sudo nvidia-ctk runtime configure --runtime=containerd&apos; and &apos;sudo systemctl restart containerd&apos; (for CRI-O &apos;--runtime=crio&apos;), and either make nvidia the default runtime or deploy the plugin with a RuntimeClass &apos;nvidia&apos; (Helm: --set runtimeClassName=nvidia). Then restart the device plugin pod. The NVIDIA GPU Operator sets all of this up.</source>
+        <translation>En el nodo, comprueba que &apos;nvidia-smi&apos; funciona y luego haz que el runtime de contenedores use el runtime de NVIDIA: para containerd, &apos;sudo nvidia-ctk runtime configure --runtime=containerd&apos; y &apos;sudo systemctl restart containerd&apos; (para CRI-O, &apos;--runtime=crio&apos;), y convierte nvidia en el runtime predeterminado o despliega el plugin con una RuntimeClass &apos;nvidia&apos; (Helm: --set runtimeClassName=nvidia). Después, reinicia el pod del device plugin. El NVIDIA GPU Operator configura todo esto.</translation>
+    </message>
+    <message>
+        <source>libcuda.so, the driver library that Windows provides to WSL 2, was not found: in WSL it lives in /usr/lib/wsl/lib.</source>
+        <translation>No se encontró libcuda.so, la biblioteca del controlador que Windows proporciona a WSL 2: en WSL se encuentra en /usr/lib/wsl/lib.</translation>
+    </message>
+    <message>
+        <source>Put /usr/lib/wsl/lib on the loader path: &apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos; (add it to ~/.bashrc to keep it). WSL&apos;s loader cache knows only libcuda.so.1 there, so programs that load &apos;libcuda.so&apos; fail without it. If /usr/lib/wsl/lib holds no libcuda.so at all, update the NVIDIA driver on Windows and run &apos;wsl --shutdown&apos;. Do not install a Linux NVIDIA driver inside WSL: the Windows driver serves WSL 2.</source>
+        <translation>Añade /usr/lib/wsl/lib a la ruta del cargador: &apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos; (agrégalo a ~/.bashrc para conservarlo). La caché del cargador de WSL solo conoce libcuda.so.1 en esa carpeta, por lo que los programas que cargan &apos;libcuda.so&apos; fallan sin ello. Si /usr/lib/wsl/lib no contiene ningún libcuda.so, actualiza el controlador de NVIDIA en Windows y ejecuta &apos;wsl --shutdown&apos;. No instales un controlador de NVIDIA para Linux dentro de WSL: el controlador de Windows da servicio a WSL 2.</translation>
+    </message>
+    <message>
+        <source>ldconfig says /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link: a harmless note in WSL 2.</source>
+        <translation>ldconfig indica que /usr/lib/wsl/lib/libcuda.so.1 no es un enlace simbólico: es un aviso inofensivo en WSL 2.</translation>
+    </message>
+    <message>
+        <source>The Windows NVIDIA driver gives WSL copies of libcuda.so instead of links, and ldconfig notes it on every package install. It does not stop the GPU from working and needs no fix. Only if a program then cannot find libcuda.so, add /usr/lib/wsl/lib to LD_LIBRARY_PATH.</source>
+        <translation>El controlador de NVIDIA para Windows proporciona a WSL copias de libcuda.so en lugar de enlaces, y ldconfig lo señala en cada instalación de paquetes. No impide que la GPU funcione y no requiere corrección. Solo si después un programa no encuentra libcuda.so, añade /usr/lib/wsl/lib a LD_LIBRARY_PATH.</translation>
+    </message>
+    <message>
+        <source>Inside WSL 2, the NVIDIA tools could not reach the GPU (&apos;{evidence}&apos;): most often a Linux NVIDIA driver or nvidia-utils package installed inside WSL hides the Windows driver.</source>
+        <translation>Dentro de WSL 2, las herramientas de NVIDIA no pudieron acceder a la GPU (&apos;{evidence}&apos;): lo más habitual es que un controlador de NVIDIA para Linux o un paquete nvidia-utils instalado dentro de WSL oculte el controlador de Windows.</translation>
+    </message>
+    <message>
+        <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
+        <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL.</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build}: &apos;{machine_command}&apos;.</source>
+        <translation>Para esta máquina ({machine_gpu}, capacidad de cómputo {machine_capability}, controlador {machine_driver}), instala {machine_build}: &apos;{machine_command}&apos;.</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build} with Python {machine_python} (there is no such build for Python {log_python}, which the log shows): &apos;{machine_command}&apos;.</source>
+        <translation>Para esta máquina ({machine_gpu}, capacidad de cómputo {machine_capability}, controlador {machine_driver}), instala {machine_build} con Python {machine_python} (no existe esa compilación para Python {log_python}, que es el que muestra el registro): &apos;{machine_command}&apos;.</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), {machine_build} fits once the NVIDIA driver is updated to {machine_min_driver} or newer; then: &apos;{machine_command}&apos;.</source>
+        <translation>Para esta máquina ({machine_gpu}, capacidad de cómputo {machine_capability}, controlador {machine_driver}), {machine_build} sirve una vez que el controlador de NVIDIA se actualice a {machine_min_driver} o posterior; después: &apos;{machine_command}&apos;.</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), no {machine_framework} build that this wizard knows uses the GPU; {machine_build} runs on the CPU: &apos;{machine_command}&apos;.</source>
+        <translation>Para esta máquina ({machine_gpu}, capacidad de cómputo {machine_capability}, controlador {machine_driver}), ninguna compilación de {machine_framework} que conozca este asistente usa la GPU; {machine_build} se ejecuta en la CPU: &apos;{machine_command}&apos;.</translation>
+    </message>
+    <message>
+        <source>If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
+        <extracomment>What follows the machine&apos;s sentence when it replaces a code&apos;s generic advice.</extracomment>
+        <translation>Si el error procede de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla o reinstálala para esta GPU.</translation>
+    </message>
+    <message>
+        <source>Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Hasta entonces, el trabajo en la GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
+    </message>
+    <message>
+        <source>Uninstall the CPU build first (&apos;pip uninstall torch&apos;), so that pip does not keep it.</source>
+        <translation>Desinstala primero la compilación para CPU (&apos;pip uninstall torch&apos;), para que pip no la conserve.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver&apos;s kernel module is not running, so no program can reach the GPU.</source>
+        <translation>El módulo del kernel del controlador de NVIDIA no está en ejecución, así que ningún programa puede acceder a la GPU.</translation>
+    </message>
+    <message>
+        <source>Usually the driver or the kernel was updated and the module for the running kernel was not loaded or not built. Restart the computer first. If it persists, build the module for the running kernel: install its headers (&apos;sudo apt install linux-headers-$(uname -r)&apos; on Ubuntu and Debian) and run &apos;sudo dkms autoinstall&apos; (on Fedora with RPM Fusion: &apos;sudo akmods --force&apos;), or reinstall the driver package, then restart. With Secure Boot on, the module must be signed (enrol the key the driver installer offers) or the kernel refuses it: &apos;sudo dmesg | grep -i nvidia&apos; says why it did not load. In a container, the host&apos;s driver must work and the container must be started with GPU access (&apos;docker run --gpus all ...&apos;). Check with &apos;nvidia-smi&apos;. In WSL 2 there is no Linux kernel module: the driver is the Windows one, so update it on Windows and do not install a Linux NVIDIA driver inside WSL.</source>
+        <translation>Normalmente se actualizó el controlador o el kernel, y el módulo para el kernel en ejecución no se cargó o no se compiló. Reinicia primero el equipo. Si el problema persiste, compila el módulo para el kernel en ejecución: instala sus cabeceras (&apos;sudo apt install linux-headers-$(uname -r)&apos; en Ubuntu y Debian) y ejecuta &apos;sudo dkms autoinstall&apos; (en Fedora con RPM Fusion: &apos;sudo akmods --force&apos;), o reinstala el paquete del controlador, y después reinicia. Con Secure Boot activado, el módulo debe estar firmado (registra la clave que ofrece el instalador del controlador) o el kernel lo rechaza: &apos;sudo dmesg | grep -i nvidia&apos; indica por qué no se cargó. En un contenedor, el controlador del host debe funcionar y el contenedor debe iniciarse con acceso a la GPU (&apos;docker run --gpus all ...&apos;). Compruébalo con &apos;nvidia-smi&apos;. En WSL 2 no hay módulo del kernel de Linux: el controlador es el de Windows, así que actualízalo en Windows y no instales un controlador de NVIDIA para Linux dentro de WSL.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver libraries are version {client} but the loaded kernel module is version {module}: the driver was updated without reloading its kernel module.</source>
+        <translation>Las bibliotecas del controlador de NVIDIA son de la versión {client}, pero el módulo del kernel cargado es de la versión {module}: el controlador se actualizó sin recargar su módulo del kernel.</translation>
+    </message>
+    <message>
+        <source>Restart the computer: the new module {client} is then loaded. Without a restart, reload the module: &apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos; (possible only when no program, such as the desktop, uses the GPU). If the mismatch comes back after a restart, the module for the running kernel was not rebuilt: run &apos;sudo dkms autoinstall&apos; (or reinstall the driver package) so that &apos;modinfo -F version nvidia&apos; prints {client}, then restart.</source>
+        <translation>Reinicia el equipo: así se carga el nuevo módulo {client}. Sin reiniciar, recarga el módulo: &apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos; (solo es posible cuando ningún programa, como el escritorio, usa la GPU). Si la discrepancia vuelve tras reiniciar, el módulo para el kernel en ejecución no se recompiló: ejecuta &apos;sudo dkms autoinstall&apos; (o reinstala el paquete del controlador) para que &apos;modinfo -F version nvidia&apos; muestre {client}, y después reinicia.</translation>
+    </message>
+    <message>
+        <source>CUDA error 803 (system has unsupported display driver / cuda driver combination): the CUDA driver library loaded does not match the NVIDIA kernel module.</source>
+        <translation>Error de CUDA 803 (system has unsupported display driver / cuda driver combination): la biblioteca del controlador de CUDA cargada no coincide con el módulo del kernel de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>After a driver update, restart the computer (or reload the module: &apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos;, possible only when no program, such as the desktop, uses the GPU), so that the kernel module and libcuda have the same version; &apos;cat /sys/module/nvidia/version&apos; shows the module&apos;s. In a container whose host works, the image&apos;s CUDA forward-compatibility libcuda (/usr/local/cuda/compat) does not fit the host driver: take that folder out of LD_LIBRARY_PATH (or /etc/ld.so.conf.d) so the host&apos;s libcuda is used, or update the host driver to one that supports the image&apos;s CUDA.</source>
+        <translation>Tras una actualización del controlador, reinicia el equipo (o recarga el módulo: &apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos;, solo posible cuando ningún programa, como el escritorio, usa la GPU), para que el módulo del kernel y libcuda tengan la misma versión; &apos;cat /sys/module/nvidia/version&apos; muestra la del módulo. En un contenedor cuyo host funciona, la libcuda de compatibilidad hacia adelante de CUDA de la imagen (/usr/local/cuda/compat) no encaja con el controlador del host: quita esa carpeta de LD_LIBRARY_PATH (o de /etc/ld.so.conf.d) para que se use la libcuda del host, o actualiza el controlador del host a uno compatible con la versión de CUDA de la imagen.</translation>
+    </message>
+    <message>
+        <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
+        <translation>Error de CUDA 804 (forward compatibility was attempted on non supported HW): se cargó una libcuda de compatibilidad hacia adelante de CUDA, pero esta GPU no la admite.</translation>
+    </message>
+    <message>
+        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards. Remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu); then the driver&apos;s own libcuda is used. If the framework needs a newer CUDA than the driver supports, update the NVIDIA driver instead. Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
+        <translation>La compatibilidad hacia adelante (el paquete cuda-compat, /usr/local/cuda/compat) solo funciona en GPU de NVIDIA para centros de datos, no en tarjetas GeForce ni en la mayoría de las RTX. Elimina el paquete cuda-compat del host (&apos;sudo apt remove cuda-compat-*&apos;), quita /usr/local/cuda/compat de LD_LIBRARY_PATH y, en un contenedor, mantén la carpeta compat de la imagen fuera de la ruta de bibliotecas (por ejemplo, LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu); así se usa la libcuda propia del controlador. Si el framework necesita una versión de CUDA más reciente de la que admite el controlador, actualiza en su lugar el controlador de NVIDIA. Fuera de los contenedores, el mismo error aparece tras actualizar el controlador sin reiniciar: reinicia el equipo.</translation>
+    </message>
+    <message>
+        <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded (nvidia-smi shows driver {driver} with CUDA {driver_cuda}), but this GPU does not support it.</source>
+        <translation>Error de CUDA 804 (forward compatibility was attempted on non supported HW): se cargó una libcuda de compatibilidad hacia adelante de CUDA (nvidia-smi muestra el controlador {driver} con CUDA {driver_cuda}), pero esta GPU no la admite.</translation>
+    </message>
+    <message>
+        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards. Remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;) and take /usr/local/cuda/compat out of LD_LIBRARY_PATH, so that driver {driver}&apos;s own libcuda is used; then install a framework build for the CUDA that driver supports, or update the NVIDIA driver to one made for CUDA {driver_cuda} or newer.</source>
+        <translation>La compatibilidad hacia adelante (el paquete cuda-compat, /usr/local/cuda/compat) solo funciona en GPU de NVIDIA para centros de datos, no en tarjetas GeForce ni en la mayoría de las RTX. Elimina el paquete cuda-compat del host (&apos;sudo apt remove cuda-compat-*&apos;) y quita /usr/local/cuda/compat de LD_LIBRARY_PATH, para que se use la libcuda propia del controlador {driver}; después, instala una compilación del framework para la versión de CUDA que admite ese controlador, o actualiza el controlador de NVIDIA a uno hecho para CUDA {driver_cuda} o posterior.</translation>
+    </message>
+    <message>
+        <source>The program asked for a GPU number this process does not have (&apos;invalid device ordinal&apos;).</source>
+        <translation>El programa pidió un número de GPU que este proceso no tiene (&apos;invalid device ordinal&apos;).</translation>
+    </message>
+    <message>
+        <source>GPUs are numbered from 0 among those the process can see, so with one GPU only &apos;cuda:0&apos; exists. Use &apos;cuda&apos; or &apos;cuda:0&apos; instead of &apos;cuda:1&apos; (or a setting such as --gpu 1 or device_ids=[0, 1]), or choose the GPU with CUDA_VISIBLE_DEVICES before starting the program (e.g. &apos;CUDA_VISIBLE_DEVICES=1 python train.py&apos;, then use &apos;cuda:0&apos;). &apos;nvidia-smi -L&apos; lists the GPUs this machine has.</source>
+        <translation>Las GPU se numeran desde 0 entre las que el proceso puede ver, así que con una sola GPU solo existe &apos;cuda:0&apos;. Usa &apos;cuda&apos; o &apos;cuda:0&apos; en lugar de &apos;cuda:1&apos; (o de un ajuste como --gpu 1 o device_ids=[0, 1]), o elige la GPU con CUDA_VISIBLE_DEVICES antes de iniciar el programa (p. ej., &apos;CUDA_VISIBLE_DEVICES=1 python train.py&apos;, y luego usa &apos;cuda:0&apos;). &apos;nvidia-smi -L&apos; muestra las GPU que tiene esta máquina.</translation>
+    </message>
+    <message>
+        <source>The program asked for a GPU number this process does not have (&apos;invalid device ordinal&apos;); the log sets CUDA_VISIBLE_DEVICES={visible}.</source>
+        <translation>El programa pidió un número de GPU que este proceso no tiene (&apos;invalid device ordinal&apos;); el registro define CUDA_VISIBLE_DEVICES={visible}.</translation>
+    </message>
+    <message>
+        <source>CUDA_VISIBLE_DEVICES={visible} leaves the process only the GPUs it lists, renumbered from 0: with one GPU listed, only &apos;cuda:0&apos; exists, whatever its number in nvidia-smi. Use &apos;cuda:0&apos; (or one process per listed GPU), or list every GPU the program needs (e.g. CUDA_VISIBLE_DEVICES=0,1). &apos;nvidia-smi -L&apos; lists the GPUs this machine has.</source>
+        <translation>CUDA_VISIBLE_DEVICES={visible} deja al proceso solo las GPU que enumera, renumeradas desde 0: con una sola GPU en la lista, solo existe &apos;cuda:0&apos;, sea cual sea su número en nvidia-smi. Usa &apos;cuda:0&apos; (o un proceso por cada GPU de la lista), o incluye todas las GPU que necesita el programa (p. ej., CUDA_VISIBLE_DEVICES=0,1). &apos;nvidia-smi -L&apos; muestra las GPU que tiene esta máquina.</translation>
+    </message>
+    <message>
+        <source>The launcher started {processes} processes per machine, one per GPU, but this process has fewer GPUs (&apos;invalid device ordinal&apos;).</source>
+        <translation>El lanzador inició {processes} procesos por máquina, uno por GPU, pero este proceso tiene menos GPU (&apos;invalid device ordinal&apos;).</translation>
+    </message>
+    <message>
+        <source>Each process takes the GPU numbered by its local rank, so --nproc-per-node must not exceed the number of GPUs visible (nvidia-smi -L lists them; CUDA_VISIBLE_DEVICES narrows them). Set --nproc-per-node to that number (1 for one GPU) or use &apos;--nproc-per-node=gpu&apos;. A model split over {processes} GPUs needs that many GPUs, or a version of it made for fewer.</source>
+        <translation>Cada proceso toma la GPU con el número de su rango local, así que --nproc-per-node no debe superar el número de GPU visibles (nvidia-smi -L las muestra; CUDA_VISIBLE_DEVICES las restringe). Establece --nproc-per-node en ese número (1 para una GPU) o usa &apos;--nproc-per-node=gpu&apos;. Un modelo repartido entre {processes} GPU necesita esa cantidad de GPU, o una versión del modelo hecha para menos.</translation>
+    </message>
+    <message>
+        <source>CUDA found no GPU this process may use (&apos;No CUDA GPUs are available&apos; or &apos;no CUDA-capable device is detected&apos;).</source>
+        <translation>CUDA no encontró ninguna GPU que este proceso pueda usar (&apos;No CUDA GPUs are available&apos; o &apos;no CUDA-capable device is detected&apos;).</translation>
+    </message>
+    <message>
+        <source>Most often CUDA_VISIBLE_DEVICES hides the GPUs: an empty value or -1 hides all of them, and an index this machine does not have (a script that sets os.environ[&apos;CUDA_VISIBLE_DEVICES&apos;] = &apos;3&apos; on a one-GPU machine) hides them too. Check &apos;echo $CUDA_VISIBLE_DEVICES&apos; and the script, and use an index or UUID from &apos;nvidia-smi -L&apos; (0 for the first GPU), or unset it. On a cluster, ask the job scheduler for a GPU (Slurm: --gpus=1 or --gres=gpu:1), which sets CUDA_VISIBLE_DEVICES for the job. If nvidia-smi itself lists no GPU, the driver is the problem; in a container, start it with GPU access (&apos;docker run --gpus all ...&apos;).</source>
+        <translation>Lo más habitual es que CUDA_VISIBLE_DEVICES oculte las GPU: un valor vacío o -1 las oculta todas, y un índice que esta máquina no tiene (un script que define os.environ[&apos;CUDA_VISIBLE_DEVICES&apos;] = &apos;3&apos; en una máquina con una sola GPU) también las oculta. Comprueba &apos;echo $CUDA_VISIBLE_DEVICES&apos; y el script, y usa un índice o UUID de &apos;nvidia-smi -L&apos; (0 para la primera GPU), o elimina la variable. En un clúster, solicita una GPU al planificador de trabajos (Slurm: --gpus=1 o --gres=gpu:1), que define CUDA_VISIBLE_DEVICES para el trabajo. Si el propio nvidia-smi no muestra ninguna GPU, el problema es el controlador; en un contenedor, inícialo con acceso a la GPU (&apos;docker run --gpus all ...&apos;).</translation>
+    </message>
+    <message>
+        <source>CUDA found no GPU: CUDA_VISIBLE_DEVICES is set to &apos;{visible}&apos;, which hides every GPU.</source>
+        <translation>CUDA no encontró ninguna GPU: CUDA_VISIBLE_DEVICES tiene el valor &apos;{visible}&apos;, que oculta todas las GPU.</translation>
+    </message>
+    <message>
+        <source>An empty CUDA_VISIBLE_DEVICES or -1 is the usual way to force the CPU. To use the GPU, unset it (&apos;unset CUDA_VISIBLE_DEVICES&apos;, or remove the line that sets it in the script or the job file) or set it to a GPU from &apos;nvidia-smi -L&apos;, such as CUDA_VISIBLE_DEVICES=0, before the program starts.</source>
+        <translation>Un CUDA_VISIBLE_DEVICES vacío o -1 es la forma habitual de forzar el uso de la CPU. Para usar la GPU, elimina la variable (&apos;unset CUDA_VISIBLE_DEVICES&apos;, o quita la línea que la define en el script o en el archivo del trabajo) o asígnale una GPU de &apos;nvidia-smi -L&apos;, como CUDA_VISIBLE_DEVICES=0, antes de que se inicie el programa.</translation>
+    </message>
+    <message>
+        <source>CUDA found no GPU this process may use; the log sets CUDA_VISIBLE_DEVICES={visible}.</source>
+        <translation>CUDA no encontró ninguna GPU que este proceso pueda usar; el registro define CUDA_VISIBLE_DEVICES={visible}.</translation>
+    </message>
+    <message>
+        <source>CUDA_VISIBLE_DEVICES={visible} must name GPUs this machine has: indexes from &apos;nvidia-smi -L&apos; (0 for the first GPU; CUDA counts the fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID) or their UUIDs (GPU-...). An entry that does not exist hides it and everything after it. Set it to an existing GPU, e.g. CUDA_VISIBLE_DEVICES=0 on a one-GPU machine, or unset it.</source>
+        <translation>CUDA_VISIBLE_DEVICES={visible} debe indicar GPU que esta máquina tenga: índices de &apos;nvidia-smi -L&apos; (0 para la primera GPU; CUDA cuenta primero la más rápida salvo que CUDA_DEVICE_ORDER=PCI_BUS_ID) o sus UUID (GPU-...). Una entrada que no existe oculta esa GPU y todas las que la siguen. Asígnale una GPU existente, p. ej., CUDA_VISIBLE_DEVICES=0 en una máquina con una sola GPU, o elimina la variable.</translation>
+    </message>
+    <message>
+        <source>PyTorch counted more GPUs than CUDA lets this process use (&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;); usually the GPUs are MIG instances.</source>
+        <extracomment>GPUs shared between processes: MIG instances, exclusive compute modes, forked workers.</extracomment>
+        <translation>PyTorch contó más GPU de las que CUDA permite usar a este proceso (&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;); normalmente las GPU son instancias MIG.</translation>
+    </message>
+    <message>
+        <source>On an A100, H100 or H200 in MIG mode a process can use one MIG instance only, and it is always device 0. Before starting Python, choose the instance: &apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt; python ...&apos; with a UUID from &apos;nvidia-smi -L&apos; (the job scheduler may set it for you), and use &apos;cuda&apos; or &apos;cuda:0&apos;. Do not set CUDA_VISIBLE_DEVICES inside the script after torch has started. Without MIG, check that CUDA_VISIBLE_DEVICES names only GPUs from &apos;nvidia-smi -L&apos;.</source>
+        <translation>En una A100, H100 o H200 en modo MIG, un proceso solo puede usar una instancia MIG, y siempre es el dispositivo 0. Antes de iniciar Python, elige la instancia: &apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt; python ...&apos; con un UUID de &apos;nvidia-smi -L&apos; (puede que el planificador de trabajos ya la defina), y usa &apos;cuda&apos; o &apos;cuda:0&apos;. No definas CUDA_VISIBLE_DEVICES dentro del script después de que torch se haya iniciado. Sin MIG, comprueba que CUDA_VISIBLE_DEVICES solo indica GPU de &apos;nvidia-smi -L&apos;.</translation>
+    </message>
+    <message>
+        <source>The GPUs are MIG instances, and this process asked for more than the one MIG instance a CUDA process can use.</source>
+        <translation>Las GPU son instancias MIG, y este proceso pidió más de la única instancia MIG que puede usar un proceso CUDA.</translation>
+    </message>
+    <message>
+        <source>A CUDA process sees one MIG instance only, always as device 0 (&apos;cuda:0&apos;), however many instances exist or the container was given. Run one process per instance, each started with &apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt;&apos; (the UUIDs are listed by &apos;nvidia-smi -L&apos;; with drivers before R470 the form is MIG-GPU-&lt;UUID&gt;/&lt;GI&gt;/&lt;CI&gt;), and use &apos;cuda:0&apos; inside it. Training over several MIG instances (torchrun, DDP, NCCL) does not work: use whole GPUs, which the administrator gets back by disabling MIG (&apos;sudo nvidia-smi -i 0 -mig 0&apos; with no process on the GPU).</source>
+        <translation>Un proceso CUDA solo ve una instancia MIG, siempre como dispositivo 0 (&apos;cuda:0&apos;), independientemente de cuántas instancias existan o se hayan asignado al contenedor. Ejecuta un proceso por instancia, cada uno iniciado con &apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt;&apos; (los UUID se obtienen con &apos;nvidia-smi -L&apos;; con controladores anteriores a R470 el formato es MIG-GPU-&lt;UUID&gt;/&lt;GI&gt;/&lt;CI&gt;), y usa &apos;cuda:0&apos; dentro de él. El entrenamiento en varias instancias MIG (torchrun, DDP, NCCL) no funciona: usa GPU completas, que el administrador recupera desactivando MIG (&apos;sudo nvidia-smi -i 0 -mig 0&apos; sin ningún proceso en la GPU).</translation>
+    </message>
+    <message>
+        <source>The MIG mode change is not applied: the GPU could not be reset because other programs still use it (&apos;In use by another client&apos;).</source>
+        <translation>El cambio de modo MIG no se ha aplicado: no se pudo reiniciar la GPU porque otros programas todavía la usan (&apos;In use by another client&apos;).</translation>
+    </message>
+    <message>
+        <source>A MIG mode change takes effect when the GPU is reset, and the reset needs every program off the GPU. Stop what &apos;nvidia-smi&apos; lists, and the services that keep the GPU open: nvidia-persistenced, DCGM or dcgm-exporter, nvidia-fabricmanager, a desktop or X server; unload the display module (&apos;sudo rmmod nvidia_drm&apos;, load it again afterwards). Then reset the GPU (&apos;sudo nvidia-smi --gpu-reset -i 0&apos;) or apply the MIG configuration again, or simply restart the computer, which applies the pending mode. In a virtual machine whose hypervisor forbids a reset, restart the VM.</source>
+        <translation>Un cambio de modo MIG surte efecto cuando se reinicia la GPU, y para reiniciarla ningún programa debe estar usándola. Detén lo que muestre &apos;nvidia-smi&apos; y los servicios que mantienen abierta la GPU: nvidia-persistenced, DCGM o dcgm-exporter, nvidia-fabricmanager, un escritorio o un servidor X; descarga el módulo de pantalla (&apos;sudo rmmod nvidia_drm&apos;, y vuelve a cargarlo después). Luego reinicia la GPU (&apos;sudo nvidia-smi --gpu-reset -i 0&apos;) o vuelve a aplicar la configuración MIG, o simplemente reinicia el equipo, lo que aplica el modo pendiente. En una máquina virtual cuyo hipervisor no permita el reinicio de la GPU, reinicia la VM.</translation>
+    </message>
+    <message>
+        <source>CUDA could not open the GPU: it is busy or unavailable to this process (&apos;CUDA-capable device(s) is/are busy or unavailable&apos;).</source>
+        <translation>CUDA no pudo abrir la GPU: está ocupada o no está disponible para este proceso (&apos;CUDA-capable device(s) is/are busy or unavailable&apos;).</translation>
+    </message>
+    <message>
+        <source>Another process may hold a GPU set to exclusive use: &apos;nvidia-smi&apos; lists the processes and, under &apos;Compute M.&apos;, the mode (&apos;E. Process&apos; lets one process at a time use the GPU). Stop that process (or a stuck earlier run of yours), or choose a free GPU with CUDA_VISIBLE_DEVICES. On a shared server or cluster, ask for the GPU through the job scheduler; an administrator can allow sharing with &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos;. If no process uses the GPU, restart the computer (a virtual GPU may also need its licence).</source>
+        <translation>Es posible que otro proceso ocupe una GPU configurada para uso exclusivo: &apos;nvidia-smi&apos; muestra los procesos y, en &apos;Compute M.&apos;, el modo (&apos;E. Process&apos; permite que un solo proceso a la vez use la GPU). Detén ese proceso (o una ejecución anterior tuya que se haya quedado bloqueada), o elige una GPU libre con CUDA_VISIBLE_DEVICES. En un servidor compartido o un clúster, solicita la GPU a través del planificador de trabajos; un administrador puede permitir el uso compartido con &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos;. Si ningún proceso usa la GPU, reinicia el equipo (una GPU virtual también puede necesitar su licencia).</translation>
+    </message>
+    <message>
+        <source>CUDA could not open the GPU: it is in an exclusive compute mode (&apos;E. Process&apos;) and another process already uses it.</source>
+        <translation>CUDA no pudo abrir la GPU: está en un modo de cómputo exclusivo (&apos;E. Process&apos;) y otro proceso ya la usa.</translation>
+    </message>
+    <message>
+        <source>In exclusive-process mode only one process at a time may use the GPU. &apos;nvidia-smi&apos; lists the process that holds it: wait for it or stop it, or choose another GPU with CUDA_VISIBLE_DEVICES (use a GPU whose &apos;Compute M.&apos; is &apos;Default&apos; or that has no process). An administrator can allow sharing with &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos;; on a cluster the exclusive mode is usually intended, so ask the job scheduler for a GPU.</source>
+        <translation>En el modo de proceso exclusivo, solo un proceso a la vez puede usar la GPU. &apos;nvidia-smi&apos; muestra el proceso que la ocupa: espera a que termine o detenlo, o elige otra GPU con CUDA_VISIBLE_DEVICES (usa una GPU cuyo &apos;Compute M.&apos; sea &apos;Default&apos; o que no tenga ningún proceso). Un administrador puede permitir el uso compartido con &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos;; en un clúster, el modo exclusivo suele ser intencionado, así que solicita una GPU al planificador de trabajos.</translation>
+    </message>
+    <message>
+        <source>A process forked after CUDA had started tried to use the GPU (&apos;Cannot re-initialize CUDA in forked subprocess&apos;).</source>
+        <translation>Un proceso creado con fork después de que CUDA se hubiera iniciado intentó usar la GPU (&apos;Cannot re-initialize CUDA in forked subprocess&apos;).</translation>
+    </message>
+    <message>
+        <source>CUDA cannot be used in a process created by fork (the default start method on Linux) once the parent has used it. Start worker processes with &apos;spawn&apos;: call &apos;torch.multiprocessing.set_start_method(&quot;spawn&quot;, force=True)&apos; at the start of the &apos;if __name__ == &quot;__main__&quot;:&apos; block, or use &apos;multiprocessing.get_context(&quot;spawn&quot;)&apos;; for a DataLoader, pass multiprocessing_context=&quot;spawn&quot; or keep GPU work out of the Dataset (move tensors to the GPU in the training loop), or set num_workers=0. Or do not touch CUDA in the parent before the workers start.</source>
+        <translation>CUDA no se puede usar en un proceso creado con fork (el método de inicio predeterminado en Linux) una vez que el proceso padre la ha usado. Inicia los procesos de trabajo con &apos;spawn&apos;: llama a &apos;torch.multiprocessing.set_start_method(&quot;spawn&quot;, force=True)&apos; al principio del bloque &apos;if __name__ == &quot;__main__&quot;:&apos;, o usa &apos;multiprocessing.get_context(&quot;spawn&quot;)&apos;; para un DataLoader, pasa multiprocessing_context=&quot;spawn&quot; o mantén el trabajo de GPU fuera del Dataset (mueve los tensores a la GPU en el bucle de entrenamiento), o establece num_workers=0. O no uses CUDA en el proceso padre antes de que se inicien los procesos de trabajo.</translation>
+    </message>
+    <message>
+        <source>Check, in this order: install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe and restart; check that the CPU supports AVX (TensorFlow&apos;s packages need it since 1.6); check that Python is 64-bit (&apos;python -c &quot;import struct; print(struct.calcsize(&apos;P&apos;) * 8)&quot;&apos; prints 64) and a version the TensorFlow release supports; for tensorflow-gpu 2.10 or older, put the CUDA and cuDNN DLLs of its release on PATH. Then reinstall tensorflow in a fresh virtual environment.</source>
+        <translation>Comprueba, en este orden: instala la versión más reciente de Microsoft Visual C++ Redistributable (x64) desde https://aka.ms/vs/17/release/vc_redist.x64.exe y reinicia; comprueba que la CPU admite AVX (los paquetes de TensorFlow lo necesitan desde la versión 1.6); comprueba que Python es de 64 bits (&apos;python -c &quot;import struct; print(struct.calcsize(&apos;P&apos;) * 8)&quot;&apos; muestra 64) y de una versión compatible con tu versión de TensorFlow; para tensorflow-gpu 2.10 o anterior, pon en PATH las DLL de CUDA y cuDNN de su versión. Luego reinstala tensorflow en un entorno virtual nuevo.</translation>
+    </message>
+    <message>
+        <source>{package} has no installable version for Python {python}: no wheels for this Python.</source>
+        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
+        <translation>{package} no tiene ninguna versión instalable para Python {python}: no hay wheels para este Python.</translation>
+    </message>
+    <message>
+        <source>Frameworks publish wheels for a range of Python versions per release, and Python {python} is outside it. Create the environment with a Python the release supports: Python 3.12 works with every PyTorch from 2.2 and TensorFlow 2.16 to 2.21 (TensorFlow 2.20 and newer also support 3.13, PyTorch 2.9 and newer 3.14), e.g. &apos;uv venv --python 3.12&apos; or &apos;conda create -n ENV python=3.12&apos;. For an old pinned release, use the older Python it was built for, or a newer release of {package} that supports Python {python}. The wizard&apos;s Choose page picks a Python and a build that exist together.</source>
+        <translation>Los frameworks publican, en cada versión, wheels para un rango de versiones de Python, y Python {python} está fuera de ese rango. Crea el entorno con un Python compatible con esa versión: Python 3.12 funciona con todas las versiones de PyTorch desde la 2.2 y con TensorFlow de la 2.16 a la 2.21 (TensorFlow 2.20 y posteriores también admiten 3.13, y PyTorch 2.9 y posteriores, 3.14); por ejemplo, &apos;uv venv --python 3.12&apos; o &apos;conda create -n ENV python=3.12&apos;. Para una versión antigua fijada, usa el Python más antiguo para el que se compiló, o una versión más reciente de {package} que admita Python {python}. La página Elegir del asistente elige un Python y una compilación que existan juntos.</translation>
+    </message>
+    <message>
+        <source>{package} has wheels for Python {available} only, not for Python {python}.</source>
+        <translation>{package} tiene wheels solo para Python {available}, no para Python {python}.</translation>
+    </message>
+    <message>
+        <source>Create the environment with Python {suggested}, the newest of those: &apos;uv venv --python {suggested}&apos; (uv downloads it if needed) or &apos;conda create -n ENV python={suggested}&apos;, then install again. Or choose a newer release of {package} that has wheels for Python {python}; the wizard&apos;s Choose page picks a Python and a build that exist together.</source>
+        <translation>Crea el entorno con Python {suggested}, la más reciente de esas versiones: &apos;uv venv --python {suggested}&apos; (uv lo descarga si hace falta) o &apos;conda create -n ENV python={suggested}&apos;, y vuelve a instalar. O elige una versión más reciente de {package} que tenga wheels para Python {python}; la página Elegir del asistente elige un Python y una compilación que existan juntos.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded on Windows (&apos;DLL load failed&apos;); the log does not say which cause.</source>
+        <translation>No se pudo cargar la biblioteca nativa de TensorFlow en Windows (&apos;DLL load failed&apos;); el registro no indica la causa.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library failed to initialise (Windows error 1114, &apos;DLL initialization routine failed&apos;): most likely this CPU lacks the AVX instructions TensorFlow&apos;s packages need.</source>
+        <translation>La biblioteca nativa de TensorFlow no pudo inicializarse (error 1114 de Windows, &apos;DLL initialization routine failed&apos;): lo más probable es que esta CPU no tenga las instrucciones AVX que necesitan los paquetes de TensorFlow.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s official packages use AVX since release 1.6. Check the CPU: look its model up on the maker&apos;s site (Settings &gt; System &gt; About names it), or run Microsoft&apos;s Coreinfo, which marks AVX with &apos;*&apos; when the CPU has it. Without AVX, these packages cannot run here: use another machine or a hosted notebook (Colab), or a build made without AVX. With AVX, the other cause of this error is an old Visual C++ runtime: install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe, restart, and reinstall tensorflow in a fresh virtual environment.</source>
+        <translation>Los paquetes oficiales de TensorFlow usan AVX desde la versión 1.6. Comprueba la CPU: busca su modelo en el sitio web del fabricante (Configuración &gt; Sistema &gt; Información indica cuál es), o ejecuta Coreinfo de Microsoft, que marca AVX con &apos;*&apos; cuando la CPU lo admite. Sin AVX, estos paquetes no pueden ejecutarse aquí: usa otra máquina o un notebook alojado (Colab), o una compilación hecha sin AVX. Con AVX, la otra causa de este error es un runtime de Visual C++ antiguo: instala la versión más reciente de Microsoft Visual C++ Redistributable (x64) desde https://aka.ms/vs/17/release/vc_redist.x64.exe, reinicia y reinstala tensorflow en un entorno virtual nuevo.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded: a DLL it needs was not found (Windows error 126), most often the Microsoft Visual C++ runtime.</source>
+        <translation>No se pudo cargar la biblioteca nativa de TensorFlow: no se encontró una DLL que necesita (error 126 de Windows), normalmente el runtime de Microsoft Visual C++.</translation>
+    </message>
+    <message>
+        <source>Install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe and restart: TensorFlow&apos;s Windows packages since 2.1 need its msvcp140_1.dll. If the error stays: check that Python is 64-bit and a version the TensorFlow release supports, and for tensorflow-gpu 2.10 or older that the CUDA and cuDNN DLLs of its release are on PATH; then reinstall tensorflow in a fresh virtual environment.</source>
+        <translation>Instala la versión más reciente de Microsoft Visual C++ Redistributable (x64) desde https://aka.ms/vs/17/release/vc_redist.x64.exe y reinicia: los paquetes de TensorFlow para Windows necesitan su msvcp140_1.dll desde la versión 2.1. Si el error persiste, comprueba que Python es de 64 bits y de una versión compatible con tu versión de TensorFlow y, para tensorflow-gpu 2.10 o anterior, que las DLL de CUDA y cuDNN de su versión están en PATH; luego reinstala tensorflow en un entorno virtual nuevo.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s GPU build could not be loaded: it needs {library}, a CUDA library of one CUDA release, and Windows did not find it.</source>
+        <translation>No se pudo cargar la compilación para GPU de TensorFlow: necesita {library}, una biblioteca de una versión concreta de CUDA, y Windows no la encontró.</translation>
+    </message>
+    <message>
+        <source>TensorFlow 2.0 and older GPU builds load the exact CUDA and cuDNN release they were built for; the file name tells which (cudart64_100.dll is CUDA 10.0, cudart64_90.dll CUDA 9.0, cudnn64_7.dll cuDNN 7). Install that CUDA and cuDNN and put their bin folders on PATH; a renamed DLL of another release does not work. Better, use a current TensorFlow: the last GPU release for native Windows is 2.10 (CUDA 11.2, cuDNN 8.1), and newer releases use the GPU through WSL 2.</source>
+        <translation>Las compilaciones para GPU de TensorFlow 2.0 y anteriores cargan exactamente la versión de CUDA y cuDNN para la que se compilaron; el nombre del archivo indica cuál (cudart64_100.dll es CUDA 10.0; cudart64_90.dll, CUDA 9.0; cudnn64_7.dll, cuDNN 7). Instala esa versión de CUDA y cuDNN y pon sus carpetas bin en PATH; una DLL de otra versión con el nombre cambiado no funciona. Mejor aún, usa una versión actual de TensorFlow: la última versión con GPU para Windows nativo es la 2.10 (CUDA 11.2, cuDNN 8.1), y las versiones más recientes usan la GPU a través de WSL 2.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded, and the log shows a 32-bit Python: TensorFlow is built for 64-bit Python only.</source>
+        <translation>No se pudo cargar la biblioteca nativa de TensorFlow, y el registro muestra un Python de 32 bits: TensorFlow solo se compila para Python de 64 bits.</translation>
+    </message>
+    <message>
+        <source>Install a 64-bit Python from python.org (&apos;Windows installer (64-bit)&apos;) in the range your TensorFlow release supports (Python 3.12 for TensorFlow 2.16 to 2.21), create a fresh virtual environment with it and install tensorflow there.</source>
+        <translation>Instala un Python de 64 bits desde python.org (&apos;Windows installer (64-bit)&apos;) dentro del rango que admite tu versión de TensorFlow (Python 3.12 para TensorFlow 2.16 a 2.21), crea con él un entorno virtual nuevo e instala tensorflow en él.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded, and the log shows the Microsoft Store build of Python.</source>
+        <translation>No se pudo cargar la biblioteca nativa de TensorFlow, y el registro muestra la compilación de Python de Microsoft Store.</translation>
+    </message>
+    <message>
+        <source>The Store build runs in a sandbox that redirects its package folders, and loading TensorFlow&apos;s DLLs from there is known to fail (TensorFlow issues #48868, #61438). Install Python from python.org (64-bit), create a fresh virtual environment with it and install tensorflow there; install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe too.</source>
+        <translation>La compilación de Microsoft Store se ejecuta en un entorno aislado (sandbox) que redirige sus carpetas de paquetes, y se sabe que la carga de las DLL de TensorFlow desde ahí falla (issues de TensorFlow #48868, #61438). Instala Python desde python.org (64 bits), crea con él un entorno virtual nuevo e instala tensorflow en él; instala también la versión más reciente de Microsoft Visual C++ Redistributable (x64) desde https://aka.ms/vs/17/release/vc_redist.x64.exe.</translation>
+    </message>
+    <message>
+        <source>JAX is installed without CUDA support, so it runs on the CPU although an NVIDIA GPU may be present (&apos;a CUDA-enabled jaxlib is not installed&apos;).</source>
+        <translation>JAX está instalado sin compatibilidad con CUDA, por lo que se ejecuta en la CPU aunque haya una GPU NVIDIA (&apos;a CUDA-enabled jaxlib is not installed&apos;).</translation>
+    </message>
+    <message>
+        <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>
+        <translation>Un simple &apos;pip install jax&apos; instala la compilación para CPU. Instala la compilación con CUDA en este entorno: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; en su lugar cuando nvidia-smi muestre CUDA 13.0 o posterior); incluye el plugin de CUDA y los wheels de CUDA y cuDNN de NVIDIA. JAX admite GPU NVIDIA en Linux y (de forma experimental) en WSL 2, no en Windows nativo. Luego compruébalo: python -c &quot;import jax; print(jax.devices())&quot; debe mostrar un CudaDevice.</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA backend failed to start, so JAX cannot use the GPU (it runs on the CPU).</source>
+        <translation>El backend de CUDA de JAX no pudo iniciarse, por lo que JAX no puede usar la GPU (se ejecuta en la CPU).</translation>
+    </message>
+    <message>
+        <source>The line after &apos;CUDA backend failed to initialize&apos; says why. Reinstall JAX with its CUDA wheels in one command, so that jax, jaxlib, the CUDA plugin and NVIDIA&apos;s libraries match: &apos;pip install -U &quot;jax[cuda12]&quot;&apos;. Unset LD_LIBRARY_PATH for this environment: JAX&apos;s install guide warns that it overrides the CUDA libraries of the wheels. If PyTorch or TensorFlow in the same environment pins other NVIDIA wheels, give JAX its own environment.</source>
+        <translation>La línea que sigue a &apos;CUDA backend failed to initialize&apos; indica el motivo. Reinstala JAX con sus wheels de CUDA en un solo comando, para que jax, jaxlib, el plugin de CUDA y las bibliotecas de NVIDIA coincidan: &apos;pip install -U &quot;jax[cuda12]&quot;&apos;. Elimina la variable LD_LIBRARY_PATH para este entorno: la guía de instalación de JAX advierte que reemplaza las bibliotecas de CUDA de los wheels. Si PyTorch o TensorFlow fijan otros wheels de NVIDIA en el mismo entorno, usa un entorno propio para JAX.</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA backend did not start: this JAX needs cuDNN {built} or newer, but found cuDNN {found}. JAX runs on the CPU.</source>
+        <translation>El backend de CUDA de JAX no se inició: este JAX necesita cuDNN {built} o posterior, pero encontró cuDNN {found}. JAX se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>JAX loads the first cuDNN on the library search path. With &apos;jax[cuda12]&apos; the right one is the nvidia-cudnn-cu12 wheel: upgrade it (&apos;pip install -U &quot;jax[cuda12]&quot;&apos;, or &apos;pip install -U &quot;nvidia-cudnn-cu12&gt;={built}&quot;&apos;), and unset LD_LIBRARY_PATH (or remove the system or conda cuDNN folder from it) so that the wheel&apos;s copy is found first. If PyTorch in the same environment pins an older nvidia-cudnn-cu12, keep JAX and PyTorch in separate environments, or choose releases that agree on cuDNN. With a local CUDA (&apos;jax[cuda12_local]&apos;, conda), install cuDNN {built} or newer.</source>
+        <translation>JAX carga el primer cuDNN que encuentra en la ruta de búsqueda de bibliotecas. Con &apos;jax[cuda12]&apos;, el correcto es el wheel nvidia-cudnn-cu12: actualízalo (&apos;pip install -U &quot;jax[cuda12]&quot;&apos; o &apos;pip install -U &quot;nvidia-cudnn-cu12&gt;={built}&quot;&apos;) y elimina la variable LD_LIBRARY_PATH (o quita de ella la carpeta de cuDNN del sistema o de conda) para que se encuentre primero la copia del wheel. Si PyTorch fija un nvidia-cudnn-cu12 más antiguo en el mismo entorno, mantén JAX y PyTorch en entornos separados, o elige versiones que coincidan en cuDNN. Con un CUDA local (&apos;jax[cuda12_local]&apos;, conda), instala cuDNN {built} o posterior.</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA backend did not start: this JAX needs {component} {built} or newer, but found {component} {found}. JAX runs on the CPU.</source>
+        <translation>El backend de CUDA de JAX no se inició: este JAX necesita {component} {built} o posterior, pero encontró {component} {found}. JAX se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>An older CUDA library than the one JAX was built with is found first, usually a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda in a notebook image) instead of the nvidia-* wheels &apos;jax[cuda12]&apos; installs. Run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and unset LD_LIBRARY_PATH for this environment, as JAX&apos;s install guide advises. With a local CUDA (&apos;jax[cuda12_local]&apos;), install CUDA {built} or newer, or a JAX release built for the CUDA you have.</source>
+        <translation>Se encuentra primero una biblioteca de CUDA más antigua que aquella con la que se compiló JAX, normalmente de un CUDA toolkit en LD_LIBRARY_PATH (como /usr/local/cuda en una imagen de notebook), en lugar de los wheels nvidia-* que instala &apos;jax[cuda12]&apos;. Ejecuta &apos;pip install -U &quot;jax[cuda12]&quot;&apos; y elimina la variable LD_LIBRARY_PATH para este entorno, como recomienda la guía de instalación de JAX. Con un CUDA local (&apos;jax[cuda12_local]&apos;), instala CUDA {built} o posterior, o una versión de JAX compilada para el CUDA que tengas.</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA plugin does not fit the installed jaxlib (PJRT API {plugin_api} against {framework_api}), so JAX cannot use the GPU.</source>
+        <translation>El plugin de CUDA de JAX no es compatible con el jaxlib instalado (API de PJRT {plugin_api} frente a {framework_api}), por lo que JAX no puede usar la GPU.</translation>
+    </message>
+    <message>
+        <source>jax, jaxlib, jax-cuda12-plugin and jax-cuda12-pjrt must all come from the same release. Reinstall them together from PyPI: &apos;pip uninstall -y jax jaxlib jax-cuda12-plugin jax-cuda12-pjrt&apos;, then &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (or one pinned version for all: &apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos;). Do not mix a jaxlib from another index with the plugin from PyPI.</source>
+        <translation>jax, jaxlib, jax-cuda12-plugin y jax-cuda12-pjrt deben proceder todos de la misma versión. Reinstálalos juntos desde PyPI: &apos;pip uninstall -y jax jaxlib jax-cuda12-plugin jax-cuda12-pjrt&apos; y luego &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (o una única versión fijada para todos: &apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos;). No mezcles un jaxlib de otro índice con el plugin de PyPI.</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA plugin is from another release than jax and jaxlib and failed to start ({plugin_error}), so JAX cannot use the GPU.</source>
+        <translation>El plugin de CUDA de JAX es de una versión distinta de la de jax y jaxlib y no pudo iniciarse ({plugin_error}), por lo que JAX no puede usar la GPU.</translation>
+    </message>
+    <message>
+        <source>jax, jaxlib, jax-cuda12-plugin and jax-cuda12-pjrt must all come from the same release; an upgrade of one of them (or an old plugin left behind) breaks the others. Install them together at one version: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; for the newest, or &apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos; with the jax version your project needs (&apos;pip show jax&apos; prints it); &apos;pip list | grep jax&apos; must then show one version for all four.</source>
+        <translation>jax, jaxlib, jax-cuda12-plugin y jax-cuda12-pjrt deben proceder todos de la misma versión; actualizar uno de ellos (o dejar un plugin antiguo) rompe los demás. Instálalos juntos en una misma versión: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; para la más reciente, o &apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos; con la versión de jax que necesite tu proyecto (&apos;pip show jax&apos; la muestra); después, &apos;pip list | grep jax&apos; debe mostrar la misma versión para los cuatro.</translation>
+    </message>
+    <message>
+        <source>jaxlib {jaxlib} does not fit jax {jax}, so JAX does not start at all.</source>
+        <translation>jaxlib {jaxlib} no es compatible con jax {jax}, por lo que JAX no llega a iniciarse.</translation>
+    </message>
+    <message>
+        <source>jax and jaxlib must come from the same release. Install them in one command so pip picks versions that fit: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; on Linux with an NVIDIA GPU, &apos;pip install -U jax&apos; for the CPU. If a project needs jax {jax}, install the jaxlib of that same release instead of the newer {jaxlib}.</source>
+        <translation>jax y jaxlib deben proceder de la misma versión. Instálalos con un solo comando para que pip elija versiones compatibles: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; en Linux con una GPU NVIDIA, &apos;pip install -U jax&apos; para la CPU. Si un proyecto necesita jax {jax}, instala el jaxlib de esa misma versión en lugar del {jaxlib}, más reciente.</translation>
+    </message>
+    <message>
+        <source>JAX could not load cuDNN (&apos;Unable to load cuDNN. Is it installed?&apos;), so its CUDA backend did not start and JAX runs on the CPU.</source>
+        <translation>JAX no pudo cargar cuDNN (&apos;Unable to load cuDNN. Is it installed?&apos;), por lo que su backend de CUDA no se inició y JAX se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>With &apos;jax[cuda12]&apos; cuDNN comes as the nvidia-cudnn-cu12 wheel. Usually another cuDNN is found first, or the wheel is missing or too old: unset LD_LIBRARY_PATH (JAX&apos;s install guide, https://docs.jax.dev/en/latest/installation.html: with the pip CUDA wheels it must not point to other CUDA libraries), then run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; again. If PyTorch or TensorFlow in the same environment pinned an older nvidia-cudnn-cu12 (cuDNN 8), current JAX needs cuDNN 9: give JAX its own environment. With a local CUDA (&apos;jax[cuda12_local]&apos;), install cuDNN 9 for CUDA 12 and put its lib folder on LD_LIBRARY_PATH.</source>
+        <translation>Con &apos;jax[cuda12]&apos;, cuDNN se instala como el wheel nvidia-cudnn-cu12. Normalmente se encuentra antes otro cuDNN, o el wheel falta o es demasiado antiguo: elimina la variable LD_LIBRARY_PATH (según la guía de instalación de JAX, https://docs.jax.dev/en/latest/installation.html, con los wheels de CUDA de pip no debe apuntar a otras bibliotecas de CUDA) y vuelve a ejecutar &apos;pip install -U &quot;jax[cuda12]&quot;&apos;. Si PyTorch o TensorFlow fijaron un nvidia-cudnn-cu12 más antiguo (cuDNN 8) en el mismo entorno, ten en cuenta que las versiones actuales de JAX necesitan cuDNN 9: usa un entorno propio para JAX. Con un CUDA local (&apos;jax[cuda12_local]&apos;), instala cuDNN 9 para CUDA 12 y pon su carpeta lib en LD_LIBRARY_PATH.</translation>
+    </message>
+    <message>
+        <source>ONNX Runtime could not start its CUDA provider and runs on the CPU (&apos;Failed to create CUDAExecutionProvider&apos;).</source>
+        <translation>ONNX Runtime no pudo iniciar su proveedor de CUDA y se ejecuta en la CPU (&apos;Failed to create CUDAExecutionProvider&apos;).</translation>
+    </message>
+    <message>
+        <source>onnxruntime-gpu needs the CUDA and cuDNN major versions it was built for (listed per release at https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements; since 1.19 the PyPI package is built for CUDA 12 and cuDNN 9, before it for CUDA 11 and cuDNN 8; recent releases name them in this warning). Install them as wheels into this environment: &apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, or, with PyTorch installed, call &apos;onnxruntime.preload_dlls()&apos; before creating the session. Keep only one of &apos;onnxruntime&apos; and &apos;onnxruntime-gpu&apos; installed.</source>
+        <translation>onnxruntime-gpu necesita las versiones principales de CUDA y cuDNN para las que se compiló (indicadas para cada versión en https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements; desde la 1.19, el paquete de PyPI se compila para CUDA 12 y cuDNN 9, y antes, para CUDA 11 y cuDNN 8; las versiones recientes las indican en esta advertencia). Instálalas como wheels en este entorno: &apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, o, con PyTorch instalado, llama a &apos;onnxruntime.preload_dlls()&apos; antes de crear la sesión. Mantén instalado solo uno de &apos;onnxruntime&apos; y &apos;onnxruntime-gpu&apos;.</translation>
+    </message>
+    <message>
+        <source>ONNX Runtime could not start its CUDA provider and runs on the CPU: this onnxruntime-gpu needs CUDA {cuda}.x and cuDNN {cudnn}.x, and could not load them.</source>
+        <translation>ONNX Runtime no pudo iniciar su proveedor de CUDA y se ejecuta en la CPU: este onnxruntime-gpu necesita CUDA {cuda}.x y cuDNN {cudnn}.x, y no pudo cargarlos.</translation>
+    </message>
+    <message>
+        <source>Give it CUDA {cuda} and cuDNN {cudnn} libraries: install them as wheels into this environment (&apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, which brings NVIDIA&apos;s CUDA and cuDNN wheels), or, with a PyTorch built for CUDA {cuda} and cuDNN {cudnn} in the same environment, call &apos;onnxruntime.preload_dlls()&apos; before creating the session. A CUDA toolkit or cuDNN installed separately must be of exactly these major versions, with their bin folders on PATH (Windows) or lib folders on LD_LIBRARY_PATH (Linux). On Windows, also install the latest Microsoft Visual C++ Redistributable (x64). Another major version (cuDNN 8 for a cuDNN 9 build) does not work: then install the onnxruntime-gpu release built for what you have.</source>
+        <translation>Proporciónale bibliotecas de CUDA {cuda} y cuDNN {cudnn}: instálalas como wheels en este entorno (&apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, que instala los wheels de CUDA y cuDNN de NVIDIA), o, con un PyTorch compilado para CUDA {cuda} y cuDNN {cudnn} en el mismo entorno, llama a &apos;onnxruntime.preload_dlls()&apos; antes de crear la sesión. Un CUDA toolkit o un cuDNN instalados por separado deben ser exactamente de estas versiones principales, con sus carpetas bin en PATH (Windows) o sus carpetas lib en LD_LIBRARY_PATH (Linux). En Windows, instala también la versión más reciente de Microsoft Visual C++ Redistributable (x64). Otra versión principal (cuDNN 8 para una compilación con cuDNN 9) no funciona: en ese caso, instala la versión de onnxruntime-gpu compilada para lo que tengas.</translation>
+    </message>
+    <message>
+        <source>ONNX Runtime could not start its CUDA provider and runs on the CPU: {missing}, which it needs, could not be loaded.</source>
+        <translation>ONNX Runtime no pudo iniciar su proveedor de CUDA y se ejecuta en la CPU: no se pudo cargar {missing}, que necesita.</translation>
+    </message>
+    <message>
+        <source>The library&apos;s name tells the CUDA or cuDNN major version this onnxruntime-gpu was built for (&apos;.so.11&apos; or &apos;64_11.dll&apos; is CUDA 11, &apos;cudnn64_9&apos; is cuDNN 9). If that is not the CUDA you have, install the onnxruntime-gpu built for yours (since 1.19 the PyPI package is built for CUDA 12 and cuDNN 9: &apos;pip install -U onnxruntime-gpu&apos;). Then give it the libraries as wheels: &apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, or, with a matching PyTorch in the environment, call &apos;onnxruntime.preload_dlls()&apos; before creating the session.</source>
+        <translation>El nombre de la biblioteca indica la versión principal de CUDA o cuDNN para la que se compiló este onnxruntime-gpu (&apos;.so.11&apos; o &apos;64_11.dll&apos; es CUDA 11, &apos;cudnn64_9&apos; es cuDNN 9). Si no es el CUDA que tienes, instala el onnxruntime-gpu compilado para el tuyo (desde la 1.19, el paquete de PyPI se compila para CUDA 12 y cuDNN 9: &apos;pip install -U onnxruntime-gpu&apos;). Luego proporciónale las bibliotecas como wheels: &apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, o, con un PyTorch compatible en el entorno, llama a &apos;onnxruntime.preload_dlls()&apos; antes de crear la sesión.</translation>
+    </message>
+    <message>
+        <source>The installed ONNX Runtime has no CUDA provider (available: {available}), so it runs on the CPU: this is the CPU-only &apos;onnxruntime&apos; package.</source>
+        <translation>El ONNX Runtime instalado no tiene proveedor de CUDA (disponibles: {available}), por lo que se ejecuta en la CPU: es el paquete &apos;onnxruntime&apos;, solo para CPU.</translation>
+    </message>
+    <message>
+        <source>&apos;onnxruntime&apos; and &apos;onnxruntime-gpu&apos; install the same &apos;onnxruntime&apos; module, and the one installed last wins; packages that require &apos;onnxruntime&apos; often bring the CPU one back. Remove both and install only the GPU package: &apos;pip uninstall -y onnxruntime onnxruntime-gpu&apos;, then &apos;pip install onnxruntime-gpu&apos;. Check with python -c &quot;import onnxruntime; print(onnxruntime.get_available_providers())&quot;, which must list CUDAExecutionProvider.</source>
+        <translation>&apos;onnxruntime&apos; y &apos;onnxruntime-gpu&apos; instalan el mismo módulo &apos;onnxruntime&apos;, y prevalece el último instalado; los paquetes que requieren &apos;onnxruntime&apos; suelen volver a instalar el de CPU. Desinstala ambos e instala solo el paquete para GPU: &apos;pip uninstall -y onnxruntime onnxruntime-gpu&apos; y luego &apos;pip install onnxruntime-gpu&apos;. Compruébalo con python -c &quot;import onnxruntime; print(onnxruntime.get_available_providers())&quot;, que debe mostrar CUDAExecutionProvider.</translation>
+    </message>
+    <message>
+        <source>{library} was loaded with an incompatible copy of a CUDA library it depends on (undefined symbol {symbol}): two CUDA installations are mixed in this process.</source>
+        <translation>{library} se cargó con una copia incompatible de una biblioteca de CUDA de la que depende (símbolo no definido {symbol}): en este proceso se mezclan dos instalaciones de CUDA.</translation>
+    </message>
+    <message>
+        <source>A framework&apos;s CUDA libraries must come from one installation. Usually a CUDA toolkit or cuDNN on LD_LIBRARY_PATH (PATH on Windows) is found before the nvidia-* wheels the framework installed: unset LD_LIBRARY_PATH, or remove those folders from it, for this environment. Keep PyTorch and TensorFlow (or JAX) in separate environments when they ask for different versions of the same nvidia-* wheels, and let pip install the versions the framework asks for (&apos;pip install --force-reinstall torch&apos; from the index it came from).</source>
+        <translation>Las bibliotecas de CUDA de un framework deben proceder de una sola instalación. Normalmente, un CUDA toolkit o un cuDNN en LD_LIBRARY_PATH (PATH en Windows) se encuentra antes que los wheels nvidia-* que instaló el framework: elimina la variable LD_LIBRARY_PATH, o quita esas carpetas de ella, para este entorno. Mantén PyTorch y TensorFlow (o JAX) en entornos separados cuando pidan versiones distintas de los mismos wheels nvidia-*, y deja que pip instale las versiones que pide el framework (&apos;pip install --force-reinstall torch&apos; desde el índice del que procede).</translation>
+    </message>
+    <message>
+        <source>{library} needs nvJitLink {needed} or newer, but an older libnvJitLink.so.12 was loaded first, so the framework (usually &apos;import torch&apos;) fails.</source>
+        <translation>{library} necesita nvJitLink {needed} o posterior, pero antes se cargó un libnvJitLink.so.12 más antiguo, por lo que el framework falla (normalmente en &apos;import torch&apos;).</translation>
+    </message>
+    <message>
+        <source>The older libnvJitLink usually comes from a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda-12.1/lib64), found before the nvidia-nvjitlink-cu12 wheel that came with the framework. Unset LD_LIBRARY_PATH, or remove the toolkit&apos;s folder from it, for this environment. If the wheel itself is too old, upgrade it: &apos;pip install -U &quot;nvidia-nvjitlink-cu12&gt;={needed}&quot;&apos;.</source>
+        <translation>El libnvJitLink más antiguo suele proceder de un CUDA toolkit en LD_LIBRARY_PATH (como /usr/local/cuda-12.1/lib64), que se encuentra antes que el wheel nvidia-nvjitlink-cu12 incluido con el framework. Elimina la variable LD_LIBRARY_PATH, o quita de ella la carpeta del toolkit, para este entorno. Si el propio wheel es demasiado antiguo, actualízalo: &apos;pip install -U &quot;nvidia-nvjitlink-cu12&gt;={needed}&quot;&apos;.</translation>
+    </message>
+    <message>
+        <source>{library} was loaded with parts of another cuDNN (undefined symbol {symbol}): two cuDNN installations are mixed in this process.</source>
+        <translation>{library} se cargó con partes de otro cuDNN (símbolo no definido {symbol}): en este proceso se mezclan dos instalaciones de cuDNN.</translation>
+    </message>
+    <message>
+        <source>cuDNN&apos;s libraries must all come from one release. A system cuDNN (the libcudnn packages in /usr/lib/x86_64-linux-gnu) or a conda cuDNN is mixed with the nvidia-cudnn wheel the framework installed. Unset LD_LIBRARY_PATH, or remove the other cuDNN&apos;s folder from it, for this environment; or remove the other cuDNN (&apos;sudo apt remove libcudnn8&apos;, &apos;conda remove cudnn&apos;) if nothing else needs it. PyTorch and TensorFlow that need different cuDNN versions belong in separate environments.</source>
+        <translation>Todas las bibliotecas de cuDNN deben proceder de la misma versión. Un cuDNN del sistema (los paquetes libcudnn en /usr/lib/x86_64-linux-gnu) o un cuDNN de conda se mezcla con el wheel nvidia-cudnn que instaló el framework. Elimina la variable LD_LIBRARY_PATH, o quita de ella la carpeta del otro cuDNN, para este entorno; o desinstala el otro cuDNN (&apos;sudo apt remove libcudnn8&apos;, &apos;conda remove cudnn&apos;) si nada más lo necesita. Si PyTorch y TensorFlow necesitan versiones distintas de cuDNN, deben estar en entornos separados.</translation>
+    </message>
+    <message>
+        <source>{library} could not be loaded: a function it needs is missing ([WinError 127]), because another copy of a CUDA or cuDNN DLL was loaded first.</source>
+        <translation>No se pudo cargar {library}: falta una función que necesita ([WinError 127]) porque antes se cargó otra copia de una DLL de CUDA o cuDNN.</translation>
+    </message>
+    <message>
+        <source>The framework brings its own CUDA and cuDNN DLLs (PyTorch in torch\lib, others as nvidia-* wheels in site-packages\nvidia); a CUDA toolkit&apos;s or cuDNN&apos;s bin folder on PATH, or cuDNN DLLs copied into C:\Windows\System32, can be found first. Remove those folders from PATH (at least for this environment), delete cuDNN DLLs copied into System32, and start a new terminal. If a toolkit must stay, it must be the same CUDA and cuDNN release as the framework&apos;s. Frameworks that need different cuDNN versions (PyTorch and Paddle or ONNX Runtime) belong in separate environments.</source>
+        <translation>El framework trae sus propias DLL de CUDA y cuDNN (PyTorch, en torch\lib; otros, como wheels nvidia-* en site-packages\nvidia); la carpeta bin de un CUDA toolkit o de cuDNN en PATH, o las DLL de cuDNN copiadas en C:\Windows\System32, pueden encontrarse antes. Quita esas carpetas de PATH (al menos para este entorno), elimina las DLL de cuDNN copiadas en System32 y abre un terminal nuevo. Si un toolkit debe quedarse, tiene que ser de la misma versión de CUDA y cuDNN que la del framework. Los frameworks que necesitan versiones distintas de cuDNN (PyTorch y Paddle u ONNX Runtime) deben estar en entornos separados.</translation>
+    </message>
+    <message>
+        <source>cuBLAS could not load its cuBLASLt library (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): it is missing, or another CUDA&apos;s copy was found first.</source>
+        <translation>cuBLAS no pudo cargar su biblioteca cuBLASLt (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): falta, o se encontró antes la copia de otro CUDA.</translation>
+    </message>
+    <message>
+        <source>libcublas and libcublasLt must come from the same CUDA release. Look for another CUDA toolkit&apos;s folder on LD_LIBRARY_PATH (PATH on Windows) and remove it, or unset LD_LIBRARY_PATH, for this environment; then reinstall the framework so that its nvidia-cublas wheel is complete (&apos;pip install --force-reinstall nvidia-cublas-cu12&apos; for CUDA 12). A toolkit installed by hand must match the CUDA of the framework build.</source>
+        <translation>libcublas y libcublasLt deben proceder de la misma versión de CUDA. Busca la carpeta de otro CUDA toolkit en LD_LIBRARY_PATH (PATH en Windows) y quítala, o elimina la variable LD_LIBRARY_PATH, para este entorno; luego reinstala el framework para que su wheel nvidia-cublas esté completo (&apos;pip install --force-reinstall nvidia-cublas-cu12&apos; para CUDA 12). Un toolkit instalado a mano debe coincidir con el CUDA de la compilación del framework.</translation>
+    </message>
+    <message>
+        <source>The loaded {library} is older than the framework knows: it lacks the optional function {symbol}, and the framework goes on without it.</source>
+        <translation>El {library} cargado es más antiguo de lo que conoce el framework: le falta la función opcional {symbol}, y el framework continúa sin ella.</translation>
+    </message>
+    <message>
+        <source>This does not stop GPU work. It shows that a CUDA toolkit&apos;s library (on PATH or LD_LIBRARY_PATH) is used instead of the newer one the framework could bring; if other CUDA errors follow, remove that toolkit&apos;s folder from the search path for this environment, or install the framework build for the CUDA you have.</source>
+        <translation>Esto no impide el trabajo en la GPU. Indica que se usa la biblioteca de un CUDA toolkit (en PATH o LD_LIBRARY_PATH) en lugar de la más reciente que podría traer el framework; si aparecen otros errores de CUDA, quita la carpeta de ese toolkit de la ruta de búsqueda para este entorno, o instala la compilación del framework para el CUDA que tengas.</translation>
     </message>
 </context>
 <context>

@@ -2640,16 +2640,40 @@
         <translation>已安装的构建版本不包含适用于此 GPU 的代码（&apos;no kernel image is available for execution on the device&apos;）。</translation>
     </message>
     <message>
-        <source>Install a build that includes your GPU&apos;s architecture: an RTX 50-series GPU (Blackwell, sm_120) needs PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;; an old GPU needs an older release that still supports it. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
-        <translation>请安装包含您 GPU 架构的构建版本：RTX 50 系列 GPU（Blackwell，sm_120）需要从 CUDA 12.8 或更高版本的索引安装 PyTorch 2.7 或更高版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;；旧款 GPU 需要仍支持它的旧版本。如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建或重新安装该扩展。</translation>
-    </message>
-    <message>
         <source>{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.</source>
         <translation>已安装的 PyTorch 构建版本不支持 {gpu}（CUDA 计算能力 {capability}）。</translation>
     </message>
     <message>
-        <source>Install a PyTorch build that includes {capability}: for RTX 50-series GPUs (sm_120) that is PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. For a GPU that newer builds dropped, install an older release or CUDA variant whose list includes it. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
-        <translation>请安装包含 {capability} 的 PyTorch 构建版本：RTX 50 系列 GPU（sm_120）需要从 CUDA 12.8 或更高版本的索引安装 PyTorch 2.7 或更高版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;。对于新版本已不再支持的 GPU，请安装支持列表中仍包含它的旧版本或 CUDA 变体。在此之前，GPU 任务会因 &apos;no kernel image is available for execution on the device&apos; 而失败。</translation>
+        <source>Install a build that includes your GPU&apos;s architecture; &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; shows it. GPUs older than Turing (compute capability below 7.5: GTX 10-series, Titan V) are only in PyTorch&apos;s CUDA 12.6 builds: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;. RTX 50-series GPUs (Blackwell, 12.0) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU. &apos;gpuwizard diagnose LOG --system REPORT&apos; names the exact build for a machine.</source>
+        <translation>请安装包含你的 GPU 架构的构建版本；&apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; 会显示该架构。早于 Turing 的 GPU（计算能力低于 7.5：GTX 10 系列、Titan V）只包含在 PyTorch 的 CUDA 12.6 构建版本中：&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;。RTX 50 系列 GPU（Blackwell，12.0）需要来自 CUDA 12.8 或更新索引的 PyTorch 2.7 或更新版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;。如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建或重新安装它。&apos;gpuwizard diagnose LOG --system REPORT&apos; 会给出适合某台机器的确切构建版本。</translation>
+    </message>
+    <message>
+        <source>The installed build has no code for this GPU (compute capability {capability}): &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>已安装的构建版本不包含适用于此 GPU（计算能力 {capability}）的代码：&apos;no kernel image is available for execution on the device&apos;。</translation>
+    </message>
+    <message>
+        <source>GPUs older than Turing (compute capability below 7.5: GTX 900 and 10-series, Titan V) are only in PyTorch&apos;s CUDA 12.6 builds, not in the CUDA 12.8 and newer ones: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 is the last release with such a build). If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild it for this GPU.</source>
+        <translation>早于 Turing 的 GPU（计算能力低于 7.5：GTX 900 和 10 系列、Titan V）只包含在 PyTorch 的 CUDA 12.6 构建版本中，而不在 CUDA 12.8 及更新的构建版本中：&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（PyTorch 2.14 是提供此类构建版本的最后一个版本）。如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建它。</translation>
+    </message>
+    <message>
+        <source>Kepler GPUs (compute capability 3.x) are only in old PyTorch releases&apos; CUDA 11 builds, which also need a driver that serves them. &apos;gpuwizard recommend --framework pytorch&apos; on that machine (or &apos;gpuwizard diagnose LOG --system REPORT&apos;) names the newest one that fits; otherwise use the CPU build.</source>
+        <translation>Kepler GPU（计算能力 3.x）只包含在旧版 PyTorch 的 CUDA 11 构建版本中，而这些构建版本还需要支持它们的驱动。在那台机器上运行 &apos;gpuwizard recommend --framework pytorch&apos;（或 &apos;gpuwizard diagnose LOG --system REPORT&apos;）会给出适用的最新构建版本；否则请使用 CPU 构建版本。</translation>
+    </message>
+    <message>
+        <source>Blackwell GPUs (RTX 50-series: 12.0; B200: 10.0) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild it for this GPU.</source>
+        <translation>Blackwell GPU（RTX 50 系列：12.0；B200：10.0）需要来自 CUDA 12.8 或更新索引的 PyTorch 2.7 或更新版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;，并需要 570 系列或更新的驱动。如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建它。</translation>
+    </message>
+    <message>
+        <source>Install a PyTorch build whose list of architectures includes {capability}: GPUs older than Turing are only in the CUDA 12.6 builds (.../whl/cu126), RTX 50-series GPUs only in the CUDA 12.8 and newer ones (.../whl/cu128), for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>请安装架构列表中包含 {capability} 的 PyTorch 构建版本：早于 Turing 的 GPU 只包含在 CUDA 12.6 构建版本中（.../whl/cu126），RTX 50 系列 GPU 只包含在 CUDA 12.8 及更新的构建版本中（.../whl/cu128），例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;。在此之前，GPU 任务会失败并报错 &apos;no kernel image is available for execution on the device&apos;。</translation>
+    </message>
+    <message>
+        <source>GPUs older than Turing ({capability} is one) are only in PyTorch&apos;s CUDA 12.6 builds, not in the CUDA 12.8 and newer ones: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 is the last release with such a build). Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>早于 Turing 的 GPU（{capability} 即属此类）只包含在 PyTorch 的 CUDA 12.6 构建版本中，而不在 CUDA 12.8 及更新的构建版本中：&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（PyTorch 2.14 是提供此类构建版本的最后一个版本）。在此之前，GPU 任务会失败并报错 &apos;no kernel image is available for execution on the device&apos;。</translation>
+    </message>
+    <message>
+        <source>Blackwell GPUs ({capability}; RTX 50-series) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Blackwell GPU（{capability}；RTX 50 系列）需要来自 CUDA 12.8 或更新索引的 PyTorch 2.7 或更新版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;，并需要 570 系列或更新的驱动。在此之前，GPU 任务会失败并报错 &apos;no kernel image is available for execution on the device&apos;。</translation>
     </message>
     <message>
         <source>{gpu} (compute capability {capability}) is too old for the installed PyTorch.</source>
@@ -3218,6 +3242,473 @@
     <message>
         <source>TensorFlow reserves nearly all GPU memory at start, leaving none for cuBLAS. Enable memory growth before building the model: &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos; for each GPU, or set TF_FORCE_GPU_ALLOW_GROWTH=true. Also close other programs that use the GPU (&apos;nvidia-smi&apos; lists them) and try a smaller batch size.</source>
         <translation>TensorFlow 在启动时会占用几乎全部 GPU 显存，没有为 cuBLAS 留下任何显存。请在构建模型之前启用显存按需增长：对每个 GPU 调用 &apos;tf.config.experimental.set_memory_growth(gpu, True)&apos;，或设置 TF_FORCE_GPU_ALLOW_GROWTH=true。另外请关闭其他使用 GPU 的程序（&apos;nvidia-smi&apos; 会列出它们），并尝试更小的批大小。</translation>
+    </message>
+    <message>
+        <source>The container was started without GPU access: its NVIDIA image says &apos;The NVIDIA Driver was not detected&apos;, so GPU functionality is not available inside it.</source>
+        <translation>容器启动时没有 GPU 访问权限：其 NVIDIA 镜像提示 &apos;The NVIDIA Driver was not detected&apos;，因此容器内无法使用 GPU 功能。</translation>
+    </message>
+    <message>
+        <source>Start the container with the GPU: &apos;docker run --gpus all IMAGE&apos; (or &apos;--device nvidia.com/gpu=all&apos; with CDI). In docker compose, give the service a device reservation: under deploy: resources: reservations: devices: an entry with &apos;driver: nvidia&apos;, &apos;count: all&apos; and &apos;capabilities: [gpu]&apos;. The host needs the NVIDIA driver and the NVIDIA Container Toolkit; check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. With Docker Desktop on Windows, use the WSL 2 backend and a current NVIDIA driver on Windows.</source>
+        <translation>请启动带 GPU 的容器：&apos;docker run --gpus all IMAGE&apos;（使用 CDI 时为 &apos;--device nvidia.com/gpu=all&apos;）。在 docker compose 中，为服务添加设备预留：在 deploy: resources: reservations: devices: 下添加一个包含 &apos;driver: nvidia&apos;、&apos;count: all&apos; 和 &apos;capabilities: [gpu]&apos; 的条目。主机需要安装 NVIDIA 驱动和 NVIDIA Container Toolkit；可用 &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos; 检查。在 Windows 上使用 Docker Desktop 时，请使用 WSL 2 后端，并在 Windows 上安装最新的 NVIDIA 驱动。</translation>
+    </message>
+    <message>
+        <source>The container was started with a GPU option, yet its NVIDIA image saw no driver (&apos;The NVIDIA Driver was not detected&apos;).</source>
+        <translation>容器启动时使用了 GPU 选项，但其 NVIDIA 镜像没有检测到驱动（&apos;The NVIDIA Driver was not detected&apos;）。</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos; inside the container. If it lists the GPU, the message is wrong and can be ignored: older NVIDIA images print it under WSL 2 although the GPU works (newer images no longer do). If it fails, the host does not pass its driver in: check &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;, reinstall the NVIDIA Container Toolkit, run &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and restart Docker. With Docker Desktop on Windows, update Docker Desktop and the NVIDIA driver on Windows; on Linux, Docker installed as a snap or Docker Desktop&apos;s VM cannot use the host&apos;s driver (use Docker Engine).</source>
+        <translation>请在容器内运行 &apos;nvidia-smi&apos;。如果它列出了 GPU，说明该消息有误，可以忽略：旧版 NVIDIA 镜像在 WSL 2 下即使 GPU 正常工作也会打印此消息（新版镜像已不再如此）。如果运行失败，说明主机没有把驱动传入容器：请用 &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos; 检查，重新安装 NVIDIA Container Toolkit，运行 &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; 并重启 Docker。在 Windows 上使用 Docker Desktop 时，请更新 Docker Desktop 和 Windows 上的 NVIDIA 驱动；在 Linux 上，以 snap 方式安装的 Docker 或 Docker Desktop 的虚拟机无法使用主机的驱动（请使用 Docker Engine）。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA Container Toolkit could not give the container its GPU (nvidia-container-cli: {stage}: {detail}).</source>
+        <translation>NVIDIA Container Toolkit 无法为容器提供 GPU（nvidia-container-cli: {stage}: {detail}）。</translation>
+    </message>
+    <message>
+        <source>Check the host first: &apos;nvidia-smi&apos; must work there. Then reinstall or update the NVIDIA Container Toolkit (package nvidia-container-toolkit), run &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and &apos;sudo systemctl restart docker&apos;, and check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. For details, run &apos;nvidia-container-cli -k -d /dev/tty info&apos; on the host.</source>
+        <translation>请先检查主机：&apos;nvidia-smi&apos; 必须能在主机上正常运行。然后重新安装或更新 NVIDIA Container Toolkit（软件包 nvidia-container-toolkit），运行 &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; 和 &apos;sudo systemctl restart docker&apos;，再用 &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos; 检查。如需详细信息，请在主机上运行 &apos;nvidia-container-cli -k -d /dev/tty info&apos;。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA Container Toolkit could not load the host&apos;s NVIDIA driver library ({library}), so Docker could not start the container with a GPU.</source>
+        <translation>NVIDIA Container Toolkit 无法加载主机的 NVIDIA 驱动库（{library}），因此 Docker 无法启动带 GPU 的容器。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA Container Toolkit could not mount the host&apos;s driver files into the container (nvidia-container-cli: mount error: {detail}).</source>
+        <translation>NVIDIA Container Toolkit 无法将主机的驱动文件挂载到容器中（nvidia-container-cli: mount error: {detail}）。</translation>
+    </message>
+    <message>
+        <source>&apos;file exists&apos; means the image already contains a driver file that the toolkit mounts from the host (the path in the message: libnvidia-ml.so.1, nvidia-smi, libcuda.so), for example because it was saved with &apos;docker commit&apos; from a running GPU container or NVIDIA driver packages were installed in it. Rebuild the image from its Dockerfile without driver packages (the toolkit brings the host&apos;s driver), or delete those files in the image. Other mount errors often follow a driver update: restart the host.</source>
+        <translation>&apos;file exists&apos; 表示镜像中已经包含了 toolkit 要从主机挂载的驱动文件（即消息中的路径：libnvidia-ml.so.1、nvidia-smi、libcuda.so），例如该镜像是用 &apos;docker commit&apos; 从正在运行的 GPU 容器保存的，或者在镜像中安装了 NVIDIA 驱动软件包。请根据其 Dockerfile 重新构建镜像，且不要安装驱动软件包（toolkit 会带入主机的驱动），或者删除镜像中的这些文件。其他挂载错误通常出现在驱动更新之后：请重启主机。</translation>
+    </message>
+    <message>
+        <source>The container image needs a driver that supports CUDA {cuda} or newer, and the host&apos;s NVIDIA driver is older (nvidia-container-cli: unsatisfied condition: cuda&gt;={cuda}).</source>
+        <translation>容器镜像需要支持 CUDA {cuda} 或更新版本的驱动，而主机的 NVIDIA 驱动版本较旧（nvidia-container-cli: unsatisfied condition: cuda&gt;={cuda}）。</translation>
+    </message>
+    <message>
+        <source>&apos;nvidia-smi&apos; on the host shows the newest CUDA its driver supports (&apos;CUDA Version&apos;). Either update the host&apos;s NVIDIA driver to one that supports CUDA {cuda} (on Windows with Docker Desktop, the Windows driver), or use a tag of the image built for the CUDA your driver supports. Setting NVIDIA_DISABLE_REQUIRES=true skips the check, but the program then fails when it needs the newer CUDA, unless the GPU supports CUDA forward compatibility (data-center GPUs).</source>
+        <translation>主机上的 &apos;nvidia-smi&apos; 会显示其驱动支持的最新 CUDA 版本（&apos;CUDA Version&apos;）。请将主机的 NVIDIA 驱动更新到支持 CUDA {cuda} 的版本（在 Windows 上使用 Docker Desktop 时，更新 Windows 驱动），或者使用为你的驱动所支持的 CUDA 构建的镜像标签。设置 NVIDIA_DISABLE_REQUIRES=true 可以跳过此检查，但程序在需要更新的 CUDA 时会失败，除非该 GPU 支持 CUDA 前向兼容（数据中心 GPU）。</translation>
+    </message>
+    <message>
+        <source>Docker does not know the &apos;nvidia&apos; runtime (&apos;unknown or invalid runtime name: nvidia&apos;): the NVIDIA Container Toolkit is missing or not registered with this Docker daemon.</source>
+        <translation>Docker 不认识 &apos;nvidia&apos; 运行时（&apos;unknown or invalid runtime name: nvidia&apos;）：NVIDIA Container Toolkit 未安装，或未注册到此 Docker 守护进程。</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA Container Toolkit on the host, register it and restart Docker: &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; and &apos;sudo systemctl restart docker&apos;; &apos;docker info&apos; must then list nvidia under Runtimes. Rootless Docker reads its own ~/.config/docker/daemon.json: add &apos;--config=$HOME/.config/docker/daemon.json&apos; and restart it with &apos;systemctl --user restart docker&apos;. Docker Desktop (Windows) has no nvidia runtime: remove &apos;--runtime=nvidia&apos; or compose&apos;s &apos;runtime: nvidia&apos; and use &apos;--gpus all&apos; or a compose device reservation with &apos;capabilities: [gpu]&apos; instead.</source>
+        <translation>请在主机上安装 NVIDIA Container Toolkit，注册它并重启 Docker：&apos;sudo nvidia-ctk runtime configure --runtime=docker&apos; 和 &apos;sudo systemctl restart docker&apos;；之后 &apos;docker info&apos; 的 Runtimes 中必须列出 nvidia。Rootless Docker 读取的是它自己的 ~/.config/docker/daemon.json：请添加 &apos;--config=$HOME/.config/docker/daemon.json&apos;，并用 &apos;systemctl --user restart docker&apos; 重启它。Docker Desktop（Windows）没有 nvidia 运行时：请删除 &apos;--runtime=nvidia&apos; 或 compose 中的 &apos;runtime: nvidia&apos;，改用 &apos;--gpus all&apos; 或带 &apos;capabilities: [gpu]&apos; 的 compose 设备预留。</translation>
+    </message>
+    <message>
+        <source>Kubernetes cannot schedule the pod: no node has a free nvidia.com/gpu (&apos;Insufficient nvidia.com/gpu&apos;).</source>
+        <translation>Kubernetes 无法调度该 pod：没有任何节点有空闲的 nvidia.com/gpu（&apos;Insufficient nvidia.com/gpu&apos;）。</translation>
+    </message>
+    <message>
+        <source>Run &apos;kubectl describe node NODE&apos; on the GPU node: if Allocatable shows no nvidia.com/gpu, the NVIDIA device plugin is not running or not working there; install it (or the NVIDIA GPU Operator) and check its pod&apos;s log with &apos;kubectl logs&apos;. If the node shows GPUs, other pods hold them all: wait, or lower the pod&apos;s nvidia.com/gpu limit. With MIG or time-slicing, request the resource name the node advertises (such as nvidia.com/mig-1g.10gb).</source>
+        <translation>请对 GPU 节点运行 &apos;kubectl describe node NODE&apos;：如果 Allocatable 中没有 nvidia.com/gpu，说明 NVIDIA device plugin 没有在该节点上运行或工作不正常；请安装它（或 NVIDIA GPU Operator），并用 &apos;kubectl logs&apos; 查看其 pod 的日志。如果节点显示有 GPU，说明它们都已被其他 pod 占用：请等待，或降低该 pod 的 nvidia.com/gpu 限额。使用 MIG 或时间分片（time-slicing）时，请请求节点公布的资源名称（例如 nvidia.com/mig-1g.10gb）。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA device plugin found no usable GPU driver on its node, so the node advertises no nvidia.com/gpu and GPU pods stay Pending.</source>
+        <translation>NVIDIA device plugin 在其节点上找不到可用的 GPU 驱动，因此该节点不公布任何 nvidia.com/gpu，GPU pod 一直处于 Pending 状态。</translation>
+    </message>
+    <message>
+        <source>On the node, check that &apos;nvidia-smi&apos; works, then make the container runtime use the NVIDIA runtime: for containerd &apos;sudo nvidia-ctk runtime configure --runtime=containerd&apos; and &apos;sudo systemctl restart containerd&apos; (for CRI-O &apos;--runtime=crio&apos;), and either make nvidia the default runtime or deploy the plugin with a RuntimeClass &apos;nvidia&apos; (Helm: --set runtimeClassName=nvidia). Then restart the device plugin pod. The NVIDIA GPU Operator sets all of this up.</source>
+        <translation>请在该节点上检查 &apos;nvidia-smi&apos; 是否正常工作，然后让容器运行时使用 NVIDIA 运行时：对于 containerd，运行 &apos;sudo nvidia-ctk runtime configure --runtime=containerd&apos; 和 &apos;sudo systemctl restart containerd&apos;（对于 CRI-O，使用 &apos;--runtime=crio&apos;），并将 nvidia 设为默认运行时，或者使用 RuntimeClass &apos;nvidia&apos; 部署该插件（Helm：--set runtimeClassName=nvidia）。然后重启 device plugin 的 pod。NVIDIA GPU Operator 会完成所有这些设置。</translation>
+    </message>
+    <message>
+        <source>libcuda.so, the driver library that Windows provides to WSL 2, was not found: in WSL it lives in /usr/lib/wsl/lib.</source>
+        <translation>找不到 libcuda.so，即 Windows 提供给 WSL 2 的驱动库：在 WSL 中它位于 /usr/lib/wsl/lib。</translation>
+    </message>
+    <message>
+        <source>Put /usr/lib/wsl/lib on the loader path: &apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos; (add it to ~/.bashrc to keep it). WSL&apos;s loader cache knows only libcuda.so.1 there, so programs that load &apos;libcuda.so&apos; fail without it. If /usr/lib/wsl/lib holds no libcuda.so at all, update the NVIDIA driver on Windows and run &apos;wsl --shutdown&apos;. Do not install a Linux NVIDIA driver inside WSL: the Windows driver serves WSL 2.</source>
+        <translation>请将 /usr/lib/wsl/lib 加入加载器路径：&apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos;（将其添加到 ~/.bashrc 以永久生效）。WSL 的加载器缓存在该目录中只知道 libcuda.so.1，因此没有这项设置时，加载 &apos;libcuda.so&apos; 的程序会失败。如果 /usr/lib/wsl/lib 中根本没有 libcuda.so，请更新 Windows 上的 NVIDIA 驱动并运行 &apos;wsl --shutdown&apos;。不要在 WSL 内安装 Linux NVIDIA 驱动：WSL 2 由 Windows 驱动提供支持。</translation>
+    </message>
+    <message>
+        <source>ldconfig says /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link: a harmless note in WSL 2.</source>
+        <translation>ldconfig 提示 /usr/lib/wsl/lib/libcuda.so.1 不是符号链接：这在 WSL 2 中是无害的提示。</translation>
+    </message>
+    <message>
+        <source>The Windows NVIDIA driver gives WSL copies of libcuda.so instead of links, and ldconfig notes it on every package install. It does not stop the GPU from working and needs no fix. Only if a program then cannot find libcuda.so, add /usr/lib/wsl/lib to LD_LIBRARY_PATH.</source>
+        <translation>Windows NVIDIA 驱动为 WSL 提供的是 libcuda.so 的副本而不是链接，ldconfig 在每次安装软件包时都会提示这一点。它不会影响 GPU 正常工作，也无需修复。只有当某个程序因此找不到 libcuda.so 时，才需要将 /usr/lib/wsl/lib 添加到 LD_LIBRARY_PATH。</translation>
+    </message>
+    <message>
+        <source>Inside WSL 2, the NVIDIA tools could not reach the GPU (&apos;{evidence}&apos;): most often a Linux NVIDIA driver or nvidia-utils package installed inside WSL hides the Windows driver.</source>
+        <translation>在 WSL 2 中，NVIDIA 工具无法访问 GPU（&apos;{evidence}&apos;）：最常见的原因是 WSL 内安装的 Linux NVIDIA 驱动或 nvidia-utils 软件包遮蔽了 Windows 驱动。</translation>
+    </message>
+    <message>
+        <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
+        <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build}: &apos;{machine_command}&apos;.</source>
+        <translation>对于这台机器（{machine_gpu}，计算能力 {machine_capability}，驱动 {machine_driver}），请安装 {machine_build}：&apos;{machine_command}&apos;。</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build} with Python {machine_python} (there is no such build for Python {log_python}, which the log shows): &apos;{machine_command}&apos;.</source>
+        <translation>对于这台机器（{machine_gpu}，计算能力 {machine_capability}，驱动 {machine_driver}），请使用 Python {machine_python} 安装 {machine_build}（日志显示的 Python {log_python} 没有此构建版本）：&apos;{machine_command}&apos;。</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), {machine_build} fits once the NVIDIA driver is updated to {machine_min_driver} or newer; then: &apos;{machine_command}&apos;.</source>
+        <translation>对于这台机器（{machine_gpu}，计算能力 {machine_capability}，驱动 {machine_driver}），将 NVIDIA 驱动更新到 {machine_min_driver} 或更新版本后即可使用 {machine_build}；之后运行：&apos;{machine_command}&apos;。</translation>
+    </message>
+    <message>
+        <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), no {machine_framework} build that this wizard knows uses the GPU; {machine_build} runs on the CPU: &apos;{machine_command}&apos;.</source>
+        <translation>对于这台机器（{machine_gpu}，计算能力 {machine_capability}，驱动 {machine_driver}），本向导已知的 {machine_framework} 构建版本都无法使用该 GPU；{machine_build} 在 CPU 上运行：&apos;{machine_command}&apos;。</translation>
+    </message>
+    <message>
+        <source>If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
+        <extracomment>What follows the machine&apos;s sentence when it replaces a code&apos;s generic advice.</extracomment>
+        <translation>如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建或重新安装它。</translation>
+    </message>
+    <message>
+        <source>Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>在此之前，GPU 任务会失败并报错 &apos;no kernel image is available for execution on the device&apos;。</translation>
+    </message>
+    <message>
+        <source>Uninstall the CPU build first (&apos;pip uninstall torch&apos;), so that pip does not keep it.</source>
+        <translation>请先卸载 CPU 构建版本（&apos;pip uninstall torch&apos;），以免 pip 保留它。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver&apos;s kernel module is not running, so no program can reach the GPU.</source>
+        <translation>NVIDIA 驱动的内核模块未运行，因此任何程序都无法访问 GPU。</translation>
+    </message>
+    <message>
+        <source>Usually the driver or the kernel was updated and the module for the running kernel was not loaded or not built. Restart the computer first. If it persists, build the module for the running kernel: install its headers (&apos;sudo apt install linux-headers-$(uname -r)&apos; on Ubuntu and Debian) and run &apos;sudo dkms autoinstall&apos; (on Fedora with RPM Fusion: &apos;sudo akmods --force&apos;), or reinstall the driver package, then restart. With Secure Boot on, the module must be signed (enrol the key the driver installer offers) or the kernel refuses it: &apos;sudo dmesg | grep -i nvidia&apos; says why it did not load. In a container, the host&apos;s driver must work and the container must be started with GPU access (&apos;docker run --gpus all ...&apos;). Check with &apos;nvidia-smi&apos;. In WSL 2 there is no Linux kernel module: the driver is the Windows one, so update it on Windows and do not install a Linux NVIDIA driver inside WSL.</source>
+        <translation>通常是驱动或内核已更新，而正在运行的内核所对应的模块没有加载或没有构建。请先重启计算机。如果问题仍然存在，请为正在运行的内核构建模块：安装其头文件（在 Ubuntu 和 Debian 上运行 &apos;sudo apt install linux-headers-$(uname -r)&apos;）并运行 &apos;sudo dkms autoinstall&apos;（在使用 RPM Fusion 的 Fedora 上运行 &apos;sudo akmods --force&apos;），或者重新安装驱动软件包，然后重启。启用 Secure Boot 时，模块必须经过签名（登记驱动安装程序提供的密钥），否则内核会拒绝加载它：&apos;sudo dmesg | grep -i nvidia&apos; 会说明它未能加载的原因。在容器中，主机的驱动必须正常工作，并且容器启动时必须具有 GPU 访问权限（&apos;docker run --gpus all ...&apos;）。请用 &apos;nvidia-smi&apos; 检查。WSL 2 中没有 Linux 内核模块：驱动就是 Windows 驱动，因此请在 Windows 上更新它，不要在 WSL 内安装 Linux NVIDIA 驱动。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver libraries are version {client} but the loaded kernel module is version {module}: the driver was updated without reloading its kernel module.</source>
+        <translation>NVIDIA 驱动库的版本为 {client}，但已加载的内核模块版本为 {module}：驱动已更新，但其内核模块没有重新加载。</translation>
+    </message>
+    <message>
+        <source>Restart the computer: the new module {client} is then loaded. Without a restart, reload the module: &apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos; (possible only when no program, such as the desktop, uses the GPU). If the mismatch comes back after a restart, the module for the running kernel was not rebuilt: run &apos;sudo dkms autoinstall&apos; (or reinstall the driver package) so that &apos;modinfo -F version nvidia&apos; prints {client}, then restart.</source>
+        <translation>请重启计算机：重启后会加载新模块 {client}。如果不重启，请重新加载模块：&apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos;（仅当没有程序（例如桌面）使用 GPU 时才可行）。如果重启后版本不匹配仍然出现，说明没有为正在运行的内核重新构建模块：请运行 &apos;sudo dkms autoinstall&apos;（或重新安装驱动软件包），使 &apos;modinfo -F version nvidia&apos; 输出 {client}，然后重启。</translation>
+    </message>
+    <message>
+        <source>CUDA error 803 (system has unsupported display driver / cuda driver combination): the CUDA driver library loaded does not match the NVIDIA kernel module.</source>
+        <translation>CUDA 错误 803（system has unsupported display driver / cuda driver combination）：加载的 CUDA 驱动库与 NVIDIA 内核模块不匹配。</translation>
+    </message>
+    <message>
+        <source>After a driver update, restart the computer (or reload the module: &apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos;, possible only when no program, such as the desktop, uses the GPU), so that the kernel module and libcuda have the same version; &apos;cat /sys/module/nvidia/version&apos; shows the module&apos;s. In a container whose host works, the image&apos;s CUDA forward-compatibility libcuda (/usr/local/cuda/compat) does not fit the host driver: take that folder out of LD_LIBRARY_PATH (or /etc/ld.so.conf.d) so the host&apos;s libcuda is used, or update the host driver to one that supports the image&apos;s CUDA.</source>
+        <translation>驱动更新后，请重启计算机（或重新加载模块：&apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos;，仅当没有程序（例如桌面）使用 GPU 时才可行），使内核模块与 libcuda 的版本一致；&apos;cat /sys/module/nvidia/version&apos; 会显示模块的版本。如果是在主机正常工作的容器中，说明镜像中的 CUDA 前向兼容 libcuda（/usr/local/cuda/compat）与主机驱动不匹配：请将该文件夹从 LD_LIBRARY_PATH（或 /etc/ld.so.conf.d）中移除，以便使用主机的 libcuda，或者将主机驱动更新到支持该镜像 CUDA 版本的版本。</translation>
+    </message>
+    <message>
+        <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
+        <translation>CUDA 错误 804（forward compatibility was attempted on non supported HW）：加载了 CUDA 前向兼容的 libcuda，但此 GPU 不支持前向兼容。</translation>
+    </message>
+    <message>
+        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards. Remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu); then the driver&apos;s own libcuda is used. If the framework needs a newer CUDA than the driver supports, update the NVIDIA driver instead. Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
+        <translation>前向兼容（cuda-compat 软件包，/usr/local/cuda/compat）仅适用于 NVIDIA 数据中心 GPU，不适用于 GeForce 或大多数 RTX 显卡。请从主机上删除 cuda-compat 软件包（&apos;sudo apt remove cuda-compat-*&apos;），将 /usr/local/cuda/compat 从 LD_LIBRARY_PATH 中移除；在容器中，请不要让镜像的 compat 文件夹出现在库路径中（例如 LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu）；这样就会使用驱动自带的 libcuda。如果框架需要的 CUDA 版本比驱动支持的更新，请改为更新 NVIDIA 驱动。在容器之外，驱动更新后未重启也会出现同样的错误：请重启计算机。</translation>
+    </message>
+    <message>
+        <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded (nvidia-smi shows driver {driver} with CUDA {driver_cuda}), but this GPU does not support it.</source>
+        <translation>CUDA 错误 804（forward compatibility was attempted on non supported HW）：加载了 CUDA 前向兼容的 libcuda（nvidia-smi 显示驱动 {driver}，CUDA {driver_cuda}），但此 GPU 不支持前向兼容。</translation>
+    </message>
+    <message>
+        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards. Remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;) and take /usr/local/cuda/compat out of LD_LIBRARY_PATH, so that driver {driver}&apos;s own libcuda is used; then install a framework build for the CUDA that driver supports, or update the NVIDIA driver to one made for CUDA {driver_cuda} or newer.</source>
+        <translation>前向兼容（cuda-compat 软件包，/usr/local/cuda/compat）仅适用于 NVIDIA 数据中心 GPU，不适用于 GeForce 或大多数 RTX 显卡。请从主机上删除 cuda-compat 软件包（&apos;sudo apt remove cuda-compat-*&apos;），并将 /usr/local/cuda/compat 从 LD_LIBRARY_PATH 中移除，以便使用驱动 {driver} 自带的 libcuda；然后安装适用于该驱动所支持 CUDA 版本的框架构建版本，或者将 NVIDIA 驱动更新到适用于 CUDA {driver_cuda} 或更新版本的驱动。</translation>
+    </message>
+    <message>
+        <source>The program asked for a GPU number this process does not have (&apos;invalid device ordinal&apos;).</source>
+        <translation>程序请求了此进程没有的 GPU 编号（&apos;invalid device ordinal&apos;）。</translation>
+    </message>
+    <message>
+        <source>GPUs are numbered from 0 among those the process can see, so with one GPU only &apos;cuda:0&apos; exists. Use &apos;cuda&apos; or &apos;cuda:0&apos; instead of &apos;cuda:1&apos; (or a setting such as --gpu 1 or device_ids=[0, 1]), or choose the GPU with CUDA_VISIBLE_DEVICES before starting the program (e.g. &apos;CUDA_VISIBLE_DEVICES=1 python train.py&apos;, then use &apos;cuda:0&apos;). &apos;nvidia-smi -L&apos; lists the GPUs this machine has.</source>
+        <translation>GPU 按进程可见的 GPU 从 0 开始编号，因此只有一个 GPU 时只存在 &apos;cuda:0&apos;。请使用 &apos;cuda&apos; 或 &apos;cuda:0&apos; 代替 &apos;cuda:1&apos;（或 --gpu 1、device_ids=[0, 1] 之类的设置），或者在启动程序前用 CUDA_VISIBLE_DEVICES 选择 GPU（例如 &apos;CUDA_VISIBLE_DEVICES=1 python train.py&apos;，然后使用 &apos;cuda:0&apos;）。&apos;nvidia-smi -L&apos; 会列出这台机器上的 GPU。</translation>
+    </message>
+    <message>
+        <source>The program asked for a GPU number this process does not have (&apos;invalid device ordinal&apos;); the log sets CUDA_VISIBLE_DEVICES={visible}.</source>
+        <translation>程序请求了此进程没有的 GPU 编号（&apos;invalid device ordinal&apos;）；日志中设置了 CUDA_VISIBLE_DEVICES={visible}。</translation>
+    </message>
+    <message>
+        <source>CUDA_VISIBLE_DEVICES={visible} leaves the process only the GPUs it lists, renumbered from 0: with one GPU listed, only &apos;cuda:0&apos; exists, whatever its number in nvidia-smi. Use &apos;cuda:0&apos; (or one process per listed GPU), or list every GPU the program needs (e.g. CUDA_VISIBLE_DEVICES=0,1). &apos;nvidia-smi -L&apos; lists the GPUs this machine has.</source>
+        <translation>CUDA_VISIBLE_DEVICES={visible} 只让进程使用其中列出的 GPU，并从 0 开始重新编号：只列出一个 GPU 时，只存在 &apos;cuda:0&apos;，无论它在 nvidia-smi 中的编号是多少。请使用 &apos;cuda:0&apos;（或为每个列出的 GPU 各启动一个进程），或者列出程序需要的所有 GPU（例如 CUDA_VISIBLE_DEVICES=0,1）。&apos;nvidia-smi -L&apos; 会列出这台机器上的 GPU。</translation>
+    </message>
+    <message>
+        <source>The launcher started {processes} processes per machine, one per GPU, but this process has fewer GPUs (&apos;invalid device ordinal&apos;).</source>
+        <translation>启动器在每台机器上启动了 {processes} 个进程（每个 GPU 一个），但此进程可用的 GPU 更少（&apos;invalid device ordinal&apos;）。</translation>
+    </message>
+    <message>
+        <source>Each process takes the GPU numbered by its local rank, so --nproc-per-node must not exceed the number of GPUs visible (nvidia-smi -L lists them; CUDA_VISIBLE_DEVICES narrows them). Set --nproc-per-node to that number (1 for one GPU) or use &apos;--nproc-per-node=gpu&apos;. A model split over {processes} GPUs needs that many GPUs, or a version of it made for fewer.</source>
+        <translation>每个进程使用编号为其 local rank 的 GPU，因此 --nproc-per-node 不能超过可见的 GPU 数量（nvidia-smi -L 会列出它们；CUDA_VISIBLE_DEVICES 会缩小范围）。请将 --nproc-per-node 设为该数量（一个 GPU 时设为 1），或使用 &apos;--nproc-per-node=gpu&apos;。拆分到 {processes} 个 GPU 上的模型需要同样数量的 GPU，或者使用为更少 GPU 制作的模型版本。</translation>
+    </message>
+    <message>
+        <source>CUDA found no GPU this process may use (&apos;No CUDA GPUs are available&apos; or &apos;no CUDA-capable device is detected&apos;).</source>
+        <translation>CUDA 找不到此进程可以使用的 GPU（&apos;No CUDA GPUs are available&apos; 或 &apos;no CUDA-capable device is detected&apos;）。</translation>
+    </message>
+    <message>
+        <source>Most often CUDA_VISIBLE_DEVICES hides the GPUs: an empty value or -1 hides all of them, and an index this machine does not have (a script that sets os.environ[&apos;CUDA_VISIBLE_DEVICES&apos;] = &apos;3&apos; on a one-GPU machine) hides them too. Check &apos;echo $CUDA_VISIBLE_DEVICES&apos; and the script, and use an index or UUID from &apos;nvidia-smi -L&apos; (0 for the first GPU), or unset it. On a cluster, ask the job scheduler for a GPU (Slurm: --gpus=1 or --gres=gpu:1), which sets CUDA_VISIBLE_DEVICES for the job. If nvidia-smi itself lists no GPU, the driver is the problem; in a container, start it with GPU access (&apos;docker run --gpus all ...&apos;).</source>
+        <translation>最常见的原因是 CUDA_VISIBLE_DEVICES 隐藏了 GPU：空值或 -1 会隐藏所有 GPU，而这台机器上不存在的索引（例如在单 GPU 机器上，脚本设置了 os.environ[&apos;CUDA_VISIBLE_DEVICES&apos;] = &apos;3&apos;）也会隐藏它们。请检查 &apos;echo $CUDA_VISIBLE_DEVICES&apos; 和脚本，并使用 &apos;nvidia-smi -L&apos; 中的索引或 UUID（第一个 GPU 为 0），或者取消设置该变量。在集群上，请向作业调度器申请 GPU（Slurm：--gpus=1 或 --gres=gpu:1），它会为作业设置 CUDA_VISIBLE_DEVICES。如果 nvidia-smi 本身没有列出任何 GPU，则问题出在驱动；在容器中，请以 GPU 访问权限启动容器（&apos;docker run --gpus all ...&apos;）。</translation>
+    </message>
+    <message>
+        <source>CUDA found no GPU: CUDA_VISIBLE_DEVICES is set to &apos;{visible}&apos;, which hides every GPU.</source>
+        <translation>CUDA 找不到 GPU：CUDA_VISIBLE_DEVICES 被设置为 &apos;{visible}&apos;，这会隐藏所有 GPU。</translation>
+    </message>
+    <message>
+        <source>An empty CUDA_VISIBLE_DEVICES or -1 is the usual way to force the CPU. To use the GPU, unset it (&apos;unset CUDA_VISIBLE_DEVICES&apos;, or remove the line that sets it in the script or the job file) or set it to a GPU from &apos;nvidia-smi -L&apos;, such as CUDA_VISIBLE_DEVICES=0, before the program starts.</source>
+        <translation>将 CUDA_VISIBLE_DEVICES 设为空或 -1 是强制使用 CPU 的常用方法。要使用 GPU，请在程序启动前取消设置它（&apos;unset CUDA_VISIBLE_DEVICES&apos;，或删除脚本或作业文件中设置它的那一行），或将它设为 &apos;nvidia-smi -L&apos; 中的某个 GPU，例如 CUDA_VISIBLE_DEVICES=0。</translation>
+    </message>
+    <message>
+        <source>CUDA found no GPU this process may use; the log sets CUDA_VISIBLE_DEVICES={visible}.</source>
+        <translation>CUDA 找不到此进程可以使用的 GPU；日志中设置了 CUDA_VISIBLE_DEVICES={visible}。</translation>
+    </message>
+    <message>
+        <source>CUDA_VISIBLE_DEVICES={visible} must name GPUs this machine has: indexes from &apos;nvidia-smi -L&apos; (0 for the first GPU; CUDA counts the fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID) or their UUIDs (GPU-...). An entry that does not exist hides it and everything after it. Set it to an existing GPU, e.g. CUDA_VISIBLE_DEVICES=0 on a one-GPU machine, or unset it.</source>
+        <translation>CUDA_VISIBLE_DEVICES={visible} 必须指定这台机器上存在的 GPU：&apos;nvidia-smi -L&apos; 中的索引（第一个 GPU 为 0；除非设置 CUDA_DEVICE_ORDER=PCI_BUS_ID，否则 CUDA 会把最快的 GPU 排在最前）或它们的 UUID（GPU-...）。不存在的条目会隐藏它自身及其后的所有条目。请将其设为存在的 GPU，例如在单 GPU 机器上设为 CUDA_VISIBLE_DEVICES=0，或者取消设置它。</translation>
+    </message>
+    <message>
+        <source>PyTorch counted more GPUs than CUDA lets this process use (&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;); usually the GPUs are MIG instances.</source>
+        <extracomment>GPUs shared between processes: MIG instances, exclusive compute modes, forked workers.</extracomment>
+        <translation>PyTorch 统计到的 GPU 数量多于 CUDA 允许此进程使用的数量（&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;）；这些 GPU 通常是 MIG 实例。</translation>
+    </message>
+    <message>
+        <source>On an A100, H100 or H200 in MIG mode a process can use one MIG instance only, and it is always device 0. Before starting Python, choose the instance: &apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt; python ...&apos; with a UUID from &apos;nvidia-smi -L&apos; (the job scheduler may set it for you), and use &apos;cuda&apos; or &apos;cuda:0&apos;. Do not set CUDA_VISIBLE_DEVICES inside the script after torch has started. Without MIG, check that CUDA_VISIBLE_DEVICES names only GPUs from &apos;nvidia-smi -L&apos;.</source>
+        <translation>在处于 MIG 模式的 A100、H100 或 H200 上，一个进程只能使用一个 MIG 实例，并且它始终是设备 0。请在启动 Python 之前选择实例：&apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt; python ...&apos;，其中 UUID 取自 &apos;nvidia-smi -L&apos;（作业调度器可能会替你设置），并使用 &apos;cuda&apos; 或 &apos;cuda:0&apos;。不要在 torch 启动后于脚本内设置 CUDA_VISIBLE_DEVICES。未使用 MIG 时，请检查 CUDA_VISIBLE_DEVICES 中是否只包含 &apos;nvidia-smi -L&apos; 列出的 GPU。</translation>
+    </message>
+    <message>
+        <source>The GPUs are MIG instances, and this process asked for more than the one MIG instance a CUDA process can use.</source>
+        <translation>这些 GPU 是 MIG 实例，而此进程请求了多个 MIG 实例，但一个 CUDA 进程只能使用一个 MIG 实例。</translation>
+    </message>
+    <message>
+        <source>A CUDA process sees one MIG instance only, always as device 0 (&apos;cuda:0&apos;), however many instances exist or the container was given. Run one process per instance, each started with &apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt;&apos; (the UUIDs are listed by &apos;nvidia-smi -L&apos;; with drivers before R470 the form is MIG-GPU-&lt;UUID&gt;/&lt;GI&gt;/&lt;CI&gt;), and use &apos;cuda:0&apos; inside it. Training over several MIG instances (torchrun, DDP, NCCL) does not work: use whole GPUs, which the administrator gets back by disabling MIG (&apos;sudo nvidia-smi -i 0 -mig 0&apos; with no process on the GPU).</source>
+        <translation>无论存在多少个实例、容器被分配了多少个，一个 CUDA 进程都只能看到一个 MIG 实例，且始终为设备 0（&apos;cuda:0&apos;）。请每个实例运行一个进程，每个进程都以 &apos;CUDA_VISIBLE_DEVICES=MIG-&lt;UUID&gt;&apos; 启动（UUID 可通过 &apos;nvidia-smi -L&apos; 列出；R470 之前的驱动使用 MIG-GPU-&lt;UUID&gt;/&lt;GI&gt;/&lt;CI&gt; 格式），并在进程内使用 &apos;cuda:0&apos;。跨多个 MIG 实例的训练（torchrun、DDP、NCCL）无法工作：请使用完整的 GPU，管理员可通过禁用 MIG 恢复完整 GPU（在 GPU 上没有进程时运行 &apos;sudo nvidia-smi -i 0 -mig 0&apos;）。</translation>
+    </message>
+    <message>
+        <source>The MIG mode change is not applied: the GPU could not be reset because other programs still use it (&apos;In use by another client&apos;).</source>
+        <translation>MIG 模式更改未生效：由于仍有其他程序在使用 GPU，无法重置 GPU（&apos;In use by another client&apos;）。</translation>
+    </message>
+    <message>
+        <source>A MIG mode change takes effect when the GPU is reset, and the reset needs every program off the GPU. Stop what &apos;nvidia-smi&apos; lists, and the services that keep the GPU open: nvidia-persistenced, DCGM or dcgm-exporter, nvidia-fabricmanager, a desktop or X server; unload the display module (&apos;sudo rmmod nvidia_drm&apos;, load it again afterwards). Then reset the GPU (&apos;sudo nvidia-smi --gpu-reset -i 0&apos;) or apply the MIG configuration again, or simply restart the computer, which applies the pending mode. In a virtual machine whose hypervisor forbids a reset, restart the VM.</source>
+        <translation>MIG 模式更改在 GPU 重置后生效，而重置要求所有程序都停止使用 GPU。请停止 &apos;nvidia-smi&apos; 列出的程序，以及会保持 GPU 打开的服务：nvidia-persistenced、DCGM 或 dcgm-exporter、nvidia-fabricmanager、桌面环境或 X 服务器；卸载显示模块（&apos;sudo rmmod nvidia_drm&apos;，之后再重新加载）。然后重置 GPU（&apos;sudo nvidia-smi --gpu-reset -i 0&apos;）或重新应用 MIG 配置，或者直接重启计算机，重启会应用待生效的模式。如果虚拟机的 hypervisor 禁止重置，请重启虚拟机。</translation>
+    </message>
+    <message>
+        <source>CUDA could not open the GPU: it is busy or unavailable to this process (&apos;CUDA-capable device(s) is/are busy or unavailable&apos;).</source>
+        <translation>CUDA 无法打开 GPU：GPU 正忙，或对此进程不可用（&apos;CUDA-capable device(s) is/are busy or unavailable&apos;）。</translation>
+    </message>
+    <message>
+        <source>Another process may hold a GPU set to exclusive use: &apos;nvidia-smi&apos; lists the processes and, under &apos;Compute M.&apos;, the mode (&apos;E. Process&apos; lets one process at a time use the GPU). Stop that process (or a stuck earlier run of yours), or choose a free GPU with CUDA_VISIBLE_DEVICES. On a shared server or cluster, ask for the GPU through the job scheduler; an administrator can allow sharing with &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos;. If no process uses the GPU, restart the computer (a virtual GPU may also need its licence).</source>
+        <translation>可能有另一个进程占用了设为独占使用的 GPU：&apos;nvidia-smi&apos; 会列出进程，并在 &apos;Compute M.&apos; 下显示模式（&apos;E. Process&apos; 表示同一时间只允许一个进程使用该 GPU）。请停止该进程（或你自己之前卡住的运行），或通过 CUDA_VISIBLE_DEVICES 选择一个空闲的 GPU。在共享服务器或集群上，请通过作业调度器申请 GPU；管理员可以用 &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos; 允许共享。如果没有进程在使用 GPU，请重启计算机（虚拟 GPU 可能还需要相应的许可证）。</translation>
+    </message>
+    <message>
+        <source>CUDA could not open the GPU: it is in an exclusive compute mode (&apos;E. Process&apos;) and another process already uses it.</source>
+        <translation>CUDA 无法打开 GPU：GPU 处于独占计算模式（&apos;E. Process&apos;），且已有另一个进程在使用它。</translation>
+    </message>
+    <message>
+        <source>In exclusive-process mode only one process at a time may use the GPU. &apos;nvidia-smi&apos; lists the process that holds it: wait for it or stop it, or choose another GPU with CUDA_VISIBLE_DEVICES (use a GPU whose &apos;Compute M.&apos; is &apos;Default&apos; or that has no process). An administrator can allow sharing with &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos;; on a cluster the exclusive mode is usually intended, so ask the job scheduler for a GPU.</source>
+        <translation>在独占进程模式下，同一时间只能有一个进程使用 GPU。&apos;nvidia-smi&apos; 会列出占用它的进程：请等待该进程结束或将其停止，或通过 CUDA_VISIBLE_DEVICES 选择另一个 GPU（选择 &apos;Compute M.&apos; 为 &apos;Default&apos; 或没有进程的 GPU）。管理员可以用 &apos;sudo nvidia-smi -i 0 -c DEFAULT&apos; 允许共享；在集群上，独占模式通常是有意设置的，因此请通过作业调度器申请 GPU。</translation>
+    </message>
+    <message>
+        <source>A process forked after CUDA had started tried to use the GPU (&apos;Cannot re-initialize CUDA in forked subprocess&apos;).</source>
+        <translation>在 CUDA 启动后 fork 出的进程尝试使用 GPU（&apos;Cannot re-initialize CUDA in forked subprocess&apos;）。</translation>
+    </message>
+    <message>
+        <source>CUDA cannot be used in a process created by fork (the default start method on Linux) once the parent has used it. Start worker processes with &apos;spawn&apos;: call &apos;torch.multiprocessing.set_start_method(&quot;spawn&quot;, force=True)&apos; at the start of the &apos;if __name__ == &quot;__main__&quot;:&apos; block, or use &apos;multiprocessing.get_context(&quot;spawn&quot;)&apos;; for a DataLoader, pass multiprocessing_context=&quot;spawn&quot; or keep GPU work out of the Dataset (move tensors to the GPU in the training loop), or set num_workers=0. Or do not touch CUDA in the parent before the workers start.</source>
+        <translation>一旦父进程使用过 CUDA，通过 fork（Linux 上的默认启动方式）创建的进程就无法再使用 CUDA。请使用 &apos;spawn&apos; 启动工作进程：在 &apos;if __name__ == &quot;__main__&quot;:&apos; 代码块开头调用 &apos;torch.multiprocessing.set_start_method(&quot;spawn&quot;, force=True)&apos;，或使用 &apos;multiprocessing.get_context(&quot;spawn&quot;)&apos;；对于 DataLoader，传入 multiprocessing_context=&quot;spawn&quot;，或不要在 Dataset 中进行 GPU 操作（在训练循环中再将张量移到 GPU），或设置 num_workers=0。也可以在工作进程启动之前，不在父进程中使用 CUDA。</translation>
+    </message>
+    <message>
+        <source>Check, in this order: install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe and restart; check that the CPU supports AVX (TensorFlow&apos;s packages need it since 1.6); check that Python is 64-bit (&apos;python -c &quot;import struct; print(struct.calcsize(&apos;P&apos;) * 8)&quot;&apos; prints 64) and a version the TensorFlow release supports; for tensorflow-gpu 2.10 or older, put the CUDA and cuDNN DLLs of its release on PATH. Then reinstall tensorflow in a fresh virtual environment.</source>
+        <translation>请按以下顺序检查：从 https://aka.ms/vs/17/release/vc_redist.x64.exe 安装最新的 Microsoft Visual C++ Redistributable (x64) 并重启；检查 CPU 是否支持 AVX（TensorFlow 的包自 1.6 起需要 AVX）；检查 Python 是否为 64 位（&apos;python -c &quot;import struct; print(struct.calcsize(&apos;P&apos;) * 8)&quot;&apos; 输出 64），且版本受该 TensorFlow 版本支持；对于 tensorflow-gpu 2.10 或更早版本，将其对应版本的 CUDA 和 cuDNN DLL 加入 PATH。然后在新的虚拟环境中重新安装 tensorflow。</translation>
+    </message>
+    <message>
+        <source>{package} has no installable version for Python {python}: no wheels for this Python.</source>
+        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
+        <translation>{package} 没有适用于 Python {python} 的可安装版本：没有适用于此 Python 的 wheel 包。</translation>
+    </message>
+    <message>
+        <source>Frameworks publish wheels for a range of Python versions per release, and Python {python} is outside it. Create the environment with a Python the release supports: Python 3.12 works with every PyTorch from 2.2 and TensorFlow 2.16 to 2.21 (TensorFlow 2.20 and newer also support 3.13, PyTorch 2.9 and newer 3.14), e.g. &apos;uv venv --python 3.12&apos; or &apos;conda create -n ENV python=3.12&apos;. For an old pinned release, use the older Python it was built for, or a newer release of {package} that supports Python {python}. The wizard&apos;s Choose page picks a Python and a build that exist together.</source>
+        <translation>各框架的每个版本只为一定范围内的 Python 版本发布 wheel 包，而 Python {python} 不在该范围内。请使用该版本支持的 Python 创建环境：Python 3.12 适用于 2.2 起的所有 PyTorch 版本以及 TensorFlow 2.16 至 2.21（TensorFlow 2.20 及更新版本还支持 3.13，PyTorch 2.9 及更新版本还支持 3.14），例如 &apos;uv venv --python 3.12&apos; 或 &apos;conda create -n ENV python=3.12&apos;。对于固定的旧版本，请使用构建该版本时所针对的旧版 Python，或改用支持 Python {python} 的较新版本 {package}。向导的“选择”页面会选出相互匹配的 Python 和构建版本。</translation>
+    </message>
+    <message>
+        <source>{package} has wheels for Python {available} only, not for Python {python}.</source>
+        <translation>{package} 仅有适用于 Python {available} 的 wheel 包，没有适用于 Python {python} 的 wheel 包。</translation>
+    </message>
+    <message>
+        <source>Create the environment with Python {suggested}, the newest of those: &apos;uv venv --python {suggested}&apos; (uv downloads it if needed) or &apos;conda create -n ENV python={suggested}&apos;, then install again. Or choose a newer release of {package} that has wheels for Python {python}; the wizard&apos;s Choose page picks a Python and a build that exist together.</source>
+        <translation>请使用其中最新的 Python {suggested} 创建环境：&apos;uv venv --python {suggested}&apos;（如有需要，uv 会自动下载）或 &apos;conda create -n ENV python={suggested}&apos;，然后重新安装。也可以选择提供 Python {python} wheel 包的较新版本 {package}；向导的“选择”页面会选出相互匹配的 Python 和构建版本。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded on Windows (&apos;DLL load failed&apos;); the log does not say which cause.</source>
+        <translation>在 Windows 上无法加载 TensorFlow 的原生库（&apos;DLL load failed&apos;）；日志中未指明具体原因。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library failed to initialise (Windows error 1114, &apos;DLL initialization routine failed&apos;): most likely this CPU lacks the AVX instructions TensorFlow&apos;s packages need.</source>
+        <translation>TensorFlow 的原生库初始化失败（Windows 错误 1114，&apos;DLL initialization routine failed&apos;）：最可能的原因是此 CPU 缺少 TensorFlow 的包所需的 AVX 指令。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s official packages use AVX since release 1.6. Check the CPU: look its model up on the maker&apos;s site (Settings &gt; System &gt; About names it), or run Microsoft&apos;s Coreinfo, which marks AVX with &apos;*&apos; when the CPU has it. Without AVX, these packages cannot run here: use another machine or a hosted notebook (Colab), or a build made without AVX. With AVX, the other cause of this error is an old Visual C++ runtime: install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe, restart, and reinstall tensorflow in a fresh virtual environment.</source>
+        <translation>TensorFlow 的官方包自 1.6 版本起使用 AVX。请检查 CPU：在制造商网站上查询其型号（可在“设置 &gt; 系统 &gt; 关于”中查看型号），或运行 Microsoft 的 Coreinfo，若 CPU 支持 AVX，它会用 &apos;*&apos; 标记。没有 AVX 时，这些包无法在此运行：请使用其他机器或托管的 notebook（Colab），或使用不依赖 AVX 的构建版本。如果 CPU 支持 AVX，此错误的另一个原因是 Visual C++ 运行时过旧：从 https://aka.ms/vs/17/release/vc_redist.x64.exe 安装最新的 Microsoft Visual C++ Redistributable (x64)，重启，然后在新的虚拟环境中重新安装 tensorflow。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded: a DLL it needs was not found (Windows error 126), most often the Microsoft Visual C++ runtime.</source>
+        <translation>无法加载 TensorFlow 的原生库：未找到它所需的某个 DLL（Windows 错误 126），最常见的是 Microsoft Visual C++ 运行时。</translation>
+    </message>
+    <message>
+        <source>Install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe and restart: TensorFlow&apos;s Windows packages since 2.1 need its msvcp140_1.dll. If the error stays: check that Python is 64-bit and a version the TensorFlow release supports, and for tensorflow-gpu 2.10 or older that the CUDA and cuDNN DLLs of its release are on PATH; then reinstall tensorflow in a fresh virtual environment.</source>
+        <translation>从 https://aka.ms/vs/17/release/vc_redist.x64.exe 安装最新的 Microsoft Visual C++ Redistributable (x64) 并重启：TensorFlow 自 2.1 起的 Windows 包需要其中的 msvcp140_1.dll。如果错误仍然存在：检查 Python 是否为 64 位且版本受该 TensorFlow 版本支持；对于 tensorflow-gpu 2.10 或更早版本，检查其对应版本的 CUDA 和 cuDNN DLL 是否在 PATH 中；然后在新的虚拟环境中重新安装 tensorflow。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s GPU build could not be loaded: it needs {library}, a CUDA library of one CUDA release, and Windows did not find it.</source>
+        <translation>无法加载 TensorFlow 的 GPU 构建版本：它需要 {library}（特定 CUDA 版本的 CUDA 库），而 Windows 未找到该文件。</translation>
+    </message>
+    <message>
+        <source>TensorFlow 2.0 and older GPU builds load the exact CUDA and cuDNN release they were built for; the file name tells which (cudart64_100.dll is CUDA 10.0, cudart64_90.dll CUDA 9.0, cudnn64_7.dll cuDNN 7). Install that CUDA and cuDNN and put their bin folders on PATH; a renamed DLL of another release does not work. Better, use a current TensorFlow: the last GPU release for native Windows is 2.10 (CUDA 11.2, cuDNN 8.1), and newer releases use the GPU through WSL 2.</source>
+        <translation>TensorFlow 2.0 及更早的 GPU 构建版本会加载其构建时所针对的确切 CUDA 和 cuDNN 版本；文件名表明了具体版本（cudart64_100.dll 为 CUDA 10.0，cudart64_90.dll 为 CUDA 9.0，cudnn64_7.dll 为 cuDNN 7）。请安装相应的 CUDA 和 cuDNN，并将它们的 bin 文件夹加入 PATH；把其他版本的 DLL 重命名后使用是行不通的。更好的做法是使用当前版本的 TensorFlow：原生 Windows 上最后一个支持 GPU 的版本是 2.10（CUDA 11.2、cuDNN 8.1），更新的版本通过 WSL 2 使用 GPU。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded, and the log shows a 32-bit Python: TensorFlow is built for 64-bit Python only.</source>
+        <translation>无法加载 TensorFlow 的原生库，且日志显示使用的是 32 位 Python：TensorFlow 仅为 64 位 Python 构建。</translation>
+    </message>
+    <message>
+        <source>Install a 64-bit Python from python.org (&apos;Windows installer (64-bit)&apos;) in the range your TensorFlow release supports (Python 3.12 for TensorFlow 2.16 to 2.21), create a fresh virtual environment with it and install tensorflow there.</source>
+        <translation>从 python.org 安装 64 位 Python（&apos;Windows installer (64-bit)&apos;），其版本需在你的 TensorFlow 版本支持的范围内（TensorFlow 2.16 至 2.21 可用 Python 3.12），用它创建一个新的虚拟环境，并在其中安装 tensorflow。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s native library could not be loaded, and the log shows the Microsoft Store build of Python.</source>
+        <translation>无法加载 TensorFlow 的原生库，且日志显示使用的是 Microsoft Store 版的 Python。</translation>
+    </message>
+    <message>
+        <source>The Store build runs in a sandbox that redirects its package folders, and loading TensorFlow&apos;s DLLs from there is known to fail (TensorFlow issues #48868, #61438). Install Python from python.org (64-bit), create a fresh virtual environment with it and install tensorflow there; install the latest Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe too.</source>
+        <translation>Store 版 Python 运行在沙盒中，其包文件夹会被重定向，已知从该位置加载 TensorFlow 的 DLL 会失败（TensorFlow issues #48868、#61438）。请从 python.org 安装 Python（64 位），用它创建一个新的虚拟环境，并在其中安装 tensorflow；同时从 https://aka.ms/vs/17/release/vc_redist.x64.exe 安装最新的 Microsoft Visual C++ Redistributable (x64)。</translation>
+    </message>
+    <message>
+        <source>JAX is installed without CUDA support, so it runs on the CPU although an NVIDIA GPU may be present (&apos;a CUDA-enabled jaxlib is not installed&apos;).</source>
+        <translation>已安装的 JAX 不支持 CUDA，因此即使存在 NVIDIA GPU，它也在 CPU 上运行（&apos;a CUDA-enabled jaxlib is not installed&apos;）。</translation>
+    </message>
+    <message>
+        <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>
+        <translation>单纯的 &apos;pip install jax&apos; 安装的是 CPU 版本。请在此环境中安装 CUDA 版本：&apos;pip install -U &quot;jax[cuda12]&quot;&apos;（当 nvidia-smi 显示 CUDA 13.0 或更新版本时改用 &apos;jax[cuda13]&apos;）；它会一并安装 CUDA 插件以及 NVIDIA 的 CUDA 和 cuDNN wheel 包。JAX 在 Linux 上以及（实验性地）在 WSL 2 中支持 NVIDIA GPU，不支持原生 Windows。然后检查：python -c &quot;import jax; print(jax.devices())&quot; 的输出中必须列出 CudaDevice。</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA backend failed to start, so JAX cannot use the GPU (it runs on the CPU).</source>
+        <translation>JAX 的 CUDA 后端启动失败，因此 JAX 无法使用 GPU（它在 CPU 上运行）。</translation>
+    </message>
+    <message>
+        <source>The line after &apos;CUDA backend failed to initialize&apos; says why. Reinstall JAX with its CUDA wheels in one command, so that jax, jaxlib, the CUDA plugin and NVIDIA&apos;s libraries match: &apos;pip install -U &quot;jax[cuda12]&quot;&apos;. Unset LD_LIBRARY_PATH for this environment: JAX&apos;s install guide warns that it overrides the CUDA libraries of the wheels. If PyTorch or TensorFlow in the same environment pins other NVIDIA wheels, give JAX its own environment.</source>
+        <translation>&apos;CUDA backend failed to initialize&apos; 之后的那一行说明了原因。请用一条命令重新安装 JAX 及其 CUDA wheel 包，使 jax、jaxlib、CUDA 插件和 NVIDIA 的库相互匹配：&apos;pip install -U &quot;jax[cuda12]&quot;&apos;。在此环境中取消设置 LD_LIBRARY_PATH：JAX 的安装指南警告它会覆盖 wheel 包中的 CUDA 库。如果同一环境中的 PyTorch 或 TensorFlow 固定了其他版本的 NVIDIA wheel 包，请为 JAX 单独创建一个环境。</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA backend did not start: this JAX needs cuDNN {built} or newer, but found cuDNN {found}. JAX runs on the CPU.</source>
+        <translation>JAX 的 CUDA 后端未启动：此 JAX 需要 cuDNN {built} 或更新版本，但找到的是 cuDNN {found}。JAX 在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>JAX loads the first cuDNN on the library search path. With &apos;jax[cuda12]&apos; the right one is the nvidia-cudnn-cu12 wheel: upgrade it (&apos;pip install -U &quot;jax[cuda12]&quot;&apos;, or &apos;pip install -U &quot;nvidia-cudnn-cu12&gt;={built}&quot;&apos;), and unset LD_LIBRARY_PATH (or remove the system or conda cuDNN folder from it) so that the wheel&apos;s copy is found first. If PyTorch in the same environment pins an older nvidia-cudnn-cu12, keep JAX and PyTorch in separate environments, or choose releases that agree on cuDNN. With a local CUDA (&apos;jax[cuda12_local]&apos;, conda), install cuDNN {built} or newer.</source>
+        <translation>JAX 会加载库搜索路径上找到的第一个 cuDNN。使用 &apos;jax[cuda12]&apos; 时，正确的 cuDNN 是 nvidia-cudnn-cu12 wheel 包：请升级它（&apos;pip install -U &quot;jax[cuda12]&quot;&apos;，或 &apos;pip install -U &quot;nvidia-cudnn-cu12&gt;={built}&quot;&apos;），并取消设置 LD_LIBRARY_PATH（或从中移除系统或 conda 的 cuDNN 文件夹），以便优先找到 wheel 包中的副本。如果同一环境中的 PyTorch 固定了较旧的 nvidia-cudnn-cu12，请将 JAX 和 PyTorch 放在不同的环境中，或选择 cuDNN 要求一致的版本。使用本地 CUDA（&apos;jax[cuda12_local]&apos;、conda）时，请安装 cuDNN {built} 或更新版本。</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA backend did not start: this JAX needs {component} {built} or newer, but found {component} {found}. JAX runs on the CPU.</source>
+        <translation>JAX 的 CUDA 后端未启动：此 JAX 需要 {component} {built} 或更新版本，但找到的是 {component} {found}。JAX 在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>An older CUDA library than the one JAX was built with is found first, usually a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda in a notebook image) instead of the nvidia-* wheels &apos;jax[cuda12]&apos; installs. Run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and unset LD_LIBRARY_PATH for this environment, as JAX&apos;s install guide advises. With a local CUDA (&apos;jax[cuda12_local]&apos;), install CUDA {built} or newer, or a JAX release built for the CUDA you have.</source>
+        <translation>系统优先找到了比 JAX 构建时所用版本更旧的 CUDA 库，通常是 LD_LIBRARY_PATH 上的 CUDA toolkit（例如 notebook 镜像中的 /usr/local/cuda），而不是 &apos;jax[cuda12]&apos; 安装的 nvidia-* wheel 包。请运行 &apos;pip install -U &quot;jax[cuda12]&quot;&apos;，并按照 JAX 安装指南的建议，在此环境中取消设置 LD_LIBRARY_PATH。使用本地 CUDA（&apos;jax[cuda12_local]&apos;）时，请安装 CUDA {built} 或更新版本，或安装为你现有 CUDA 构建的 JAX 版本。</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA plugin does not fit the installed jaxlib (PJRT API {plugin_api} against {framework_api}), so JAX cannot use the GPU.</source>
+        <translation>JAX 的 CUDA 插件与已安装的 jaxlib 不匹配（PJRT API {plugin_api} 与 {framework_api}），因此 JAX 无法使用 GPU。</translation>
+    </message>
+    <message>
+        <source>jax, jaxlib, jax-cuda12-plugin and jax-cuda12-pjrt must all come from the same release. Reinstall them together from PyPI: &apos;pip uninstall -y jax jaxlib jax-cuda12-plugin jax-cuda12-pjrt&apos;, then &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (or one pinned version for all: &apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos;). Do not mix a jaxlib from another index with the plugin from PyPI.</source>
+        <translation>jax、jaxlib、jax-cuda12-plugin 和 jax-cuda12-pjrt 必须来自同一版本。请从 PyPI 一起重新安装它们：先运行 &apos;pip uninstall -y jax jaxlib jax-cuda12-plugin jax-cuda12-pjrt&apos;，再运行 &apos;pip install -U &quot;jax[cuda12]&quot;&apos;（或为所有包固定同一版本：&apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos;）。不要将来自其他索引的 jaxlib 与来自 PyPI 的插件混用。</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s CUDA plugin is from another release than jax and jaxlib and failed to start ({plugin_error}), so JAX cannot use the GPU.</source>
+        <translation>JAX 的 CUDA 插件与 jax 和 jaxlib 来自不同版本，且启动失败（{plugin_error}），因此 JAX 无法使用 GPU。</translation>
+    </message>
+    <message>
+        <source>jax, jaxlib, jax-cuda12-plugin and jax-cuda12-pjrt must all come from the same release; an upgrade of one of them (or an old plugin left behind) breaks the others. Install them together at one version: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; for the newest, or &apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos; with the jax version your project needs (&apos;pip show jax&apos; prints it); &apos;pip list | grep jax&apos; must then show one version for all four.</source>
+        <translation>jax、jaxlib、jax-cuda12-plugin 和 jax-cuda12-pjrt 必须来自同一版本；单独升级其中一个（或遗留下来的旧插件）会导致其他包无法工作。请以同一版本一起安装它们：用 &apos;pip install -U &quot;jax[cuda12]&quot;&apos; 安装最新版本，或用 &apos;pip install &quot;jax[cuda12]==VERSION&quot;&apos; 安装你的项目所需的 jax 版本（&apos;pip show jax&apos; 会显示该版本）；之后 &apos;pip list | grep jax&apos; 必须显示这四个包为同一版本。</translation>
+    </message>
+    <message>
+        <source>jaxlib {jaxlib} does not fit jax {jax}, so JAX does not start at all.</source>
+        <translation>jaxlib {jaxlib} 与 jax {jax} 不匹配，因此 JAX 完全无法启动。</translation>
+    </message>
+    <message>
+        <source>jax and jaxlib must come from the same release. Install them in one command so pip picks versions that fit: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; on Linux with an NVIDIA GPU, &apos;pip install -U jax&apos; for the CPU. If a project needs jax {jax}, install the jaxlib of that same release instead of the newer {jaxlib}.</source>
+        <translation>jax 和 jaxlib 必须来自同一版本。请用一条命令安装它们，让 pip 选择相互匹配的版本：在带 NVIDIA GPU 的 Linux 上使用 &apos;pip install -U &quot;jax[cuda12]&quot;&apos;，CPU 版本使用 &apos;pip install -U jax&apos;。如果项目需要 jax {jax}，请安装同一版本的 jaxlib，而不是较新的 {jaxlib}。</translation>
+    </message>
+    <message>
+        <source>JAX could not load cuDNN (&apos;Unable to load cuDNN. Is it installed?&apos;), so its CUDA backend did not start and JAX runs on the CPU.</source>
+        <translation>JAX 无法加载 cuDNN（&apos;Unable to load cuDNN. Is it installed?&apos;），因此其 CUDA 后端未启动，JAX 在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>With &apos;jax[cuda12]&apos; cuDNN comes as the nvidia-cudnn-cu12 wheel. Usually another cuDNN is found first, or the wheel is missing or too old: unset LD_LIBRARY_PATH (JAX&apos;s install guide, https://docs.jax.dev/en/latest/installation.html: with the pip CUDA wheels it must not point to other CUDA libraries), then run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; again. If PyTorch or TensorFlow in the same environment pinned an older nvidia-cudnn-cu12 (cuDNN 8), current JAX needs cuDNN 9: give JAX its own environment. With a local CUDA (&apos;jax[cuda12_local]&apos;), install cuDNN 9 for CUDA 12 and put its lib folder on LD_LIBRARY_PATH.</source>
+        <translation>使用 &apos;jax[cuda12]&apos; 时，cuDNN 以 nvidia-cudnn-cu12 wheel 包的形式提供。通常是优先找到了另一个 cuDNN，或者该 wheel 包缺失或版本过旧：请取消设置 LD_LIBRARY_PATH（JAX 的安装指南 https://docs.jax.dev/en/latest/installation.html 指出：使用 pip 安装的 CUDA wheel 包时，它不得指向其他 CUDA 库），然后重新运行 &apos;pip install -U &quot;jax[cuda12]&quot;&apos;。如果同一环境中的 PyTorch 或 TensorFlow 固定了较旧的 nvidia-cudnn-cu12（cuDNN 8），而当前的 JAX 需要 cuDNN 9：请为 JAX 单独创建一个环境。使用本地 CUDA（&apos;jax[cuda12_local]&apos;）时，请安装适用于 CUDA 12 的 cuDNN 9，并将其 lib 文件夹加入 LD_LIBRARY_PATH。</translation>
+    </message>
+    <message>
+        <source>ONNX Runtime could not start its CUDA provider and runs on the CPU (&apos;Failed to create CUDAExecutionProvider&apos;).</source>
+        <translation>ONNX Runtime 无法启动其 CUDA 执行提供程序，因此在 CPU 上运行（&apos;Failed to create CUDAExecutionProvider&apos;）。</translation>
+    </message>
+    <message>
+        <source>onnxruntime-gpu needs the CUDA and cuDNN major versions it was built for (listed per release at https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements; since 1.19 the PyPI package is built for CUDA 12 and cuDNN 9, before it for CUDA 11 and cuDNN 8; recent releases name them in this warning). Install them as wheels into this environment: &apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, or, with PyTorch installed, call &apos;onnxruntime.preload_dlls()&apos; before creating the session. Keep only one of &apos;onnxruntime&apos; and &apos;onnxruntime-gpu&apos; installed.</source>
+        <translation>onnxruntime-gpu 需要其构建时所针对的 CUDA 和 cuDNN 主版本（各版本的要求列于 https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements ；自 1.19 起，PyPI 上的包为 CUDA 12 和 cuDNN 9 构建，此前为 CUDA 11 和 cuDNN 8；较新的版本会在此警告中指明所需版本）。请将它们以 wheel 包形式安装到此环境中：&apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;；或者，如果已安装 PyTorch，在创建会话之前调用 &apos;onnxruntime.preload_dlls()&apos;。&apos;onnxruntime&apos; 和 &apos;onnxruntime-gpu&apos; 只能保留其中一个。</translation>
+    </message>
+    <message>
+        <source>ONNX Runtime could not start its CUDA provider and runs on the CPU: this onnxruntime-gpu needs CUDA {cuda}.x and cuDNN {cudnn}.x, and could not load them.</source>
+        <translation>ONNX Runtime 无法启动其 CUDA 执行提供程序，因此在 CPU 上运行：此 onnxruntime-gpu 需要 CUDA {cuda}.x 和 cuDNN {cudnn}.x，但无法加载它们。</translation>
+    </message>
+    <message>
+        <source>Give it CUDA {cuda} and cuDNN {cudnn} libraries: install them as wheels into this environment (&apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, which brings NVIDIA&apos;s CUDA and cuDNN wheels), or, with a PyTorch built for CUDA {cuda} and cuDNN {cudnn} in the same environment, call &apos;onnxruntime.preload_dlls()&apos; before creating the session. A CUDA toolkit or cuDNN installed separately must be of exactly these major versions, with their bin folders on PATH (Windows) or lib folders on LD_LIBRARY_PATH (Linux). On Windows, also install the latest Microsoft Visual C++ Redistributable (x64). Another major version (cuDNN 8 for a cuDNN 9 build) does not work: then install the onnxruntime-gpu release built for what you have.</source>
+        <translation>请为它提供 CUDA {cuda} 和 cuDNN {cudnn} 的库：将它们以 wheel 包形式安装到此环境中（&apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;，会一并安装 NVIDIA 的 CUDA 和 cuDNN wheel 包）；或者，如果同一环境中有为 CUDA {cuda} 和 cuDNN {cudnn} 构建的 PyTorch，在创建会话之前调用 &apos;onnxruntime.preload_dlls()&apos;。单独安装的 CUDA toolkit 或 cuDNN 必须正好是这些主版本，并将其 bin 文件夹加入 PATH（Windows）或将 lib 文件夹加入 LD_LIBRARY_PATH（Linux）。在 Windows 上，还需安装最新的 Microsoft Visual C++ Redistributable (x64)。其他主版本（例如为 cuDNN 9 构建的版本搭配 cuDNN 8）无法工作：此时请安装为你现有版本构建的 onnxruntime-gpu。</translation>
+    </message>
+    <message>
+        <source>ONNX Runtime could not start its CUDA provider and runs on the CPU: {missing}, which it needs, could not be loaded.</source>
+        <translation>ONNX Runtime 无法启动其 CUDA 执行提供程序，因此在 CPU 上运行：无法加载它所需的 {missing}。</translation>
+    </message>
+    <message>
+        <source>The library&apos;s name tells the CUDA or cuDNN major version this onnxruntime-gpu was built for (&apos;.so.11&apos; or &apos;64_11.dll&apos; is CUDA 11, &apos;cudnn64_9&apos; is cuDNN 9). If that is not the CUDA you have, install the onnxruntime-gpu built for yours (since 1.19 the PyPI package is built for CUDA 12 and cuDNN 9: &apos;pip install -U onnxruntime-gpu&apos;). Then give it the libraries as wheels: &apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;, or, with a matching PyTorch in the environment, call &apos;onnxruntime.preload_dlls()&apos; before creating the session.</source>
+        <translation>库的名称表明了此 onnxruntime-gpu 构建时所针对的 CUDA 或 cuDNN 主版本（&apos;.so.11&apos; 或 &apos;64_11.dll&apos; 表示 CUDA 11，&apos;cudnn64_9&apos; 表示 cuDNN 9）。如果这不是你现有的 CUDA 版本，请安装为你的版本构建的 onnxruntime-gpu（自 1.19 起，PyPI 上的包为 CUDA 12 和 cuDNN 9 构建：&apos;pip install -U onnxruntime-gpu&apos;）。然后以 wheel 包形式为它提供这些库：&apos;pip install -U &quot;onnxruntime-gpu[cuda,cudnn]&quot;&apos;；或者，如果环境中有匹配的 PyTorch，在创建会话之前调用 &apos;onnxruntime.preload_dlls()&apos;。</translation>
+    </message>
+    <message>
+        <source>The installed ONNX Runtime has no CUDA provider (available: {available}), so it runs on the CPU: this is the CPU-only &apos;onnxruntime&apos; package.</source>
+        <translation>已安装的 ONNX Runtime 没有 CUDA 执行提供程序（可用的有：{available}），因此在 CPU 上运行：这是仅支持 CPU 的 &apos;onnxruntime&apos; 包。</translation>
+    </message>
+    <message>
+        <source>&apos;onnxruntime&apos; and &apos;onnxruntime-gpu&apos; install the same &apos;onnxruntime&apos; module, and the one installed last wins; packages that require &apos;onnxruntime&apos; often bring the CPU one back. Remove both and install only the GPU package: &apos;pip uninstall -y onnxruntime onnxruntime-gpu&apos;, then &apos;pip install onnxruntime-gpu&apos;. Check with python -c &quot;import onnxruntime; print(onnxruntime.get_available_providers())&quot;, which must list CUDAExecutionProvider.</source>
+        <translation>&apos;onnxruntime&apos; 和 &apos;onnxruntime-gpu&apos; 安装的是同一个 &apos;onnxruntime&apos; 模块，最后安装的那个会生效；依赖 &apos;onnxruntime&apos; 的包常常会把 CPU 版重新装回来。请将两者都卸载，只安装 GPU 包：先运行 &apos;pip uninstall -y onnxruntime onnxruntime-gpu&apos;，再运行 &apos;pip install onnxruntime-gpu&apos;。用 python -c &quot;import onnxruntime; print(onnxruntime.get_available_providers())&quot; 检查，输出中必须包含 CUDAExecutionProvider。</translation>
+    </message>
+    <message>
+        <source>{library} was loaded with an incompatible copy of a CUDA library it depends on (undefined symbol {symbol}): two CUDA installations are mixed in this process.</source>
+        <translation>{library} 加载时使用了其所依赖的某个 CUDA 库的不兼容副本（undefined symbol {symbol}）：此进程中混用了两套 CUDA 安装。</translation>
+    </message>
+    <message>
+        <source>A framework&apos;s CUDA libraries must come from one installation. Usually a CUDA toolkit or cuDNN on LD_LIBRARY_PATH (PATH on Windows) is found before the nvidia-* wheels the framework installed: unset LD_LIBRARY_PATH, or remove those folders from it, for this environment. Keep PyTorch and TensorFlow (or JAX) in separate environments when they ask for different versions of the same nvidia-* wheels, and let pip install the versions the framework asks for (&apos;pip install --force-reinstall torch&apos; from the index it came from).</source>
+        <translation>框架的 CUDA 库必须来自同一套安装。通常是 LD_LIBRARY_PATH（Windows 上为 PATH）上的 CUDA toolkit 或 cuDNN 先于框架安装的 nvidia-* wheel 包被找到：请在此环境中取消设置 LD_LIBRARY_PATH，或从中移除这些文件夹。当 PyTorch 和 TensorFlow（或 JAX）需要同一 nvidia-* wheel 包的不同版本时，请将它们放在不同的环境中，并让 pip 安装框架所要求的版本（从框架原本的索引运行 &apos;pip install --force-reinstall torch&apos;）。</translation>
+    </message>
+    <message>
+        <source>{library} needs nvJitLink {needed} or newer, but an older libnvJitLink.so.12 was loaded first, so the framework (usually &apos;import torch&apos;) fails.</source>
+        <translation>{library} 需要 nvJitLink {needed} 或更新版本，但系统先加载了较旧的 libnvJitLink.so.12，因此框架（通常是 &apos;import torch&apos;）失败。</translation>
+    </message>
+    <message>
+        <source>The older libnvJitLink usually comes from a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda-12.1/lib64), found before the nvidia-nvjitlink-cu12 wheel that came with the framework. Unset LD_LIBRARY_PATH, or remove the toolkit&apos;s folder from it, for this environment. If the wheel itself is too old, upgrade it: &apos;pip install -U &quot;nvidia-nvjitlink-cu12&gt;={needed}&quot;&apos;.</source>
+        <translation>较旧的 libnvJitLink 通常来自 LD_LIBRARY_PATH 上的 CUDA toolkit（例如 /usr/local/cuda-12.1/lib64），它先于框架附带的 nvidia-nvjitlink-cu12 wheel 包被找到。请在此环境中取消设置 LD_LIBRARY_PATH，或从中移除该 toolkit 的文件夹。如果 wheel 包本身版本过旧，请升级它：&apos;pip install -U &quot;nvidia-nvjitlink-cu12&gt;={needed}&quot;&apos;。</translation>
+    </message>
+    <message>
+        <source>{library} was loaded with parts of another cuDNN (undefined symbol {symbol}): two cuDNN installations are mixed in this process.</source>
+        <translation>{library} 加载时混入了另一套 cuDNN 的组件（undefined symbol {symbol}）：此进程中混用了两套 cuDNN 安装。</translation>
+    </message>
+    <message>
+        <source>cuDNN&apos;s libraries must all come from one release. A system cuDNN (the libcudnn packages in /usr/lib/x86_64-linux-gnu) or a conda cuDNN is mixed with the nvidia-cudnn wheel the framework installed. Unset LD_LIBRARY_PATH, or remove the other cuDNN&apos;s folder from it, for this environment; or remove the other cuDNN (&apos;sudo apt remove libcudnn8&apos;, &apos;conda remove cudnn&apos;) if nothing else needs it. PyTorch and TensorFlow that need different cuDNN versions belong in separate environments.</source>
+        <translation>cuDNN 的所有库必须来自同一版本。系统 cuDNN（/usr/lib/x86_64-linux-gnu 中的 libcudnn 包）或 conda 的 cuDNN 与框架安装的 nvidia-cudnn wheel 包混用了。请在此环境中取消设置 LD_LIBRARY_PATH，或从中移除另一套 cuDNN 的文件夹；如果没有其他程序需要另一套 cuDNN，也可以将其卸载（&apos;sudo apt remove libcudnn8&apos;、&apos;conda remove cudnn&apos;）。需要不同 cuDNN 版本的 PyTorch 和 TensorFlow 应放在不同的环境中。</translation>
+    </message>
+    <message>
+        <source>{library} could not be loaded: a function it needs is missing ([WinError 127]), because another copy of a CUDA or cuDNN DLL was loaded first.</source>
+        <translation>无法加载 {library}：缺少它所需的某个函数（[WinError 127]），原因是先加载了另一个 CUDA 或 cuDNN DLL 副本。</translation>
+    </message>
+    <message>
+        <source>The framework brings its own CUDA and cuDNN DLLs (PyTorch in torch\lib, others as nvidia-* wheels in site-packages\nvidia); a CUDA toolkit&apos;s or cuDNN&apos;s bin folder on PATH, or cuDNN DLLs copied into C:\Windows\System32, can be found first. Remove those folders from PATH (at least for this environment), delete cuDNN DLLs copied into System32, and start a new terminal. If a toolkit must stay, it must be the same CUDA and cuDNN release as the framework&apos;s. Frameworks that need different cuDNN versions (PyTorch and Paddle or ONNX Runtime) belong in separate environments.</source>
+        <translation>框架自带 CUDA 和 cuDNN DLL（PyTorch 位于 torch\lib，其他框架以 nvidia-* wheel 包的形式位于 site-packages\nvidia）；PATH 上的 CUDA toolkit 或 cuDNN 的 bin 文件夹，或复制到 C:\Windows\System32 中的 cuDNN DLL，可能会被优先找到。请从 PATH 中移除这些文件夹（至少在此环境中），删除复制到 System32 中的 cuDNN DLL，然后打开一个新的终端。如果必须保留某个 toolkit，它必须与框架使用相同的 CUDA 和 cuDNN 版本。需要不同 cuDNN 版本的框架（PyTorch 与 Paddle 或 ONNX Runtime）应放在不同的环境中。</translation>
+    </message>
+    <message>
+        <source>cuBLAS could not load its cuBLASLt library (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): it is missing, or another CUDA&apos;s copy was found first.</source>
+        <translation>cuBLAS 无法加载其 cuBLASLt 库（&apos;Invalid handle. Cannot load symbol {symbol}&apos;）：该库缺失，或先找到了另一个 CUDA 的副本。</translation>
+    </message>
+    <message>
+        <source>libcublas and libcublasLt must come from the same CUDA release. Look for another CUDA toolkit&apos;s folder on LD_LIBRARY_PATH (PATH on Windows) and remove it, or unset LD_LIBRARY_PATH, for this environment; then reinstall the framework so that its nvidia-cublas wheel is complete (&apos;pip install --force-reinstall nvidia-cublas-cu12&apos; for CUDA 12). A toolkit installed by hand must match the CUDA of the framework build.</source>
+        <translation>libcublas 和 libcublasLt 必须来自同一 CUDA 版本。请在 LD_LIBRARY_PATH（Windows 上为 PATH）中查找其他 CUDA toolkit 的文件夹并将其移除，或在此环境中取消设置 LD_LIBRARY_PATH；然后重新安装框架，使其 nvidia-cublas wheel 包完整（对于 CUDA 12：&apos;pip install --force-reinstall nvidia-cublas-cu12&apos;）。手动安装的 toolkit 必须与框架构建版本的 CUDA 相匹配。</translation>
+    </message>
+    <message>
+        <source>The loaded {library} is older than the framework knows: it lacks the optional function {symbol}, and the framework goes on without it.</source>
+        <translation>加载的 {library} 比框架所知的版本更旧：它缺少可选函数 {symbol}，框架将在没有该函数的情况下继续运行。</translation>
+    </message>
+    <message>
+        <source>This does not stop GPU work. It shows that a CUDA toolkit&apos;s library (on PATH or LD_LIBRARY_PATH) is used instead of the newer one the framework could bring; if other CUDA errors follow, remove that toolkit&apos;s folder from the search path for this environment, or install the framework build for the CUDA you have.</source>
+        <translation>这不会妨碍 GPU 运算。它表明使用的是 CUDA toolkit 的库（位于 PATH 或 LD_LIBRARY_PATH 上），而不是框架本可提供的较新版本；如果随后出现其他 CUDA 错误，请在此环境中从搜索路径中移除该 toolkit 的文件夹，或安装为你现有 CUDA 构建的框架版本。</translation>
     </message>
 </context>
 <context>

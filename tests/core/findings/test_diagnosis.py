@@ -37,6 +37,9 @@ OTHER_RECORDINGS: dict[str, set[str]] = {
     "envtools/uv-0.13.9_pip-install_offline_no-solution.txt": {"NO_MATCHING_DISTRIBUTION"},
     "conda/conda_create--json_packages-not-found.json": {"NO_MATCHING_DISTRIBUTION"},
     "conda/micromamba2_create_packages-not-found.txt": {"NO_MATCHING_DISTRIBUTION"},
+    # nvidia-smi when the driver's kernel module is not running (no WSL shows in the text).
+    "nvidia-smi_error_couldnt-communicate_linux.txt": {"KERNEL_MODULE_MISMATCH"},
+    "nvidia-smi_wsl2_error_couldnt-communicate_driver-not-loaded.txt": {"KERNEL_MODULE_MISMATCH"},
 }
 
 #: The diagnosis codes the contract names (docs/architecture.md, "The command-line and JSON contract") ("and for diagnosis of logs and test failures",
@@ -195,7 +198,7 @@ def test_values_read_from_real_logs():
     assert torch_dll.params["library"] == "fbgemm.dll"
     assert (
         torch_dll.params["path"]
-        == "c:\\Users\\Noor\\anaconda3\\envs\\DL\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"
+        == "c:\\Users\\<user>\\anaconda3\\envs\\DL\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"
     )
 
     store = finding(

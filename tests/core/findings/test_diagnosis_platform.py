@@ -7,15 +7,8 @@ say and how they are matched.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gpuwizard.core.findings.diagnosis import diagnose
-
-DIAGNOSE = Path(__file__).parents[2] / "fixtures" / "recorded" / "diagnose"
-
-
-def recorded(name: str) -> str:
-    return (DIAGNOSE / name).read_text(encoding="utf-8")
+from harness.recorded_logs import recorded
 
 
 def test_paging_file_error_is_matched_by_its_number_in_any_language():

@@ -6,24 +6,15 @@ test_diagnosis.py checks that each names exactly its codes, this file what the f
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.diagnosis_torch import cudnn_version
-from gpuwizard.core.findings.model import Finding
-
-DIAGNOSE = Path(__file__).parents[2] / "fixtures" / "recorded" / "diagnose"
-
-
-def only(name: str) -> Finding:
-    [finding] = diagnose((DIAGNOSE / name).read_text(encoding="utf-8"))
-    return finding
+from harness.recorded_logs import DIAGNOSE, only_in
 
 
 def test_pytorchs_cudnn_mismatch_reads_both_versions_and_blames_the_library_path():
-    finding = only("cudnn-version-mismatch_torch-8.5.0-vs-8.4.1-ld-library-path_gladia-928.txt")
+    finding = only_in("cudnn-version-mismatch_torch-8.5.0-vs-8.4.1-ld-library-path_gladia-928.txt")
     assert finding.code == "CUDNN_VERSION_MISMATCH" and finding.params["variant"] == "torch"
     assert (finding.params["compiled"], finding.params["loaded"]) == ("8.5.0", "8.4.1")
     assert "built with cuDNN 8.5.0" in finding.message and "8.4.1" in finding.message
@@ -36,7 +27,7 @@ def test_the_issues_wording_and_old_version_numbers_are_read():
         "but found runtime version (9, 1, 0)"
     )
     assert (new.params["compiled"], new.params["loaded"], new.params["major"]) == ("9.10.2", "9.1.0", "9")
-    old = only("cudnn-version-mismatch_torch-old-integer-7102-vs-7605_centernet-119.txt")
+    old = only_in("cudnn-version-mismatch_torch-old-integer-7102-vs-7605_centernet-119.txt")
     assert (old.params["compiled"], old.params["loaded"]) == ("7.1.2", "7.6.5")
 
 
@@ -53,13 +44,13 @@ def test_cudnn_versions_in_pytorchs_forms(text: str, version: str):
     ],
 )
 def test_pytorch_finding_no_driver_gives_the_driver_container_and_cpu_ways_out(name: str):
-    finding = only(name)
+    finding = only_in(name)
     assert finding.code == "NO_NVIDIA_DRIVER" and finding.params["variant"] == "log"
     assert "--gpus all" in finding.hint and "WSL" in finding.hint and "'cpu'" in finding.hint
 
 
 def test_torchvision_operator_missing_means_a_mismatched_pair():
-    finding = only("torchvision-mismatch_nms-meta-registrations-colab_hallo-98.txt")
+    finding = only_in("torchvision-mismatch_nms-meta-registrations-colab_hallo-98.txt")
     assert finding.code == "TORCHVISION_MISMATCH" and finding.params["operator"] == "torchvision::nms"
     assert "same index" in finding.hint and "torchvision" in finding.hint
 
@@ -75,14 +66,14 @@ def test_torchvision_operator_missing_means_a_mismatched_pair():
     ],
 )
 def test_cublas_failing_to_start_in_pytorch_is_memory(name: str, status: str):
-    finding = only(name)
+    finding = only_in(name)
     assert finding.code == "CUBLAS_ALLOC_FAILED" and finding.params["status"] == status
     assert "variant" not in finding.params
     assert "nvidia-smi" in finding.hint and "batch" in finding.hint
 
 
 def test_cublas_failing_in_tensorflow_names_memory_growth():
-    finding = only("cublas-alloc-failed_tf-win-failed-to-create-cublas-handle_tensorflow-7072_partial.txt")
+    finding = only_in("cublas-alloc-failed_tf-win-failed-to-create-cublas-handle_tensorflow-7072_partial.txt")
     assert finding.params["variant"] == "tensorflow"
     assert "set_memory_growth" in finding.hint and "TF_FORCE_GPU_ALLOW_GROWTH" in finding.hint
 

@@ -455,6 +455,15 @@ def diagnose(text: str) -> list[Finding]:
                     hit.position, hit.evidence = match.start(), _line_at(view, match.start())
                 hit.add(values, signature.variant)
     _imply(hits)
+    # In WSL 2 the driver's libcuda lives in /usr/lib/wsl/lib: WSL_LIBCUDA_NOT_FOUND says so, where
+    # DLL_NOT_FOUND of the driver's library alone would say "install a driver".
+    dll = hits.get("DLL_NOT_FOUND")
+    if (
+        dll
+        and "WSL_LIBCUDA_NOT_FOUND" in hits
+        and all(_DRIVER_LIBRARY.fullmatch(library) for library in dll.values.get("libraries", []))
+    ):
+        hits.pop("DLL_NOT_FOUND")
     for code, suppressed in SUPPRESSIONS.items():
         if code in hits:
             for other in suppressed:

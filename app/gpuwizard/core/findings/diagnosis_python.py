@@ -4,12 +4,312 @@ Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`PYTHON_PAR
 signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
 :mod:`gpuwizard.core.findings.catalog_python`.
+
+``PYTHON_VERSION_NO_WHEELS`` is given only where the log proves the Python version is the cause:
+uv and conda say so in words; pip only lists the versions it "ignored" for their Python
+requirement, so a pip log counts when nothing was left ("from versions: none") and the Python the
+log shows is outside a range pip printed. It then explains the generic NO_MATCHING_DISTRIBUTION.
+
+``TF_DLL_LOAD_FAILED`` weighs the causes of TensorFlow's "DLL load failed" from the whole log.
+Windows' own text after the colon arrives in the user's language, so it is read by meaning: the
+texts of Windows error 126 (ERROR_MOD_NOT_FOUND) and 1114 (ERROR_DLL_INIT_FAILED) below are
+each seen in a real report (learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-
+and --1000-1299-).
+
+>>> from gpuwizard.core.findings.diagnosis import diagnose
+>>> [finding] = diagnose(
+...     "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: "
+...     "A dynamic link library (DLL) initialization routine failed."
+... )
+>>> finding.code, finding.params["variant"], finding.params["windows_error"]
+('TF_DLL_LOAD_FAILED', 'avx', '1114')
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Final
 
-from gpuwizard.core.findings.signature import DiagnosisPart
+from gpuwizard.core.findings.log_facts import read_log_facts
+from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
-PYTHON_PART: Final = DiagnosisPart(codes=(), signatures=())
+# --- Python versions without wheels ----------------------------------------------------------
+
+_VERSION: Final = re.compile(r"(\d+)\.(\d+)")
+#: A Python requirement's clauses as pip and conda print them (">=3.9,<3.13", "<3.8.0a0").
+_CLAUSE: Final = re.compile(r"(>=|<=|==|!=|~=|<|>)\s{0,3}(\d+(?:\.\d+){0,3})(?:[a-z]+\d{0,3})?")
+#: pip's "Ignored the following versions ..." lists "1.26.0 Requires-Python <3.13,>=3.9; ...".
+_REQUIRES_PYTHON: Final = re.compile(r"Requires-Python ([<>=!~., \d]{1,60})")
+_NONE_LEFT: Final = re.compile(
+    r"Could not find a version that satisfies the requirement (?P<package>[^\s(]{1,200})[^\n]{0,300}?"
+    r"\(from versions: ?none\)"
+)
+_ABI_TAG: Final = re.compile(r"`cp(3)(\d{1,2})\w?`")
+
+
+@lru_cache(maxsize=4)
+def _python_of(text: str) -> str | None:
+    """The Python the log shows (cached: every match of a long log asks again)."""
+    return read_log_facts(text).python
+
+
+def _minor(version: str) -> tuple[int, int] | None:
+    match = _VERSION.match(version)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _outside(python: tuple[int, int], requirement: str) -> bool:
+    """Whether a Python minor version is excluded by one clause of ``requirement``."""
+    for operator, version in _CLAUSE.findall(requirement):
+        parts = [int(part) for part in version.split(".")[:2]] + [0]
+        bound = (parts[0], parts[1])
+        excluded = {
+            "<": python >= bound,
+            "<=": python > bound,
+            ">": python < bound and len(version.split(".")) > 1,
+            ">=": python < bound,
+        }.get(operator, False)
+        if excluded:
+            return True
+    return False
+
+
+def _package(requirement: str) -> str:
+    name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]{0,100}", requirement.strip("`'\""))
+    return name.group(0).lower().replace("_", "-") if name else requirement
+
+
+def _python_tags(text: str) -> list[str]:
+    return [f"{major}.{minor}" for major, minor in _ABI_TAG.findall(text)]
+
+
+def _uv_abi_tag(match: re.Match[str]) -> Values | None:
+    python = f"3.{match.group('minor')}" if match.group("minor") else _python_of(match.string)
+    if not python:
+        return None
+    return {"python": python, "package": _package(match.group("package"))}
+
+
+def _uv_hint(match: re.Match[str]) -> Values:
+    values: Values = {"python": match.group("python"), "package": _package(match.group("package"))}
+    values["package_version"] = match.group("version")
+    values["available"] = _python_tags(match.group("tags"))
+    return values
+
+
+def _pip_ignored(match: re.Match[str]) -> Values | None:
+    # pip drops a version whose Requires-Python excludes this Python and lists it here
+    # (pip/_internal/index/package_finder.py, "Ignored the following versions that require a
+    # different python version"); "(from versions: none)" then says nothing else was left.
+    text = match.string
+    left = _NONE_LEFT.search(text, match.end(), match.end() + 20_000)
+    python = _python_of(text)
+    if left is None or python is None or (minor := _minor(python)) is None:
+        return None
+    requirements = _REQUIRES_PYTHON.findall(text, match.end(), left.start())
+    if not any(_outside(minor, requirement) for requirement in requirements):
+        return None
+    return {"python": python, "package": _package(left.group("package"))}
+
+
+def _conda_python(match: re.Match[str]) -> Values:
+    available = [
+        f"{major}.{minor}"
+        for major, minor in re.findall(r">=(\d)\.(\d{1,2}),<", match.group("requires"))
+        if major == "3"
+    ]
+    python = match.group("python")
+    return {
+        "python": ".".join(python.split(".")[:2]),
+        "package": _package(match.group("package")),
+        "available": sorted(set(available), key=lambda version: _minor(version) or (0, 0)),
+    }
+
+
+def _refine_no_wheels(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """The Python the log ran and, where the log lists them, the Pythons that have wheels."""
+    del variants, text  # the values say all
+    python = values["python"][0]
+    params: dict[str, object] = {"python": python, "package": values["package"][0]}
+    available = sorted(set(values.get("available", [])), key=lambda version: _minor(version) or (0, 0))
+    if not available:
+        return None, params
+    params["available"] = available
+    # The newest listed Python that has wheels: the smallest change that makes the install work.
+    params["suggested"] = available[-1]
+    return "listed", params
+
+
+_NO_WHEELS_SIGNATURES: Final[tuple[Signature, ...]] = (
+    # uv (crates/uv-resolver, "no wheels with a matching Python ABI tag"); uv wraps long lines,
+    # so the words may be separated by a newline and indentation.
+    sig(
+        "PYTHON_VERSION_NO_WHEELS",
+        r"Because (?:all versions of )?(?P<package>[^\s`]{1,200}) ha(?:s|ve)\s{1,20}no\s{1,20}wheels\s{1,20}"
+        r"with\s{1,20}a\s{1,20}matching\s{1,20}Python\s{1,20}(?:ABI|version)\s{1,20}tag"
+        r"(?:\s{1,20}\(e\.g\.,\s{1,20}`cp3(?P<minor>\d{1,2})\w?`\))?",
+        "https://github.com/astral-sh/uv/issues/13262",
+        _uv_abi_tag,
+    ),
+    # uv's hint naming the Python it ran and the tags the package has wheels for.
+    sig(
+        "PYTHON_VERSION_NO_WHEELS",
+        r"You(?:'re using| require) CPython (?P<python>3\.\d{1,2}) \(`cp3\d{1,2}\w?`\), but\s{1,20}"
+        r"(?:we only found wheels for\s{1,20})?`(?P<package>[^`\s]{1,100})`\s{1,20}\(v(?P<version>[^)\s]{1,60})\)"
+        r"\s{1,20}(?:only has wheels )?with\s{1,20}the\s{1,20}following\s{1,20}Python\s{1,20}ABI\s{1,20}tags:"
+        r"(?P<tags>(?:\s{1,20}`cp\d{2,3}\w{0,3}`,?){1,30})",
+        "https://github.com/jaredpalmer/kev/issues/34",
+        _uv_hint,
+    ),
+    # pip: versions dropped for their Python requirement, then none left.
+    sig(
+        "PYTHON_VERSION_NO_WHEELS",
+        r"Ignored the following versions that require a different python version:",
+        "https://github.com/tensorflow/tensorflow/issues/91776",
+        _pip_ignored,
+    ),
+    # conda's classic solver (conda/exceptions.py, UnsatisfiableError).
+    sig(
+        "PYTHON_VERSION_NO_WHEELS",
+        r"incompatible with the existing python installation in your environment:\s{1,40}"
+        r"Specifications:\s{1,40}- (?P<package>[\w.-]{1,100})[^\n]{0,200}? -> "
+        r"python\[version='(?P<requires>[^'\n]{1,500})'\]\s{1,40}Your python: python=(?P<python>\d+\.\d+(?:\.\d+)?)",
+        "https://github.com/srama2512/PONI/issues/5",
+        _conda_python,
+    ),
+)
+
+
+# --- TensorFlow's DLL load failure on Windows ------------------------------------------------
+
+#: Windows' text for error 126, ERROR_MOD_NOT_FOUND, in the languages seen in real reports:
+#: English, Chinese (tensorflow/models#2083), German (tensorflow/tensorflow#5949), French
+#: (huggingface/diffusers#5247), Spanish (tensorflow/tensorflow#16861).
+_MODULE_NOT_FOUND: Final = (
+    "the specified module could not be found",
+    "找不到指定的模块",
+    "das angegebene modul wurde nicht gefunden",
+    "le module spécifié est introuvable",
+    "no se puede encontrar el módulo especificado",
+)
+#: Windows' text for error 1114, ERROR_DLL_INIT_FAILED: English, Chinese
+#: (Dimsmary/Ossas_ChatBot#22), Spanish (tensorflow/tensorflow#73525).
+_INIT_FAILED: Final = (
+    "a dynamic link library (dll) initialization routine failed",
+    "动态链接库(dll)初始化例程失败",
+    "error en una rutina de inicialización de biblioteca de vínculos dinámicos",
+)
+_ERROR_NUMBER: Final = re.compile(
+    r"\[WinError (126|1114)\]|error code (126|1114)\b|\(0x(7E|45A)\)", re.IGNORECASE
+)
+#: The Visual C++ runtime's DLLs (TensorFlow 2.1 release notes: the Windows packages need the
+#: "Microsoft Visual C++ Redistributable for Visual Studio 2015, 2017 and 2019", which brings
+#: msvcp140_1.dll).
+_MSVC_DLL: Final = re.compile(r"\b(?:msvcp140(?:_1|_2)?|vcruntime140(?:_1)?)\.dll\b", re.IGNORECASE)
+#: TensorFlow 2.0 and older linked the CUDA runtime and cuDNN: a missing one stopped the import
+#: (tensorflow/python/platform/self_check.py: "Could not find 'cudart64_100.dll'").
+_CUDA_DLL: Final = re.compile(
+    r"\b(?:cudart64_\d{2,3}|cudnn64_\d{1,2}|cublas64_\d{2,3})\.dll\b", re.IGNORECASE
+)
+_OLD_LOADER: Final = re.compile(r"swig_import_helper|Could not (?:find|load) '[\w.]{1,80}\.dll'")
+_32BIT: Final = re.compile(
+    r"\bwin32\.whl|\[MSC v\.\d{3,5} 32 bit|\bPython3\d{1,2}-32\b|32-bit Python", re.IGNORECASE
+)
+_STORE: Final = re.compile(r"PythonSoftwareFoundation\.Python\.3|\\WindowsApps\\", re.IGNORECASE)
+_TENSORFLOW_CONTEXT: Final = re.compile(r"pywrap_tensorflow|native TensorFlow runtime", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
+def _tensorflow_context(text: str) -> bool:
+    return _TENSORFLOW_CONTEXT.search(text) is not None
+
+
+def _tf_reason(match: re.Match[str]) -> Values:
+    return {"reason": match.group("reason").strip()}
+
+
+def _tf_old_form(match: re.Match[str]) -> Values | None:
+    # TensorFlow 2.0 and older (Python before 3.8): no module name after "DLL load failed".
+    if not _tensorflow_context(match.string):
+        return None
+    return _tf_reason(match)
+
+
+def _folded(text: str) -> str:
+    """Text compared by meaning: case-folded, without the spaces around "(DLL)"."""
+    return re.sub(r"\s{0,3}\(dll\)\s{0,3}", "(dll)", text.casefold())
+
+
+def _windows_error(reasons: Sequence[str], text: str) -> str | None:
+    """Windows' error number, from its localised text or from the number itself."""
+    for reason in map(_folded, reasons):
+        if any(_folded(words) in reason for words in _MODULE_NOT_FOUND):
+            return "126"
+        if any(_folded(words) in reason for words in _INIT_FAILED):
+            return "1114"
+    if number := _ERROR_NUMBER.search(text):
+        found = next(group for group in number.groups() if group).lower()
+        return {"7e": "126", "45a": "1114"}.get(found, found)
+    return None
+
+
+def _refine_tf_dll(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """The most likely cause, from Windows' error number and what else the log names.
+
+    An initialisation that failed (1114) is the CPU without AVX; a DLL that was not found (126)
+    is a named CUDA DLL on TensorFlow 2.0 and older, a 32-bit or Store Python where the log shows
+    one, and otherwise the Visual C++ runtime, the usual missing piece.
+    """
+    del variants
+    params: dict[str, object] = {}
+    error = _windows_error(values.get("reason", []), text)
+    if error:
+        params["windows_error"] = error
+    if python := _python_of(text):
+        params["python"] = python
+    if msvc := _MSVC_DLL.search(text):
+        params["library"] = msvc.group(0)
+    elif (cuda := _CUDA_DLL.search(text)) and _OLD_LOADER.search(text):
+        params["library"] = cuda.group(0)
+    # The causes, most telling first: the first that the log shows is the most likely.
+    causes = (
+        ("avx", error == "1114"),
+        ("msvc", msvc is not None),
+        ("cuda", "library" in params),
+        ("python", _32BIT.search(text) is not None),
+        ("store", _STORE.search(text) is not None),
+        ("msvc", error == "126"),
+    )
+    return next((variant for variant, shown in causes if shown), "unknown"), params
+
+
+_TF_DLL_SIGNATURES: Final[tuple[Signature, ...]] = (
+    # TensorFlow 2.1 and newer on Python 3.8+: Python names the module.
+    sig(
+        "TF_DLL_LOAD_FAILED",
+        r"DLL load failed while importing _pywrap_tensorflow_internal: ?(?P<reason>[^\n]{0,200})",
+        "https://github.com/tensorflow/tensorflow/issues/119165",
+        _tf_reason,
+    ),
+    # Older TensorFlow and Python: "DLL load failed: <text>" inside pywrap_tensorflow's traceback.
+    sig(
+        "TF_DLL_LOAD_FAILED",
+        r"ImportError: DLL load failed: ?(?P<reason>[^\n]{0,200})",
+        "https://github.com/tensorflow/models/issues/2083",
+        _tf_old_form,
+    ),
+)
+
+PYTHON_PART: Final = DiagnosisPart(
+    codes=("PYTHON_VERSION_NO_WHEELS", "TF_DLL_LOAD_FAILED"),
+    signatures=_NO_WHEELS_SIGNATURES + _TF_DLL_SIGNATURES,
+    # Given only where the Python version is proven the cause (see the module's docstring).
+    suppresses={"PYTHON_VERSION_NO_WHEELS": ("NO_MATCHING_DISTRIBUTION",)},
+    refiners={"PYTHON_VERSION_NO_WHEELS": _refine_no_wheels, "TF_DLL_LOAD_FAILED": _refine_tf_dll},
+)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 
@@ -64,7 +65,9 @@ _FRAMEWORK_WORDS: Final = (
     # "Could not load dynamic library '...'").
     (
         "tensorflow",
-        re.compile(r"\btensorflow\b|dso_loader\.cc|cudart_stub\.cc|Could not load dynamic library '", re.IGNORECASE),
+        re.compile(
+            r"\btensorflow\b|dso_loader\.cc|cudart_stub\.cc|Could not load dynamic library '", re.IGNORECASE
+        ),
     ),
     ("jax", re.compile(r"\bjax(?:lib)?\b", re.IGNORECASE)),
 )
@@ -86,7 +89,14 @@ _CAPABILITY_DOTTED: Final = re.compile(
     r"(?:compute capability:? |cuda capability )(?P<major>\d{1,2})\.(?P<minor>\d)\b", re.IGNORECASE
 )
 _WINDOWS: Final = re.compile(r"\b[A-Za-z]:\\|\b[\w-]{1,80}\.dll\b|\[WinError \d", re.IGNORECASE)
-_WSL: Final = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/|\bWSL ?2\b", re.IGNORECASE)
+#: Signs in a log that it comes from WSL 2: the WSL kernel's release ("5.15.167.4-microsoft-
+#: standard-WSL2" in microsoft/WSL#12859; older kernels end in "-microsoft-standard"), the
+#: folder where WSL mounts the Windows driver's libraries (/usr/lib/wsl/lib, NVIDIA's CUDA on WSL
+#: User Guide, "Getting Started with CUDA on WSL 2"), the word WSL or the wsl command (a prompt
+#: "PS C:\> wsl -d Ubuntu", NVIDIA's repository name "wsl-ubuntu"), and Windows drives under
+#: /mnt (/mnt/c/Users/..., WSL's default automount root, learn.microsoft.com/en-us/windows/wsl/
+#: wsl-config, "automount settings").
+_WSL: Final = re.compile(r"\bwsl2?\b|microsoft-standard|/mnt/[a-z]/Users/", re.IGNORECASE)
 _LINUX: Final = re.compile(r"\blib[\w+-]{1,60}\.so\b|/site-packages/|/usr/(?:local/)?lib")
 
 
@@ -102,6 +112,12 @@ def read_log_facts(text: str) -> LogFacts:
         gpu=_gpu(text),
         os_family=_os_family(text),
     )
+
+
+@lru_cache(maxsize=8)
+def shows_wsl(text: str) -> bool:
+    """Whether ``text`` comes from WSL 2 (:data:`_WSL`); asked once per log, however many lines ask."""
+    return _WSL.search(text) is not None
 
 
 def capability_of_sm(digits: str) -> str:
@@ -160,7 +176,7 @@ def _gpu(text: str) -> str | None:
 
 
 def _os_family(text: str) -> str | None:
-    if _WSL.search(text):
+    if shows_wsl(text):
         return "wsl"
     if _WINDOWS.search(text):
         return "windows"
