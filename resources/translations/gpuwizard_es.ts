@@ -2668,6 +2668,10 @@
         <translation>Las GPU Kepler (capacidad de cómputo 3.x) solo están en las compilaciones para CUDA 11 de versiones antiguas de PyTorch, que además necesitan un controlador que admita esas GPU. &apos;gpuwizard recommend --framework pytorch&apos; en esa máquina (o &apos;gpuwizard diagnose LOG --system REPORT&apos;) indica la más reciente que sirve; si no hay ninguna, usa la compilación para CPU.</translation>
     </message>
     <message>
+        <source>Every current PyTorch CUDA build (cu126, cu128 and newer) includes compute capability {capability}, so the code that failed is older or was built apart: a PyTorch from before this GPU&apos;s generation (Ampere needs 1.7.1 or newer, built for CUDA 11.0 or newer), or an extension compiled for other GPUs (detectron2, mamba-ssm, flash-attn, bitsandbytes, a custom CUDA op). Install a current PyTorch (&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;), then rebuild the extension for this GPU, for example with TORCH_CUDA_ARCH_LIST set to {capability}.</source>
+        <translation>Todas las compilaciones CUDA actuales de PyTorch (cu126, cu128 y más nuevas) incluyen la capacidad de cómputo {capability}, así que el código que falló es más antiguo o se compiló aparte: un PyTorch anterior a la generación de esta GPU (Ampere necesita 1.7.1 o más nuevo, compilado para CUDA 11.0 o más nuevo) o una extensión compilada para otras GPU (detectron2, mamba-ssm, flash-attn, bitsandbytes, una operación CUDA propia). Instala un PyTorch actual (&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;) y vuelve a compilar la extensión para esta GPU, por ejemplo con TORCH_CUDA_ARCH_LIST definido como {capability}.</translation>
+    </message>
+    <message>
         <source>Blackwell GPUs (RTX 50-series: 12.0; B200: 10.0) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild it for this GPU.</source>
         <translation>Las GPU Blackwell (RTX serie 50: 12.0; B200: 10.0) necesitan PyTorch 2.7 o posterior desde un índice de CUDA 12.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, con un controlador de la serie 570 o posterior. Si el error procede de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla para esta GPU.</translation>
     </message>
@@ -2678,6 +2682,10 @@
     <message>
         <source>GPUs older than Turing ({capability} is one) are only in PyTorch&apos;s CUDA 12.6 builds, not in the CUDA 12.8 and newer ones: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 is the last release with such a build). Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
         <translation>Las GPU anteriores a Turing ({capability} es una de ellas) solo están en las compilaciones de PyTorch para CUDA 12.6, no en las de CUDA 12.8 y posteriores: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 es la última versión con una compilación así). Hasta entonces, el trabajo en la GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
+    </message>
+    <message>
+        <source>Every current PyTorch CUDA build (cu126, cu128 and newer) includes {capability}: the installed one is older than this GPU&apos;s generation. Install a current build, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;, after &apos;pip uninstall torch&apos;. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Todas las compilaciones CUDA actuales de PyTorch (cu126, cu128 y más nuevas) incluyen {capability}: la instalada es anterior a la generación de esta GPU. Instala una compilación actual, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;, después de &apos;pip uninstall torch&apos;. Hasta entonces, el trabajo en la GPU falla con &apos;no kernel image is available for execution on the device&apos;.</translation>
     </message>
     <message>
         <source>Blackwell GPUs ({capability}; RTX 50-series) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
@@ -2758,6 +2766,14 @@
     <message>
         <source>This looks like a 32-bit Python, or one too new or too old for the package: PyTorch and TensorFlow publish 64-bit packages only, for a range of Python versions. Install a 64-bit Python from python.org that the framework supports and let the wizard pick the version.</source>
         <translation>Parece un Python de 32 bits, o uno demasiado nuevo o demasiado antiguo para el paquete: PyTorch y TensorFlow solo publican paquetes de 64 bits, para un rango de versiones de Python. Instala desde python.org un Python de 64 bits que admita el framework y deja que el asistente elija la versión.</translation>
+    </message>
+    <message>
+        <source>The installer found no installable version of {requirements} for Python {python}.</source>
+        <translation>El instalador no encontró ninguna versión instalable de {requirements} para Python {python}.</translation>
+    </message>
+    <message>
+        <source>Most likely no release of it publishes wheels for Python {python} (yet, or any more): frameworks support a range of Python versions per release. Create the environment with a Python the release supports, for example &apos;uv venv --python 3.12&apos;, and install again; &apos;gpuwizard recommend --framework pytorch&apos; (or tensorflow) names the Python for each release. A 32-bit Python finds no version either: PyTorch and TensorFlow publish 64-bit packages only.</source>
+        <translation>Lo más probable es que ninguna versión publique wheels para Python {python} (todavía, o ya no): los frameworks admiten un rango de versiones de Python en cada versión. Crea el entorno con un Python que la versión admita, por ejemplo &apos;uv venv --python 3.12&apos;, e instala de nuevo; &apos;gpuwizard recommend --framework pytorch&apos; (o tensorflow) indica el Python de cada versión. Un Python de 32 bits tampoco encuentra ninguna versión: PyTorch y TensorFlow solo publican paquetes de 64 bits.</translation>
     </message>
     <message>
         <source>The folder of wheels has no installable {requirements}.</source>
@@ -3260,6 +3276,10 @@
         <translation>Inicia el contenedor con la GPU: &apos;docker run --gpus all IMAGE&apos; (o &apos;--device nvidia.com/gpu=all&apos; con CDI). En docker compose, asigna al servicio una reserva de dispositivos: en deploy: resources: reservations: devices: una entrada con &apos;driver: nvidia&apos;, &apos;count: all&apos; y &apos;capabilities: [gpu]&apos;. El host necesita el controlador de NVIDIA y el NVIDIA Container Toolkit; compruébalo con &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;. Con Docker Desktop en Windows, usa el backend de WSL 2 y un controlador de NVIDIA actual en Windows.</translation>
     </message>
     <message>
+        <source>The container was started without GPU access (&apos;docker run&apos; without &apos;--gpus&apos;): nvidia-smi inside it cannot reach the NVIDIA driver, whatever the host has.</source>
+        <translation>El contenedor se inició sin acceso a la GPU (&apos;docker run&apos; sin &apos;--gpus&apos;): nvidia-smi dentro de él no puede llegar al controlador de NVIDIA, tenga lo que tenga el host.</translation>
+    </message>
+    <message>
         <source>The container was started with a GPU option, yet its NVIDIA image saw no driver (&apos;The NVIDIA Driver was not detected&apos;).</source>
         <translation>El contenedor se inició con una opción de GPU, pero su imagen de NVIDIA no detectó ningún controlador (&apos;The NVIDIA Driver was not detected&apos;).</translation>
     </message>
@@ -3603,8 +3623,8 @@
         <translation>El backend de CUDA de JAX no se inició: este JAX necesita {component} {built} o posterior, pero encontró {component} {found}. JAX se ejecuta en la CPU.</translation>
     </message>
     <message>
-        <source>An older CUDA library than the one JAX was built with is found first, usually a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda in a notebook image) instead of the nvidia-* wheels &apos;jax[cuda12]&apos; installs. Run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and unset LD_LIBRARY_PATH for this environment, as JAX&apos;s install guide advises. With a local CUDA (&apos;jax[cuda12_local]&apos;), install CUDA {built} or newer, or a JAX release built for the CUDA you have.</source>
-        <translation>Se encuentra primero una biblioteca de CUDA más antigua que aquella con la que se compiló JAX, normalmente de un CUDA toolkit en LD_LIBRARY_PATH (como /usr/local/cuda en una imagen de notebook), en lugar de los wheels nvidia-* que instala &apos;jax[cuda12]&apos;. Ejecuta &apos;pip install -U &quot;jax[cuda12]&quot;&apos; y elimina la variable LD_LIBRARY_PATH para este entorno, como recomienda la guía de instalación de JAX. Con un CUDA local (&apos;jax[cuda12_local]&apos;), instala CUDA {built} o posterior, o una versión de JAX compilada para el CUDA que tengas.</translation>
+        <source>An older CUDA library than the one JAX was built with is found first, usually a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda in a notebook image) instead of the nvidia-* wheels &apos;jax[cuda12]&apos; installs. Run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and unset LD_LIBRARY_PATH for this environment, as JAX&apos;s install guide advises. With a local CUDA (&apos;jax[cuda12_local]&apos;), install a CUDA toolkit whose {component} is {built} or newer, or a JAX release built for the CUDA you have.</source>
+        <translation>Se encuentra primero una biblioteca CUDA más antigua que aquella con la que se compiló JAX, normalmente un toolkit de CUDA en LD_LIBRARY_PATH (como /usr/local/cuda en una imagen de notebook) en lugar de los wheels nvidia-* que instala &apos;jax[cuda12]&apos;. Ejecuta &apos;pip install -U &quot;jax[cuda12]&quot;&apos; y quita LD_LIBRARY_PATH en este entorno, como aconseja la guía de instalación de JAX. Con un CUDA local (&apos;jax[cuda12_local]&apos;), instala un toolkit de CUDA cuyo {component} sea {built} o más nuevo, o una versión de JAX compilada para el CUDA que tienes.</translation>
     </message>
     <message>
         <source>JAX&apos;s CUDA plugin does not fit the installed jaxlib (PJRT API {plugin_api} against {framework_api}), so JAX cannot use the GPU.</source>

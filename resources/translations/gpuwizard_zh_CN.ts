@@ -2660,6 +2660,10 @@
         <translation>Kepler GPU（计算能力 3.x）只包含在旧版 PyTorch 的 CUDA 11 构建版本中，而这些构建版本还需要支持它们的驱动。在那台机器上运行 &apos;gpuwizard recommend --framework pytorch&apos;（或 &apos;gpuwizard diagnose LOG --system REPORT&apos;）会给出适用的最新构建版本；否则请使用 CPU 构建版本。</translation>
     </message>
     <message>
+        <source>Every current PyTorch CUDA build (cu126, cu128 and newer) includes compute capability {capability}, so the code that failed is older or was built apart: a PyTorch from before this GPU&apos;s generation (Ampere needs 1.7.1 or newer, built for CUDA 11.0 or newer), or an extension compiled for other GPUs (detectron2, mamba-ssm, flash-attn, bitsandbytes, a custom CUDA op). Install a current PyTorch (&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;), then rebuild the extension for this GPU, for example with TORCH_CUDA_ARCH_LIST set to {capability}.</source>
+        <translation>当前所有 PyTorch CUDA 构建版本（cu126、cu128 及更新版本）都包含计算能力 {capability}，因此出错的代码要么较旧，要么是单独构建的：早于这一代 GPU 的 PyTorch（Ampere 需要 1.7.1 或更新版本，且为 CUDA 11.0 或更新版本构建），或为其他 GPU 编译的扩展（detectron2、mamba-ssm、flash-attn、bitsandbytes、自定义 CUDA 算子）。请安装当前的 PyTorch（&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;），然后为这块 GPU 重新构建该扩展，例如将 TORCH_CUDA_ARCH_LIST 设置为 {capability}。</translation>
+    </message>
+    <message>
         <source>Blackwell GPUs (RTX 50-series: 12.0; B200: 10.0) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild it for this GPU.</source>
         <translation>Blackwell GPU（RTX 50 系列：12.0；B200：10.0）需要来自 CUDA 12.8 或更新索引的 PyTorch 2.7 或更新版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;，并需要 570 系列或更新的驱动。如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建它。</translation>
     </message>
@@ -2670,6 +2674,10 @@
     <message>
         <source>GPUs older than Turing ({capability} is one) are only in PyTorch&apos;s CUDA 12.6 builds, not in the CUDA 12.8 and newer ones: &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (PyTorch 2.14 is the last release with such a build). Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
         <translation>早于 Turing 的 GPU（{capability} 即属此类）只包含在 PyTorch 的 CUDA 12.6 构建版本中，而不在 CUDA 12.8 及更新的构建版本中：&apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（PyTorch 2.14 是提供此类构建版本的最后一个版本）。在此之前，GPU 任务会失败并报错 &apos;no kernel image is available for execution on the device&apos;。</translation>
+    </message>
+    <message>
+        <source>Every current PyTorch CUDA build (cu126, cu128 and newer) includes {capability}: the installed one is older than this GPU&apos;s generation. Install a current build, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;, after &apos;pip uninstall torch&apos;. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>当前所有 PyTorch CUDA 构建版本（cu126、cu128 及更新版本）都包含 {capability}：已安装的版本早于这一代 GPU。请先执行 &apos;pip uninstall torch&apos;，再安装当前的构建版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;。在此之前，GPU 上的运算会失败并提示 &apos;no kernel image is available for execution on the device&apos;。</translation>
     </message>
     <message>
         <source>Blackwell GPUs ({capability}; RTX 50-series) need PyTorch 2.7 or newer from a CUDA 12.8 or newer index, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu128&apos;, with a driver of the 570 series or newer. Until then, GPU work fails with &apos;no kernel image is available for execution on the device&apos;.</source>
@@ -2750,6 +2758,14 @@
     <message>
         <source>This looks like a 32-bit Python, or one too new or too old for the package: PyTorch and TensorFlow publish 64-bit packages only, for a range of Python versions. Install a 64-bit Python from python.org that the framework supports and let the wizard pick the version.</source>
         <translation>这似乎是 32 位 Python，或者对该软件包而言版本过新或过旧：PyTorch 和 TensorFlow 只发布 64 位软件包，且只支持一定范围的 Python 版本。请从 python.org 安装框架支持的 64 位 Python，并让向导选择版本。</translation>
+    </message>
+    <message>
+        <source>The installer found no installable version of {requirements} for Python {python}.</source>
+        <translation>安装程序找不到适用于 Python {python} 的 {requirements} 的可安装版本。</translation>
+    </message>
+    <message>
+        <source>Most likely no release of it publishes wheels for Python {python} (yet, or any more): frameworks support a range of Python versions per release. Create the environment with a Python the release supports, for example &apos;uv venv --python 3.12&apos;, and install again; &apos;gpuwizard recommend --framework pytorch&apos; (or tensorflow) names the Python for each release. A 32-bit Python finds no version either: PyTorch and TensorFlow publish 64-bit packages only.</source>
+        <translation>最可能的原因是没有任何版本为 Python {python} 发布 wheel 包（尚未发布，或已不再发布）：框架的每个版本只支持一定范围的 Python 版本。请使用该版本支持的 Python 创建环境，例如 &apos;uv venv --python 3.12&apos;，然后重新安装；&apos;gpuwizard recommend --framework pytorch&apos;（或 tensorflow）会给出每个版本对应的 Python。32 位 Python 同样找不到任何版本：PyTorch 和 TensorFlow 只发布 64 位软件包。</translation>
     </message>
     <message>
         <source>The folder of wheels has no installable {requirements}.</source>
@@ -3252,6 +3268,10 @@
         <translation>请启动带 GPU 的容器：&apos;docker run --gpus all IMAGE&apos;（使用 CDI 时为 &apos;--device nvidia.com/gpu=all&apos;）。在 docker compose 中，为服务添加设备预留：在 deploy: resources: reservations: devices: 下添加一个包含 &apos;driver: nvidia&apos;、&apos;count: all&apos; 和 &apos;capabilities: [gpu]&apos; 的条目。主机需要安装 NVIDIA 驱动和 NVIDIA Container Toolkit；可用 &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos; 检查。在 Windows 上使用 Docker Desktop 时，请使用 WSL 2 后端，并在 Windows 上安装最新的 NVIDIA 驱动。</translation>
     </message>
     <message>
+        <source>The container was started without GPU access (&apos;docker run&apos; without &apos;--gpus&apos;): nvidia-smi inside it cannot reach the NVIDIA driver, whatever the host has.</source>
+        <translation>容器启动时没有 GPU 访问权限（&apos;docker run&apos; 未加 &apos;--gpus&apos;）：无论主机上有什么，容器内的 nvidia-smi 都无法访问 NVIDIA 驱动。</translation>
+    </message>
+    <message>
         <source>The container was started with a GPU option, yet its NVIDIA image saw no driver (&apos;The NVIDIA Driver was not detected&apos;).</source>
         <translation>容器启动时使用了 GPU 选项，但其 NVIDIA 镜像没有检测到驱动（&apos;The NVIDIA Driver was not detected&apos;）。</translation>
     </message>
@@ -3595,8 +3615,8 @@
         <translation>JAX 的 CUDA 后端未启动：此 JAX 需要 {component} {built} 或更新版本，但找到的是 {component} {found}。JAX 在 CPU 上运行。</translation>
     </message>
     <message>
-        <source>An older CUDA library than the one JAX was built with is found first, usually a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda in a notebook image) instead of the nvidia-* wheels &apos;jax[cuda12]&apos; installs. Run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and unset LD_LIBRARY_PATH for this environment, as JAX&apos;s install guide advises. With a local CUDA (&apos;jax[cuda12_local]&apos;), install CUDA {built} or newer, or a JAX release built for the CUDA you have.</source>
-        <translation>系统优先找到了比 JAX 构建时所用版本更旧的 CUDA 库，通常是 LD_LIBRARY_PATH 上的 CUDA toolkit（例如 notebook 镜像中的 /usr/local/cuda），而不是 &apos;jax[cuda12]&apos; 安装的 nvidia-* wheel 包。请运行 &apos;pip install -U &quot;jax[cuda12]&quot;&apos;，并按照 JAX 安装指南的建议，在此环境中取消设置 LD_LIBRARY_PATH。使用本地 CUDA（&apos;jax[cuda12_local]&apos;）时，请安装 CUDA {built} 或更新版本，或安装为你现有 CUDA 构建的 JAX 版本。</translation>
+        <source>An older CUDA library than the one JAX was built with is found first, usually a CUDA toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda in a notebook image) instead of the nvidia-* wheels &apos;jax[cuda12]&apos; installs. Run &apos;pip install -U &quot;jax[cuda12]&quot;&apos; and unset LD_LIBRARY_PATH for this environment, as JAX&apos;s install guide advises. With a local CUDA (&apos;jax[cuda12_local]&apos;), install a CUDA toolkit whose {component} is {built} or newer, or a JAX release built for the CUDA you have.</source>
+        <translation>系统先找到了比 JAX 构建时所用版本更旧的 CUDA 库，通常是 LD_LIBRARY_PATH 上的 CUDA 工具包（例如 notebook 镜像中的 /usr/local/cuda），而不是 &apos;jax[cuda12]&apos; 安装的 nvidia-* wheel 包。请运行 &apos;pip install -U &quot;jax[cuda12]&quot;&apos;，并按照 JAX 安装指南的建议，在此环境中取消设置 LD_LIBRARY_PATH。如果使用本地 CUDA（&apos;jax[cuda12_local]&apos;），请安装 {component} 为 {built} 或更新版本的 CUDA 工具包，或安装为您现有 CUDA 构建的 JAX 版本。</translation>
     </message>
     <message>
         <source>JAX&apos;s CUDA plugin does not fit the installed jaxlib (PJRT API {plugin_api} against {framework_api}), so JAX cannot use the GPU.</source>

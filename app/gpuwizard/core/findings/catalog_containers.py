@@ -100,6 +100,24 @@ CONTAINERS_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "current NVIDIA driver on Windows.",
         ),
     ),
+    "CONTAINER_STARTED_WITHOUT_GPU:run": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The container was started without GPU access ('docker run' without '--gpus'): "
+            "nvidia-smi inside it cannot reach the NVIDIA driver, whatever the host has.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Start the container with the GPU: 'docker run --gpus all IMAGE' (or '--device "
+            "nvidia.com/gpu=all' with CDI). In docker compose, give the service a device "
+            "reservation: under deploy: resources: reservations: devices: an entry with "
+            "'driver: nvidia', 'count: all' and 'capabilities: [gpu]'. The host needs the NVIDIA "
+            "driver and the NVIDIA Container Toolkit; check with 'docker run --rm --gpus all "
+            "ubuntu nvidia-smi'. With Docker Desktop on Windows, use the WSL 2 backend and a "
+            "current NVIDIA driver on Windows.",
+        ),
+    ),
     "CONTAINER_GPU_NOT_DETECTED": FindingTemplate(
         "warning",
         QT_TRANSLATE_NOOP(

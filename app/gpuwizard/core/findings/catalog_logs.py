@@ -142,6 +142,27 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "otherwise use the CPU build.",
         ),
     ),
+    # Turing to Hopper (7.5 to 9.0) are in every current CUDA build (the lists above); a GPU of
+    # theirs without a kernel image points at an old PyTorch (Ampere needs 1.7.1 or newer, built
+    # for CUDA 11.0 or newer: PyTorch 1.7.1 release notes) or an extension built for other GPUs.
+    "NO_KERNEL_IMAGE:current_gpu": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "The installed build has no code for this GPU (compute capability {capability}): 'no "
+            "kernel image is available for execution on the device'.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Every current PyTorch CUDA build (cu126, cu128 and newer) includes compute capability "
+            "{capability}, so the code that failed is older or was built apart: a PyTorch from before "
+            "this GPU's generation (Ampere needs 1.7.1 or newer, built for CUDA 11.0 or newer), or an "
+            "extension compiled for other GPUs (detectron2, mamba-ssm, flash-attn, bitsandbytes, a "
+            "custom CUDA op). Install a current PyTorch ('pip install torch --index-url "
+            "https://download.pytorch.org/whl/cu126'), then rebuild the extension for this GPU, for "
+            "example with TORCH_CUDA_ARCH_LIST set to {capability}.",
+        ),
+    ),
     "NO_KERNEL_IMAGE:blackwell": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP(
@@ -186,6 +207,21 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "https://download.pytorch.org/whl/cu126' (PyTorch 2.14 is the last release with such a "
             "build). Until then, GPU work fails with 'no kernel image is available for execution on "
             "the device'.",
+        ),
+    ),
+    "GPU_ARCH_UNSUPPORTED:log_current_gpu": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Every current PyTorch CUDA build (cu126, cu128 and newer) includes {capability}: the "
+            "installed one is older than this GPU's generation. Install a current build, for example "
+            "'pip install torch --index-url https://download.pytorch.org/whl/cu126', after "
+            "'pip uninstall torch'. Until then, GPU work fails with 'no kernel image is available "
+            "for execution on the device'.",
         ),
     ),
     "GPU_ARCH_UNSUPPORTED:log_blackwell": FindingTemplate(
@@ -351,6 +387,24 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "and TensorFlow publish 64-bit packages only, for a range of Python versions. Install "
             "a 64-bit Python from python.org that the framework supports and let the wizard pick "
             "the version.",
+        ),
+    ),
+    # The log shows which Python ran and no sign of a 32-bit one: the Python version is the likely
+    # cause (PyTorch and TensorFlow publish wheels for a range of Pythons per release:
+    # resources/compat/pytorch.json and tensorflow.json, read from their wheels' tags).
+    "NO_MATCHING_DISTRIBUTION:python": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings", "The installer found no installable version of {requirements} for Python {python}."
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Most likely no release of it publishes wheels for Python {python} (yet, or any more): "
+            "frameworks support a range of Python versions per release. Create the environment with "
+            "a Python the release supports, for example 'uv venv --python 3.12', and install again; "
+            "'gpuwizard recommend --framework pytorch' (or tensorflow) names the Python for each "
+            "release. A 32-bit Python finds no version either: PyTorch and TensorFlow publish "
+            "64-bit packages only.",
         ),
     ),
     "NO_MATCHING_DISTRIBUTION:wheel_folder": FindingTemplate(

@@ -121,8 +121,8 @@ RUNTIMES_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "toolkit on LD_LIBRARY_PATH (such as /usr/local/cuda in a notebook image) instead of "
             "the nvidia-* wheels 'jax[cuda12]' installs. Run 'pip install -U \"jax[cuda12]\"' and "
             "unset LD_LIBRARY_PATH for this environment, as JAX's install guide advises. With a "
-            "local CUDA ('jax[cuda12_local]'), install CUDA {built} or newer, or a JAX release "
-            "built for the CUDA you have.",
+            "local CUDA ('jax[cuda12_local]'), install a CUDA toolkit whose {component} is {built} or "
+            "newer, or a JAX release built for the CUDA you have.",
         ),
     ),
     "JAX_CUDA_BACKEND_FAILED:plugin_version": FindingTemplate(

@@ -27,6 +27,7 @@ is read a second time with the escapes undone.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -161,7 +162,8 @@ _MINIMUM_CAPABILITY: Final = re.compile(
 def _arch_not_compiled(match: re.Match[str]) -> Values:
     text = match.string
     line_start = text.rfind("\n", 0, match.start()) + 1
-    gpu = re.sub(r"^.*UserWarning:", "", text[line_start : match.start()]).strip(" \t`'\">[]")
+    # After a warning's prefix, or a log's own ("host unit[pid]:" of journald, "[rank0]:").
+    gpu = re.sub(r"^.*(?:UserWarning|\]):", "", text[line_start : match.start()]).strip(" \t`'\">[]")
     values: Values = {"capability": match.group("capability"), "gpu": gpu or "This GPU"}
     if supported := _SUPPORTED_ARCHS.search(text, match.end(), match.end() + 400):
         values["supported"] = " ".join(supported.group(1).split())
@@ -346,6 +348,7 @@ SIGNATURES: Final[tuple[Signature, ...]] = (
         r"Failed to initialize NVML: Driver/library version mismatch",
         "https://github.com/mozilla/translations/issues/1167",
         _nvml_mismatch,
+        flags=re.IGNORECASE,  # "Driver/Library version mismatch" in some driver releases
     ),
     _sig(
         "CUDNN_INTERNAL_ERROR",
@@ -478,11 +481,39 @@ def diagnosis_to_json(findings: Sequence[Finding]) -> dict[str, object]:
 
 
 def _views(text: str) -> Iterator[str]:
-    """``text``, and ``text`` with JSON string escapes undone when it has some."""
+    """``text``; with JSON string escapes undone when it has some; with hard wraps undone when it has some."""
     yield text
     if "\\n" in text or '\\"' in text:
         escapes = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t"}
         yield re.sub(r'\\(["\\/nrt])', lambda match: escapes[match.group(1)], text)
+    # A wrapped console is a pasted excerpt: a large log file is not read a third time.
+    if len(text) <= _WRAP_MAX_CHARS and (unwrapped := _unwrapped(text)) is not None:
+        yield unwrapped
+
+
+#: A console or a tracker wraps long lines at a fixed width (80 or 120 columns: "CUDAE" /
+#: "xecutionProvider", microsoft/onnxruntime#22930); narrower lines are not taken for wraps.
+_WRAP_MIN_WIDTH: Final = 60
+_WRAP_MAX_CHARS: Final = 4 * 2**20
+
+
+def _unwrapped(text: str) -> str | None:
+    r"""``text`` with each line of a wrap width joined to the next, when the log has such widths.
+
+    A wrap width is a length of two or more long lines; a log may have several (a console's
+    width, and a table's), and lines of other lengths around a wrapped message do not hide it.
+
+    >>> _unwrapped("x" * 90 + "\n" + "a" * 70 + "\n" + "b" * 70 + "\nend\nshort")[90:]
+    '\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbend\nshort'
+    >>> _unwrapped("one line only") is None
+    True
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    lengths = Counter(len(line) for line in lines if len(line) >= _WRAP_MIN_WIDTH)
+    widths = {width for width, count in lengths.items() if count >= 2}
+    if not widths:
+        return None
+    return "".join(line if len(line) in widths else line + "\n" for line in lines).removesuffix("\n")
 
 
 def _imply(hits: dict[str, _Hit]) -> None:
@@ -506,8 +537,8 @@ def _by_generation(
 ) -> tuple[str | None, dict[str, object]]:
     """The variant of an architecture finding for the GPU generation the log names, if it does."""
     named = params.get("capability")
-    capability = capability_of_sm(named[3:]) if isinstance(named, str) and named.startswith("sm_") else None
-    capability = capability or read_log_facts(text).gpu_capability
+    sm = re.fullmatch(r"sm_(\d{2,3})a?", named) if isinstance(named, str) else None  # sm_90a is 9.0
+    capability = capability_of_sm(sm.group(1)) if sm else read_log_facts(text).gpu_capability
     if capability is None:
         return variant, params
     major, _, minor = capability.partition(".")
@@ -519,12 +550,10 @@ def _by_generation(
         if number < _TURING
         else "blackwell"
         if number >= _BLACKWELL
-        else None
+        else "current_gpu"
     )
     if code == "GPU_ARCH_UNSUPPORTED":
-        return (f"log_{generation}" if generation in ("pre_turing", "blackwell") else variant), params
-    if generation is None:
-        return variant, params
+        return (f"log_{generation}" if generation != "kepler" else variant), params
     return generation, {"capability": capability, **params}
 
 

@@ -16,7 +16,7 @@ a driver updated without a reboot), which other parts recognise.
 >>> [f.code for f in diagnose("OSError: libcuda.so: cannot open shared object file")]
 ['DLL_NOT_FOUND']
 >>> [f.code for f in diagnose("WSL 2\nOSError: libcuda.so: cannot open shared object file")]
-['DLL_NOT_FOUND', 'WSL_LIBCUDA_NOT_FOUND']
+['WSL_LIBCUDA_NOT_FOUND']
 """
 
 from __future__ import annotations
@@ -54,6 +54,23 @@ _GPU_REQUESTED: Final = re.compile(
 def _no_gpu_option(match: re.Match[str]) -> Values | None:
     """The banner counts as a missing GPU option only when the log shows none."""
     return None if _shows_gpu_option(match.string) else {}
+
+
+#: A container started from the command line: docker or podman run, docker compose up/run.
+_CONTAINER_RUN: Final = re.compile(
+    r"\b(?:docker|podman|nerdctl) (?:container )?run\b|\bdocker[ -]compose (?:up|run)\b"
+)
+
+
+@lru_cache(maxsize=8)
+def _shows_container_run(text: str) -> bool:
+    return _CONTAINER_RUN.search(text) is not None
+
+
+def _container_run_without_gpu(match: re.Match[str]) -> Values | None:
+    """nvidia-smi's failure counts as a container without GPUs only after a run command without one."""
+    text = match.string
+    return {} if _shows_container_run(text) and not _shows_gpu_option(text) and not shows_wsl(text) else None
 
 
 def _with_gpu_option(match: re.Match[str]) -> Values | None:
@@ -100,6 +117,17 @@ CONTAINERS_SIGNATURES: Final[tuple[Signature, ...]] = (
         r"WARNING: The NVIDIA Driver was not detected\.",
         "https://github.com/prs-eth/PanopticSegForLargeScalePointCloud/issues/20",
         _no_gpu_option,
+    ),
+    # nvidia-smi inside a container whose 'docker run' (or podman's) the log shows without a GPU
+    # option: the driver was never passed in, whatever the host has (mattshma/bigdata#108 mounted
+    # the host's driver folders by hand instead). Without such a command in the log, the same
+    # line is the kernel module's (diagnosis_devices) or WSL's (below).
+    sig(
+        "CONTAINER_STARTED_WITHOUT_GPU",
+        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
+        "https://github.com/mattshma/bigdata/issues/108",
+        _container_run_without_gpu,
+        variant="run",
     ),
     # The same banner after 'docker run --gpus all': the host's toolkit did not pass the driver
     # in, or (older NGC images under WSL 2) the banner is wrong and the GPU works
@@ -201,6 +229,8 @@ CONTAINERS_PART: Final = DiagnosisPart(
         # WSL 2 has no NVIDIA kernel module of its own (the Windows driver serves it), so the
         # kernel-module advice for "couldn't communicate" does not apply there.
         "WSL_LINUX_DRIVER_CONFLICT": ("KERNEL_MODULE_MISMATCH",),
+        # Nor in a container started without the GPU: the driver was never passed in.
+        "CONTAINER_STARTED_WITHOUT_GPU": ("KERNEL_MODULE_MISMATCH",),
     },
     refiners={
         "CONTAINER_TOOLKIT_FAILED": _toolkit_variant,

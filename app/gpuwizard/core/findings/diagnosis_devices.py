@@ -49,6 +49,8 @@ _VISIBLE: Final = re.compile(
 )
 #: torchrun's (and torch.distributed.launch's) number of processes per machine.
 _NPROC: Final = re.compile(r"--nproc[_-]per[_-]node[ =]{1,3}(?P<processes>\d{1,4})\b")
+#: torchrun's prefix of each process's output lines ("[rank5]: RuntimeError: ...").
+_RANK: Final = re.compile(r"\[rank(\d{1,4})\]:")
 #: nvidia-smi's banner: the driver and the CUDA version its libcuda reports.
 _SMI_BANNER: Final = re.compile(
     r"Driver Version: (?P<driver>\d{2,4}(?:\.\d{1,4}){1,2})\s{1,20}"
@@ -99,13 +101,18 @@ def _forward_compat_variant(
     return None, {}
 
 
-def _not_visible_variant(
+def _not_visible_variant(  # noqa: PLR0911 - one return per variant
     values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
 ) -> tuple[str | None, dict[str, object]]:
     visible = _VISIBLE.search(text)
     if "ordinal" in variants:
         if processes := _NPROC.search(text):
             return "ordinal_torchrun", {"processes": processes.group("processes")}
+        # torchrun prefixes each process's lines with its rank: a rank above 0 means several
+        # processes, at least the highest rank + 1 (torch.distributed.elastic's log prefixes).
+        ranks = [int(rank) for rank in _RANK.findall(text)]
+        if ranks and max(ranks) >= 1:
+            return "ordinal_torchrun", {"processes": str(max(ranks) + 1)}
         if visible:
             return "ordinal_visible", {"visible": visible.group("visible")}
         return "ordinal", {}

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from gpuwizard.core.findings.log_facts import read_log_facts
 from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values, sig
 
 _PACKAGE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -69,7 +70,12 @@ def _no_match_variant(
     if _FOLDER_ONLY.search(text) or (_PIP_LINKS.search(text) and not _PIP_INDEXES_OR_NETWORK.search(text)):
         return "wheel_folder", {}
     nothing_found = list(values.get("versions", [])) == ["none"]
-    if _NO_MATCH_32BIT.search(text) or (nothing_found and WINDOWS_LOG.search(text)):
+    if _NO_MATCH_32BIT.search(text):
+        return "32bit", {}
+    # A Python the log shows (a path, a cpXY tag, a banner) is the likelier cause than a 32-bit one.
+    if nothing_found and (python := read_log_facts(text).python):
+        return "python", {"python": python}
+    if nothing_found and WINDOWS_LOG.search(text):
         return "32bit", {}
     return ("versions" if "versions" in values else None), {}
 

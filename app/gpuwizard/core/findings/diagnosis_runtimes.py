@@ -51,6 +51,8 @@ def _dotted(component: str, number: str) -> str:
     ('8.9.6', '9.1.0', '12.1')
     >>> _dotted("cuBLAS", "120304"), _dotted("cuDNN", "9.1.0"), _dotted("NCCL", "21805")
     ('12.3.4', '9.1.0', '21805')
+    >>> _dotted("cuSOLVER", "11401"), _dotted("cuSPARSE", "12100")
+    ('11.4.1', '12.1.0')
     """
     if not number.isdigit():
         return number
@@ -61,8 +63,12 @@ def _dotted(component: str, number: str) -> str:
         return f"{value // 1000}.{value % 1000 // 100}.{value % 100}"
     if component == "CUDA":  # cudaRuntimeGetVersion: major*1000 + minor*10
         return f"{value // 1000}.{value % 1000 // 10}"
-    if component in ("cuBLAS", "cuSPARSE", "cuSOLVER", "cuFFT"):  # major*10000 + minor*100 + patch
-        return f"{value // 10000}.{value % 10000 // 100}.{value % 100}"
+    if component in ("cuBLAS", "cuSPARSE", "cuSOLVER", "cuFFT"):
+        # cuBLAS numbers its version major*10000 + minor*100 + patch (cublasGetVersion: 120205 is
+        # 12.2.5); cuSOLVER, cuSPARSE and cuFFT major*1000 + minor*100 + patch (11401 is 11.4.1, as
+        # JAX prints them: tests/fixtures/recorded/diagnose). Six digits or five tell which.
+        scale = 10000 if value >= 100000 else 1000
+        return f"{value // scale}.{value % scale // 100}.{value % 100}"
     return number
 
 
@@ -231,8 +237,9 @@ ONNXRUNTIME_SIGNATURES: Final[tuple[Signature, ...]] = (
     # and cuDNN majors of the build: "Require cuDNN 9.* and CUDA 12.*".
     sig(
         "ONNXRUNTIME_CUDA_UNAVAILABLE",
-        r"Failed to create CUDAExecutionProvider\.(?: Require cuDNN (?P<cudnn>\d{1,2})\.\* and CUDA "
-        r"(?P<cuda>\d{1,2})\.\*)?",
+        # Before 1.19 the sentence may end without its period (microsoft/onnxruntime#15873).
+        r"Failed to create CUDAExecutionProvider\b(?:\.(?: Require cuDNN (?P<cudnn>\d{1,2})\.\* and CUDA "
+        r"(?P<cuda>\d{1,2})\.\*)?)?",
         "https://github.com/microsoft/onnxruntime/issues/21825",
     ),
     # provider_bridge_ort.cc on Windows: LoadLibrary's error number (126, ERROR_MOD_NOT_FOUND: a

@@ -58,6 +58,11 @@ _PYTHON_PATTERNS: Final = (
     # Wheel tags and banners: cp310, "Python 3.10.12".
     re.compile(r"\bcp(3)(\d{1,2})\b"),
     re.compile(r"\bPython (3\.\d{1,2})\.\d{1,3}\b"),
+    # GitHub's issue forms: a "### Python version" heading, the answer below it.
+    re.compile(
+        r"^#{1,4} ?Python version[ \t]{0,20}\n(?:[ \t]{0,20}\n){0,2}[ \t]{0,20}(?:Python )?(3\.\d{1,2})\b",
+        re.IGNORECASE | re.MULTILINE,
+    ),
 )
 _FRAMEWORK_WORDS: Final = (
     ("pytorch", re.compile(r"\btorch\b|\bPyTorch\b", re.IGNORECASE)),
@@ -100,8 +105,9 @@ _WSL: Final = re.compile(r"\bwsl2?\b|microsoft-standard|/mnt/[a-z]/Users/", re.I
 _LINUX: Final = re.compile(r"\blib[\w+-]{1,60}\.so\b|/site-packages/|/usr/(?:local/)?lib")
 
 
+@lru_cache(maxsize=4)
 def read_log_facts(text: str) -> LogFacts:
-    """The facts ``text`` shows of the set-up it ran on."""
+    """The facts ``text`` shows of the set-up it ran on (read once per log, however many ask)."""
     return LogFacts(
         frameworks=_frameworks(text),
         python=_python(text),
@@ -171,7 +177,8 @@ def _gpu(text: str) -> str | None:
     if not (match := _CAPABILITY_SM.search(text)):
         return None
     # The name is the end of the text before "with CUDA capability": after a warning's prefix.
-    name = re.sub(r"^.*(?:UserWarning|Warning):", "", match.group("gpu")).strip(" \t`'\">[]")
+    # ... and after a log's own prefix: journald's "host unit[pid]:", torchrun's "[rank0]:".
+    name = re.sub(r"^.*(?:UserWarning|Warning|\]):", "", match.group("gpu")).strip(" \t`'\">[]")
     return name or None
 
 
