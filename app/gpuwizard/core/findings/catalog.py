@@ -21,6 +21,7 @@ from typing import Final
 from gpuwizard.core.findings.catalog_containers import CONTAINERS_TEMPLATES
 from gpuwizard.core.findings.catalog_devices import DEVICES_TEMPLATES
 from gpuwizard.core.findings.catalog_drift import DRIFT_TEMPLATES
+from gpuwizard.core.findings.catalog_extensions import EXTENSIONS_TEMPLATES
 from gpuwizard.core.findings.catalog_logs import FAILURE_TEMPLATES
 from gpuwizard.core.findings.catalog_machine import MACHINE_TEMPLATES
 from gpuwizard.core.findings.catalog_network import NETWORK_TEMPLATES
@@ -72,6 +73,7 @@ CATALOG_PARTS: Final[tuple[Mapping[str, FindingTemplate], ...]] = (
     RUNTIMES_TEMPLATES,
     DEVICES_TEMPLATES,
     PYTHON_TEMPLATES,
+    EXTENSIONS_TEMPLATES,
 )
 
 #: Every finding template, by code (and ``CODE:variant``).

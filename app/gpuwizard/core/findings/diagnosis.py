@@ -34,6 +34,7 @@ from typing import Final
 
 from gpuwizard.core.findings.diagnosis_containers import CONTAINERS_PART
 from gpuwizard.core.findings.diagnosis_devices import DEVICES_PART
+from gpuwizard.core.findings.diagnosis_extensions import EXTENSIONS_PART
 from gpuwizard.core.findings.diagnosis_network import NETWORK_SIGNATURES, network_values
 from gpuwizard.core.findings.diagnosis_packages import PACKAGES_PART
 from gpuwizard.core.findings.diagnosis_platform import PLATFORM_PART
@@ -56,6 +57,7 @@ PARTS: Final[tuple[DiagnosisPart, ...]] = (
     RUNTIMES_PART,  # JAX, ONNX Runtime, several CUDA runtimes in one process
     DEVICES_PART,  # the kernel module, device visibility, MIG
     PYTHON_PART,  # Python versions without wheels, TensorFlow's DLL load failure on Windows
+    EXTENSIONS_PART,  # bitsandbytes, xFormers, compiled extensions, TensorRT engines, web UIs
 )
 
 #: The codes the contract lists for the diagnosis of logs (docs/architecture.md,
