@@ -2736,6 +2736,14 @@
         <translation>Desinstala torch e instala una compilación CUDA desde el índice adecuado para tu controlador, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (en Windows, torch de PyPI es solo para CPU; macOS no tiene compilación CUDA). Sin una GPU NVIDIA, ejecuta el código en la CPU (dispositivo &apos;cpu&apos;).</translation>
     </message>
     <message>
+        <source>The code asked for a CUDA GPU on a Mac, where PyTorch has no CUDA (&apos;Torch not compiled with CUDA enabled&apos;).</source>
+        <translation>El código pidió una GPU CUDA en un Mac, donde PyTorch no tiene CUDA (&apos;Torch not compiled with CUDA enabled&apos;).</translation>
+    </message>
+    <message>
+        <source>No PyTorch build for macOS uses CUDA, so installing another one will not help. Use the Mac&apos;s own GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() tells whether it works: Apple silicon, macOS 12.3 or newer), or the CPU. Many programs have an option for it (--device mps, --cpu); code that calls torch.cuda functions directly must be changed to do so.</source>
+        <translation>Ninguna compilación de PyTorch para macOS usa CUDA, así que instalar otra no servirá de nada. Usa la GPU propia del Mac mediante el dispositivo &apos;mps&apos; en lugar de &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() indica si funciona: Apple silicon, macOS 12.3 o posterior), o la CPU. Muchos programas tienen una opción para ello (--device mps, --cpu); el código que llama directamente a funciones de torch.cuda debe modificarse para hacerlo.</translation>
+    </message>
+    <message>
         <source>cuDNN could not find zlibwapi.dll.</source>
         <translation>cuDNN no encontró zlibwapi.dll.</translation>
     </message>
@@ -2774,6 +2782,14 @@
     <message>
         <source>Most likely no release of it publishes wheels for Python {python} (yet, or any more): frameworks support a range of Python versions per release. Create the environment with a Python the release supports, for example &apos;uv venv --python 3.12&apos;, and install again; &apos;gpuwizard recommend --framework pytorch&apos; (or tensorflow) names the Python for each release. A 32-bit Python finds no version either: PyTorch and TensorFlow publish 64-bit packages only.</source>
         <translation>Lo más probable es que ninguna versión publique wheels para Python {python} (todavía, o ya no): los frameworks admiten un rango de versiones de Python en cada versión. Crea el entorno con un Python que la versión admita, por ejemplo &apos;uv venv --python 3.12&apos;, e instala de nuevo; &apos;gpuwizard recommend --framework pytorch&apos; (o tensorflow) indica el Python de cada versión. Un Python de 32 bits tampoco encuentra ninguna versión: PyTorch y TensorFlow solo publican paquetes de 64 bits.</translation>
+    </message>
+    <message>
+        <source>The installer picked {requirements}, which has no wheel for this platform.</source>
+        <translation>El instalador eligió {requirements}, que no tiene ningún wheel para esta plataforma.</translation>
+    </message>
+    <message>
+        <source>The index has that version only for other operating systems or processors (uv&apos;s hint names them). Install a version that has a wheel here: for PyTorch&apos;s CUDA builds, one from the index of a CUDA variant that publishes this platform (on Windows, win_amd64: &apos;gpuwizard recommend --framework pytorch&apos; names one). In a uv project, give the PyTorch index a platform marker in tool.uv.sources (marker = &quot;sys_platform == &apos;linux&apos;&quot;), as uv&apos;s PyTorch guide shows, and lock again.</source>
+        <translation>El índice tiene esa versión solo para otros sistemas operativos o procesadores (la sugerencia de uv los nombra). Instala una versión que tenga un wheel aquí: para las compilaciones CUDA de PyTorch, una del índice de una variante de CUDA que publique esta plataforma (en Windows, win_amd64: &apos;gpuwizard recommend --framework pytorch&apos; indica una). En un proyecto de uv, añade al índice de PyTorch un marcador de plataforma en tool.uv.sources (marker = &quot;sys_platform == &apos;linux&apos;&quot;), como muestra la guía de PyTorch de uv, y vuelve a generar el archivo de bloqueo.</translation>
     </message>
     <message>
         <source>The folder of wheels has no installable {requirements}.</source>
@@ -3417,6 +3433,14 @@
         <translation>Tras una actualización del controlador, reinicia el equipo (o recarga el módulo: &apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos;, solo posible cuando ningún programa, como el escritorio, usa la GPU), para que el módulo del kernel y libcuda tengan la misma versión; &apos;cat /sys/module/nvidia/version&apos; muestra la del módulo. En un contenedor cuyo host funciona, la libcuda de compatibilidad hacia adelante de CUDA de la imagen (/usr/local/cuda/compat) no encaja con el controlador del host: quita esa carpeta de LD_LIBRARY_PATH (o de /etc/ld.so.conf.d) para que se use la libcuda del host, o actualiza el controlador del host a uno compatible con la versión de CUDA de la imagen.</translation>
     </message>
     <message>
+        <source>CUDA could not start: the system is not ready yet (error 802, &apos;system not yet initialized&apos;), which on servers whose GPUs are joined by NVSwitch means NVIDIA Fabric Manager is not running.</source>
+        <translation>CUDA no pudo iniciarse: el sistema aún no está listo (error 802, &apos;system not yet initialized&apos;), lo que en servidores cuyas GPU están conectadas mediante NVSwitch significa que NVIDIA Fabric Manager no se está ejecutando.</translation>
+    </message>
+    <message>
+        <source>On HGX and DGX servers (4 or 8 A100, H100, H200 or B200 GPUs joined by NVSwitch), install NVIDIA Fabric Manager of exactly the driver&apos;s version (for driver 570.x, the package nvidia-fabricmanager-570 at the same version) and start it: &apos;sudo systemctl enable --now nvidia-fabricmanager&apos;. &apos;systemctl status nvidia-fabricmanager&apos; shows why it stopped (a version that does not match the driver is refused), and &apos;nvidia-smi -q&apos; shows the fabric state of each GPU. In a container, this is done on the host.</source>
+        <translation>En servidores HGX y DGX (4 u 8 GPU A100, H100, H200 o B200 conectadas mediante NVSwitch), instala NVIDIA Fabric Manager exactamente de la misma versión que el controlador (para el controlador 570.x, el paquete nvidia-fabricmanager-570 en la misma versión) e inícialo: &apos;sudo systemctl enable --now nvidia-fabricmanager&apos;. &apos;systemctl status nvidia-fabricmanager&apos; muestra por qué se detuvo (se rechaza una versión que no coincide con la del controlador), y &apos;nvidia-smi -q&apos; muestra el estado de la interconexión (fabric) de cada GPU. En un contenedor, esto se hace en el host.</translation>
+    </message>
+    <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
         <translation>Error de CUDA 804 (forward compatibility was attempted on non supported HW): se cargó una libcuda de compatibilidad hacia adelante de CUDA, pero esta GPU no la admite.</translation>
     </message>
@@ -3737,6 +3761,122 @@
     <message>
         <source>This does not stop GPU work. It shows that a CUDA toolkit&apos;s library (on PATH or LD_LIBRARY_PATH) is used instead of the newer one the framework could bring; if other CUDA errors follow, remove that toolkit&apos;s folder from the search path for this environment, or install the framework build for the CUDA you have.</source>
         <translation>Esto no impide el trabajo en la GPU. Indica que se usa la biblioteca de un CUDA toolkit (en PATH o LD_LIBRARY_PATH) en lugar de la más reciente que podría traer el framework; si aparecen otros errores de CUDA, quita la carpeta de ese toolkit de la ruta de búsqueda para este entorno, o instala la compilación del framework para el CUDA que tengas.</translation>
+    </message>
+    <message>
+        <source>bitsandbytes could not load its CUDA library and fell back to its CPU library: 8-bit and 4-bit quantisation on the GPU are not available.</source>
+        <translation>bitsandbytes no pudo cargar su biblioteca CUDA y recurrió a su biblioteca para CPU: la cuantización de 8 y 4 bits en la GPU no está disponible.</translation>
+    </message>
+    <message>
+        <source>Install the released wheel, which carries the CUDA libraries: &apos;pip install -U bitsandbytes&apos; (not a source checkout, which has none until it is compiled). It loads the library for torch&apos;s CUDA version: check that torch is a CUDA build (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; must not print None) and run &apos;python -m bitsandbytes&apos; to see what it finds.</source>
+        <translation>Instala el wheel publicado, que incluye las bibliotecas CUDA: &apos;pip install -U bitsandbytes&apos; (no una copia del código fuente, que no tiene ninguna hasta que se compila). Carga la biblioteca correspondiente a la versión de CUDA de torch: comprueba que torch sea una compilación con CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; no debe imprimir None) y ejecuta &apos;python -m bitsandbytes&apos; para ver qué encuentra.</translation>
+    </message>
+    <message>
+        <source>bitsandbytes has no library for CUDA {cuda} (libbitsandbytes_cuda*.so is not in {folder}), so it fell back to its CPU library.</source>
+        <translation>bitsandbytes no tiene ninguna biblioteca para CUDA {cuda} (libbitsandbytes_cuda*.so no está en {folder}), así que recurrió a su biblioteca para CPU.</translation>
+    </message>
+    <message>
+        <source>If {folder} is not in site-packages, bitsandbytes is imported from a source checkout that was never compiled: run the program from another folder and install the released wheel, which carries the CUDA libraries (&apos;pip install -U bitsandbytes&apos;), or compile the checkout (&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;, then &apos;pip install .&apos;). bitsandbytes picks the library of torch&apos;s CUDA version; if the wheel has none for CUDA {cuda}, install torch for a CUDA it supports, or update bitsandbytes.</source>
+        <translation>Si {folder} no está en site-packages, bitsandbytes se importa desde una copia del código fuente que nunca se compiló: ejecuta el programa desde otra carpeta e instala el wheel publicado, que incluye las bibliotecas CUDA (&apos;pip install -U bitsandbytes&apos;), o compila la copia (&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;, y después &apos;pip install .&apos;). bitsandbytes elige la biblioteca de la versión de CUDA de torch; si el wheel no tiene ninguna para CUDA {cuda}, instala torch para una CUDA que admita, o actualiza bitsandbytes.</translation>
+    </message>
+    <message>
+        <source>bitsandbytes looked for a library for CUDA {cuda} because BNB_CUDA_VERSION={override} is set, found none in {folder}, and fell back to its CPU library.</source>
+        <translation>bitsandbytes buscó una biblioteca para CUDA {cuda} porque está definida BNB_CUDA_VERSION={override}, no encontró ninguna en {folder} y recurrió a su biblioteca para CPU.</translation>
+    </message>
+    <message>
+        <source>Unset BNB_CUDA_VERSION (&apos;unset BNB_CUDA_VERSION&apos;, or &apos;export BNB_CUDA_VERSION=&apos;) so that bitsandbytes loads the library of torch&apos;s own CUDA version; set it only when a library for that CUDA exists. If {folder} is not in site-packages, bitsandbytes is imported from a source checkout that was never compiled: install the released wheel (&apos;pip install -U bitsandbytes&apos;, run from another folder) or compile the checkout (&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;).</source>
+        <translation>Elimina BNB_CUDA_VERSION (&apos;unset BNB_CUDA_VERSION&apos;, o &apos;export BNB_CUDA_VERSION=&apos;) para que bitsandbytes cargue la biblioteca de la propia versión de CUDA de torch; defínela solo cuando exista una biblioteca para esa CUDA. Si {folder} no está en site-packages, bitsandbytes se importa desde una copia del código fuente que nunca se compiló: instala el wheel publicado (&apos;pip install -U bitsandbytes&apos;, ejecutado desde otra carpeta) o compila la copia (&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;).</translation>
+    </message>
+    <message>
+        <source>The web UI&apos;s start-up check failed: the torch in its venv cannot use the GPU (&apos;Torch is not able to use GPU&apos;).</source>
+        <translation>La comprobación de inicio de la interfaz web falló: el torch de su venv no puede usar la GPU (&apos;Torch is not able to use GPU&apos;).</translation>
+    </message>
+    <message>
+        <source>Check with the web UI&apos;s own Python (venv/bin/python, or venv\Scripts\python.exe): &apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())&quot;&apos;. A version ending in &apos;+cpu&apos; or CUDA None is a CPU build: delete the venv folder and start again, or install torch with CUDA into it (&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/cu126&apos;). If &apos;nvidia-smi&apos; fails, install or repair the NVIDIA driver first. Adding --skip-torch-cuda-test only runs everything on the CPU.</source>
+        <translation>Compruébalo con el Python propio de la interfaz web (venv/bin/python, o venv\Scripts\python.exe): &apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())&quot;&apos;. Una versión que termina en &apos;+cpu&apos; o CUDA None es una compilación para CPU: elimina la carpeta venv y vuelve a empezar, o instala en ella torch con CUDA (&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/cu126&apos;). Si &apos;nvidia-smi&apos; falla, instala o repara primero el controlador de NVIDIA. Añadir --skip-torch-cuda-test solo hace que todo se ejecute en la CPU.</translation>
+    </message>
+    <message>
+        <source>The web UI&apos;s GPU check ran during &apos;docker build&apos;, where there is no GPU (&apos;Torch is not able to use GPU&apos;).</source>
+        <translation>La comprobación de GPU de la interfaz web se ejecutó durante &apos;docker build&apos;, donde no hay GPU (&apos;Torch is not able to use GPU&apos;).</translation>
+    </message>
+    <message>
+        <source>A build step never gets a GPU: only a running container does, with &apos;docker run --gpus all&apos; (or compose&apos;s GPU reservation) and the NVIDIA Container Toolkit on the host. Add --skip-torch-cuda-test to the command the Dockerfile runs at build time (for example in COMMANDLINE_ARGS of that RUN step), and let the check happen when the container starts with --gpus all.</source>
+        <translation>Un paso de compilación nunca obtiene una GPU: solo la obtiene un contenedor en ejecución, con &apos;docker run --gpus all&apos; (o la reserva de GPU de compose) y NVIDIA Container Toolkit en el host. Añade --skip-torch-cuda-test al comando que el Dockerfile ejecuta durante la compilación (por ejemplo, en COMMANDLINE_ARGS de ese paso RUN), y deja que la comprobación se haga cuando el contenedor se inicie con --gpus all.</translation>
+    </message>
+    <message>
+        <source>The web UI&apos;s torch cannot use the GPU (&apos;Torch is not able to use GPU&apos;), and the log names an AMD GPU: only torch&apos;s ROCm build (Linux) can use it, and only on a GPU that ROCm release supports.</source>
+        <translation>El torch de la interfaz web no puede usar la GPU (&apos;Torch is not able to use GPU&apos;), y el registro menciona una GPU AMD: solo la compilación ROCm de torch (Linux) puede usarla, y solo en una GPU compatible con esa versión de ROCm.</translation>
+    </message>
+    <message>
+        <source>On Linux, install torch&apos;s ROCm build into the web UI&apos;s venv as its wiki page &apos;Install and Run on AMD GPUs&apos; says, for example TORCH_COMMAND=&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/rocm6.2&apos; (delete the venv folder first), and check a GPU your ROCm release supports. On Windows there is no ROCm build of torch for the web UI: use the AMD fork with DirectML or ZLUDA (lshqqytiger/stable-diffusion-webui-amdgpu). --skip-torch-cuda-test only runs on the CPU.</source>
+        <translation>En Linux, instala la compilación ROCm de torch en el venv de la interfaz web como indica su página wiki &apos;Install and Run on AMD GPUs&apos;, por ejemplo TORCH_COMMAND=&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/rocm6.2&apos; (elimina antes la carpeta venv), y comprueba que tu versión de ROCm admita tu GPU. En Windows no hay ninguna compilación ROCm de torch para la interfaz web: usa el fork para AMD con DirectML o ZLUDA (lshqqytiger/stable-diffusion-webui-amdgpu). --skip-torch-cuda-test solo hace que se ejecute en la CPU.</translation>
+    </message>
+    <message>
+        <source>cuBLAS refused a matrix operation on this GPU (CUBLAS_STATUS_NOT_SUPPORTED).</source>
+        <translation>cuBLAS rechazó una operación matricial en esta GPU (CUBLAS_STATUS_NOT_SUPPORTED).</translation>
+    </message>
+    <message>
+        <source>The cuBLAS of this build is too old for the GPU or for the operation: install a framework build for a CUDA that knows the GPU (an RTX 40-series GPU, Ada, needs CUDA 11.8 or newer, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;; an RTX 50-series GPU needs CUDA 12.8 or newer, cu128) and a driver for it. Old Docker images with CUDA 11.7 or older cannot work on such GPUs.</source>
+        <translation>El cuBLAS de esta compilación es demasiado antiguo para la GPU o para la operación: instala una compilación del framework para una CUDA que reconozca la GPU (una GPU RTX serie 40, Ada, necesita CUDA 11.8 o posterior, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;; una GPU RTX serie 50 necesita CUDA 12.8 o posterior, cu128) y un controlador compatible. Las imágenes de Docker antiguas con CUDA 11.7 o anterior no pueden funcionar en esas GPU.</translation>
+    </message>
+    <message>
+        <source>cuBLAS refused a bfloat16 matrix product (CUBLAS_STATUS_NOT_SUPPORTED with CUDA_R_16BF): this GPU or cuBLAS does not support bfloat16 there.</source>
+        <translation>cuBLAS rechazó un producto matricial en bfloat16 (CUBLAS_STATUS_NOT_SUPPORTED con CUDA_R_16BF): esta GPU o cuBLAS no admite bfloat16 en esa operación.</translation>
+    </message>
+    <message>
+        <source>bfloat16 matrix products need a GPU of compute capability 8.0 (Ampere, RTX 30 series, A100) or newer (&apos;python -c &quot;import torch; print(torch.cuda.is_bf16_supported())&quot;&apos;). On an older GPU run the model in float16 or float32 instead: choose fp16/fp32 in the program&apos;s settings, or load it with torch_dtype=torch.float16. On a newer GPU, install a current framework build.</source>
+        <translation>Los productos matriciales en bfloat16 necesitan una GPU con capacidad de cómputo 8.0 (Ampere, serie RTX 30, A100) o superior (&apos;python -c &quot;import torch; print(torch.cuda.is_bf16_supported())&quot;&apos;). En una GPU más antigua, ejecuta el modelo en float16 o float32: elige fp16/fp32 en la configuración del programa, o cárgalo con torch_dtype=torch.float16. En una GPU más reciente, instala una compilación actual del framework.</translation>
+    </message>
+    <message>
+        <source>The compiled extension {module} was built for another PyTorch version or C++ ABI: it needs a torch C++ symbol this torch does not have (&apos;undefined symbol&apos;).</source>
+        <translation>La extensión compilada {module} se compiló para otra versión de PyTorch u otra ABI de C++: necesita un símbolo C++ de torch que este torch no tiene (&apos;undefined symbol&apos;).</translation>
+    </message>
+    <message>
+        <source>Reinstall the package that contains {module} in a build for this torch: a wheel built for the same torch version, CUDA and C++ ABI (&apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos;), or build it here against the installed torch with &apos;pip install --no-build-isolation --no-cache-dir --force-reinstall PACKAGE&apos;. Or install the torch version the package was built for (the one it requires). Upgrading torch after installing an extension breaks it the same way.</source>
+        <translation>Reinstala el paquete que contiene {module} en una compilación para este torch: un wheel compilado para la misma versión de torch, CUDA y ABI de C++ (&apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos;), o compílalo aquí con el torch instalado mediante &apos;pip install --no-build-isolation --no-cache-dir --force-reinstall PACKAGE&apos;. O instala la versión de torch para la que se compiló el paquete (la que requiere). Actualizar torch después de instalar una extensión la rompe de la misma forma.</translation>
+    </message>
+    <message>
+        <source>flash-attn&apos;s compiled module {module} was built for another PyTorch version or C++ ABI: it needs a torch C++ symbol this torch does not have (&apos;undefined symbol&apos;).</source>
+        <translation>El módulo compilado {module} de flash-attn se compiló para otra versión de PyTorch u otra ABI de C++: necesita un símbolo C++ de torch que este torch no tiene (&apos;undefined symbol&apos;).</translation>
+    </message>
+    <message>
+        <source>Install the flash-attn wheel built for this torch: its release assets name the CUDA, torch version and ABI (flash_attn-VERSION+cu12torch2.6cxx11abiFALSE-...whl); pick the one matching &apos;python -c &quot;import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos; and your Python, and install it with pip. Or build it against the installed torch: &apos;pip install flash-attn --no-build-isolation --no-cache-dir --force-reinstall&apos; (needs the CUDA toolkit). Upgrading torch after installing flash-attn breaks it the same way.</source>
+        <translation>Instala el wheel de flash-attn compilado para este torch: los archivos de sus versiones publicadas indican la CUDA, la versión de torch y la ABI (flash_attn-VERSION+cu12torch2.6cxx11abiFALSE-...whl); elige el que coincida con &apos;python -c &quot;import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos; y con tu Python, e instálalo con pip. O compílalo con el torch instalado: &apos;pip install flash-attn --no-build-isolation --no-cache-dir --force-reinstall&apos; (necesita el CUDA toolkit). Actualizar torch después de instalar flash-attn lo rompe de la misma forma.</translation>
+    </message>
+    <message>
+        <source>xFormers was built for PyTorch {built} but torch {have} is installed: its CUDA kernels (memory-efficient attention) are not loaded.</source>
+        <translation>xFormers se compiló para PyTorch {built}, pero está instalado torch {have}: sus kernels CUDA (atención eficiente en memoria) no se cargan.</translation>
+    </message>
+    <message>
+        <source>Install the xFormers release built for torch {have}, from the same PyTorch index as torch: &apos;pip install -U xformers --index-url https://download.pytorch.org/whl/{index}&apos; (pip may then change torch: pin it, or install both in one command). Or install the torch {built} it was built for.</source>
+        <translation>Instala la versión de xFormers compilada para torch {have}, desde el mismo índice de PyTorch que torch: &apos;pip install -U xformers --index-url https://download.pytorch.org/whl/{index}&apos; (pip puede cambiar entonces torch: fija su versión, o instala ambos en un solo comando). O instala el torch {built} para el que se compiló.</translation>
+    </message>
+    <message>
+        <source>xFormers was built for PyTorch {built}, but the installed torch {have} is a CPU-only build: nothing runs on the GPU.</source>
+        <translation>xFormers se compiló para PyTorch {built}, pero el torch {have} instalado es una compilación solo para CPU: nada se ejecuta en la GPU.</translation>
+    </message>
+    <message>
+        <source>The problem is torch, not xFormers: uninstall torch and install its CUDA build from the PyTorch index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only), then the xFormers release for that torch from the same index (&apos;pip install -U xformers --index-url https://download.pytorch.org/whl/cu126&apos;).</source>
+        <translation>El problema es torch, no xFormers: desinstala torch e instala su compilación con CUDA desde el índice de PyTorch que corresponda a tu controlador, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (en Windows, torch de PyPI es solo para CPU), y después la versión de xFormers para ese torch desde el mismo índice (&apos;pip install -U xformers --index-url https://download.pytorch.org/whl/cu126&apos;).</translation>
+    </message>
+    <message>
+        <source>Install the xFormers release built for torch {have} from the same place torch came from (the PyTorch index &apos;https://download.pytorch.org/whl/cuXYZ&apos; of torch&apos;s CUDA, or PyPI, whose newest xFormers fits PyPI&apos;s newest torch), or install the torch {built} it was built for.</source>
+        <translation>Instala la versión de xFormers compilada para torch {have} desde el mismo lugar del que vino torch (el índice de PyTorch &apos;https://download.pytorch.org/whl/cuXYZ&apos; de la CUDA de torch, o PyPI, cuyo xFormers más reciente corresponde al torch más reciente de PyPI), o instala el torch {built} para el que se compiló.</translation>
+    </message>
+    <message>
+        <source>TensorRT cannot load the engine: it was serialised by another TensorRT version (engine tag {engine}, this TensorRT&apos;s tag {current}).</source>
+        <translation>TensorRT no puede cargar el motor: lo serializó otra versión de TensorRT (etiqueta del motor {engine}, etiqueta de este TensorRT {current}).</translation>
+    </message>
+    <message>
+        <source>A TensorRT engine runs only with the TensorRT version (and GPU model) that built it. Rebuild it here from the model with the installed TensorRT, for example &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos; (on a Jetson, on the device itself), or install the TensorRT that built it. Check that only one TensorRT is found (LD_LIBRARY_PATH, the container image&apos;s version).</source>
+        <translation>Un motor de TensorRT solo se ejecuta con la versión de TensorRT (y el modelo de GPU) que lo compiló. Vuelve a compilarlo aquí a partir del modelo con el TensorRT instalado, por ejemplo &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos; (en un Jetson, en el propio dispositivo), o instala el TensorRT que lo compiló. Comprueba que solo se encuentre un TensorRT (LD_LIBRARY_PATH, la versión de la imagen del contenedor).</translation>
+    </message>
+    <message>
+        <source>TensorRT {installed} cannot load the engine: it was built with TensorRT {built}.</source>
+        <translation>TensorRT {installed} no puede cargar el motor: se compiló con TensorRT {built}.</translation>
+    </message>
+    <message>
+        <source>A TensorRT engine runs only with the TensorRT version (and GPU model) that built it. Rebuild it here with TensorRT {installed} from the model, for example &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos; (or the program&apos;s own export step), or install TensorRT {built}. If several TensorRT copies are installed (a Python package and a system one), make sure the same one builds and runs it.</source>
+        <translation>Un motor de TensorRT solo se ejecuta con la versión de TensorRT (y el modelo de GPU) que lo compiló. Vuelve a compilarlo aquí con TensorRT {installed} a partir del modelo, por ejemplo &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos; (o el paso de exportación propio del programa), o instala TensorRT {built}. Si hay varias copias de TensorRT instaladas (un paquete de Python y una del sistema), asegúrate de que sea la misma la que lo compile y lo ejecute.</translation>
     </message>
 </context>
 <context>

@@ -2728,6 +2728,14 @@
         <translation>请卸载 torch，并从与您的驱动程序相符的索引安装 CUDA 版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 中的 torch 仅支持 CPU；macOS 没有 CUDA 版本）。如果没有 NVIDIA GPU，请改在 CPU 上运行代码（设备 &apos;cpu&apos;）。</translation>
     </message>
     <message>
+        <source>The code asked for a CUDA GPU on a Mac, where PyTorch has no CUDA (&apos;Torch not compiled with CUDA enabled&apos;).</source>
+        <translation>代码在 Mac 上请求了 CUDA GPU，但 Mac 上的 PyTorch 不支持 CUDA（&apos;Torch not compiled with CUDA enabled&apos;）。</translation>
+    </message>
+    <message>
+        <source>No PyTorch build for macOS uses CUDA, so installing another one will not help. Use the Mac&apos;s own GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() tells whether it works: Apple silicon, macOS 12.3 or newer), or the CPU. Many programs have an option for it (--device mps, --cpu); code that calls torch.cuda functions directly must be changed to do so.</source>
+        <translation>macOS 上的 PyTorch 构建版本都不使用 CUDA，因此安装其他版本也无济于事。请改用 Mac 自带的 GPU，即使用 &apos;mps&apos; 设备代替 &apos;cuda&apos;（torch.device(&apos;mps&apos;)；torch.backends.mps.is_available() 可判断是否可用：需要 Apple 芯片及 macOS 12.3 或更高版本），或使用 CPU。许多程序为此提供了选项（--device mps、--cpu）；直接调用 torch.cuda 函数的代码则必须修改后才能这样做。</translation>
+    </message>
+    <message>
         <source>cuDNN could not find zlibwapi.dll.</source>
         <translation>cuDNN 找不到 zlibwapi.dll。</translation>
     </message>
@@ -2766,6 +2774,14 @@
     <message>
         <source>Most likely no release of it publishes wheels for Python {python} (yet, or any more): frameworks support a range of Python versions per release. Create the environment with a Python the release supports, for example &apos;uv venv --python 3.12&apos;, and install again; &apos;gpuwizard recommend --framework pytorch&apos; (or tensorflow) names the Python for each release. A 32-bit Python finds no version either: PyTorch and TensorFlow publish 64-bit packages only.</source>
         <translation>最可能的原因是没有任何版本为 Python {python} 发布 wheel 包（尚未发布，或已不再发布）：框架的每个版本只支持一定范围的 Python 版本。请使用该版本支持的 Python 创建环境，例如 &apos;uv venv --python 3.12&apos;，然后重新安装；&apos;gpuwizard recommend --framework pytorch&apos;（或 tensorflow）会给出每个版本对应的 Python。32 位 Python 同样找不到任何版本：PyTorch 和 TensorFlow 只发布 64 位软件包。</translation>
+    </message>
+    <message>
+        <source>The installer picked {requirements}, which has no wheel for this platform.</source>
+        <translation>安装程序选择了 {requirements}，但它没有适用于此平台的 wheel 包。</translation>
+    </message>
+    <message>
+        <source>The index has that version only for other operating systems or processors (uv&apos;s hint names them). Install a version that has a wheel here: for PyTorch&apos;s CUDA builds, one from the index of a CUDA variant that publishes this platform (on Windows, win_amd64: &apos;gpuwizard recommend --framework pytorch&apos; names one). In a uv project, give the PyTorch index a platform marker in tool.uv.sources (marker = &quot;sys_platform == &apos;linux&apos;&quot;), as uv&apos;s PyTorch guide shows, and lock again.</source>
+        <translation>该索引只为其他操作系统或处理器提供此版本（uv 的提示中列出了它们）。请安装一个在此平台上有 wheel 包的版本：对于 PyTorch 的 CUDA 构建版本，请从发布了此平台的某个 CUDA 变体的索引中选择（在 Windows 上为 win_amd64：&apos;gpuwizard recommend --framework pytorch&apos; 会给出一个）。在 uv 项目中，请按照 uv 的 PyTorch 指南，在 tool.uv.sources 中为 PyTorch 索引添加平台标记（marker = &quot;sys_platform == &apos;linux&apos;&quot;），然后重新锁定。</translation>
     </message>
     <message>
         <source>The folder of wheels has no installable {requirements}.</source>
@@ -3409,6 +3425,14 @@
         <translation>驱动更新后，请重启计算机（或重新加载模块：&apos;sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia &amp;&amp; sudo modprobe nvidia&apos;，仅当没有程序（例如桌面）使用 GPU 时才可行），使内核模块与 libcuda 的版本一致；&apos;cat /sys/module/nvidia/version&apos; 会显示模块的版本。如果是在主机正常工作的容器中，说明镜像中的 CUDA 前向兼容 libcuda（/usr/local/cuda/compat）与主机驱动不匹配：请将该文件夹从 LD_LIBRARY_PATH（或 /etc/ld.so.conf.d）中移除，以便使用主机的 libcuda，或者将主机驱动更新到支持该镜像 CUDA 版本的版本。</translation>
     </message>
     <message>
+        <source>CUDA could not start: the system is not ready yet (error 802, &apos;system not yet initialized&apos;), which on servers whose GPUs are joined by NVSwitch means NVIDIA Fabric Manager is not running.</source>
+        <translation>CUDA 无法启动：系统尚未就绪（错误 802，&apos;system not yet initialized&apos;），在 GPU 通过 NVSwitch 互连的服务器上，这意味着 NVIDIA Fabric Manager 未在运行。</translation>
+    </message>
+    <message>
+        <source>On HGX and DGX servers (4 or 8 A100, H100, H200 or B200 GPUs joined by NVSwitch), install NVIDIA Fabric Manager of exactly the driver&apos;s version (for driver 570.x, the package nvidia-fabricmanager-570 at the same version) and start it: &apos;sudo systemctl enable --now nvidia-fabricmanager&apos;. &apos;systemctl status nvidia-fabricmanager&apos; shows why it stopped (a version that does not match the driver is refused), and &apos;nvidia-smi -q&apos; shows the fabric state of each GPU. In a container, this is done on the host.</source>
+        <translation>在 HGX 和 DGX 服务器（4 或 8 块通过 NVSwitch 互连的 A100、H100、H200 或 B200 GPU）上，请安装与驱动版本完全一致的 NVIDIA Fabric Manager（对于 570.x 驱动，即相同版本的 nvidia-fabricmanager-570 包）并启动它：&apos;sudo systemctl enable --now nvidia-fabricmanager&apos;。&apos;systemctl status nvidia-fabricmanager&apos; 可显示它停止的原因（与驱动版本不匹配的版本会被拒绝），&apos;nvidia-smi -q&apos; 可显示每块 GPU 的 fabric 状态。在容器中，此操作需在宿主机上进行。</translation>
+    </message>
+    <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
         <translation>CUDA 错误 804（forward compatibility was attempted on non supported HW）：加载了 CUDA 前向兼容的 libcuda，但此 GPU 不支持前向兼容。</translation>
     </message>
@@ -3729,6 +3753,122 @@
     <message>
         <source>This does not stop GPU work. It shows that a CUDA toolkit&apos;s library (on PATH or LD_LIBRARY_PATH) is used instead of the newer one the framework could bring; if other CUDA errors follow, remove that toolkit&apos;s folder from the search path for this environment, or install the framework build for the CUDA you have.</source>
         <translation>这不会妨碍 GPU 运算。它表明使用的是 CUDA toolkit 的库（位于 PATH 或 LD_LIBRARY_PATH 上），而不是框架本可提供的较新版本；如果随后出现其他 CUDA 错误，请在此环境中从搜索路径中移除该 toolkit 的文件夹，或安装为你现有 CUDA 构建的框架版本。</translation>
+    </message>
+    <message>
+        <source>bitsandbytes could not load its CUDA library and fell back to its CPU library: 8-bit and 4-bit quantisation on the GPU are not available.</source>
+        <translation>bitsandbytes 无法加载其 CUDA 库，已回退到 CPU 库：GPU 上的 8 位和 4 位量化不可用。</translation>
+    </message>
+    <message>
+        <source>Install the released wheel, which carries the CUDA libraries: &apos;pip install -U bitsandbytes&apos; (not a source checkout, which has none until it is compiled). It loads the library for torch&apos;s CUDA version: check that torch is a CUDA build (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; must not print None) and run &apos;python -m bitsandbytes&apos; to see what it finds.</source>
+        <translation>请安装已发布的 wheel 包，其中包含 CUDA 库：&apos;pip install -U bitsandbytes&apos;（不要使用源码检出，源码在编译之前不包含这些库）。它会加载与 torch 的 CUDA 版本对应的库：请确认 torch 是 CUDA 构建版本（&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; 的输出不能是 None），并运行 &apos;python -m bitsandbytes&apos; 查看它找到了什么。</translation>
+    </message>
+    <message>
+        <source>bitsandbytes has no library for CUDA {cuda} (libbitsandbytes_cuda*.so is not in {folder}), so it fell back to its CPU library.</source>
+        <translation>bitsandbytes 没有适用于 CUDA {cuda} 的库（{folder} 中没有 libbitsandbytes_cuda*.so），因此已回退到 CPU 库。</translation>
+    </message>
+    <message>
+        <source>If {folder} is not in site-packages, bitsandbytes is imported from a source checkout that was never compiled: run the program from another folder and install the released wheel, which carries the CUDA libraries (&apos;pip install -U bitsandbytes&apos;), or compile the checkout (&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;, then &apos;pip install .&apos;). bitsandbytes picks the library of torch&apos;s CUDA version; if the wheel has none for CUDA {cuda}, install torch for a CUDA it supports, or update bitsandbytes.</source>
+        <translation>如果 {folder} 不在 site-packages 中，说明 bitsandbytes 是从一个从未编译过的源码检出中导入的：请从其他文件夹运行程序，并安装包含 CUDA 库的已发布 wheel 包（&apos;pip install -U bitsandbytes&apos;），或编译该源码检出（&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;，然后 &apos;pip install .&apos;）。bitsandbytes 会选择与 torch 的 CUDA 版本对应的库；如果 wheel 包中没有适用于 CUDA {cuda} 的库，请安装适用于其支持的 CUDA 版本的 torch，或更新 bitsandbytes。</translation>
+    </message>
+    <message>
+        <source>bitsandbytes looked for a library for CUDA {cuda} because BNB_CUDA_VERSION={override} is set, found none in {folder}, and fell back to its CPU library.</source>
+        <translation>由于设置了 BNB_CUDA_VERSION={override}，bitsandbytes 查找了适用于 CUDA {cuda} 的库，但在 {folder} 中未找到，已回退到 CPU 库。</translation>
+    </message>
+    <message>
+        <source>Unset BNB_CUDA_VERSION (&apos;unset BNB_CUDA_VERSION&apos;, or &apos;export BNB_CUDA_VERSION=&apos;) so that bitsandbytes loads the library of torch&apos;s own CUDA version; set it only when a library for that CUDA exists. If {folder} is not in site-packages, bitsandbytes is imported from a source checkout that was never compiled: install the released wheel (&apos;pip install -U bitsandbytes&apos;, run from another folder) or compile the checkout (&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;).</source>
+        <translation>请取消设置 BNB_CUDA_VERSION（&apos;unset BNB_CUDA_VERSION&apos; 或 &apos;export BNB_CUDA_VERSION=&apos;），使 bitsandbytes 加载与 torch 自身 CUDA 版本对应的库；仅当存在适用于该 CUDA 的库时才设置它。如果 {folder} 不在 site-packages 中，说明 bitsandbytes 是从一个从未编译过的源码检出中导入的：请安装已发布的 wheel 包（&apos;pip install -U bitsandbytes&apos;，在其他文件夹中运行）或编译该源码检出（&apos;cmake -DCOMPUTE_BACKEND=cuda -S . &amp;&amp; make&apos;）。</translation>
+    </message>
+    <message>
+        <source>The web UI&apos;s start-up check failed: the torch in its venv cannot use the GPU (&apos;Torch is not able to use GPU&apos;).</source>
+        <translation>Web UI 的启动检查失败：其 venv 中的 torch 无法使用 GPU（&apos;Torch is not able to use GPU&apos;）。</translation>
+    </message>
+    <message>
+        <source>Check with the web UI&apos;s own Python (venv/bin/python, or venv\Scripts\python.exe): &apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())&quot;&apos;. A version ending in &apos;+cpu&apos; or CUDA None is a CPU build: delete the venv folder and start again, or install torch with CUDA into it (&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/cu126&apos;). If &apos;nvidia-smi&apos; fails, install or repair the NVIDIA driver first. Adding --skip-torch-cuda-test only runs everything on the CPU.</source>
+        <translation>请使用 Web UI 自己的 Python（venv/bin/python 或 venv\Scripts\python.exe）检查：&apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())&quot;&apos;。版本号以 &apos;+cpu&apos; 结尾或 CUDA 为 None 表示这是 CPU 构建版本：请删除 venv 文件夹并重新开始，或在其中安装带 CUDA 的 torch（&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/cu126&apos;）。如果 &apos;nvidia-smi&apos; 运行失败，请先安装或修复 NVIDIA 驱动。添加 --skip-torch-cuda-test 只会让所有内容在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>The web UI&apos;s GPU check ran during &apos;docker build&apos;, where there is no GPU (&apos;Torch is not able to use GPU&apos;).</source>
+        <translation>Web UI 的 GPU 检查是在 &apos;docker build&apos; 期间运行的，而此时没有 GPU（&apos;Torch is not able to use GPU&apos;）。</translation>
+    </message>
+    <message>
+        <source>A build step never gets a GPU: only a running container does, with &apos;docker run --gpus all&apos; (or compose&apos;s GPU reservation) and the NVIDIA Container Toolkit on the host. Add --skip-torch-cuda-test to the command the Dockerfile runs at build time (for example in COMMANDLINE_ARGS of that RUN step), and let the check happen when the container starts with --gpus all.</source>
+        <translation>构建步骤永远不会获得 GPU：只有运行中的容器才能获得，需要使用 &apos;docker run --gpus all&apos;（或 compose 的 GPU 预留），并在宿主机上安装 NVIDIA Container Toolkit。请在 Dockerfile 构建时运行的命令中添加 --skip-torch-cuda-test（例如在该 RUN 步骤的 COMMANDLINE_ARGS 中），让检查在容器以 --gpus all 启动时进行。</translation>
+    </message>
+    <message>
+        <source>The web UI&apos;s torch cannot use the GPU (&apos;Torch is not able to use GPU&apos;), and the log names an AMD GPU: only torch&apos;s ROCm build (Linux) can use it, and only on a GPU that ROCm release supports.</source>
+        <translation>Web UI 的 torch 无法使用 GPU（&apos;Torch is not able to use GPU&apos;），且日志中显示的是 AMD GPU：只有 torch 的 ROCm 构建版本（Linux）才能使用它，而且仅限该 ROCm 版本支持的 GPU。</translation>
+    </message>
+    <message>
+        <source>On Linux, install torch&apos;s ROCm build into the web UI&apos;s venv as its wiki page &apos;Install and Run on AMD GPUs&apos; says, for example TORCH_COMMAND=&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/rocm6.2&apos; (delete the venv folder first), and check a GPU your ROCm release supports. On Windows there is no ROCm build of torch for the web UI: use the AMD fork with DirectML or ZLUDA (lshqqytiger/stable-diffusion-webui-amdgpu). --skip-torch-cuda-test only runs on the CPU.</source>
+        <translation>在 Linux 上，请按照 Web UI 的 wiki 页面 &apos;Install and Run on AMD GPUs&apos; 的说明，将 torch 的 ROCm 构建版本安装到 Web UI 的 venv 中，例如 TORCH_COMMAND=&apos;pip install torch torchvision --index-url https://download.pytorch.org/whl/rocm6.2&apos;（请先删除 venv 文件夹），并确认你的 ROCm 版本支持该 GPU。在 Windows 上，没有可供 Web UI 使用的 torch ROCm 构建版本：请使用支持 DirectML 或 ZLUDA 的 AMD 分支（lshqqytiger/stable-diffusion-webui-amdgpu）。--skip-torch-cuda-test 只会在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>cuBLAS refused a matrix operation on this GPU (CUBLAS_STATUS_NOT_SUPPORTED).</source>
+        <translation>cuBLAS 拒绝在此 GPU 上执行矩阵运算（CUBLAS_STATUS_NOT_SUPPORTED）。</translation>
+    </message>
+    <message>
+        <source>The cuBLAS of this build is too old for the GPU or for the operation: install a framework build for a CUDA that knows the GPU (an RTX 40-series GPU, Ada, needs CUDA 11.8 or newer, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;; an RTX 50-series GPU needs CUDA 12.8 or newer, cu128) and a driver for it. Old Docker images with CUDA 11.7 or older cannot work on such GPUs.</source>
+        <translation>此构建版本中的 cuBLAS 对该 GPU 或该运算而言过旧：请安装适用于支持该 GPU 的 CUDA 版本的框架构建版本（RTX 40 系列 GPU，即 Ada 架构，需要 CUDA 11.8 或更高版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;；RTX 50 系列 GPU 需要 CUDA 12.8 或更高版本，即 cu128）以及相应的驱动。使用 CUDA 11.7 或更早版本的旧 Docker 镜像无法在这类 GPU 上运行。</translation>
+    </message>
+    <message>
+        <source>cuBLAS refused a bfloat16 matrix product (CUBLAS_STATUS_NOT_SUPPORTED with CUDA_R_16BF): this GPU or cuBLAS does not support bfloat16 there.</source>
+        <translation>cuBLAS 拒绝了 bfloat16 矩阵乘法（CUBLAS_STATUS_NOT_SUPPORTED，CUDA_R_16BF）：此 GPU 或 cuBLAS 在此处不支持 bfloat16。</translation>
+    </message>
+    <message>
+        <source>bfloat16 matrix products need a GPU of compute capability 8.0 (Ampere, RTX 30 series, A100) or newer (&apos;python -c &quot;import torch; print(torch.cuda.is_bf16_supported())&quot;&apos;). On an older GPU run the model in float16 or float32 instead: choose fp16/fp32 in the program&apos;s settings, or load it with torch_dtype=torch.float16. On a newer GPU, install a current framework build.</source>
+        <translation>bfloat16 矩阵乘法需要计算能力 8.0（Ampere、RTX 30 系列、A100）或更高的 GPU（&apos;python -c &quot;import torch; print(torch.cuda.is_bf16_supported())&quot;&apos;）。在较旧的 GPU 上，请改用 float16 或 float32 运行模型：在程序设置中选择 fp16/fp32，或使用 torch_dtype=torch.float16 加载模型。在较新的 GPU 上，请安装当前的框架构建版本。</translation>
+    </message>
+    <message>
+        <source>The compiled extension {module} was built for another PyTorch version or C++ ABI: it needs a torch C++ symbol this torch does not have (&apos;undefined symbol&apos;).</source>
+        <translation>已编译的扩展 {module} 是为其他 PyTorch 版本或 C++ ABI 构建的：它需要一个当前 torch 中不存在的 torch C++ 符号（&apos;undefined symbol&apos;）。</translation>
+    </message>
+    <message>
+        <source>Reinstall the package that contains {module} in a build for this torch: a wheel built for the same torch version, CUDA and C++ ABI (&apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos;), or build it here against the installed torch with &apos;pip install --no-build-isolation --no-cache-dir --force-reinstall PACKAGE&apos;. Or install the torch version the package was built for (the one it requires). Upgrading torch after installing an extension breaks it the same way.</source>
+        <translation>请重新安装包含 {module} 的包，并使用适用于当前 torch 的构建版本：即为相同 torch 版本、CUDA 和 C++ ABI 构建的 wheel 包（&apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos;），或使用 &apos;pip install --no-build-isolation --no-cache-dir --force-reinstall PACKAGE&apos; 在本机针对已安装的 torch 进行构建。也可以安装该包构建时所用的 torch 版本（即它所要求的版本）。安装扩展后再升级 torch 也会以同样的方式导致其损坏。</translation>
+    </message>
+    <message>
+        <source>flash-attn&apos;s compiled module {module} was built for another PyTorch version or C++ ABI: it needs a torch C++ symbol this torch does not have (&apos;undefined symbol&apos;).</source>
+        <translation>flash-attn 的已编译模块 {module} 是为其他 PyTorch 版本或 C++ ABI 构建的：它需要一个当前 torch 中不存在的 torch C++ 符号（&apos;undefined symbol&apos;）。</translation>
+    </message>
+    <message>
+        <source>Install the flash-attn wheel built for this torch: its release assets name the CUDA, torch version and ABI (flash_attn-VERSION+cu12torch2.6cxx11abiFALSE-...whl); pick the one matching &apos;python -c &quot;import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos; and your Python, and install it with pip. Or build it against the installed torch: &apos;pip install flash-attn --no-build-isolation --no-cache-dir --force-reinstall&apos; (needs the CUDA toolkit). Upgrading torch after installing flash-attn breaks it the same way.</source>
+        <translation>请安装为当前 torch 构建的 flash-attn wheel 包：其发布附件的文件名中标明了 CUDA、torch 版本和 ABI（flash_attn-VERSION+cu12torch2.6cxx11abiFALSE-...whl）；请选择与 &apos;python -c &quot;import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)&quot;&apos; 的输出及你的 Python 版本相匹配的文件，并用 pip 安装。也可以针对已安装的 torch 进行构建：&apos;pip install flash-attn --no-build-isolation --no-cache-dir --force-reinstall&apos;（需要 CUDA 工具包）。安装 flash-attn 后再升级 torch 也会以同样的方式导致其损坏。</translation>
+    </message>
+    <message>
+        <source>xFormers was built for PyTorch {built} but torch {have} is installed: its CUDA kernels (memory-efficient attention) are not loaded.</source>
+        <translation>xFormers 是为 PyTorch {built} 构建的，但安装的是 torch {have}：其 CUDA 内核（内存高效注意力）未被加载。</translation>
+    </message>
+    <message>
+        <source>Install the xFormers release built for torch {have}, from the same PyTorch index as torch: &apos;pip install -U xformers --index-url https://download.pytorch.org/whl/{index}&apos; (pip may then change torch: pin it, or install both in one command). Or install the torch {built} it was built for.</source>
+        <translation>请从与 torch 相同的 PyTorch 索引安装为 torch {have} 构建的 xFormers 版本：&apos;pip install -U xformers --index-url https://download.pytorch.org/whl/{index}&apos;（pip 可能因此更改 torch：请固定其版本，或在同一条命令中同时安装两者）。也可以安装它构建时所用的 torch {built}。</translation>
+    </message>
+    <message>
+        <source>xFormers was built for PyTorch {built}, but the installed torch {have} is a CPU-only build: nothing runs on the GPU.</source>
+        <translation>xFormers 是为 PyTorch {built} 构建的，但已安装的 torch {have} 是仅支持 CPU 的构建版本：没有任何内容在 GPU 上运行。</translation>
+    </message>
+    <message>
+        <source>The problem is torch, not xFormers: uninstall torch and install its CUDA build from the PyTorch index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only), then the xFormers release for that torch from the same index (&apos;pip install -U xformers --index-url https://download.pytorch.org/whl/cu126&apos;).</source>
+        <translation>问题出在 torch，而不是 xFormers：请卸载 torch，并从适合你的驱动的 PyTorch 索引安装其 CUDA 构建版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 中的 torch 仅支持 CPU），然后从同一索引安装适用于该 torch 的 xFormers 版本（&apos;pip install -U xformers --index-url https://download.pytorch.org/whl/cu126&apos;）。</translation>
+    </message>
+    <message>
+        <source>Install the xFormers release built for torch {have} from the same place torch came from (the PyTorch index &apos;https://download.pytorch.org/whl/cuXYZ&apos; of torch&apos;s CUDA, or PyPI, whose newest xFormers fits PyPI&apos;s newest torch), or install the torch {built} it was built for.</source>
+        <translation>请从 torch 的来源处安装为 torch {have} 构建的 xFormers 版本（对应 torch 所用 CUDA 的 PyTorch 索引 &apos;https://download.pytorch.org/whl/cuXYZ&apos;，或 PyPI，其中最新的 xFormers 适配 PyPI 上最新的 torch），或安装它构建时所用的 torch {built}。</translation>
+    </message>
+    <message>
+        <source>TensorRT cannot load the engine: it was serialised by another TensorRT version (engine tag {engine}, this TensorRT&apos;s tag {current}).</source>
+        <translation>TensorRT 无法加载该引擎：它是由另一个 TensorRT 版本序列化的（引擎标签 {engine}，当前 TensorRT 的标签 {current}）。</translation>
+    </message>
+    <message>
+        <source>A TensorRT engine runs only with the TensorRT version (and GPU model) that built it. Rebuild it here from the model with the installed TensorRT, for example &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos; (on a Jetson, on the device itself), or install the TensorRT that built it. Check that only one TensorRT is found (LD_LIBRARY_PATH, the container image&apos;s version).</source>
+        <translation>TensorRT 引擎只能在构建它的 TensorRT 版本（及 GPU 型号）上运行。请在本机使用已安装的 TensorRT 从模型重新构建引擎，例如 &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos;（在 Jetson 上，需在设备本身上进行），或安装构建该引擎的 TensorRT 版本。请确认只能找到一个 TensorRT（检查 LD_LIBRARY_PATH 以及容器镜像中的版本）。</translation>
+    </message>
+    <message>
+        <source>TensorRT {installed} cannot load the engine: it was built with TensorRT {built}.</source>
+        <translation>TensorRT {installed} 无法加载该引擎：它是用 TensorRT {built} 构建的。</translation>
+    </message>
+    <message>
+        <source>A TensorRT engine runs only with the TensorRT version (and GPU model) that built it. Rebuild it here with TensorRT {installed} from the model, for example &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos; (or the program&apos;s own export step), or install TensorRT {built}. If several TensorRT copies are installed (a Python package and a system one), make sure the same one builds and runs it.</source>
+        <translation>TensorRT 引擎只能在构建它的 TensorRT 版本（及 GPU 型号）上运行。请在本机使用 TensorRT {installed} 从模型重新构建引擎，例如 &apos;trtexec --onnx=model.onnx --saveEngine=model.engine&apos;（或使用程序自带的导出步骤），或安装 TensorRT {built}。如果安装了多个 TensorRT（一个 Python 包和一个系统安装的版本），请确保构建和运行使用的是同一个。</translation>
     </message>
 </context>
 <context>

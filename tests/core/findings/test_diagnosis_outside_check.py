@@ -79,3 +79,46 @@ def test_the_gpus_own_generation_gets_its_advice_and_the_gpu_its_name():
     )
     assert blackwell.params["gpu"] == "NVIDIA GeForce RTX 5090"  # not journald's "Oct 04 ... [394]:"
     assert blackwell.params["variant"] == "log_blackwell"
+
+
+def test_out_of_memory_in_the_runtimes_and_comfyuis_words():
+    for name in (
+        "gpu-oom_comfyui-allocation-would-exceed-allowed-memory_comfyui-12360.txt",
+        "gpu-oom_cuda-error-out-of-memory-chinese-system-info_comfyui-9812.txt",
+        "gpu-oom_hip-out-of-memory-rocm_comfyui-6475.txt",
+    ):
+        only_in(name, "GPU_OUT_OF_MEMORY")
+
+
+def test_a_mac_is_told_to_use_mps_not_to_install_a_cuda_build():
+    for name in (
+        "cpu-only-build_macos-pinokio-torch-cuda-capability_wan2gp-1680.txt",
+        "cpu-only-build_macos-m2-chinese_codegeex2-183.txt",
+    ):
+        finding = only_in(name, "CPU_ONLY_BUILD")
+        assert finding.params["variant"] == "macos" and "'mps'" in finding.hint, name
+        assert "index-url" not in finding.hint
+    # Windows' C:\Users and Git Bash's /c/Users are no Mac.
+    windows = 'File "C:\\Users\\<user>\\torch\\cuda\\__init__.py"\nAssertionError: Torch not compiled with CUDA enabled'
+    assert diagnose(windows)[0].params["variant"] == "pytorch"
+    git_bash = "/c/Users/<user>/x.py\nAssertionError: Torch not compiled with CUDA enabled"
+    assert diagnose(git_bash)[0].params["variant"] == "pytorch"
+
+
+def test_an_nvswitch_system_without_its_fabric_manager():
+    for name in (
+        "cuda-system-not-ready_ollama-8x-h100-init-failure-802_ollama-12173.txt",
+        "cuda-system-not-ready_jax-cuinit-system-not-yet-initialized_jax-24866.txt",
+    ):
+        finding = only_in(name, "CUDA_SYSTEM_NOT_READY")
+        assert "nvidia-fabricmanager" in finding.hint, name
+
+
+def test_uv_picking_a_version_without_a_wheel_for_this_platform():
+    finding = only_in(
+        "no-matching-distribution_uv-sync-torch-2.5.1-only-linux-aarch64-wheel-on-windows_uv-10843.txt",
+        "NO_MATCHING_DISTRIBUTION",
+    )
+    assert finding.params["variant"] == "platform"
+    assert (finding.params["platform"], finding.params["available"]) == ("win_amd64", "linux_aarch64")
+    assert "tool.uv.sources" in finding.hint

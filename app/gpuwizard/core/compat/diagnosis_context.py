@@ -143,13 +143,25 @@ def finding_framework(finding: Finding, facts: LogFacts) -> str | None:
     variant = finding.params.get("variant")
     if finding.code == "CUDNN_VERSION_MISMATCH":
         return "pytorch" if variant == "torch" else "tensorflow"
-    if finding.code == "CPU_ONLY_BUILD" and variant in PLANNED_FRAMEWORKS:
-        return variant
+    if finding.code == "CPU_ONLY_BUILD":
+        # No build brings CUDA to a Mac; a CPU_ONLY_BUILD without its framework is told by the log.
+        return (
+            None
+            if variant == "macos"
+            else variant
+            if variant in PLANNED_FRAMEWORKS
+            else _first_planned(facts)
+        )
     named_packages = finding.params.get("packages") or finding.params.get("package") or ""
     packages = {name.lower() for name in named_packages.replace(",", " ").split()}
     if packages:
         named = [name for name in PLANNED_FRAMEWORKS if packages & _PACKAGES[name]]
         return named[0] if named else None  # another package missing is not a framework build
+    return _first_planned(facts)
+
+
+def _first_planned(facts: LogFacts) -> str:
+    """The first framework the log names that the recommender plans for (PyTorch when none)."""
     planned = [name for name in facts.frameworks if name in PLANNED_FRAMEWORKS]
     return planned[0] if planned else "pytorch"
 
@@ -219,6 +231,8 @@ def _same_machine(facts: LogFacts, report: SystemReport) -> bool:
         return False
     # A Windows log is not a Linux machine's, nor a Linux or WSL log a Windows machine's.
     if (facts.os_family == "windows") != (report.os.family == "windows") and facts.os_family is not None:
+        return False
+    if (facts.os_family == "darwin") != (report.os.family == "darwin") and facts.os_family is not None:
         return False
     if facts.gpu_capability is None:
         return True

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from gpuwizard.core.findings.catalog_architectures import ARCHITECTURE_TEMPLATES
 from gpuwizard.core.findings.catalog_containers import CONTAINERS_TEMPLATES
 from gpuwizard.core.findings.catalog_devices import DEVICES_TEMPLATES
 from gpuwizard.core.findings.catalog_drift import DRIFT_TEMPLATES
@@ -65,6 +66,7 @@ CATALOG_PARTS: Final[tuple[Mapping[str, FindingTemplate], ...]] = (
     MACHINE_TEMPLATES,
     PLAN_TEMPLATES,
     FAILURE_TEMPLATES,
+    ARCHITECTURE_TEMPLATES,
     DRIFT_TEMPLATES,
     NETWORK_TEMPLATES,
     PLATFORM_TEMPLATES,

@@ -101,6 +101,28 @@ _DRIVER_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "CUDA.",
         ),
     ),
+    # NVIDIA Fabric Manager User Guide (docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide):
+    # on NVSwitch-based systems CUDA initialisation fails with "system not yet initialized" until
+    # the fabric manager runs; its package must match the driver's version exactly, or it does
+    # not start ("Installing Fabric Manager", "Fabric Manager Startup").
+    "CUDA_SYSTEM_NOT_READY": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "CUDA could not start: the system is not ready yet (error 802, 'system not yet "
+            "initialized'), which on servers whose GPUs are joined by NVSwitch means NVIDIA Fabric "
+            "Manager is not running.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "On HGX and DGX servers (4 or 8 A100, H100, H200 or B200 GPUs joined by NVSwitch), "
+            "install NVIDIA Fabric Manager of exactly the driver's version (for driver 570.x, the "
+            "package nvidia-fabricmanager-570 at the same version) and start it: 'sudo systemctl "
+            "enable --now nvidia-fabricmanager'. 'systemctl status nvidia-fabricmanager' shows why "
+            "it stopped (a version that does not match the driver is refused), and 'nvidia-smi -q' "
+            "shows the fabric state of each GPU. In a container, this is done on the host.",
+        ),
+    ),
     "CUDA_FORWARD_COMPAT_UNSUPPORTED": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP(

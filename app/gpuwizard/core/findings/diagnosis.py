@@ -295,6 +295,15 @@ SIGNATURES: Final[tuple[Signature, ...]] = (
         r"CUDA out of memory\.?(?: Tried to allocate (?P<size>\d+(?:\.\d+)? ?[KMGT]?i?B))?",
         "https://github.com/pytorch/pytorch/issues/16417",
     ),
+    # The CUDA runtime's own words (cudaErrorMemoryAllocation: "CUDA error: out of memory"), the
+    # same error of PyTorch's ROCm build ("HIP out of memory"), and ComfyUI's wording.
+    _sig(
+        "GPU_OUT_OF_MEMORY",
+        r"(?:CUDA|HIP) error: out of memory|cudaErrorMemoryAllocation"
+        r"|HIP out of memory\.?(?: Tried to allocate (?P<size>\d+(?:\.\d+)? ?[KMGT]?i?B))?"
+        r"|Allocation on device(?: \d{1,3})? would exceed allowed memory\. \(out of memory\)",
+        "https://github.com/Comfy-Org/ComfyUI/issues/12360",
+    ),
     # TensorFlow's allocator; 'device:CPU' in the same line is host memory.
     _sig(
         "GPU_OUT_OF_MEMORY",
@@ -572,6 +581,8 @@ def _finding(code: str, hit: _Hit, text: str) -> Finding:
             variant = "driver"
         elif components:
             variant, params["components"] = "cuda", components
+    elif code == "CPU_ONLY_BUILD" and read_log_facts(text).os_family == "darwin":
+        variant = "macos"
     elif code == "NO_KERNEL_IMAGE" or (code == "GPU_ARCH_UNSUPPORTED" and variant == "log"):
         variant, params = _by_generation(code, variant, params, text)
     elif code == "TF_CANNOT_DLOPEN_GPU_LIBS" and WINDOWS_LOG.search(text):

@@ -13,7 +13,8 @@ forms ("Error 803:", "(803 vs. 0)", "code=803(cudaErrorSystemDriverMismatch)", "
 numbers are those of the CUDA Runtime API's ``cudaError`` (docs.nvidia.com/cuda/cuda-runtime-api/
 group__CUDART__TYPES.html): 38 and 100 ``cudaErrorNoDevice`` (38 before CUDA 10.1), 46
 ``cudaErrorDevicesUnavailable``, 101 ``cudaErrorInvalidDevice`` ("invalid device ordinal"), 803
-``cudaErrorSystemDriverMismatch``, 804 ``cudaErrorCompatNotSupportedOnDevice``.
+``cudaErrorSystemDriverMismatch``, 802 ``cudaErrorSystemNotReady``, 804
+``cudaErrorCompatNotSupportedOnDevice``.
 
 >>> from gpuwizard.core.findings.diagnosis import diagnose
 >>> [finding] = diagnose("NVRM: API mismatch: the client has the version 550.54.14, but "
@@ -181,6 +182,16 @@ DRIVER_SIGNATURES: Final[tuple[Signature, ...]] = (
         "https://github.com/tensorflow/tensorflow/issues/44869",
         _not_loaded,
     ),
+    # cudaErrorSystemNotReady (802, CUDA_ERROR_SYSTEM_NOT_READY, "system not yet initialized"): on
+    # NVSwitch systems (HGX and DGX with 4 or 8 GPUs) CUDA waits for NVIDIA Fabric Manager to set
+    # up the switches (NVIDIA Fabric Manager User Guide, "Overview"; ollama/ollama#12173 on an
+    # 8x H100 machine, jax-ml/jax#24866).
+    sig(
+        "CUDA_SYSTEM_NOT_READY",
+        r"CUDA_ERROR_SYSTEM_NOT_READY|cudaErrorSystemNotReady|system not yet initialized"
+        r"|init failure: 802\b|Error 802: |\(802 vs\. 0\)|code=802\b",
+        "https://github.com/ollama/ollama/issues/12173",
+    ),
     # cudaErrorCompatNotSupportedOnDevice (804): a CUDA forward-compatibility libcuda
     # (cuda-compat package, /usr/local/cuda/compat) on a GPU that does not support it.
     sig(
@@ -261,9 +272,12 @@ DEVICES_PART: Final = DiagnosisPart(
         "MIG_RESET_BLOCKED",
         "GPU_BUSY_OR_EXCLUSIVE",
         "CUDA_FORKED_SUBPROCESS",
+        "CUDA_SYSTEM_NOT_READY",
     ),
     signatures=(*DRIVER_SIGNATURES, *SHARING_SIGNATURES),
     suppresses={
+        # The fabric manager not running explains the devices CUDA and JAX then do not see.
+        "CUDA_SYSTEM_NOT_READY": ("CUDA_DEVICE_NOT_VISIBLE", "JAX_CUDA_BACKEND_FAILED"),
         # NVML's "Driver/library version mismatch" is the same failure, and CUDA finds no device
         # when no kernel module answers (tensorflow/tensorflow#44869: CUDA_ERROR_NO_DEVICE, then
         # "kernel driver does not appear to be running"); PyTorch then says "Found no NVIDIA

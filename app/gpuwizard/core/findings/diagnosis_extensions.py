@@ -4,12 +4,219 @@ Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`EXTENSIONS
 signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
 :mod:`gpuwizard.core.findings.catalog_extensions`.
+
+These messages come from the packages' own code (bitsandbytes' cextension.py, xFormers'
+_cpp_lib.py, TensorRT's runtime, the web UI's launch_utils.py, the dynamic loader's "undefined
+symbol"), which prints them in English whatever the system's language; what is matched is their
+fixed words, version numbers and file names.
+
+>>> from gpuwizard.core.findings.diagnosis import diagnose
+>>> [finding] = diagnose("Error Code 1: Serialization (Serialization assertion stdVersionRead == "
+...     "serializationVersion failed.Version tag does not match. Note: Current Version: 213, "
+...     "Serialized Engine Version: 232)")
+>>> finding.code, finding.params["current"], finding.params["engine"]
+('TENSORRT_ENGINE_VERSION_MISMATCH', '213', '232')
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gpuwizard.core.findings.signature import DiagnosisPart
+from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
-EXTENSIONS_PART: Final = DiagnosisPart(codes=(), signatures=())
+#: bitsandbytes' override of the CUDA version whose library it loads (bitsandbytes/cextension.py,
+#: "BNB_CUDA_VERSION=... environment variable detected"; huggingface.co/docs/bitsandbytes/main/
+#: nonpytorchcuda).
+_BNB_OVERRIDE: Final = re.compile(r"BNB_CUDA_VERSION=(?P<tag>\d{3,4}) environment variable detected")
+#: BuildKit prints each build step's output as "#<step> <seconds> <line>" (docs.docker.com/build/
+#: buildkit/, "--progress=plain"); "docker build" and Dockerfile "RUN" lines name a build too.
+_DOCKER_BUILD: Final = re.compile(
+    r"^#\d{1,4} \d{1,6}\.\d{1,3} |\bdocker (?:buildx )?build\b|^RUN ", re.MULTILINE
+)
+#: An AMD GPU or its software named in the log; AMD's CPUs ("AMD Ryzen") and "AMD64" are not it.
+_AMD_GPU: Final = re.compile(
+    r"\bAMD\b(?! (?:Ryzen|EPYC|Athlon|Threadripper))|\bRadeon\b|\bROCm|\bDirectML\b|\bZLUDA\b", re.IGNORECASE
+)
+#: The extension modules whose wheels name the torch version and C++ ABI they are built for.
+_FLASH_ATTN: Final = re.compile(r"flash_attn", re.IGNORECASE)
+
+
+def _cuda_of_tag(tag: str) -> str:
+    """A CUDA version from the digits bitsandbytes names its libraries with.
+
+    >>> _cuda_of_tag("124"), _cuda_of_tag("118"), _cuda_of_tag("130")
+    ('12.4', '11.8', '13.0')
+    """
+    return f"{tag[:-1]}.{tag[-1]}"
+
+
+def _bitsandbytes(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """``override`` when BNB_CUDA_VERSION chose the library, ``cuda`` when the log names it."""
+    override = _BNB_OVERRIDE.search(text)
+    tags = values.get("bnb_cuda") or ([override.group("tag")] if override else [])
+    if not tags:
+        return None, {}
+    folder = values.get("folder", [""])[0]
+    extra: dict[str, object] = {"cuda": _cuda_of_tag(tags[0]), "folder": folder or "?"}
+    if override:
+        return "override", {**extra, "override": override.group("tag")}
+    return "cuda", extra
+
+
+def _torch_cuda_unavailable(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """``docker_build`` for a check run by ``docker build``, ``amd`` for an AMD GPU, else the plain text."""
+    if _DOCKER_BUILD.search(text):
+        return "docker_build", {}
+    if _AMD_GPU.search(text):
+        return "amd", {}
+    return None, {}
+
+
+def _extension_module(match: re.Match[str]) -> Values | None:
+    """The module file's name; a ``_C`` module is named by its package (``xformers/_C``)."""
+    module, package = match.group("module"), match.group("package")
+    if module.startswith("lib"):
+        # torch's own libraries (libtorch_cuda.so): two torch installations mixed, not an extension.
+        return None
+    name = f"{package}/{module}" if package and module.startswith("_") else module
+    return {"module": name, "symbol": match.group("symbol")}
+
+
+def _extension(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """``flash_attn`` for flash-attn's modules, whose release wheels name torch and the C++ ABI."""
+    modules = values.get("module", [])
+    return ("flash_attn" if any(_FLASH_ATTN.match(module) for module in modules) else None), {}
+
+
+def _xformers(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """``cpu_torch`` for a CPU-only torch, the plain text for a CUDA torch, ``untagged`` otherwise."""
+    have = values.get("have", [""])[0]
+    local = have.partition("+")[2]
+    if local == "cpu":
+        return "cpu_torch", {}
+    if re.fullmatch(r"cu\d{3}", local):
+        return None, {"index": local}
+    return "untagged", {}
+
+
+EXTENSIONS_SIGNATURES: Final[tuple[Signature, ...]] = (
+    # bitsandbytes (cextension.py, 0.44+) names the library it looked for; the digits are the
+    # CUDA version it chose (torch.version.cuda, or BNB_CUDA_VERSION).
+    sig(
+        "BITSANDBYTES_NO_CUDA_BINARY",
+        r"Could not find the bitsandbytes CUDA binary at (?:PosixPath|WindowsPath)?\(?'?"
+        r"(?P<folder>[^'\n]{0,300}?)[\\/]libbitsandbytes_cuda(?P<bnb_cuda>\d{3,4})\.(?:so|dll|dylib)",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1614",
+    ),
+    # Its summary when the CUDA library did not load (python -m bitsandbytes, cextension.py).
+    sig(
+        "BITSANDBYTES_NO_CUDA_BINARY",
+        r"CUDA Setup failed despite (?:GPU|CUDA) being available",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1614",
+    ),
+    # bitsandbytes before 0.43 (cuda_setup/main.py) falling back to its CPU library.
+    sig(
+        "BITSANDBYTES_NO_CUDA_BINARY",
+        r"CUDA SETUP: Defaulting to libbitsandbytes_cpu\.so",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/332",
+    ),
+    # The Stable Diffusion web UI (AUTOMATIC1111, Forge, SD.Next: modules/launch_utils.py,
+    # prepare_environment) asserts torch.cuda.is_available() before it starts.
+    sig(
+        "TORCH_CUDA_UNAVAILABLE",
+        r"Torch is not able to use GPU; add --skip-torch-cuda-test",
+        "https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9402",
+    ),
+    # PyTorch (at::cuda::blas) quotes the cuBLAS call; bfloat16 operands (CUDA_R_16BF) first.
+    sig(
+        "CUBLAS_NOT_SUPPORTED",
+        r"CUBLAS_STATUS_NOT_SUPPORTED[^\n]{0,400}?CUDA_R_16BF",
+        "https://github.com/billwuhao/ComfyUI_ACE-Step/issues/10",
+        variant="bf16",
+    ),
+    sig(
+        "CUBLAS_NOT_SUPPORTED",
+        r"CUBLAS_STATUS_NOT_SUPPORTED",
+        "https://github.com/0nutation/SpeechGPT/issues/37",
+    ),
+    # The dynamic loader on Linux: an extension module needs a C++ symbol of torch (the mangled
+    # namespaces at::, c10::, torch::) that this torch does not have: it was compiled against
+    # another torch version or C++ ABI (Dao-AILab/flash-attention#1832, #1612).
+    sig(
+        "EXTENSION_BUILT_FOR_OTHER_TORCH",
+        r"(?:(?P<package>[\w-]{1,60})/)?(?P<module>[\w-]{1,80})\.(?:cpython-\d{2,3}[\w-]{0,40}\.so|abi3\.so|so)"
+        r": undefined symbol: (?P<symbol>_ZN(?:2at|3c10|5torch)\w{1,300})",
+        "https://github.com/Dao-AILab/flash-attention/issues/1832",
+        _extension_module,
+    ),
+    # xFormers' _cpp_lib.py warns when its compiled library was built for another torch/Python.
+    sig(
+        "XFORMERS_BUILT_FOR_OTHER_TORCH",
+        r"xFormers was built for:\s{1,20}PyTorch (?P<built>[^\s)]{1,40}) with CUDA (?P<built_cuda>\d{3,5}) "
+        r"\(you have (?P<have>[^\s)]{1,40})\)",
+        "https://github.com/facebookresearch/xformers/issues/982",
+    ),
+    # TensorRT's runtime (8.x, 10.x) refuses an engine serialised by another TensorRT: the
+    # library versions (TensorRT 5-10; "expecting" is the runtime's, "got" the engine's:
+    # NVIDIA/TensorRT#574, wang-xinyu/tensorrtx#664) ...
+    sig(
+        "TENSORRT_ENGINE_VERSION_MISMATCH",
+        r"The engine plan file is not compatible with this version of TensorRT, expecting library version "
+        r"(?P<installed>\d{1,3}(?:\.\d{1,4}){1,3}) got (?P<built>\d{1,3}(?:\.\d{1,4}){1,3})",
+        "https://github.com/RootKit-Org/AI-Aimbot/issues/109",
+        variant="library",
+    ),
+    # ... or its serialisation tags (stdArchiveReader.cpp; safeVersionRead in the safety runtime).
+    sig(
+        "TENSORRT_ENGINE_VERSION_MISMATCH",
+        r"Serialization assertion (?:std|safe)VersionRead == \w{1,40} failed\.\s{0,3}Version tag does not match\. "
+        r"Note: Current Version: (?P<current>\d{1,5}), Serialized Engine Version: (?P<engine>\d{1,5})",
+        "https://github.com/HKUST-Aerial-Robotics/D2SLAM/issues/52",
+        flags=re.IGNORECASE,
+    ),
+)
+
+#: The findings that explain why torch cannot use the GPU, which the web UI's check only reports.
+_EXPLAIN_TORCH_CUDA_UNAVAILABLE: Final = (
+    "CPU_ONLY_BUILD",
+    "NO_NVIDIA_DRIVER",
+    "DRIVER_TOO_OLD",
+    "NVML_DRIVER_LIBRARY_MISMATCH",
+    "DOCKER_NO_GPU_RUNTIME",
+    "CONTAINER_NVML_UNKNOWN_ERROR",
+    "WSL_LIBCUDA_NOT_FOUND",
+)
+
+EXTENSIONS_PART: Final = DiagnosisPart(
+    codes=(
+        "BITSANDBYTES_NO_CUDA_BINARY",
+        "TORCH_CUDA_UNAVAILABLE",
+        "CUBLAS_NOT_SUPPORTED",
+        "EXTENSION_BUILT_FOR_OTHER_TORCH",
+        "XFORMERS_BUILT_FOR_OTHER_TORCH",
+        "TENSORRT_ENGINE_VERSION_MISMATCH",
+    ),
+    signatures=EXTENSIONS_SIGNATURES,
+    suppresses={
+        **dict.fromkeys(_EXPLAIN_TORCH_CUDA_UNAVAILABLE, ("TORCH_CUDA_UNAVAILABLE",)),
+        # In WSL 2 bitsandbytes falls back to its CPU library because libcuda.so is not found
+        # where it looks: the WSL finding names the cause (bitsandbytes-foundation/bitsandbytes#332).
+        "WSL_LIBCUDA_NOT_FOUND": ("TORCH_CUDA_UNAVAILABLE", "BITSANDBYTES_NO_CUDA_BINARY"),
+    },
+    refiners={
+        "BITSANDBYTES_NO_CUDA_BINARY": _bitsandbytes,
+        "TORCH_CUDA_UNAVAILABLE": _torch_cuda_unavailable,
+        "EXTENSION_BUILT_FOR_OTHER_TORCH": _extension,
+        "XFORMERS_BUILT_FOR_OTHER_TORCH": _xformers,
+    },
+)

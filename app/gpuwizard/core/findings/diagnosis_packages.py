@@ -57,6 +57,14 @@ _PIP_LINKS: Final = re.compile(r"^Looking in links: ", re.MULTILINE)
 _PIP_INDEXES_OR_NETWORK: Final = re.compile(
     r"Looking in indexes: |Could not fetch URL|NewConnectionError|ConnectTimeout|Retrying \(Retry"
 )
+#: uv's words when the version it picked has wheels for other platforms only, and its hint
+#: ("You're on Windows (`win_amd64`), but `torch` (v2.5.1) only has wheels for the following
+#: platform: `linux_aarch64`").
+_OTHER_PLATFORM: Final = re.compile(r"doesn't have a source distribution or wheel for the current platform")
+_UV_PLATFORM_HINT: Final = re.compile(
+    r"You're on [\w ]{1,30} \(`(?P<platform>[\w.-]{1,60})`\), but `[^`\n]{1,100}` \([^)\n]{1,40}\) only "
+    r"has wheels for the following platforms?: (?P<available>[^\n;]{1,400})"
+)
 #: A 32-bit Python shows in its banner ("[MSC v.1916 32 bit (Intel)]"), in wheel tags (win32,
 #: i686) or in words; only then, or when a Windows install found no version at all (the
 #: classic 32-bit case, tensorflow/tensorflow#8251), is a 32-bit Python named as the cause.
@@ -69,6 +77,16 @@ def _no_match_variant(
     """Which NO_MATCHING_DISTRIBUTION text fits: a folder of wheels, a 32-bit Python, or the usual causes."""
     if _FOLDER_ONLY.search(text) or (_PIP_LINKS.search(text) and not _PIP_INDEXES_OR_NETWORK.search(text)):
         return "wheel_folder", {}
+    if _OTHER_PLATFORM.search(text):
+        hint = _UV_PLATFORM_HINT.search(text)
+        return "platform", (
+            {
+                "platform": hint.group("platform"),
+                "available": hint.group("available").replace("`", "").strip(),
+            }
+            if hint
+            else {}
+        )
     nothing_found = list(values.get("versions", [])) == ["none"]
     if _NO_MATCH_32BIT.search(text):
         return "32bit", {}
@@ -104,6 +122,15 @@ PACKAGES_PART: Final = DiagnosisPart(
             r"|(?P<not_found>\S{1,200}) was not found in the (?:package registry|provided package locations)"
             r"|(?P<no_wheels>\S{1,200}) (?:has no wheels|is unusable because no wheels are available))",
             "https://github.com/astral-sh/uv/issues/1497",
+            _requirement,
+        ),
+        # uv, when the version it chose has wheels for other platforms only (a lockfile or an
+        # index that serves several platforms: astral-sh/uv#10843).
+        sig(
+            "NO_MATCHING_DISTRIBUTION",
+            r"Distribution `(?P<requirement>[^`\s]{1,200})(?: @ [^`\n]{0,300})?` can't be installed because "
+            r"it doesn't have a source distribution or wheel for the current platform",
+            "https://github.com/astral-sh/uv/issues/10843",
             _requirement,
         ),
         # conda.

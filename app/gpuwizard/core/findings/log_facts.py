@@ -36,7 +36,8 @@ class LogFacts:
         cudnn: A cuDNN version the log names (``9.1.0``).
         gpu_capability: The GPU's compute capability (``6.1``) from ``sm_61`` or ``capability 6.1``.
         gpu: The GPU's name, where a warning names it with its capability.
-        os_family: ``windows`` or ``linux`` where paths or library names tell; ``wsl`` for WSL.
+        os_family: ``windows``, ``linux`` or ``darwin`` where paths or library names tell; ``wsl``
+            for WSL.
     """
 
     frameworks: tuple[str, ...] = ()
@@ -102,6 +103,12 @@ _WINDOWS: Final = re.compile(r"\b[A-Za-z]:\\|\b[\w-]{1,80}\.dll\b|\[WinError \d"
 #: /mnt (/mnt/c/Users/..., WSL's default automount root, learn.microsoft.com/en-us/windows/wsl/
 #: wsl-config, "automount settings").
 _WSL: Final = re.compile(r"\bwsl2?\b|microsoft-standard|/mnt/[a-z]/Users/", re.IGNORECASE)
+#: macOS: home folders under /Users (not Git Bash's /c/Users), Homebrew, the kernel's or the
+#: system's name, Apple silicon ("mac M2", "Apple M3"), PyTorch's Metal device.
+_MACOS: Final = re.compile(
+    r"(?<![\w:])(?<!/[A-Za-z])/Users/[^/\s]{1,60}/|/opt/homebrew/|\bDarwin\b|\bmacOS\b"
+    r"|\b[Mm]ac ?M[1-5]\b|\bApple (?:M[1-5]|silicon)\b|\bmacosx_\d"
+)
 _LINUX: Final = re.compile(r"\blib[\w+-]{1,60}\.so\b|/site-packages/|/usr/(?:local/)?lib")
 
 
@@ -185,6 +192,8 @@ def _gpu(text: str) -> str | None:
 def _os_family(text: str) -> str | None:
     if shows_wsl(text):
         return "wsl"
+    if _MACOS.search(text):
+        return "darwin"
     if _WINDOWS.search(text):
         return "windows"
     return "linux" if _LINUX.search(text) else None
