@@ -2760,6 +2760,10 @@
         <translation>El archivo suele estar ahí; lo que falta es una DLL que necesita, casi siempre Microsoft Visual C++ Redistributable: instala la última versión x64 (https://aka.ms/vs/17/release/vc_redist.x64.exe) y reinicia. PyTorch 2.4.0 en Windows fallaba así con fbgemm.dll, corregido en 2.4.1 (pytorch/pytorch#131662). Si persiste, reinstala torch en un entorno nuevo.</translation>
     </message>
     <message>
+        <source>Most often this is PyTorch 2.4.0&apos;s known failure on Windows: fbgemm.dll needs libomp140.x86_64.dll, which that release did not bring (pytorch/pytorch#129568), fixed in 2.4.1. Install torch 2.4.1 or newer from the same index, for example &apos;pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/cu121&apos;. With another version, install the latest x64 Microsoft Visual C++ Redistributable (https://aka.ms/vs/17/release/vc_redist.x64.exe) and restart.</source>
+        <translation>Lo más frecuente es el fallo conocido de PyTorch 2.4.0 en Windows: fbgemm.dll necesita libomp140.x86_64.dll, que esa versión no traía (pytorch/pytorch#129568), corregido en 2.4.1. Instala torch 2.4.1 o más nuevo desde el mismo índice, por ejemplo &apos;pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/cu121&apos;. Con otra versión, instala el Microsoft Visual C++ Redistributable x64 más reciente (https://aka.ms/vs/17/release/vc_redist.x64.exe) y reinicia.</translation>
+    </message>
+    <message>
         <source>The installer found no installable version of {requirements}.</source>
         <translation>El instalador no encontró ninguna versión instalable de {requirements}.</translation>
     </message>
@@ -2810,6 +2814,10 @@
     <message>
         <source>Usual causes: the GPU memory was already full when cuDNN started (TensorFlow reserves nearly all GPU memory by default: enable memory growth with tf.config.experimental.set_memory_growth, and close other programs that use the GPU), or a cuDNN that does not match the framework build (install the cuDNN your build expects, or use an environment that brings its own).</source>
         <translation>Causas habituales: la memoria de la GPU ya estaba llena cuando se inició cuDNN (TensorFlow reserva casi toda la memoria de la GPU por defecto: activa el crecimiento de memoria con tf.config.experimental.set_memory_growth y cierra otros programas que usen la GPU), o un cuDNN que no coincide con la compilación del framework (instala el cuDNN que espera tu compilación, o usa un entorno que traiga el suyo).</translation>
+    </message>
+    <message>
+        <source>Usual causes in PyTorch: GPU memory was already nearly full (other programs: &apos;nvidia-smi&apos; lists them; or a batch too large: make it smaller), another cuDNN shadowing the one PyTorch brings (unset LD_LIBRARY_PATH, or remove a CUDA folder from PATH, for this environment), or a build older than the GPU (install a current one). Running once with CUDA_LAUNCH_BLOCKING=1 shows the call that failed.</source>
+        <translation>Causas habituales en PyTorch: la memoria de la GPU ya estaba casi llena (otros programas: &apos;nvidia-smi&apos; los lista; o un lote demasiado grande: hazlo más pequeño), otro cuDNN que tapa el que trae PyTorch (quita LD_LIBRARY_PATH, o una carpeta de CUDA del PATH, en este entorno) o una compilación más antigua que la GPU (instala una actual). Ejecutarlo una vez con CUDA_LAUNCH_BLOCKING=1 muestra la llamada que falló.</translation>
     </message>
     <message>
         <source>The framework was built with cuDNN {compiled}, but cuDNN {loaded} was loaded.</source>

@@ -2752,6 +2752,10 @@
         <translation>该文件通常存在；缺少的是它所需的某个 DLL，最常见的是 Microsoft Visual C++ Redistributable：请安装最新的 x64 版本（https://aka.ms/vs/17/release/vc_redist.x64.exe）并重启。Windows 上的 PyTorch 2.4.0 曾因 fbgemm.dll 出现此问题，已在 2.4.1 中修复（pytorch/pytorch#131662）。如果问题仍然存在，请在全新的环境中重新安装 torch。</translation>
     </message>
     <message>
+        <source>Most often this is PyTorch 2.4.0&apos;s known failure on Windows: fbgemm.dll needs libomp140.x86_64.dll, which that release did not bring (pytorch/pytorch#129568), fixed in 2.4.1. Install torch 2.4.1 or newer from the same index, for example &apos;pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/cu121&apos;. With another version, install the latest x64 Microsoft Visual C++ Redistributable (https://aka.ms/vs/17/release/vc_redist.x64.exe) and restart.</source>
+        <translation>最常见的原因是 PyTorch 2.4.0 在 Windows 上的已知问题：fbgemm.dll 需要 libomp140.x86_64.dll，而该版本没有附带它（pytorch/pytorch#129568），已在 2.4.1 中修复。请从同一索引安装 torch 2.4.1 或更新版本，例如 &apos;pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/cu121&apos;。如果是其他版本，请安装最新的 x64 Microsoft Visual C++ Redistributable（https://aka.ms/vs/17/release/vc_redist.x64.exe）并重启。</translation>
+    </message>
+    <message>
         <source>The installer found no installable version of {requirements}.</source>
         <translation>安装程序找不到 {requirements} 的可安装版本。</translation>
     </message>
@@ -2802,6 +2806,10 @@
     <message>
         <source>Usual causes: the GPU memory was already full when cuDNN started (TensorFlow reserves nearly all GPU memory by default: enable memory growth with tf.config.experimental.set_memory_growth, and close other programs that use the GPU), or a cuDNN that does not match the framework build (install the cuDNN your build expects, or use an environment that brings its own).</source>
         <translation>常见原因：cuDNN 启动时 GPU 显存已满（TensorFlow 默认会占用几乎全部 GPU 显存：请用 tf.config.experimental.set_memory_growth 启用显存按需增长，并关闭其他使用 GPU 的程序）；或 cuDNN 与框架构建版本不匹配（请安装该构建版本所需的 cuDNN，或使用自带 cuDNN 的环境）。</translation>
+    </message>
+    <message>
+        <source>Usual causes in PyTorch: GPU memory was already nearly full (other programs: &apos;nvidia-smi&apos; lists them; or a batch too large: make it smaller), another cuDNN shadowing the one PyTorch brings (unset LD_LIBRARY_PATH, or remove a CUDA folder from PATH, for this environment), or a build older than the GPU (install a current one). Running once with CUDA_LAUNCH_BLOCKING=1 shows the call that failed.</source>
+        <translation>PyTorch 中的常见原因：GPU 显存已几乎用满（其他程序占用：&apos;nvidia-smi&apos; 会列出它们；或批大小过大：请减小），另一个 cuDNN 遮蔽了 PyTorch 自带的 cuDNN（在此环境中取消设置 LD_LIBRARY_PATH，或从 PATH 中移除 CUDA 文件夹），或构建版本比 GPU 旧（请安装当前版本）。使用 CUDA_LAUNCH_BLOCKING=1 运行一次可显示出错的调用。</translation>
     </message>
     <message>
         <source>The framework was built with cuDNN {compiled}, but cuDNN {loaded} was loaded.</source>

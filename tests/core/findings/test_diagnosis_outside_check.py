@@ -122,3 +122,19 @@ def test_uv_picking_a_version_without_a_wheel_for_this_platform():
     assert finding.params["variant"] == "platform"
     assert (finding.params["platform"], finding.params["available"]) == ("win_amd64", "linux_aarch64")
     assert "tool.uv.sources" in finding.hint
+
+
+def test_fbgemm_leads_with_the_torch_2_4_0_fix_and_pytorch_cudnn_failures_with_pytorchs_causes():
+    fbgemm = only_in("torch-dll-load-failed_fbgemm-py3.12-win_pytorch-133397.txt", "TORCH_DLL_LOAD_FAILED")
+    assert fbgemm.params["variant"] == "fbgemm" and fbgemm.hint.startswith("Most often this is PyTorch 2.4.0")
+    # Another DLL, or fbgemm.dll of another torch version the log shows, keeps the general advice.
+    other = only_in("torch-dll-load-failed_c10-french-locale_diffusers-5247.txt", "TORCH_DLL_LOAD_FAILED")
+    assert "variant" not in other.params
+    newer = recorded("torch-dll-load-failed_fbgemm-py3.12-win_pytorch-133397.txt") + "\ntorch 2.5.1+cu124\n"
+    assert "variant" not in diagnose(newer)[0].params
+    torch = only_in(
+        "cudnn-internal-error_torch1.7.1-conv3d_pytorch-53191_partial.txt", "CUDNN_INTERNAL_ERROR"
+    )
+    assert torch.params["variant"] == "torch" and "set_memory_growth" not in torch.hint
+    tf = only_in("cudnn-internal-error_tf2.2-gtx940mx_tensorflow-40646.txt", "CUDNN_INTERNAL_ERROR")
+    assert "variant" not in tf.params and "set_memory_growth" in tf.hint

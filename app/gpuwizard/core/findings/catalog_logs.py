@@ -202,6 +202,24 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "persists, reinstall torch in a fresh environment.",
         ),
     ),
+    # PyTorch 2.4.0's Windows wheels: fbgemm.dll needs libomp140.x86_64.dll, which they did not
+    # bring (pytorch/pytorch#129568, #131662), fixed in 2.4.1. Chosen for fbgemm.dll unless the
+    # log shows another torch version: that bug is by far its most reported cause.
+    "TORCH_DLL_LOAD_FAILED:fbgemm": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings", "Windows could not load {library}, a part of PyTorch, or a DLL it depends on."
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Most often this is PyTorch 2.4.0's known failure on Windows: fbgemm.dll needs "
+            "libomp140.x86_64.dll, which that release did not bring (pytorch/pytorch#129568), fixed "
+            "in 2.4.1. Install torch 2.4.1 or newer from the same index, for example 'pip install "
+            "torch==2.4.1 --index-url https://download.pytorch.org/whl/cu121'. With another version, "
+            "install the latest x64 Microsoft Visual C++ Redistributable "
+            "(https://aka.ms/vs/17/release/vc_redist.x64.exe) and restart.",
+        ),
+    ),
     # The 32-bit cause is named only where the log shows a 32-bit Python or a Windows install
     # that found no version at all (diagnosis.py, _NO_MATCH_32BIT); an offline install from a
     # folder of wheels that lacks a package is said as such (issue 20, point 6).
@@ -318,6 +336,23 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "tf.config.experimental.set_memory_growth, and close other programs that use the GPU), "
             "or a cuDNN that does not match the framework build (install the cuDNN your build "
             "expects, or use an environment that brings its own).",
+        ),
+    ),
+    # The same failure in PyTorch, which allocates GPU memory as it goes (no memory growth to
+    # turn on); a cuDNN on LD_LIBRARY_PATH shadows the one its wheels bring (pytorch/pytorch#80877).
+    "CUDNN_INTERNAL_ERROR:torch": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "cuDNN failed to start (CUDNN_STATUS_INTERNAL_ERROR or 'Failed to get convolution algorithm').",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Usual causes in PyTorch: GPU memory was already nearly full (other programs: "
+            "'nvidia-smi' lists them; or a batch too large: make it smaller), another cuDNN shadowing "
+            "the one PyTorch brings (unset LD_LIBRARY_PATH, or remove a CUDA folder from PATH, for "
+            "this environment), or a build older than the GPU (install a current one). Running once "
+            "with CUDA_LAUNCH_BLOCKING=1 shows the call that failed.",
         ),
     ),
     "CUDNN_VERSION_MISMATCH": FindingTemplate(

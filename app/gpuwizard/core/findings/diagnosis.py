@@ -12,8 +12,8 @@ findings may apply to one log, but each code appears once: its matches merge the
 specific finding suppresses a generic one that explains the same failure (the GPU architecture
 warning explains the 'no kernel image' error that follows it).
 
-Logs are often quoted inside JSON (a probe's report, a notebook's error): text with JSON escapes
-is read a second time with the escapes undone.
+Logs are often quoted inside JSON (a probe's report, a notebook's error) or wrapped by a
+console: each is read in every way :func:`gpuwizard.core.findings.log_views.log_views` gives.
 
 >>> [f.code for f in diagnose("AssertionError: Torch not compiled with CUDA enabled")]
 ['CPU_ONLY_BUILD']
@@ -27,8 +27,7 @@ is read a second time with the escapes undone.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -42,6 +41,7 @@ from gpuwizard.core.findings.diagnosis_python import PYTHON_PART
 from gpuwizard.core.findings.diagnosis_runtimes import RUNTIMES_PART
 from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
 from gpuwizard.core.findings.log_facts import capability_of_sm, read_log_facts
+from gpuwizard.core.findings.log_views import log_views
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
 from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Refiner, Signature, Values
 from gpuwizard.core.findings.signature import sig as _sig
@@ -456,7 +456,7 @@ class _Hit:
 def diagnose(text: str) -> list[Finding]:
     """The findings whose known messages appear in ``text``: errors first, then by first appearance."""
     hits: dict[str, _Hit] = {}
-    for view in _views(text):
+    for view in log_views(text):
         for signature in SIGNATURES:
             for match in signature.pattern.finditer(view):
                 values = signature.values(match)
@@ -489,42 +489,6 @@ def diagnose(text: str) -> list[Finding]:
 def diagnosis_to_json(findings: Sequence[Finding]) -> dict[str, object]:
     """The output of ``gpuwizard diagnose --json`` (schema ``gpuwizard.diagnosis/1``)."""
     return {"schema": DIAGNOSIS_SCHEMA, "findings": [finding_to_json(finding) for finding in findings]}
-
-
-def _views(text: str) -> Iterator[str]:
-    """``text``; with JSON string escapes undone when it has some; with hard wraps undone when it has some."""
-    yield text
-    if "\\n" in text or '\\"' in text:
-        escapes = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t"}
-        yield re.sub(r'\\(["\\/nrt])', lambda match: escapes[match.group(1)], text)
-    # A wrapped console is a pasted excerpt: a large log file is not read a third time.
-    if len(text) <= _WRAP_MAX_CHARS and (unwrapped := _unwrapped(text)) is not None:
-        yield unwrapped
-
-
-#: A console or a tracker wraps long lines at a fixed width (80 or 120 columns: "CUDAE" /
-#: "xecutionProvider", microsoft/onnxruntime#22930); narrower lines are not taken for wraps.
-_WRAP_MIN_WIDTH: Final = 60
-_WRAP_MAX_CHARS: Final = 4 * 2**20
-
-
-def _unwrapped(text: str) -> str | None:
-    r"""``text`` with each line of a wrap width joined to the next, when the log has such widths.
-
-    A wrap width is a length of two or more long lines; a log may have several (a console's
-    width, and a table's), and lines of other lengths around a wrapped message do not hide it.
-
-    >>> _unwrapped("x" * 90 + "\n" + "a" * 70 + "\n" + "b" * 70 + "\nend\nshort")[90:]
-    '\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbend\nshort'
-    >>> _unwrapped("one line only") is None
-    True
-    """
-    lines = text.replace("\r\n", "\n").split("\n")
-    lengths = Counter(len(line) for line in lines if len(line) >= _WRAP_MIN_WIDTH)
-    widths = {width for width, count in lengths.items() if count >= 2}
-    if not widths:
-        return None
-    return "".join(line if len(line) in widths else line + "\n" for line in lines).removesuffix("\n")
 
 
 def _imply(hits: dict[str, _Hit]) -> None:
@@ -568,6 +532,12 @@ def _by_generation(
     return generation, {"capability": capability, **params}
 
 
+def _fbgemm_of_2_4_0(hit: _Hit, text: str) -> bool:
+    """fbgemm.dll, and no torch version but 2.4.0 in the log (pytorch/pytorch#129568)."""
+    version = read_log_facts(text).framework_version
+    return (hit.first("library") or "").lower() == "fbgemm.dll" and version in (None, "2.4.0")
+
+
 def _finding(code: str, hit: _Hit, text: str) -> Finding:
     params: dict[str, object] = {
         name: values if name in _LIST_PARAMS else values[0] for name, values in hit.values.items()
@@ -583,6 +553,10 @@ def _finding(code: str, hit: _Hit, text: str) -> Finding:
             variant, params["components"] = "cuda", components
     elif code == "CPU_ONLY_BUILD" and read_log_facts(text).os_family == "darwin":
         variant = "macos"
+    elif code == "CUDNN_INTERNAL_ERROR" and read_log_facts(text).frameworks[:1] == ("pytorch",):
+        variant = "torch"
+    elif code == "TORCH_DLL_LOAD_FAILED" and _fbgemm_of_2_4_0(hit, text):
+        variant = "fbgemm"
     elif code == "NO_KERNEL_IMAGE" or (code == "GPU_ARCH_UNSUPPORTED" and variant == "log"):
         variant, params = _by_generation(code, variant, params, text)
     elif code == "TF_CANNOT_DLOPEN_GPU_LIBS" and WINDOWS_LOG.search(text):

@@ -286,6 +286,7 @@ DEVICES_PART: Final = DiagnosisPart(
             "NVML_DRIVER_LIBRARY_MISMATCH",
             "CUDA_DEVICE_NOT_VISIBLE",
             "NO_NVIDIA_DRIVER",
+            "MIG_DEVICE_MISUSED",  # no module running: no MIG instance either
         ),
         # On MIG the device number or the missing device is the MIG rule, not a typo.
         "MIG_DEVICE_MISUSED": ("CUDA_DEVICE_NOT_VISIBLE",),
