@@ -2645,6 +2645,7 @@
     </message>
     <message>
         <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
+        <extracomment>The templates of builds without code for the GPU, by code (and ``CODE:variant``).</extracomment>
         <translation>La compilación instalada no tiene código para esta GPU (&apos;no kernel image is available for execution on the device&apos;).</translation>
     </message>
     <message>
@@ -3293,6 +3294,7 @@
     </message>
     <message>
         <source>The container was started without GPU access: its NVIDIA image says &apos;The NVIDIA Driver was not detected&apos;, so GPU functionality is not available inside it.</source>
+        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>El contenedor se inició sin acceso a la GPU: su imagen de NVIDIA indica &apos;The NVIDIA Driver was not detected&apos;, por lo que la funcionalidad de GPU no está disponible dentro de él.</translation>
     </message>
     <message>
@@ -3772,6 +3774,7 @@
     </message>
     <message>
         <source>bitsandbytes could not load its CUDA library and fell back to its CPU library: 8-bit and 4-bit quantisation on the GPU are not available.</source>
+        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>bitsandbytes no pudo cargar su biblioteca CUDA y recurrió a su biblioteca para CPU: la cuantización de 8 y 4 bits en la GPU no está disponible.</translation>
     </message>
     <message>

@@ -2637,6 +2637,7 @@
     </message>
     <message>
         <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
+        <extracomment>The templates of builds without code for the GPU, by code (and ``CODE:variant``).</extracomment>
         <translation>已安装的构建版本不包含适用于此 GPU 的代码（&apos;no kernel image is available for execution on the device&apos;）。</translation>
     </message>
     <message>
@@ -3285,6 +3286,7 @@
     </message>
     <message>
         <source>The container was started without GPU access: its NVIDIA image says &apos;The NVIDIA Driver was not detected&apos;, so GPU functionality is not available inside it.</source>
+        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>容器启动时没有 GPU 访问权限：其 NVIDIA 镜像提示 &apos;The NVIDIA Driver was not detected&apos;，因此容器内无法使用 GPU 功能。</translation>
     </message>
     <message>
@@ -3764,6 +3766,7 @@
     </message>
     <message>
         <source>bitsandbytes could not load its CUDA library and fell back to its CPU library: 8-bit and 4-bit quantisation on the GPU are not available.</source>
+        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>bitsandbytes 无法加载其 CUDA 库，已回退到 CPU 库：GPU 上的 8 位和 4 位量化不可用。</translation>
     </message>
     <message>

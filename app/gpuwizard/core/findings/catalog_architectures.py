@@ -13,6 +13,17 @@ from typing import Final
 from gpuwizard.core.findings.template import FindingTemplate
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
+# Texts that several variants share (one source, one translation).
+_NO_CODE_FOR_GPU: Final = QT_TRANSLATE_NOOP(
+    "findings",
+    "The installed build has no code for this GPU (compute capability {capability}): 'no "
+    "kernel image is available for execution on the device'.",
+)
+_ARCH_NOT_SUPPORTED: Final = QT_TRANSLATE_NOOP(
+    "findings",
+    "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
+)
+
 #: The templates of builds without code for the GPU, by code (and ``CODE:variant``).
 ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     # Which PyTorch builds carry which GPU generations: resources/compat/pytorch.json, read from
@@ -43,11 +54,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "NO_KERNEL_IMAGE:pre_turing": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "The installed build has no code for this GPU (compute capability {capability}): 'no "
-            "kernel image is available for execution on the device'.",
-        ),
+        _NO_CODE_FOR_GPU,
         QT_TRANSLATE_NOOP(
             "findings",
             "GPUs older than Turing (compute capability below 7.5: GTX 900 and 10-series, Titan V) are "
@@ -59,11 +66,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "NO_KERNEL_IMAGE:kepler": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "The installed build has no code for this GPU (compute capability {capability}): 'no "
-            "kernel image is available for execution on the device'.",
-        ),
+        _NO_CODE_FOR_GPU,
         QT_TRANSLATE_NOOP(
             "findings",
             "Kepler GPUs (compute capability 3.x) are only in old PyTorch releases' CUDA 11 builds, "
@@ -77,11 +80,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     # for CUDA 11.0 or newer: PyTorch 1.7.1 release notes) or an extension built for other GPUs.
     "NO_KERNEL_IMAGE:current_gpu": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "The installed build has no code for this GPU (compute capability {capability}): 'no "
-            "kernel image is available for execution on the device'.",
-        ),
+        _NO_CODE_FOR_GPU,
         QT_TRANSLATE_NOOP(
             "findings",
             "Every current PyTorch CUDA build (cu126, cu128 and newer) includes compute capability "
@@ -95,11 +94,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "NO_KERNEL_IMAGE:blackwell": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "The installed build has no code for this GPU (compute capability {capability}): 'no "
-            "kernel image is available for execution on the device'.",
-        ),
+        _NO_CODE_FOR_GPU,
         QT_TRANSLATE_NOOP(
             "findings",
             "Blackwell GPUs (RTX 50-series: 12.0; B200: 10.0) need PyTorch 2.7 or newer from a CUDA "
@@ -111,10 +106,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "GPU_ARCH_UNSUPPORTED:log": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
-        ),
+        _ARCH_NOT_SUPPORTED,
         QT_TRANSLATE_NOOP(
             "findings",
             "Install a PyTorch build whose list of architectures includes {capability}: GPUs older "
@@ -126,10 +118,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "GPU_ARCH_UNSUPPORTED:log_pre_turing": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
-        ),
+        _ARCH_NOT_SUPPORTED,
         QT_TRANSLATE_NOOP(
             "findings",
             "GPUs older than Turing ({capability} is one) are only in PyTorch's CUDA 12.6 builds, not "
@@ -141,10 +130,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "GPU_ARCH_UNSUPPORTED:log_current_gpu": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
-        ),
+        _ARCH_NOT_SUPPORTED,
         QT_TRANSLATE_NOOP(
             "findings",
             "Every current PyTorch CUDA build (cu126, cu128 and newer) includes {capability}: the "
@@ -156,10 +142,7 @@ ARCHITECTURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "GPU_ARCH_UNSUPPORTED:log_blackwell": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "{gpu} (CUDA capability {capability}) is not supported by the installed PyTorch build.",
-        ),
+        _ARCH_NOT_SUPPORTED,
         QT_TRANSLATE_NOOP(
             "findings",
             "Blackwell GPUs ({capability}; RTX 50-series) need PyTorch 2.7 or newer from a CUDA 12.8 "

@@ -80,6 +80,18 @@ from typing import Final
 from gpuwizard.core.findings.template import NVIDIA_DRIVER_DOWNLOAD, FindingTemplate
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
+# Texts that several variants share (one source, one translation).
+_START_WITH_THE_GPU: Final = QT_TRANSLATE_NOOP(
+    "findings",
+    "Start the container with the GPU: 'docker run --gpus all IMAGE' (or '--device "
+    "nvidia.com/gpu=all' with CDI). In docker compose, give the service a device "
+    "reservation: under deploy: resources: reservations: devices: an entry with "
+    "'driver: nvidia', 'count: all' and 'capabilities: [gpu]'. The host needs the NVIDIA "
+    "driver and the NVIDIA Container Toolkit; check with 'docker run --rm --gpus all "
+    "ubuntu nvidia-smi'. With Docker Desktop on Windows, use the WSL 2 backend and a "
+    "current NVIDIA driver on Windows.",
+)
+
 #: The templates, by code (and ``CODE:variant``).
 CONTAINERS_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     "CONTAINER_STARTED_WITHOUT_GPU": FindingTemplate(
@@ -89,16 +101,7 @@ CONTAINERS_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "The container was started without GPU access: its NVIDIA image says 'The NVIDIA "
             "Driver was not detected', so GPU functionality is not available inside it.",
         ),
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "Start the container with the GPU: 'docker run --gpus all IMAGE' (or '--device "
-            "nvidia.com/gpu=all' with CDI). In docker compose, give the service a device "
-            "reservation: under deploy: resources: reservations: devices: an entry with "
-            "'driver: nvidia', 'count: all' and 'capabilities: [gpu]'. The host needs the NVIDIA "
-            "driver and the NVIDIA Container Toolkit; check with 'docker run --rm --gpus all "
-            "ubuntu nvidia-smi'. With Docker Desktop on Windows, use the WSL 2 backend and a "
-            "current NVIDIA driver on Windows.",
-        ),
+        _START_WITH_THE_GPU,
     ),
     "CONTAINER_STARTED_WITHOUT_GPU:run": FindingTemplate(
         "error",
@@ -107,16 +110,7 @@ CONTAINERS_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "The container was started without GPU access ('docker run' without '--gpus'): "
             "nvidia-smi inside it cannot reach the NVIDIA driver, whatever the host has.",
         ),
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "Start the container with the GPU: 'docker run --gpus all IMAGE' (or '--device "
-            "nvidia.com/gpu=all' with CDI). In docker compose, give the service a device "
-            "reservation: under deploy: resources: reservations: devices: an entry with "
-            "'driver: nvidia', 'count: all' and 'capabilities: [gpu]'. The host needs the NVIDIA "
-            "driver and the NVIDIA Container Toolkit; check with 'docker run --rm --gpus all "
-            "ubuntu nvidia-smi'. With Docker Desktop on Windows, use the WSL 2 backend and a "
-            "current NVIDIA driver on Windows.",
-        ),
+        _START_WITH_THE_GPU,
     ),
     "CONTAINER_GPU_NOT_DETECTED": FindingTemplate(
         "warning",

@@ -47,6 +47,13 @@ from typing import Final
 from gpuwizard.core.findings.template import FindingTemplate
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
+# Texts that several variants share (one source, one translation).
+_XFORMERS_OTHER_TORCH: Final = QT_TRANSLATE_NOOP(
+    "findings",
+    "xFormers was built for PyTorch {built} but torch {have} is installed: its CUDA "
+    "kernels (memory-efficient attention) are not loaded.",
+)
+
 #: The templates, by code (and ``CODE:variant``).
 EXTENSIONS_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     "BITSANDBYTES_NO_CUDA_BINARY": FindingTemplate(
@@ -223,11 +230,7 @@ EXTENSIONS_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "XFORMERS_BUILT_FOR_OTHER_TORCH": FindingTemplate(
         "warning",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "xFormers was built for PyTorch {built} but torch {have} is installed: its CUDA "
-            "kernels (memory-efficient attention) are not loaded.",
-        ),
+        _XFORMERS_OTHER_TORCH,
         QT_TRANSLATE_NOOP(
             "findings",
             "Install the xFormers release built for torch {have}, from the same PyTorch index "
@@ -254,11 +257,7 @@ EXTENSIONS_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "XFORMERS_BUILT_FOR_OTHER_TORCH:untagged": FindingTemplate(
         "warning",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "xFormers was built for PyTorch {built} but torch {have} is installed: its CUDA "
-            "kernels (memory-efficient attention) are not loaded.",
-        ),
+        _XFORMERS_OTHER_TORCH,
         QT_TRANSLATE_NOOP(
             "findings",
             "Install the xFormers release built for torch {have} from the same place torch came "
