@@ -1,0 +1,75 @@
+"""Conda environments without conda: the py-rattler engine, started as a tool (issue 23).
+
+The engine (:mod:`gpuwizard.adapters.envs.rattler_engine`) runs in its own process under the
+wizard's own interpreter, through the streaming runner like uv or conda, so the log, cancel
+(SIGTERM to its process group) and the rollback work the same; this module only builds its
+argv and never imports rattler, so choosing a backend costs nothing. As with conda, the
+framework then comes from pip inside the environment (see :mod:`conda`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_interpreter
+from gpuwizard.adapters.envs.conda import DEFAULT_CHANNELS
+from gpuwizard.adapters.envs.venv_backends import pip_install_command
+from gpuwizard.core.envs.rattler_channels import rattler_channels
+
+ENGINE_MODULE: Final = "gpuwizard.adapters.envs.rattler_engine"
+
+
+class RattlerBackend:
+    """conda-format environments made by py-rattler: ``manager`` conda, ``tool`` rattler."""
+
+    manager = "conda"
+    tool = "rattler"
+
+    def __init__(self, python: str | None = None, cache_dir: Path | None = None) -> None:
+        """``python``: the interpreter that runs the engine (the wizard's own by default).
+
+        ``cache_dir``: where repodata and packages are cached; None: rattler's default
+        (``~/.cache/rattler/cache``, shared with pixi).
+        """
+        self.python = python or sys.executable
+        self.cache_dir = cache_dir
+
+    def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
+        """``PYTHON -m ...rattler_engine create --prefix P --channel CH... python=X.Y PACKAGES... pip``.
+
+        The same packages as :class:`CondaBackend` asks for; the channels are checked here
+        too (``ChannelRefused``) so a refused one stops the plan before anything runs.
+        Offline, only ``file://`` channels are accepted.
+        """
+        channels = rattler_channels(conda.channels or DEFAULT_CHANNELS, offline=source.offline)
+        packages = list(conda.packages)
+        if not any(package.split("=")[0].strip() == "python" for package in packages):
+            packages.insert(0, f"python={python}")
+        if "pip" not in packages:
+            packages.append("pip")
+        argv = [self.python, "-m", ENGINE_MODULE, "create", "--prefix", str(prefix)]
+        for channel in channels:
+            argv += ["--channel", channel]
+        if source.offline:
+            argv.append("--offline")
+        if self.cache_dir is not None:
+            argv += ["--cache-dir", str(self.cache_dir)]
+        # The runner starts every child in UTF-8 (runner.child_environment), JSON lines included.
+        return Command((*argv, *packages), "create")
+
+    def install_command(
+        self, prefix: Path, requirements: Sequence[str], source: PackageSource, constraints: Path | None
+    ) -> Command:
+        """Install with pip inside the environment, as for conda (the frameworks' documented way)."""
+        return pip_install_command(self.interpreter(prefix), requirements, source, constraints)
+
+    def interpreter(self, prefix: Path) -> Path:
+        """The environment's Python: ``bin/python``, or ``python.exe`` at the top on Windows."""
+        return env_interpreter(prefix, conda=True)
+
+    def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
+        """None: there is no ``conda env config vars``; the variables go into activation scripts."""
+        return None

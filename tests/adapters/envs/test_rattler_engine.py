@@ -1,0 +1,292 @@
+"""The py-rattler engine and its backend, run for real against local channels (issue 23).
+
+conda-forge is not reachable here, so each test builds a channel from tiny noarch packages
+(``builders/conda_channels.py``) and serves it as ``file://`` or from a real HTTP server on
+127.0.0.1; the engine runs as the real program the backend starts (``python -m ...``), through
+the project's streaming runner or as a plain child where the test needs its exit status.
+Nothing of rattler is faked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builders.conda_channels import CondaPackage, build_channel
+from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
+from gpuwizard.adapters.envs.rattler_backend import ENGINE_MODULE, RattlerBackend
+from gpuwizard.adapters.runner import CommandCancelled, StreamingSubprocessRunner
+from gpuwizard.core.envs.conda_channels import ChannelRefused
+from harness.http_server import Site, serve
+from harness.waits import EVENT_S
+
+LIB = CondaPackage("libdemo", "1.0")
+DEMO = CondaPackage("demo", "2.0", depends=("libdemo >=1.0",))
+PYTHON = CondaPackage("python", "3.11.9")
+PIP = CondaPackage("pip", "24.0", depends=("python",))
+# Served slowly in the cancel tests: its dependency is linked while it is still on its way.
+BIG = CondaPackage("bigdemo", "1.0", depends=("libdemo",))
+# No proxy for the test server: a developer's HTTP(S)_PROXY must not take the requests away.
+NO_PROXY = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+
+
+@pytest.fixture
+def channel(tmp_path: Path) -> Path:
+    return build_channel(tmp_path / "channel", [LIB, DEMO, PYTHON, PIP, BIG])
+
+
+def engine_argv(prefix: Path, channels: list[str], specs: list[str], cache: Path, *more: str) -> list[str]:
+    argv = [sys.executable, "-m", ENGINE_MODULE, "create", "--prefix", str(prefix), "--cache-dir", str(cache)]
+    for channel in channels:
+        argv += ["--channel", channel]
+    return [*argv, *more, *specs]
+
+
+def run_engine(
+    argv: list[str], env: dict[str, str] | None = None
+) -> tuple[int, list[dict[str, Any]], list[str]]:
+    """Run through the project's streaming runner: (exit status, JSON events, other lines)."""
+    lines: list[str] = []
+    status = StreamingSubprocessRunner().stream(
+        argv,
+        lines.append,
+        cancel=threading.Event(),
+        timeout=EVENT_S,
+        env_overrides={**NO_PROXY, **(env or {})},
+    )
+    events = [json.loads(line) for line in lines if line.startswith("{")]
+    return status, events, [line for line in lines if not line.startswith("{")]
+
+
+def stages(events: list[dict[str, Any]]) -> list[str]:
+    return [event.get("stage", event["event"]) for event in events]
+
+
+def serve_channel(site: Site, root: Path, prefix: str = "", slow: dict[str, float] | None = None) -> str:
+    """Put the channel's files on ``site`` under ``prefix``; the channel's URL."""
+    for path in sorted(root.glob("noarch/*")):
+        if path.is_file():
+            delay = (slow or {}).get(path.name, 0.0)
+            site.put(f"{prefix}/ch/noarch/{path.name}", path.read_bytes(), delay_s=delay)
+    return f"{prefix or site.url}/ch"
+
+
+def test_creates_a_conda_environment_from_a_file_channel(channel: Path, tmp_path: Path) -> None:
+    prefix = tmp_path / "envs" / "demo"
+    status, events, _ = run_engine(engine_argv(prefix, [channel.as_uri()], ["demo"], tmp_path / "cache"))
+
+    assert status == 0, events
+    assert {"repodata", "solve", "link", "done"} <= set(stages(events))
+    assert stages(events)[-1] == "done"
+    assert events[-1]["packages"] == ["demo==2.0", "libdemo==1.0"]
+    # The layout conda itself writes: one record per package, the dependency included.
+    meta = prefix / "conda-meta"
+    assert (meta / "demo-2.0-0.json").is_file()
+    assert (meta / "libdemo-1.0-0.json").is_file()
+    assert json.loads((meta / "demo-2.0-0.json").read_text())["depends"] == ["libdemo >=1.0"]
+    assert (prefix / DEMO.payload_path).read_bytes() == DEMO.payload
+    assert (prefix / LIB.payload_path).is_file()
+    linked = [event for event in events if event.get("stage") == "link" and "package" in event]
+    assert [event["count"] for event in linked] == [1, 2]
+    assert {event["total"] for event in linked} == {2}
+
+
+def test_an_unsolvable_spec_is_an_error_and_leaves_no_prefix(channel: Path, tmp_path: Path) -> None:
+    prefix = tmp_path / "envs" / "nothing"
+    status, events, _ = run_engine(engine_argv(prefix, [channel.as_uri()], ["demo >=3"], tmp_path / "cache"))
+
+    assert status == 1
+    assert events[-1]["event"] == "error"
+    assert "demo >=3" in events[-1]["message"]
+    # rattler fails in the solve, before it writes anything: the prefix was never made.
+    assert not prefix.exists()
+
+
+def test_a_failed_install_removes_what_it_linked(channel: Path, tmp_path: Path) -> None:
+    prefix = tmp_path / "envs" / "broken"
+    # The repodata promises a package whose archive is gone: the solve succeeds, the install fails.
+    (channel / "noarch" / DEMO.file_name).unlink()
+    status, events, _ = run_engine(engine_argv(prefix, [channel.as_uri()], ["demo"], tmp_path / "cache"))
+
+    assert status == 1
+    assert "solve" in stages(events)
+    assert events[-1]["event"] == "error"
+    assert not prefix.exists()
+
+
+@pytest.mark.parametrize(
+    ("channels", "more"),
+    [
+        (["defaults"], ()),
+        (["pytorch"], ()),
+        (["https://repo.anaconda.com/pkgs/main"], ()),
+        (["bioconda"], ()),
+        (["conda-forge"], ("--offline",)),
+    ],
+)
+def test_refused_channels_stop_before_anything_is_made(
+    tmp_path: Path, channels: list[str], more: tuple[str, ...]
+) -> None:
+    prefix = tmp_path / "envs" / "refused"
+    status, events, _ = run_engine(engine_argv(prefix, channels, ["demo"], tmp_path / "cache", *more))
+
+    assert status == 2
+    assert [event["event"] for event in events] == ["error"]
+    assert not prefix.exists()
+
+
+def test_offline_installs_from_a_file_channel(channel: Path, tmp_path: Path) -> None:
+    prefix = tmp_path / "envs" / "offline"
+    argv = engine_argv(prefix, ["nodefaults", channel.as_uri()], ["demo"], tmp_path / "cache", "--offline")
+    status, events, _ = run_engine(argv)
+
+    assert status == 0, events
+    assert (prefix / "conda-meta" / "demo-2.0-0.json").is_file()
+
+
+def test_another_platform_is_solved_and_laid_out_for_it(channel: Path, tmp_path: Path) -> None:
+    """win-64 from here: no virtual packages can be detected for it, noarch ones still install."""
+    prefix = tmp_path / "envs" / "windows"
+    argv = engine_argv(prefix, [channel.as_uri()], ["demo"], tmp_path / "cache", "--platform", "win-64")
+    status, events, _ = run_engine(argv)
+
+    assert status == 0, events
+    assert "for win-64" in events[0]["message"]
+    assert (prefix / "conda-meta" / "demo-2.0-0.json").is_file()
+
+
+def test_downloads_over_http_report_bytes(channel: Path, tmp_path: Path) -> None:
+    prefix = tmp_path / "envs" / "http"
+    with serve() as site:
+        url = serve_channel(site, channel)
+        status, events, _ = run_engine(engine_argv(prefix, [url], ["demo"], tmp_path / "cache"))
+
+    assert status == 0, events
+    downloads = [event for event in events if event.get("stage") == "download"]
+    assert {event["package"] for event in downloads} == {"demo", "libdemo"}
+    assert (prefix / "conda-meta" / "libdemo-1.0-0.json").is_file()
+    assert any(path.endswith("/noarch/repodata.json") for path in site.seen)
+
+
+def test_a_proxy_from_the_environment_carries_the_requests(channel: Path, tmp_path: Path) -> None:
+    """rattler's client (reqwest) takes HTTP_PROXY from the environment: the channel's host does
+    not exist, so only a proxy can answer, and the proxy sees the absolute URLs."""
+    prefix = tmp_path / "envs" / "proxied"
+    with serve() as site:
+        url = serve_channel(site, channel, prefix="http://conda.example.invalid")
+        proxy = {"HTTP_PROXY": site.url, "http_proxy": site.url, "NO_PROXY": "", "no_proxy": ""}
+        status, events, _ = run_engine(engine_argv(prefix, [url], ["demo"], tmp_path / "cache"), env=proxy)
+
+    assert status == 0, events
+    assert "http://conda.example.invalid/ch/noarch/repodata.json" in site.seen
+    assert (prefix / "conda-meta" / "demo-2.0-0.json").is_file()
+
+
+@pytest.fixture
+def slow_channel(channel: Path) -> Iterator[str]:
+    """The channel over HTTP, with bigdemo's archive answered only after a minute."""
+    with serve() as site:
+        yield serve_channel(site, channel, slow={BIG.file_name: 60.0})
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM: the runner uses taskkill /F on Windows")
+def test_sigterm_part_way_stops_with_130_and_leaves_nothing(slow_channel: str, tmp_path: Path) -> None:
+    prefix = tmp_path / "envs" / "stopped"
+    argv = engine_argv(prefix, [slow_channel], ["bigdemo"], tmp_path / "cache")
+    env = {**os.environ, **NO_PROXY}
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env) as process:
+        assert process.stdout is not None
+        seen: list[dict[str, Any]] = []
+        for line in process.stdout:
+            seen.append(json.loads(line))
+            if seen[-1].get("stage") == "link" and seen[-1].get("package") == "libdemo":
+                break
+        else:
+            pytest.fail(f"libdemo was never linked: {seen}")
+        # Part-way: one package is in the prefix, the other still downloading.
+        assert (prefix / LIB.payload_path).is_file()
+        assert not (prefix / BIG.payload_path).exists()
+        process.send_signal(signal.SIGTERM)
+        rest = [json.loads(line) for line in process.stdout]
+        status = process.wait(EVENT_S)
+
+    assert status == 130
+    assert rest[-1] == {"event": "error", "message": "cancelled", "cancelled": True}
+    assert not prefix.exists()
+
+
+def test_cancel_through_the_runner_leaves_nothing(slow_channel: str, tmp_path: Path) -> None:
+    prefix = tmp_path / "envs" / "cancelled"
+    cancel = threading.Event()
+    half_made: list[bool] = []
+
+    def on_line(line: str) -> None:
+        if '"stage": "link"' in line and '"package": "libdemo"' in line:
+            half_made.append((prefix / LIB.payload_path).is_file())
+            cancel.set()
+
+    argv = engine_argv(prefix, [slow_channel], ["bigdemo"], tmp_path / "cache")
+    with pytest.raises(CommandCancelled):
+        StreamingSubprocessRunner().stream(
+            argv, on_line, cancel=cancel, timeout=EVENT_S, env_overrides=NO_PROXY
+        )
+
+    assert half_made == [True]
+    assert not prefix.exists()
+
+
+# --- the backend ----------------------------------------------------------------------------
+
+
+def test_backend_builds_the_engine_command(tmp_path: Path) -> None:
+    backend = RattlerBackend(cache_dir=tmp_path / "cache")
+    spec = CondaSpec(("cudatoolkit=11.2", "cudnn=8.1.0"), ("conda-forge",))
+    command = backend.create_command(tmp_path / "env", "3.10", PackageSource(), spec)
+
+    assert (backend.manager, backend.tool) == ("conda", "rattler")
+    assert command.phase == "create"
+    assert command.argv[:4] == (sys.executable, "-m", ENGINE_MODULE, "create")
+    assert command.argv[4:] == (
+        "--prefix", str(tmp_path / "env"), "--channel", "conda-forge", "--cache-dir", str(tmp_path / "cache"),
+        "python=3.10", "cudatoolkit=11.2", "cudnn=8.1.0", "pip",
+    )  # fmt: skip
+    assert backend.variables_command(tmp_path / "env", {"A": "1"}) is None
+
+
+def test_backend_refuses_channels_before_running(tmp_path: Path) -> None:
+    backend = RattlerBackend()
+    with pytest.raises(ChannelRefused):
+        backend.create_command(tmp_path / "env", "3.10", PackageSource(), CondaSpec((), ("pytorch",)))
+    with pytest.raises(ChannelRefused):
+        backend.create_command(tmp_path / "env", "3.10", PackageSource(offline=True), CondaSpec(()))
+
+
+def test_backend_installs_with_pip_inside_and_finds_the_interpreter(tmp_path: Path) -> None:
+    backend = RattlerBackend()
+    command = backend.install_command(tmp_path / "env", ["tensorflow==2.10.1"], PackageSource(), None)
+    python = tmp_path / "env" / ("python.exe" if sys.platform == "win32" else "bin/python")
+
+    assert backend.interpreter(tmp_path / "env") == python
+    assert command.argv[:4] == (str(python), "-m", "pip", "install")
+    assert command.argv[-1] == "tensorflow==2.10.1"
+
+
+def test_backend_command_makes_the_environment(channel: Path, tmp_path: Path) -> None:
+    backend = RattlerBackend(cache_dir=tmp_path / "cache")
+    prefix = tmp_path / "envs" / "made"
+    source = PackageSource(offline=True)
+    command = backend.create_command(prefix, "3.11", source, CondaSpec(("demo",), (channel.as_uri(),)))
+    status, events, _ = run_engine(list(command.argv), dict(command.env))
+
+    assert status == 0, events
+    assert events[-1]["packages"] == ["demo==2.0", "libdemo==1.0", "pip==24.0", "python==3.11.9"]
+    assert (prefix / "conda-meta" / "python-3.11.9-0.json").is_file()
