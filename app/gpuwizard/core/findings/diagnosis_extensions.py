@@ -78,9 +78,21 @@ def _torch_cuda_unavailable(
     return None, {}
 
 
+#: The extension's file just before ": undefined symbol:" (looked for there only: a pattern that
+#: starts with a name would be tried at every position of a long log).
+_MODULE_FILE: Final = re.compile(
+    r"(?:(?P<package>[\w-]{1,60})/)?(?P<module>[\w-]{1,80})\.(?:cpython-\d{2,3}[\w-]{0,40}\.so|abi3\.so|so)$"
+)
+
+
 def _extension_module(match: re.Match[str]) -> Values | None:
     """The module file's name; a ``_C`` module is named by its package (``xformers/_C``)."""
-    module, package = match.group("module"), match.group("package")
+    text = match.string
+    before = text[max(text.rfind("\n", 0, match.start()) + 1, match.start() - 400) : match.start()]
+    file = _MODULE_FILE.search(before)
+    if file is None:
+        return None
+    module, package = file.group("module"), file.group("package")
     if module.startswith("lib"):
         # torch's own libraries (libtorch_cuda.so): two torch installations mixed, not an extension.
         return None
@@ -154,7 +166,6 @@ EXTENSIONS_SIGNATURES: Final[tuple[Signature, ...]] = (
     # another torch version or C++ ABI (Dao-AILab/flash-attention#1832, #1612).
     sig(
         "EXTENSION_BUILT_FOR_OTHER_TORCH",
-        r"(?:(?P<package>[\w-]{1,60})/)?(?P<module>[\w-]{1,80})\.(?:cpython-\d{2,3}[\w-]{0,40}\.so|abi3\.so|so)"
         r": undefined symbol: (?P<symbol>_ZN(?:2at|3c10|5torch)\w{1,300})",
         "https://github.com/Dao-AILab/flash-attention/issues/1832",
         _extension_module,
