@@ -26,7 +26,21 @@ CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
 _INFO_TIMEOUT_S: Final = 60.0
 
 
-class CondaBackend:
+class CondaLayout:
+    """What every conda-format environment shares, whichever engine made it: pip inside installs."""
+
+    def install_command(
+        self, prefix: Path, requirements: Sequence[str], source: PackageSource, constraints: Path | None
+    ) -> Command:
+        """Install with pip inside the environment (the frameworks' documented way, see the module notes)."""
+        return pip_install_command(self.interpreter(prefix), requirements, source, constraints)
+
+    def interpreter(self, prefix: Path) -> Path:
+        """The environment's Python: ``bin/python``, or ``python.exe`` at the prefix's top on Windows."""
+        return env_interpreter(prefix, conda=True)
+
+
+class CondaBackend(CondaLayout):
     """One of conda, mamba, micromamba, named by ``tool``."""
 
     manager = "conda"
@@ -60,16 +74,6 @@ class CondaBackend:
             # Only packages already in the package cache (docs.conda.io, `conda create --offline`).
             argv.append("--offline")
         return Command((*argv, *packages), "create", {"CONDA_YES": "true"})
-
-    def install_command(
-        self, prefix: Path, requirements: Sequence[str], source: PackageSource, constraints: Path | None
-    ) -> Command:
-        """Install with pip inside the environment (the frameworks' documented way, see the module notes)."""
-        return pip_install_command(self.interpreter(prefix), requirements, source, constraints)
-
-    def interpreter(self, prefix: Path) -> Path:
-        """The environment's Python (at the prefix's top on Windows)."""
-        return env_interpreter(prefix, conda=True)
 
     def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
         """``conda env config vars set`` (conda >= 4.8); None for mamba and micromamba.

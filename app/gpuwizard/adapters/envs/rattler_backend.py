@@ -10,19 +10,17 @@ framework then comes from pip inside the environment (see :mod:`conda`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_interpreter
-from gpuwizard.adapters.envs.conda import DEFAULT_CHANNELS
-from gpuwizard.adapters.envs.venv_backends import pip_install_command
+from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource
+from gpuwizard.adapters.envs.conda import DEFAULT_CHANNELS, CondaLayout
 from gpuwizard.core.envs.rattler_channels import rattler_channels
 
 ENGINE_MODULE: Final = "gpuwizard.adapters.envs.rattler_engine"
 
 
-class RattlerBackend:
+class RattlerBackend(CondaLayout):
     """conda-format environments made by py-rattler: ``manager`` conda, ``tool`` rattler."""
 
     manager = "conda"
@@ -59,16 +57,6 @@ class RattlerBackend:
             argv += ["--cache-dir", str(self.cache_dir)]
         # The runner starts every child in UTF-8 (runner.child_environment), JSON lines included.
         return Command((*argv, *packages), "create")
-
-    def install_command(
-        self, prefix: Path, requirements: Sequence[str], source: PackageSource, constraints: Path | None
-    ) -> Command:
-        """Install with pip inside the environment, as for conda (the frameworks' documented way)."""
-        return pip_install_command(self.interpreter(prefix), requirements, source, constraints)
-
-    def interpreter(self, prefix: Path) -> Path:
-        """The environment's Python: ``bin/python``, or ``python.exe`` at the top on Windows."""
-        return env_interpreter(prefix, conda=True)
 
     def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
         """None: there is no ``conda env config vars``; the variables go into activation scripts."""
