@@ -3451,6 +3451,14 @@
         <translation>En servidores HGX y DGX (4 u 8 GPU A100, H100, H200 o B200 conectadas mediante NVSwitch), instala NVIDIA Fabric Manager exactamente de la misma versión que el controlador (para el controlador 570.x, el paquete nvidia-fabricmanager-570 en la misma versión) e inícialo: &apos;sudo systemctl enable --now nvidia-fabricmanager&apos;. &apos;systemctl status nvidia-fabricmanager&apos; muestra por qué se detuvo (se rechaza una versión que no coincide con la del controlador), y &apos;nvidia-smi -q&apos; muestra el estado de la interconexión (fabric) de cada GPU. En un contenedor, esto se hace en el host.</translation>
     </message>
     <message>
+        <source>CUDA could not initialise (error 3, &apos;initialization error&apos;), so the program runs on the CPU or stops.</source>
+        <translation>CUDA no pudo inicializarse (error 3, &apos;initialization error&apos;), así que el programa se ejecuta en la CPU o se detiene.</translation>
+    </message>
+    <message>
+        <source>Check that &apos;nvidia-smi&apos; works, then: restart if the driver was updated since the last start; load the unified-memory module if /dev/nvidia-uvm is missing (&apos;sudo modprobe nvidia_uvm&apos;, or run &apos;nvidia-smi&apos; once as root, which creates it); in a container, start it with GPU access (&apos;--gpus all&apos;). With 575-series drivers, some systems need &apos;options nvidia_uvm uvm_disable_hmm=1&apos; in a file under /etc/modprobe.d, then a restart.</source>
+        <translation>Comprueba que &apos;nvidia-smi&apos; funciona y después: reinicia si el controlador se actualizó desde el último arranque; carga el módulo de memoria unificada si falta /dev/nvidia-uvm (&apos;sudo modprobe nvidia_uvm&apos;, o ejecuta &apos;nvidia-smi&apos; una vez como root, que lo crea); en un contenedor, inícialo con acceso a la GPU (&apos;--gpus all&apos;). Con controladores de la serie 575, algunos sistemas necesitan &apos;options nvidia_uvm uvm_disable_hmm=1&apos; en un archivo de /etc/modprobe.d y después un reinicio.</translation>
+    </message>
+    <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
         <translation>Error de CUDA 804 (forward compatibility was attempted on non supported HW): se cargó una libcuda de compatibilidad hacia adelante de CUDA, pero esta GPU no la admite.</translation>
     </message>

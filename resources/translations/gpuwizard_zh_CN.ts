@@ -3443,6 +3443,14 @@
         <translation>在 HGX 和 DGX 服务器（4 或 8 块通过 NVSwitch 互连的 A100、H100、H200 或 B200 GPU）上，请安装与驱动版本完全一致的 NVIDIA Fabric Manager（对于 570.x 驱动，即相同版本的 nvidia-fabricmanager-570 包）并启动它：&apos;sudo systemctl enable --now nvidia-fabricmanager&apos;。&apos;systemctl status nvidia-fabricmanager&apos; 可显示它停止的原因（与驱动版本不匹配的版本会被拒绝），&apos;nvidia-smi -q&apos; 可显示每块 GPU 的 fabric 状态。在容器中，此操作需在宿主机上进行。</translation>
     </message>
     <message>
+        <source>CUDA could not initialise (error 3, &apos;initialization error&apos;), so the program runs on the CPU or stops.</source>
+        <translation>CUDA 无法初始化（错误 3，&apos;initialization error&apos;），因此程序在 CPU 上运行或停止运行。</translation>
+    </message>
+    <message>
+        <source>Check that &apos;nvidia-smi&apos; works, then: restart if the driver was updated since the last start; load the unified-memory module if /dev/nvidia-uvm is missing (&apos;sudo modprobe nvidia_uvm&apos;, or run &apos;nvidia-smi&apos; once as root, which creates it); in a container, start it with GPU access (&apos;--gpus all&apos;). With 575-series drivers, some systems need &apos;options nvidia_uvm uvm_disable_hmm=1&apos; in a file under /etc/modprobe.d, then a restart.</source>
+        <translation>请先确认 &apos;nvidia-smi&apos; 可以正常运行，然后：如果驱动自上次启动后已更新，请重启；如果缺少 /dev/nvidia-uvm，请加载统一内存模块（&apos;sudo modprobe nvidia_uvm&apos;，或以 root 身份运行一次 &apos;nvidia-smi&apos;，它会创建该设备）；在容器中，请以 GPU 访问权限启动容器（&apos;--gpus all&apos;）。使用 575 系列驱动时，部分系统需要在 /etc/modprobe.d 下的文件中加入 &apos;options nvidia_uvm uvm_disable_hmm=1&apos;，然后重启。</translation>
+    </message>
+    <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
         <translation>CUDA 错误 804（forward compatibility was attempted on non supported HW）：加载了 CUDA 前向兼容的 libcuda，但此 GPU 不支持前向兼容。</translation>
     </message>

@@ -138,3 +138,16 @@ def test_fbgemm_leads_with_the_torch_2_4_0_fix_and_pytorch_cudnn_failures_with_p
     assert torch.params["variant"] == "torch" and "set_memory_growth" not in torch.hint
     tf = only_in("cudnn-internal-error_tf2.2-gtx940mx_tensorflow-40646.txt", "CUDNN_INTERNAL_ERROR")
     assert "variant" not in tf.params and "set_memory_growth" in tf.hint
+
+
+def test_cudas_initialisation_error_in_llama_cpps_and_ollamas_words():
+    for name in (
+        "cuda-init-failed_ollama-ggml-initialization-error-offline-t4_llama3-215.txt",
+        "cuda-init-failed_ollama-init-failure-3-blackwell-575-hmm_ollama-11593.txt",
+    ):
+        finding = only_in(name, "CUDA_INIT_FAILED")
+        assert "nvidia_uvm" in finding.hint and "uvm_disable_hmm=1" in finding.hint, name
+    # JAX names the same error with its own, more telling finding.
+    assert [
+        f.code for f in diagnose("CUDA backend failed to initialize: ... failed: CUDA_ERROR_NOT_INITIALIZED")
+    ] == ["JAX_CUDA_BACKEND_FAILED"]

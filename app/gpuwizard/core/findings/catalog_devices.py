@@ -123,6 +123,28 @@ _DRIVER_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "shows the fabric state of each GPU. In a container, this is done on the host.",
         ),
     ),
+    # CUDA_ERROR_NOT_INITIALIZED (3) at cuInit: the CUDA Driver API's error list
+    # (docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html). Its usual causes on a machine
+    # whose nvidia-smi works: a driver updated without a restart, the nvidia_uvm module not
+    # loaded (/dev/nvidia-uvm missing: NVIDIA's driver README, "Installing the NVIDIA Driver"), and
+    # with 575-series drivers on some systems HMM (the maintainers' workaround in
+    # ollama/ollama#11593: options nvidia_uvm uvm_disable_hmm=1).
+    "CUDA_INIT_FAILED": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "CUDA could not initialise (error 3, 'initialization error'), so the program runs on the "
+            "CPU or stops.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Check that 'nvidia-smi' works, then: restart if the driver was updated since the last "
+            "start; load the unified-memory module if /dev/nvidia-uvm is missing ('sudo modprobe "
+            "nvidia_uvm', or run 'nvidia-smi' once as root, which creates it); in a container, start "
+            "it with GPU access ('--gpus all'). With 575-series drivers, some systems need "
+            "'options nvidia_uvm uvm_disable_hmm=1' in a file under /etc/modprobe.d, then a restart.",
+        ),
+    ),
     "CUDA_FORWARD_COMPAT_UNSUPPORTED": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP(

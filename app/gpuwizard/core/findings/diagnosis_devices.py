@@ -192,6 +192,14 @@ DRIVER_SIGNATURES: Final[tuple[Signature, ...]] = (
         r"|init failure: 802\b|Error 802: |\(802 vs\. 0\)|code=802\b",
         "https://github.com/ollama/ollama/issues/12173",
     ),
+    # CUDA's initialisation error (CUDA_ERROR_NOT_INITIALIZED / cudaErrorInitializationError, 3)
+    # as llama.cpp (ggml) and Ollama print it (meta-llama/llama3#215, ollama/ollama#11593).
+    sig(
+        "CUDA_INIT_FAILED",
+        r"failed to initialize CUDA: initialization error|cuda driver library init failure: 3\b"
+        r"|CUDA_ERROR_NOT_INITIALIZED|cudaErrorInitializationError",
+        "https://github.com/ollama/ollama/issues/11593",
+    ),
     # cudaErrorCompatNotSupportedOnDevice (804): a CUDA forward-compatibility libcuda
     # (cuda-compat package, /usr/local/cuda/compat) on a GPU that does not support it.
     sig(
@@ -273,11 +281,16 @@ DEVICES_PART: Final = DiagnosisPart(
         "GPU_BUSY_OR_EXCLUSIVE",
         "CUDA_FORKED_SUBPROCESS",
         "CUDA_SYSTEM_NOT_READY",
+        "CUDA_INIT_FAILED",
     ),
     signatures=(*DRIVER_SIGNATURES, *SHARING_SIGNATURES),
     suppresses={
         # The fabric manager not running explains the devices CUDA and JAX then do not see.
-        "CUDA_SYSTEM_NOT_READY": ("CUDA_DEVICE_NOT_VISIBLE", "JAX_CUDA_BACKEND_FAILED"),
+        "CUDA_SYSTEM_NOT_READY": ("CUDA_DEVICE_NOT_VISIBLE", "JAX_CUDA_BACKEND_FAILED", "CUDA_INIT_FAILED"),
+        # The more telling findings name why CUDA did not initialise.
+        "JAX_CUDA_BACKEND_FAILED": ("CUDA_INIT_FAILED",),
+        "CUDA_FORKED_SUBPROCESS": ("CUDA_INIT_FAILED",),
+        "CUDA_DEVICE_NOT_VISIBLE": ("CUDA_INIT_FAILED",),
         # NVML's "Driver/library version mismatch" is the same failure, and CUDA finds no device
         # when no kernel module answers (tensorflow/tensorflow#44869: CUDA_ERROR_NO_DEVICE, then
         # "kernel driver does not appear to be running"); PyTorch then says "Found no NVIDIA
@@ -287,6 +300,7 @@ DEVICES_PART: Final = DiagnosisPart(
             "CUDA_DEVICE_NOT_VISIBLE",
             "NO_NVIDIA_DRIVER",
             "MIG_DEVICE_MISUSED",  # no module running: no MIG instance either
+            "CUDA_INIT_FAILED",
         ),
         # On MIG the device number or the missing device is the MIG rule, not a typo.
         "MIG_DEVICE_MISUSED": ("CUDA_DEVICE_NOT_VISIBLE",),
