@@ -2613,6 +2613,7 @@
     </message>
     <message>
         <source>A library the GPU needs could not be loaded: {libraries}.</source>
+        <extracomment>The templates of failures, by code (and ``CODE:variant``).</extracomment>
         <translation>No se pudo cargar una biblioteca que necesita la GPU: {libraries}.</translation>
     </message>
     <message>

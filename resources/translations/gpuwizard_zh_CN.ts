@@ -2605,6 +2605,7 @@
     </message>
     <message>
         <source>A library the GPU needs could not be loaded: {libraries}.</source>
+        <extracomment>The templates of failures, by code (and ``CODE:variant``).</extracomment>
         <translation>无法加载 GPU 所需的库：{libraries}。</translation>
     </message>
     <message>

@@ -111,6 +111,18 @@ def from_windows(path: str) -> Path:
     return Path(PurePosixPath("/", *windows.parts[1:]))
 
 
+def wine_programs() -> tuple[str, str]:
+    """``wine`` and ``wineserver`` from PATH.
+
+    Raises:
+        WineUnavailable: Wine is not installed.
+    """
+    wine, wineserver = shutil.which("wine"), shutil.which("wineserver")
+    if wine is None or wineserver is None:
+        raise WineUnavailable("Wine is not installed (Debian package `wine`): `wine` is not on PATH")
+    return wine, wineserver
+
+
 def cache_folder() -> Path:
     """Where the interpreter is downloaded to and kept (see the module docstring)."""
     given = os.environ.get(CACHE_ENV)
@@ -241,9 +253,7 @@ class WinePython:
         Raises:
             WineUnavailable: no Wine here, or the interpreter could not be fetched or started.
         """
-        wine, wineserver = shutil.which("wine"), shutil.which("wineserver")
-        if wine is None or wineserver is None:
-            raise WineUnavailable("Wine is not installed (Debian package `wine`): `wine` is not on PATH")
+        wine, wineserver = wine_programs()
         pristine = fetch_interpreter(cache or cache_folder())
         made = cls(wine, wineserver, root)
         shutil.copytree(pristine, made.interpreter)

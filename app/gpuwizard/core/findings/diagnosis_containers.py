@@ -23,16 +23,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Final
 
-from gpuwizard.core.findings.log_facts import shows_wsl
+from gpuwizard.core.findings.log_facts import per_log, shows_wsl
 from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
 
 # Whether a whole log shows WSL or a GPU option, asked once per log however many lines match (a
 # long log repeating one error must not be searched again for every repetition).
-@lru_cache(maxsize=8)
+@per_log
 def _shows_gpu_option(text: str) -> bool:
     return _GPU_REQUESTED.search(text) is not None
 
@@ -62,7 +61,7 @@ _CONTAINER_RUN: Final = re.compile(
 )
 
 
-@lru_cache(maxsize=8)
+@per_log
 def _shows_container_run(text: str) -> bool:
     return _CONTAINER_RUN.search(text) is not None
 

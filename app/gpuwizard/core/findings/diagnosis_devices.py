@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Final
 
-from gpuwizard.core.findings.log_facts import shows_wsl
+from gpuwizard.core.findings.log_facts import per_log, shows_wsl
 from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
 # A log that comes from WSL 2 (log_facts.shows_wsl), where the driver is Windows' and no kernel
@@ -71,7 +70,7 @@ _MIG: Final = re.compile(
 
 # Whether a whole log shows WSL or MIG, asked once per log however many lines match (a long
 # log repeating one error must not be searched again for every repetition).
-@lru_cache(maxsize=8)
+@per_log
 def _shows_mig(text: str) -> bool:
     return _MIG.search(text) is not None
 

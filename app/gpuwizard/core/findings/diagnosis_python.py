@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Final
 
-from gpuwizard.core.findings.log_facts import read_log_facts
+from gpuwizard.core.findings.log_facts import per_log, read_log_facts
 from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
 # --- Python versions without wheels ----------------------------------------------------------
@@ -47,12 +46,6 @@ _NONE_LEFT: Final = re.compile(
     r"\(from versions: ?none\)"
 )
 _ABI_TAG: Final = re.compile(r"`cp(3)(\d{1,2})\w?`")
-
-
-@lru_cache(maxsize=4)
-def _python_of(text: str) -> str | None:
-    """The Python the log shows (cached: every match of a long log asks again)."""
-    return read_log_facts(text).python
 
 
 def _minor(version: str) -> tuple[int, int] | None:
@@ -86,7 +79,7 @@ def _python_tags(text: str) -> list[str]:
 
 
 def _uv_abi_tag(match: re.Match[str]) -> Values | None:
-    python = f"3.{match.group('minor')}" if match.group("minor") else _python_of(match.string)
+    python = f"3.{match.group('minor')}" if match.group("minor") else read_log_facts(match.string).python
     if not python:
         return None
     return {"python": python, "package": _package(match.group("package"))}
@@ -105,7 +98,7 @@ def _pip_ignored(match: re.Match[str]) -> Values | None:
     # different python version"); "(from versions: none)" then says nothing else was left.
     text = match.string
     left = _NONE_LEFT.search(text, match.end(), match.end() + 20_000)
-    python = _python_of(text)
+    python = read_log_facts(text).python
     if left is None or python is None or (minor := _minor(python)) is None:
         return None
     requirements = _REQUIRES_PYTHON.findall(text, match.end(), left.start())
@@ -223,7 +216,7 @@ _STORE: Final = re.compile(r"PythonSoftwareFoundation\.Python\.3|\\WindowsApps\\
 _TENSORFLOW_CONTEXT: Final = re.compile(r"pywrap_tensorflow|native TensorFlow runtime", re.IGNORECASE)
 
 
-@lru_cache(maxsize=4)
+@per_log
 def _tensorflow_context(text: str) -> bool:
     return _TENSORFLOW_CONTEXT.search(text) is not None
 
@@ -271,7 +264,7 @@ def _refine_tf_dll(
     error = _windows_error(values.get("reason", []), text)
     if error:
         params["windows_error"] = error
-    if python := _python_of(text):
+    if python := read_log_facts(text).python:
         params["python"] = python
     if msvc := _MSVC_DLL.search(text):
         params["library"] = msvc.group(0)

@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from gpuwizard.core.findings.diagnosis_torch import cudnn_version
 from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
 
 #: Windows' ERROR_PROC_NOT_FOUND, "The specified procedure could not be found": a DLL was found
@@ -29,9 +30,6 @@ from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, 
 #: system-error-codes--0-499-).
 WINDOWS_PROC_NOT_FOUND: Final = 127
 
-#: cuDNN 9 numbers its version major*10000 + minor*100 + patch, older releases
-#: major*1000 + minor*100 + patch (cudnn_version.h, CUDNN_VERSION).
-_CUDNN9_NUMBER: Final = 10000
 
 _JAX_BACKEND_FAILED: Final = (
     r"(?:CUDA backend failed to initialize|Unable to initialize backend 'cuda'"
@@ -58,9 +56,7 @@ def _dotted(component: str, number: str) -> str:
         return number
     value = int(number)
     if component == "cuDNN":
-        if value >= _CUDNN9_NUMBER:
-            return f"{value // 10000}.{value % 10000 // 100}.{value % 100}"
-        return f"{value // 1000}.{value % 1000 // 100}.{value % 100}"
+        return cudnn_version(number)
     if component == "CUDA":  # cudaRuntimeGetVersion: major*1000 + minor*10
         return f"{value // 1000}.{value % 1000 // 10}"
     if component in ("cuBLAS", "cuSPARSE", "cuSOLVER", "cuFFT"):

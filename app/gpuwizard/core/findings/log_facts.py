@@ -19,9 +19,34 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Final, TypeVar
+
+from gpuwizard.core.findings.signature import WINDOWS_LOG
+
+_T = TypeVar("_T")
+#: How to forget what :func:`per_log` remembered (one entry per cached function).
+_PER_LOG_CACHES: list[Callable[[], None]] = []
+
+
+def per_log(function: Callable[[str], _T]) -> Callable[[str], _T]:
+    """``function`` of a whole log, computed once per log while it is diagnosed.
+
+    Signatures ask about the whole log at every match (does it show WSL? which Python?): a long
+    log repeating one error must not be read again for each repetition. What is remembered is
+    dropped by :func:`forget_logs` when the diagnosis ends, so no log stays in memory after it.
+    """
+    cached = lru_cache(maxsize=4)(function)
+    _PER_LOG_CACHES.append(cached.cache_clear)
+    return cached
+
+
+def forget_logs() -> None:
+    """Drop what :func:`per_log` functions remembered (the logs themselves with it)."""
+    for clear in _PER_LOG_CACHES:
+        clear()
 
 
 @dataclass(frozen=True)
@@ -94,7 +119,6 @@ _CAPABILITY_SM: Final = re.compile(r"(?P<gpu>[^\n]{0,120}?) with CUDA capability
 _CAPABILITY_DOTTED: Final = re.compile(
     r"(?:compute capability:? |cuda capability )(?P<major>\d{1,2})\.(?P<minor>\d)\b", re.IGNORECASE
 )
-_WINDOWS: Final = re.compile(r"\b[A-Za-z]:\\|\b[\w-]{1,80}\.dll\b|\[WinError \d", re.IGNORECASE)
 #: Signs in a log that it comes from WSL 2: the WSL kernel's release ("5.15.167.4-microsoft-
 #: standard-WSL2" in microsoft/WSL#12859; older kernels end in "-microsoft-standard"), the
 #: folder where WSL mounts the Windows driver's libraries (/usr/lib/wsl/lib, NVIDIA's CUDA on WSL
@@ -112,7 +136,7 @@ _MACOS: Final = re.compile(
 _LINUX: Final = re.compile(r"\blib[\w+-]{1,60}\.so\b|/site-packages/|/usr/(?:local/)?lib")
 
 
-@lru_cache(maxsize=4)
+@per_log
 def read_log_facts(text: str) -> LogFacts:
     """The facts ``text`` shows of the set-up it ran on (read once per log, however many ask)."""
     return LogFacts(
@@ -127,7 +151,7 @@ def read_log_facts(text: str) -> LogFacts:
     )
 
 
-@lru_cache(maxsize=8)
+@per_log
 def shows_wsl(text: str) -> bool:
     """Whether ``text`` comes from WSL 2 (:data:`_WSL`); asked once per log, however many lines ask."""
     return _WSL.search(text) is not None
@@ -184,9 +208,19 @@ def _gpu(text: str) -> str | None:
     if not (match := _CAPABILITY_SM.search(text)):
         return None
     # The name is the end of the text before "with CUDA capability": after a warning's prefix.
-    # ... and after a log's own prefix: journald's "host unit[pid]:", torchrun's "[rank0]:".
-    name = re.sub(r"^.*(?:UserWarning|Warning|\]):", "", match.group("gpu")).strip(" \t`'\">[]")
-    return name or None
+    return gpu_name(match.group("gpu")) or None
+
+
+def gpu_name(before: str) -> str:
+    """The GPU's name in its line's text before "with CUDA capability".
+
+    A warning's prefix (``UserWarning:``) and a log's own (journald's ``host unit[pid]:``,
+    torchrun's ``[rank0]:``) are left out.
+
+    >>> gpu_name("Oct 04 llm webui[394]: NVIDIA GeForce RTX 5090")
+    'NVIDIA GeForce RTX 5090'
+    """
+    return re.sub(r"^.*(?:UserWarning|Warning|\]):", "", before).strip(" \t`'\">[]")
 
 
 def _os_family(text: str) -> str | None:
@@ -194,6 +228,6 @@ def _os_family(text: str) -> str | None:
         return "wsl"
     if _MACOS.search(text):
         return "darwin"
-    if _WINDOWS.search(text):
+    if WINDOWS_LOG.search(text):
         return "windows"
     return "linux" if _LINUX.search(text) else None

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-#: Hints that a log comes from Windows: a DLL name or a drive letter.
-WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\", re.IGNORECASE)
+#: Hints that a log comes from Windows: a DLL name, a drive letter or a Windows error number.
+WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\|\[WinError \d", re.IGNORECASE)
 
 #: Values read from one match: a name and one value, or several values.
 Values = dict[str, str | list[str]]

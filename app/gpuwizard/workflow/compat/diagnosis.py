@@ -45,8 +45,8 @@ def diagnose_on_machine(
     needed one, the machine has no GPU a driver serves, or the log is another machine's).
     ``machine`` and ``compat`` are called only when a finding needs them.
     """
+    facts = read_log_facts(text)  # before diagnose(), which forgets what it read of the log
     findings = diagnose(text)
-    facts = read_log_facts(text)
     if not any(finding_framework(finding, facts) for finding in findings):
         return findings, {}
     report = machine()
