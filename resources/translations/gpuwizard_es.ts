@@ -176,10 +176,6 @@
         <translation>conda: un gestor de entornos (aquí a través de %1) que también puede traer CUDA y cuDNN al entorno, desde conda-forge.</translation>
     </message>
     <message>
-        <source>No conda, mamba or micromamba was found on this machine. Install Miniforge (conda-forge.org/download) to use conda.</source>
-        <translation>No se encontró conda, mamba ni micromamba en esta máquina. Instala Miniforge (conda-forge.org/download) para usar conda.</translation>
-    </message>
-    <message>
         <source>GPU %1: %2</source>
         <translation>GPU %1: %2</translation>
     </message>
@@ -206,6 +202,10 @@
     <message>
         <source>No NVIDIA GPU was found, so there is nothing to pick: the plan is a CPU build.</source>
         <translation>No se encontró ninguna GPU NVIDIA, así que no hay nada que elegir: el plan es una compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager that can also bring CUDA and cuDNN into the environment, from conda-forge. No conda is installed here, and none is needed: the wizard makes the environment with py-rattler, built into the wizard.</source>
+        <translation>conda: un gestor de entornos que también puede traer CUDA y cuDNN al entorno, desde conda-forge. Aquí no hay conda instalado, y no hace falta: el asistente crea el entorno con py-rattler, incluido en el asistente.</translation>
     </message>
     <message>
         <source>Tick at least one GPU.</source>
@@ -3938,10 +3938,6 @@
         <translation>(wheel {variant})</translation>
     </message>
     <message>
-        <source>conda environment</source>
-        <translation>Entorno de conda</translation>
-    </message>
-    <message>
         <source>venv (Python virtual environment)</source>
         <translation>venv (entorno virtual de Python)</translation>
     </message>
@@ -4022,6 +4018,10 @@
         <translation>Python {python}</translation>
     </message>
     <message>
+        <source>conda through {engine}: {packages}</source>
+        <translation>conda mediante {engine}: {packages}</translation>
+    </message>
+    <message>
         <source>CUDA from NVIDIA&apos;s wheels</source>
         <translation>CUDA desde los wheels de NVIDIA</translation>
     </message>
@@ -4036,6 +4036,18 @@
     <message>
         <source>needs a driver update</source>
         <translation>requiere actualizar el controlador</translation>
+    </message>
+    <message>
+        <source>conda environment, made by py-rattler inside the wizard (no conda needed)</source>
+        <translation>entorno conda, creado por py-rattler dentro del asistente (no necesitas conda)</translation>
+    </message>
+    <message>
+        <source>conda environment, made by {engine}</source>
+        <translation>entorno conda, creado por {engine}</translation>
+    </message>
+    <message>
+        <source>{packages} from {channels}</source>
+        <translation>{packages} de {channels}</translation>
     </message>
     <message>
         <source>Compatibility data of {date}, bundled with the wizard.</source>
@@ -4070,16 +4082,20 @@
         <translation>Los paquetes se descargan de {index} ({why}).</translation>
     </message>
     <message>
-        <source>A new conda environment {name} (in conda&apos;s environments folder) with {conda_packages}, then {packages} from pip.</source>
-        <translation>Un nuevo entorno de conda {name} (en la carpeta de entornos de conda) con {conda_packages}, y luego {packages} desde pip.</translation>
-    </message>
-    <message>
         <source>A new folder {folder} in the wizard&apos;s home folder, holding a Python {python} environment with {packages}.</source>
         <translation>Una nueva carpeta {folder} en la carpeta personal del asistente, con un entorno de Python {python} con {packages}.</translation>
     </message>
     <message>
         <source>A new folder {folder} holding a Python {python} environment with {packages}.</source>
         <translation>Una nueva carpeta {folder} con un entorno de Python {python} con {packages}.</translation>
+    </message>
+    <message>
+        <source>A new conda environment in {folder}, made by py-rattler inside the wizard (no conda needed), with {conda_packages} from {channels}, then {packages} from pip.</source>
+        <translation>Un entorno conda nuevo en {folder}, creado por py-rattler dentro del asistente (no necesitas conda), con {conda_packages} de {channels}, y después {packages} desde pip.</translation>
+    </message>
+    <message>
+        <source>A new conda environment {name} (in {engine}&apos;s environments folder), made by {engine}, with {conda_packages}, then {packages} from pip.</source>
+        <translation>Un entorno conda nuevo, {name} (en la carpeta de entornos de {engine}), creado por {engine}, con {conda_packages}, y después {packages} desde pip.</translation>
     </message>
     <message>
         <source>Settings that apply only while the environment is active: {settings}.</source>

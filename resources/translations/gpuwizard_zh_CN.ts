@@ -176,10 +176,6 @@
         <translation>conda：一种环境管理器（此处通过 %1 使用），还能从 conda-forge 将 CUDA 和 cuDNN 装入环境。</translation>
     </message>
     <message>
-        <source>No conda, mamba or micromamba was found on this machine. Install Miniforge (conda-forge.org/download) to use conda.</source>
-        <translation>本机未找到 conda、mamba 或 micromamba。要使用 conda，请安装 Miniforge（conda-forge.org/download）。</translation>
-    </message>
-    <message>
         <source>GPU %1: %2</source>
         <translation>GPU %1：%2</translation>
     </message>
@@ -206,6 +202,10 @@
     <message>
         <source>No NVIDIA GPU was found, so there is nothing to pick: the plan is a CPU build.</source>
         <translation>未找到 NVIDIA GPU，因此无需选择：方案为 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>conda: an environment manager that can also bring CUDA and cuDNN into the environment, from conda-forge. No conda is installed here, and none is needed: the wizard makes the environment with py-rattler, built into the wizard.</source>
+        <translation>conda：一种环境管理器，还能从 conda-forge 把 CUDA 和 cuDNN 装进环境。这台机器没有安装 conda，也不需要：向导用内置的 py-rattler 创建环境。</translation>
     </message>
     <message>
         <source>Tick at least one GPU.</source>
@@ -3930,10 +3930,6 @@
         <translation>（wheel {variant}）</translation>
     </message>
     <message>
-        <source>conda environment</source>
-        <translation>conda 环境</translation>
-    </message>
-    <message>
         <source>venv (Python virtual environment)</source>
         <translation>venv（Python 虚拟环境）</translation>
     </message>
@@ -4014,6 +4010,10 @@
         <translation>Python {python}</translation>
     </message>
     <message>
+        <source>conda through {engine}: {packages}</source>
+        <translation>conda（通过 {engine}）：{packages}</translation>
+    </message>
+    <message>
         <source>CUDA from NVIDIA&apos;s wheels</source>
         <translation>来自 NVIDIA wheel 的 CUDA</translation>
     </message>
@@ -4028,6 +4028,18 @@
     <message>
         <source>needs a driver update</source>
         <translation>需要更新驱动程序</translation>
+    </message>
+    <message>
+        <source>conda environment, made by py-rattler inside the wizard (no conda needed)</source>
+        <translation>conda 环境，由向导内置的 py-rattler 创建（无需 conda）</translation>
+    </message>
+    <message>
+        <source>conda environment, made by {engine}</source>
+        <translation>conda 环境，由 {engine} 创建</translation>
+    </message>
+    <message>
+        <source>{packages} from {channels}</source>
+        <translation>{packages}，来自 {channels}</translation>
     </message>
     <message>
         <source>Compatibility data of {date}, bundled with the wizard.</source>
@@ -4062,16 +4074,20 @@
         <translation>软件包从 {index} 下载（{why}）。</translation>
     </message>
     <message>
-        <source>A new conda environment {name} (in conda&apos;s environments folder) with {conda_packages}, then {packages} from pip.</source>
-        <translation>新的 conda 环境 {name}（位于 conda 的环境文件夹中），先安装 {conda_packages}，再通过 pip 安装 {packages}。</translation>
-    </message>
-    <message>
         <source>A new folder {folder} in the wizard&apos;s home folder, holding a Python {python} environment with {packages}.</source>
         <translation>向导主文件夹中的新文件夹 {folder}，其中包含装有 {packages} 的 Python {python} 环境。</translation>
     </message>
     <message>
         <source>A new folder {folder} holding a Python {python} environment with {packages}.</source>
         <translation>新文件夹 {folder}，其中包含装有 {packages} 的 Python {python} 环境。</translation>
+    </message>
+    <message>
+        <source>A new conda environment in {folder}, made by py-rattler inside the wizard (no conda needed), with {conda_packages} from {channels}, then {packages} from pip.</source>
+        <translation>在 {folder} 新建一个 conda 环境，由向导内置的 py-rattler 创建（无需 conda），装入来自 {channels} 的 {conda_packages}，然后用 pip 安装 {packages}。</translation>
+    </message>
+    <message>
+        <source>A new conda environment {name} (in {engine}&apos;s environments folder), made by {engine}, with {conda_packages}, then {packages} from pip.</source>
+        <translation>新建 conda 环境 {name}（位于 {engine} 的环境文件夹），由 {engine} 创建，装入 {conda_packages}，然后用 pip 安装 {packages}。</translation>
     </message>
     <message>
         <source>Settings that apply only while the environment is active: {settings}.</source>

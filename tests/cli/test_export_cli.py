@@ -245,7 +245,10 @@ def test_windows_requirements_say_what_the_system_needs(tmp_path: Path):
     text = export(
         tmp_path / "req.txt", "requirements", "--framework", "tensorflow", "--system", str(WINDOWS_RTX)
     )
-    assert pip_lines(text.splitlines()) == ([], [Requirement("tensorflow==2.10.1"), Requirement("numpy<1.24")])
+    assert pip_lines(text.splitlines()) == (
+        [],
+        [Requirement("tensorflow==2.10.1"), Requirement("numpy<1.24")],
+    )
     notes = comments(text)
     assert "Needs CUDA 11.2 and cuDNN 8.1 installed on the system" in notes
     assert "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin" in notes

@@ -9,6 +9,7 @@ that CA when ``REQUESTS_CA_BUNDLE`` names it (``trust_test_ca``), as requests do
 from __future__ import annotations
 
 import atexit
+import contextlib
 import datetime
 import ipaddress
 import shutil
@@ -42,6 +43,9 @@ class Answer:
     #: Sent with ``Transfer-Encoding: chunked`` in pieces of this many bytes, without a
     #: Content-Length (0: all at once, with one).
     chunk: int = 0
+    #: Held back until this is set (at most ``delay_s``, or without bound when that is 0): a
+    #: download the test lets finish, or never, once it has seen it start.
+    hold: threading.Event | None = None
 
 
 @dataclass
@@ -71,7 +75,10 @@ def serve(*, tls: bool = False) -> Iterator[Site]:
             if answer.first:
                 self.send_error(answer.first.pop(0))
                 return
-            time.sleep(answer.delay_s)
+            if answer.hold is not None:
+                answer.hold.wait(answer.delay_s or None)
+            else:
+                time.sleep(answer.delay_s)
             if answer.chunk:
                 self._send_chunked(answer)
                 return
@@ -82,7 +89,9 @@ def serve(*, tls: bool = False) -> Iterator[Site]:
             for name, value in answer.headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(answer.body)
+            # The client may have gone away (a download cancelled part-way): what the test wants.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(answer.body)
 
         def _send_chunked(self, answer: Answer) -> None:
             # Chunked transfer is HTTP/1.1 (RFC 9112, 7.1); the connection closes after it.

@@ -190,7 +190,8 @@ def test_tensorflow_on_windows_with_only_the_driver_takes_nvidias_wheels_and_no_
     )
     wizard, page = show_page(qtbot, state)
     settle(qtbot, page)
-    assert not page.inputs.conda_radio.isEnabled()  # conda is not here
+    # No conda here: conda is still offered, made by py-rattler inside the wizard (issue 23).
+    assert page.inputs.conda_radio.isEnabled() and "py-rattler" in page.inputs.conda_radio.toolTip()
     choose(qtbot, page, "tensorflow")
     rec = page.recommendation
     assert rec is not None and rec.plan.cuda_wheels is not None and not rec.plan.path_entries
@@ -215,6 +216,36 @@ def test_automatic_picks_conda_where_it_brings_cuda_and_then_nothing_goes_on_pat
     assert "conda environment" in page.panel.changes.text() and "PATH, drivers" in page.panel.changes.text()
 
 
+def test_conda_without_conda_is_made_by_py_rattler_and_the_page_says_so(qtbot: QtBot):
+    # Issue 23, point 3: the conda choice is enabled on a machine without conda; its tooltip
+    # names py-rattler, and the plan says who makes the environment and what goes in.
+    state = WizardSession(
+        report=load_system_report(
+            Path(__file__).parents[1] / "fixtures" / "reports" / "windows-gtx1060-566.36.json"
+        )
+    )
+    _wizard, page = show_page(qtbot, state)
+    settle(qtbot, page)
+    tip = page.inputs.conda_radio.toolTip()
+    assert page.inputs.conda_radio.isEnabled()
+    assert "with py-rattler, built into the wizard" in tip and "Miniforge" not in tip
+    choose(qtbot, page, "tensorflow", "2.10", manager="conda")
+    rec = page.recommendation
+    assert rec is not None and rec.plan.manager == "conda" and rec.plan.conda_engine == "rattler"
+    assert page.manager == "conda"
+    assert "made by py-rattler" in page.panel.plan_manager.text()
+    assert page.panel.plan_conda.text() == "python=3.10 cudatoolkit=11.2 cudnn=8.1.0 from conda-forge"
+    assert "made by py-rattler" in page.panel.changes.text()
+
+
+def test_with_conda_found_the_tooltip_names_the_tool(qtbot: QtBot, open_page: Opener):
+    _wizard, page, _session = open_page(WINDOWS)  # conda is installed on that machine
+    assert page.inputs.conda_radio.isEnabled() and "through conda" in page.inputs.conda_radio.toolTip()
+    choose(qtbot, page, "tensorflow", "2.10", manager="conda")
+    assert page.recommendation is not None and page.recommendation.plan.conda_engine == "conda"
+    assert page.panel.plan_manager.text() == "conda environment, made by conda"
+
+
 def test_without_a_gpu_the_headline_says_cpu_and_there_are_no_gpus_to_pick(qtbot: QtBot, open_page: Opener):
     wizard, page, session = open_page("no-gpu.json")
     assert "CPU" in page.panel.headline.text()
@@ -224,8 +255,8 @@ def test_without_a_gpu_the_headline_says_cpu_and_there_are_no_gpus_to_pick(qtbot
     assert "No NVIDIA GPU" in page.inputs.gpu_note.text()
     assert page.panel.findings_box.isVisible()
     assert any(view.finding.code == "NO_NVIDIA_GPU" for view in page.panel.finding_views)
-    # No conda on that machine: the choice is there, greyed, and says why.
-    assert not page.inputs.conda_radio.isEnabled() and "Miniforge" in page.inputs.conda_radio.toolTip()
+    # No conda on that machine: the choice is there, and says py-rattler makes it (issue 23).
+    assert page.inputs.conda_radio.isEnabled() and "py-rattler" in page.inputs.conda_radio.toolTip()
     assert page.inputs.name_edit.text() == "torch-cpu"
     wizard.next()
     assert session.choice is not None and session.choice.gpus is None

@@ -37,12 +37,26 @@ def add_parser(commands: common.Subcommands) -> None:
     add_wish_options(create)
     create.add_argument(
         "--tool",
-        choices=["uv", "pip", "conda", "mamba", "micromamba"],
-        help="the tool to use (default: uv or conda)",
+        choices=["uv", "pip", "conda", "mamba", "micromamba", "rattler"],
+        help="the tool to use (default: uv for a venv; for conda: conda, mamba or micromamba when "
+        "installed, else rattler: py-rattler inside the wizard, no conda needed)",
     )
     create.add_argument("--prefix", metavar="DIR", type=Path, help="the environment's folder")
     create.add_argument("--find-links", metavar="DIR", type=Path, help="a folder of wheels to install from")
-    create.add_argument("--offline", action="store_true", help="fetch nothing: only --find-links DIR is used")
+    create.add_argument(
+        "--channel",
+        dest="channels",
+        metavar="DIR|URL",
+        action="append",
+        default=[],
+        help="conda only: a local conda channel folder (or its file:// or https:// URL) to install "
+        "from instead of conda-forge (repeat it for more; --channel conda-forge adds conda-forge)",
+    )
+    create.add_argument(
+        "--offline",
+        action="store_true",
+        help="fetch nothing: only --find-links DIR (and, for conda, --channel DIR) is used",
+    )
     create.add_argument(
         "--from-pypi",
         action="store_true",
@@ -106,6 +120,7 @@ def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cance
             tool=args.tool,
             prefix=args.prefix,
             find_links=args.find_links,
+            channels=tuple(args.channels),
             offline=args.offline,
             jupyter=args.jupyter,
             gpus=args.gpus,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -26,7 +27,8 @@ from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
 from gpuwizard.adapters.envs.rattler_backend import ENGINE_MODULE, RattlerBackend
 from gpuwizard.adapters.runner import CommandCancelled, StreamingSubprocessRunner
 from gpuwizard.core.envs.conda_channels import ChannelRefused
-from harness.http_server import Site, serve
+from harness.conda_channel_server import held_channel, serve_channel
+from harness.http_server import serve
 from harness.waits import EVENT_S
 
 LIB = CondaPackage("libdemo", "1.0")
@@ -69,15 +71,6 @@ def run_engine(
 
 def stages(events: list[dict[str, Any]]) -> list[str]:
     return [event.get("stage", event["event"]) for event in events]
-
-
-def serve_channel(site: Site, root: Path, prefix: str = "", slow: dict[str, float] | None = None) -> str:
-    """Put the channel's files on ``site`` under ``prefix``; the channel's URL."""
-    for path in sorted(root.glob("noarch/*")):
-        if path.is_file():
-            delay = (slow or {}).get(path.name, 0.0)
-            site.put(f"{prefix}/ch/noarch/{path.name}", path.read_bytes(), delay_s=delay)
-    return f"{prefix or site.url}/ch"
 
 
 def test_creates_a_conda_environment_from_a_file_channel(channel: Path, tmp_path: Path) -> None:
@@ -130,6 +123,7 @@ def test_a_failed_install_removes_what_it_linked(channel: Path, tmp_path: Path) 
         (["pytorch"], ()),
         (["https://repo.anaconda.com/pkgs/main"], ()),
         (["bioconda"], ()),
+        (["http://mirror.example/conda-forge"], ()),  # plain http to another machine
         (["conda-forge"], ("--offline",)),
     ],
 )
@@ -178,24 +172,30 @@ def test_downloads_over_http_report_bytes(channel: Path, tmp_path: Path) -> None
 
 
 def test_a_proxy_from_the_environment_carries_the_requests(channel: Path, tmp_path: Path) -> None:
-    """rattler's client (reqwest) takes HTTP_PROXY from the environment: the channel's host does
-    not exist, so only a proxy can answer, and the proxy sees the absolute URLs."""
+    """rattler's client (reqwest) takes HTTP_PROXY from the environment: nothing listens at the
+    channel's port (plain http is accepted only to this machine), so only a proxy can answer,
+    and the proxy sees the absolute URLs."""
     prefix = tmp_path / "envs" / "proxied"
-    with serve() as site:
-        url = serve_channel(site, channel, prefix="http://conda.example.invalid")
-        proxy = {"HTTP_PROXY": site.url, "http_proxy": site.url, "NO_PROXY": "", "no_proxy": ""}
-        status, events, _ = run_engine(engine_argv(prefix, [url], ["demo"], tmp_path / "cache"), env=proxy)
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        nobody = f"http://localhost:{closed.getsockname()[1]}"  # bound, never listening
+        with serve() as site:
+            url = serve_channel(site, channel, prefix=nobody)
+            proxy = {"HTTP_PROXY": site.url, "http_proxy": site.url, "NO_PROXY": "", "no_proxy": ""}
+            status, events, _ = run_engine(
+                engine_argv(prefix, [url], ["demo"], tmp_path / "cache"), env=proxy
+            )
 
     assert status == 0, events
-    assert "http://conda.example.invalid/ch/noarch/repodata.json" in site.seen
+    assert f"{nobody}/ch/noarch/repodata.json" in site.seen
     assert (prefix / "conda-meta" / "demo-2.0-0.json").is_file()
 
 
 @pytest.fixture
 def slow_channel(channel: Path) -> Iterator[str]:
-    """The channel over HTTP, with bigdemo's archive answered only after a minute."""
-    with serve() as site:
-        yield serve_channel(site, channel, slow={BIG.file_name: 60.0})
+    """The channel over HTTP, with bigdemo's archive held back until the test ends."""
+    with held_channel(channel, hold=[BIG.name]) as served:
+        yield served.url
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM: the runner uses taskkill /F on Windows")

@@ -293,7 +293,7 @@ def test_the_view_of_a_conda_plan():
     rec = advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.10")
     view = plan_view(rec, nvidia_gpu_present=True)
     assert view.framework == "TensorFlow 2.10.1"
-    assert view.manager == "conda environment"
+    assert view.manager == "conda environment, made by conda"  # conda is installed there
     assert view.conda_command == "conda create -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0"
     # TensorFlow 2.10 was built against NumPy 1; the pin is quoted so no shell reads a redirection.
     assert view.pip_command == 'pip install tensorflow==2.10.1 "numpy<1.24"'
@@ -344,7 +344,9 @@ def test_install_commands_of_the_windows_tensorflow_210_plan_with_nvidia_wheels(
     assert plan.cuda_wheels is not None and not plan.system_cuda_toolkit_required
     commands = install_commands(plan)
     assert commands[0] == "python3.10 -m venv ENV   (or: uv venv --python 3.10 ENV)"
-    assert commands[1] == ('pip install tensorflow==2.10.1 "numpy<1.24" ' + " ".join(plan.cuda_wheels.packages))
+    assert commands[1] == (
+        'pip install tensorflow==2.10.1 "numpy<1.24" ' + " ".join(plan.cuda_wheels.packages)
+    )
     assert "nvidia\\*\\bin" in commands[2] and "PATH" in commands[2]
     assert len(commands) == 3  # no toolkit to install, nothing added to PATH by the wizard
     assert "NVIDIA's CUDA 11.8 and cuDNN 8.9 wheels" in cuda_text(plan)
@@ -378,8 +380,8 @@ def test_changes_of_a_conda_plan():
     rec = advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.10")
     lines = changes(rec, name="tf", manager="conda")
     assert texts(lines) == [
-        "A new conda environment tf (in conda's environments folder) with python=3.10 cudatoolkit=11.2 "
-        "cudnn=8.1.0, then tensorflow==2.10.1, numpy<1.24 from pip.",
+        "A new conda environment tf (in conda's environments folder), made by conda, with python=3.10 "
+        "cudatoolkit=11.2 cudnn=8.1.0, then tensorflow==2.10.1, numpy<1.24 from pip.",
         "Settings that apply only while the environment is active: TF_FORCE_GPU_ALLOW_GROWTH=true, "
         "TF_CPP_MIN_LOG_LEVEL=1.",
         NOTHING_ELSE,

@@ -162,7 +162,7 @@ def test_tensorflow_gpu_becomes_tensorflow_and_is_remembered():
         ({"python": "2.7"}, "'2.7' is not a Python version (write it as 3.11)"),
         ({"python": "three"}, "'three' is not a Python version (write it as 3.11)"),
         ({"manager": "poetry"}, "unknown environment manager 'poetry' (choose venv or conda)"),
-        ({"tool": "poetry"}, "unknown tool 'poetry' (choose uv, pip, conda, mamba or micromamba)"),
+        ({"tool": "poetry"}, "unknown tool 'poetry' (choose uv, pip, conda, mamba, micromamba or rattler)"),
         ({"tool": "mamba", "manager": "venv"}, "tool 'mamba' does not make venv environments"),
         ({"tool": "conda", "manager": "venv"}, "tool 'conda' does not make venv environments"),
         ({"tool": "uv", "manager": "conda"}, "tool 'uv' does not make conda environments"),
@@ -177,6 +177,8 @@ def test_tensorflow_gpu_becomes_tensorflow_and_is_remembered():
         ({"gpus": ""}, "'' is not a GPU selection (write indices such as 0,1)"),
         ({"gpus": "0,0"}, "'0,0' names a GPU twice"),
         ({"offline": True}, "--offline needs --find-links DIR: the folder of wheels to install from"),
+        ({"channels": ("/srv/ch",), "manager": "venv"}, "--channel is for conda environments"),
+        ({"channels": ("/srv/ch",), "tool": "uv"}, "--channel is for conda environments"),
     ],
 )
 def test_refused_in_one_line(options: dict[str, Any], message: str):

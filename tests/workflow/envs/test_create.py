@@ -267,7 +267,14 @@ def test_refusals_change_nothing(wheels: Path, tmp_path: Path):
         "missing folder": planned("a", plan, find_links=tmp_path / "nope", offline=True),
         "bad gpus": planned("a", plan, find_links=wheels, offline=True, gpus="first"),
         "unknown tool": planned("a", plan, tool="poetry"),
-        "no conda": planned("a", plan, manager="conda"),
+        "no mamba": planned("a", plan, tool="mamba"),
+        "conda offline without a channel": planned(
+            "a", plan, manager="conda", find_links=wheels, offline=True
+        ),
+        "channel for a venv": planned("a", plan, manager="venv", channels=(str(wheels),)),
+        "not a channel": planned("a", plan, manager="conda", channels=(str(wheels),)),
+        "no such channel": planned("a", plan, manager="conda", channels=(str(tmp_path / "nope"),)),
+        "remote http channel": planned("a", plan, tool="rattler", channels=("http://mirror.example/c",)),
         "pytorch channel": planned("a", torch_plan(conda_channels=("pytorch",)), tool="conda"),
     }
     for why, request in refused.items():
@@ -367,3 +374,33 @@ def test_a_second_create_of_a_name_being_made_is_refused_and_changes_nothing(whe
         other.wait()
     held = hold_creation("demo", prepared.prefix)  # the dead holder's lock is free again
     held.release()
+
+
+def test_conda_without_conda_is_made_by_py_rattler_from_conda_forge_or_the_given_channel(tmp_path: Path):
+    plan = torch_plan(conda_channels=("conda-forge",), conda_packages=(f"python={PYTHON}",))
+    prepared = prepare_environment(*planned("lab", plan, manager="conda"), tools())
+    assert (prepared.backend.manager, prepared.backend.tool) == ("conda", "rattler")
+    assert prepared.python_note == f"Python {PYTHON} from conda-forge; no conda needed"
+    assert prepared.conda.channels == ("conda-forge",)
+    assert prepared.prefix.name == "lab" and not prepared.prefix.exists()
+
+    channel = tmp_path / "my channel"
+    (channel / "noarch").mkdir(parents=True)
+    (channel / "noarch" / "repodata.json").write_text("{}")
+    given = prepare_environment(*planned("lab", plan, manager="conda", channels=(str(channel),)), tools())
+    # The person's channel replaces conda-forge, as conda's --override-channels -c does.
+    assert given.conda.channels == (channel.resolve().as_uri(),)
+    both = planned("lab", plan, manager="conda", channels=(channel.as_uri(), "conda-forge"))
+    assert prepare_environment(*both, tools()).conda.channels == (channel.resolve().as_uri(), "conda-forge")
+
+
+def test_a_found_conda_is_preferred_and_rattler_can_still_be_chosen(tmp_path: Path):
+    plan = torch_plan(conda_channels=("conda-forge",), conda_packages=(f"python={PYTHON}",))
+    found = tools(
+        managers=ManagerFacts(uv=UV, micromamba="/opt/micromamba"), runner=StreamingSubprocessRunner()
+    )
+    prefix = tmp_path / "env"
+    prepared = prepare_environment(*planned("lab", plan, manager="conda", prefix=prefix), found)
+    assert prepared.backend.tool == "micromamba"
+    chosen = prepare_environment(*planned("lab", plan, tool="rattler", prefix=prefix), found)
+    assert chosen.backend.tool == "rattler"

@@ -41,11 +41,16 @@ class PackageSource:
 
 @dataclass(frozen=True)
 class Command:
-    """One tool run: its argv, the variables it needs, and what it is for (a phase name)."""
+    """One tool run: its argv, the variables it needs, and what it is for (a phase name).
+
+    ``output`` names the parser of its output lines (``core/envs/tool_output.py`` TOOLS) when
+    the program's name does not tell it: the py-rattler engine runs as ``python -m ...``.
+    """
 
     argv: tuple[str, ...]
     phase: str
     env: Mapping[str, str] = field(default_factory=dict)
+    output: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ class EnvBackend(Protocol):
 
     #: ``venv`` or ``conda``: the contract's ``manager``.
     manager: str
-    #: The tool that does the work: ``uv``, ``pip``, ``conda``, ``mamba`` or ``micromamba``.
+    #: The tool that does the work: ``uv``, ``pip``, ``conda``, ``mamba``, ``micromamba`` or
+    #: ``rattler`` (py-rattler, inside the wizard).
     tool: str
 
     def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:

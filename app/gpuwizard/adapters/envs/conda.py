@@ -17,12 +17,12 @@ from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_
 from gpuwizard.adapters.envs.venv_backends import pip_install_command
 from gpuwizard.adapters.runner import Runner, RunnerError
 from gpuwizard.core.envs.conda_channels import check_channels
+from gpuwizard.core.machine.conda_engines import CONDA_TOOLS  # also imported from here (prepare, create)
 
 # Anaconda's `defaults` channels need an accepted Terms of Service since July 2025 and make
 # a non-interactive `create` fail (conda-anaconda-tos, CondaToSNonInteractiveError);
 # conda-forge is free of that and carries cudatoolkit/cudnn for the old TensorFlow builds.
 DEFAULT_CHANNELS: Final = ("conda-forge",)
-CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
 _INFO_TIMEOUT_S: Final = 60.0
 
 

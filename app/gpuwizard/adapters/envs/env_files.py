@@ -114,6 +114,11 @@ def write_conda_variables(prefix: Path, variables: Mapping[str, str]) -> list[Pa
         prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.sh": _sh_exports(variables),
         prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.bat": _bat_sets(variables),
         prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.ps1": _ps1_sets(variables),
+        # conda runs the .fish scripts in fish (conda/activate.py FishActivator, script_extension).
+        prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.fish": _fish_sets(variables),
+        prefix / "etc" / "conda" / "deactivate.d" / f"{_SCRIPT_NAME}.fish": "".join(
+            f"set -e {name}\n" for name in variables
+        ),
         prefix / "etc" / "conda" / "deactivate.d" / f"{_SCRIPT_NAME}.sh": _unsetters("activate", variables),
         prefix / "etc" / "conda" / "deactivate.d" / f"{_SCRIPT_NAME}.bat": _bat_unset(variables),
         prefix / "etc" / "conda" / "deactivate.d" / f"{_SCRIPT_NAME}.ps1": _unsetters(

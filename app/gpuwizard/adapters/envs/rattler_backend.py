@@ -18,6 +18,23 @@ from gpuwizard.adapters.envs.conda import DEFAULT_CHANNELS, CondaLayout
 from gpuwizard.core.envs.rattler_channels import rattler_channels
 
 ENGINE_MODULE: Final = "gpuwizard.adapters.envs.rattler_engine"
+#: The frozen wizard's way to start the engine: ``gpuwizard.exe --rattler-engine create ...``
+#: (installer/entry.py). A PyInstaller program has no ``-m``: it runs its own entry script.
+FROZEN_ENGINE_FLAG: Final = "--rattler-engine"
+
+
+def engine_argv(python: str | None = None) -> list[str]:
+    """The start of the engine's command line: ``PYTHON -m MODULE``, or the frozen wizard's flag.
+
+    The frozen windowed program (``gpuwizardw.exe``) has no console streams, so the engine is
+    started as the console program beside it (``gpuwizard.exe``; the runner starts children
+    without a window on Windows).
+    """
+    if python is None and getattr(sys, "frozen", False):
+        executable = Path(sys.executable)
+        console = executable.with_name(executable.name.replace("gpuwizardw", "gpuwizard"))
+        return [str(console if console.is_file() else executable), FROZEN_ENGINE_FLAG]
+    return [python or sys.executable, "-m", ENGINE_MODULE]
 
 
 class RattlerBackend(CondaLayout):
@@ -27,12 +44,12 @@ class RattlerBackend(CondaLayout):
     tool = "rattler"
 
     def __init__(self, python: str | None = None, cache_dir: Path | None = None) -> None:
-        """``python``: the interpreter that runs the engine (the wizard's own by default).
+        """``python``: the interpreter that runs the engine (the wizard's own, or the frozen program).
 
         ``cache_dir``: where repodata and packages are cached; None: rattler's default
         (``~/.cache/rattler/cache``, shared with pixi).
         """
-        self.python = python or sys.executable
+        self.python = python
         self.cache_dir = cache_dir
 
     def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
@@ -48,7 +65,7 @@ class RattlerBackend(CondaLayout):
             packages.insert(0, f"python={python}")
         if "pip" not in packages:
             packages.append("pip")
-        argv = [self.python, "-m", ENGINE_MODULE, "create", "--prefix", str(prefix)]
+        argv = [*engine_argv(self.python), "create", "--prefix", str(prefix)]
         for channel in channels:
             argv += ["--channel", channel]
         if source.offline:
@@ -56,7 +73,7 @@ class RattlerBackend(CondaLayout):
         if self.cache_dir is not None:
             argv += ["--cache-dir", str(self.cache_dir)]
         # The runner starts every child in UTF-8 (runner.child_environment), JSON lines included.
-        return Command((*argv, *packages), "create")
+        return Command((*argv, *packages), "create", output="rattler")
 
     def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
         """None: there is no ``conda env config vars``; the variables go into activation scripts."""

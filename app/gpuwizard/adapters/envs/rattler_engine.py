@@ -37,7 +37,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, NoReturn
 
 import rattler
 from rattler.exceptions import InvalidMatchSpecError, ParseSubdirError
@@ -267,12 +267,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    status = main()
+def run_and_exit(argv: Sequence[str] | None = None) -> NoReturn:
+    """Run :func:`main` and end the process with its status, without finalising the interpreter.
+
+    Not sys.exit: with py-rattler 0.28.0 on Python 3.11 the interpreter's finalisation crashed
+    about one run in three here (SIGSEGV, or "Fatal Python error: PyGILState_Release ...
+    finalizing") after a finished install: rattler's runtime threads outlive the interpreter.
+    Everything is written and flushed by then, so the process ends without finalising. Both
+    ``python -m`` and the frozen wizard's ``--rattler-engine`` (installer/entry.py) end here.
+    """
+    status = main(argv)
     sys.stdout.flush()
     sys.stderr.flush()
-    # Not sys.exit: with py-rattler 0.28.0 on Python 3.11 the interpreter's finalisation crashed
-    # about one run in three here (SIGSEGV, or "Fatal Python error: PyGILState_Release ...
-    # finalizing") after a finished install: rattler's runtime threads outlive the interpreter.
-    # Everything is written and flushed by now, so the process ends without finalising.
     os._exit(status)
+
+
+if __name__ == "__main__":
+    run_and_exit()

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpuwizard.cli.common import Write
+from gpuwizard.core.machine.conda_engines import CONDA_ENGINES, engine_title
 
 
 class ApplyView:
@@ -43,7 +44,10 @@ def _stage_text(stage: Mapping[str, Any]) -> str:
         return f"path ({status}): {detail}\n"
     if name == "environment":
         where = stage.get("path") or ""
-        return f"environment {stage.get('name', '')} ({status}){': ' + where if where else ''}\n"
+        tool = stage.get("tool")
+        # Which engine makes it: said for conda environments, where it may be py-rattler inside the wizard.
+        made_by = f", made by {engine_title(tool)}" if tool in CONDA_ENGINES else ""
+        return f"environment {stage.get('name', '')} ({status}{made_by}){': ' + where if where else ''}\n"
     if name == "test":
         verdict = stage.get("verdict")
         return f"test ({status}){': ' + str(verdict) if verdict else ''}\n"

@@ -34,7 +34,10 @@ def result_text(event: Mapping[str, Any]) -> str:
         return f"\nNot created ({event['status']}): {event.get('error', '')}\nEverything made was removed.{log}\n"
     python = event["python"]
     activate = activation_commands(
-        str(event.get("manager") or "venv"), str(event["path"]), windows=sys.platform == "win32"
+        str(event.get("manager") or "venv"),
+        str(event["path"]),
+        windows=sys.platform == "win32",
+        tool=event.get("tool"),
     )[0][1]
     lines = [
         f"\nReady: {event['name']} with framework {event['framework_version']} ({event['seconds']} s).",

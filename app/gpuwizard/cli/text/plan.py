@@ -84,6 +84,7 @@ def _other_lines(rec: Recommendation, width: int) -> list[str]:
                 width,
                 initial_indent="  ",
                 subsequent_indent="     ",
+                break_on_hyphens=False,  # "py-rattler" stays one word
             )
     if rec.findings:
         lines += ["", "Findings"]

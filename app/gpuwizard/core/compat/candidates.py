@@ -8,7 +8,7 @@ them, the recommender sorts them by :meth:`Candidate.key`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from gpuwizard.core.compat.machine_view import MachineView
@@ -54,6 +54,20 @@ class Candidate:
             self.cuda_preference,
             self.plan.manager,
         )
+
+
+def with_conda_engine(candidates: Sequence[Candidate], machine: MachineView) -> list[Candidate]:
+    """The candidates, each conda plan naming the engine that would make it on this machine.
+
+    Both frameworks' builders end here, so every conda plan says it the same way: conda, mamba
+    or micromamba when installed, else ``rattler`` (py-rattler, shipped with the wizard).
+    """
+    return [
+        replace(candidate, plan=replace(candidate.plan, conda_engine=machine.conda_engine))
+        if candidate.plan.manager == "conda"
+        else candidate
+        for candidate in candidates
+    ]
 
 
 def release_versions(framework: str, compat: CompatData) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
+from gpuwizard.core.machine.conda_engines import conda_engine, found_conda_tool
 from gpuwizard.core.machine.system_report import CudaToolkitFacts, CudnnFacts, SystemReport, display_name
 
 
@@ -25,7 +26,12 @@ class GpuView:
 
 @dataclass(frozen=True)
 class MachineView:
-    """What the recommender needs of a report."""
+    """What the recommender needs of a report.
+
+    ``has_conda``: conda, mamba or micromamba is installed (the TensorFlow routes prefer conda
+    then); ``conda_engine``: what would make a conda environment here, that tool or ``rattler``
+    (py-rattler, inside the wizard: conda environments are possible on every machine).
+    """
 
     family: str
     platform: str  # the build platform: linux (also for WSL 2), windows, darwin
@@ -40,6 +46,7 @@ class MachineView:
     toolkits: tuple[CudaToolkitFacts, ...]
     cudnn: tuple[CudnnFacts, ...]
     has_conda: bool
+    conda_engine: str = "rattler"
 
 
 def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
@@ -84,7 +91,8 @@ def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
         pythons=tuple(pythons),
         toolkits=report.cuda_toolkits,
         cudnn=report.cudnn,
-        has_conda=bool(managers.conda or managers.mamba or managers.micromamba),
+        has_conda=found_conda_tool(managers) is not None,
+        conda_engine=conda_engine(managers),
     )
 
 

@@ -114,6 +114,9 @@ class Plan:
         torch_variant: The PyTorch wheel tag (``cu126``, ``cpu``); None for TensorFlow.
         requirements, index_url: What pip installs, and from which index (None: the default).
         conda_channels, conda_packages: What conda installs (CUDA and cuDNN, when conda supplies them).
+        conda_engine: What makes the conda environment on this machine: ``conda``, ``mamba`` or
+            ``micromamba`` when installed (the first found), else ``rattler`` (py-rattler, inside
+            the wizard: no conda needed); None for a venv.
         system_cuda_toolkit_required: A CUDA toolkit and cuDNN must be installed on the system.
         path_entries: Folders the plan adds to PATH (Windows, TensorFlow 2.10 and older in a venv).
         dlls_expected: DLLs the framework must find at run time (Windows, TensorFlow 2.10 and older).
@@ -141,6 +144,7 @@ class Plan:
     index_url: str | None
     conda_channels: tuple[str, ...] = ()
     conda_packages: tuple[str, ...] = ()
+    conda_engine: str | None = None
     system_cuda_toolkit_required: bool = False
     path_entries: tuple[str, ...] = ()
     dlls_expected: tuple[str, ...] = ()
@@ -257,7 +261,11 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         "cudnn": plan.cudnn,
         "torch_variant": plan.torch_variant,
         "pip": {"requirements": list(plan.requirements), "index_url": plan.index_url},
-        "conda": {"channels": list(plan.conda_channels), "packages": list(plan.conda_packages)},
+        "conda": {
+            "channels": list(plan.conda_channels),
+            "packages": list(plan.conda_packages),
+            "engine": plan.conda_engine,
+        },
         "system_cuda_toolkit_required": plan.system_cuda_toolkit_required,
         "path_entries": list(plan.path_entries),
         "dlls_expected": list(plan.dlls_expected),

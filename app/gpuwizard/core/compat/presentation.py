@@ -16,11 +16,16 @@ from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation, quoted_requirements
 from gpuwizard.core.frameworks import framework_title
+from gpuwizard.core.machine.conda_engines import RATTLER_ENGINE, engine_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 # The translation context of every sentence below; lupdate reads only literal contexts, so each
 # QT_TRANSLATE_NOOP call spells it out.
 _CONTEXT: Final = "plans"
+# Where a conda plan's packages come from when it names no channel: conda-forge, for every
+# conda engine the wizard drives (adapters/envs/conda.py DEFAULT_CHANNELS, which
+# workflow/envs/prepare.py also gives py-rattler).
+CONDA_FORGE: Final = ("conda-forge",)
 
 
 def _text(template: str, **params: object) -> TranslatableText:
@@ -46,7 +51,8 @@ class PlanView:
         cuda: What the build uses and where it comes from; ``cuda_short`` without the where.
         driver: The driver the plan needs, against the one installed; None for CPU builds.
         manager: What kind of environment, and where it runs (WSL 2).
-        conda_command: What conda installs; None for a venv.
+        conda_command: What conda installs: the engine's ``create`` command, or (py-rattler, which
+            has no command line) the packages and their channel; None for a venv.
         pip_command: What pip installs, and from which index.
         reasons: Why this plan, then the notes (each once).
         alternatives: Other complete plans, best first, one line each.
@@ -83,16 +89,18 @@ def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool, install_line: st
         parts.append(_text(QT_TRANSLATE_NOOP("plans", "(wheel {variant})"), variant=plan.torch_variant))
     framework = _joined(parts, " ")
     manager = (
-        _text(QT_TRANSLATE_NOOP("plans", "conda environment"))
+        conda_environment_text(plan)
         if plan.manager == "conda"
         else _text(QT_TRANSLATE_NOOP("plans", "venv (Python virtual environment)"))
     )
     if plan.target == "wsl2":
         manager = _text(QT_TRANSLATE_NOOP("plans", "{environment} inside WSL 2"), environment=manager)
-    conda = None
-    if plan.manager == "conda":
+    conda: str | None = None
+    if plan.manager == "conda" and plan.conda_engine == RATTLER_ENGINE:
+        conda = conda_packages_text(plan)
+    elif plan.manager == "conda":
         channels = "".join(f" -c {channel}" for channel in plan.conda_channels)
-        conda = f"conda create{channels} {' '.join(plan.conda_packages)}"
+        conda = f"{plan.conda_engine or 'conda'} create{channels} {' '.join(plan.conda_packages)}"
     pip = f"pip install {quoted_requirements(plan.requirements)}"
     if plan.index_url:
         pip += f"\n    --index-url {plan.index_url}"  # a line of its own rather than broken at a /
@@ -250,7 +258,16 @@ def plan_line(plan: Plan) -> TranslatableText:
     """A plan in one line: framework, CUDA, Python, manager, and what it takes."""
     parts = [f"{framework_title(plan.framework)} {plan.framework_version}", cuda_text(plan, short=True)]
     parts.append(_text(QT_TRANSLATE_NOOP("plans", "Python {python}"), python=plan.python))
-    parts.append(plan.manager)
+    if plan.manager == "conda":
+        parts.append(
+            _text(
+                QT_TRANSLATE_NOOP("plans", "conda through {engine}: {packages}"),
+                engine=engine_title(plan.conda_engine or "conda"),
+                packages=conda_packages_text(plan),
+            )
+        )
+    else:
+        parts.append(plan.manager)
     if plan.cuda_wheels is not None:
         parts.append(_text(QT_TRANSLATE_NOOP("plans", "CUDA from NVIDIA's wheels")))
     elif plan.system_cuda_toolkit_required:
@@ -274,9 +291,7 @@ def install_commands(plan: Plan, *, index_options: Sequence[str] | None = None) 
         commands.append(f"install CUDA {plan.cuda} and cuDNN {plan.cudnn} on the system")
     commands += [f"add to PATH: {entry}" for entry in plan.path_entries]
     if plan.manager == "conda":
-        channels = "".join(f" -c {channel}" for channel in plan.conda_channels)
-        commands.append(f"{inside}conda create -n ENV{channels} {' '.join(plan.conda_packages)}")
-        commands.append(f"{inside}conda activate ENV")
+        commands += _conda_commands(plan, inside)
     else:
         commands.append(f"{inside}python{plan.python} -m venv ENV   (or: uv venv --python {plan.python} ENV)")
     pip = f"{inside}pip install {quoted_requirements(plan.requirements)}"
@@ -292,6 +307,46 @@ def install_commands(plan: Plan, *, index_options: Sequence[str] | None = None) 
             "put every ENV\\Lib\\site-packages\\nvidia\\*\\bin folder on PATH before starting Python"
         )
     return commands
+
+
+def conda_environment_text(plan: Plan) -> TranslatableText:
+    """What kind of environment a conda plan makes, and which engine makes it on this machine."""
+    if plan.conda_engine == RATTLER_ENGINE:
+        return _text(
+            QT_TRANSLATE_NOOP(
+                "plans", "conda environment, made by py-rattler inside the wizard (no conda needed)"
+            )
+        )
+    # A plan made before plans named their engine was made by conda.
+    return _text(
+        QT_TRANSLATE_NOOP("plans", "conda environment, made by {engine}"), engine=plan.conda_engine or "conda"
+    )
+
+
+def conda_packages_text(plan: Plan) -> TranslatableText:
+    """``python=3.10 cudatoolkit=11.2 cudnn=8.1.0 from conda-forge``: what the conda step installs."""
+    return _text(
+        QT_TRANSLATE_NOOP("plans", "{packages} from {channels}"),
+        packages=" ".join(plan.conda_packages),
+        channels=", ".join(plan.conda_channels or CONDA_FORGE),
+    )
+
+
+def _conda_commands(plan: Plan, inside: str) -> list[str]:
+    """The conda steps: the found tool's commands, or what py-rattler does and its by-hand equivalent."""
+    channels = "".join(f" -c {channel}" for channel in plan.conda_channels or CONDA_FORGE)
+    packages = " ".join(plan.conda_packages)
+    if plan.conda_engine != RATTLER_ENGINE:
+        tool = plan.conda_engine or "conda"
+        return [f"{inside}{tool} create -n ENV{channels} {packages}", f"{inside}{tool} activate ENV"]
+    return [
+        f"{inside}the wizard makes the conda environment ENV itself with py-rattler (no conda needed): "
+        f"{conda_packages_text(plan)}; by hand, with conda, mamba or micromamba: "
+        f"conda create -n ENV{channels} {packages}",
+        # The scripts env create writes into a py-rattler environment (adapters/envs/conda_activation.py).
+        f"{inside}activate it without conda: source ENV/bin/activate (bash, zsh), ENV\\Scripts\\activate.bat "
+        "(cmd) or ENV\\Scripts\\Activate.ps1 (PowerShell); made by hand with conda: conda activate ENV",
+    ]
 
 
 def freshness_text(rec: Recommendation) -> TranslatableText:

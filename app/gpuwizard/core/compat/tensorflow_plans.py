@@ -16,6 +16,7 @@ from gpuwizard.core.compat.candidates import (
     choose_python,
     distance_from_wish,
     is_wished_release,
+    with_conda_engine,
 )
 from gpuwizard.core.compat.machine_view import MachineView, toolkits_in_path_order
 from gpuwizard.core.compat.plan import CudaWheels, Plan, Wish
@@ -136,7 +137,7 @@ def tensorflow_candidates(
         if machine.platform in release.cpu:
             plan = _tensorflow_cpu_plan(release, version, python, wish.manager or "venv", compat)
             found.append(Candidate(plan, TIER_CPU, matches, distance, penalty, (0, 0, 0)))
-    return found
+    return with_conda_engine(found, machine)
 
 
 def _tensorflow_served(

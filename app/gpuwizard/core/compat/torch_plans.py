@@ -14,6 +14,7 @@ from gpuwizard.core.compat.candidates import (
     choose_python,
     distance_from_wish,
     is_wished_release,
+    with_conda_engine,
 )
 from gpuwizard.core.compat.index_allowlist import plan_index_url
 from gpuwizard.core.compat.machine_view import MachineView
@@ -83,7 +84,7 @@ def torch_candidates(
                 distance_from_wish(wanted, release.version, releases),
             )
             found.append(Candidate(plan, tier, matches, distance, penalty, preference))
-    return found
+    return with_conda_engine(found, machine)
 
 
 def _torch_plan(

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation
-from gpuwizard.core.compat.presentation import driver_minimum
+from gpuwizard.core.compat.presentation import CONDA_FORGE, driver_minimum
 from gpuwizard.core.envs.package_sources import PlanSources, index_reason
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
+from gpuwizard.core.machine.conda_engines import CONDA_ENGINES, RATTLER_ENGINE
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 # The translation context of every sentence below; lupdate reads only literal contexts.
@@ -129,19 +130,7 @@ def plan_changes(
 def _environment_change(plan: Plan, request: SetupRequest, *, envs_folder: str, preview: bool) -> Change:
     packages = ", ".join([*plan.requirements, *(["ipykernel"] if request.jupyter else [])])
     if plan.manager == "conda":
-        return Change(
-            _text(
-                QT_TRANSLATE_NOOP(
-                    "plans",
-                    "A new conda environment {name} (in conda's environments folder) with {conda_packages}, "
-                    "then {packages} from pip.",
-                ),
-                name=request.name,
-                conda_packages=" ".join(plan.conda_packages),
-                packages=packages,
-            ),
-            code=("name", "conda_packages", "packages"),
-        )
+        return _conda_change(plan, request, packages, envs_folder=envs_folder, preview=preview)
     if preview:
         # A saved report is another machine's: its wizard home is not this one's.
         return Change(
@@ -166,6 +155,49 @@ def _environment_change(plan: Plan, request: SetupRequest, *, envs_folder: str, 
             packages=packages,
         ),
         code=("folder", "packages"),
+    )
+
+
+def _conda_change(
+    plan: Plan, request: SetupRequest, packages: str, *, envs_folder: str, preview: bool
+) -> Change:
+    """The conda environment, and the engine that makes it: a tool asked for, else the plan's."""
+    # A tool asked for makes it; else the plan's engine (a plan that names none: conda's).
+    engine = request.tool if request.tool in CONDA_ENGINES else (plan.conda_engine or "conda")
+    conda_packages = " ".join(plan.conda_packages)
+    if engine == RATTLER_ENGINE:
+        # py-rattler has no environments folder of its own: the environment goes where venvs go.
+        if preview:
+            folder = f"envs/{request.name}"  # a saved report is another machine's: not this home
+        else:
+            folder = str(request.prefix if request.prefix is not None else Path(envs_folder) / request.name)
+        return Change(
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "plans",
+                    "A new conda environment in {folder}, made by py-rattler inside the wizard (no conda "
+                    "needed), with {conda_packages} from {channels}, then {packages} from pip.",
+                ),
+                folder=folder,
+                conda_packages=conda_packages,
+                channels=", ".join(plan.conda_channels or CONDA_FORGE),
+                packages=packages,
+            ),
+            code=("folder", "conda_packages", "channels", "packages"),
+        )
+    return Change(
+        _text(
+            QT_TRANSLATE_NOOP(
+                "plans",
+                "A new conda environment {name} (in {engine}'s environments folder), made by {engine}, "
+                "with {conda_packages}, then {packages} from pip.",
+            ),
+            name=request.name,
+            engine=engine,
+            conda_packages=conda_packages,
+            packages=packages,
+        ),
+        code=("name", "conda_packages", "packages"),
     )
 
 

@@ -1,7 +1,8 @@
 """Which channels the py-rattler engine will solve against (issue 23).
 
 Only conda-forge by name, or a channel given explicitly by its URL (``file://`` for a local
-channel, the conda counterpart of pip's ``--find-links``; ``http(s)://`` for a mirror). Never
+channel, the conda counterpart of pip's ``--find-links``; ``https://`` for a mirror, plain
+``http://`` only to this machine). Never
 the retired ``pytorch`` channels (:func:`conda_channels.check_channels`), never Anaconda's
 ``defaults``: those need an accepted Terms of Service since July 2025 and a non-interactive
 install fails without it (conda-anaconda-tos, ``CondaToSNonInteractiveError``), and
@@ -17,6 +18,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
+from gpuwizard.core.envs.package_sources import LOCAL_HOSTS
 
 CONDA_FORGE: Final = "conda-forge"
 NO_DEFAULTS: Final = "nodefaults"
@@ -55,6 +57,12 @@ def rattler_channels(channels: Sequence[str], *, offline: bool = False) -> list[
             )
         if scheme and scheme not in _URL_SCHEMES:
             raise ChannelRefused(f"the {channel!r} channel is not a file://, http:// or https:// URL")
+        if scheme == "http" and parts.hostname not in LOCAL_HOSTS:
+            # As for pip mirrors (package_sources.refuse_mirror): nothing downloaded is trusted
+            # without HTTPS, except from this machine.
+            raise ChannelRefused(
+                f"the {channel!r} channel is not https:// (plain http is allowed only to this machine)"
+            )
         if not scheme and channel != CONDA_FORGE:
             raise ChannelRefused(
                 f"the {channel!r} channel is not conda-forge; give another channel by its URL"

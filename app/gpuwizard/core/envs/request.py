@@ -23,6 +23,8 @@ TOOL_MANAGERS: Final = {
     "conda": "conda",
     "mamba": "conda",
     "micromamba": "conda",
+    # py-rattler, inside the wizard (issue 23): conda environments without conda.
+    "rattler": "conda",
 }
 
 
@@ -40,9 +42,12 @@ class SetupRequest:
         python: The preferred Python minor version; the recommender may choose another.
         manager: ``venv`` or ``conda``; None takes the tool's, else the plan's.
         name: The environment's name (also its folder's name, unless ``prefix`` is given).
-        tool: ``uv``, ``pip``, ``conda``, ``mamba`` or ``micromamba``; None picks the best one found.
+        tool: ``uv``, ``pip``, ``conda``, ``mamba``, ``micromamba`` or ``rattler``; None picks the
+            best one found (for conda: conda, mamba or micromamba when installed, else rattler).
         prefix: The environment's folder; None puts it where the wizard puts environments.
         find_links: A folder of wheels to install from.
+        channels: Conda channels used instead of the plan's (local channel folders or their
+            ``file://`` URLs, the conda counterpart of ``find_links``; ``https://`` mirrors).
         offline: Use only ``find_links``; fetch nothing.
         jupyter: Register a Jupyter kernel (installs ipykernel).
         gpus: ``CUDA_VISIBLE_DEVICES`` for the environment (``0,1``); None: every GPU.
@@ -59,6 +64,7 @@ class SetupRequest:
     tool: str | None = None
     prefix: Path | None = None
     find_links: Path | None = None
+    channels: tuple[str, ...] = ()
     offline: bool = False
     jupyter: bool = False
     gpus: str | None = None
@@ -94,6 +100,7 @@ class SetupRequest:
         tool: str | None = None,
         prefix: Path | None = None,
         find_links: Path | None = None,
+        channels: tuple[str, ...] = (),
         offline: bool = False,
         jupyter: bool = False,
         gpus: str | None = None,
@@ -114,7 +121,9 @@ class SetupRequest:
         tool 'mamba' does not make venv environments
         """
         if tool is not None and tool not in TOOL_MANAGERS:
-            raise SetupRequestError(f"unknown tool {tool!r} (choose uv, pip, conda, mamba or micromamba)")
+            raise SetupRequestError(
+                f"unknown tool {tool!r} (choose uv, pip, conda, mamba, micromamba or rattler)"
+            )
         if tool is not None and manager is not None and TOOL_MANAGERS[tool] != manager:
             raise SetupRequestError(f"tool {tool!r} does not make {manager} environments")
         try:
@@ -125,6 +134,10 @@ class SetupRequest:
             raise SetupRequestError(str(error)) from None
         if offline and find_links is None:
             raise SetupRequestError("--offline needs --find-links DIR: the folder of wheels to install from")
+        if channels and wish.manager == "venv":
+            raise SetupRequestError(
+                "--channel is for conda environments (a folder of wheels is --find-links)"
+            )
         return cls(
             framework=wish.framework,
             version=wish.version,
@@ -134,6 +147,7 @@ class SetupRequest:
             tool=tool,
             prefix=prefix,
             find_links=find_links,
+            channels=channels,
             offline=offline,
             jupyter=jupyter,
             gpus=selection,

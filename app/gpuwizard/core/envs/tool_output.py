@@ -11,7 +11,8 @@ characters (so a line may carry more than one), and pip's ``Successfully install
 names every package it installed.
 
 This module splits a line into segments and hands them to each tool's parser: pip_output.py,
-uv_output.py and conda_output.py; the record they give is tool_progress.py's :class:`ToolProgress`.
+uv_output.py, conda_output.py and rattler_output.py (the py-rattler engine's JSON lines); the
+record they give is tool_progress.py's :class:`ToolProgress`.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from typing import Any, Final
 
 from gpuwizard.core.envs.conda_output import conda_json, conda_text
 from gpuwizard.core.envs.pip_output import pip_line
+from gpuwizard.core.envs.rattler_output import rattler_json
 from gpuwizard.core.envs.tool_progress import Parser, ToolProgress
 from gpuwizard.core.envs.uv_output import uv_line
 
 #: The tools whose lines are understood.
-TOOLS: Final = ("uv", "pip", "conda", "mamba", "micromamba")
+TOOLS: Final = ("uv", "pip", "conda", "mamba", "micromamba", "rattler")
 
 _CONDA_FAMILY: Final = ("conda", "mamba", "micromamba")
 
@@ -43,6 +45,8 @@ _PARSERS: Final[dict[str, tuple[Parser, ...]]] = {
     "pip": (pip_line,),
     # conda env create runs pip for an environment file's pip section and prints its output.
     **dict.fromkeys(_CONDA_FAMILY, (conda_json, conda_text, pip_line)),
+    # The py-rattler engine's JSON lines (adapters/envs/rattler_engine.py).
+    "rattler": (rattler_json,),
 }
 
 

@@ -37,11 +37,11 @@ ANSWERS_SCHEMA: Final = "gpuwizard.answers/1"
 PATH_SCOPES: Final = ("user", "system", "none")
 #: What happens to another CUDA version's PATH entries (as on the wizard's PATH page).
 OTHER_CUDA_CHOICES: Final = ("keep", "end", "remove")
-TOOLS: Final = ("uv", "pip", "conda", "mamba", "micromamba")
+TOOLS: Final = ("uv", "pip", "conda", "mamba", "micromamba", "rattler")
 
 _TEXT_KEYS: Final = (
     "schema", "framework", "version", "python", "manager", "tool", "environment", "prefix",
-    "path_scope", "other_cuda", "find_links",
+    "path_scope", "other_cuda", "find_links", "channel",
 )  # fmt: skip
 _BOOL_KEYS: Final = ("offline", "jupyter", "replace", "test", "require_gpu")
 KNOWN_KEYS: Final = (*_TEXT_KEYS, *_BOOL_KEYS, "gpus")
@@ -58,7 +58,8 @@ class Answers:
     Attributes:
         request: The environment, as ``env create`` and the wizard ask for one (the file's
             ``framework``, ``version``, ``python``, ``manager``, ``tool``, ``environment``,
-            ``prefix``, ``gpus``, ``find_links``, ``offline``, ``jupyter``, ``replace``).
+            ``prefix``, ``gpus``, ``find_links``, ``channel`` (a local conda channel, conda
+            only), ``offline``, ``jupyter``, ``replace``).
         path_scope: ``user``, ``system`` or ``none``.
         other_cuda: Another CUDA version's PATH entries: ``keep``, move to the ``end``, ``remove``.
         test: Run the live training test at the end.
@@ -105,6 +106,7 @@ def parse_answers(data: object) -> Answers:
             tool=tool,
             prefix=Path(text["prefix"]) if text["prefix"] else None,
             find_links=Path(text["find_links"]) if text["find_links"] else None,
+            channels=(text["channel"],) if text["channel"] else (),
             offline=bool(flags["offline"]),
             jupyter=bool(flags["jupyter"]),
             gpus=_gpus(data.get("gpus")),

@@ -118,7 +118,9 @@ class SummaryPage(QWizardPage):
             self.environment.hide()
             return
         windows = os.name == "nt"
-        commands = activation_commands(result.manager or "venv", result.path, windows=windows)
+        commands = activation_commands(
+            result.manager or "venv", result.path, windows=windows, tool=result.tool
+        )
         choice = self.session.choice if self.session else None
         framework = result.framework or (choice.framework if choice is not None else "")
         self.env_name.setText(

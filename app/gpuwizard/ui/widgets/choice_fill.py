@@ -1,6 +1,6 @@
 """What the detected machine puts in the Choose page's inputs: the GPUs to use, and whether conda can be.
 
-One tickable item per NVIDIA GPU, unusable ones greyed; the conda choice greyed without conda.
+One tickable item per NVIDIA GPU, unusable ones greyed; the conda choice, naming its engine.
 
 Its texts keep the Choose page's translation context (they were that page's own), so moving
 them here changed no translation (a literal context: pyside6-lupdate reads only literals).
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QListWidgetItem
 
-from gpuwizard.adapters.envs.conda import CONDA_TOOLS
+from gpuwizard.core.machine.conda_engines import found_conda_tool
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name
 from gpuwizard.ui.widgets.choice_inputs import ChoiceInputs
 
@@ -73,10 +73,13 @@ def fill_gpu_list(inputs: ChoiceInputs, gpus: Sequence[GpuFacts]) -> None:
 
 
 def fill_managers(inputs: ChoiceInputs, report: SystemReport) -> None:
-    """The conda choice: enabled, saying through which tool, only where conda, mamba or micromamba is."""
-    found = {name for name, _path in report.managers.found()}
-    tool = next((name for name in CONDA_TOOLS if name in found), None)
-    inputs.conda_radio.setEnabled(tool is not None)
+    """The conda choice, on every machine, saying which engine makes the environment here.
+
+    conda, mamba or micromamba when one is installed; else py-rattler, which ships inside the
+    wizard (issue 23): the core decides which (``core/machine/conda_engines.py``).
+    """
+    tool = found_conda_tool(report.managers)
+    inputs.conda_radio.setEnabled(True)
     if tool is not None:
         inputs.conda_radio.setToolTip(
             QCoreApplication.translate(
@@ -89,9 +92,8 @@ def fill_managers(inputs: ChoiceInputs, report: SystemReport) -> None:
     inputs.conda_radio.setToolTip(
         QCoreApplication.translate(
             "ChoosePage",
-            "No conda, mamba or micromamba was found on this machine. Install Miniforge "
-            "(conda-forge.org/download) to use conda.",
+            "conda: an environment manager that can also bring CUDA and cuDNN into the environment, "
+            "from conda-forge. No conda is installed here, and none is needed: the wizard makes "
+            "the environment with py-rattler, built into the wizard.",
         )
     )
-    if inputs.conda_radio.isChecked():
-        inputs.auto_radio.setChecked(True)

@@ -181,7 +181,8 @@ class PlanPanel(QWidget):
         self.plan_driver.setText(display_text(view.driver) if view.driver is not None else "")
         self.plan_manager.setText(display_text(view.manager))
         self.plan_form.setRowVisible(self.plan_conda, view.conda_command is not None)
-        self.plan_conda.setText(view.conda_command or "")
+        # py-rattler has no command: its line is a sentence (the packages and their channel).
+        self.plan_conda.setText(display_text(view.conda_command) if view.conda_command is not None else "")
         self.plan_pip.setText(view.pip_command)
         reasons = list(dict.fromkeys(display_text(text) for text in view.reasons))
         self.plan_reasons.setText(bullets(reasons))

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, Final, Literal, TextIO
 
 from gpuwizard import probes
-from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource
-from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend
+from gpuwizard.adapters.envs.base import Command, PackageSource
+from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend, CondaLayout
+from gpuwizard.adapters.envs.conda_activation import write_activation_scripts
 from gpuwizard.adapters.envs.env_files import (
     site_packages,
     write_conda_variables,
@@ -37,9 +38,11 @@ from gpuwizard.adapters.envs.venv_backends import UvBackend
 from gpuwizard.adapters.runner import CommandCancelled, RunnerError
 from gpuwizard.core.envs.package_sources import display_url, masked_argv, sources_to_json
 from gpuwizard.core.envs.probe_output import LogEntry, ProbeOutput
+from gpuwizard.core.envs.rattler_output import rattler_message
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.envs.tool_output import parse_tool_line, progress_event
 from gpuwizard.core.frameworks import framework_module
+from gpuwizard.core.machine.conda_engines import engine_title
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, check_target
 from gpuwizard.workflow.envs.recovery import settle
 from gpuwizard.workflow.envs.trees import remove_tree
@@ -150,8 +153,10 @@ class _Run:
         self.emit({"event": "phase", "phase": phase, "message": message})
 
     def line(self, tool: str, text: str) -> None:
-        self.tail = [*self.tail[-19:], text]
-        self.emit({"event": "log", "phase": self.phase, "tool": tool, "line": text})
+        # The py-rattler engine speaks JSON lines: the log keeps their sentences.
+        said = rattler_message(text) if tool == "rattler" else text
+        self.tail = [*self.tail[-19:], said]
+        self.emit({"event": "log", "phase": self.phase, "tool": tool, "line": said})
         for progress in parse_tool_line(tool, text):
             self.emit(progress_event(progress, self.phase))
 
@@ -177,6 +182,9 @@ class _Run:
                 if self.prepared.source.find_links
                 else None,
                 "offline": self.prepared.source.offline,
+                # Where the conda packages come from (conda environments): the plan's channels,
+                # or the ones given with --channel instead.
+                "conda_channels": [display_url(channel) for channel in self.prepared.conda.channels],
                 "log": str(self.log_path),
                 # Every index contacted and why, and the install command as it runs (core/envs/package_sources.py).
                 **(
@@ -216,7 +224,7 @@ class _Run:
 
     def _steps(self) -> EnvRecord:
         prepared, request, plan = self.prepared, self.request, self.prepared.plan
-        conda_spec = CondaSpec(plan.conda_packages, plan.conda_channels)
+        conda_spec = prepared.conda
         existed = self.prefix.exists()
         replacing = existed and any(self.prefix.iterdir())
         if self.cancel.is_set():
@@ -235,7 +243,8 @@ class _Run:
             self.enter("replace", f"moving the existing {request.name} aside until the new one works")
             self.prefix.replace(self._backup_path())
             self.backup = self._backup_path()
-        self.enter("create", f"creating {self.prefix} with {self.backend.tool} ({prepared.python_note})")
+        tool = engine_title(self.backend.tool)  # py-rattler, as people know it
+        self.enter("create", f"creating {self.prefix} with {tool} ({prepared.python_note})")
         self.made_prefix = True
         self._run(self.backend.create_command(self.prefix, prepared.python, prepared.source, conda_spec))
         if isinstance(self.backend, UvBackend):
@@ -303,7 +312,7 @@ class _Run:
     def _run(self, command: Command, *, on_line: Callable[[str], None] | None = None) -> None:
         self.log.write(f"$ {masked_argv(command.argv)}\n")  # a mirror's login stays out of the log
         tool = Path(command.argv[0]).stem.lower() if self.backend.tool != "pip" else "pip"
-        tool = tool if tool in ("uv", *CONDA_TOOLS) else "pip"
+        tool = command.output or (tool if tool in ("uv", *CONDA_TOOLS) else "pip")
         status = self.tools.runner.stream(
             command.argv,
             on_line or (lambda text: self.line(tool, text)),
@@ -381,6 +390,12 @@ class _Run:
                 self._run(command)
             else:
                 write_conda_variables(self.prefix, variables)
+        elif isinstance(self.backend, CondaLayout):
+            # No conda here to activate it: activation scripts of its own run the
+            # environment's activate.d scripts, the variables' among them.
+            write_conda_variables(self.prefix, variables)
+            for written in write_activation_scripts(self.prefix):
+                self._note(f"wrote {written}")
         else:
             write_venv_variables(self.prefix, variables)
 

@@ -12,9 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
-from gpuwizard.adapters.envs.base import EnvBackend, PackageSource
-from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend
+from gpuwizard.adapters.envs.base import CondaSpec, EnvBackend, PackageSource
+from gpuwizard.adapters.envs.conda import CONDA_TOOLS, DEFAULT_CHANNELS, CondaBackend, CondaLayout
+from gpuwizard.adapters.envs.rattler_backend import RattlerBackend
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
 from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
 from gpuwizard.adapters.index_settings import read_index_settings
@@ -23,9 +26,11 @@ from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.package_sources import IndexSettings, MirrorRefused, PlanSources
+from gpuwizard.core.envs.rattler_channels import rattler_channels
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.space import required_bytes, space_message
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
+from gpuwizard.core.machine.conda_engines import RATTLER_ENGINE, conda_engine
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
 from gpuwizard.workflow.envs.index_check import sources_for
 from gpuwizard.workflow.state.env_pending import being_made
@@ -33,6 +38,8 @@ from gpuwizard.workflow.state.env_registry import find_record
 from gpuwizard.workflow.state.home import wizard_home
 
 VENV_TOOLS: Final = ("uv", "pip")
+#: py-rattler (issue 23): the conda engine inside the wizard, for machines without conda.
+RATTLER: Final = RATTLER_ENGINE
 
 
 class SetupRefused(ValueError):
@@ -74,6 +81,7 @@ class PreparedEnv:
     source: PackageSource
     requirements: tuple[str, ...]
     sources: PlanSources | None = None
+    conda: CondaSpec = field(default_factory=lambda: CondaSpec(()))
 
 
 def default_envs_dir() -> Path:
@@ -89,10 +97,12 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
     """
     manager = request.wanted_manager or plan.manager
     tool = request.tool
-    if tool is not None and tool not in (*VENV_TOOLS, *CONDA_TOOLS):
-        raise SetupRefused(f"unknown tool {tool!r} (choose uv, pip, conda, mamba or micromamba)")
+    if tool is not None and tool not in (*VENV_TOOLS, *CONDA_TOOLS, RATTLER):
+        raise SetupRefused(f"unknown tool {tool!r} (choose uv, pip, conda, mamba, micromamba or rattler)")
     if tool is not None:
         manager = "venv" if tool in VENV_TOOLS else "conda"
+    if request.channels and manager != "conda":
+        raise SetupRefused("--channel is for conda environments: add --manager conda")
     try:
         check_env_name(request.name, manager=manager)
         variables = activation_variables(plan.framework, plan.cpu_only, request.gpus)
@@ -107,9 +117,14 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
     if request.find_links is not None and not request.find_links.is_dir():
         raise SetupRefused(f"{request.find_links}: no such folder of wheels")
     backend = _backend(manager, tool, tools.managers)
+    conda = _conda_spec(request, plan, backend) if manager == "conda" else CondaSpec(())
     prefix = _prefix(request, backend, tools)
     check_target(request, prefix)
     python, python_note = _interpreter(backend, plan.python, tools.interpreters, request.offline)
+    if isinstance(backend, CondaLayout):
+        python_note = f"Python {python} from {', '.join(conda.channels)}" + (
+            "; no conda needed" if backend.tool == RATTLER else ""
+        )
     find_links = request.find_links.resolve() if request.find_links else None
     try:
         sources = sources_for(
@@ -155,7 +170,56 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
         source=source,
         requirements=requirements,
         sources=sources,
+        conda=conda,
     )
+
+
+def _conda_spec(request: SetupRequest, plan: Plan, backend: EnvBackend) -> CondaSpec:
+    """The plan's conda packages and the channels they come from.
+
+    Channels the person gives replace the plan's, as ``conda create --override-channels -c``
+    does (docs.conda.io, conda create): a local channel or a lab's mirror of conda-forge is
+    used instead of conda-forge, not beside it (``--channel DIR --channel conda-forge`` for
+    both). Offline, py-rattler needs them local: the counterpart of ``--no-index
+    --find-links`` (conda, mamba and micromamba also have their package cache offline).
+    """
+    given = tuple(local_channel(channel) for channel in request.channels)
+    if request.offline and not given and isinstance(backend, RattlerBackend):
+        raise SetupRefused("--offline with conda needs --channel DIR: a local conda channel to install from")
+    channels = given or plan.conda_channels or DEFAULT_CHANNELS
+    try:
+        if isinstance(backend, RattlerBackend):
+            channels = tuple(rattler_channels(channels, offline=request.offline))
+        else:
+            check_channels(channels)
+    except ChannelRefused as error:
+        raise SetupRefused(str(error)) from None
+    return CondaSpec(plan.conda_packages, tuple(dict.fromkeys(channels)))
+
+
+def local_channel(channel: str) -> str:
+    """A channel as given: a folder (made a ``file://`` URL), a URL, or ``conda-forge``.
+
+    A local channel must be indexed: a conda channel always has ``noarch/repodata.json``
+    (docs.conda.io, "Channels and generating an index"; ``conda index``, ``rattler-index``).
+
+    Raises:
+        SetupRefused: Not a folder, URL or conda-forge, or a folder that is not an indexed channel.
+    """
+    parts = urlsplit(channel)
+    if len(parts.scheme) > 1 and parts.scheme != "file":  # one letter: a Windows drive, C:\...
+        return channel
+    if not parts.scheme and "/" not in channel and "\\" not in channel and not Path(channel).exists():
+        return channel  # a channel's name (conda-forge); the engine or conda judges it
+    folder = Path(url2pathname(parts.path)) if parts.scheme == "file" else Path(channel).expanduser()
+    if not folder.is_dir():
+        raise SetupRefused(f"{channel}: no such conda channel folder")
+    if not (folder / "noarch" / "repodata.json").is_file():
+        raise SetupRefused(
+            f"{channel}: not an indexed conda channel (no noarch/repodata.json; index it with "
+            "`conda index` or `rattler-index fs`)"
+        )
+    return folder.resolve().as_uri()
 
 
 def _backend(manager: str, tool: str | None, managers: ManagerFacts) -> EnvBackend:
@@ -167,17 +231,21 @@ def _backend(manager: str, tool: str | None, managers: ManagerFacts) -> EnvBacke
         if tool == "uv":
             raise SetupRefused("uv was not found (it comes with the wizard: reinstall it, or use --tool pip)")
         return PipBackend()
-    found = {name: getattr(managers, name) for name in CONDA_TOOLS if getattr(managers, name)}
-    if tool is not None:
-        if tool not in found:
-            raise SetupRefused(f"{tool} was not found on this machine")
-        return CondaBackend(found[tool], tool)
-    if not found:
-        raise SetupRefused(
-            "no conda, mamba or micromamba was found; install Miniforge (conda-forge.org/download) or use --manager venv"
-        )
-    name = next(iter(found))
-    return CondaBackend(found[name], name)
+    return _conda_backend(tool, managers)
+
+
+def _conda_backend(tool: str | None, managers: ManagerFacts) -> EnvBackend:
+    """The tool asked for, else the engine the plan named (core/machine/conda_engines.py).
+
+    Without conda, mamba or micromamba, py-rattler inside the wizard makes the same
+    conda-format environment; ``--tool rattler`` uses it even where conda is installed.
+    """
+    if tool is not None and tool != RATTLER and not getattr(managers, tool):
+        raise SetupRefused(f"{tool} was not found on this machine (--tool rattler needs none)")
+    engine = tool or conda_engine(managers)
+    if engine == RATTLER:
+        return RattlerBackend()
+    return CondaBackend(getattr(managers, engine), engine)
 
 
 def _prefix(request: SetupRequest, backend: EnvBackend, tools: EnvTools) -> Path:
@@ -224,8 +292,8 @@ def _interpreter(
     breaks when the first one is removed); 32-bit and Microsoft Store builds are left out
     (findings PYTHON_32BIT, MS_STORE_PYTHON).
     """
-    if isinstance(backend, CondaBackend):
-        return version, f"Python {version} from conda-forge"
+    if isinstance(backend, CondaLayout):
+        return version, f"Python {version} from the environment's channels"
     matching = [
         python
         for python in interpreters
