@@ -30,6 +30,7 @@ download is never taken for a whole one), under :func:`harness.wine_python.cache
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import shutil
 import subprocess
@@ -164,8 +165,13 @@ def _into_place(work: Path, ready: Path) -> None:
 
 
 def base_python(cache: Path) -> Path:
-    """The folder with the base ``python.exe`` 3.10 and the wizard's dependencies, made once."""
-    ready = cache / "cp310-base"
+    """The folder with the base ``python.exe`` 3.10 and the wizard's dependencies, made once.
+
+    The folder is named by its requirements, so a dependency the wizard gains (py-rattler, issue
+    23) gives a new one rather than a cached folder without it.
+    """
+    wanted = "\n".join(sorted(_runtime_requirements()))
+    ready = cache / f"cp310-base-{hashlib.sha256(wanted.encode()).hexdigest()[:10]}"
     if (ready / "python.exe").is_file() and (ready / "Lib" / "site-packages").is_dir():
         return ready
     cache.mkdir(parents=True, exist_ok=True)

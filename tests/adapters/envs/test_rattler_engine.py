@@ -24,7 +24,8 @@ import pytest
 
 from builders.conda_channels import CondaPackage, build_channel
 from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
-from gpuwizard.adapters.envs.rattler_backend import ENGINE_MODULE, RattlerBackend
+from gpuwizard.adapters.envs.rattler_backend import ENGINE_MODULE, FROZEN_ENGINE_FLAG, RattlerBackend
+from gpuwizard.adapters.envs.rattler_backend import engine_argv as backend_engine_argv
 from gpuwizard.adapters.runner import CommandCancelled, StreamingSubprocessRunner
 from gpuwizard.core.envs.conda_channels import ChannelRefused
 from harness.conda_channel_server import held_channel, serve_channel
@@ -260,6 +261,37 @@ def test_backend_builds_the_engine_command(tmp_path: Path) -> None:
         "python=3.10", "cudatoolkit=11.2", "cudnn=8.1.0", "pip",
     )  # fmt: skip
     assert backend.variables_command(tmp_path / "env", {"A": "1"}) is None
+
+
+def test_the_frozen_wizard_starts_the_engine_as_its_console_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PyInstaller's programs have no ``-m``: installer/entry.py takes ``--rattler-engine`` instead,
+    and the windowed program (no console streams) hands the engine to the console one beside it."""
+    windowed, console = tmp_path / "gpuwizardw.exe", tmp_path / "gpuwizard.exe"
+    windowed.write_bytes(b"")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(windowed))
+    assert backend_engine_argv() == [str(windowed), FROZEN_ENGINE_FLAG]  # no console program beside it
+    console.write_bytes(b"")
+    assert backend_engine_argv() == [str(console), FROZEN_ENGINE_FLAG]
+    command = RattlerBackend().create_command(tmp_path / "env", "3.10", PackageSource(), CondaSpec(()))
+    assert command.argv[:3] == (str(console), FROZEN_ENGINE_FLAG, "create")
+    assert command.output == "rattler"
+
+
+def test_the_frozen_programs_entry_runs_the_engine_for_its_flag(channel: Path, tmp_path: Path) -> None:
+    """The entry script PyInstaller freezes, run as a script: ``--rattler-engine`` is the engine."""
+    entry = Path(__file__).parents[3] / "installer" / "entry.py"
+    prefix = tmp_path / "envs" / "frozen"
+    engine = engine_argv(prefix, [channel.as_uri()], ["demo"], tmp_path / "cache")
+    assert engine[1:3] == ["-m", ENGINE_MODULE]
+    argv = [sys.executable, str(entry), FROZEN_ENGINE_FLAG, *engine[3:]]
+    status, events, _ = run_engine(argv)
+
+    assert status == 0, events
+    assert events[-1]["event"] == "done"
+    assert (prefix / "conda-meta" / "demo-2.0-0.json").is_file()
 
 
 def test_backend_refuses_channels_before_running(tmp_path: Path) -> None:
