@@ -92,6 +92,9 @@ def test_creates_a_conda_environment_from_a_file_channel(channel: Path, tmp_path
     linked = [event for event in events if event.get("stage") == "link" and "package" in event]
     assert [event["count"] for event in linked] == [1, 2]
     assert {event["total"] for event in linked} == {2}
+    # What this machine offers the solver (__glibc on Linux; __cuda where a driver answers).
+    (solving,) = [event for event in events if "virtual_packages" in event]
+    assert any(item.startswith("__glibc=") for item in solving["virtual_packages"]) or sys.platform != "linux"
 
 
 def test_an_unsolvable_spec_is_an_error_and_leaves_no_prefix(channel: Path, tmp_path: Path) -> None:
@@ -156,6 +159,7 @@ def test_another_platform_is_solved_and_laid_out_for_it(channel: Path, tmp_path:
 
     assert status == 0, events
     assert "for win-64" in events[0]["message"]
+    assert [event["virtual_packages"] for event in events if "virtual_packages" in event] == [[]]
     assert (prefix / "conda-meta" / "demo-2.0-0.json").is_file()
 
 

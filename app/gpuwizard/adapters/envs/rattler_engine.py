@@ -9,7 +9,8 @@ same. Each step is one JSON object per line on stdout:
 
 - ``{"event": "progress", "stage": "repodata"|"solve"|"download"|"link", ...}`` with
   ``message``, and where rattler tells them ``package``, ``version``, ``count``, ``total``,
-  ``bytes_done``, ``bytes_total``;
+  ``bytes_done``, ``bytes_total``; the solve step's ``virtual_packages`` are what this machine
+  offers the solver (``__glibc=2.36``, ``__cuda=12.7`` where a driver answers);
 - last ``{"event": "done", "prefix": DIR, "packages": ["name==version", ...]}``, exit 0, or
   ``{"event": "error", "message": ...}``: exit 2 for a refused channel or an unreadable spec
   (nothing was made), 1 for a failure, 130 when SIGTERM/SIGINT stopped it. After an error the
@@ -170,7 +171,13 @@ async def create(args: argparse.Namespace, emit: _Emitter, channels: list[str]) 
     # __glibc, __cuda, __win...: what this machine offers, so a build needing a newer driver or
     # libc is not chosen (rattler VirtualPackage.detect). Another platform's cannot be detected here.
     virtual = rattler.VirtualPackage.detect() if platform == rattler.Subdir.current() else []
-    emit.progress("solve", f"solving {' '.join(args.specs)}")
+    offered = [package.into_generic() for package in virtual]
+    # Said, so a first run can be checked: __cuda appears here when a driver answers.
+    emit.progress(
+        "solve",
+        f"solving {' '.join(args.specs)}",
+        virtual_packages=[f"{package.name.normalized}={package.version}" for package in offered],
+    )
     records = await rattler.solve(
         channels, specs, gateway=gateway, platforms=platforms, virtual_packages=virtual
     )
