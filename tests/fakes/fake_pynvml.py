@@ -17,7 +17,12 @@ Scenario format (one JSON file):
                  {"nvmlDeviceGetHandleByIndex": {"error": "GpuIsLost"}}]}
 
 Any value may be ``{"error": "NotSupported"}`` (or another NVML error name); a function left
-out of the scenario raises ``FunctionNotFound``, as an old driver's NVML does.
+out of the scenario raises ``FunctionNotFound``, as an old driver's NVML does. A top-level
+``"nvmlDeviceGetCount": {"error": ...}`` makes the count fail. Scenarios recorded on a real machine
+by ``tools/gpu_proof/nvml_record.py`` (the GPU proof kit) also hold ``available`` and
+``recorded`` (tool, date, binding version), which the fake ignores; a device may then also hold
+``nvmlDeviceGetMemoryInfo.used`` and ``nvmlDeviceGetUtilizationRates.gpu``/``.memory``
+(tools/gpu_proof/FIXTURES.md).
 """
 
 from __future__ import annotations
@@ -92,7 +97,8 @@ class FakePynvml(ModuleType):
     # --- devices ------------------------------------------------------------------------
 
     def nvmlDeviceGetCount(self) -> int:  # noqa: N802
-        self._answer({"count": 0}, "count")
+        # A recorded failure of the count itself (tools/gpu_proof/nvml_record.py writes it).
+        self._answer({"count": self.scenario.get("nvmlDeviceGetCount", 0)}, "count")
         return len(self.scenario.get("devices", []))
 
     def nvmlDeviceGetHandleByIndex(self, index: int) -> dict[str, Any]:  # noqa: N802
