@@ -17,12 +17,8 @@ from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_
 from gpuwizard.adapters.envs.venv_backends import pip_install_command
 from gpuwizard.adapters.runner import Runner, RunnerError
 from gpuwizard.core.envs.conda_channels import check_channels
-from gpuwizard.core.machine.conda_engines import CONDA_TOOLS  # also imported from here (prepare, create)
+from gpuwizard.core.machine.conda_engines import CONDA_TOOLS, DEFAULT_CONDA_CHANNELS
 
-# Anaconda's `defaults` channels need an accepted Terms of Service since July 2025 and make
-# a non-interactive `create` fail (conda-anaconda-tos, CondaToSNonInteractiveError);
-# conda-forge is free of that and carries cudatoolkit/cudnn for the old TensorFlow builds.
-DEFAULT_CHANNELS: Final = ("conda-forge",)
 _INFO_TIMEOUT_S: Final = 60.0
 
 
@@ -58,7 +54,7 @@ class CondaBackend(CondaLayout):
         asked for ``--json`` output, whose progress records the event parser reads; mamba 2
         and micromamba print only a final document with ``--json``, so their text is read.
         """
-        channels = conda.channels or DEFAULT_CHANNELS
+        channels = conda.channels or DEFAULT_CONDA_CHANNELS
         check_channels(channels)
         packages = list(conda.packages)
         if not any(package.split("=")[0] == "python" for package in packages):

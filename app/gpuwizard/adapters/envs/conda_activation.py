@@ -45,6 +45,7 @@ from pathlib import Path, PurePath, PurePosixPath
 from typing import Final
 
 from gpuwizard.adapters.atomic_files import write_text_atomically
+from gpuwizard.adapters.envs.env_files import fish_quote, sh_quote
 
 #: In every script the wizard writes: a file without it is someone else's and is kept.
 MARKER: Final = "Written by gpuwizard: activates this conda environment without conda."
@@ -74,14 +75,14 @@ def write_activation_scripts(prefix: Path, *, windows: bool | None = None) -> li
         folder = prefix / "bin"
         default_env = _default_env(PurePosixPath(str(prefix)))
         values = {
-            "@PREFIX@": _sh_quote(str(prefix)),
-            "@DEFAULT_ENV@": _sh_quote(default_env),
-            "@MODIFIER@": _sh_quote(f"({default_env}) "),
+            "@PREFIX@": sh_quote(str(prefix)),
+            "@DEFAULT_ENV@": sh_quote(default_env),
+            "@MODIFIER@": sh_quote(f"({default_env}) "),
         }
         fish_values = {
-            "@PREFIX@": _fish_quote(str(prefix)),
-            "@DEFAULT_ENV@": _fish_quote(default_env),
-            "@MODIFIER@": _fish_quote(f"({default_env}) "),
+            "@PREFIX@": fish_quote(str(prefix)),
+            "@DEFAULT_ENV@": fish_quote(default_env),
+            "@MODIFIER@": fish_quote(f"({default_env}) "),
         }
         scripts = {
             "activate": (_fill(_ACTIVATE_SH, values), "\n"),
@@ -117,16 +118,6 @@ def _fill(template: str, values: dict[str, str]) -> str:
     for key, value in values.items():
         template = template.replace(key, value)
     return template
-
-
-def _sh_quote(value: str) -> str:
-    """A single-quoted word for sh, bash and zsh: nothing inside is special but ``'``."""
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
-def _fish_quote(value: str) -> str:
-    r"""A single-quoted word for fish, where ``\`` and ``'`` are escaped inside (fish docs, "Quotes")."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 # bash and zsh. Sourced, so it runs in the user's shell: every helper name starts with

@@ -145,23 +145,26 @@ def _add_block(script: Path, block: str, opener: re.Pattern[str] | None, unset: 
     script.write_text(text, encoding="utf-8", newline=newline)
 
 
-def _sh_quote(value: str) -> str:
+def sh_quote(value: str) -> str:
+    """A single-quoted word for sh, bash and zsh (and csh): nothing inside is special but ``'``."""
     return "'" + value.replace("'", "'\\''") + "'"
 
 
+def fish_quote(value: str) -> str:
+    r"""A single-quoted word for fish, where ``\`` and ``'`` are escaped inside (fish docs, "Quotes")."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _sh_exports(variables: Mapping[str, str]) -> str:
-    return "".join(f"export {name}={_sh_quote(value)}\n" for name, value in variables.items())
+    return "".join(f"export {name}={sh_quote(value)}\n" for name, value in variables.items())
 
 
 def _fish_sets(variables: Mapping[str, str]) -> str:
-    def quote(value: str) -> str:
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-    return "".join(f"set -gx {name} {quote(value)}\n" for name, value in variables.items())
+    return "".join(f"set -gx {name} {fish_quote(value)}\n" for name, value in variables.items())
 
 
 def _csh_sets(variables: Mapping[str, str]) -> str:
-    return "".join(f"setenv {name} {_sh_quote(value)}\n" for name, value in variables.items())
+    return "".join(f"setenv {name} {sh_quote(value)}\n" for name, value in variables.items())
 
 
 def _bat_sets(variables: Mapping[str, str]) -> str:

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource
-from gpuwizard.adapters.envs.conda import DEFAULT_CHANNELS, CondaLayout
+from gpuwizard.adapters.envs.conda import CondaLayout
 from gpuwizard.core.envs.rattler_channels import rattler_channels
+from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS
 
 ENGINE_MODULE: Final = "gpuwizard.adapters.envs.rattler_engine"
 #: The frozen wizard's way to start the engine: ``gpuwizard.exe --rattler-engine create ...``
@@ -59,7 +60,7 @@ class RattlerBackend(CondaLayout):
         too (``ChannelRefused``) so a refused one stops the plan before anything runs.
         Offline, only ``file://`` channels are accepted.
         """
-        channels = rattler_channels(conda.channels or DEFAULT_CHANNELS, offline=source.offline)
+        channels = rattler_channels(conda.channels or DEFAULT_CONDA_CHANNELS, offline=source.offline)
         packages = list(conda.packages)
         if not any(package.split("=")[0].strip() == "python" for package in packages):
             packages.insert(0, f"python={python}")

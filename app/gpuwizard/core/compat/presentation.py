@@ -16,16 +16,12 @@ from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation, quoted_requirements
 from gpuwizard.core.frameworks import framework_title
-from gpuwizard.core.machine.conda_engines import RATTLER_ENGINE, engine_title
+from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS, RATTLER_ENGINE, engine_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 # The translation context of every sentence below; lupdate reads only literal contexts, so each
 # QT_TRANSLATE_NOOP call spells it out.
 _CONTEXT: Final = "plans"
-# Where a conda plan's packages come from when it names no channel: conda-forge, for every
-# conda engine the wizard drives (adapters/envs/conda.py DEFAULT_CHANNELS, which
-# workflow/envs/prepare.py also gives py-rattler).
-CONDA_FORGE: Final = ("conda-forge",)
 
 
 def _text(template: str, **params: object) -> TranslatableText:
@@ -328,13 +324,13 @@ def conda_packages_text(plan: Plan) -> TranslatableText:
     return _text(
         QT_TRANSLATE_NOOP("plans", "{packages} from {channels}"),
         packages=" ".join(plan.conda_packages),
-        channels=", ".join(plan.conda_channels or CONDA_FORGE),
+        channels=", ".join(plan.conda_channels or DEFAULT_CONDA_CHANNELS),
     )
 
 
 def _conda_commands(plan: Plan, inside: str) -> list[str]:
     """The conda steps: the found tool's commands, or what py-rattler does and its by-hand equivalent."""
-    channels = "".join(f" -c {channel}" for channel in plan.conda_channels or CONDA_FORGE)
+    channels = "".join(f" -c {channel}" for channel in plan.conda_channels or DEFAULT_CONDA_CHANNELS)
     packages = " ".join(plan.conda_packages)
     if plan.conda_engine != RATTLER_ENGINE:
         tool = plan.conda_engine or "conda"

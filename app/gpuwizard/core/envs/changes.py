@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation
-from gpuwizard.core.compat.presentation import CONDA_FORGE, driver_minimum
+from gpuwizard.core.compat.presentation import driver_minimum
 from gpuwizard.core.envs.package_sources import PlanSources, index_reason
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
-from gpuwizard.core.machine.conda_engines import CONDA_ENGINES, RATTLER_ENGINE
+from gpuwizard.core.machine.conda_engines import CONDA_ENGINES, DEFAULT_CONDA_CHANNELS, RATTLER_ENGINE
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 # The translation context of every sentence below; lupdate reads only literal contexts.
@@ -180,7 +180,7 @@ def _conda_change(
                 ),
                 folder=folder,
                 conda_packages=conda_packages,
-                channels=", ".join(plan.conda_channels or CONDA_FORGE),
+                channels=", ".join(plan.conda_channels or DEFAULT_CONDA_CHANNELS),
                 packages=packages,
             ),
             code=("folder", "conda_packages", "channels", "packages"),

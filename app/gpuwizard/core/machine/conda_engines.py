@@ -25,6 +25,11 @@ CONDA_TOOLS: Final = ("conda", "mamba", "micromamba")
 #: The engine built into the wizard (py-rattler): it needs no conda on the machine.
 RATTLER_ENGINE: Final = "rattler"
 CONDA_ENGINES: Final = (*CONDA_TOOLS, RATTLER_ENGINE)
+#: Where conda packages come from when a plan names no channel, whichever engine makes the
+#: environment. Anaconda's `defaults` channels need an accepted Terms of Service since July 2025
+#: and make a non-interactive `create` fail (conda-anaconda-tos, CondaToSNonInteractiveError);
+#: conda-forge is free of that and carries cudatoolkit/cudnn for the old TensorFlow builds.
+DEFAULT_CONDA_CHANNELS: Final = ("conda-forge",)
 
 
 def found_conda_tool(managers: ManagerFacts) -> str | None:

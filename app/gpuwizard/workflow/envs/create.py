@@ -25,7 +25,7 @@ from typing import Any, Final, Literal, TextIO
 
 from gpuwizard import probes
 from gpuwizard.adapters.envs.base import Command, PackageSource
-from gpuwizard.adapters.envs.conda import CONDA_TOOLS, CondaBackend, CondaLayout
+from gpuwizard.adapters.envs.conda import CondaBackend, CondaLayout
 from gpuwizard.adapters.envs.conda_activation import write_activation_scripts
 from gpuwizard.adapters.envs.env_files import (
     site_packages,
@@ -42,7 +42,7 @@ from gpuwizard.core.envs.rattler_output import rattler_message
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.envs.tool_output import parse_tool_line, progress_event
 from gpuwizard.core.frameworks import framework_module
-from gpuwizard.core.machine.conda_engines import engine_title
+from gpuwizard.core.machine.conda_engines import CONDA_TOOLS, engine_title
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, check_target
 from gpuwizard.workflow.envs.recovery import settle
 from gpuwizard.workflow.envs.trees import remove_tree

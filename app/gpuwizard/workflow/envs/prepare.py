@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from gpuwizard.adapters.envs.base import CondaSpec, EnvBackend, PackageSource
-from gpuwizard.adapters.envs.conda import CONDA_TOOLS, DEFAULT_CHANNELS, CondaBackend, CondaLayout
+from gpuwizard.adapters.envs.conda import CondaBackend, CondaLayout
 from gpuwizard.adapters.envs.rattler_backend import RattlerBackend
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
 from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
@@ -30,7 +30,12 @@ from gpuwizard.core.envs.rattler_channels import rattler_channels
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.space import required_bytes, space_message
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
-from gpuwizard.core.machine.conda_engines import RATTLER_ENGINE, conda_engine
+from gpuwizard.core.machine.conda_engines import (
+    CONDA_TOOLS,
+    DEFAULT_CONDA_CHANNELS,
+    RATTLER_ENGINE,
+    conda_engine,
+)
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
 from gpuwizard.workflow.envs.index_check import sources_for
 from gpuwizard.workflow.state.env_pending import being_made
@@ -120,11 +125,7 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
     conda = _conda_spec(request, plan, backend) if manager == "conda" else CondaSpec(())
     prefix = _prefix(request, backend, tools)
     check_target(request, prefix)
-    python, python_note = _interpreter(backend, plan.python, tools.interpreters, request.offline)
-    if isinstance(backend, CondaLayout):
-        python_note = f"Python {python} from {', '.join(conda.channels)}" + (
-            "; no conda needed" if backend.tool == RATTLER else ""
-        )
+    python, python_note = _interpreter(backend, plan.python, tools.interpreters, request.offline, conda)
     find_links = request.find_links.resolve() if request.find_links else None
     try:
         sources = sources_for(
@@ -186,7 +187,7 @@ def _conda_spec(request: SetupRequest, plan: Plan, backend: EnvBackend) -> Conda
     given = tuple(local_channel(channel) for channel in request.channels)
     if request.offline and not given and isinstance(backend, RattlerBackend):
         raise SetupRefused("--offline with conda needs --channel DIR: a local conda channel to install from")
-    channels = given or plan.conda_channels or DEFAULT_CHANNELS
+    channels = given or plan.conda_channels or DEFAULT_CONDA_CHANNELS
     try:
         if isinstance(backend, RattlerBackend):
             channels = tuple(rattler_channels(channels, offline=request.offline))
@@ -284,16 +285,18 @@ def check_target(request: SetupRequest, prefix: Path) -> None:
 
 
 def _interpreter(
-    backend: EnvBackend, version: str, interpreters: Sequence[PythonFacts], offline: bool
+    backend: EnvBackend, version: str, interpreters: Sequence[PythonFacts], offline: bool, conda: CondaSpec
 ) -> tuple[str, str]:
     """The Python for the environment: a found interpreter of the plan's minor version.
 
-    Base interpreters come before ones inside other environments (a venv made from a venv
-    breaks when the first one is removed); 32-bit and Microsoft Store builds are left out
-    (findings PYTHON_32BIT, MS_STORE_PYTHON).
+    A conda environment's comes from its channels (``conda``). Base interpreters come before
+    ones inside other environments (a venv made from a venv breaks when the first one is
+    removed); 32-bit and Microsoft Store builds are left out (findings PYTHON_32BIT,
+    MS_STORE_PYTHON).
     """
     if isinstance(backend, CondaLayout):
-        return version, f"Python {version} from the environment's channels"
+        note = "; no conda needed" if backend.tool == RATTLER else ""
+        return version, f"Python {version} from {', '.join(conda.channels)}{note}"
     matching = [
         python
         for python in interpreters
