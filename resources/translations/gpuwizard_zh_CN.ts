@@ -3006,6 +3006,14 @@
         <translation>无法阻止后续安装替换框架构建版本。请将 &apos;{pin}&apos; 这一行添加到 {path}，或重新创建环境：{recreate}</translation>
     </message>
     <message>
+        <source>{tool} in {env} does not read its constraints file {path}: {source} {why}.</source>
+        <translation>{env} 中的 {tool} 没有读取其约束文件 {path}：{source} {why}。</translation>
+    </message>
+    <message>
+        <source>Until it does, a later install fails or may replace the framework build. Recreate the environment: {recreate}  Or write {reference} in {source}.</source>
+        <translation>在此之前，后续安装会失败，或可能替换框架构建版本。请重新创建环境：{recreate}  或将 {reference} 写入 {source}。</translation>
+    </message>
+    <message>
         <source>The constraints file of {env} pins {pin}, but {installed} is installed.</source>
         <translation>{env} 的约束文件锁定为 {pin}，但安装的是 {installed}。</translation>
     </message>
@@ -4127,7 +4135,7 @@
     </message>
     <message>
         <source>your mirror of PyTorch&apos;s index, from {origin}</source>
-        <extracomment>PyPI&apos;s simple index: what pip and uv use when nothing says otherwise (pip.pypa.io/en/stable/cli/pip_install/#cmdoption-i, docs.astral.sh/uv/concepts/indexes/). The wizard&apos;s setting for a mirror of PyTorch&apos;s index. Where a source comes from when the person set nothing. Hosts that are this machine: plain http to them never crosses a network. What an index is contacted for: the plan&apos;s packages, or only pip for a uv environment.</extracomment>
+        <extracomment>PyPI&apos;s simple index: what pip and uv use when nothing says otherwise (pip.pypa.io/en/stable/cli/pip_install/#cmdoption-i, docs.astral.sh/uv/concepts/indexes/). The wizard&apos;s setting for a mirror of PyTorch&apos;s index. Where a source comes from when the person set nothing. Hosts that are this machine: plain http to them never crosses a network. The variable each tool reads its index from, used instead of ``--index-url`` for an index URL that carries a login or a token: pip&apos;s ``--index-url`` as a variable (pip.pypa.io/en/stable/topics/configuration/#environment-variables), uv&apos;s default index (docs.astral.sh/uv/reference/environment/#uv_default_index, which uv prefers to UV_INDEX_URL). The variable the py-rattler engine reads its channels from (a JSON list), used instead of ``--channel`` when one of them carries a login or a token (``adapters/envs/rattler_engine.py``). Variables that carry a source a tool was given out of its command line: a log shows them. What an index is contacted for: the plan&apos;s packages, or only pip for a uv environment.</extracomment>
         <translation>您的 PyTorch 索引镜像，来自 {origin}</translation>
     </message>
     <message>

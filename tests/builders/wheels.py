@@ -131,5 +131,10 @@ def bundled_pip_wheel() -> Path:
     bundled = Path(ensurepip.__file__).parent / "_bundled"
     wheels = sorted(bundled.glob("pip-*.whl"))
     if not wheels:
-        raise FileNotFoundError(f"no pip wheel in {bundled}")
+        # Debian and Ubuntu strip _bundled; their ensurepip installs the wheel of the package
+        # python3-pip-whl from /usr/share/python-wheels instead (Debian's python3.11 patch
+        # "ensurepip-wheels"), so that is this interpreter's pip wheel there.
+        wheels = sorted(Path("/usr/share/python-wheels").glob("pip-*.whl"))
+    if not wheels:
+        raise FileNotFoundError(f"no pip wheel in {bundled} or /usr/share/python-wheels")
     return wheels[-1]

@@ -140,6 +140,42 @@ def test_an_environment_of_another_plan_is_not_replaced_unless_asked(tmp_path: P
     assert everything_under(home()) == before
 
 
+@pytest.mark.slow
+def test_a_changed_gpus_answer_is_not_reported_ok_with_the_old_value_kept(tmp_path: Path):
+    # The environment this answer file made last time, intact, seeing GPU 0 only.
+    folder = tmp_path / "lab"
+    (folder / "lib" / "python3.11" / "site-packages" / "torch-2.13.0.dist-info").mkdir(parents=True)
+    (home() / "environments.json").write_text(
+        json.dumps(
+            {
+                "schema": "gpuwizard.environments/1",
+                "environments": [
+                    {"name": "lab", "path": str(folder), "python": sys.executable, "manager": "venv",
+                     "framework": "pytorch", "framework_version": "2.13.0",
+                     "variables": {"CUDA_VISIBLE_DEVICES": "0"}}
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    before = everything_under(home())
+    answers = tmp_path / "lab.toml"
+    text = 'framework = "pytorch"\nversion = "2.13"\nenvironment = "lab"\ntest = false\n'
+    answers.write_text(text + "gpus = [0]\n", encoding="utf-8")
+    system = ("--system", str(SAMPLES / "linux-4xa100-one-lost.json"))
+    same = gpuwizard("apply", "--answers", str(answers), "--yes", "--json", *system)
+    assert same.returncode == 0, same.stdout[-2000:] + same.stderr
+    assert (events_of(same)[-1]["status"], events_of(same)[-1]["changed"]) == ("ok", False)
+
+    answers.write_text(text + "gpus = [0, 1]\n", encoding="utf-8")
+    changed = gpuwizard("apply", "--answers", str(answers), "--yes", "--json", *system)
+    assert changed.returncode == 2, changed.stdout[-2000:] + changed.stderr
+    assert changed.stderr.startswith("gpuwizard: error: ") and len(changed.stderr.strip().splitlines()) == 1
+    assert "gpus: it sees GPUs 0, the answers ask for GPUs 0,1" in changed.stderr
+    assert "replace = true" in changed.stderr
+    assert everything_under(home()) == before
+
+
 def test_without_yes_it_only_previews(tmp_path: Path, registry: Path):
     answers = tf_answers(tmp_path)
     before = registry.read_bytes()

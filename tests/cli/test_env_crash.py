@@ -91,7 +91,8 @@ def settled(home: Path, prefix: Path) -> list[dict[str, Any]]:
     listed = gpuwizard("env", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     assert "Traceback" not in listed.stderr
-    leftovers = sorted(path.name for path in prefix.parent.glob(f".{prefix.name}.gpuwizard-replaced*"))
+    # Moved-aside copies, folders being made and trash (workflow/envs/recovery.py, registry.py).
+    leftovers = sorted(path.name for path in prefix.parent.glob(".gpuwizard-*"))
     assert leftovers == [], f"moved-aside copies left: {leftovers}"
     pending = (
         sorted(path.name for path in (home / "pending").glob("*")) if (home / "pending").is_dir() else []

@@ -122,3 +122,25 @@ def test_undo_all_with_an_empty_journal_is_not_an_error(snapshot: Path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["changes"] == []
     assert load(snapshot) == SNAPSHOT
+
+
+def test_a_pending_entry_left_before_later_changes_never_blocks_undo_all(snapshot: Path):
+    # Issue 33, point 6: `path remove` killed between the journal's write and the snapshot's, then
+    # run again. An older version kept the pending entry for ever and judged it by the value now,
+    # which the second remove had made equal to the pending entry's new value; undo --all then
+    # exited 1 for good. The next change it recorded started from the pending entry's old value,
+    # which proves it was never written.
+    registry = ("--registry", str(snapshot))
+    assert path("add", r"C:\one", *registry).returncode == 0
+    assert path("remove", r"C:\one", *registry).returncode == 0
+    journal = Path(os.environ["GPUWIZARD_HOME"]) / "path-journal.json"
+    data = load(journal)
+    killed = dict(data["entries"][-1], id="0" * 32, status="pending")
+    data["entries"].insert(-1, killed)  # the killed remove, recorded before the one run again
+    journal.write_text(json.dumps(data), encoding="utf-8")
+
+    done = path("undo", "--all", *registry)
+    assert done.returncode == 0, done.stderr
+    assert load(snapshot) == SNAPSHOT
+    assert "was never written" in done.stderr
+    assert [e["id"] for e in load(journal)["entries"] if e["status"] != "applied"] == []

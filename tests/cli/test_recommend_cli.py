@@ -309,9 +309,10 @@ def test_package_sources_say_where_the_packages_would_come_from_and_why():
         "needed_for": "packages",
         "why": "your mirror of PyTorch's index, from GPUWIZARD_PYTORCH_INDEX_URL",
     }
+    # A mirror with a login is given to pip in its variable, not on its command line (issue 33).
     assert (
         sources["install_command"]
-        == "pip install torch==2.15.0 --index-url https://***@torch-mirror.example/cpu/simple"
+        == "PIP_INDEX_URL=https://***@torch-mirror.example/cpu/simple pip install torch==2.15.0"
     )
     text = run("--framework", "pytorch", "--system", str(NO_GPU), env=mirrors)
     flat = " ".join(text.stdout.split())

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 import sys
 from collections import Counter
@@ -28,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from builders.secret_shapes import CONTEXTS, SHAPES, Built, sample
+from gpuwizard.core.support.redaction import Identities, redact
 from harness.entry_point import gpuwizard
 
 pytestmark = [
@@ -46,7 +49,7 @@ class Planted:
     case: str
     where: str  # "environ", "env-variables", "probe-log" or "test-finding"
     text: str  # the line or value planted
-    kind: str  # the count it adds to: url_credentials, credential_variable, access_token
+    kind: str  # the count it adds to: url_credentials, url_secret, credential_variable, access_token, private_key
     secrets: tuple[str, ...]
     name: str = ""  # the variable, for "environ" and "env-variables"
 
@@ -63,6 +66,14 @@ AWS = "AKIA" + "Z7Q3M9X2C5V8B1N4"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1ib3QiLCJpYXQiOjE3MDB9.SflKxwRJSMeKKF2QT4fwpMeJf36POk6y"
 BEARER = "Bearer " + "b3ArEr0paqueT0kenVALUE"
 BASIC = "Basic " + "Y2ktdXNlcjpCYXNpY1B3ZDk5"  # base64 of "ci-user:BasicPwd99"
+SAS_SIG = "Zk9sQ2xhc3NpY1NpZ25hdHVyZTEyMw%3D%3D"
+CONDA_TOKEN = "ab-5f3c9e1a-77d2-4b8e-9a01-c3d4e5f6a7b8"  # noqa: S105 - made up
+PYPI = "pypi-AgEIcHlwaS5vcmcCJGE5ZjRhNDk2LTc3ZDItNGI4ZS05YTAxLWMzZDRlNWY2YTdiOAACKlszLCJhYmMiXQ"
+STRIPE = "sk_live_" + "51H8xQ2eZvKYlo2C0aBcDeFgHiJ"
+GOOGLE = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+SLACK_APP = "xapp-1-" + "A0123456789-1234567890123-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9XmpLeKeY"  # noqa: S105 - made up
+PEM_BODY = "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQCu1Pemb0dyPrivKey"
 
 PLANTED: tuple[Planted, ...] = (
     # --- URL logins (RFC 3986 §3.2.1 userinfo), whatever the password holds ---
@@ -113,7 +124,49 @@ PLANTED: tuple[Planted, ...] = (
     Planted("bare-jwt", "test-finding", f"token expired: jwt {JWT}", "access_token", (JWT[:40], JWT[-20:])),
     Planted("bare-bearer", "probe-log", f"retrying with {BEARER} after 401", "access_token", ("b3ArEr0paque",)),
     Planted("bare-basic", "test-finding", f"proxy wants {BASIC} again", "access_token", (BASIC[6:],)),
+    # --- issue 33: what the structure of a URL, a netrc file, a command line or a PEM says ---
+    Planted("sas-find-links", "environ", f"https://acct.blob.core.windows.net/wheels?sv=2022-11-02&sp=r&sig={SAS_SIG}",
+            "url_secret", (SAS_SIG, SAS_SIG[:20]), name="UV_DEFAULT_INDEX"),
+    Planted("sas-extra-index-url", "environ", f"https://acct.blob.core.windows.net/extra/simple?sig={SAS_SIG}&se=2030",
+            "url_secret", (SAS_SIG,), name="UV_EXTRA_INDEX_URL"),
+    Planted("sas-connection-string", "env-variables",
+            f"BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig={SAS_SIG}",
+            "url_secret", (SAS_SIG,), name="AZURE_STORAGE_CONNECTION_STRING"),
+    Planted("conda-token-channel", "env-variables", f"https://conda.anaconda.org/t/{CONDA_TOKEN}/corp-channel",
+            "url_secret", (CONDA_TOKEN, CONDA_TOKEN[3:20]), name="CONDA_CHANNEL_URL"),
+    Planted("conda-token-in-log", "test-finding", f"conda install -c https://conda.anaconda.org/t/{CONDA_TOKEN}/x torch",
+            "url_secret", (CONDA_TOKEN[3:20],)),
+    Planted("netrc-one-line", "probe-log", "machine pypi.corp.example login build-agent password NetrcPw0ne-line",
+            "credential_variable", ("NetrcPw0ne",)),
+    Planted("netrc-lines", "probe-log", "machine files.corp.example\n  login build-agent\n  password NetrcMultiLine77",
+            "credential_variable", ("NetrcMultiLine77",)),
+    Planted("bare-pypi", "probe-log", f"twine upload -u __token__ -p {PYPI} dist/*", "access_token", (PYPI[5:60],)),
+    Planted("aws-cli-secret", "probe-log", f"aws configure set aws_secret_access_key {AWS_SECRET}",
+            "credential_variable", (AWS_SECRET, AWS_SECRET[:16])),
+    Planted("stripe-live", "test-finding", f"payment call failed with {STRIPE}", "access_token", (STRIPE[8:],)),
+    Planted("google-api-key", "env-variables", GOOGLE, "access_token", (GOOGLE[4:],), name="MAPS_CONFIG"),
+    Planted("slack-app-token", "env-variables", SLACK_APP, "access_token", (SLACK_APP[7:30],), name="SLACK_APP"),
+    Planted("pem-private-key", "probe-log",
+            f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY[:32]}\n{PEM_BODY[32:]}\n-----END PRIVATE KEY-----",
+            "private_key", (PEM_BODY[:32], PEM_BODY[32:])),
 )  # fmt: skip
+
+# A generated corpus (builders/secret_shapes.py, seeded so every run plants the same): each
+# documented token shape once in each place a token turns up, in the environment's log, and
+# each structure that holds a secret once; half of them also as an environment's variables.
+_RNG = random.Random(33)  # noqa: S311 - reproducible test data, not secrets
+GENERATED: tuple[Built, ...] = tuple(
+    sample(shape, _RNG) for shape in SHAPES for _context in (CONTEXTS if shape.token else ("as-is",))
+)
+GENERATED_LOG: tuple[str, ...] = tuple(
+    CONTEXTS[context](built.text) if context in CONTEXTS else built.text
+    for built, context in zip(
+        GENERATED,
+        [context for shape in SHAPES for context in (CONTEXTS if shape.token else ("as-is",))],
+        strict=True,
+    )
+)
+GENERATED_VARIABLES: dict[str, str] = {f"GENERATED_{n}": built.text for n, built in enumerate(GENERATED[::2])}
 
 #: What a helper needs, that must survive redaction (Markdown escapes are undone before looking).
 KEPT = (
@@ -147,7 +200,8 @@ def _fake_interpreter(folder: Path) -> Path:
             "ModuleNotFoundError: No module named 'torch'",
             "--- pip config (~/.config/pip/pip.conf) ---",
             "[global]",
-            *_lines("probe-log"),
+            *(line.replace("\\n", "\n") for line in _lines("probe-log")),
+            *GENERATED_LOG,
             "KEYBOARD_LAYOUT=us",
         ]
     )
@@ -178,7 +232,7 @@ def _plant_state(home: Path, root: Path) -> None:
     folder = root / "envs" / "demo"
     folder.mkdir(parents=True)
     python = _fake_interpreter(folder)
-    variables = {**_variables("env-variables"), "TOKENIZERS_PARALLELISM": "false"}
+    variables = {**_variables("env-variables"), **GENERATED_VARIABLES, "TOKENIZERS_PARALLELISM": "false"}
     record = {"name": "demo", "path": str(folder), "python": str(python), "manager": "venv",
               "framework": "pytorch", "framework_version": "2.13.0", "variables": variables}  # fmt: skip
     home.mkdir(parents=True, exist_ok=True)
@@ -294,7 +348,13 @@ def test_each_format_says_what_it_replaced(reports: dict[str, str], fmt: str):
     seen = _as_read(fmt, reports[fmt])
     if fmt != "json":
         [replaced] = re.findall(r"Replaced before writing: [^\n<]*", seen)
-        for kind in ("URL logins", "credential variables", "access tokens"):
+        for kind in (
+            "URL logins",
+            "secrets? in URLs?",
+            "credential variables",
+            "access tokens",
+            "private keys?",
+        ):
             assert re.search(rf"\d+ {kind}", replaced), (fmt, replaced)
     for rule in ("User names and passwords in URLs are <credentials>",
                  "named like secrets", "Access tokens (nvapi-…, hf_…, ghp_…"):  # fmt: skip
@@ -302,6 +362,29 @@ def test_each_format_says_what_it_replaced(reports: dict[str, str], fmt: str):
 
 
 def test_the_table_covers_every_kind_and_place():
-    assert {row.kind for row in PLANTED} == {"url_credentials", "credential_variable", "access_token"}
+    assert {row.kind for row in PLANTED} == {
+        "url_credentials", "url_secret", "credential_variable", "access_token", "private_key"
+    }  # fmt: skip
     assert {row.where for row in PLANTED} == {"environ", "env-variables", "probe-log", "test-finding"}
     assert len({row.case for row in PLANTED}) == len(PLANTED)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_generated_secret_appears_in_any_format(reports: dict[str, str], fmt: str):
+    written = reports[fmt]
+    seen = _as_read(fmt, written)
+    leaked = [
+        (built.shape, built.secret)
+        for built in GENERATED
+        if built.secret in seen or any(spelling in written for spelling in _spellings(built.secret))
+    ]
+    assert not leaked
+    assert {built.shape for built in GENERATED} == {shape.name for shape in SHAPES}
+
+
+def test_redacting_the_report_again_changes_nothing(reports: dict[str, str]):
+    # Everything but the note on redaction itself (its counts are fields named like "serial").
+    data = {key: value for key, value in json.loads(reports["json"]).items() if key != "redaction"}
+    again = redact(data, Identities())
+    assert again.data == data
+    assert not any(again.counts.values()), again.counts

@@ -331,3 +331,46 @@ def test_ctrl_c_while_an_environment_is_probed_exits_130_and_records_nothing(cud
     assert process.wait(EVENT_S) == 130
     assert (lines[-1]["event"], lines[-1]["status"], lines[-1]["healthy"]) == ("result", "cancelled", False)
     assert not (home() / "last-good.json").exists()
+
+
+@pytest.mark.slow
+def test_an_environment_another_gpuwizard_is_replacing_is_skipped_not_broken(tmp_path: Path):
+    from gpuwizard.workflow.state.env_pending import PendingEnv, drop_pending, hold_creation, save_pending
+
+    # `env create lab --replace` runs in another gpuwizard (this test's process holds its locks
+    # and has written its record): the old environment was moved aside, its interpreter is gone.
+    folder = tmp_path / "lab"
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "environments.json").write_text(
+        json.dumps(
+            {"schema": "gpuwizard.environments/1",
+             "environments": [{"name": "lab", "path": str(folder), "python": str(folder / "bin" / "python"),
+                               "manager": "venv", "framework": "pytorch", "framework_version": "2.13.0"}]}
+        )
+    )  # fmt: skip
+    no_driver = write_report(tmp_path / "no-driver.json", gpus=[], driver=None)
+    locks = hold_creation("lab", folder)
+    save_pending(PendingEnv("lab", str(folder), False, str(tmp_path / "lab.old"), str(tmp_path / "lab.log")))
+    try:
+        done = gpuwizard("verify", "--system", str(no_driver), "--no-test", "--json", timeout=60)
+        text = gpuwizard("verify", "--system", str(no_driver), "--no-test", "--no-record", timeout=60)
+    finally:
+        drop_pending("lab")
+        locks.release()
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    events = events_of(done)
+    lab = {check_id: check for check_id, check in checks(events).items() if check_id.startswith("env:lab:")}
+    assert {check["status"] for check in lab.values()} == {"skipped"} and len(lab) == 6
+    assert all("being made by another gpuwizard" in check["note"] for check in lab.values())
+    assert (events[-1]["healthy"], events[-1]["counts"]["broken"]) == (True, 0)
+    assert text.returncode == 0, text.stdout + text.stderr
+    assert "BROKEN" not in text.stdout
+    assert (
+        "skipped  env:lab:interpreter  (being made by another gpuwizard (env create); checked next time)"
+        in text.stdout
+    )
+
+    # Nobody is making it any more: the next run checks it, and its interpreter is missing.
+    after = gpuwizard("verify", "--system", str(no_driver), "--no-test", "--json", timeout=60)
+    assert after.returncode == 1, after.stdout[-2000:] + after.stderr
+    assert statuses(events_of(after))["env:lab:interpreter"] == ("broken", "DRIFT_ENV_INTERPRETER_BROKEN")

@@ -46,6 +46,18 @@ class Answer:
     #: Held back until this is set (at most ``delay_s``, or without bound when that is 0): a
     #: download the test lets finish, or never, once it has seen it start.
     hold: threading.Event | None = None
+    #: A server that trickles: the whole answer, status line and headers included, one byte every
+    #: this many seconds (0: at once). Each byte restarts a client's read timeout, so only a
+    #: deadline for the whole request ends it (adapters/http.py).
+    trickle_s: float = 0.0
+    #: Trickle the body only: the status line and headers go at once.
+    trickle_body_only: bool = False
+    #: Set once the trickle has begun (the client is waiting), and once the client has gone away
+    #: (it closed or shut down its socket: the trickle could not write any more).
+    trickling: threading.Event = field(default_factory=threading.Event)
+    client_gone: threading.Event = field(default_factory=threading.Event)
+    #: Set once the trickle has sent its last byte.
+    trickled: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -55,6 +67,8 @@ class Site:
     answers: dict[str, Answer] = field(default_factory=dict)
     seen: list[str] = field(default_factory=list)
     url: str = ""
+    #: Set when the server stops: a trickle still running ends then.
+    stopped: threading.Event = field(default_factory=threading.Event)
 
     def put(self, path: str, body: bytes | str, **kwargs: object) -> None:
         self.answers[path] = Answer(body.encode() if isinstance(body, str) else body, **kwargs)  # type: ignore[arg-type]
@@ -74,6 +88,9 @@ def serve(*, tls: bool = False) -> Iterator[Site]:
                 return
             if answer.first:
                 self.send_error(answer.first.pop(0))
+                return
+            if answer.trickle_s:
+                self._trickle(answer)
                 return
             if answer.hold is not None:
                 answer.hold.wait(answer.delay_s or None)
@@ -111,6 +128,26 @@ def serve(*, tls: bool = False) -> Iterator[Site]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client stopped reading (an answer too large): what the test wants
 
+        def _trickle(self, answer: Answer) -> None:
+            extra = "".join(f"{name}: {value}\r\n" for name, value in answer.headers.items())
+            head = f"HTTP/1.1 {answer.status} OK\r\nContent-Length: {len(answer.body)}\r\n{extra}\r\n"
+            data = head.encode("ascii") + answer.body
+            self.close_connection = True
+            start = len(head) if answer.trickle_body_only else 0
+            try:
+                self.wfile.write(data[:start])
+                self.wfile.flush()
+                answer.trickling.set()
+                for index in range(start, len(data)):
+                    self.wfile.write(data[index : index + 1])
+                    self.wfile.flush()
+                    if site.stopped.wait(answer.trickle_s):
+                        return
+                answer.trickled.set()
+            except OSError:
+                # BrokenPipeError, ConnectionResetError, or a TLS error from a socket cut off.
+                answer.client_gone.set()
+
         def do_HEAD(self) -> None:
             # uv asks HEAD first to see whether range requests work (PEP 658 fallback).
             answer = site.answers.get(self.path)
@@ -139,6 +176,7 @@ def serve(*, tls: bool = False) -> Iterator[Site]:
     try:
         yield site
     finally:
+        site.stopped.set()
         server.shutdown()
         server.server_close()
 

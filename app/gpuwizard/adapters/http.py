@@ -4,6 +4,16 @@ Timeouts on every call, retries with back-off for flaky networks and 429/5xx ans
 settings from the environment (``HTTPS_PROXY``, ``NO_PROXY``: requests honours them), and one
 exception for every way a fetch can fail, so callers fall back quietly to what they have.
 
+Every request also has a total deadline: connecting, the TLS handshake, the headers, the whole
+body, redirects and retries together. A read timeout alone does not bound a request: it restarts
+with every byte (requests' ``timeout`` is "how long to wait for the server to send data",
+https://requests.readthedocs.io/en/latest/user/advanced/#timeouts, and urllib3's
+``Timeout(total=...)`` only shortens that wait per read), so a server trickling a byte every few
+seconds held ``recommend --refresh`` for minutes. Each request runs in a worker thread; at the
+deadline the caller gets its :class:`HttpError`, and the sockets the request opened are shut down
+(``socket.shutdown`` wakes a blocked read, where ``close`` from another thread does not), so the
+worker ends too instead of reading on.
+
 Every fetch is https only, redirects included, and size-limited: what the wizard downloads
 (compatibility data that chooses later package indexes, the indexes' release lists) must not be
 changed on its way, nor fill the memory. There is no exception for plain http, not even to
@@ -18,9 +28,15 @@ environment, the certificate checked) and says which way it failed.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
 import re
+import socket
+import threading
 import time
-from typing import TYPE_CHECKING, Final, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from gpuwizard import __version__
@@ -31,6 +47,16 @@ if TYPE_CHECKING:
     import requests
 
 DEFAULT_TIMEOUT_S: Final = 10.0
+#: A request's deadline, by default, in read timeouts: one each to connect, for the headers and
+#: for the body on a link that is slow but moving (30 s with the default timeout: PyPI's JSON for
+#: tensorflow, 1.5 MB, at 50 KB/s).
+DEADLINE_IN_TIMEOUTS: Final = 3
+#: All the requests of one client (one refresh, one check of PyPI) together, in deadlines.
+BUDGET_IN_DEADLINES: Final = 2
+#: Sets every client's deadline per request, in seconds (its budget stays twice that): for a
+#: link slower than the defaults allow, or a test that cannot wait for them.
+DEADLINE_VARIABLE: Final = "GPUWIZARD_HTTP_DEADLINE_S"
+_LEAST_S: Final = 0.001
 #: The most one answer may bring unless the caller says less: above anything the wizard fetches
 #: (the largest, PyPI's JSON for tensorflow, was 1,575,636 bytes on 2026-11-25), far below what
 #: would trouble the memory of the machines it runs on.
@@ -46,6 +72,166 @@ _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 
 class HttpError(Exception):
     """A fetch failed (offline, refused, timed out, an HTTP error); the message says which, in one line."""
+
+
+class _DeadlinePassed(Exception):
+    """The request did not finish within its deadline (it was cut off)."""
+
+
+def configured_deadline() -> float | None:
+    """The deadline ``GPUWIZARD_HTTP_DEADLINE_S`` sets (a positive number of seconds), else None."""
+    try:
+        value = float(os.environ.get(DEADLINE_VARIABLE, ""))
+    except ValueError:
+        return None
+    return value if value > 0 and value != float("inf") else None
+
+
+class _Exchange:
+    """The connections one request uses, so that its deadline can cut them off.
+
+    A connection opened after the cut (the worker was still resolving a name or shaking hands)
+    is cut as soon as it is seen.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._connections: list[Any] = []
+        self._sockets: list[socket.socket] = []
+        self.expired = False
+
+    def track(self, connection: Any, sock: socket.socket | None = None) -> None:  # noqa: ANN401 - urllib3's
+        with self._lock:
+            if connection not in self._connections:
+                self._connections.append(connection)
+            if sock is not None:
+                self._sockets.append(sock)
+            if self.expired:
+                _shut(connection, sock)
+
+    def expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for connection in self._connections:
+                _shut(connection, None)
+            for sock in self._sockets:
+                _shut(None, sock)
+
+
+def _shut(connection: Any, sock: socket.socket | None) -> None:  # noqa: ANN401 - urllib3's connection
+    """Shut ``connection``'s socket (and ``sock``) for both directions; a blocked read then returns."""
+    for candidate in (getattr(connection, "sock", None), sock):
+        if candidate is None:
+            continue
+        # OSError: closed already, or not connected yet (a socket the TLS layer took over).
+        with contextlib.suppress(OSError):
+            candidate.shutdown(socket.SHUT_RDWR)
+
+
+#: The exchange of the request the current worker thread runs (None elsewhere).
+_WORKER = threading.local()
+
+
+def _track_connection(connection: Any, sock: socket.socket | None = None) -> None:  # noqa: ANN401
+    exchange = getattr(_WORKER, "exchange", None)
+    if exchange is not None:
+        exchange.track(connection, sock)
+
+
+_T = TypeVar("_T")
+
+
+def _within(deadline_s: float, work: Callable[[], _T]) -> _T:
+    """``work()`` in a worker thread; its answer, or :class:`_DeadlinePassed` after ``deadline_s``.
+
+    At the deadline (or when the caller is interrupted) the worker's connections are shut down,
+    so it stops; it is a daemon thread, so it never keeps the program alive either way.
+    """
+    exchange = _Exchange()
+    answer: list[_T] = []
+    failure: list[BaseException] = []
+    finished = threading.Event()
+
+    def run() -> None:
+        _WORKER.exchange = exchange
+        try:
+            answer.append(work())
+        except BaseException as error:  # noqa: BLE001 - handed to the caller, who raises it
+            failure.append(error)
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="gpuwizard-http", daemon=True).start()
+    try:
+        if not finished.wait(deadline_s):
+            raise _DeadlinePassed
+    finally:
+        if not finished.is_set():
+            exchange.expire()
+    if failure:
+        raise failure[0]
+    return answer[0]
+
+
+def _tracking_adapter(**kwargs: Any) -> Any:  # noqa: ANN401 - a requests HTTPAdapter
+    """A requests adapter whose connections tell the running request's :class:`_Exchange` about them.
+
+    urllib3 makes connections through the pool classes its PoolManager names
+    (``PoolManager.pool_classes_by_scheme``); the adapter's managers get pools whose connections
+    report themselves when they open a socket and when they send a request (a pooled connection
+    is reused without opening one). A SOCKS proxy's manager keeps its own pools: a request through
+    it still ends at its deadline, and its worker at its next read timeout.
+    """
+    return _tracking_adapter_class()(**kwargs)
+
+
+@functools.cache
+def _tracking_adapter_class() -> Any:  # noqa: ANN401 - a subclass of requests' HTTPAdapter
+    """The class of :func:`_tracking_adapter`, made once (requests and urllib3 imported only then)."""
+    from requests.adapters import HTTPAdapter  # noqa: PLC0415 - only when something is fetched
+    from urllib3 import connection as connections  # noqa: PLC0415
+    from urllib3 import connectionpool, poolmanager  # noqa: PLC0415
+
+    class _Connection(connections.HTTPConnection):
+        def _new_conn(self) -> socket.socket:
+            sock = super()._new_conn()
+            _track_connection(self, sock)
+            return sock
+
+        def request(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - urllib3's signature
+            _track_connection(self)
+            super().request(*args, **kwargs)
+
+    class _TlsConnection(connections.HTTPSConnection):
+        def _new_conn(self) -> socket.socket:
+            sock = super()._new_conn()
+            _track_connection(self, sock)
+            return sock
+
+        def request(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - urllib3's signature
+            _track_connection(self)
+            super().request(*args, **kwargs)
+
+    class _Pool(connectionpool.HTTPConnectionPool):
+        ConnectionCls = _Connection
+
+    class _TlsPool(connectionpool.HTTPSConnectionPool):
+        ConnectionCls = _TlsConnection
+
+    pools = {"http": _Pool, "https": _TlsPool}
+
+    class _Adapter(HTTPAdapter):
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401
+            super().init_poolmanager(*args, **kwargs)
+            self.poolmanager.pool_classes_by_scheme = pools
+
+        def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:  # noqa: ANN401
+            manager = super().proxy_manager_for(proxy, **kwargs)
+            if manager.pool_classes_by_scheme is poolmanager.pool_classes_by_scheme:
+                manager.pool_classes_by_scheme = pools
+            return manager
+
+    return _Adapter
 
 
 class HttpClient(Protocol):
@@ -75,12 +261,33 @@ def url_refusal(url: str) -> str | None:
 
 
 class RequestsClient:
-    """The real client: a requests session with retries."""
+    """The real client: a requests session with retries, each request within a deadline.
 
-    def __init__(self, retries: int = 2, backoff_s: float = 0.3, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    Args:
+        retries: Retries of a failed connection or a 429/5xx answer, with back-off.
+        backoff_s: urllib3's back-off factor.
+        timeout: The wait to connect, and for each read.
+        deadline: The most one request may take, start to last byte, redirects and retries
+            included; by default ``GPUWIZARD_HTTP_DEADLINE_S``, else :data:`DEADLINE_IN_TIMEOUTS`
+            times ``timeout``.
+        budget: The most all of this client's requests may take together, from its first (a
+            client is made per refresh or check); by default :data:`BUDGET_IN_DEADLINES` deadlines.
+    """
+
+    def __init__(
+        self,
+        retries: int = 2,
+        backoff_s: float = 0.3,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        *,
+        deadline: float | None = None,
+        budget: float | None = None,
+    ) -> None:
         self._timeout = timeout
+        self._deadline = deadline or configured_deadline() or DEADLINE_IN_TIMEOUTS * timeout
+        self._budget = budget or BUDGET_IN_DEADLINES * self._deadline
+        self._first: float | None = None
         import requests  # noqa: PLC0415 - only when something is fetched
-        from requests.adapters import HTTPAdapter  # noqa: PLC0415
         from urllib3.util.retry import Retry  # noqa: PLC0415
 
         self._requests = requests
@@ -94,7 +301,7 @@ class RequestsClient:
             allowed_methods=("GET",),
         )
         # Retries for https only: no other URL reaches the session (``url_refusal``).
-        self._session.mount("https://", HTTPAdapter(max_retries=retry))
+        self._session.mount("https://", _tracking_adapter(max_retries=retry))
         self._session.headers["User-Agent"] = f"gpuwizard/{__version__}"
 
     def get(self, url: str, *, timeout: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -103,8 +310,21 @@ class RequestsClient:
         why = url_refusal(url)
         if why is not None:
             raise HttpError(f"{url}: refused, {why}")
+        now = time.monotonic()
+        self._first = now if self._first is None else self._first
+        left = self._budget - (now - self._first)
+        # Less than a millisecond connects nowhere: spent (and no clock rounding asks for 1e-9 s).
+        if left < _LEAST_S:
+            raise HttpError(
+                f"{url}: not asked, the {_seconds(self._budget)} s allowed for these requests are spent"
+            )
+        deadline = min(self._deadline, left)
+        # No read waits past the deadline either: the worker ends with the request.
+        timeout = min(timeout, deadline)
         try:
-            return self._follow(url, timeout, max_bytes)
+            return _within(deadline, lambda: self._follow(url, timeout, max_bytes))
+        except _DeadlinePassed:
+            raise HttpError(f"{url}: no whole answer within {_seconds(deadline)} s") from None
         except self._requests.exceptions.Timeout:
             raise HttpError(f"{url}: no answer within {timeout:g} s") from None
         except self._requests.exceptions.ConnectionError as error:
@@ -170,6 +390,11 @@ def _body(url: str, response: requests.Response, max_bytes: int) -> bytes:
     return bytes(body)
 
 
+def _seconds(value: float) -> str:
+    """``1``, ``0.5``, ``12``: seconds to a tenth, as people read them."""
+    return f"{round(value, 1):g}"
+
+
 def _size(count: int) -> str:
     for unit, shift in (("MiB", 20), ("KiB", 10)):
         if count >= 1 << shift and count % (1 << shift) == 0:
@@ -225,7 +450,9 @@ def probe_index(
     The environment's settings apply as they do to pip: ``HTTPS_PROXY``/``HTTP_PROXY``/
     ``NO_PROXY`` and ``REQUESTS_CA_BUNDLE`` (requests' ``trust_env``,
     https://requests.readthedocs.io/en/latest/user/advanced/#proxies); the certificate is
-    checked. Any status below 400 means the index is there (a redirect included).
+    checked. Any status below 400 means the index is there (a redirect included). The whole
+    exchange ends within ``connect_timeout + read_timeout`` (a ``timeout`` failure after that),
+    however slowly the index sends its headers.
     """
     shown = display_url(url)
     why = mirror_refusal(url)
@@ -237,15 +464,24 @@ def probe_index(
     started = time.perf_counter()
     failure: Failure | None = None
     detail, status = "", None
-    try:
+    deadline = connect_timeout + read_timeout
+
+    def ask() -> int:
         with requests.Session() as session:
             session.headers["User-Agent"] = f"gpuwizard/{__version__}"
+            for scheme in ("https://", "http://"):
+                session.mount(scheme, _tracking_adapter())
             # stream=True: only the status line and headers are read, never the page
             # (https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow).
             with session.get(
                 url, timeout=(connect_timeout, read_timeout), allow_redirects=False, stream=True
             ) as response:
-                status = response.status_code
+                return int(response.status_code)
+
+    try:
+        status = _within(deadline, ask)
+    except _DeadlinePassed:
+        failure, detail = "timeout", f"no whole answer within {_seconds(deadline)} s"
     except requests.exceptions.ProxyError as error:
         # "Tunnel connection failed: 407 Proxy Authentication Required" (http.client's CONNECT).
         failure = "proxy_auth" if "407" in str(error) else "proxy"

@@ -1,10 +1,18 @@
-"""Finding and ending what a killed creation left running inside a folder (Linux ``/proc``).
+"""Ending what a killed creation left running: only process groups the wizard started itself.
 
 The tools ``env create`` starts lead their own process group, so a ``kill -9`` of the wizard
 does not reach them, and their own children (pip's build backends, the interpreter uv runs)
-do not get the parent-death signal the runner gives its direct child. Before a later run
-removes a half-made environment it ends every process of this user that still runs from it,
-works in it, or names it in its arguments, so nothing writes into the folder as it goes.
+do not get the parent-death signal the runner gives its direct child. The creation records
+each tool it starts (:func:`process_identity`, in its pending record) the moment it starts;
+before a later run removes a half-made environment it ends those groups and nothing else
+(:func:`end_started`). A process is never chosen by the folder it runs in or names: a record
+restored from a backup, or planted, must not end a person's own programs.
+
+A recorded group is ended only while it is provably the same: the machine has not restarted
+since (``/proc/sys/kernel/random/boot_id``), and the group's leader, if it still runs, started
+at the recorded instant (field 22 of ``/proc/PID/stat``, clock ticks since boot, ``man 5
+proc``). A process id is not reused while a group of that id has members (POSIX, "Process ID
+Reuse"), so a group whose leader is gone but whose members remain is still the recorded one.
 
 On Windows the runner puts each tool in a job object that is killed when the wizard's handle
 closes (:mod:`gpuwizard.adapters.runner`), so nothing is left to find there.
@@ -16,59 +24,103 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 _PROC = Path("/proc")
 
 
-def end_processes_inside(folders: Sequence[Path], *, proc: Path = _PROC) -> list[int]:
-    """SIGKILL this user's processes tied to any of ``folders``; returns their ids.
+@dataclass(frozen=True)
+class ProcessIdentity:
+    """A started tool as recorded: its group id (= its pid), start time in ticks, and the boot."""
 
-    Tied means: its executable, its working folder, or one of its arguments (or the value of a
-    ``--option=VALUE`` argument) is the folder or lies inside it. This process and its parent
-    are never touched. Does nothing where there is no ``/proc``.
+    group: int
+    started: int
+    boot: str
+
+    def to_json(self) -> list[object]:
+        """As stored in a pending record."""
+        return [self.group, self.started, self.boot]
+
+    @classmethod
+    def from_json(cls, value: object) -> ProcessIdentity | None:
+        """Read back; None for anything that is not exactly what :meth:`to_json` wrote."""
+        if not isinstance(value, list) or len(value) != 3:
+            return None
+        group, started, boot = value
+        if type(group) is not int or type(started) is not int or not isinstance(boot, str) or group <= 1:
+            return None
+        return cls(group, started, boot)
+
+
+def process_identity(pid: int, *, proc: Path = _PROC) -> ProcessIdentity | None:
+    """How to know ``pid``'s group again later; None where there is no ``/proc`` (Windows, macOS)."""
+    if sys.platform == "win32":
+        return None
+    fields = _stat_fields(proc / str(pid))
+    boot = _boot_id(proc)
+    if fields is None or boot is None:
+        return None
+    return ProcessIdentity(pid, fields[1], boot)
+
+
+def end_started(identities: Iterable[ProcessIdentity], *, proc: Path = _PROC) -> list[int]:
+    """SIGKILL the recorded groups that are provably still the ones recorded; returns the groups ended.
+
+    This process's own group and its parent's are never touched.
     """
     if sys.platform == "win32" or not proc.is_dir():
         return []
-    roots = sorted({str(folder) for folder in folders} | {os.path.realpath(folder) for folder in folders})
-    spared = {os.getpid(), os.getppid()}
+    boot = _boot_id(proc)
+    spared = {os.getpgrp(), os.getpid(), os.getppid()}
     ended: list[int] = []
-    # Two rounds: a process killed in the first may have started another as it went.
-    for _round in range(2):
-        found = [pid for pid in _own_processes(proc) if pid not in spared and _tied(proc / str(pid), roots)]
-        for pid in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                ended.append(pid)
-        if not found:
-            break
+    for identity in identities:
+        if identity.boot != boot or identity.group in spared:
+            continue
+        members = [(pid, started) for pid, group, started in _own_processes(proc) if group == identity.group]
+        leader = next((started for pid, started in members if pid == identity.group), None)
+        if not members or (leader is not None and leader != identity.started):
+            continue  # gone, or the id now belongs to another group
+        if any(started < identity.started for _pid, started in members):
+            continue  # a member older than the recorded tool: not its group
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(identity.group, signal.SIGKILL)
+            ended.append(identity.group)
     return ended
 
 
-def _own_processes(proc: Path) -> Iterator[int]:
+def _boot_id(proc: Path) -> str | None:
+    try:
+        return (proc / "sys" / "kernel" / "random" / "boot_id").read_text(encoding="ascii").strip()
+    except OSError:
+        return None
+
+
+def _stat_fields(folder: Path) -> tuple[int, int] | None:
+    """The process group (field 5) and start time (field 22) of ``/proc/PID/stat``."""
+    try:
+        text = (folder / "stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces and ')'; the rest follow
+    # its last ')'. After it: state (3), ppid (4), pgrp (5), ... starttime (22).
+    rest = text[text.rfind(")") + 2 :].split()
+    try:
+        return int(rest[2]), int(rest[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _own_processes(proc: Path) -> Iterator[tuple[int, int, int]]:
+    """This user's processes: (pid, group, start time)."""
     uid = os.getuid()
     for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError):
-            if entry.stat().st_uid == uid:
-                yield int(entry.name)
-
-
-def _inside(candidate: str, roots: Sequence[str]) -> bool:
-    if not candidate.startswith("/"):
-        return False
-    return any(candidate == root or candidate.startswith(root.rstrip("/") + "/") for root in roots)
-
-
-def _tied(folder: Path, roots: Sequence[str]) -> bool:
-    places: list[str] = []
-    for link in ("exe", "cwd"):
-        with contextlib.suppress(OSError):
-            places.append(str((folder / link).readlink()).removesuffix(" (deleted)"))
-    with contextlib.suppress(OSError):
-        for argument in (folder / "cmdline").read_bytes().split(b"\0"):
-            text = os.fsdecode(argument)
-            places += [text, text.split("=", 1)[-1]]
-    return any(_inside(place, roots) for place in places)
+            if entry.stat().st_uid != uid:
+                continue
+            fields = _stat_fields(entry)
+            if fields is not None:
+                yield int(entry.name), fields[0], fields[1]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from gpuwizard.adapters.atomic_files import write_text_atomically
+from gpuwizard.adapters.atomic_files import remove_stale_temporaries, write_text_atomically
 from gpuwizard.adapters.file_locks import StateBusy, locked
 from gpuwizard.adapters.input_files import REGISTRY_SNAPSHOT_LIMIT, InputFileError, read_input
 from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
@@ -371,9 +371,15 @@ class SnapshotFileEnvironment:
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
-        """See :class:`EnvironmentStore`: the snapshot's lock file (``FILE.lock``, :mod:`.file_locks`) is held."""
+        """See :class:`EnvironmentStore`: the snapshot's lock file (``FILE.lock``, :mod:`.file_locks`) is held.
+
+        Taking it also removes the temporary copies of the snapshot that killed writers left
+        beside it (:func:`remove_stale_temporaries`): every writer holds this lock while its copy
+        exists, so none of a living writer is taken.
+        """
         try:
             with locked(self.path):
+                remove_stale_temporaries(self.path)
                 yield
         except StateBusy as error:
             raise RegistryWriteError(str(error)) from None
@@ -486,7 +492,10 @@ class SnapshotFileEnvironment:
 
     def _save(self, data: Mapping[str, Any]) -> None:
         try:
-            write_text_atomically(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            # A value may hold a lone surrogate (the registry stores UTF-16 unchecked; a snapshot
+            # reads "\udc80"): written back as the same JSON escape, never refused.
+            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+            write_text_atomically(self.path, text, errors="backslashreplace")
         except OSError as error:
             raise RegistryWriteError(f"{self.path}: cannot write ({error.strerror or error})") from None
 

@@ -152,8 +152,13 @@ class StreamingRunner(Runner, Protocol):
         timeout: float | None = None,
         env_overrides: Mapping[str, str] | None = None,
         cwd: Path | None = None,
+        on_start: Callable[[int], None] | None = None,
     ) -> int:
         """Run ``argv``, give each line of its output (stdout and stderr merged) to ``on_line``.
+
+        ``on_start`` is given the process id (also its group's) as soon as it runs, so that a
+        caller can record what it started (``adapters/processes.py``); if it raises, the
+        process tree is ended and the error goes on.
 
         Returns the exit status.
 
@@ -188,6 +193,7 @@ class StreamingSubprocessRunner(SubprocessRunner):
         timeout: float | None = None,
         env_overrides: Mapping[str, str] | None = None,
         cwd: Path | None = None,
+        on_start: Callable[[int], None] | None = None,
     ) -> int:
         """Run ``argv`` with its output handed over line by line (see :class:`StreamingRunner`)."""
         args = [os.fspath(part) for part in argv]
@@ -216,6 +222,12 @@ class StreamingSubprocessRunner(SubprocessRunner):
             raise CommandNotFound(args, str(error)) from error
         job = _kill_on_close_job(process) if windows else None
         try:
+            if on_start is not None:
+                try:
+                    on_start(process.pid)
+                except BaseException:
+                    kill_tree(process)
+                    raise
             return self._follow(process, args, on_line, cancel, timeout)
         finally:
             if job is not None:

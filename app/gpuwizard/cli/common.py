@@ -56,6 +56,13 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+def os_error_line(error: OSError) -> str:
+    """What an ``OSError`` no command handled says: the wizard's state, or the error as it is."""
+    from gpuwizard.workflow.state.home import state_unwritable  # noqa: PLC0415 - only on an error
+
+    return state_unwritable(error) or str(error)
+
+
 @contextmanager
 def bad_input(*errors: type[Exception]) -> Iterator[None]:
     """Inside, each of ``errors`` is bad input: it leaves as a :class:`UsageError` with its text."""

@@ -195,12 +195,17 @@ def _remove(args: argparse.Namespace, write: common.Write) -> int:
 
     with common.bad_input(EnvRemoveError):
         try:
-            record = remove_environment(args.name)
+            removed = remove_environment(args.name)
         except OSError as error:  # a file in use (Windows) or without permission: said, not a traceback
-            common.say(f"{args.name} could not be removed completely: {error}; its entry is kept")
+            common.say(
+                f"{args.name} could not be removed completely: {error}; the next gpuwizard command finishes it"
+            )
             return common.EXIT_PROBLEM
+    record = removed.record
+    for kept in removed.kept:
+        common.say(f"kept {kept}")
     if args.json:
-        common.json_lines(write)({"removed": record.name, "path": record.path})
+        common.json_lines(write)({"removed": record.name, "path": record.path, "kept": list(removed.kept)})
     else:
         write(f"Removed {record.name} ({record.path}).\n")
     return common.EXIT_OK

@@ -2,7 +2,9 @@
 
 Each command lives in its own module of this package with ``add_parser(commands)`` and
 ``run(args, write) -> exit code``. Bad input of any command arrives here as a
-:class:`~gpuwizard.cli.common.UsageError` and leaves as one line on stderr with exit code 2.
+:class:`~gpuwizard.cli.common.UsageError` and leaves as one line on stderr with exit code 2, and
+so does an ``OSError`` no command handled (a full or read-only ``GPUWIZARD_HOME``: the line says
+so): never a traceback.
 
 Headless commands never import PySide6: only :mod:`gpuwizard.cli.gui` reaches Qt, and only
 when it opens or renders windows, so ``gpuwizard detect --json`` stays fast.
@@ -103,6 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args, common.write)
     except common.UsageError as error:
         print(f"gpuwizard: error: {one_line(str(error))}", file=sys.stderr)
+        return common.EXIT_USAGE
+    except OSError as error:
+        # What a command could not handle itself, mostly its state under GPUWIZARD_HOME that a
+        # full or read-only disk refused (issue 33). It got here before changing anything, or
+        # after undoing what it had (env create rolls back, path writes the journal first).
+        print(f"gpuwizard: error: {one_line(common.os_error_line(error))}", file=sys.stderr)
         return common.EXIT_USAGE
     except KeyboardInterrupt:
         # Before `env create` set its own handlers: nothing was made, and a cancelled creation

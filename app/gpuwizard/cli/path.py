@@ -11,7 +11,9 @@ PATH lock for a minute; nothing was changed); 2 bad input (one line on stderr, n
 
 Changes of one home take turns (docs/architecture.md, "The command-line and JSON contract",
 "PATH journal"): each holds the change lock from reading the value it is planned from to the
-journal's last update.
+journal's last update. Every action first settles what a killed one left (the journal's pending
+entries, temporary copies; ``show`` and ``history`` only when no other holds the lock) and says
+so on stderr; undo keeps, and says, what the wizard cannot prove it added.
 """
 
 from __future__ import annotations
@@ -109,6 +111,8 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         return resolve_main(["dll_resolve", *args.dlls])
     try:
         store = open_store(args.registry)
+        if args.path_command in ("show", "history"):
+            _recover_without_waiting(store)
         handler = {"show": _show, "history": _history}.get(args.path_command, _change)
         if args.path_command == "undo" and args.all:
             handler = _undo_all
@@ -126,6 +130,36 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         return common.EXIT_PROBLEM
 
 
+def _recover_without_waiting(store: EnvironmentStore) -> None:
+    """Settle what a killed change left, unless another process holds the journal (it never waits).
+
+    ``show`` reads no journal otherwise, so a damaged one does not stop it here (``history``
+    says so itself).
+    """
+    from gpuwizard.workflow.pathedit.changes import recover  # noqa: PLC0415
+    from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.state.path_journal import JournalError, PathJournal  # noqa: PLC0415
+
+    try:
+        _say_notes(recover(store, PathJournal(wizard_home()), wait_s=0).notes())
+    except JournalError:
+        return
+
+
+def _say_notes(notes: Sequence[str]) -> None:
+    for note in notes:
+        common.say(f"note: {note}")
+
+
+def _json_safe(write: common.Write) -> common.Write:
+    r"""``write`` for JSON text that may hold a lone surrogate (a registry value can).
+
+    UTF-8 has no bytes for one, so a console writes ``?`` or a stray byte instead; as its JSON
+    escape (``\udc80``, inside the string it belongs to) it is valid JSON for the same character.
+    """
+    return lambda text: write(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
 def _value_json(value: RegValue | None) -> dict[str, Any] | None:
     return None if value is None else {"type": value.type, "value": value.value}
 
@@ -140,7 +174,7 @@ def _show(args: argparse.Namespace, store: EnvironmentStore, write: common.Write
     reviews = [r for r in reviews if args.scope in ("all", r.scope)]
     if args.json:
         common.write_json(
-            write,
+            _json_safe(write),
             {
                 "schema": SHOW_SCHEMA,
                 "registry": store.identity,
@@ -158,9 +192,9 @@ def _history(args: argparse.Namespace, store: EnvironmentStore, write: common.Wr
     from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
     from gpuwizard.workflow.state.path_journal import PathJournal, entry_to_json  # noqa: PLC0415
 
-    entries = history(store, PathJournal(wizard_home()))
+    entries = history(store, PathJournal(wizard_home()), with_unproven=True)
     if args.json:
-        common.write_json(write, [entry_to_json(e) for e in entries])
+        common.write_json(_json_safe(write), [entry_to_json(e) for e in entries])
         return common.EXIT_OK
     write_history(entries, write)
     return common.EXIT_OK
@@ -200,8 +234,11 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Wri
     applied = None
     # One change at a time per home (and per snapshot file), from reading the value to the
     # journal's last word; a dry run changes nothing and waits for nobody.
-    with nullcontext() if args.dry_run else change_lock(store, journal):
+    with nullcontext(None) if args.dry_run else change_lock(store, journal) as recovery:
+        if recovery is not None:
+            _say_notes(recovery.notes())
         change = plan()
+        _say_notes(change.notes)
         findings = change_findings_of(store, change)
         if change.changed and not args.dry_run:
             writer = elevated_write if needs_elevation(store, change) else None
@@ -213,7 +250,7 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Wri
         if restart is not None:
             findings.append(restart)
     if args.json:
-        common.write_json(write, _change_json(change, store, args.dry_run, applied, findings))
+        common.write_json(_json_safe(write), _change_json(change, store, args.dry_run, applied, findings))
     else:
         write_change(change, args.dry_run, applied is not None, write)
         write_findings(findings, write)
@@ -234,8 +271,12 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.W
     journal = PathJournal(wizard_home())
     done: list[tuple[PathChange, AppliedChange | None]] = []
     # Planned and made under one hold of the lock: no other change can slip in between.
-    with nullcontext() if args.dry_run else change_lock(store, journal):
-        planned = plan_undo_all(store, journal)
+    with nullcontext(None) if args.dry_run else change_lock(store, journal) as recovery:
+        if recovery is not None:
+            _say_notes(recovery.notes())
+        plan = plan_undo_all(store, journal)
+        _say_notes(plan.notes())
+        planned = plan.changes
         for change in planned:
             applied = None
             if change.changed and not args.dry_run:
@@ -261,10 +302,14 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.W
             "registry": store.identity,
             "dry_run": args.dry_run,
             "changes": [_change_json(change, store, args.dry_run, applied, []) for change, applied in done],
+            # Recorded changes left alone: the wizard cannot prove it made them (issue 33).
+            "kept": [{"journal_id": k.entry.id, "reason": k.reason} for k in plan.kept],
         }
-        common.write_json(write, data)
+        common.write_json(_json_safe(write), data)
         return common.EXIT_OK
-    if not done:
+    if not done and plan.kept:
+        write("Nothing to undo but what the wizard cannot prove it made, which it keeps (said above).\n")
+    elif not done:
         write("Nothing to undo: every PATH change the wizard made is undone already.\n")
     for change, applied in done:
         write_change(change, args.dry_run, applied is not None, write)
@@ -299,4 +344,5 @@ def _change_json(
         "reverts": change.reverts.id if change.reverts else None,
         "broadcast": bool(applied and applied.broadcast),
         "findings": [finding_to_json(f) for f in findings],
+        "notes": list(change.notes),
     }

@@ -142,9 +142,10 @@ def test_offline_nothing_is_contacted_and_the_command_says_so():
 def test_commands_and_urls_shown_never_carry_a_login():
     sources = torch_sources(pytorch_mirror="https://ana:s3cret@mirror.example/whl")
     assert sources.pytorch_index == "https://ana:s3cret@mirror.example/whl/cpu"  # what the tool is given
+    # As it runs: the index with a login goes in uv's variable, out of the command line (issue 33).
     assert (
         sources.install_line(["torch"])
-        == "uv pip install torch\n    --index-url https://***@mirror.example/whl/cpu"
+        == "UV_DEFAULT_INDEX=https://***@mirror.example/whl/cpu uv pip install torch"
     )
     assert display_url("https://ana:s3cret@mirror.example/whl") == "https://***@mirror.example/whl"
     assert (

@@ -113,6 +113,21 @@ def test_build_refuses_data_naming_another_index(tmp_path: Path):
     assert not (tmp_path / "out" / "bundle.json").exists()
 
 
+def test_build_refuses_data_whose_date_is_not_an_iso_8601_date(tmp_path: Path):
+    # The bundle is dated with sources.json's `generated` (resources/schemas/compat-sources.schema.json).
+    data = tmp_path / "data"
+    data.mkdir()
+    for source in (ROOT / "resources" / "compat").glob("*.json"):
+        (data / source.name).write_bytes(source.read_bytes())
+    sources = json.loads((data / "sources.json").read_text())
+    sources["generated"] = "2027-1-5"
+    (data / "sources.json").write_text(json.dumps(sources))
+    done = tool("build", "--data", data, "--out", tmp_path / "out")
+    assert done.returncode == 1
+    assert "not built: sources.json: at generated: '2027-1-5' does not match" in done.stderr
+    assert not (tmp_path / "out" / "bundle.json").exists()
+
+
 def test_keygen_never_overwrites_a_private_key(keys: tuple[Path, Path]):
     private, public_keys = keys
     before = private.read_bytes()

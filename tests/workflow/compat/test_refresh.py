@@ -373,3 +373,47 @@ def test_cryptography_is_imported_only_when_a_bundle_is_verified(signer: Signer)
     assert not imports_it()
     cached_into_place(signer)
     assert imports_it()
+
+
+@pytest.mark.parametrize(
+    "generated",
+    [
+        "2027-1-5",
+        "2027/01/05",
+        "05.01.2027",
+        "20270105",
+        "2027-02-30",
+        "2027-01-05T12:00:00",
+        "2027-01-05 12:00Z",
+        "",
+    ],
+)
+def test_a_date_that_is_not_an_iso_8601_date_is_refused_with_the_reason(generated: str, signer: Signer):
+    notes, url = refresh_from(signed(signer, generated=generated))
+    assert notes[0].startswith(
+        f"The compatibility data from {url} is refused: its date {generated!r} is not "
+    )
+    assert notes[0].endswith(BUNDLED)
+    assert cache_bytes() == {}
+
+
+def test_a_malformed_date_never_blocks_a_newer_bundle(signer: Signer):
+    # As text "2027-1-5" sorts after "2027-01-10": once cached, it refused every newer bundle.
+    refused, _ = refresh_from(signed(signer, generated="2027-1-5"))
+    assert "is refused: its date '2027-1-5' is not an ISO 8601 date" in refused[0]
+    notes, url = refresh_from(signed(signer, generated="2027-01-10"))
+    assert notes[0] == f"Compatibility data refreshed: data of 2027-01-10 from {url}."
+    assert data_in_use().generated == "2027-01-10"
+
+
+def test_dates_and_timestamps_are_compared_as_moments_not_as_text(signer: Signer):
+    # 23:00 at UTC-5 on the 1st is 04:00 UTC on the 2nd: the 2nd (its start, UTC) is older.
+    _, first = refresh_from(signed(signer, generated="2099-01-01T23:00:00-05:00"))
+    notes, _ = refresh_from(signed(signer, generated="2099-01-02"))
+    assert (
+        f"is refused: its data (2099-01-02) is not newer than the data of 2099-01-01T23:00:00-05:00 fetched from {first}"
+        in notes[0]
+    )
+    later, url = refresh_from(signed(signer, generated="2099-01-02T05:00:00Z"))
+    assert later[0] == f"Compatibility data refreshed: data of 2099-01-02T05:00:00Z from {url}."
+    assert load_compat().pytorch[0].latest == NEW_VERSION

@@ -254,7 +254,7 @@ def test_a_failed_replacement_puts_the_old_environment_back(wheels: Path):
     assert again.status == "failed"
     assert marker.read_text() == "the old one"
     assert [entry["framework_version"] for entry in list_environments()] == ["2.13.0"]
-    assert not list(Path(first.path).parent.glob(".*gpuwizard-replaced"))
+    assert not list(Path(first.path).parent.glob(".gpuwizard-*"))
 
 
 def test_refusals_change_nothing(wheels: Path, tmp_path: Path):
@@ -319,11 +319,13 @@ def test_remove_deletes_folder_and_entry_and_guards_other_folders(wheels: Path):
     assert result.status == "ok"
     with pytest.raises(EnvRemoveError):
         remove_environment("never-made")
-    (Path(result.path) / "pyvenv.cfg").unlink()
-    with pytest.raises(EnvRemoveError, match="does not look like an environment"):
+    marker = Path(result.path) / "gpuwizard-env.json"
+    kept = marker.read_bytes()
+    marker.unlink()  # without its marker the folder is not provably the wizard's
+    with pytest.raises(EnvRemoveError, match="does not carry the wizard's marker"):
         remove_environment("gone")
-    assert Path(result.path).exists()
-    (Path(result.path) / "pyvenv.cfg").write_text("home = x\n")
+    assert (Path(result.path) / "pyvenv.cfg").is_file()
+    marker.write_bytes(kept)
     remove_environment("gone")
     assert not Path(result.path).exists()
     assert list_environments() == []

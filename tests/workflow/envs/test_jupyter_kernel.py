@@ -78,3 +78,49 @@ def test_kernel_is_registered_with_the_environments_python_and_removed_with_it(
     remove_environment("Lab GPU")
     assert not kernel_dir.exists()
     assert not Path(result.path).exists()
+
+
+@pytest.mark.slow
+def test_kernels_of_people_and_of_other_environments_are_never_overwritten_or_removed(
+    ipykernel_wheels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Issue 33: ``env create MyProj --jupyter`` rewrote a person's own ``kernels/myproj``, and
+    ``demo`` and ``Demo`` shared one kernel, so removing one deleted the other's."""
+    jupyter_data = tmp_path / "jupyter"
+    theirs = jupyter_data / "kernels" / "myproj"
+    theirs.mkdir(parents=True)
+    (theirs / "kernel.json").write_text('{"argv": ["/opt/their/python"], "display_name": "Mine"}')
+    before = (theirs / "kernel.json").read_bytes()
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(jupyter_data))
+    tools = EnvTools(
+        runner=StreamingSubprocessRunner(),
+        interpreters=[own_python()],
+        managers=ManagerFacts(uv=shutil.which("uv", path=str(Path(sys.executable).parent))),
+    )
+    plan = Plan(
+        framework="pytorch", framework_version="2.13.0",
+        python=f"{sys.version_info.major}.{sys.version_info.minor}", cpu_only=True, cuda=None, cudnn=None,
+        torch_variant="cpu", requirements=("torch==2.13.0",), index_url=None,
+    )  # fmt: skip
+
+    def make(name: str, *, replace: bool = False) -> Path:
+        request = planned(
+            name, plan, find_links=ipykernel_wheels, offline=True, jupyter=True, replace=replace
+        )
+        result = create_environment(
+            prepare_environment(*request, tools), tools, lambda _e: None, threading.Event()
+        )
+        assert result.status == "ok", result
+        return Path(result.jupyter_kernel)
+
+    upper, lower = make("MyProj"), make("myproj")
+    assert {upper.name, lower.name, theirs.name} == {"myproj", "myproj-2", "myproj-3"}
+    assert (theirs / "kernel.json").read_bytes() == before
+    assert make("myproj", replace=True) == lower  # a replacement keeps its kernel's name
+    remove_environment("MyProj")
+    assert not upper.exists()
+    assert (lower / "kernel.json").is_file()
+    assert (theirs / "kernel.json").read_bytes() == before
+    remove_environment("myproj")
+    assert not lower.exists()
+    assert sorted(path.name for path in (jupyter_data / "kernels").iterdir()) == ["myproj"]

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from gpuwizard.core.envs.package_sources import INDEX_VARIABLES
+from gpuwizard.core.secret_formats import url_has_secret
+
 
 @dataclass(frozen=True)
 class PackageSource:
@@ -45,6 +48,12 @@ class Command:
 
     ``output`` names the parser of its output lines (``core/envs/tool_output.py`` TOOLS) when
     the program's name does not tell it: the py-rattler engine runs as ``python -m ...``.
+
+    Nothing secret goes into ``argv``: every user of the machine can read a process's command
+    line (``ps``, ``/proc/PID/cmdline``), while its environment (``/proc/PID/environ``) is
+    readable only by its owner. An index or channel URL that carries a login or a token is
+    handed over in ``env`` instead (:func:`pip_source_args`, the backends), and a log shows the
+    command with :func:`~gpuwizard.core.envs.package_sources.masked_command`.
     """
 
     argv: tuple[str, ...]
@@ -107,7 +116,10 @@ def pip_source_args(source: PackageSource) -> tuple[list[str], dict[str, str]]:
     find-links or index from there cannot add a source; ``--no-index`` overrides any index
     variable, and ``PIP_FIND_LINKS`` is set to the folder so a machine-wide value is replaced.
     Online the index is named on the command line, the person's mirror included, so the
-    command in the log is the command that ran.
+    command in the log is the command that ran; but an index URL that carries a login or a
+    token goes in ``PIP_INDEX_URL`` instead, which pip reads as it reads ``--index-url`` (and
+    before its configuration files: pip.pypa.io/en/stable/topics/configuration/#environment-variables),
+    so that no other user of the machine reads it on pip's command line.
     """
     args: list[str] = []
     env: dict[str, str] = {}
@@ -115,6 +127,8 @@ def pip_source_args(source: PackageSource) -> tuple[list[str], dict[str, str]]:
         args += ["--no-index"]
         env["PIP_CONFIG_FILE"] = os.devnull
         env["PIP_NO_INDEX"] = "1"
+    elif source.index and url_has_secret(source.index):
+        env[INDEX_VARIABLES["pip"]] = source.index
     elif source.index:
         args += ["--index-url", source.index]
     if source.find_links is not None:

@@ -14,12 +14,34 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_interpreter
+from gpuwizard.adapters.envs.env_files import variables_as_written
 from gpuwizard.adapters.envs.venv_backends import pip_install_command
 from gpuwizard.adapters.runner import Runner, RunnerError
-from gpuwizard.core.envs.conda_channels import check_channels
+from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
+from gpuwizard.core.envs.package_sources import display_url
 from gpuwizard.core.machine.conda_engines import CONDA_TOOLS, DEFAULT_CONDA_CHANNELS
+from gpuwizard.core.secret_formats import url_has_secret
 
 _INFO_TIMEOUT_S: Final = 60.0
+
+
+def check_private_channels(channels: Sequence[str], tool: str) -> None:
+    """Refuse a channel with a login or a token for conda, mamba and micromamba.
+
+    They take channels on their command line (``-c URL``; with ``--override-channels``, which
+    keeps .condarc's channels out, only there), and every user of the machine can read a
+    command line (``ps``). The wizard's own engine, py-rattler, is given them privately.
+
+    Raises:
+        ChannelRefused: In one line, the channel masked, with the ways forward.
+    """
+    for channel in channels:
+        if url_has_secret(channel):
+            raise ChannelRefused(
+                f"the channel {display_url(channel)} carries a login or a token, which {tool} would show "
+                "to every user of this machine on its command line: use --tool rattler, which is given it "
+                "privately, or a channel without one"
+            )
 
 
 class CondaLayout:
@@ -56,6 +78,7 @@ class CondaBackend(CondaLayout):
         """
         channels = conda.channels or DEFAULT_CONDA_CHANNELS
         check_channels(channels)
+        check_private_channels(channels, self.tool)
         packages = list(conda.packages)
         if not any(package.split("=")[0] == "python" for package in packages):
             packages.insert(0, f"python={python}")
@@ -79,7 +102,8 @@ class CondaBackend(CondaLayout):
         """
         if self.tool != "conda" or not variables:
             return None
-        pairs = [f"{name}={value}" for name, value in variables.items()]
+        # UV_CONSTRAINT as uv reads it: a folder with a space is not two files (env_files.py).
+        pairs = [f"{name}={value}" for name, value in variables_as_written(variables).items()]
         return Command(
             (self.executable, "env", "config", "vars", "set", "-p", str(prefix), *pairs), "variables"
         )

@@ -1,11 +1,26 @@
-"""Files the wizard writes into an environment: activation variables, the framework pin.
+r"""Files the wizard writes into an environment: activation variables, the framework pin.
 
 Variables go where each kind of environment reads them on activation: the venv activation
 scripts (bash/zsh, fish, csh, cmd, PowerShell) or a conda environment's ``activate.d`` and
 ``deactivate.d`` scripts. The pin is a constraints file that pip reads through the
 environment's own config file (``sys.prefix/pip.conf``, ``pip.ini`` on Windows; pip's
 "site" configuration, pip.pypa.io/en/stable/topics/configuration/#location), so a later
-``pip install`` of another package cannot swap the CUDA build for a CPU one.
+``pip install`` of another package cannot swap the CUDA build for a CPU one; uv reads it through
+``UV_CONSTRAINT`` in the activation variables.
+
+Both name the file in a form that survives how they read it (:func:`constraint_reference`):
+pip splits a config value of a list option at every whitespace (``pip/_internal/cli/parser.py``,
+``_update_defaults``: ``val.split()`` for "append" options such as ``constraint``) and reads its
+config files in the locale's encoding (``configuration.py``, ``_construct_parser``:
+``locale.getpreferredencoding``, cp1252 on many Windows machines); uv splits ``UV_CONSTRAINT`` at
+spaces ("a space-separated list of files", docs.astral.sh/uv/reference/environment/#uv_constraint);
+cmd reads the ``set`` lines appended to ``activate.bat`` after the venv template restored the
+console's code page. A path with a space (``C:\Users\Ana Maria``) or a letter outside ASCII
+(``Ana María``, ``训练``) is therefore written as a ``file:`` URL, percent-encoded UTF-8 (RFC 8089),
+pure ASCII without spaces: pip reads it (``req_file.get_file_content``: ``file:`` goes through its
+local file adapter, ``utils/urls.url_to_path``), and uv does too (checked with uv 0.13.9;
+``tests/cli/test_env_paths_spaces.py`` installs with both). Any other path stays a path, as every
+version of both reads it.
 """
 
 from __future__ import annotations
@@ -38,19 +53,64 @@ _DEACTIVATE_OPENERS: Final = {
 }
 
 
-def write_constraints(prefix: Path, pins: Sequence[str], *, windows: bool | None = None) -> Path:
-    """Write the pins (``torch==2.13.0+cpu``) and point the environment's pip at them."""
+#: The variable through which uv reads the pin (docs.astral.sh/uv/reference/environment/#uv_constraint).
+UV_CONSTRAINT: Final = "UV_CONSTRAINT"
+
+
+def pip_config_name(*, windows: bool | None = None) -> str:
+    """The name of a virtual environment's own pip config file: ``pip.ini`` on Windows, else ``pip.conf``."""
     windows = sys.platform == "win32" if windows is None else windows
+    return "pip.ini" if windows else "pip.conf"
+
+
+def constraint_reference(path: Path) -> str:
+    """How pip's config and ``UV_CONSTRAINT`` name the file ``path``: the path, else a ``file:`` URL.
+
+    The path itself when it is printable ASCII without whitespace (what every pip and uv read
+    alike); otherwise its ``file:`` URL, whose spaces and other letters are percent-encoded
+    UTF-8, so that neither tool splits it and no code page changes it (the module's docstring
+    says why each would).
+
+    >>> constraint_reference(Path("/envs/demo/gpuwizard-constraints.txt"))
+    '/envs/demo/gpuwizard-constraints.txt'
+    >>> constraint_reference(Path("/home/Ana María/envs/x y/gpuwizard-constraints.txt"))
+    'file:///home/Ana%20Mar%C3%ADa/envs/x%20y/gpuwizard-constraints.txt'
+    """
+    text = str(path)
+    if text.isascii() and text.isprintable() and not any(char.isspace() for char in text):
+        return text
+    return path.absolute().as_uri()
+
+
+def variables_as_written(variables: Mapping[str, str]) -> dict[str, str]:
+    """``variables`` as the environment's activation sets them: ``UV_CONSTRAINT`` as uv must read it.
+
+    The wizard sets ``UV_CONSTRAINT`` to its one pin file; a path (not a URL already) becomes
+    :func:`constraint_reference`, so a folder with a space is not split into two files.
+    """
+    written = dict(variables)
+    value = written.get(UV_CONSTRAINT)
+    if value and "://" not in value and not value.startswith("file:"):
+        written[UV_CONSTRAINT] = constraint_reference(Path(value))
+    return written
+
+
+def write_constraints(prefix: Path, pins: Sequence[str], *, windows: bool | None = None) -> Path:
+    """Write the pins (``torch==2.13.0+cpu``) and point the environment's pip at them.
+
+    The config is read and written raw (pip reads it with ``RawConfigParser``): a ``%`` in a
+    value is no interpolation, and a ``file:`` URL's ``%20`` is kept as it is.
+    """
     constraints = prefix / CONSTRAINTS_NAME
     header = "# Written by gpuwizard: keeps the framework build this environment was made with.\n"
     constraints.write_text(header + "".join(f"{pin}\n" for pin in pins), encoding="utf-8")
-    config_path = prefix / ("pip.ini" if windows else "pip.conf")
-    config = configparser.ConfigParser()
+    config_path = prefix / pip_config_name(windows=windows)
+    config = configparser.RawConfigParser()
     if config_path.is_file():
         config.read(config_path, encoding="utf-8")
     if not config.has_section("install"):
         config.add_section("install")
-    config.set("install", "constraint", str(constraints))
+    config.set("install", "constraint", constraint_reference(constraints))
     with config_path.open("w", encoding="utf-8") as handle:
         config.write(handle)
     return constraints
@@ -87,6 +147,7 @@ def write_venv_variables(prefix: Path, variables: Mapping[str, str]) -> list[Pat
     """
     if not variables:
         return []
+    variables = variables_as_written(variables)
     changed: list[Path] = []
     # CPython writes Activate.ps1, uv and virtualenv activate.ps1: names are matched without case.
     renderers = {name.lower(): (name, render) for name, render in _VENV_RENDERERS.items()}
@@ -110,6 +171,7 @@ def write_conda_variables(prefix: Path, variables: Mapping[str, str]) -> list[Pa
     """Activation scripts for conda-family environments (mamba 2 and micromamba have no ``env config vars``)."""
     if not variables:
         return []
+    variables = variables_as_written(variables)
     scripts = {
         prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.sh": _sh_exports(variables),
         prefix / "etc" / "conda" / "activate.d" / f"{_SCRIPT_NAME}.bat": _bat_sets(variables),

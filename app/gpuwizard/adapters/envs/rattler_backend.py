@@ -9,14 +9,17 @@ framework then comes from pip inside the environment (see :mod:`conda`).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource
 from gpuwizard.adapters.envs.conda import CondaLayout
+from gpuwizard.core.envs.package_sources import RATTLER_CHANNELS_VARIABLE
 from gpuwizard.core.envs.rattler_channels import rattler_channels
 from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS
+from gpuwizard.core.secret_formats import url_has_secret
 
 ENGINE_MODULE: Final = "gpuwizard.adapters.envs.rattler_engine"
 #: The frozen wizard's way to start the engine: ``gpuwizard.exe --rattler-engine create ...``
@@ -58,7 +61,10 @@ class RattlerBackend(CondaLayout):
 
         The same packages as :class:`CondaBackend` asks for; the channels are checked here
         too (``ChannelRefused``) so a refused one stops the plan before anything runs.
-        Offline, only ``file://`` channels are accepted.
+        Offline, only ``file://`` channels are accepted. When a channel carries a login or a
+        token (``https://user:pw@host/...``, ``.../t/<token>/...``), the channels go to the
+        engine in ``GPUWIZARD_RATTLER_CHANNELS`` (a JSON list), which only this user can read,
+        instead of ``--channel`` on its command line, which every user can.
         """
         channels = rattler_channels(conda.channels or DEFAULT_CONDA_CHANNELS, offline=source.offline)
         packages = list(conda.packages)
@@ -67,14 +73,18 @@ class RattlerBackend(CondaLayout):
         if "pip" not in packages:
             packages.append("pip")
         argv = [*engine_argv(self.python), "create", "--prefix", str(prefix)]
-        for channel in channels:
-            argv += ["--channel", channel]
+        env: dict[str, str] = {}
+        if any(url_has_secret(channel) for channel in channels):
+            env[RATTLER_CHANNELS_VARIABLE] = json.dumps(channels)
+        else:
+            for channel in channels:
+                argv += ["--channel", channel]
         if source.offline:
             argv.append("--offline")
         if self.cache_dir is not None:
             argv += ["--cache-dir", str(self.cache_dir)]
         # The runner starts every child in UTF-8 (runner.child_environment), JSON lines included.
-        return Command((*argv, *packages), "create", output="rattler")
+        return Command((*argv, *packages), "create", env, output="rattler")
 
     def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
         """None: there is no ``conda env config vars``; the variables go into activation scripts."""

@@ -16,6 +16,12 @@ same. Each step is one JSON object per line on stdout:
   (nothing was made), 1 for a failure, 130 when SIGTERM/SIGINT stopped it. After an error the
   prefix is removed if this run made it (emptied if it was an empty folder before).
 
+Channels with a login or a token: ``--channel`` would show them to every user of the machine
+(``ps``), so the backend gives them in the variable ``GPUWIZARD_RATTLER_CHANNELS`` instead, a
+JSON list of URLs (read when no ``--channel`` is given); what the engine prints names every
+channel with its login and token hidden (``core/envs/package_sources.py``, ``display_url``), and
+an error's text is masked the same way.
+
 Proxies: rattler's client is reqwest, whose system proxy support reads ``HTTP_PROXY``,
 ``HTTPS_PROXY``, ``ALL_PROXY`` and ``NO_PROXY`` (either case) from the environment
 (docs.rs/reqwest, "Proxies": system proxies are enabled by default); the engine reads no
@@ -44,6 +50,7 @@ import rattler
 from rattler.exceptions import InvalidMatchSpecError, ParseSubdirError
 
 from gpuwizard.core.envs.conda_channels import ChannelRefused
+from gpuwizard.core.envs.package_sources import RATTLER_CHANNELS_VARIABLE, display_url, hide_logins
 from gpuwizard.core.envs.rattler_channels import rattler_channels
 
 EXIT_FAILED: Final = 1
@@ -144,7 +151,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     create = commands.add_parser("create", help="solve SPECs and make a conda environment at --prefix")
     create.add_argument("--prefix", required=True, type=Path)
-    create.add_argument("--channel", action="append", required=True, dest="channels")
+    create.add_argument(
+        "--channel",
+        action="append",
+        dest="channels",
+        help=f"a channel (repeat for more); default: the JSON list in {RATTLER_CHANNELS_VARIABLE}",
+    )
     create.add_argument(
         "--platform", default=None, help="conda subdir (linux-64, win-64...); default: this machine"
     )
@@ -164,7 +176,8 @@ async def create(args: argparse.Namespace, emit: _Emitter, channels: list[str]) 
         cache_dir=cache / "repodata" if cache else None, client=rattler.Client.default_client()
     )
 
-    emit.progress("repodata", f"reading {', '.join(channels)} for {platform}", channels=channels)
+    shown = [display_url(channel) for channel in channels]
+    emit.progress("repodata", f"reading {', '.join(shown)} for {platform}", channels=shown)
     found = await gateway.query(channels, platforms, specs, recursive=True)
     emit.progress("repodata", f"{sum(map(len, found))} package records", count=sum(map(len, found)))
 
@@ -241,6 +254,24 @@ async def _run_cancellable(args: argparse.Namespace, emit: _Emitter, channels: l
     return await create(args, emit, channels)
 
 
+def _channels_from_environment() -> list[str]:
+    """The channels the backend put in ``GPUWIZARD_RATTLER_CHANNELS`` (a JSON list of strings).
+
+    Raises:
+        ChannelRefused: The variable is missing or is not a JSON list of strings.
+    """
+    text = os.environ.get(RATTLER_CHANNELS_VARIABLE, "")
+    try:
+        channels = json.loads(text) if text else None
+    except ValueError:
+        channels = None
+    if not isinstance(channels, list) or not all(isinstance(channel, str) for channel in channels):
+        raise ChannelRefused(
+            f"no channel: give --channel, or {RATTLER_CHANNELS_VARIABLE} as a JSON list of URLs"
+        )
+    return channels
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit status (see the module notes)."""
     args = _parser().parse_args(argv)
@@ -248,13 +279,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefix: Path = args.prefix.absolute()
     args.prefix = prefix
     try:
-        channels = rattler_channels(args.channels, offline=args.offline)
+        channels = rattler_channels(args.channels or _channels_from_environment(), offline=args.offline)
         for spec in args.specs:
             rattler.MatchSpec(spec)
         if args.platform:
             rattler.Subdir(args.platform)
     except (ChannelRefused, InvalidMatchSpecError, ParseSubdirError) as error:
-        emit("error", message=str(error).splitlines()[0] if str(error) else type(error).__name__)
+        emit("error", message=hide_logins(str(error).splitlines()[0]) if str(error) else type(error).__name__)
         return EXIT_BAD_INPUT
     existed = prefix.exists()
     if existed and (not prefix.is_dir() or any(prefix.iterdir())):
@@ -268,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CANCELLED
     except Exception as error:  # noqa: BLE001 - rattler raises one class per Rust error; all end here
         _undo(prefix, existed)
-        emit("error", message=f"{type(error).__name__}: {error}".strip())
+        emit("error", message=hide_logins(f"{type(error).__name__}: {error}".strip()))
         return EXIT_FAILED
     emit("done", prefix=str(prefix), packages=packages)
     return 0

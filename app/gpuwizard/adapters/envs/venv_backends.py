@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_interpreter, pip_source_args
+from gpuwizard.core.envs.package_sources import INDEX_VARIABLES
+from gpuwizard.core.secret_formats import url_has_secret
 
 # pip's output is a log, not a terminal: no progress bars redrawn with \r, no colour, and no
 # "a new release of pip is available" notice (pip.pypa.io/en/stable/cli/pip/#general-options).
@@ -29,7 +31,9 @@ class UvBackend:
         forbidden to download a managed Python (UV_PYTHON_DOWNLOADS, docs.astral.sh/uv/reference/environment/).
         """
         _refuse_conda_packages(conda)
-        argv = [self.uv, "venv", "--no-config", "--python", python, str(prefix)]
+        # --allow-existing: the folder already holds the wizard's marker (workflow/envs/ownership.py),
+        # written before anything else so a kill at any instant leaves a folder it can prove is its.
+        argv = [self.uv, "venv", "--no-config", "--allow-existing", "--python", python, str(prefix)]
         env = {"NO_COLOR": "1"}
         if source.offline:
             argv.insert(2, "--offline")
@@ -45,17 +49,23 @@ class UvBackend:
         ``UV_INDEX_URL`` or ``UV_FIND_LINKS`` cannot add a source. The person's mirror (of
         PyTorch's index or of PyPI, ``core/envs/package_sources.py``) is named the same way:
         ``--no-config`` keeps uv from reading one from a uv.toml, so it comes as an option.
+        An index URL with a login or a token comes as ``UV_DEFAULT_INDEX`` instead, out of the
+        command line that every user can read (docs.astral.sh/uv/reference/environment/; uv
+        reads it despite ``--no-config``, and prefers it to a machine-wide ``UV_INDEX_URL``).
         """
         argv = [self.uv, "pip", "install", "--no-config", "--python", str(self.interpreter(prefix))]
+        env = {"NO_COLOR": "1"}
         if source.offline:
             argv += ["--offline", "--no-index"]
+        elif source.index and url_has_secret(source.index):
+            env[INDEX_VARIABLES["uv"]] = source.index
         elif source.index:
             argv += ["--index-url", source.index]
         if source.find_links is not None:
             argv += ["--find-links", str(source.find_links)]
         if constraints is not None:
             argv += ["--constraint", str(constraints)]
-        return Command((*argv, *requirements), "install", {"NO_COLOR": "1"})
+        return Command((*argv, *requirements), "install", env)
 
     def interpreter(self, prefix: Path) -> Path:
         """The environment's Python."""

@@ -39,13 +39,15 @@ def write_review(
 
 
 def write_history(entries: Sequence[JournalEntry], write: Write) -> None:
-    """The PATH journal of this registry, a line per change, undone ones marked."""
+    """The PATH journal of this registry, a line per change, undone and unproven ones marked."""
     if not entries:
         write("No PATH changes recorded for this registry.\n")
-    reverted = {e.reverts for e in entries if e.reverts}
+    reverted = {e.reverts for e in entries if e.reverts and e.status == "applied"}
     for entry in entries:
         what = f"reverts {entry.reverts[:8]}" if entry.reverts else ", ".join(entry.folders)
         mark = "  (undone)" if entry.id in reverted else ""
+        if entry.status == "unproven":
+            mark = "  (interrupted: whether it was written cannot be proven; undo leaves it)"
         write(f"{entry.time}  {entry.id[:8]}  {entry.scope:<6}  {entry.action:<6}  {what}{mark}\n")
 
 

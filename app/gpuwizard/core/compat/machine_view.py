@@ -7,7 +7,7 @@ which compute capability, which Pythons and toolkits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
@@ -61,13 +61,18 @@ def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
         cuda_max = compat.cuda_max_for_driver(driver, driver_os)
         cuda_max_source = "driver tables" if cuda_max else None
     gpus = []
+    # A fleet's report lists thousands of GPUs of a few models: each name is looked up in the
+    # name tables once (a lookup scans every card of the tables).
+    by_name: dict[str, str | None] = {}
     for gpu in report.gpus:
         if gpu.vendor != "nvidia" or gpu.status == "lost":
             continue
-        capability = gpu.compute_capability or (
-            compat.compute_capability_for_name(gpu.name) if gpu.name else None
-        )
-        gpus.append(GpuView(gpu.index, display_name(gpu), capability))
+        capability = gpu.compute_capability
+        if not capability and gpu.name:
+            if gpu.name not in by_name:
+                by_name[gpu.name] = compat.compute_capability_for_name(gpu.name)
+            capability = by_name[gpu.name]
+        gpus.append(GpuView(gpu.index, display_name(gpu), capability or None))
     pythons: list[str] = []
     candidates = [report.python] if report.python else []
     candidates += list(report.interpreters)
@@ -94,6 +99,34 @@ def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
         has_conda=found_conda_tool(managers) is not None,
         conda_engine=conda_engine(managers),
     )
+
+
+def gpus_where(machine: MachineView, test: Callable[[str], bool], *, unknown: bool) -> tuple[int, ...]:
+    """The indices of the machine's GPUs whose compute capability passes ``test``, in order.
+
+    ``test`` is asked once per distinct compute capability, not once per GPU: a fleet's report
+    (a DGX SuperPOD export) lists thousands of GPUs of a few kinds, and every build of the
+    tables is checked against each of them, so the work stays linear in the number of GPUs.
+
+    Args:
+        machine: The machine.
+        test: Whether a GPU of this compute capability counts (pure: same answer each time).
+        unknown: Whether a GPU whose compute capability is unknown counts.
+    """
+    verdicts: dict[str, bool] = {}
+    chosen: list[int] = []
+    for gpu in machine.gpus:
+        capability = gpu.capability
+        if capability is None:
+            counts = unknown
+        else:
+            verdict = verdicts.get(capability)
+            if verdict is None:
+                verdict = verdicts[capability] = test(capability)
+            counts = verdict
+        if counts:
+            chosen.append(gpu.index)
+    return tuple(chosen)
 
 
 def toolkits_in_path_order(toolkits: Sequence[CudaToolkitFacts]) -> list[CudaToolkitFacts]:

@@ -17,7 +17,7 @@ from gpuwizard.core.compat.candidates import (
     TIER_GPU_NOW,
     Candidate,
 )
-from gpuwizard.core.compat.machine_view import MachineView
+from gpuwizard.core.compat.machine_view import GpuView, MachineView
 from gpuwizard.core.compat.plan import Plan, Wish, plan_build_name
 from gpuwizard.core.compat.reasons import reason_text
 from gpuwizard.core.compat.tables import (
@@ -105,9 +105,25 @@ def _toolkit_findings(machine: MachineView, plan: Plan) -> list[Finding]:
 
 
 def _gpu_use_findings(machine: MachineView, plan: Plan) -> list[Finding]:
-    """GPUs the plan leaves out, serves only through PTX, or cannot check."""
+    """GPUs the plan leaves out, serves only through PTX, or cannot check.
+
+    Several identical GPUs (the same name and compute capability: a DGX has eight, a fleet's
+    report thousands) get one finding each, as in :func:`_arch_findings`; the plan's GPUs are
+    looked up as sets, so the work is linear in the number of GPUs.
+    """
     findings = []
-    if not plan.cpu_only and plan.gpu_indices:
+    served = frozenset(plan.gpu_indices)
+    ptx_only = frozenset(plan.ptx_jit)
+    said: set[tuple[str, str, str | None]] = set()
+
+    def once(code: str, gpu: GpuView) -> bool:
+        key = (code, gpu.name, gpu.capability)
+        if key in said:
+            return False
+        said.add(key)
+        return True
+
+    if not plan.cpu_only and served:
         visible = ",".join(str(index) for index in plan.gpu_indices)
         findings += [
             make_finding(
@@ -118,16 +134,16 @@ def _gpu_use_findings(machine: MachineView, plan: Plan) -> list[Finding]:
                 visible=visible,
             )
             for gpu in machine.gpus
-            if gpu.index not in plan.gpu_indices and gpu.capability
+            if gpu.index not in served and gpu.capability and once("GPU_NOT_SERVED", gpu)
         ]
     for gpu in machine.gpus:
-        if gpu.index in plan.ptx_jit and gpu.capability:
+        if gpu.index in ptx_only and gpu.capability and once("GPU_PTX_ONLY", gpu):
             findings.append(
                 make_finding(
                     "GPU_PTX_ONLY", build=plan_build_name(plan), gpu=gpu.name, capability=gpu.capability
                 )
             )
-        if gpu.capability is None:
+        if gpu.capability is None and once("GPU_ARCH_UNKNOWN", gpu):
             findings.append(make_finding("GPU_ARCH_UNKNOWN", gpu=gpu.name))
     return findings
 
@@ -210,6 +226,7 @@ def _arch_findings(
     if not builds:
         return findings
     reported: set[tuple[str, str]] = set()
+    served = frozenset(plan.gpu_indices)
     for gpu in machine.gpus:
         capability = gpu.capability
         if capability is None or (gpu.name, capability) in reported:
@@ -224,7 +241,7 @@ def _arch_findings(
         floors = [compat.libraries_exclude(b.cuda, b.cudnn, capability) for b in with_code]
         if with_code and any(floor is None for floor in floors):
             continue
-        if not plan.cpu_only and gpu.index in plan.gpu_indices:
+        if not plan.cpu_only and gpu.index in served:
             instead = f"Use {plan.summary}: the nearest release whose build covers it."
         else:
             instead = "No release in the tables covers it on this OS: use the CPU build."

@@ -156,7 +156,7 @@ def _gpu_headline(rec: Recommendation, title: str) -> TranslatableText:
             ),
             framework=title,
         )
-    if plan.gpu_indices and all(index in plan.ptx_jit for index in plan.gpu_indices):
+    if plan.gpu_indices and frozenset(plan.gpu_indices) <= frozenset(plan.ptx_jit):
         # Not GPU-supported in the contract's sense (DESIGN.md section 4): it may work, through
         # the driver's JIT, outside what the official build matrices cover.
         return _text(

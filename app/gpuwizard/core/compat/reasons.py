@@ -62,45 +62,53 @@ def cuda_preference(cuda: str, cuda_max: str | None) -> tuple[int, int, int]:
 
 
 def gpu_reasons(machine: MachineView, served: Sequence[int], archs: Architectures) -> list[str]:
-    """Why each GPU in ``served`` runs a build with ``archs`` (natively, through PTX, or unchecked)."""
+    """Why each GPU in ``served`` runs a build with ``archs`` (natively, through PTX, or unchecked).
+
+    One reason per GPU served, in the machine's order. A fleet's report lists thousands of GPUs
+    of a few models, and every candidate build gets these reasons: ``served`` is looked up as a
+    set, and the reason of a model (its name and compute capability) is made once and repeated.
+    """
+    wanted = set(served)
+    made: dict[tuple[str, str | None], str] = {}
     reasons: list[str] = []
     for gpu in machine.gpus:
-        if gpu.index not in served:
+        if gpu.index not in wanted:
             continue
-        if gpu.capability is None:
-            reasons.append(
-                reason_text(
-                    QT_TRANSLATE_NOOP(
-                        "reasons", "{gpu}: compute capability unknown, not checked against this build."
-                    ),
-                    gpu=gpu.name,
-                )
-            )
-        elif archs.runs_natively_on(gpu.capability):
-            reasons.append(
-                reason_text(
-                    QT_TRANSLATE_NOOP(
-                        "reasons",
-                        "{gpu} (compute capability {capability}) is covered by this build ({archs}).",
-                    ),
-                    gpu=gpu.name,
-                    capability=gpu.capability,
-                    archs=archs.describe(),
-                )
-            )
-        else:
-            reasons.append(
-                reason_text(
-                    QT_TRANSLATE_NOOP(
-                        "reasons",
-                        "{gpu} (compute capability {capability}) runs this build's PTX {ptx}, compiled at first use.",
-                    ),
-                    gpu=gpu.name,
-                    capability=gpu.capability,
-                    ptx=archs.ptx,
-                )
-            )
+        model = (gpu.name, gpu.capability)
+        if model not in made:
+            made[model] = _gpu_reason(gpu.name, gpu.capability, archs)
+        reasons.append(made[model])
     return reasons
+
+
+def _gpu_reason(name: str, capability: str | None, archs: Architectures) -> str:
+    """Why a GPU of this model runs a build with ``archs``."""
+    if capability is None:
+        return reason_text(
+            QT_TRANSLATE_NOOP(
+                "reasons", "{gpu}: compute capability unknown, not checked against this build."
+            ),
+            gpu=name,
+        )
+    if archs.runs_natively_on(capability):
+        return reason_text(
+            QT_TRANSLATE_NOOP(
+                "reasons",
+                "{gpu} (compute capability {capability}) is covered by this build ({archs}).",
+            ),
+            gpu=name,
+            capability=capability,
+            archs=archs.describe(),
+        )
+    return reason_text(
+        QT_TRANSLATE_NOOP(
+            "reasons",
+            "{gpu} (compute capability {capability}) runs this build's PTX {ptx}, compiled at first use.",
+        ),
+        gpu=name,
+        capability=capability,
+        ptx=archs.ptx,
+    )
 
 
 def driver_reasons(

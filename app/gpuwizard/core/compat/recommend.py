@@ -144,7 +144,8 @@ def _unverified_wish(wish: Wish, compat: CompatData, index: IndexReleases | None
 
 def _runs_natively(plan: Plan) -> bool:
     """Whether some GPU the plan serves runs the build's machine code, not only its PTX."""
-    return any(index not in plan.ptx_jit for index in plan.gpu_indices)
+    ptx_only = frozenset(plan.ptx_jit)  # a set: a fleet's plan serves thousands of GPUs
+    return any(index not in ptx_only for index in plan.gpu_indices)
 
 
 def _alternatives(ranked: list[Candidate]) -> tuple[Plan, ...]:

@@ -18,7 +18,7 @@ from gpuwizard.core.compat.candidates import (
     is_wished_release,
     with_conda_engine,
 )
-from gpuwizard.core.compat.machine_view import MachineView, toolkits_in_path_order
+from gpuwizard.core.compat.machine_view import MachineView, gpus_where, toolkits_in_path_order
 from gpuwizard.core.compat.plan import CudaWheels, Plan, Wish
 from gpuwizard.core.compat.reasons import (
     cuda_preference,
@@ -159,15 +159,16 @@ def _tensorflow_served(
     def libraries_ok(capability: str) -> bool:
         return compat.libraries_exclude(cuda, cudnn, capability) is None
 
-    native = tuple(
-        g.index
-        for g in machine.gpus
-        if g.capability is None or (archs.runs_natively_on(g.capability) and libraries_ok(g.capability))
+    # Each compute capability is judged once, however many GPUs share it (machine_view.gpus_where).
+    native = gpus_where(
+        machine,
+        lambda capability: archs.runs_natively_on(capability) and libraries_ok(capability),
+        unknown=True,
     )
-    ptx = tuple(
-        g.index
-        for g in machine.gpus
-        if g.capability is not None and archs.runs_through_ptx_on(g.capability) and libraries_ok(g.capability)
+    ptx = gpus_where(
+        machine,
+        lambda capability: archs.runs_through_ptx_on(capability) and libraries_ok(capability),
+        unknown=False,
     )
     return native, ptx
 

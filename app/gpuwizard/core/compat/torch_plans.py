@@ -6,6 +6,8 @@ needs a driver update when the driver is older than its CUDA's minimum.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gpuwizard.core.compat.candidates import (
     TIER_CPU,
     TIER_GPU_AFTER_DRIVER_UPDATE,
@@ -17,7 +19,7 @@ from gpuwizard.core.compat.candidates import (
     with_conda_engine,
 )
 from gpuwizard.core.compat.index_allowlist import plan_index_url
-from gpuwizard.core.compat.machine_view import MachineView
+from gpuwizard.core.compat.machine_view import MachineView, gpus_where
 from gpuwizard.core.compat.plan import Plan, Wish
 from gpuwizard.core.compat.reasons import (
     cuda_preference,
@@ -27,7 +29,7 @@ from gpuwizard.core.compat.reasons import (
     min_drivers,
     reason_text,
 )
-from gpuwizard.core.compat.tables import CompatData, TorchRelease, TorchVariant
+from gpuwizard.core.compat.tables import Architectures, CompatData, TorchRelease, TorchVariant
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
 
@@ -49,16 +51,7 @@ def torch_candidates(
             if variant.cuda is not None:
                 if not machine.gpus or machine.family == "darwin":
                     continue
-                served = tuple(
-                    g.index
-                    for g in machine.gpus
-                    if g.capability is None
-                    or (
-                        archs.runs_natively_on(g.capability)
-                        # a bundled cuDNN/cuBLAS that dropped the GPU rules the build out too
-                        and compat.libraries_exclude(variant.cuda, variant.cudnn, g.capability) is None
-                    )
-                )
+                served = gpus_where(machine, _serves(archs, variant, compat), unknown=True)
                 if not served:
                     continue
                 needs_update = not driver_ok(machine, variant.cuda, compat)
@@ -85,6 +78,19 @@ def torch_candidates(
             )
             found.append(Candidate(plan, tier, matches, distance, penalty, preference))
     return with_conda_engine(found, machine)
+
+
+def _serves(archs: Architectures, variant: TorchVariant, compat: CompatData) -> Callable[[str], bool]:
+    """Whether the variant runs natively on a GPU of a compute capability (its SASS list only)."""
+
+    def serves(capability: str) -> bool:
+        # A bundled cuDNN/cuBLAS that dropped the GPU rules the build out too.
+        return (
+            archs.runs_natively_on(capability)
+            and compat.libraries_exclude(variant.cuda, variant.cudnn, capability) is None
+        )
+
+    return serves
 
 
 def _torch_plan(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from gpuwizard.core.secret_formats import mask_url  # a channel's token never reaches stderr
+
 
 class ChannelRefused(ValueError):
     """A channel that would install something stale or broken."""
@@ -29,5 +31,5 @@ def check_channels(channels: Sequence[str]) -> None:
         last = name.rsplit("/", 1)[-1].lower()
         if last in {"pytorch", "pytorch-nightly", "pytorch-test"}:
             raise ChannelRefused(
-                f"the {channel!r} channel stopped at PyTorch 2.5; PyTorch comes from pip inside the environment"
+                f"the {mask_url(channel)!r} channel stopped at PyTorch 2.5; PyTorch comes from pip inside the environment"
             )

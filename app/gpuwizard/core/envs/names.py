@@ -6,7 +6,8 @@ reserves in every folder, no characters Windows forbids in file names, no traili
 space (Windows strips them, so ``demo.`` and ``demo`` would be the same folder). It is also
 shown in lists, logs and prompts, so it must be plain visible text: no control characters, no
 invisible formatting characters (bidirectional overrides, zero-width joiners), no bytes that
-were not UTF-8.
+were not UTF-8. And every file name the wizard makes from it must fit the file systems' limit,
+counted in bytes, not characters (:data:`NAME_MAX_BYTES`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,24 @@ from typing import Final
 
 #: Longest name accepted: leaves room under Windows' 260-character MAX_PATH for site-packages.
 NAME_MAX_CHARS: Final = 64
+#: The longest file name (one path component) where the wizard runs: 255 bytes of UTF-8 on
+#: Linux's ext4, XFS and Btrfs (NAME_MAX) and macOS's APFS; 255 UTF-16 code units on Windows'
+#: NTFS and on macOS's HFS+, which stores names decomposed (NFD). A name over it cannot be made:
+#: ENAMETOOLONG (Errno 36) from every call that names it, the settling of an interrupted creation
+#: included, which then failed again at every later command.
+FILE_NAME_MAX: Final = 255
+#: Longest name accepted, in UTF-8 bytes (and UTF-16 units, decomposed). The longest file name
+#: the wizard makes from a name is the name itself, its folder (``envs/NAME``; a conda
+#: environment's ``ENVS_DIR/NAME``). The others: the folders beside it while it is made, replaced
+#: or removed are named by the run, not the name (``.gpuwizard-making-``, ``.gpuwizard-replaced-``,
+#: ``.gpuwizard-removing-``, ``.gpuwizard-kernel-`` and 16 hex digits, 35-37 bytes:
+#: ``workflow/envs/recovery.py``, ``registry.py``; before issue 33 the moved-aside copy was
+#: ``.NAME.gpuwizard-replaced-XXXXXXXX``, 29 bytes more than the name, so that a name over 226
+#: bytes could be made but never replaced); the log ``env-create-SAFE-YYYYmmdd-HHMMSS-XXXXXXXX.log``
+#: keeps only ``[A-Za-z0-9._-]`` of the name (``workflow/envs/create.py``, ``_file_safe``), at
+#: most 64 + 40 = 104 bytes; the Jupyter kernel's folder at most 64 (``_kernel_name``); records
+#: and locks are named by a hash. A file name made from the name and more must lower this.
+NAME_MAX_BYTES: Final = FILE_NAME_MAX
 
 # Device names reserved in every folder, with or without an extension
 # (learn.microsoft.com/windows/win32/fileio/naming-a-file, "Naming Conventions").
@@ -72,6 +91,7 @@ def check_env_name(name: str, *, manager: str = "venv") -> str:
     # file name, log or JSON can be written with them.
     if any(unicodedata.category(char) == "Cs" for char in name):
         raise EnvNameError(f"{name!r} is not valid text (bytes that are not UTF-8)")
+    _check_file_name_size(name)
     # Format characters (Cf): bidirectional overrides, embeddings, isolates and marks, zero-width
     # spaces and joiners, the byte order mark. Invisible, they make a name look like another or
     # reorder what is shown around it (Unicode TR #36, "Unicode Security Considerations";
@@ -97,3 +117,26 @@ def check_env_name(name: str, *, manager: str = "venv") -> str:
     if not re.search(r"\w", name):
         raise EnvNameError(f"{name!r} has no letter or digit")
     return name
+
+
+def _check_file_name_size(name: str) -> None:
+    """Refuse a name whose folder, or a name the wizard makes from it, would not fit a file name.
+
+    >>> try:
+    ...     _check_file_name_size("\U0001d400" * 64)  # 64 letters of 4 bytes each
+    ... except EnvNameError as error:
+    ...     print(error)
+    the environment name is 256 bytes long in UTF-8; at most 255 fit (it names a folder)
+    """
+    size = len(name.encode("utf-8"))
+    if size > NAME_MAX_BYTES:
+        raise EnvNameError(
+            f"the environment name is {size} bytes long in UTF-8; at most {NAME_MAX_BYTES} fit (it names a folder)"
+        )
+    # HFS+ counts UTF-16 units of the decomposed name: a letter with two accents is three.
+    units = len(unicodedata.normalize("NFD", name).encode("utf-16-le")) // 2
+    if units > NAME_MAX_BYTES:
+        raise EnvNameError(
+            f"the environment name is {units} UTF-16 units long decomposed, as macOS stores file names; "
+            f"at most {NAME_MAX_BYTES} fit (it names a folder)"
+        )

@@ -24,17 +24,25 @@ is then used only to add pip to a uv environment (``workflow/envs/create.py``, `
 A mirror the person sets must be https (http only to this machine: localhost, 127.0.0.1, ::1,
 for tests and local proxies); anything else is refused (:class:`MirrorRefused`), since an index
 chooses the code that is installed and plain http can be changed on its way.
+
+A mirror's URL may carry a login or a token (``https://user:token@host/simple``, a signed URL's
+``sig=``, conda's ``/t/<token>/``: ``core/secret_formats.py``). It is never shown or logged
+(:func:`display_url`, :func:`hide_logins`), and never put on a tool's command line, which every
+user of the machine can read: the install hands it over in the tool's own variable
+(:data:`INDEX_VARIABLES`), and the command shown says so (``PIP_INDEX_URL=https://***@host/simple
+pip install ...``, :meth:`PlanSources.install_line`, :func:`masked_command`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from gpuwizard.core.compat.plan import quoted_requirements
+from gpuwizard.core.secret_formats import mask_url, url_has_secret
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 #: PyPI's simple index: what pip and uv use when nothing says otherwise
@@ -47,6 +55,16 @@ ORIGIN_PLAN: Final = "plan"
 ORIGIN_PYPI: Final = "pypi"
 #: Hosts that are this machine: plain http to them never crosses a network.
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
+#: The variable each tool reads its index from, used instead of ``--index-url`` for an index URL
+#: that carries a login or a token: pip's ``--index-url`` as a variable
+#: (pip.pypa.io/en/stable/topics/configuration/#environment-variables), uv's default index
+#: (docs.astral.sh/uv/reference/environment/#uv_default_index, which uv prefers to UV_INDEX_URL).
+INDEX_VARIABLES: Final = {"pip": "PIP_INDEX_URL", "uv": "UV_DEFAULT_INDEX"}
+#: The variable the py-rattler engine reads its channels from (a JSON list), used instead of
+#: ``--channel`` when one of them carries a login or a token (``adapters/envs/rattler_engine.py``).
+RATTLER_CHANNELS_VARIABLE: Final = "GPUWIZARD_RATTLER_CHANNELS"
+#: Variables that carry a source a tool was given out of its command line: a log shows them.
+SOURCE_VARIABLES: Final = frozenset({*INDEX_VARIABLES.values(), RATTLER_CHANNELS_VARIABLE})
 
 Role = Literal["pytorch", "default"]
 #: What an index is contacted for: the plan's packages, or only pip for a uv environment.
@@ -173,10 +191,16 @@ class PlanSources:
         """The install command as it will run, logins hidden, its options on a line of their own.
 
         The tool's own spelling: ``uv pip install`` offline also gets ``--offline``
-        (docs.astral.sh/uv/reference/cli/#uv-pip-install--offline).
+        (docs.astral.sh/uv/reference/cli/#uv-pip-install--offline). An index that carries a
+        login or a token is given in the tool's variable, as the install gives it
+        (:data:`INDEX_VARIABLES`): ``PIP_INDEX_URL=https://***@host/simple pip install ...``.
         """
         command = "uv pip install" if self.tool == "uv" else "pip install"
         options = self.index_options(shown=True)
+        url = None if self.offline else self.pytorch_index or self.default_index
+        if url is not None and url_has_secret(url):
+            command = f"{INDEX_VARIABLES['uv' if self.tool == 'uv' else 'pip']}={display_url(url)} {command}"
+            options = self._links()
         if self.offline and self.tool == "uv":
             options = ("--offline", *options)
         line = f"{command} {quoted_requirements(requirements)}"
@@ -297,32 +321,47 @@ def mirror_refusal(url: str) -> str | None:
 
 
 def display_url(url: str) -> str:
-    """``url`` with its login hidden (a private index's URL may carry one).
+    """``url`` with its login, secret query parameters and conda token hidden (``core/secret_formats.py``).
 
     >>> display_url("https://ana:s3cret@mirror.example/simple")
     'https://***@mirror.example/simple'
+    >>> display_url("https://conda.anaconda.org/t/tk-123-456/corp")
+    'https://conda.anaconda.org/t/***/corp'
     """
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+    return mask_url(url)
+
+
+_URL_IN_TEXT: Final = re.compile(r"(?<![\w+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
 
 
 def hide_logins(text: str) -> str:
-    """``text`` with the login of every URL in it hidden.
+    """``text`` with the login, secret query parameters and conda token of every URL in it hidden.
 
     >>> hide_logins("Cannot connect to proxy http://ana:pw@proxy:3128 (refused)")
     'Cannot connect to proxy http://***@proxy:3128 (refused)'
+    >>> hide_logins("GET https://a.blob.core.windows.net/w?sv=1&sig=AbC%3D failed")
+    'GET https://a.blob.core.windows.net/w?sv=1&sig=*** failed'
     """
-    return re.sub(r"(?<=://)[^/\s@]+@", "***@", text)
+    text = re.sub(r"(?<=://)[^/\s@]+@", "***@", text)
+    return _URL_IN_TEXT.sub(lambda match: mask_url(match.group(0)), text)
 
 
 def masked_argv(argv: Sequence[str]) -> str:
     """A command line for a log, with the login of any URL in it hidden."""
     return " ".join(hide_logins(part) for part in argv)
+
+
+def masked_command(argv: Sequence[str], env: Mapping[str, str]) -> str:
+    """A command line for a log as it runs: the variables that carry a source first, logins hidden.
+
+    An index or channel with a login is given to the tool in a variable (:data:`SOURCE_VARIABLES`),
+    not on its command line; the log says so, so that its line is still a command a person can run.
+
+    >>> masked_command(["pip", "install", "torch"], {"PIP_INDEX_URL": "https://u:t@m.example/simple", "NO_COLOR": "1"})
+    'PIP_INDEX_URL=https://***@m.example/simple pip install torch'
+    """
+    assignments = [f"{name}={hide_logins(value)}" for name, value in env.items() if name in SOURCE_VARIABLES]
+    return " ".join([*assignments, masked_argv(argv)])
 
 
 def normalized_project(name: str) -> str:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
 from gpuwizard.core.envs.package_sources import LOCAL_HOSTS
+from gpuwizard.core.secret_formats import mask_url  # a channel's token never reaches stderr
 
 CONDA_FORGE: Final = "conda-forge"
 NO_DEFAULTS: Final = "nodefaults"
@@ -53,22 +54,26 @@ def rattler_channels(channels: Sequence[str], *, offline: bool = False) -> list[
         name = channel.rstrip("/").rsplit("/", 1)[-1].lower()
         if (scheme and parts.hostname in _DEFAULTS_HOSTS) or (not scheme and name in _DEFAULTS_NAMES):
             raise ChannelRefused(
-                f"the {channel!r} channel is Anaconda's (Terms of Service needed); use conda-forge"
+                f"the {mask_url(channel)!r} channel is Anaconda's (Terms of Service needed); use conda-forge"
             )
         if scheme and scheme not in _URL_SCHEMES:
-            raise ChannelRefused(f"the {channel!r} channel is not a file://, http:// or https:// URL")
+            raise ChannelRefused(
+                f"the {mask_url(channel)!r} channel is not a file://, http:// or https:// URL"
+            )
         if scheme == "http" and parts.hostname not in LOCAL_HOSTS:
             # As for pip mirrors (package_sources.refuse_mirror): nothing downloaded is trusted
             # without HTTPS, except from this machine.
             raise ChannelRefused(
-                f"the {channel!r} channel is not https:// (plain http is allowed only to this machine)"
+                f"the {mask_url(channel)!r} channel is not https:// (plain http is allowed only to this machine)"
             )
         if not scheme and channel != CONDA_FORGE:
             raise ChannelRefused(
-                f"the {channel!r} channel is not conda-forge; give another channel by its URL"
+                f"the {mask_url(channel)!r} channel is not conda-forge; give another channel by its URL"
             )
         if offline and scheme != "file":
-            raise ChannelRefused(f"the {channel!r} channel needs the network; offline, only file:// channels")
+            raise ChannelRefused(
+                f"the {mask_url(channel)!r} channel needs the network; offline, only file:// channels"
+            )
         if channel not in kept:
             kept.append(channel)
     if not kept:

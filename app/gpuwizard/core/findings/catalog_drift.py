@@ -164,6 +164,17 @@ DRIFT_TEMPLATES: Final[dict[str, FindingTemplate]] = {
             "to {path}, or recreate the environment: {recreate}",
         ),
     ),
+    "DRIFT_CONSTRAINTS_UNREAD": FindingTemplate(
+        "error",
+        QT_TRANSLATE_NOOP(
+            "findings", "{tool} in {env} does not read its constraints file {path}: {source} {why}."
+        ),
+        QT_TRANSLATE_NOOP(
+            "findings",
+            "Until it does, a later install fails or may replace the framework build. Recreate the "
+            "environment: {recreate}  Or write {reference} in {source}.",
+        ),
+    ),
     "DRIFT_CONSTRAINTS_MISMATCH": FindingTemplate(
         "error",
         QT_TRANSLATE_NOOP(

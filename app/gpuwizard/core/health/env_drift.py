@@ -30,6 +30,25 @@ from gpuwizard.core.livetest.verdicts import on_gpu, passed
 
 
 @dataclass(frozen=True)
+class UnreadPin:
+    """A tool of an environment that does not read its constraints file (the pin does not hold).
+
+    Attributes:
+        tool: ``pip`` or ``uv``.
+        source: The file that should name it: the pip config file, the activation script that
+            sets ``UV_CONSTRAINT``.
+        why: What is wrong with it, a phrase after its name (``names /home/Ana, which does not
+            exist: ...``).
+        reference: What to write there instead (``'constraint = file:///...' under [install]``).
+    """
+
+    tool: str
+    source: str
+    why: str
+    reference: str
+
+
+@dataclass(frozen=True)
 class EnvObservation:
     """What the workflow found in one environment just now (env probe + constraints file).
 
@@ -51,6 +70,8 @@ class EnvObservation:
         cuda_wheels: The ``nvidia-*`` wheels installed; None when the probe could not say.
         dll_hook: What the DLL start-up hook did in the probe; None when it has none (or unknown:
             then ``cuda_wheels`` is None too).
+        constraints_unread: The tools that do not read the constraints file (pip's config or
+            ``UV_CONSTRAINT`` names another file, or none); empty when both read it.
     """
 
     name: str
@@ -69,6 +90,7 @@ class EnvObservation:
     constraints_pins: tuple[str, ...] | None = None
     cuda_wheels: tuple[CudaWheel, ...] | None = None
     dll_hook: DllHook | None = None
+    constraints_unread: tuple[UnreadPin, ...] = ()
 
 
 def observe_environment(
@@ -80,11 +102,13 @@ def observe_environment(
     probe_failure: str | None = None,
     constraints_path: str | None = None,
     constraints_text: str | None = None,
+    constraints_unread: Sequence[UnreadPin] = (),
 ) -> EnvObservation:
     """Facts from the env probe's JSON object (``probes/env_report.py``) and the constraints file.
 
     ``probe_failure`` says why the probe gave no object (the interpreter is missing, died or
-    hung); ``constraints_text`` is None when the file is missing.
+    hung); ``constraints_text`` is None when the file is missing; ``constraints_unread`` names
+    the tools not pointed at it.
     """
     pins = parse_constraints(constraints_text) if constraints_text is not None else None
     common: dict[str, Any] = {
@@ -93,6 +117,7 @@ def observe_environment(
         "python": python,
         "constraints_path": constraints_path,
         "constraints_pins": pins,
+        "constraints_unread": tuple(constraints_unread),
     }
     if probe is None:
         return EnvObservation(**common, interpreter_error=probe_failure or "no answer from the interpreter")
@@ -354,6 +379,22 @@ def _constraints_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: E
             recreate=fixes.recreate,
         )
         return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, "no pin", finding)
+    broken = _pin_broken(check_id, observed, path=path, pin=pin, recorded_pin=recorded_pin, fixes=fixes)
+    if broken is not None:
+        return broken
+    if baseline.pins and pin not in baseline.pins:
+        finding = make_finding(
+            "DRIFT_CONSTRAINTS_CHANGED", env=name, path=path, before=recorded_pin or "?", after=pin
+        )
+        return HealthCheck(check_id, "constraints", name, "changed", recorded_pin, pin, finding)
+    return HealthCheck(check_id, "constraints", name, "ok", recorded_pin or pin, pin)
+
+
+def _pin_broken(
+    check_id: str, observed: EnvObservation, *, path: str, pin: str, recorded_pin: str | None, fixes: EnvFixes
+) -> HealthCheck | None:
+    """Broken when the pin no longer holds the installed build, or a tool is not pointed at it."""
+    name = observed.name
     installed = observed.framework_build
     if installed is not None and not pin_allows(pin, installed):
         finding = make_finding(
@@ -363,16 +404,28 @@ def _constraints_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: E
             pin=pin,
             installed=installed,
             reinstall=fixes.reinstall,
-            wanted=f"{pin.split('==')[0].strip()}=={installed}",
+            wanted=f"{pin.split('==', maxsplit=1)[0].strip()}=={installed}",
         )
         after = f"{pin} (installed: {installed})"
         return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, after, finding)
-    if baseline.pins and pin not in baseline.pins:
-        finding = make_finding(
-            "DRIFT_CONSTRAINTS_CHANGED", env=name, path=path, before=recorded_pin or "?", after=pin
-        )
-        return HealthCheck(check_id, "constraints", name, "changed", recorded_pin, pin, finding)
-    return HealthCheck(check_id, "constraints", name, "ok", recorded_pin or pin, pin)
+    if not observed.constraints_unread:
+        return None
+    # The file is right, but pip or uv is not pointed at it: their installs fail (a file named
+    # that does not exist) or ignore the pin. verify once said Healthy while every install in an
+    # environment whose folder had a space failed (issue 33).
+    unread = observed.constraints_unread[0]
+    finding = make_finding(
+        "DRIFT_CONSTRAINTS_UNREAD",
+        env=name,
+        tool=unread.tool,
+        path=path,
+        source=unread.source,
+        why=unread.why,
+        reference=unread.reference,
+        recreate=fixes.recreate,
+    )
+    after = f"{pin} ({', '.join(item.tool for item in observed.constraints_unread)} not pointed at it)"
+    return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, after, finding)
 
 
 def _devices_check(baseline: SnapshotEnv, observed: EnvObservation) -> HealthCheck:

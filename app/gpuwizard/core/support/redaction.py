@@ -19,13 +19,19 @@ r"""Redaction of a support report: what identifies the person or the card is rep
   other text when it is at least three characters long and not a generic account name such as
   ``root`` (a user called ``a`` must not turn every "a" of a sentence into a placeholder);
 - the host name as a whole word;
-- credentials (core/support/credentials.py): the user name and password of any URL, whatever
-  they hold (``https://user:p@ss/w@host/simple``, as a private index URL may carry), the value
-  of any variable or field named like a secret (``HF_TOKEN``, ``NVIDIA_APIKEY``, ``MY_PASS``),
-  and access tokens by their form (``nvapi-…``, ``hf_…``, ``ghp_…``, JWTs...) wherever they are.
+- credentials (core/support/credentials.py), by structure and by form: the user name and
+  password of any URL, whatever they hold (``https://user:p@ss/w@host/simple``, as a private
+  index URL may carry), a URL's secret query parameters (``sig=``, ``X-Amz-Signature=``...) and
+  conda's ``/t/<token>/``, the value of anything named like a secret (``HF_TOKEN=``,
+  ``"api_key": ...``, ``--password x``, netrc's ``password``), access tokens by their documented
+  form (``nvapi-…``, ``hf_…``, ``ghp_…``, ``pypi-…``, ``sk_live_…``, ``AIza…``, JWTs...,
+  core/secret_formats.py) wherever they are, and the body of PEM private keys.
 
-Every rule runs in one pass over each string, so a placeholder is never rewritten by another
-rule, and redacting twice gives the same result.
+Every rule runs in one pass over each string (what a credential's match keeps, such as a
+variable's name, is scanned again with every rule), so a placeholder is never rewritten by
+another rule, and redacting twice gives the same result: the rules are written so that what
+one rule writes never makes another match (credentials.py says how), and a property test
+checks it on generated text.
 
 >>> who = Identities(user_names=("ana",), home_folders=("/home/ana", r"C:\Users\Ana"))
 >>> redact_text(r"/home/ana/envs/demo;C:/Users/ANA/x;GPU-8f6c1a2b-0000-1111-2222-333344445555", who).text
@@ -59,7 +65,7 @@ WINDOWS_HOME_PLACEHOLDER: Final = "%USERPROFILE%"
 #: The kinds counted, in the order a report lists them.
 KINDS: Final = (
     "gpu_uuid", "serial_number", "home_folder", "user_name", "host_name",
-    "url_credentials", "credential_variable", "access_token",
+    "url_credentials", "url_secret", "credential_variable", "access_token", "private_key",
 )  # fmt: skip
 #: Every placeholder a value may already be (a value that is one is not counted again).
 PLACEHOLDERS: Final = frozenset(
@@ -79,15 +85,15 @@ MIN_WORD_LENGTH: Final = 3
 _HEX_GROUP: Final = "[0-9a-fA-F]"
 # GPU-<8>-<4>-<4>-<4>-<12>, or a leading part of it (at least the first group), MIG forms
 # with an optional /<gpu instance>/<compute instance> suffix.
-_UUID: Final = rf"(?<![\w-])(?:MIG-GPU-|MIG-|GPU-){_HEX_GROUP}{{8}}(?:-{_HEX_GROUP}{{1,12}}){{0,4}}(?:/\d+/\d+)?(?![\w-])"
-_SERIAL_LABEL: Final = r"(?i:(?<![\w])serial(?:[ _-]?(?:number|no\.?))?[\"']?\s*[:=]\s*[\"']?)"
+_UUID: Final = rf"(?<![\w-]){credentials.NOT_AFTER_PLACEHOLDER}(?:MIG-GPU-|MIG-|GPU-){_HEX_GROUP}{{8}}(?:-{_HEX_GROUP}{{1,12}}){{0,4}}(?:/\d+/\d+)?(?![\w-])"
+_SERIAL_LABEL: Final = rf"(?i:(?<![\w]){credentials.NOT_AFTER_PLACEHOLDER}serial(?:[ _-]?(?:number|no\.?))?[\"']?\s*[:=]\s*[\"']?)"
 _SERIAL_VALUE: Final = r"[A-Za-z0-9][A-Za-z0-9-]{3,}"
 # Where a path component ends: a separator, or a character that cannot continue a file name in
 # the texts a report holds (PATH separators, quotes, brackets, spaces, end of text).
 _COMPONENT_END: Final = r"(?=[\\/\s\"'`;:,|()<>\[\]{}=&%]|$)"
 # A home folder starts a path: it follows no path character (``/srv/home/ana`` is not
 # ``/home/ana``), except in a file:// URL.
-_PATH_START: Final = r"(?:(?<=file://)|(?<=file:///)|(?<![\w.\-/\\~%]))"
+_PATH_START: Final = rf"(?:(?<=file://)|(?<=file:///)|(?<![\w.\-/\\~%]){credentials.NOT_AFTER_PLACEHOLDER})"
 _SERIAL_KEY: Final = re.compile(r"serial", re.IGNORECASE)
 _UUID_KEY: Final = re.compile(r"(?:^|[_-])uuid$", re.IGNORECASE)
 
@@ -130,24 +136,14 @@ class _Redactor:
     def __init__(self, identities: Identities) -> None:
         self.uuids: dict[str, str] = {}
         self.counts: dict[str, int] = dict.fromkeys(KINDS, 0)
-        alternatives = self._alternatives(identities)
-        self.pattern = re.compile("|".join(alternatives))
-        # The identities alone, for the name a secret variable keeps: a user called SECRET
-        # makes `/mnt/d/SECRET:envs` look like a variable named SECRET (its name is kept).
-        identity_parts = alternatives[len(self._SECRET_PARTS) :]
-        self.identity_pattern = re.compile("|".join(identity_parts)) if identity_parts else None
-
-    #: How many of :meth:`_alternatives`' first patterns are secrets rather than identities.
-    _SECRET_PARTS = ("uuid", "serial", "url_login", "secret_variable", "access_token")
+        self.pattern = re.compile("|".join(self._alternatives(identities)))
 
     def _alternatives(self, identities: Identities) -> list[str]:
         parts = [
             f"(?P<uuid>{_UUID})",
             f"(?P<serial>(?P<serial_label>{_SERIAL_LABEL}){_SERIAL_VALUE})",
             # Secrets before identities: a user's name inside a password goes with the password.
-            f"(?P<url_login>{credentials.URL_LOGIN})",
-            f"(?P<secret_variable>{credentials.SECRET_VARIABLE})",
-            f"(?P<access_token>{credentials.ACCESS_TOKEN})",
+            credentials.PATTERN,
         ]
         homes = sorted(_unique(_home_spellings(identities.home_folders)), key=len, reverse=True)
         posix = [home for home in homes if not _is_windows_path(home)]
@@ -171,10 +167,26 @@ class _Redactor:
         words = [name for name in names if _hidden_as_word(name)]
         if words:
             parts.append(f"(?P<user_word>{_word('|'.join(re.escape(name) for name in words))})")
+        # Last, where nothing above starts: the rest of an ASCII word, or a run of spaces, in one
+        # step. No rule starts inside such a word (each one that starts with a letter, digit or
+        # "_" refuses one before it), nor inside spaces (a line's start is after its "\n"), so
+        # the scan is the same, only faster than trying every rule at every character.
+        parts.append("(?P<skip>[A-Za-z0-9_]+|[ \t]+)")
         return parts
 
     def text(self, value: str) -> str:
-        return self.pattern.sub(self._replace, value)
+        return self._scan(value, 0, len(value))
+
+    def _scan(self, value: str, start: int, end: int) -> str:
+        """``value[start:end]`` redacted, every rule seeing the text around it (lookbehinds)."""
+        out: list[str] = []
+        done = start
+        for match in self.pattern.finditer(value, start, end):
+            out.append(value[done : match.start()])
+            out.append(match.group(0) if match.lastgroup == "skip" else self._replace(match))
+            done = match.end()
+        out.append(value[done:end])
+        return "".join(out)
 
     def _replace(self, match: re.Match[str]) -> str:
         kind = match.lastgroup
@@ -184,15 +196,16 @@ class _Redactor:
         if kind == "serial":
             self.counts["serial_number"] += 1
             return match.group("serial_label") + SERIAL_PLACEHOLDER
-        if kind in ("url_login", "secret_variable", "access_token"):
-            text, counted = credentials.replacement(match)
-            if counted is not None:
-                self.counts[counted] += 1
-            if kind == "secret_variable" and self.identity_pattern is not None:
-                # One character of what came before, so a name after a slash is still a folder.
-                before = match.string[match.start() - 1] if match.start() > 0 else ""
-                text = self.identity_pattern.sub(self._replace, before + text)[len(before) :]
-            return text
+        if kind in credentials.RULES:
+            replaced = credentials.replacement(match)
+            if replaced.kind is not None:
+                self.counts[replaced.kind] += 1
+            # What a credential's match keeps (a name, a host, a netrc machine) is text like any
+            # other: scanned again, with every rule, in place (each span is shorter than the match).
+            return "".join(
+                piece if isinstance(piece, str) else self._scan(match.string, *piece)
+                for piece in replaced.pieces
+            )
         if kind in ("windows_home", "posix_home"):
             self.counts["home_folder"] += 1
             return WINDOWS_HOME_PLACEHOLDER if kind == "windows_home" else POSIX_HOME_PLACEHOLDER
@@ -332,10 +345,15 @@ def rules_of(identities: Identities) -> tuple[str, ...]:
         rules.append("The computer's name is <host>.")
     rules += [
         f"User names and passwords in URLs are {CREDENTIALS_PLACEHOLDER}, whatever characters they hold.",
-        "Values of variables and settings named like secrets (…_KEY, …TOKEN, …SECRET, …PASSWORD, …PASS, "
-        f"…AUTH…, …COOKIE, …SESSION…, in the data and as NAME=value in text) are {SECRET_PLACEHOLDER}.",
-        "Access tokens (nvapi-…, hf_…, ghp_…, github_pat_…, glpat-…, sk-…, xox…-, AKIA…, JSON Web Tokens, "
-        f"Bearer and Basic credentials) are {TOKEN_PLACEHOLDER} wherever they appear.",
+        f"Secrets in URLs (signed URLs' sig=, X-Amz-…, X-Goog-…, values of token=, key=, secret=…) are "
+        f"{SECRET_PLACEHOLDER}, and conda channel tokens (/t/…/) are {TOKEN_PLACEHOLDER}.",
+        "Values of variables, settings and options named like secrets (…_KEY, …TOKEN, …SECRET, …PASSWORD, "
+        "…PASS, …AUTH…, …COOKIE, …SESSION…, in the data, as NAME=value, NAME: value, --name value and "
+        f"aws_secret_access_key VALUE in text, curl -u's password, .netrc passwords) are {SECRET_PLACEHOLDER}.",
+        "Access tokens (nvapi-…, hf_…, ghp_…, github_pat_…, glpat-…, pypi-…, npm_…, sk-…, sk_live_…, AIza…, "
+        f"xox…-, xapp-…, AKIA…, JSON Web Tokens, Bearer and Basic credentials) are {TOKEN_PLACEHOLDER} "
+        "wherever they appear.",
+        f"Private keys (-----BEGIN … PRIVATE KEY-----) keep their first and last lines; the key is {SECRET_PLACEHOLDER}.",
     ]
     return tuple(rules)
 
@@ -390,4 +408,4 @@ def _hidden_as_word(name: str) -> bool:
 def _word(body: str) -> str:
     # A whole word: no letter, digit or underscore on either side, nor the brackets and percent
     # signs of a placeholder (so "<user>" or "%USERPROFILE%" is never a user's name again).
-    return rf"(?<![A-Za-z0-9_<%])(?i:{body})(?![A-Za-z0-9_>%])"
+    return rf"(?<![A-Za-z0-9_<%]){credentials.NOT_AFTER_PLACEHOLDER}(?i:{body})(?![A-Za-z0-9_>%])"

@@ -81,8 +81,10 @@ def _redaction_lines(redaction: object) -> tuple[str, ...]:
         "user_name": ("user name", "user names"),
         "host_name": ("computer name", "computer names"),
         "url_credentials": ("URL login", "URL logins"),
+        "url_secret": ("secret in a URL", "secrets in URLs"),
         "credential_variable": ("credential variable", "credential variables"),
         "access_token": ("access token", "access tokens"),
+        "private_key": ("private key", "private keys"),
     }
     found = [
         f"{count} {names[kind][0] if count == 1 else names[kind][1]}"

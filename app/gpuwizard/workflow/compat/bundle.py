@@ -3,7 +3,9 @@
 At a URL such as :data:`DEFAULT_COMPAT_URL` three files are published side by side:
 
 - ``bundle.json``: ``{"schema": "gpuwizard.compat-bundle/1", "generated": DATE, "files": {...}}``,
-  the files of ``resources/compat/`` that the recommender reads (``data.COMPAT_FILES``);
+  the files of ``resources/compat/`` that the recommender reads (``data.COMPAT_FILES``); DATE is
+  ISO 8601, ``YYYY-MM-DD`` or a timestamp with its offset, checked and compared as a date
+  (``core/compat/data_date.py``: as text, ``2027-1-5`` would block ``2027-01-10``);
 - ``bundle.json.sha256``: its sha256, as ``sha256sum`` writes it (``HEX  bundle.json``);
 - ``bundle.json.sig``: base64 of the Ed25519 signature over the exact bytes of ``bundle.json``
   (``signing.py``).
@@ -21,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from gpuwizard.core.compat.data_date import DataDateError, generated_at, is_newer
 from gpuwizard.core.compat.index_allowlist import disallowed_in
 from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
 from gpuwizard.workflow.compat.data import COMPAT_FILES, validation_errors
@@ -55,6 +58,10 @@ class VerifiedBundle:
     #: The file name of the trusted key that verified the signature.
     key: str
 
+    def newer_than(self, generated: str) -> bool:
+        """Whether this bundle's data is newer than the data of ``generated``, as dates."""
+        return is_newer(self.generated, than=generated)
+
 
 def make_bundle(files: Mapping[str, Any], generated: str) -> bytes:
     """The ``bundle.json`` to publish for ``files`` (parsed, by name) dated ``generated``."""
@@ -79,8 +86,9 @@ def verify_bundle(
     """Check a bundle; returns it when it may be used.
 
     In this order: the published sha256, the signature against ``keys`` (default: the trusted
-    keys), the bundle's shape, every file against its schema (unless ``schemas`` is false: the
-    cached copy was checked when it was fetched), and the index allow-list. Whether it is newer
+    keys), the bundle's shape and its date (an ISO 8601 date or timestamp: ``data_date.py``),
+    every file against its schema (unless ``schemas`` is false: the cached copy was checked
+    when it was fetched), and the index allow-list. Whether it is newer
     than the data in use is the caller's question.
 
     Raises:
@@ -105,6 +113,10 @@ def verify_bundle(
         or not isinstance(bundle.get("generated"), str)
     ):
         raise BundleRefused(f"it is not a {BUNDLE_SCHEMA} bundle")
+    try:
+        generated_at(bundle["generated"])
+    except DataDateError as error:
+        raise BundleRefused(str(error)) from None
     files: dict[str, Any] = bundle["files"]
     if schemas:
         errors = validation_errors(files)
@@ -128,7 +140,7 @@ def load_cached(bundled_date: str) -> tuple[VerifiedBundle, CachedBundle] | None
         verified = verify_bundle(cached.raw, cached.sha256.encode(), cached.signature, schemas=False)
     except BundleRefused:
         return None
-    if verified.generated <= bundled_date or not all(name in verified.files for name in COMPAT_FILES):
+    if not verified.newer_than(bundled_date) or not all(name in verified.files for name in COMPAT_FILES):
         return None
     return verified, cached
 

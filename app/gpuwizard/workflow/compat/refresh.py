@@ -69,7 +69,7 @@ def _refresh_data(client: HttpClient, url: str) -> str:
             _companion(client, url + SHA256_SUFFIX, "it has no published sha256"),
             _companion(client, url + SIGNATURE_SUFFIX, "it has no signature"),
         )
-        if verified.generated <= in_use.generated:
+        if not verified.newer_than(in_use.generated):  # as dates (core/compat/data_date.py)
             if in_use.origin == "fetched" and verified.sha256 == _cached_sha256():
                 return f"The compatibility data is up to date: {in_use.describe()}."
             raise BundleRefused(f"its data ({verified.generated}) is not newer than {in_use.describe()}")

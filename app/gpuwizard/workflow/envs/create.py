@@ -11,6 +11,7 @@ events (``start``, ``phase``, ``log``, ``progress``; the tool's own lines parsed
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -28,6 +29,7 @@ from gpuwizard.adapters.envs.base import Command, PackageSource
 from gpuwizard.adapters.envs.conda import CondaBackend, CondaLayout
 from gpuwizard.adapters.envs.conda_activation import write_activation_scripts
 from gpuwizard.adapters.envs.env_files import (
+    constraint_reference,
     site_packages,
     write_conda_variables,
     write_constraints,
@@ -35,16 +37,25 @@ from gpuwizard.adapters.envs.env_files import (
     write_venv_variables,
 )
 from gpuwizard.adapters.envs.venv_backends import UvBackend
+from gpuwizard.adapters.processes import process_identity
 from gpuwizard.adapters.runner import CommandCancelled, RunnerError
-from gpuwizard.core.envs.package_sources import display_url, masked_argv, sources_to_json
+from gpuwizard.core.envs.package_sources import display_url, masked_command, sources_to_json
 from gpuwizard.core.envs.probe_output import LogEntry, ProbeOutput
 from gpuwizard.core.envs.rattler_output import rattler_message
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.envs.tool_output import parse_tool_line, progress_event
 from gpuwizard.core.frameworks import framework_module
 from gpuwizard.core.machine.conda_engines import CONDA_TOOLS, engine_title
+from gpuwizard.workflow.envs.ownership import (
+    loose_marker,
+    make_marked_folder,
+    new_id,
+    owned_by,
+    remove_owned,
+    write_marker,
+)
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, check_target
-from gpuwizard.workflow.envs.recovery import settle
+from gpuwizard.workflow.envs.recovery import backup_folder, kernel_staging, making_folder, settle
 from gpuwizard.workflow.envs.trees import remove_tree
 from gpuwizard.workflow.state.env_pending import (
     NameBusy,
@@ -54,8 +65,9 @@ from gpuwizard.workflow.state.env_pending import (
     pending_record,
     save_pending,
     with_kernel,
+    with_tool,
 )
-from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
+from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, save_record
 from gpuwizard.workflow.state.home import wizard_home
 
 # A first `import tensorflow` on a slow disk takes tens of seconds; minutes means it hangs.
@@ -130,7 +142,11 @@ class _Run:
         self.cancel = cancel
         self.started = time.perf_counter()
         self.log_path, self.log = _new_log(self.request.name)
+        # The new environment's id: in its marker, its pending record and its entry (ownership.py).
+        self.id = new_id()
         self.backup: Path | None = None
+        self.replaces_id: str | None = None
+        self.kernel_backup: tuple[Path, Path] | None = None  # (moved-aside copy, where it was)
         self.pending: PendingEnv | None = None
         self.made_prefix = False
         self.kernel_dir: Path | None = None
@@ -138,7 +154,10 @@ class _Run:
         self.phase = "check"
 
     def close(self) -> None:
-        self.log.close()
+        with contextlib.suppress(OSError):
+            self.log.close()
+            if self.log_path.stat().st_size == 0:  # nothing could be written (a full disk): no empty log
+                self.log_path.unlink()
 
     # -- events -------------------------------------------------------------------------------
     def emit(self, event: dict[str, Any]) -> None:
@@ -229,24 +248,18 @@ class _Run:
         replacing = existed and any(self.prefix.iterdir())
         if self.cancel.is_set():
             raise _Cancelled
-        # Recorded before anything on disk changes: a kill from here on is settled by the next run.
-        self.pending = PendingEnv(
-            name=request.name,
-            prefix=str(self.prefix),
-            prefix_existed=existed and not replacing,
-            backup=str(self._backup_path()) if replacing else None,
-            log=str(self.log_path),
-            pid=os.getpid(),
-        )
-        save_pending(self.pending)
-        if replacing:
-            self.enter("replace", f"moving the existing {request.name} aside until the new one works")
-            self.prefix.replace(self._backup_path())
-            self.backup = self._backup_path()
+        self._record_and_move_aside(existed, replacing)
         tool = engine_title(self.backend.tool)  # py-rattler, as people know it
         self.enter("create", f"creating {self.prefix} with {tool} ({prepared.python_note})")
         self.made_prefix = True
+        if not isinstance(self.backend, CondaLayout):
+            # A venv is marked before the tool writes into it, so a kill at any later instant
+            # leaves a folder that provably is this run's. conda, mamba, micromamba and
+            # py-rattler take only an absent or empty folder: theirs is marked once made.
+            self._make_marked_folder(existed and not replacing)
         self._run(self.backend.create_command(self.prefix, prepared.python, prepared.source, conda_spec))
+        if isinstance(self.backend, CondaLayout):
+            write_marker(self.prefix, "environment", self.id, request.name)
         if isinstance(self.backend, UvBackend):
             self._seed_pip()
         self.enter("install", f"installing {', '.join(prepared.requirements)}")
@@ -264,7 +277,8 @@ class _Run:
         variables = dict(prepared.variables)
         # uv does not read pip's config file; UV_CONSTRAINT is its equivalent
         # (docs.astral.sh/uv/reference/environment/#uv_constraint).
-        variables["UV_CONSTRAINT"] = str(constraints)
+        # Named as uv reads it: a file: URL where the path holds spaces or non-ASCII letters.
+        variables["UV_CONSTRAINT"] = constraint_reference(constraints)
         self.enter("variables", ", ".join(f"{key}={value}" for key, value in variables.items()))
         self._set_variables(variables)
         kernel = None
@@ -288,15 +302,14 @@ class _Run:
             variables=variables,
             jupyter_kernel=kernel,
             log=str(self.log_path),
+            id=self.id,
         )
         if self.cancel.is_set():
             raise _Cancelled
         # The point of no return: once the entry is saved, a kill leaves a finished environment
         # (recovery then only deletes the moved-aside original, as the next lines do).
         save_record(record)
-        if self.backup is not None:
-            remove_tree(self.backup)
-            self.backup = None
+        self._drop_replaced()
         drop_pending(request.name)
         if self.cancel.is_set():
             # The cancel came after the last moment it could stop anything: said, not lost.
@@ -305,12 +318,67 @@ class _Run:
             )
         return record
 
-    def _backup_path(self) -> Path:
-        # One per run (the log's name is unique): a backup another run left is never overwritten.
-        return self.prefix.with_name(f".{self.prefix.name}.gpuwizard-replaced-{self.log_path.stem[-8:]}")
+    def _record_and_move_aside(self, existed: bool, replacing: bool) -> None:
+        """Write the pending record, then move the environment being replaced (and its kernel) aside."""
+        request = self.request
+        # check_target, under the creation's locks, proved an occupied folder is this name's
+        # environment (its marker is the entry's id); its kernel moves aside with it if it is ours.
+        replaced = find_record(request.name) if replacing else None
+        self.replaces_id = replaced.id if replaced is not None else None
+        old_kernel = replaced.jupyter_kernel if replaced is not None else None
+        if old_kernel is not None and not owned_by(Path(old_kernel), "kernel", self.replaces_id):
+            old_kernel = None
+        # Recorded before anything on disk changes: a kill from here on is settled by the next run.
+        self.pending = PendingEnv(
+            name=request.name,
+            prefix=str(self.prefix),
+            prefix_existed=existed and not replacing,
+            backup=str(backup_folder(self.prefix, self.id)) if replacing else None,
+            log=str(self.log_path),
+            pid=os.getpid(),
+            id=self.id,
+            replaces_id=self.replaces_id,
+            old_kernel=old_kernel,
+        )
+        save_pending(self.pending)
+        if replacing:
+            self.enter("replace", f"moving the existing {request.name} aside until the new one works")
+            self.prefix.replace(backup_folder(self.prefix, self.id))
+            self.backup = backup_folder(self.prefix, self.id)
+            if old_kernel is not None:
+                moved = backup_folder(Path(old_kernel), self.id)
+                Path(old_kernel).replace(moved)
+                self.kernel_backup = (moved, Path(old_kernel))
+
+    def _drop_replaced(self) -> None:
+        """Delete the replaced environment and its kernel, now that the new one is recorded."""
+        if self.backup is not None:
+            remove_owned(self.backup, "environment", self.replaces_id)
+            self.backup = None
+        if self.kernel_backup is not None:
+            remove_owned(self.kernel_backup[0], "kernel", self.replaces_id)
+            self.kernel_backup = None
+
+    def _make_marked_folder(self, existed_empty: bool) -> None:
+        """Make the environment's folder with the marker already in it (renamed into place whole)."""
+        if existed_empty:
+            write_marker(self.prefix, "environment", self.id, self.request.name)
+            return
+        staging = making_folder(self.prefix, self.id)
+        staging.parent.mkdir(parents=True, exist_ok=True)
+        make_marked_folder(staging, "environment", self.id, self.request.name)
+        staging.replace(self.prefix)
+
+    def _started(self, pid: int) -> None:
+        # Recorded the moment it runs: the only processes a later recovery may end.
+        identity = process_identity(pid)
+        if identity is not None and self.pending is not None:
+            self.pending = with_tool(self.pending, identity)
 
     def _run(self, command: Command, *, on_line: Callable[[str], None] | None = None) -> None:
-        self.log.write(f"$ {masked_argv(command.argv)}\n")  # a mirror's login stays out of the log
+        self.log.write(
+            f"$ {masked_command(command.argv, command.env)}\n"
+        )  # a mirror's login stays out of the log
         tool = Path(command.argv[0]).stem.lower() if self.backend.tool != "pip" else "pip"
         tool = command.output or (tool if tool in ("uv", *CONDA_TOOLS) else "pip")
         status = self.tools.runner.stream(
@@ -318,6 +386,7 @@ class _Run:
             on_line or (lambda text: self.line(tool, text)),
             cancel=self.cancel,
             env_overrides=dict(command.env),
+            on_start=self._started,
         )
         if status != 0:
             last = next((text for text in reversed(self.tail) if text.strip()), "")
@@ -363,7 +432,9 @@ class _Run:
         argv = (str(python), "-I", str(_PROBE), module)
         self.log.write(f"$ {' '.join(argv)}\n")
         try:
-            self.tools.runner.stream(argv, keep, cancel=self.cancel, timeout=_VERIFY_TIMEOUT_S)
+            self.tools.runner.stream(
+                argv, keep, cancel=self.cancel, timeout=_VERIFY_TIMEOUT_S, on_start=self._started
+            )
         finally:
             self._probe_entries(output.finish())
         report: dict[str, Any] = output.report or {}
@@ -400,22 +471,34 @@ class _Run:
             write_venv_variables(self.prefix, variables)
 
     def _register_kernel(self) -> str:
-        name = _kernel_name(self.request.name)
+        """Write the kernel spec under a name of its own, marked, and rename it into place whole.
+
+        ipykernel's ``install --user`` replaces a kernel folder of the same name, a person's own
+        included (jupyter_client's ``install_kernel_spec`` removes the destination first), so
+        the spec is written under ``--prefix`` into a folder of this run's and moved to a kernel
+        name nobody uses: ``demo`` and ``Demo`` get ``demo`` and ``demo-2``.
+        """
         python = self.backend.interpreter(self.prefix)
-        found: list[str] = []
-
-        def keep(text: str) -> None:
-            found.append(text)
-            self.line("ipykernel", text)
-
-        # ipykernel prints "Installed kernelspec NAME in DIR" (ipykernel/kernelspec.py).
+        kernels = self._kernels_folder(python)
+        name = _free_kernel_name(kernels, self.request.name)
+        if self.kernel_backup is not None and self.kernel_backup[1].parent == kernels:
+            # A replacement keeps the kernel name notebooks already refer to (its place is free).
+            name = self.kernel_backup[1].name
+        target = kernels / name
+        self.kernel_dir = target
+        if self.pending is not None:
+            self.pending = with_kernel(self.pending, target)
+        staging = kernel_staging(target, self.id)
+        staging.parent.mkdir(parents=True, exist_ok=True)
+        make_marked_folder(staging, "kernel", self.id, self.request.name)
         command = Command(
             (
                 str(python),
                 "-m",
                 "ipykernel",
                 "install",
-                "--user",
+                "--prefix",
+                str(staging),
                 "--name",
                 name,
                 "--display-name",
@@ -423,22 +506,40 @@ class _Run:
             ),
             "kernel",
         )
-        self._run(command, on_line=keep)
-        for text in found:
-            match = re.search(r"Installed kernelspec \S+ in (.+)$", text)
-            if match:
-                self.kernel_dir = Path(match.group(1).strip())
-        if self.kernel_dir is not None and self.pending is not None:
-            self.pending = with_kernel(self.pending, self.kernel_dir)
-        return str(self.kernel_dir) if self.kernel_dir else name
+        self._run(command, on_line=lambda text: self.line("ipykernel", text))
+        # ipykernel writes PREFIX/share/jupyter/kernels/NAME (ipykernel/kernelspec.py, install).
+        written = staging / "share" / "jupyter" / "kernels" / name
+        write_marker(written, "kernel", self.id, self.request.name)
+        written.replace(target)
+        remove_owned(staging, "kernel", self.id)
+        return str(target)
+
+    def _kernels_folder(self, python: Path) -> Path:
+        """The user's Jupyter kernels folder, as the environment's own jupyter_core finds it."""
+        found: list[str] = []
+        argv = (str(python), "-c", "import jupyter_core.paths as p; print(p.jupyter_data_dir())")
+        status = self.tools.runner.stream(
+            argv, found.append, cancel=self.cancel, timeout=_VERIFY_TIMEOUT_S, on_start=self._started
+        )
+        lines = [line.strip() for line in found if line.strip()]
+        if status != 0 or not lines:
+            raise _StepFailed(f"kernel: the Jupyter data folder could not be found: {' '.join(lines)[-300:]}")
+        return Path(lines[-1]) / "kernels"
 
     def _roll_back(self, status: Literal["failed", "cancelled"], error: str) -> EnvResult:
         self.emit({"event": "phase", "phase": "rollback", "message": f"{status}: removing what was made"})
         problems = []
         if self.kernel_dir is not None:
-            problems += remove_tree(self.kernel_dir)
+            problems += _remove_own(self.kernel_dir, "kernel", self.id)
+            problems += _remove_own(kernel_staging(self.kernel_dir, self.id), "kernel", self.id)
         if self.made_prefix:
-            problems += remove_tree(self.prefix)
+            if owned_by(self.prefix, "environment", self.id):
+                given = self.pending is not None and self.pending.prefix_existed
+                problems += remove_owned(self.prefix, "environment", self.id, keep_folder=given)
+            elif isinstance(self.backend, CondaLayout) and self.prefix.exists():
+                # Made by the conda tool in this run, under its locks, and not yet marked.
+                problems += remove_tree(self.prefix)
+            problems += _remove_own(making_folder(self.prefix, self.id), "environment", self.id)
         if self.backup is not None and not problems:
             try:
                 self.backup.replace(self.prefix)
@@ -446,7 +547,14 @@ class _Run:
                 problems.append(f"could not put back {self.prefix} from {self.backup}: {failure}")
         elif self.backup is not None:
             problems.append(f"the original is kept at {self.backup}; the next gpuwizard command puts it back")
+        if self.kernel_backup is not None and not problems:
+            try:
+                self.kernel_backup[0].replace(self.kernel_backup[1])
+            except OSError as failure:
+                problems.append(f"could not put back the kernel {self.kernel_backup[1]}: {failure}")
         if not problems and self.pending is not None:
+            if self.pending.prefix_existed and not self.prefix.exists():
+                self.prefix.mkdir(parents=True, exist_ok=True)  # the empty folder it was given
             drop_pending(self.request.name)  # else the record stays: the next command finishes the job
         result = EnvResult(
             status=status,
@@ -460,6 +568,28 @@ class _Run:
         )
         self.emit(result.to_json())
         return result
+
+
+def _remove_own(folder: Path, kind: Literal["environment", "kernel"], owner_id: str) -> list[str]:
+    """Remove a folder of this run's: marked with its id, or left empty by a failure before the marker."""
+    loose_marker(folder).unlink(missing_ok=True)
+    if owned_by(folder, kind, owner_id):
+        return remove_owned(folder, kind, owner_id)
+    if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+        folder.rmdir()
+    return []
+
+
+def _free_kernel_name(kernels: Path, name: str) -> str:
+    """The kernel name for ``name``: its folder form, numbered past any kernel already there."""
+    base = _kernel_name(name)
+    number = 1
+    while True:
+        candidate = base if number == 1 else f"{base}-{number}"
+        place = kernels / candidate
+        if not place.exists() and not place.is_symlink():
+            return candidate
+        number += 1
 
 
 def _file_safe(name: str) -> str:

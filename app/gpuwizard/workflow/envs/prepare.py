@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from gpuwizard.adapters.envs.base import CondaSpec, EnvBackend, PackageSource
-from gpuwizard.adapters.envs.conda import CondaBackend, CondaLayout
+from gpuwizard.adapters.envs.conda import CondaBackend, CondaLayout, check_private_channels
 from gpuwizard.adapters.envs.rattler_backend import RattlerBackend
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
 from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
@@ -38,8 +38,9 @@ from gpuwizard.core.machine.conda_engines import (
 )
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
 from gpuwizard.workflow.envs.index_check import sources_for
+from gpuwizard.workflow.envs.ownership import read_marker, same_folder, shell_word
 from gpuwizard.workflow.state.env_pending import being_made
-from gpuwizard.workflow.state.env_registry import find_record
+from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, find_record_by_id
 from gpuwizard.workflow.state.home import wizard_home
 
 VENV_TOOLS: Final = ("uv", "pip")
@@ -193,6 +194,9 @@ def _conda_spec(request: SetupRequest, plan: Plan, backend: EnvBackend) -> Conda
             channels = tuple(rattler_channels(channels, offline=request.offline))
         else:
             check_channels(channels)
+            # conda, mamba and micromamba take channels only on their command line, which every
+            # user of the machine can read: a channel with a login or token is refused up front.
+            check_private_channels(channels, backend.tool)
     except ChannelRefused as error:
         raise SetupRefused(str(error)) from None
     return CondaSpec(plan.conda_packages, tuple(dict.fromkeys(channels)))
@@ -262,26 +266,58 @@ def _prefix(request: SetupRequest, backend: EnvBackend, tools: EnvTools) -> Path
 def check_target(request: SetupRequest, prefix: Path) -> None:
     """Refuse a folder that cannot take the environment (checked again under the creation's lock).
 
+    Only a folder the wizard can prove it made for this very name (its marker, matching the id
+    of the name's entry in ``environments.json``: ``ownership.py``) may be replaced; any other
+    folder that holds files is refused with what it is, and ``--replace`` is never offered for it.
+
     Raises:
-        SetupRefused: Not a folder, holds files that are no environment, or holds an
-            environment (or the name is taken) and ``--replace`` was not given.
+        SetupRefused: Not a folder, holds files the wizard did not make for this name, or holds
+            this name's environment (or the name is taken) and ``--replace`` was not given.
     """
     if being_made(request.name):
         raise SetupRefused(
             f"the environment {request.name!r} is being made by another gpuwizard; wait for it to finish"
         )
     existing = find_record(request.name)
-    if prefix.exists() and not prefix.is_dir():
-        raise SetupRefused(f"{prefix} exists and is not a folder")
+    if prefix.is_symlink() or (prefix.exists() and not prefix.is_dir()):
+        raise SetupRefused(f"{prefix} exists and is not a folder; choose another --prefix")
     occupied = prefix.exists() and any(prefix.iterdir())
-    # Said first: --replace would not help (it replaces environments, never other files).
-    if occupied and not ((prefix / "pyvenv.cfg").is_file() or (prefix / "conda-meta").is_dir()):
-        raise SetupRefused(f"{prefix} holds files that are not an environment; choose another --prefix")
+    if occupied:
+        _check_replaceable(request.name, prefix, existing)
     if (occupied or existing is not None) and not request.replace:
         where = existing.path if existing is not None else str(prefix)
         raise SetupRefused(
             f"an environment {request.name!r} already exists at {where} (add --replace to replace it)"
         )
+
+
+def _check_replaceable(name: str, prefix: Path, existing: EnvRecord | None) -> None:
+    """Refuse an occupied folder unless it is the wizard's environment of this name."""
+    marker = read_marker(prefix, "environment")
+    owner = find_record_by_id(marker.id) if marker is not None else None
+    if owner is not None and same_folder(owner.path, prefix):
+        if owner.name != name:
+            raise SetupRefused(
+                f"{prefix} holds the wizard's environment {owner.name!r}; remove it first "
+                f"(gpuwizard env remove {shell_word(owner.name)}) or choose another --prefix"
+            )
+        return
+    if existing is not None and same_folder(existing.path, prefix) and not existing.id:
+        raise SetupRefused(
+            f"{prefix} was made by an earlier version of the wizard, without the marker that proves it: "
+            "it is never deleted; remove the folder yourself if you no longer need it, or choose another --prefix"
+        )
+    raise SetupRefused(f"{prefix} {_what_it_holds(prefix)}; it is not replaced: choose another --prefix")
+
+
+def _what_it_holds(prefix: Path) -> str:
+    """What a folder the wizard did not make is, in the words of the refusal."""
+    if (prefix / "conda-meta").is_dir():
+        kind = "a conda installation" if (prefix / "envs").is_dir() else "a conda environment"
+        return f"is {kind} the wizard did not make (conda-meta)"
+    if (prefix / "pyvenv.cfg").is_file():
+        return "is a Python environment the wizard did not make (pyvenv.cfg)"
+    return "holds files that are not an environment the wizard made"
 
 
 def _interpreter(

@@ -1,18 +1,42 @@
-"""The environments the wizard made: listing them, and removing one with its folder and kernel."""
+"""The environments the wizard made: listing them, and removing one with its folder and kernel.
+
+Removal deletes only what the wizard can prove it made (``ownership.py``): the folder and the
+kernel spec that carry its marker with the entry's id. It is restartable: the folder is first
+renamed to a trash name beside it (one step, recorded before in ``pending/remove-KEY.json``),
+then deleted with its marker last; a removal killed at any instant is finished by the next
+command (``recovery.py``), and until the rename nothing has changed.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpuwizard.adapters.file_locks import try_hold
+from gpuwizard.workflow.envs.ownership import owned_by, remove_owned, shell_word
 from gpuwizard.workflow.envs.recovery import recover_interrupted
-from gpuwizard.workflow.envs.trees import remove_tree
-from gpuwizard.workflow.state.env_pending import being_made
+from gpuwizard.workflow.state.env_pending import (
+    PendingRemoval,
+    being_made,
+    drop_removal,
+    name_lock,
+    prefix_lock,
+    save_removal,
+)
 from gpuwizard.workflow.state.env_registry import EnvRecord, drop_record, find_record, load_records
 
 
 class EnvRemoveError(ValueError):
     """The environment cannot be removed as asked; nothing was changed (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Removed:
+    """An environment removed: its entry, and what was kept because it is not provably the wizard's."""
+
+    record: EnvRecord
+    kept: tuple[str, ...] = ()
 
 
 def list_environments() -> list[dict[str, Any]]:
@@ -28,14 +52,22 @@ def list_environments() -> list[dict[str, Any]]:
     ]
 
 
-def remove_environment(name: str) -> EnvRecord:
+def trash_folder(folder: Path, owner_id: str) -> Path:
+    """Where an environment (or kernel) is renamed to before it is deleted: beside it, on the same disk."""
+    return folder.with_name(f".gpuwizard-removing-{owner_id[:16]}")
+
+
+def remove_environment(name: str) -> Removed:
     """Remove the environment called ``name``: its folder, its Jupyter kernel, its entry.
 
-    Only a folder that is an environment (``pyvenv.cfg`` or ``conda-meta``) is deleted, so a
-    hand-edited list can never make the wizard delete something else.
+    Only a folder and a kernel that carry the wizard's marker with the entry's id are deleted,
+    so neither a hand-edited list nor an environment made by an earlier version without markers
+    can make the wizard delete something else. An entry whose folder is gone is just forgotten.
 
     Raises:
-        EnvRemoveError: No such environment, or its folder is not an environment.
+        EnvRemoveError: No such environment, it is being made, or its folder is not provably
+            the wizard's (kept, with what to do).
+        OSError: What was renamed aside could not all be deleted (the next command finishes it).
     """
     recover_interrupted()
     if being_made(name):
@@ -45,13 +77,73 @@ def remove_environment(name: str) -> EnvRecord:
     record = find_record(name)
     if record is None:
         raise EnvRemoveError(f"no environment {name!r} was made by the wizard (see `gpuwizard env list`)")
+    held = try_hold(name_lock(name))
+    if held is None:
+        raise EnvRemoveError(f"the environment {name!r} is being changed by another gpuwizard; try again")
+    try:
+        folder_lock = try_hold(prefix_lock(record.path))
+        if folder_lock is None:
+            raise EnvRemoveError(f"{record.path} is being changed by another gpuwizard; try again")
+        try:
+            return _remove(record)
+        finally:
+            folder_lock.release()
+    finally:
+        held.release()
+
+
+def _remove(record: EnvRecord) -> Removed:
     folder = Path(record.path)
-    if folder.exists() and not ((folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()):
-        raise EnvRemoveError(f"{folder} does not look like an environment any more; not removing it")
-    problems = remove_tree(folder)
-    if record.jupyter_kernel and Path(record.jupyter_kernel).is_dir():
-        problems += remove_tree(Path(record.jupyter_kernel))
+    present = folder.exists() or folder.is_symlink()
+    if present and not owned_by(folder, "environment", record.id):
+        raise EnvRemoveError(_unproven(record, folder))
+    kernel = Path(record.jupyter_kernel) if record.jupyter_kernel else None
+    kernel_ours = kernel is not None and owned_by(kernel, "kernel", record.id)
+    kept = (
+        (
+            f"the Jupyter kernel {kernel} (not marked as the wizard's: `jupyter kernelspec remove {kernel.name}`)",
+        )
+        if kernel is not None and kernel.exists() and not kernel_ours
+        else ()
+    )
+    if not present and not kernel_ours:
+        drop_record(record.name)
+        return Removed(record, kept)
+    trash = trash_folder(folder, record.id)
+    kernel_trash = trash_folder(kernel, record.id) if kernel is not None and kernel_ours else None
+    save_removal(
+        PendingRemoval(
+            name=record.name,
+            id=record.id,
+            path=record.path,
+            trash=str(trash),
+            kernel=str(kernel) if kernel_trash is not None else None,
+            kernel_trash=str(kernel_trash) if kernel_trash is not None else None,
+        )
+    )
+    # The point of no return: one rename takes the folder away whole.
+    if present:
+        folder.replace(trash)
+    if kernel is not None and kernel_trash is not None:
+        kernel.replace(kernel_trash)
+    drop_record(record.name)
+    problems = remove_owned(trash, "environment", record.id)
+    if kernel_trash is not None:
+        problems += remove_owned(kernel_trash, "kernel", record.id)
     if problems:
         raise OSError("; ".join(problems))
-    drop_record(name)
-    return record
+    drop_removal(record.name)
+    return Removed(record, kept)
+
+
+def _unproven(record: EnvRecord, folder: Path) -> str:
+    forget = f"gpuwizard env remove {shell_word(record.name)}"
+    if not record.id:
+        return (
+            f"{folder} was made by an earlier version of the wizard, without the marker that proves it: "
+            f"nothing was removed; delete the folder yourself if you no longer need it, then `{forget}` forgets it"
+        )
+    return (
+        f"{folder} does not carry the wizard's marker for {record.name!r} (moved, replaced or edited by hand?): "
+        f"nothing was removed; delete it yourself if it is yours to delete, then `{forget}` forgets it"
+    )

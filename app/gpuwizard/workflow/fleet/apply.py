@@ -9,8 +9,10 @@ from (each asked whether it answers: an unreachable one ends the run with exit 2
 ``sources`` stage that explains it). Then:
 
 - the plan's PATH folders are added (Windows, or a registry snapshot file), journaled;
-- the environment is made (kept as it is when one of that name already matches the plan, so a
-  second run changes nothing, and made again when that one was damaged); if that fails or is
+- the environment is made (kept as it is when one of that name already matches the plan and
+  every other answer its record keeps, so a second run changes nothing; refused, unless
+  ``replace = true``, when an answer changed, as ``gpus``: ``existing.py``; made again when
+  it was damaged); if that fails or is
   cancelled, the PATH change of this run is undone: the machine is as it was (exit 3);
 - the live test runs; a pass records the last good state (as ``gpuwizard test`` does), a fail
   keeps the setup for diagnosis and exits 1.
@@ -55,6 +57,7 @@ from gpuwizard.workflow.envs.setup import (
     recommend_for,
     run_setup,
 )
+from gpuwizard.workflow.fleet.existing import same_plan, unmatched_answers
 from gpuwizard.workflow.health.good_state import record_good_state
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.pathedit.changes import PathChange, history, plan_add
@@ -253,15 +256,22 @@ class _Apply:
         existing = find_record(request.name)
         # The wizard's own environment of this very plan, damaged (the framework uninstalled, the
         # interpreter gone): made again in its place, so that running apply again mends a machine.
-        mend = existing is not None and _same_plan(existing, plan) and not _intact(existing)
+        mend = existing is not None and same_plan(existing, plan) and not _intact(existing)
         self.mending = mend
         if existing is not None and not request.replace and not mend:
-            if _same_plan(existing, plan):
+            if not same_plan(existing, plan):
+                raise ApplyUsageError(
+                    f"an environment {request.name!r} made with {existing.framework} "
+                    f"{existing.framework_version} exists; the plan is {plan.framework} {plan.framework_version} "
+                    "(set replace = true to replace it, or choose another environment name)"
+                )
+            # Any other answer it does not match is a change as well (workflow/fleet/existing.py).
+            changed = unmatched_answers(existing, plan, request)
+            if not changed:
                 return existing, None
             raise ApplyUsageError(
-                f"an environment {request.name!r} made with {existing.framework} "
-                f"{existing.framework_version} exists; the plan is {plan.framework} {plan.framework_version} "
-                "(set replace = true to replace it, or choose another environment name)"
+                f"the environment {request.name!r} exists but does not match the answers ({'; '.join(changed)}); "
+                "set replace = true to make it again as they say, or choose another environment name"
             )
         try:
             setup = plan_setup(
@@ -514,12 +524,6 @@ class _Apply:
         }
         self.on_event(result)
         return result
-
-
-def _same_plan(record: EnvRecord, plan: Plan) -> bool:
-    """Whether the recorded environment was made for the plan's framework release."""
-    version = record.framework_version.split("+", 1)[0]
-    return record.framework == plan.framework and version == plan.framework_version
 
 
 def _intact(record: EnvRecord) -> bool:

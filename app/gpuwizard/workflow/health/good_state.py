@@ -11,7 +11,7 @@ entries that were applied, minus later removals and undos) and that are still on
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -120,6 +120,21 @@ def save_last_good(snapshot: Snapshot) -> Path:
     with locked(path):
         write_json_atomically(path, snapshot_to_json(snapshot))
     return path
+
+
+def update_last_good(change: Callable[[Snapshot | None], Snapshot]) -> Path:
+    """Read the last good state, change it and write it back, holding its lock throughout.
+
+    ``change`` gets the state as it is on disk now (None: none) and returns the one to save. A
+    writer that works for minutes (``verify``) calls this at the end rather than saving what it
+    read at the start, so a test another wizard recorded meanwhile is not lost
+    (docs/architecture.md, "Crashes and races").
+
+    Returns:
+        The file written.
+    """
+    with locked(snapshot_path()):
+        return save_last_good(change(load_last_good()))
 
 
 def now_utc() -> str:

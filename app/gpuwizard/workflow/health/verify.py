@@ -24,7 +24,15 @@ recorded, and the only event is a ``result`` with ``status`` ``nothing_to_verify
 ``healthy`` false (nothing was found working) and ``message`` saying so.
 
 A healthy run (nothing broken; changed is fine) with ``record`` saves a new last good state,
-so the next run compares with what works now.
+so the next run compares with what works now. It is merged, under the file's lock, into the
+state as it is on disk when the run ends, not as it was when the run began: an environment
+whose entry another wizard recorded meanwhile (``gpuwizard test`` passed) keeps that entry,
+and one made meanwhile is kept as well (docs/architecture.md, "Crashes and races").
+
+An environment that another gpuwizard is making right now (``env create --replace`` has moved
+the old one aside; ``workflow/state/env_pending.py``) is not probed: each of its checks is
+``skipped`` with a note that says so, it is not counted as broken, its recorded state is kept,
+and the next run checks it.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gpuwizard import probes
+from gpuwizard.adapters.envs.pin_reach import unread_pins
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
 from gpuwizard.core.health.checks import HealthCheck, HealthReport, check_to_json, health_to_json
@@ -50,7 +59,7 @@ from gpuwizard.core.health.env_drift import (
 )
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
 from gpuwizard.core.health.path_drift import compare_path
-from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv, cuda_of_build, with_environment
+from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv, cuda_of_build
 from gpuwizard.core.health.wheel_drift import compare_cuda_wheels
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
@@ -65,12 +74,14 @@ from gpuwizard.workflow.health.good_state import (
     path_keys,
     read_constraints,
     refreshed_path_entries,
-    save_last_good,
     something_to_verify,
     torch_index_template,
+    update_last_good,
 )
 from gpuwizard.workflow.livetest.run import DEFAULT_TIMEOUT_S, LiveTestTarget, run_live_test
+from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import EnvRecord, load_records
+from gpuwizard.workflow.state.home import STATE_LOG, state_unwritable
 
 #: The env probe, run by path with the environment's interpreter (it imports nothing of ours).
 ENV_PROBE: Final = probes.script("env_report")
@@ -88,6 +99,11 @@ SHORT_TEST_ARGS: Final = (
 )  # fmt: skip
 
 EventSink = Callable[[dict[str, Any]], None]
+
+#: The checks of an environment, in the order verify makes them (core/health/env_drift.py).
+ENV_CHECK_KINDS: Final = ("interpreter", "import", "build", "constraints", "devices", "test")
+#: The note of each check of an environment another gpuwizard is making.
+BEING_MADE_NOTE: Final = "being made by another gpuwizard (env create); checked next time"
 
 #: The ``status`` of a verify that found nothing of the wizard's to check.
 NOTHING_TO_VERIFY: Final = "nothing_to_verify"
@@ -157,7 +173,7 @@ def verify_setup(
                 f"no environment {unknown[0]!r} was made by the wizard (see `gpuwizard env list`)"
             )
         records = [item for item in records if item.name in env_names]
-    snapshot = load_last_good()
+    loaded = snapshot = load_last_good()
     if not holds_something_to_verify(snapshot):
         # Only a driver and GPUs (an older version recorded that after verifying a machine it
         # had not set up): no baseline, or "as before" would be said of things never set up.
@@ -182,8 +198,9 @@ def verify_setup(
         path_store=path_store,
         snapshot=snapshot,
         records=records,
+        loaded=loaded,
     )
-    return run.execute(detect, short_test=short_test, record=record, limited=env_names is not None)
+    return run.execute(detect, short_test=short_test, record=record)
 
 
 class _Verify:
@@ -198,6 +215,7 @@ class _Verify:
         path_store: EnvironmentStore | None,
         snapshot: Snapshot | None,
         records: Sequence[EnvRecord],
+        loaded: Snapshot | None = None,
     ) -> None:
         self.runner = runner
         self.on_event = on_event
@@ -209,6 +227,11 @@ class _Verify:
         self.observed: dict[str, EnvObservation] = {}
         self.tests: dict[str, LiveTestResult] = {}
         self.baselines: dict[str, SnapshotEnv] = {}
+        #: The last good state as read when the run began: what another writer changed since
+        #: is told from it when the new state is merged in (None: there was none).
+        self.loaded = loaded
+        #: Environments another gpuwizard is making: not checked, not recorded this time.
+        self.making: set[str] = set()
 
     # -- events ---------------------------------------------------------------------------------
     def step(self, phase: str, subject: str, message: str) -> None:
@@ -224,9 +247,7 @@ class _Verify:
         return HealthReport(tuple(self.checks), self.snapshot.recorded if self.snapshot else None)
 
     # -- the run --------------------------------------------------------------------------------
-    def execute(
-        self, detect: Callable[[], SystemReport], *, short_test: bool, record: bool, limited: bool
-    ) -> HealthReport:
+    def execute(self, detect: Callable[[], SystemReport], *, short_test: bool, record: bool) -> HealthReport:
         try:
             machine = self._machine(detect)
             for env in self.records:
@@ -246,9 +267,19 @@ class _Verify:
             raise VerifyCancelled(partial) from None
         health = self.report()
         saved = None
+        unsaved: dict[str, str] = {}
         if record and health.healthy:
-            saved = str(save_last_good(self._new_snapshot(machine, limited=limited)))
-        self.on_event({"event": "result", **health_to_json(health), "status": "complete", "saved": saved})
+            try:
+                # Read again, merged and written under the lock: docs/architecture.md, "Crashes and races".
+                saved = str(update_last_good(lambda current: self._new_snapshot(machine, current)))
+            except OSError as error:
+                # A full or read-only GPUWIZARD_HOME (issue 33): what was checked still stands and
+                # is reported; only the new last good state is lost, and the result says why.
+                unsaved["save_error"] = state_unwritable(error) or str(error)
+                STATE_LOG.warning("the last good state was not saved: %s", unsaved["save_error"])
+        self.on_event(
+            {"event": "result", **health_to_json(health), "status": "complete", "saved": saved, **unsaved}
+        )
         return health
 
     def _machine(self, detect: Callable[[], SystemReport]) -> SystemReport:
@@ -270,7 +301,7 @@ class _Verify:
         builds = {
             name: env.cuda_build or cuda_of_build(env.framework_build)[1]
             for name, env in self.baselines.items()
-            if env.built_with_cuda is not False
+            if env.built_with_cuda is not False and not self._being_made(name)
         }
         if not any(builds.values()):
             return []
@@ -281,10 +312,32 @@ class _Verify:
             if cuda
         ]
 
+    def _being_made(self, name: str) -> bool:
+        """Whether another gpuwizard is making ``name`` (once seen, for the rest of the run)."""
+        if name not in self.making and being_made(name):
+            self.making.add(name)
+        return name in self.making
+
+    def _skip_being_made(self, env: EnvRecord) -> None:
+        """Every check of ``env`` skipped: it is being made (replaced), so nothing can be said yet."""
+        self.observed.pop(env.name, None)
+        for kind in ENV_CHECK_KINDS:
+            self.decide(
+                HealthCheck(f"env:{env.name}:{kind}", kind, env.name, "skipped", note=BEING_MADE_NOTE)
+            )
+
     def _environment(self, env: EnvRecord, machine: SystemReport, *, short_test: bool) -> None:
         baseline = self.baselines[env.name]
+        if self._being_made(env.name):
+            self.step("environment", env.name, f"{env.name} is {BEING_MADE_NOTE}")
+            self._skip_being_made(env)
+            return
         self.step("environment", env.name, f"checking {env.name} ({env.path})")
         observed = self._observe(env)
+        if (observed.interpreter_error or observed.import_error) and self._being_made(env.name):
+            # The replacement began while it was probed: its old interpreter was moved aside.
+            self._skip_being_made(env)
+            return
         self.observed[env.name] = observed
         fixes = env_fixes(baseline, windows=os.name == "nt", prefix=_custom_prefix(env))
         for check in compare_environment(baseline, observed, fixes=fixes):
@@ -348,6 +401,8 @@ class _Verify:
             probe_failure=failure,
             constraints_path=env.constraints,
             constraints_text=read_constraints(env.constraints),
+            # Whether pip and uv are still pointed at it (issue 33: a path with a space was not).
+            constraints_unread=unread_pins(Path(env.path), Path(env.constraints)) if env.constraints else (),
         )
 
     def _path(self) -> None:
@@ -367,26 +422,37 @@ class _Verify:
             self.decide(compare_path(entry, present=present, removed_by_wizard=dropped))
 
     # -- the new last good state ----------------------------------------------------------------
-    def _new_snapshot(self, machine: SystemReport, *, limited: bool) -> Snapshot:
-        previous = self.snapshot
-        recorded_entries = previous.path_entries if previous is not None else ()
+    def _new_snapshot(self, machine: SystemReport, current: Snapshot | None) -> Snapshot:
+        """The last good state to save: this run's findings merged into ``current``, read under the lock.
+
+        ``current`` is the state on disk now; it differs from the one this run began with when
+        another wizard recorded something meanwhile. An environment this run did not check
+        (not asked for, being made, or made meanwhile) keeps its entry in ``current`` while the
+        wizard still knows it; so does one whose entry changed since this run read it (a test
+        recorded meanwhile: newer than what this run compared with).
+        """
+        recorded_entries = current.path_entries if current is not None else ()
         entries = (
             refreshed_path_entries(recorded_entries, self.path_store)
             if self.path_store is not None
             else recorded_entries
         )
-        fresh = build_snapshot(machine, self.records, self.observed, self.tests, entries, previous=previous)
-        if not limited or previous is None:
-            return fresh
-        # Only some environments were checked: the others keep their recorded state while
-        # the wizard still knows them.
+        checked = [env for env in self.records if env.name not in self.making]
+        fresh = build_snapshot(machine, checked, self.observed, self.tests, entries, previous=current)
         registered = {env.name for env in load_records()}
-        checked = {env.name for env in self.records}
-        merged = fresh
-        for env in previous.environments:
-            if env.name in registered and env.name not in checked:
-                merged = with_environment(merged, env)
-        return merged
+        checked_names = {env.name for env in checked}
+        kept = {
+            env.name: env
+            for env in (current.environments if current is not None else ())
+            if env.name in registered
+            and (env.name not in checked_names or env != self._loaded_environment(env.name))
+        }
+        # In the registry's order; what only ``current`` holds comes last.
+        ours = [kept.pop(env.name, env) for env in fresh.environments if env.name in registered]
+        return replace(fresh, environments=(*ours, *kept.values()))
+
+    def _loaded_environment(self, name: str) -> SnapshotEnv | None:
+        return self.loaded.environment(name) if self.loaded is not None else None
 
 
 def _probe_object(lines: Sequence[str]) -> Mapping[str, Any] | None:

@@ -13,15 +13,23 @@ Two wizards may change PATH at the same moment (issue 19). A change holds :func:
 (the home's journal lock, then the store's own lock) from reading the value it is planned from
 until the journal says it was applied, so the plan, the pending entry, the write and the
 "applied" mark of one process never interleave with another's.
+
+Any of them may be killed at any instant (issue 33). Taking the lock first settles what a killed
+change left (:func:`recover`): its pending journal entry, by the value, and the temporary
+copies of the journal and of a snapshot file. Undo takes away only what the wizard can prove it
+put there: a change the value cannot prove written, or whose journal entry says it added more
+than the folders it was asked to add (:mod:`gpuwizard.core.pathedit.provenance`), is kept and
+said, never reverted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
+from gpuwizard.adapters.file_locks import WAIT_S
 from gpuwizard.adapters.registry import (
     SYSTEM_ENVIRONMENT_KEY,
     USER_ENVIRONMENT_KEY,
@@ -42,10 +50,12 @@ from gpuwizard.core.pathedit.algebra import (
     joined_length,
     remove_entries,
 )
+from gpuwizard.core.pathedit.provenance import unowned_removals
 from gpuwizard.workflow.state.path_journal import (
     JournalEntry,
     PathJournal,
-    last_undoable,
+    Settlement,
+    Status,
     new_entry,
     undoable,
 )
@@ -112,19 +122,70 @@ def _scope_key(scope: str) -> str:
         raise PathChangeError(f"unknown scope {scope!r} (user or system)") from None
 
 
+@dataclass(frozen=True)
+class Recovery:
+    """What a killed change had left and taking the lock settled (see :func:`recover`)."""
+
+    settled: tuple[Settlement, ...] = ()
+
+    def notes(self) -> list[str]:
+        """One English line per settled entry, for the person."""
+        return [_settlement_note(s) for s in self.settled]
+
+
+def _settlement_note(settlement: Settlement) -> str:
+    entry = settlement.entry
+    what = (
+        f"an interrupted {entry.action} of {entry.time} ({_folders_text(entry)}) on {entry.key}\\{entry.name}"
+    )
+    if settlement.outcome == "written":
+        return f"{what} had been written: it is recorded as made"
+    if settlement.outcome == "not_written":
+        return f"{what} was never written: it is forgotten"
+    return (
+        f"{what} cannot be proven written, since the value has changed since: undo leaves it "
+        "alone; take its folders off with 'gpuwizard path remove' if they are the wizard's"
+    )
+
+
+def _folders_text(entry: JournalEntry) -> str:
+    if entry.reverts is not None:
+        return f"reverting {entry.reverts[:8]}"
+    return ", ".join(entry.folders) or "no folders"
+
+
+def recover(store: EnvironmentStore, journal: PathJournal, *, wait_s: float = WAIT_S) -> Recovery:
+    """Settle for good what killed changes of this home left on ``store``.
+
+    Their pending journal entries are settled by the value (:meth:`PathJournal.settle`), and the
+    temporary copies of the journal they left are removed (taking the journal's lock does it;
+    the store's lock, taken by :func:`change_lock`, does the same for a snapshot file's). With
+    ``wait_s`` 0 nothing waits: while another process holds the journal, nothing is settled.
+
+    Raises:
+        StateBusy: Another process of this home held the journal for ``wait_s`` seconds.
+        JournalError: The journal cannot be read or written.
+        RegistryWriteError: The snapshot file cannot be read.
+    """
+    settled = journal.settle(store.identity, lambda e: store.read_value(e.key, e.name), wait_s=wait_s)
+    return Recovery(tuple(settled))
+
+
 @contextmanager
-def change_lock(store: EnvironmentStore, journal: PathJournal) -> Iterator[None]:
+def change_lock(store: EnvironmentStore, journal: PathJournal) -> Iterator[Recovery]:
     """Hold what one PATH change needs to itself: the home's journal lock, then the store's lock.
 
     Held from reading the value a change is planned from until the journal's last update;
-    re-entrant, and always taken in this order, so two holders never wait for each other.
+    re-entrant, and always taken in this order, so two holders never wait for each other. What
+    killed changes left is settled first (:func:`recover`); the context gives what was.
 
     Raises:
         StateBusy: Another process of this home held the journal for a minute.
         RegistryWriteError: Another process held the snapshot file for a minute.
+        JournalError: The journal cannot be read or written.
     """
     with journal.locked(), store.exclusive():
-        yield
+        yield recover(store, journal)
 
 
 #: What a snapshot's JSON value is, by its Python type, for saying why a PATH is not text.
@@ -217,54 +278,156 @@ def plan_repair(store: EnvironmentStore, scope: str) -> PathChange:
     return PathChange(scope, _scope_key(scope), "repair", (), old, RegValue("REG_EXPAND_SZ", old.value))
 
 
+@dataclass(frozen=True)
+class KeptChange:
+    """A recorded change that undo leaves alone, and why (one English line)."""
+
+    entry: JournalEntry
+    reason: str
+
+
+@dataclass(frozen=True)
+class UndoPlan:
+    """The undos of :func:`plan_undo_all`, newest first, and the recorded changes it keeps."""
+
+    changes: tuple[PathChange, ...]
+    kept: tuple[KeptChange, ...] = ()
+
+    def notes(self) -> list[str]:
+        """What was kept, one English line each."""
+        return [kept.reason for kept in self.kept]
+
+
 def plan_undo(store: EnvironmentStore, journal: PathJournal) -> PathChange:
     """Plan reverting the most recent change recorded for this registry, whatever its scope.
+
+    Changes whose undo would take away what the wizard cannot prove it put there are skipped
+    (said in the change's ``notes``), as :func:`plan_undo_all` keeps them.
 
     Raises:
         PathChangeError: Nothing to undo.
         UndoConflict: The value is not the one the change left; undoing would lose what came after.
     """
-    entries = journal.entries(store.identity, current=lambda e: store.read_value(e.key, e.name))
-    target = last_undoable(entries)
-    if target is None:
-        raise PathChangeError("nothing to undo: the journal holds no PATH change of this registry")
-    now = store.read_value(target.key, target.name)
-    if now != target.new:
-        raise UndoConflict(
-            f"{target.key}\\{target.name} changed after the change of {target.time} ({target.action}); "
-            "undoing it would lose that later change, so nothing was changed"
-        )
-    return PathChange(target.scope, target.key, "undo", target.folders, now, target.old, reverts=target)
+    plan = _plan_undos(store, journal, limit=1)
+    if not plan.changes:
+        kept = f" ({'; '.join(plan.notes())})" if plan.kept else ""
+        raise PathChangeError(f"nothing to undo: the journal holds no PATH change of this registry{kept}")
+    change = plan.changes[0]
+    return replace(change, notes=(*change.notes, *plan.notes()))
 
 
-def plan_undo_all(store: EnvironmentStore, journal: PathJournal) -> list[PathChange]:
+def plan_undo_all(store: EnvironmentStore, journal: PathJournal) -> UndoPlan:
     """Plan reverting every change recorded for this registry that is not undone yet, newest first.
 
     The same undos, in the same order, as repeating :func:`plan_undo` until nothing is left (the
     uninstaller's "undo the wizard's PATH changes"), but checked as a whole before anything is
-    written: each undo must find the value that the undos before it leave. An empty list: nothing
-    to undo.
+    written: each undo must find the value that the undos before it leave. No changes: nothing
+    to undo. A change the wizard cannot prove it made (:class:`KeptChange`) is kept, not undone.
 
     Raises:
         UndoConflict: A value changed after the change that set it; undoing would lose that later
             change, so none of the undos may be made.
     """
-    entries = journal.entries(store.identity, current=lambda e: store.read_value(e.key, e.name))
+    return _plan_undos(store, journal)
+
+
+def _value_text(value: RegValue | None) -> str | None:
+    return None if value is None else str(value.value)
+
+
+def _slot(entry: JournalEntry) -> tuple[str, str]:
+    # Registry key paths and value names compare without case, as Windows compares them.
+    return entry.key.casefold(), entry.name.casefold()
+
+
+def _plan_undos(store: EnvironmentStore, journal: PathJournal, *, limit: int | None = None) -> UndoPlan:
+    ordered = journal.entries(
+        store.identity, current=lambda e: store.read_value(e.key, e.name), statuses=("applied", "unproven")
+    )
+    position = {id(entry): index for index, entry in enumerate(ordered)}
+    kept = [
+        KeptChange(entry, _settlement_note(Settlement(entry, "unproven")))
+        for entry in ordered
+        if entry.status == "unproven"
+    ]
     planned: list[PathChange] = []
     values: dict[tuple[str, str], RegValue | None] = {}
-    for target in undoable(entries):
-        where = (target.key, target.name)
-        now = values[where] if where in values else store.read_value(*where)
+    later: dict[tuple[str, str], list[JournalEntry]] = {}  # this registry's newer changes, per value
+    for target in undoable([entry for entry in ordered if entry.status == "applied"]):
+        where = _slot(target)
+        now = values[where] if where in values else store.read_value(target.key, target.name)
         if now != target.new:
-            raise UndoConflict(
-                f"{target.key}\\{target.name} changed after the change of {target.time} ({target.action}); "
-                "undoing it would lose that later change, so nothing was changed"
-            )
+            # Kept changes of this value made after the target stand between it and the value now.
+            blocking = [
+                k.entry
+                for k in kept
+                if _slot(k.entry) == where and position[id(k.entry)] > position[id(target)]
+            ]
+            raise UndoConflict(_conflict_text(target, now, later.get(where, []), blocking))
+        later.setdefault(where, []).append(target)
+        theirs = unowned_removals(
+            target.action, target.folders, _value_text(target.old), _value_text(target.new)
+        )
+        if theirs:
+            # Hand-edited or planted: what it says it added is more than it was asked to add.
+            kept.append(KeptChange(target, _unowned_note(target, theirs)))
+            continue
         planned.append(
             PathChange(target.scope, target.key, "undo", target.folders, now, target.old, reverts=target)
         )
         values[where] = target.old
-    return planned
+        if limit is not None and len(planned) >= limit:
+            break
+    return UndoPlan(tuple(planned), tuple(kept))
+
+
+def _unowned_note(entry: JournalEntry, theirs: Sequence[str]) -> str:
+    return (
+        f"kept the {entry.action} of {entry.time} on {entry.key}\\{entry.name}: undoing it would take away "
+        f"{', '.join(theirs)}, which it was not asked to add, so the wizard cannot prove it put "
+        "that there (its journal entry was edited or planted)"
+    )
+
+
+def _conflict_text(
+    target: JournalEntry,
+    now: RegValue | None,
+    newer: Sequence[JournalEntry],
+    blocking: Sequence[JournalEntry],
+) -> str:
+    """Why undoing ``target`` would lose a later change, and what to do, in one line.
+
+    ``newer`` are this home's changes of the same value made after ``target`` (undone first in
+    the plan); ``blocking`` the later ones it keeps (unproven, or not provably its own). A value
+    changed between two of this home's changes was changed by a writer this journal does not
+    know: another program, or a wizard of another GPUWIZARD_HOME on the same registry (each home
+    keeps its own journal), so neither home can undo all its changes until the other's are undone.
+    """
+    where = f"{target.key}\\{target.name}"
+    if blocking:
+        return (
+            f"{where} changed after the {target.action} of {target.time}: the wizard keeps the later "
+            f"{blocking[0].action} of {blocking[0].time}, which it cannot prove it made, and "
+            "undoing the earlier change would take that away too, so nothing was changed; "
+            "take the wizard's folders off with 'gpuwizard path remove' ('gpuwizard path history' lists them)"
+        )
+    found = [
+        f"{d.op} {d.entry}" for d in diff_entries(_string_of(target.new), _string_of(now)) if d.op != " "
+    ]
+    what = f" ({', '.join(found)})" if found else (" (its type)" if now is not None else " (it was deleted)")
+    between = f" and before its {newer[-1].action} of {newer[-1].time}" if newer else ""
+    first = (
+        f"; 'gpuwizard path undo' still reverts this home's {len(newer)} later change(s) one at a time"
+        if newer
+        else ""
+    )
+    return (
+        f"{where} changed after this home's {target.action} of {target.time}{between} by something its "
+        f"PATH journal does not record{what}: another program, or a gpuwizard of another GPUWIZARD_HOME "
+        "on the same registry; undoing it would lose that later change, so nothing was changed. "
+        "Undo that change first where it was made (for another home: 'gpuwizard path undo' with its "
+        f"GPUWIZARD_HOME), or take this home's folders off with 'gpuwizard path remove'{first}"
+    )
 
 
 @dataclass(frozen=True)
@@ -358,6 +521,14 @@ def _plain_write(store: EnvironmentStore, change: PathChange) -> RegValue | None
     return read_back
 
 
-def history(store: EnvironmentStore, journal: PathJournal) -> list[JournalEntry]:
-    """The changes recorded for this registry, oldest first (pending ones settled)."""
-    return journal.entries(store.identity, current=lambda e: store.read_value(e.key, e.name))
+def history(
+    store: EnvironmentStore, journal: PathJournal, *, with_unproven: bool = False
+) -> list[JournalEntry]:
+    """The changes recorded for this registry, oldest first (pending ones settled).
+
+    With ``with_unproven``, also those a crash left that the value could not settle.
+    """
+    statuses: tuple[Status, ...] = ("applied", "unproven") if with_unproven else ("applied",)
+    return journal.entries(
+        store.identity, current=lambda e: store.read_value(e.key, e.name), statuses=statuses
+    )

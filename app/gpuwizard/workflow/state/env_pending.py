@@ -19,15 +19,21 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.adapters.atomic_files import remove_stale_temporaries
 from gpuwizard.adapters.file_locks import HeldLock, held_elsewhere, try_hold
+from gpuwizard.adapters.processes import ProcessIdentity
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
 
 PENDING_SCHEMA: Final = "gpuwizard.env-pending/1"
+# A temporary copy of a record as adapters/atomic_files.py names it: ".env-KEY-XXXXXXXX.pidPID.json".
+_TEMPORARY: Final = re.compile(r"\.((?:env|remove)-[0-9a-f]{24})-.+\.json")
+REMOVAL_SCHEMA: Final = "gpuwizard.env-removal/1"
 
 
 class NameBusy(Exception):
@@ -44,8 +50,15 @@ class PendingEnv:
         prefix_existed: The folder existed (empty) before the creation began.
         backup: Where the environment being replaced is moved aside (None: nothing replaced).
         log: The run's log file: also its id, as ``environments.json`` records it on success.
-        kernel: The Jupyter kernel folder it registered, once it did.
+        kernel: The Jupyter kernel folder it registers, once it knows where.
         pid: The process that made it (for the messages only: the lock says whether it lives).
+        id: The new environment's id: its marker's, and its entry's in ``environments.json``
+            (``workflow/envs/ownership.py``). Recovery touches only folders marked with it.
+        replaces_id: The id of the environment being replaced (the marker of the moved-aside copy).
+        old_kernel: The replaced environment's own kernel, moved aside (beside it, under the
+            same short name as ``backup``) until the new one works.
+        tools: The process groups this creation started, recorded as each started: the only
+            processes recovery may end (``adapters/processes.py``).
     """
 
     name: str
@@ -55,10 +68,42 @@ class PendingEnv:
     log: str
     kernel: str | None = None
     pid: int = 0
+    id: str = ""
+    replaces_id: str | None = None
+    old_kernel: str | None = None
+    tools: tuple[ProcessIdentity, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """As stored."""
-        return {"schema": PENDING_SCHEMA, **asdict(self)}
+        data = asdict(self)
+        data["tools"] = [tool.to_json() for tool in self.tools]
+        return {"schema": PENDING_SCHEMA, **data}
+
+
+@dataclass(frozen=True)
+class PendingRemoval:
+    """One ``env remove`` under way: the environment's folder is renamed to ``trash`` first.
+
+    The rename is the removal's point of no return: before it, nothing changed (the record is
+    dropped); after it, recovery finishes the deletion, marker last, and drops the entry.
+
+    Attributes:
+        name, id: The environment and its id (its marker's).
+        path: Its folder.
+        trash: Where the folder is renamed to before it is deleted (beside it: same disk).
+        kernel, kernel_trash: Its Jupyter kernel, and where that is renamed to.
+    """
+
+    name: str
+    id: str
+    path: str
+    trash: str
+    kernel: str | None = None
+    kernel_trash: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """As stored."""
+        return {"schema": REMOVAL_SCHEMA, **asdict(self)}
 
 
 def _key(text: str) -> str:
@@ -78,6 +123,11 @@ def _locks_folder() -> Path:
 def record_file(name: str) -> Path:
     """The record of ``name``'s creation."""
     return pending_folder() / f"env-{_key(name)}.json"
+
+
+def removal_file(name: str) -> Path:
+    """The record of ``name``'s removal."""
+    return pending_folder() / f"remove-{_key(name)}.json"
 
 
 def name_lock(name: str) -> Path:
@@ -130,10 +180,52 @@ def save_pending(record: PendingEnv) -> None:
 
 
 def with_kernel(record: PendingEnv, kernel: Path) -> PendingEnv:
-    """The record with the kernel it registered, saved."""
+    """The record with the kernel it registers, saved (before the kernel is made)."""
     updated = replace(record, kernel=str(kernel))
     save_pending(updated)
     return updated
+
+
+def with_tool(record: PendingEnv, tool: ProcessIdentity) -> PendingEnv:
+    """The record with one more process group it started, saved."""
+    updated = replace(record, tools=(*record.tools, tool))
+    save_pending(updated)
+    return updated
+
+
+def save_removal(record: PendingRemoval) -> None:
+    """Write the removal's record, atomically; the caller holds the name's lock."""
+    write_json_atomically(removal_file(record.name), record.to_json())
+
+
+def drop_removal(name: str) -> None:
+    """Forget the removal's record: it ended (done, or nothing had changed yet)."""
+    removal_file(name).unlink(missing_ok=True)
+
+
+def removal_records() -> list[tuple[Path, PendingRemoval | None]]:
+    """Every removal record on disk (None for one that cannot be read)."""
+    folder = pending_folder()
+    if not folder.is_dir():
+        return []
+    return [(path, _read_removal(path)) for path in sorted(folder.glob("remove-*.json"))]
+
+
+def _read_removal(path: Path) -> PendingRemoval | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("schema") != REMOVAL_SCHEMA:
+            return None
+        name, owner, folder, trash = (data[key] for key in ("name", "id", "path", "trash"))
+        kernel, kernel_trash = data.get("kernel"), data.get("kernel_trash")
+        if not all(isinstance(value, str) and value for value in (name, owner, folder, trash)):
+            return None
+        if not all(value is None or isinstance(value, str) for value in (kernel, kernel_trash)):
+            return None
+        record = PendingRemoval(str(name), str(owner), str(folder), str(trash), kernel, kernel_trash)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+    return record if path == removal_file(record.name) else None
 
 
 def drop_pending(name: str) -> None:
@@ -148,10 +240,17 @@ def pending_record(name: str) -> PendingEnv | None:
 
 
 def pending_records() -> list[tuple[Path, PendingEnv | None]]:
-    """Every record on disk (None for one that cannot be read: moved aside by the caller)."""
+    """Every record on disk (None for one that cannot be read: moved aside by the caller).
+
+    The temporary copies a writer killed mid-write left beside them go first (only those whose
+    writer's process is gone: ``adapters/atomic_files.py``).
+    """
     folder = pending_folder()
     if not folder.is_dir():
         return []
+    names = (entry.name for entry in folder.iterdir())
+    for key in sorted({match.group(1) for match in map(_TEMPORARY.fullmatch, names) if match}):
+        remove_stale_temporaries(folder / f"{key}.json")
     found: list[tuple[Path, PendingEnv | None]] = []
     for path in sorted(folder.glob("env-*.json")):
         found.append((path, _read(path)))
@@ -177,7 +276,18 @@ def _read(path: Path) -> PendingEnv | None:
             log=str(data["log"]),
             kernel=str(data["kernel"]) if data.get("kernel") else None,
             pid=int(data.get("pid") or 0),
+            id=str(data.get("id") or ""),
+            replaces_id=str(data["replaces_id"]) if data.get("replaces_id") else None,
+            old_kernel=str(data["old_kernel"]) if data.get("old_kernel") else None,
+            tools=tuple(_tools(data.get("tools", []))),
         )
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
     return record if path == record_file(record.name) else None
+
+
+def _tools(value: object) -> list[ProcessIdentity]:
+    if not isinstance(value, list):
+        raise TypeError("tools")
+    found = [ProcessIdentity.from_json(item) for item in value]
+    return [tool for tool in found if tool is not None]

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from gpuwizard.adapters.atomic_files import remove_stale_temporaries
 from gpuwizard.adapters.file_locks import locked
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.files import write_json_atomically
@@ -43,6 +44,9 @@ class EnvRecord:
     variables: Mapping[str, str] = field(default_factory=dict)
     jupyter_kernel: str | None = None
     log: str | None = None
+    #: The environment's id, the same as in the marker in its folder (``workflow/envs/ownership.py``);
+    #: empty for environments made before markers existed, which the wizard never deletes.
+    id: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """As JSON: the contract's six fields first."""
@@ -89,7 +93,7 @@ def load_records() -> list[EnvRecord]:
 
 _RECORD_TEXT: Final = (
     "name", "path", "python", "manager", "framework", "framework_version", "framework_build", "tool",
-    "python_version", "created",
+    "python_version", "created", "id",
 )  # fmt: skip
 _RECORD_TEXT_OR_NULL: Final = ("constraints", "jupyter_kernel", "log")
 
@@ -117,9 +121,17 @@ def find_record(name: str) -> EnvRecord | None:
     return next((record for record in load_records() if record.name == name), None)
 
 
+def find_record_by_id(owner_id: str) -> EnvRecord | None:
+    """The environment whose id is ``owner_id`` (never one without an id)."""
+    if not owner_id:
+        return None
+    return next((record for record in load_records() if record.id == owner_id), None)
+
+
 def save_record(record: EnvRecord) -> None:
     """Add ``record``, replacing one of the same name (under the file's lock: no update is lost)."""
     with locked(registry_path()):
+        remove_stale_temporaries(registry_path())  # a killed writer's copy (it held this lock)
         records = [existing for existing in load_records() if existing.name != record.name]
         _write([*records, record])
 
@@ -127,6 +139,7 @@ def save_record(record: EnvRecord) -> None:
 def drop_record(name: str) -> None:
     """Forget the environment called ``name`` (under the file's lock)."""
     with locked(registry_path()):
+        remove_stale_temporaries(registry_path())
         _write([record for record in load_records() if record.name != name])
 
 

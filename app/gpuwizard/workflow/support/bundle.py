@@ -324,5 +324,7 @@ def write_support_report(
         on_progress=on_progress,
     )
     redacted = redact_document(document, this_user())
-    write_text_atomically(out, render_support(redacted, fmt))
+    # A PATH (the registry's or the process's) may hold a lone surrogate, which UTF-8 cannot
+    # encode: it is written as its escape, \udc80, valid JSON for the same character (issue 33).
+    write_text_atomically(out, render_support(redacted, fmt), errors="backslashreplace")
     return redacted
