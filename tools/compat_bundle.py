@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from gpuwizard.core.compat.data_date import DataDateError, generated_at
 from gpuwizard.core.compat.index_allowlist import disallowed_in
 from gpuwizard.workflow.compat.bundle import (
     BUNDLE_NAME,
@@ -73,6 +74,11 @@ def build(data: Path, out: Path) -> int:
     problems = validation_errors(files) + [
         f"{found.where}: {found.kind} {found.value} is not allowed" for found in disallowed_in(files)
     ]
+    try:
+        # The schema checks the form; the calendar (2027-02-30) is checked as the wizard will.
+        generated_at(str(files["sources"].get("generated", "")))
+    except DataDateError as error:
+        problems.append(f"sources.json: {error}")
     if problems:
         print("\n".join(f"not built: {problem}" for problem in problems), file=sys.stderr)
         return EXIT_FAILED

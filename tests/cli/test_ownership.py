@@ -177,6 +177,12 @@ def planted_records(victim: Path, pid: int) -> dict[str, dict[str, object]]:
             **base, "prefix": str(victim), "backup": None, "id": "9" * 32,
             "tools": [[pid, _start_ticks(pid) + 1, _boot()]],
         },
+        # ... and exactly, as a record restored after the id was reused would: no folder of the
+        # record's carries its id, so its run is not known to have happened.
+        "a record naming the process exactly": {
+            **base, "prefix": str(victim), "backup": None, "id": "8" * 32,
+            "tools": [[pid, _start_ticks(pid), _boot()]],
+        },
     }  # fmt: skip
 
 
@@ -249,6 +255,11 @@ def test_a_hand_edited_entry_makes_remove_delete_nothing_of_anyone_elses(
     registry = Path(os.environ["GPUWIZARD_HOME"]) / "environments.json"
     original = json.loads(registry.read_text())
     for field, value in (("jupyter_kernel", str(victim)), ("path", str(victim)), ("path", "/")):
+        if field == "path":
+            # The environment's marker copied into the victim too: made for another folder, it
+            # proves nothing about this one.
+            shutil.copy(prefix / "gpuwizard-env.json", victim / "gpuwizard-env.json")
+            before = tree(victim)
         data = json.loads(json.dumps(original))
         data["environments"][0][field] = value
         registry.write_text(json.dumps(data))
@@ -377,3 +388,52 @@ def test_a_process_the_wizard_did_not_start_survives_a_cancelled_creation(
     finally:
         helper.kill()
         helper.wait()
+
+
+def test_an_entry_edited_to_another_environments_id_and_folder_removes_nothing(wheels: Path, tmp_path: Path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert create(wheels, "first", "--prefix", str(first)).returncode == 0
+    assert create(wheels, "second", "--prefix", str(second)).returncode == 0
+    registry = Path(os.environ["GPUWIZARD_HOME"]) / "environments.json"
+    data = json.loads(registry.read_text())
+    entries = {entry["name"]: entry for entry in data["environments"]}
+    entries["first"]["id"], entries["first"]["path"] = entries["second"]["id"], entries["second"]["path"]
+    registry.write_text(json.dumps(data))
+    before = tree(second)
+    done = gpuwizard("env", "remove", "first")
+    assert done.returncode == 2, done.stderr
+    assert tree(second) == before
+
+
+def test_a_planted_removal_record_of_a_real_environment_forgets_nothing(wheels: Path, tmp_path: Path):
+    prefix = tmp_path / "kept"
+    assert create(wheels, "kept", "--prefix", str(prefix)).returncode == 0
+    registry = Path(os.environ["GPUWIZARD_HOME"]) / "environments.json"
+    entry = json.loads(registry.read_text())["environments"][0]
+    victim = tmp_path / "elsewhere"
+    victim.mkdir()
+    path = removal_file("kept")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        json.dumps(
+            {
+                "schema": "gpuwizard.env-removal/1",
+                "name": "kept",
+                "id": entry["id"],
+                "path": str(victim),
+                "trash": str(tmp_path / ".gpuwizard-removing-x"),
+            }
+        )
+    )
+    listed = gpuwizard("env", "list", "--json")
+    assert [item["name"] for item in json.loads(listed.stdout)] == ["kept"]
+    assert (prefix / "pyvenv.cfg").is_file()
+
+
+def test_the_empty_folder_a_person_gave_stays_after_remove(wheels: Path, tmp_path: Path):
+    given = tmp_path / "given"
+    given.mkdir()
+    assert create(wheels, "given", "--prefix", str(given)).returncode == 0
+    assert gpuwizard("env", "remove", "given").returncode == 0
+    assert given.is_dir() and not any(given.iterdir())
+    assert not list(tmp_path.glob(".gpuwizard-*"))

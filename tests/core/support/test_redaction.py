@@ -418,6 +418,8 @@ _WHO = Identities(
 # Found here: a netrc/curl/option span kept and scanned alone ended a value early.
 @example(["-u ", "X-Amz-Signature=", "https://", "-----BEGIN PRIVATE KEY-----"], "", False)
 @example(["serial: ", "private_key", ":", "https://"], "", False)
+# Found by an outside check: a token before ">" left the next secret to the second pass.
+@example(["Bearer ", "yz012345", ">", "Auth:", "r"], "", False)
 def test_redacting_credentials_twice_changes_nothing_more(fragments: list[str], noise: str, who: bool):
     identities = _WHO if who else Identities()
     once = redact_text("".join(fragments) + noise, identities)
@@ -639,6 +641,12 @@ SAS = "AbCdEf%2Bghij123KLmn%3D"
          "-----BEGIN OPENSSH PRIVATE KEY-----<redacted>(cut)", "private_key"),
         ("private_key = -----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----",
          "private_key = -----BEGIN PRIVATE KEY-----<redacted>-----END PRIVATE KEY-----", "private_key"),
+        # after a digit and ">" (HTML, a shell redirection): only GPU-<uuid-N> stops a rule there
+        ("<h1>password=hunter2xyz", "<h1>password=<redacted>", "credential_variable"),
+        ("exit 2>DB_PASSWORD: S3cretValue9", "exit 2>DB_PASSWORD: <redacted>", "credential_variable"),
+        ("a 2>--password hunter2xyz", "a 2>--password <redacted>", "credential_variable"),
+        ("1>ghp_0123456789abcdefghijABCDEFGHIJ012345", "1><token>", "access_token"),
+        ("x9>https://u:pw77@host.example.com/", "x9>https://<credentials>@host.example.com/", "url_credentials"),
     ],
 )  # fmt: skip
 def test_secrets_found_by_their_structure(before: str, after: str, kind: str):

@@ -113,18 +113,27 @@ def test_build_refuses_data_naming_another_index(tmp_path: Path):
     assert not (tmp_path / "out" / "bundle.json").exists()
 
 
-def test_build_refuses_data_whose_date_is_not_an_iso_8601_date(tmp_path: Path):
+@pytest.mark.parametrize(
+    ("generated", "said"),
+    [
+        ("2027-1-5", "at generated: '2027-1-5' does not match"),
+        # The right form, but no day of the calendar: the wizard would refuse the bundle.
+        ("2027-02-30", "is not a day of the calendar"),
+    ],
+)
+def test_build_refuses_data_whose_date_is_not_an_iso_8601_date(tmp_path: Path, generated: str, said: str):
     # The bundle is dated with sources.json's `generated` (resources/schemas/compat-sources.schema.json).
     data = tmp_path / "data"
     data.mkdir()
     for source in (ROOT / "resources" / "compat").glob("*.json"):
         (data / source.name).write_bytes(source.read_bytes())
     sources = json.loads((data / "sources.json").read_text())
-    sources["generated"] = "2027-1-5"
+    sources["generated"] = generated
     (data / "sources.json").write_text(json.dumps(sources))
     done = tool("build", "--data", data, "--out", tmp_path / "out")
     assert done.returncode == 1
-    assert "not built: sources.json: at generated: '2027-1-5' does not match" in done.stderr
+    assert "not built: sources.json:" in done.stderr
+    assert said in done.stderr
     assert not (tmp_path / "out" / "bundle.json").exists()
 
 

@@ -151,3 +151,32 @@ def test_the_pypi_route_is_not_offered_where_pypis_build_is_wrong():
     rec = recommend_for(report, SetupRequest.checked(framework="pytorch", version="2.13"))
     assert rec.plan.index_url is not None
     assert pypi_alternative(rec, report, name="x", tool="uv", settings=IndexSettings()) is None
+
+
+def test_a_host_that_ran_out_of_time_is_not_asked_again_for_pypis_build(monkeypatch: pytest.MonkeyPatch):
+    """Issue 33, outside check: a trickling mirror of both indexes doubled the check's deadline."""
+    from gpuwizard.core.envs.index_reach import IndexAnswer
+
+    port = closed_port()
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{port}/whl")
+    monkeypatch.setenv("UV_DEFAULT_INDEX", f"https://127.0.0.1:{port}/simple")
+    asked: list[str] = []
+
+    def slow(url: str) -> IndexAnswer:
+        asked.append(url)
+        return IndexAnswer(url, ok=False, failure="timeout", detail="no answer in time")
+
+    report = no_gpu()
+    wanted = request("patient")
+    with pytest.raises(SourcesUnreachable):
+        plan_setup(
+            report,
+            wanted,
+            recommendation=recommend_for(report, wanted),
+            tools=EnvTools(
+                runner=StreamingSubprocessRunner(), interpreters=[own_python()], managers=ManagerFacts(uv=UV),
+                index_probe=slow,
+            ),
+        )  # fmt: skip
+    assert asked, "nothing was asked"
+    assert not any(url.endswith("/simple/torch/") for url in asked), asked

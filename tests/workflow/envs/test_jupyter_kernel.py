@@ -91,6 +91,10 @@ def test_kernels_of_people_and_of_other_environments_are_never_overwritten_or_re
     theirs.mkdir(parents=True)
     (theirs / "kernel.json").write_text('{"argv": ["/opt/their/python"], "display_name": "Mine"}')
     before = (theirs / "kernel.json").read_bytes()
+    # Jupyter reads kernel names in lower case: a person's "Lab" is the name "lab" too.
+    capital = jupyter_data / "kernels" / "Lab"
+    capital.mkdir()
+    (capital / "kernel.json").write_text('{"argv": ["/opt/lab/python"], "display_name": "Lab"}')
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(jupyter_data))
     tools = EnvTools(
         runner=StreamingSubprocessRunner(),
@@ -115,6 +119,7 @@ def test_kernels_of_people_and_of_other_environments_are_never_overwritten_or_re
 
     upper, lower = make("MyProj"), make("myproj")
     assert {upper.name, lower.name, theirs.name} == {"myproj", "myproj-2", "myproj-3"}
+    assert make("lab").name == "lab-2"
     assert (theirs / "kernel.json").read_bytes() == before
     assert make("myproj", replace=True) == lower  # a replacement keeps its kernel's name
     remove_environment("MyProj")
@@ -123,4 +128,5 @@ def test_kernels_of_people_and_of_other_environments_are_never_overwritten_or_re
     assert (theirs / "kernel.json").read_bytes() == before
     remove_environment("myproj")
     assert not lower.exists()
-    assert sorted(path.name for path in (jupyter_data / "kernels").iterdir()) == ["myproj"]
+    remove_environment("lab")
+    assert sorted(path.name for path in (jupyter_data / "kernels").iterdir()) == ["Lab", "myproj"]

@@ -95,7 +95,10 @@ _PLACEHOLDER: Final = "(?:<credentials>|<redacted>|<token>)"
 #: which end before such a character) sees that match's last character in a first pass and
 #: the placeholder's ">" in a second: both must stop it alike.
 NOT_AFTER_PLACEHOLDER: Final = (
-    r"(?<!<user>)(?<!<host>)(?<!<token>)(?<!<redacted>)(?<!<credentials>)(?<!<serial>)(?<!\d>)"
+    r"(?<!<user>)(?<!<host>)(?<!<token>)(?<!<redacted>)(?<!<credentials>)(?<!<serial>)"
+    # The numbered one, GPU-<uuid-N> (redaction.py), for up to a million GPUs: exactly that, so
+    # that a secret after any other digit and ">" ("exit 2>", "<h1>") is still found.
+    + "".join(rf"(?<!<uuid-\d{{{digits}}}>)" for digits in range(1, 7))
 )
 # A value never swallows the start of a PEM block: its body is on the next lines, and only the
 # PEM rule reads that far.

@@ -259,7 +259,8 @@ class _Run:
             self._make_marked_folder(existed and not replacing)
         self._run(self.backend.create_command(self.prefix, prepared.python, prepared.source, conda_spec))
         if isinstance(self.backend, CondaLayout):
-            write_marker(self.prefix, "environment", self.id, request.name)
+            given = existed and not replacing
+            write_marker(self.prefix, "environment", self.id, request.name, given=given)
         if isinstance(self.backend, UvBackend):
             self._seed_pip()
         self.enter("install", f"installing {', '.join(prepared.requirements)}")
@@ -353,20 +354,21 @@ class _Run:
     def _drop_replaced(self) -> None:
         """Delete the replaced environment and its kernel, now that the new one is recorded."""
         if self.backup is not None:
-            remove_owned(self.backup, "environment", self.replaces_id)
+            remove_owned(self.backup, "environment", self.replaces_id, place=self.prefix)
             self.backup = None
         if self.kernel_backup is not None:
-            remove_owned(self.kernel_backup[0], "kernel", self.replaces_id)
+            moved, place = self.kernel_backup
+            remove_owned(moved, "kernel", self.replaces_id, place=place)
             self.kernel_backup = None
 
     def _make_marked_folder(self, existed_empty: bool) -> None:
         """Make the environment's folder with the marker already in it (renamed into place whole)."""
         if existed_empty:
-            write_marker(self.prefix, "environment", self.id, self.request.name)
+            write_marker(self.prefix, "environment", self.id, self.request.name, given=True)
             return
         staging = making_folder(self.prefix, self.id)
         staging.parent.mkdir(parents=True, exist_ok=True)
-        make_marked_folder(staging, "environment", self.id, self.request.name)
+        make_marked_folder(staging, "environment", self.id, self.request.name, place=self.prefix)
         staging.replace(self.prefix)
 
     def _started(self, pid: int) -> None:
@@ -509,7 +511,7 @@ class _Run:
         self._run(command, on_line=lambda text: self.line("ipykernel", text))
         # ipykernel writes PREFIX/share/jupyter/kernels/NAME (ipykernel/kernelspec.py, install).
         written = staging / "share" / "jupyter" / "kernels" / name
-        write_marker(written, "kernel", self.id, self.request.name)
+        write_marker(written, "kernel", self.id, self.request.name, place=target)
         written.replace(target)
         remove_owned(staging, "kernel", self.id)
         return str(target)
@@ -539,7 +541,9 @@ class _Run:
             elif isinstance(self.backend, CondaLayout) and self.prefix.exists():
                 # Made by the conda tool in this run, under its locks, and not yet marked.
                 problems += remove_tree(self.prefix)
-            problems += _remove_own(making_folder(self.prefix, self.id), "environment", self.id)
+            problems += _remove_own(
+                making_folder(self.prefix, self.id), "environment", self.id, place=self.prefix
+            )
         if self.backup is not None and not problems:
             try:
                 self.backup.replace(self.prefix)
@@ -570,11 +574,13 @@ class _Run:
         return result
 
 
-def _remove_own(folder: Path, kind: Literal["environment", "kernel"], owner_id: str) -> list[str]:
+def _remove_own(
+    folder: Path, kind: Literal["environment", "kernel"], owner_id: str, *, place: Path | None = None
+) -> list[str]:
     """Remove a folder of this run's: marked with its id, or left empty by a failure before the marker."""
     loose_marker(folder).unlink(missing_ok=True)
-    if owned_by(folder, kind, owner_id):
-        return remove_owned(folder, kind, owner_id)
+    if owned_by(folder, kind, owner_id, place=place):
+        return remove_owned(folder, kind, owner_id, place=place)
     if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
         folder.rmdir()
     return []
@@ -583,11 +589,13 @@ def _remove_own(folder: Path, kind: Literal["environment", "kernel"], owner_id: 
 def _free_kernel_name(kernels: Path, name: str) -> str:
     """The kernel name for ``name``: its folder form, numbered past any kernel already there."""
     base = _kernel_name(name)
+    # Jupyter finds kernels by their folder's name in lower case (jupyter_client's kernelspec.py
+    # lowercases both), so a person's "MyProj" takes "myproj" too, on any file system.
+    taken = {entry.name.lower() for entry in kernels.iterdir()} if kernels.is_dir() else set()
     number = 1
     while True:
         candidate = base if number == 1 else f"{base}-{number}"
-        place = kernels / candidate
-        if not place.exists() and not place.is_symlink():
+        if candidate not in taken:
             return candidate
         number += 1
 

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
 from gpuwizard.adapters.index_settings import read_index_settings
@@ -184,10 +185,19 @@ def check_plan_sources(
     route = None
     if alternative is not None and any(status.index.essential and not status.reached for status in own):
         # Only now, with PyTorch's index known not to answer: does PyPI have the project's page?
-        answer = probe(alternative.index.project_url(project))
+        # Not when PyPI (or its mirror) is a host that just ran out of time: a second wait on a
+        # dead host would double the check's deadline (adapters/http.py, probe_index).
+        url = alternative.index.project_url(project)
+        timed_out = {_server(answer.url) for answer in answers if answer and answer.failure == "timeout"}
+        answer = None if _server(url) in timed_out else probe(url)
         route = alternative.finding if answer is not None and answer.ok else None
     checked = any(answer is not None for answer in answers)
     return SourcesCheck(sources, own, check_findings(sources, own, project, route), project, checked)
+
+
+def _server(url: str) -> tuple[str | None, int]:
+    parts = urlsplit(url)
+    return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
 
 
 def _ask(probe: IndexProbe, urls: list[str]) -> list[IndexAnswer | None]:

@@ -39,11 +39,22 @@ _FILE: Final[dict[str, str]] = {"environment": ENV_MARKER, "kernel": KERNEL_MARK
 
 @dataclass(frozen=True)
 class Marker:
-    """What a marker says: the id of the environment that owns the folder, and its name then."""
+    """What a marker says.
+
+    Attributes:
+        id: The id of the environment that owns the folder.
+        name: The environment's name.
+        kind: An environment's folder, or a kernel spec's.
+        place: Where the folder was made to live (it may be moved aside or to the trash since):
+            a marker copied into another folder names the wrong place.
+        given: The folder was an empty one the person gave (``--prefix``): it stays, emptied.
+    """
 
     id: str
     name: str
     kind: Kind
+    place: str
+    given: bool = False
 
 
 def new_id() -> str:
@@ -56,18 +67,35 @@ def marker_file(folder: Path, kind: Kind) -> Path:
     return folder / _FILE[kind]
 
 
-def write_marker(folder: Path, kind: Kind, owner_id: str, name: str) -> None:
+def _marker_json(kind: Kind, owner_id: str, name: str, place: Path, given: bool) -> dict[str, object]:
+    return {
+        "schema": MARKER_SCHEMA,
+        "kind": kind,
+        "id": owner_id,
+        "name": name,
+        "place": str(place),
+        "given": given,
+    }
+
+
+def write_marker(
+    folder: Path, kind: Kind, owner_id: str, name: str, *, place: Path | None = None, given: bool = False
+) -> None:
     """Mark ``folder`` as the wizard's (atomically: a half-written marker never exists).
+
+    ``place`` is where the folder lives (``folder`` unless it is made elsewhere and moved).
 
     Raises:
         OSError: The folder cannot be written.
     """
     write_json_atomically(
-        marker_file(folder, kind), {"schema": MARKER_SCHEMA, "kind": kind, "id": owner_id, "name": name}
+        marker_file(folder, kind), _marker_json(kind, owner_id, name, place or folder, given)
     )
 
 
-def make_marked_folder(folder: Path, kind: Kind, owner_id: str, name: str) -> None:
+def make_marked_folder(
+    folder: Path, kind: Kind, owner_id: str, name: str, *, place: Path | None = None
+) -> None:
     """Make ``folder`` (a name of this run's that does not exist yet) holding its whole marker.
 
     The marker is written beside it first (:func:`loose_marker`) and moved in, so at no
@@ -81,7 +109,7 @@ def make_marked_folder(folder: Path, kind: Kind, owner_id: str, name: str) -> No
     # after a kill. A half-written loose marker is never moved in (the folder does not exist
     # yet), and recovery deletes the loose file by its name, which is this run's.
     with loose.open("xb") as file:
-        file.write(json.dumps({"schema": MARKER_SCHEMA, "kind": kind, "id": owner_id, "name": name}).encode())
+        file.write(json.dumps(_marker_json(kind, owner_id, name, place or folder, False)).encode())
         file.flush()
         os.fsync(file.fileno())
     folder.mkdir()
@@ -107,21 +135,36 @@ def read_marker(folder: Path, kind: Kind) -> Marker | None:
         return None
     if not isinstance(data, dict) or data.get("schema") != MARKER_SCHEMA or data.get("kind") != kind:
         return None
-    owner, name = data.get("id"), data.get("name")
-    if not isinstance(owner, str) or len(owner) < 16 or not isinstance(name, str):
+    owner, name, place, given = data.get("id"), data.get("name"), data.get("place"), data.get("given", False)
+    if (
+        not isinstance(owner, str)
+        or len(owner) < 16
+        or not isinstance(name, str)
+        or not isinstance(place, str)
+    ):
         return None
-    return Marker(owner, name, kind)
+    return Marker(owner, name, kind, place, given is True)
 
 
-def owned_by(folder: Path, kind: Kind, owner_id: str | None) -> bool:
-    """Whether ``folder`` holds the wizard's marker with exactly ``owner_id`` (never for no id)."""
+def owned_by(folder: Path, kind: Kind, owner_id: str | None, *, place: Path | None = None) -> bool:
+    """Whether ``folder`` holds the wizard's marker with exactly ``owner_id``, made for ``place``.
+
+    ``place`` is where the folder was made (``folder`` itself unless it was moved aside or to
+    the trash under a name of the run's). Never for no id.
+    """
     if not owner_id:
         return False
     marker = read_marker(folder, kind)
-    return marker is not None and secrets.compare_digest(marker.id, owner_id)
+    return (
+        marker is not None
+        and secrets.compare_digest(marker.id, owner_id)
+        and same_folder(marker.place, place or folder)
+    )
 
 
-def remove_owned(folder: Path, kind: Kind, owner_id: str | None, *, keep_folder: bool = False) -> list[str]:
+def remove_owned(
+    folder: Path, kind: Kind, owner_id: str | None, *, place: Path | None = None, keep_folder: bool = False
+) -> list[str]:
     """Remove ``folder`` if it is ``owner_id``'s, marker last; returns what could not be removed.
 
     A folder that is not there is nothing to remove. One that is not provably ``owner_id``'s is
@@ -130,7 +173,7 @@ def remove_owned(folder: Path, kind: Kind, owner_id: str | None, *, keep_folder:
     """
     if not folder.exists() and not folder.is_symlink():
         return []
-    if not owned_by(folder, kind, owner_id):
+    if not owned_by(folder, kind, owner_id, place=place):
         return [f"{folder} is kept: it does not carry the wizard's marker for this environment"]
     marker = marker_file(folder, kind)
     problems: list[str] = []

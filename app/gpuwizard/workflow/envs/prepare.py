@@ -295,7 +295,14 @@ def _check_replaceable(name: str, prefix: Path, existing: EnvRecord | None) -> N
     """Refuse an occupied folder unless it is the wizard's environment of this name."""
     marker = read_marker(prefix, "environment")
     owner = find_record_by_id(marker.id) if marker is not None else None
-    if owner is not None and same_folder(owner.path, prefix):
+    # Made for this folder (not a marker copied from another) and under the entry's own name.
+    if (
+        marker is not None
+        and owner is not None
+        and same_folder(owner.path, prefix)
+        and same_folder(marker.place, prefix)
+        and marker.name == owner.name
+    ):
         if owner.name != name:
             raise SetupRefused(
                 f"{prefix} holds the wizard's environment {owner.name!r}; remove it first "

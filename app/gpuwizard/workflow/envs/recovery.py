@@ -30,7 +30,14 @@ from pathlib import Path
 
 from gpuwizard.adapters.file_locks import try_hold
 from gpuwizard.adapters.processes import end_started
-from gpuwizard.workflow.envs.ownership import Kind, loose_marker, owned_by, remove_owned
+from gpuwizard.workflow.envs.ownership import (
+    Kind,
+    loose_marker,
+    owned_by,
+    read_marker,
+    remove_owned,
+    same_folder,
+)
 from gpuwizard.workflow.state.env_pending import (
     PendingEnv,
     PendingRemoval,
@@ -132,12 +139,24 @@ def settle(record: PendingEnv) -> str:
         )
     prefix = Path(record.prefix)
     backup = Path(record.backup) if record.backup else None
-    end_started(record.tools)
+    if owned_by(prefix, "environment", record.id) or owned_by(
+        making_folder(prefix, record.id), "environment", record.id, place=prefix
+    ):
+        # Only a run whose folder carries its id is known to have run at all: the processes a
+        # stale or planted record names may by now be anyone's (a process id is reused).
+        end_started(record.tools)
     made = find_record(record.name)
     kept: list[str] = []
     if made is not None and made.log == record.log and made.id == record.id:
-        problems = _remove(backup, record.replaces_id, "environment", kept, empty_ok=True)
-        problems += _remove(_kernel_backup(record), record.replaces_id, "kernel", kept, empty_ok=True)
+        problems = _remove(backup, record.replaces_id, "environment", kept, empty_ok=True, place=prefix)
+        problems += _remove(
+            _kernel_backup(record),
+            record.replaces_id,
+            "kernel",
+            kept,
+            empty_ok=True,
+            place=_path(record.old_kernel),
+        )
         _raise_if(problems)
         drop_pending(record.name)
         return _said(
@@ -148,7 +167,9 @@ def settle(record: PendingEnv) -> str:
         problems += _remove(
             kernel_staging(Path(record.kernel), record.id), record.id, "kernel", kept, empty_ok=True
         )
-    problems += _remove(making_folder(prefix, record.id), record.id, "environment", kept, empty_ok=True)
+    problems += _remove(
+        making_folder(prefix, record.id), record.id, "environment", kept, empty_ok=True, place=prefix
+    )
     problems += _remove(prefix, record.id, "environment", kept, keep_folder=record.prefix_existed)
     _raise_if(problems)
     back = _put_back(backup, prefix, record.replaces_id, "environment", kept)
@@ -179,7 +200,8 @@ def finish_removal(record: PendingRemoval) -> str:
     trash = Path(record.trash)
     kernel_trash = _path(record.kernel_trash)
     kept: list[str] = []
-    if not trash.exists() and owned_by(Path(record.path), "environment", record.id):
+    folder = Path(record.path)
+    if not trash.exists() and owned_by(folder, "environment", record.id):
         drop_removal(record.name)
         return f"an interrupted removal of {record.name!r} had not begun: it is still at {record.path}"
     if kernel_trash is not None and record.kernel and not kernel_trash.exists():
@@ -187,11 +209,21 @@ def finish_removal(record: PendingRemoval) -> str:
         kernel = Path(record.kernel)
         if owned_by(kernel, "kernel", record.id):
             kernel.replace(kernel_trash)
-    problems = _remove(trash, record.id, "environment", kept, empty_ok=True)
-    problems += _remove(kernel_trash, record.id, "kernel", kept, empty_ok=True)
+    marker = read_marker(trash, "environment")
+    problems = _remove(trash, record.id, "environment", kept, empty_ok=True, place=folder)
+    problems += _remove(kernel_trash, record.id, "kernel", kept, empty_ok=True, place=_path(record.kernel))
     _raise_if(problems)
+    if marker is not None and marker.given and not folder.exists():
+        folder.mkdir(parents=True, exist_ok=True)  # the empty folder the person gave stays theirs
     found = find_record(record.name)
-    if found is not None and found.id == record.id:
+    # The entry goes only if it is this one and its folder is really gone from its place (a
+    # planted record of a real name and id must not make the wizard forget a living environment).
+    if (
+        found is not None
+        and found.id == record.id
+        and same_folder(found.path, folder)
+        and not owned_by(folder, "environment", record.id)
+    ):
         drop_record(record.name)
     drop_removal(record.name)
     return _said(f"the interrupted removal of {record.name!r} was finished", kept)
@@ -205,14 +237,15 @@ def _remove(
     *,
     empty_ok: bool = False,
     keep_folder: bool = False,
+    place: Path | None = None,
 ) -> list[str]:
     """Remove ``folder`` if it is ``owner_id``'s; a folder that is not is added to ``kept``."""
     if folder is not None and empty_ok:
         loose_marker(folder).unlink(missing_ok=True)  # a marker not yet moved in: a file of the run's name
     if folder is None or (not folder.exists() and not folder.is_symlink()):
         return []
-    if owned_by(folder, kind, owner_id):
-        return remove_owned(folder, kind, owner_id, keep_folder=keep_folder)
+    if owned_by(folder, kind, owner_id, place=place):
+        return remove_owned(folder, kind, owner_id, place=place, keep_folder=keep_folder)
     if keep_folder and folder.is_dir() and not any(folder.iterdir()):
         return []  # the empty folder the person gave, as it was
     if empty_ok and folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
@@ -230,7 +263,7 @@ def _put_back(
     """Move the replaced copy back, if it is provably the one moved aside and its place is free."""
     if backup is None or target is None or not backup.exists():
         return False
-    if not owned_by(backup, kind, owner_id):
+    if not owned_by(backup, kind, owner_id, place=target):
         kept.append(str(backup))
         return False
     if target.exists():

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwizard.adapters.file_locks import try_hold
-from gpuwizard.workflow.envs.ownership import owned_by, remove_owned, shell_word
+from gpuwizard.workflow.envs.ownership import owned_by, read_marker, remove_owned, shell_word
 from gpuwizard.workflow.envs.recovery import recover_interrupted
 from gpuwizard.workflow.state.env_pending import (
     PendingRemoval,
@@ -95,10 +95,11 @@ def remove_environment(name: str) -> Removed:
 def _remove(record: EnvRecord) -> Removed:
     folder = Path(record.path)
     present = folder.exists() or folder.is_symlink()
-    if present and not owned_by(folder, "environment", record.id):
+    if present and not _proven(record, folder):
         raise EnvRemoveError(_unproven(record, folder))
+    marker = read_marker(folder, "environment") if present else None
     kernel = Path(record.jupyter_kernel) if record.jupyter_kernel else None
-    kernel_ours = kernel is not None and owned_by(kernel, "kernel", record.id)
+    kernel_ours = kernel is not None and _proven_kernel(record, kernel)
     kept = (
         (
             f"the Jupyter kernel {kernel} (not marked as the wizard's: `jupyter kernelspec remove {kernel.name}`)",
@@ -127,13 +128,35 @@ def _remove(record: EnvRecord) -> Removed:
     if kernel is not None and kernel_trash is not None:
         kernel.replace(kernel_trash)
     drop_record(record.name)
-    problems = remove_owned(trash, "environment", record.id)
-    if kernel_trash is not None:
-        problems += remove_owned(kernel_trash, "kernel", record.id)
+    problems = remove_owned(trash, "environment", record.id, place=folder)
+    if kernel is not None and kernel_trash is not None:
+        problems += remove_owned(kernel_trash, "kernel", record.id, place=kernel)
     if problems:
         raise OSError("; ".join(problems))
+    if marker is not None and marker.given:
+        folder.mkdir(parents=True, exist_ok=True)  # the empty folder the person gave stays theirs
     drop_removal(record.name)
     return Removed(record, kept)
+
+
+def _proven(record: EnvRecord, folder: Path) -> bool:
+    """Whether ``folder`` is provably ``record``'s environment, made for this very entry.
+
+    Its marker has the entry's id, was made for this folder (not copied from another), names
+    the entry's name; and no other entry claims the id (an entry edited to another's id).
+    """
+    marker = read_marker(folder, "environment")
+    return (
+        marker is not None
+        and owned_by(folder, "environment", record.id)
+        and marker.name == record.name
+        and [entry.name for entry in load_records() if entry.id == record.id] == [record.name]
+    )
+
+
+def _proven_kernel(record: EnvRecord, kernel: Path) -> bool:
+    marker = read_marker(kernel, "kernel")
+    return marker is not None and owned_by(kernel, "kernel", record.id) and marker.name == record.name
 
 
 def _unproven(record: EnvRecord, folder: Path) -> str:

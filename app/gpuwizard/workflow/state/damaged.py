@@ -36,6 +36,10 @@ def read_state_json(path: Path) -> Any:  # noqa: ANN401 - any JSON value
         OSError: It exists but cannot be read (no permission): not damaged, so not moved.
         DamagedFile: It is not UTF-8 JSON, is too deep, too large, or has a key twice.
     """
+    if not path.parent.is_dir():
+        # The home (or a folder in it) is missing or not a folder: nothing can be recorded
+        # there, and nothing is damaged; a write says so in one line (cli/main.py).
+        raise FileNotFoundError(f"{path.parent} is not a folder")
     try:
         data = read_input(path, limit=STATE_FILE_LIMIT, what="a file")
     except InputFileError as error:
