@@ -437,3 +437,70 @@ def test_the_empty_folder_a_person_gave_stays_after_remove(wheels: Path, tmp_pat
     assert gpuwizard("env", "remove", "given").returncode == 0
     assert given.is_dir() and not any(given.iterdir())
     assert not list(tmp_path.glob(".gpuwizard-*"))
+
+
+def test_records_copied_from_a_living_environment_touch_nothing(
+    wheels: Path, sleeper: tuple[Path, subprocess.Popen[bytes]], tmp_path: Path
+):
+    """Second outside check: the id, folder and log of a living environment are readable in
+    environments.json; a record made of them must not delete it, forget it or kill anything."""
+    _victim, process = sleeper
+    prefix = tmp_path / "alive"
+    assert create(wheels, "alive", "--prefix", str(prefix)).returncode == 0
+    registry = Path(os.environ["GPUWIZARD_HOME"]) / "environments.json"
+    entry = json.loads(registry.read_text())["environments"][0]
+    notes = tmp_path / "mine" / "notes"
+    notes.mkdir(parents=True)
+    (tmp_path / "mine" / "notes.marker").write_text("a person's file\n")
+    base = {"schema": "gpuwizard.env-pending/1", "name": "alive", "prefix": str(prefix), "prefix_existed": False,
+            "pid": 1, "id": entry["id"]}
+    pending = {
+        "another log (an undo of the living environment)": {
+            **base, "log": "other.log", "backup": None, "tools": [[process.pid, _start_ticks(process.pid), _boot()]],
+        },
+        "its own log, its folder as the backup": {
+            **base, "log": entry["log"], "backup": str(prefix), "replaces_id": entry["id"],
+        },
+    }
+    removal = {"schema": "gpuwizard.env-removal/1", "name": "alive", "id": entry["id"]}
+    removals = {
+        "the trash is the environment": {**removal, "path": str(prefix), "trash": str(prefix)},
+        "the trash is a person's folder": {**removal, "path": str(prefix), "trash": str(notes)},
+    }  # fmt: skip
+    before, mine = tree(prefix), tree(tmp_path / "mine")
+    for why, record in [*pending.items(), *removals.items()]:
+        path = record_file("alive") if record["schema"] == base["schema"] else removal_file("alive")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record))
+        listed = gpuwizard("env", "list", "--json")
+        assert listed.returncode == 0, (why, listed.stderr)
+        assert [item["name"] for item in json.loads(listed.stdout)] == ["alive"], why
+        assert tree(prefix) == before, why
+        assert tree(tmp_path / "mine") == mine, why
+        assert process.poll() is None, why
+
+
+@pytest.mark.skipif(shutil.which("strace") is None and os.environ.get("CI") != "true", reason="needs strace")
+@pytest.mark.parametrize(("syscall", "when"), [("rmdir", -1), ("mkdir", -1), ("unlinkat", -1)])
+def test_the_empty_folder_a_person_gave_stays_whenever_remove_is_killed(
+    wheels: Path, tmp_path: Path, syscall: str, when: int
+):
+    given = tmp_path / "given"
+    given.mkdir()
+    assert create(wheels, "given", "--prefix", str(given)).returncode == 0
+    total = _calls_of([ENTRY_POINT, "env", "remove", "given"], syscall)
+    given.mkdir(exist_ok=True)
+    assert create(wheels, "given", "--prefix", str(given)).returncode == 0
+    _kill_at([ENTRY_POINT, "env", "remove", "given"], syscall, total if when == -1 else when)
+    assert gpuwizard("env", "list").returncode == 0
+    assert gpuwizard("env", "list").returncode == 0
+    assert given.is_dir(), f"killed at the last {syscall}: the folder the person gave is gone"
+    assert not list(tmp_path.glob(".gpuwizard-*"))
+
+
+def _calls_of(argv: list[str], syscall: str) -> int:
+    done = subprocess.run(
+        ["strace", "-f", "-c", "-e", f"trace={syscall}", *argv], capture_output=True, text=True, timeout=300, check=True
+    )
+    rows = [line.split() for line in done.stderr.splitlines()]
+    return next(int(row[3]) for row in rows if len(row) >= 5 and row[-1] == syscall)

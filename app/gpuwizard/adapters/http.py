@@ -192,31 +192,24 @@ def _tracking_adapter_class() -> Any:  # noqa: ANN401 - a subclass of requests' 
     from urllib3 import connection as connections  # noqa: PLC0415
     from urllib3 import connectionpool, poolmanager  # noqa: PLC0415
 
-    class _Connection(connections.HTTPConnection):
-        def _new_conn(self) -> socket.socket:
-            sock = super()._new_conn()
-            _track_connection(self, sock)
-            return sock
+    def tracked(base: Any) -> Any:  # noqa: ANN401 - one of urllib3's connection classes
+        class _Tracked(base):
+            def _new_conn(self) -> socket.socket:
+                sock = super()._new_conn()
+                _track_connection(self, sock)
+                return sock
 
-        def request(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - urllib3's signature
-            _track_connection(self)
-            super().request(*args, **kwargs)
+            def request(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - urllib3's signature
+                _track_connection(self)
+                super().request(*args, **kwargs)
 
-    class _TlsConnection(connections.HTTPSConnection):
-        def _new_conn(self) -> socket.socket:
-            sock = super()._new_conn()
-            _track_connection(self, sock)
-            return sock
-
-        def request(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - urllib3's signature
-            _track_connection(self)
-            super().request(*args, **kwargs)
+        return _Tracked
 
     class _Pool(connectionpool.HTTPConnectionPool):
-        ConnectionCls = _Connection
+        ConnectionCls = tracked(connections.HTTPConnection)
 
     class _TlsPool(connectionpool.HTTPSConnectionPool):
-        ConnectionCls = _TlsConnection
+        ConnectionCls = tracked(connections.HTTPSConnection)
 
     pools = {"http": _Pool, "https": _TlsPool}
 

@@ -34,7 +34,6 @@ from gpuwizard.workflow.envs.ownership import (
     Kind,
     loose_marker,
     owned_by,
-    read_marker,
     remove_owned,
     same_folder,
 )
@@ -51,7 +50,7 @@ from gpuwizard.workflow.state.env_pending import (
     removal_records,
     set_aside,
 )
-from gpuwizard.workflow.state.env_registry import drop_record, find_record
+from gpuwizard.workflow.state.env_registry import drop_record, find_record, load_records
 
 Note = Callable[[str], None]
 
@@ -129,9 +128,9 @@ def settle(record: PendingEnv) -> str:
     Raises:
         OSError: A folder of the run's could not be removed or put back (the record stays).
     """
-    if not record.id or not _folders(record.prefix, record.backup, record.kernel, record.old_kernel):
-        # Written by a version without markers, or naming no folder the wizard makes (``/``):
-        # nothing in it can be proven the wizard's.
+    if not _credible(record):
+        # Written by a version without markers, naming no folder the wizard makes (``/``), or
+        # contradicting the wizard's own list: nothing in it can be proven the wizard's.
         set_aside(_record_path(record))
         return (
             f"a record of an interrupted creation of {record.name!r} that proves nothing was set aside "
@@ -139,12 +138,6 @@ def settle(record: PendingEnv) -> str:
         )
     prefix = Path(record.prefix)
     backup = Path(record.backup) if record.backup else None
-    if owned_by(prefix, "environment", record.id) or owned_by(
-        making_folder(prefix, record.id), "environment", record.id, place=prefix
-    ):
-        # Only a run whose folder carries its id is known to have run at all: the processes a
-        # stale or planted record names may by now be anyone's (a process id is reused).
-        end_started(record.tools)
     made = find_record(record.name)
     kept: list[str] = []
     if made is not None and made.log == record.log and made.id == record.id:
@@ -162,13 +155,31 @@ def settle(record: PendingEnv) -> str:
         return _said(
             f"the interrupted creation of {record.name!r} had finished; its old copy was removed", kept
         )
+    if owned_by(prefix, "environment", record.id) or owned_by(
+        making_folder(prefix, record.id), "environment", record.id, place=prefix
+    ):
+        # Undone only: a finished run's tools are done. And only a run whose folder carries its
+        # id (which no entry claims: _credible) is known to have run at all: the processes a
+        # stale or planted record names may by now be anyone's (a process id is reused).
+        end_started(record.tools)
     problems = _remove(_path(record.kernel), record.id, "kernel", kept)
     if record.kernel:
         problems += _remove(
-            kernel_staging(Path(record.kernel), record.id), record.id, "kernel", kept, empty_ok=True
+            kernel_staging(Path(record.kernel), record.id),
+            record.id,
+            "kernel",
+            kept,
+            empty_ok=True,
+            loose=True,
         )
     problems += _remove(
-        making_folder(prefix, record.id), record.id, "environment", kept, empty_ok=True, place=prefix
+        making_folder(prefix, record.id),
+        record.id,
+        "environment",
+        kept,
+        empty_ok=True,
+        place=prefix,
+        loose=True,
     )
     problems += _remove(prefix, record.id, "environment", kept, keep_folder=record.prefix_existed)
     _raise_if(problems)
@@ -194,27 +205,28 @@ def finish_removal(record: PendingRemoval) -> str:
     Raises:
         OSError: What is in the trash could not be deleted yet (the record stays).
     """
-    if not _folders(record.path, record.trash, record.kernel, record.kernel_trash):
+    if not _credible_removal(record):
         set_aside(removal_file(record.name))
         return f"a record of an interrupted removal of {record.name!r} that proves nothing was set aside"
-    trash = Path(record.trash)
-    kernel_trash = _path(record.kernel_trash)
+    trash, folder = Path(record.trash), Path(record.path)
+    kernel, kernel_trash = _path(record.kernel), _path(record.kernel_trash)
     kept: list[str] = []
-    folder = Path(record.path)
     if not trash.exists() and owned_by(folder, "environment", record.id):
         drop_removal(record.name)
         return f"an interrupted removal of {record.name!r} had not begun: it is still at {record.path}"
-    if kernel_trash is not None and record.kernel and not kernel_trash.exists():
-        # The environment went first, so its kernel may still be in place: rename it now.
-        kernel = Path(record.kernel)
-        if owned_by(kernel, "kernel", record.id):
-            kernel.replace(kernel_trash)
-    marker = read_marker(trash, "environment")
+    began = owned_by(trash, "environment", record.id, place=folder)
+    # The environment went first, so its kernel may still be in place: it goes too.
+    if (
+        began
+        and kernel is not None
+        and kernel_trash is not None
+        and not kernel_trash.exists()
+        and owned_by(kernel, "kernel", record.id)
+    ):
+        kernel.replace(kernel_trash)
     problems = _remove(trash, record.id, "environment", kept, empty_ok=True, place=folder)
-    problems += _remove(kernel_trash, record.id, "kernel", kept, empty_ok=True, place=_path(record.kernel))
+    problems += _remove(kernel_trash, record.id, "kernel", kept, empty_ok=True, place=kernel)
     _raise_if(problems)
-    if marker is not None and marker.given and not folder.exists():
-        folder.mkdir(parents=True, exist_ok=True)  # the empty folder the person gave stays theirs
     found = find_record(record.name)
     # The entry goes only if it is this one and its folder is really gone from its place (a
     # planted record of a real name and id must not make the wizard forget a living environment).
@@ -225,6 +237,8 @@ def finish_removal(record: PendingRemoval) -> str:
         and not owned_by(folder, "environment", record.id)
     ):
         drop_record(record.name)
+    if record.given and not folder.exists() and not folder.is_symlink():
+        folder.mkdir(parents=True, exist_ok=True)  # the empty folder the person gave stays theirs
     drop_removal(record.name)
     return _said(f"the interrupted removal of {record.name!r} was finished", kept)
 
@@ -238,9 +252,10 @@ def _remove(
     empty_ok: bool = False,
     keep_folder: bool = False,
     place: Path | None = None,
+    loose: bool = False,
 ) -> list[str]:
     """Remove ``folder`` if it is ``owner_id``'s; a folder that is not is added to ``kept``."""
-    if folder is not None and empty_ok:
+    if folder is not None and loose:
         loose_marker(folder).unlink(missing_ok=True)  # a marker not yet moved in: a file of the run's name
     if folder is None or (not folder.exists() and not folder.is_symlink()):
         return []
@@ -284,6 +299,46 @@ def _said(line: str, kept: list[str]) -> str:
 
 def _kernel_backup(record: PendingEnv) -> Path | None:
     return backup_folder(Path(record.old_kernel), record.id) if record.old_kernel else None
+
+
+def _credible(record: PendingEnv) -> bool:
+    """Whether ``record`` could have been written by a creation of this home, as it says.
+
+    Its folders are absolute, named, and the moved-aside copy has the name this run gives it;
+    and the wizard's list agrees: no entry claims its id, or exactly one, the finished run it
+    names (same name, folder and log). A record copied from a living environment's entry, or a
+    stale one whose run finished long ago under another log, contradicts it.
+    """
+    if not record.id or not _folders(record.prefix, record.backup, record.kernel, record.old_kernel):
+        return False
+    prefix = Path(record.prefix)
+    if record.backup is not None and Path(record.backup) != backup_folder(prefix, record.id):
+        return False
+    claims = [entry for entry in load_records() if entry.id == record.id]
+    if not claims:
+        return True
+    (entry, *others) = claims
+    return (
+        not others
+        and entry.name == record.name
+        and entry.log == record.log
+        and same_folder(entry.path, prefix)
+    )
+
+
+def _credible_removal(record: PendingRemoval) -> bool:
+    """Whether ``record``'s trash names are the ones ``env remove`` gives (registry.trash_folder)."""
+    if not _folders(record.path, record.trash, record.kernel, record.kernel_trash):
+        return False
+    if Path(record.trash) != _trash(Path(record.path), record.id):
+        return False
+    if (record.kernel is None) != (record.kernel_trash is None):
+        return False
+    return record.kernel is None or Path(str(record.kernel_trash)) == _trash(Path(record.kernel), record.id)
+
+
+def _trash(folder: Path, owner_id: str) -> Path:
+    return folder.with_name(f".gpuwizard-removing-{owner_id[:16]}")
 
 
 def _folders(*paths: str | None) -> bool:

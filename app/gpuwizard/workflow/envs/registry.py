@@ -112,6 +112,10 @@ def _remove(record: EnvRecord) -> Removed:
         return Removed(record, kept)
     trash = trash_folder(folder, record.id)
     kernel_trash = trash_folder(kernel, record.id) if kernel is not None and kernel_ours else None
+    for taken in (trash, kernel_trash):
+        if taken is not None and (taken.exists() or taken.is_symlink()):
+            # A rename onto an empty folder would replace it: whatever is there is not the wizard's.
+            raise EnvRemoveError(f"{taken} is in the way of the removal; move it elsewhere and try again")
     save_removal(
         PendingRemoval(
             name=record.name,
@@ -120,6 +124,7 @@ def _remove(record: EnvRecord) -> Removed:
             trash=str(trash),
             kernel=str(kernel) if kernel_trash is not None else None,
             kernel_trash=str(kernel_trash) if kernel_trash is not None else None,
+            given=marker is not None and marker.given,
         )
     )
     # The point of no return: one rename takes the folder away whole.

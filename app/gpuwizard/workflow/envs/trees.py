@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import sys
@@ -18,6 +19,11 @@ def remove_tree(path: Path) -> list[str]:
     if path.is_symlink() or path.is_file():
         path.unlink()
         return []
+    mounted = _mount_inside(path)
+    if mounted is not None:
+        # rmtree descends into mount points: a person's bind mount (a data set mounted into the
+        # environment) would lose every file. The whole folder is kept instead, and said.
+        return [f"{path} is kept: a file system is mounted at {mounted} (unmount it, then try again)"]
 
     def clear_read_only(function: Callable[..., Any], name: str, *_: object) -> None:
         # Windows refuses to delete read-only files (pip's cached .pyc, conda's pkgs).
@@ -37,3 +43,15 @@ def remove_tree(path: Path) -> list[str]:
                 return [f"could not remove {path}: {error}"]
             time.sleep(0.2 * (attempt + 1))
     return []
+
+
+def _mount_inside(path: Path) -> str | None:
+    """The first mount point at or below ``path`` (links not followed), or None."""
+    if os.path.ismount(path):
+        return str(path)
+    for root, folders, _files in os.walk(path, followlinks=False):
+        for folder in folders:
+            candidate = os.path.join(root, folder)  # noqa: PTH118 - os.walk's strings, many of them
+            if os.path.ismount(candidate):
+                return candidate
+    return None

@@ -100,6 +100,8 @@ class PendingRemoval:
     trash: str
     kernel: str | None = None
     kernel_trash: str | None = None
+    #: The folder was an empty one the person gave: it is made again, empty, when the removal ends.
+    given: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """As stored."""
@@ -222,7 +224,8 @@ def _read_removal(path: Path) -> PendingRemoval | None:
             return None
         if not all(value is None or isinstance(value, str) for value in (kernel, kernel_trash)):
             return None
-        record = PendingRemoval(str(name), str(owner), str(folder), str(trash), kernel, kernel_trash)
+        given = data.get("given", False) is True
+        record = PendingRemoval(str(name), str(owner), str(folder), str(trash), kernel, kernel_trash, given)
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
     return record if path == removal_file(record.name) else None
