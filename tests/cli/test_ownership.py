@@ -452,14 +452,26 @@ def test_records_copied_from_a_living_environment_touch_nothing(
     notes = tmp_path / "mine" / "notes"
     notes.mkdir(parents=True)
     (tmp_path / "mine" / "notes.marker").write_text("a person's file\n")
-    base = {"schema": "gpuwizard.env-pending/1", "name": "alive", "prefix": str(prefix), "prefix_existed": False,
-            "pid": 1, "id": entry["id"]}
+    base = {
+        "schema": "gpuwizard.env-pending/1",
+        "name": "alive",
+        "prefix": str(prefix),
+        "prefix_existed": False,
+        "pid": 1,
+        "id": entry["id"],
+    }
     pending = {
         "another log (an undo of the living environment)": {
-            **base, "log": "other.log", "backup": None, "tools": [[process.pid, _start_ticks(process.pid), _boot()]],
+            **base,
+            "log": "other.log",
+            "backup": None,
+            "tools": [[process.pid, _start_ticks(process.pid), _boot()]],
         },
         "its own log, its folder as the backup": {
-            **base, "log": entry["log"], "backup": str(prefix), "replaces_id": entry["id"],
+            **base,
+            "log": entry["log"],
+            "backup": str(prefix),
+            "replaces_id": entry["id"],
         },
     }
     removal = {"schema": "gpuwizard.env-removal/1", "name": "alive", "id": entry["id"]}
@@ -500,7 +512,11 @@ def test_the_empty_folder_a_person_gave_stays_whenever_remove_is_killed(
 
 def _calls_of(argv: list[str], syscall: str) -> int:
     done = subprocess.run(
-        ["strace", "-f", "-c", "-e", f"trace={syscall}", *argv], capture_output=True, text=True, timeout=300, check=True
+        ["strace", "-f", "-c", "-e", f"trace={syscall}", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     rows = [line.split() for line in done.stderr.splitlines()]
     return next(int(row[3]) for row in rows if len(row) >= 5 and row[-1] == syscall)
