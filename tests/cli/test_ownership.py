@@ -520,3 +520,32 @@ def _calls_of(argv: list[str], syscall: str) -> int:
     )
     rows = [line.split() for line in done.stderr.splitlines()]
     return next(int(row[3]) for row in rows if len(row) >= 5 and row[-1] == syscall)
+
+
+def test_a_file_system_mounted_inside_an_environment_is_kept_whole(wheels: Path, tmp_path: Path):
+    """Second outside check: rmtree descends into mount points, so a person's data set bind-mounted
+    into the environment lost every file on `env remove`."""
+    from harness.faulty_home import _unshare, unavailable
+
+    why = unavailable("full")
+    if why is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    unshare = _unshare()
+    assert unshare is not None
+    prefix = tmp_path / "env"
+    assert create(wheels, "mounted", "--prefix", str(prefix)).returncode == 0
+    data = prefix / "data"
+    data.mkdir()
+    script = (
+        f'mount -t tmpfs -o size=64k datasets "{data}" && echo precious > "{data}/set.csv" && '
+        f'"{ENTRY_POINT}" env remove mounted; echo "rc=$?"; cat "{data}/set.csv"'
+    )
+    done = subprocess.run(
+        [*unshare, "sh", "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert "precious" in done.stdout, done.stdout + done.stderr
+    assert "rc=2" in done.stdout
+    assert f"a file system is mounted at {data}" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -16,6 +16,7 @@ from typing import Any
 from gpuwizard.adapters.file_locks import try_hold
 from gpuwizard.workflow.envs.ownership import owned_by, read_marker, remove_owned, shell_word
 from gpuwizard.workflow.envs.recovery import recover_interrupted
+from gpuwizard.workflow.envs.trees import mount_inside
 from gpuwizard.workflow.state.env_pending import (
     PendingRemoval,
     being_made,
@@ -112,6 +113,12 @@ def _remove(record: EnvRecord) -> Removed:
         return Removed(record, kept)
     trash = trash_folder(folder, record.id)
     kernel_trash = trash_folder(kernel, record.id) if kernel is not None and kernel_ours else None
+    mounted = mount_inside(folder) if present else None
+    if mounted is not None:
+        # Checked before anything moves: deleting would descend into it, a person's data set.
+        raise EnvRemoveError(
+            f"a file system is mounted at {mounted}; unmount it, then remove {record.name!r} again"
+        )
     for taken in (trash, kernel_trash):
         if taken is not None and (taken.exists() or taken.is_symlink()):
             # A rename onto an empty folder would replace it: whatever is there is not the wizard's.

@@ -19,7 +19,7 @@ def remove_tree(path: Path) -> list[str]:
     if path.is_symlink() or path.is_file():
         path.unlink()
         return []
-    mounted = _mount_inside(path)
+    mounted = mount_inside(path)
     if mounted is not None:
         # rmtree descends into mount points: a person's bind mount (a data set mounted into the
         # environment) would lose every file. The whole folder is kept instead, and said.
@@ -45,7 +45,7 @@ def remove_tree(path: Path) -> list[str]:
     return []
 
 
-def _mount_inside(path: Path) -> str | None:
+def mount_inside(path: Path) -> str | None:
     """The first mount point at or below ``path`` (links not followed), or None."""
     if os.path.ismount(path):
         return str(path)
