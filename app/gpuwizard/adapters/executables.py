@@ -52,3 +52,11 @@ def find_nvidia_smi(family: str, env: Mapping[str, str]) -> str | None:
     else:
         candidates = [Path("/usr/lib/wsl/lib/nvidia-smi"), Path("/usr/bin/nvidia-smi")]
     return next((str(path) for path in candidates if path.is_file()), None)
+
+
+def is_program(path: str | Path | None) -> bool:
+    """Whether ``path`` names a file this OS can run (on Windows any file: its ending decides)."""
+    if not path:
+        return False
+    candidate = Path(path)
+    return candidate.is_file() and (os.name == "nt" or os.access(candidate, os.X_OK))
