@@ -18,15 +18,22 @@ TESTS = Path(__file__).parent
 FIXTURES = TESTS / "fixtures"
 sys.path.insert(0, str(TESTS))  # `import fakes...` from any test module
 
+from harness.hypothesis_examples import QUICK_EXAMPLES  # noqa: E402 - needs the line above
 from harness.wine_python import WinePython, WineUnavailable, unavailable  # noqa: E402 - needs the line above
 
-# In CI, Hypothesis draws the same examples on every run (a run decides whether work lands, so
-# it must not turn red by the luck of the draw); anywhere else it explores new ones each time,
-# and a failure it finds becomes an @example (hypothesis.readthedocs.io, "Settings":
-# derandomize, database).
+# Hypothesis profiles (hypothesis.readthedocs.io, "Settings profiles"), by HYPOTHESIS_PROFILE:
+# - "default" (Hypothesis' own, when nothing is set outside CI): every test's full number of
+#   examples, new ones each run; a failure it finds becomes an @example.
+# - "ci" (when CI=true and nothing is set): the full number, and the same examples on every run
+#   (a run decides whether work lands, so it must not turn red by the luck of the draw; the
+#   settings derandomize and database).
+# - "dev": the inner loop, `HYPOTHESIS_PROFILE=dev pytest tests/core`: at most QUICK_EXAMPLES a
+#   test (harness/hypothesis_examples.py caps the tests that ask for more) and no deadline.
 _hypothesis_settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI") == "true":
-    _hypothesis_settings.load_profile("ci")
+_hypothesis_settings.register_profile("dev", max_examples=QUICK_EXAMPLES, deadline=None)
+_hypothesis_profile = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "")
+if _hypothesis_profile:
+    _hypothesis_settings.load_profile(_hypothesis_profile)  # an unknown name fails loudly here
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from gpuwizard.core.compat.tables import minor_of, version_key
-from gpuwizard.workflow.compat.data import COMPAT_FILES, bundled_files, load_bundled, validation_errors
+from gpuwizard.workflow.compat.data import bundled_files, load_bundled
+from gpuwizard.workflow.compat.files import COMPAT_FILES, validation_errors
 
 FILES = bundled_files()
 COMPAT = load_bundled()

@@ -211,3 +211,74 @@ def test_the_wait_rule_sees_a_short_limit():
     assert [call for _line, call in _short_limits(planted)] == ["waitUntil", "wait", "wait"]
     allowed = "qtbot.waitUntil(ready, timeout=EVENT_MS)\nprocess.wait()\nrun(argv, timeout=0.5)  # not a guess: the limit under test\n"
     assert _short_limits(allowed) == []
+
+
+#: Clock readings (``time.monotonic()``) and the names durations go by (``result.seconds``).
+_CLOCKS = frozenset({"monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time", "time_ns"})
+_DURATIONS = frozenset({"seconds", "elapsed", "elapsed_s", "elapsed_ms", "duration"})
+
+
+def _duration_asserts(source: str) -> list[int]:
+    """Where ``source`` asserts on a duration: a clock read in the assert, or ``seconds < 20``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Assert):
+            continue
+        for inner in ast.walk(node.test):
+            clock = (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and isinstance(inner.func.value, ast.Name)
+                and (inner.func.value.id, inner.func.attr) in {("time", name) for name in _CLOCKS}
+            )
+            bound = (
+                isinstance(inner, ast.Compare)
+                and _duration_named(inner.left)
+                and any(isinstance(op, ast.Lt | ast.LtE) for op in inner.ops)
+                and any(_literal(value, scale=1) is not None for value in inner.comparators)
+            )
+            if clock or bound:
+                found.append(node.lineno)
+                break
+    return found
+
+
+def _duration_named(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _DURATIONS
+    if isinstance(node, ast.Attribute):
+        return node.attr in _DURATIONS
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value in _DURATIONS
+    return False
+
+
+def test_tests_assert_what_happened_not_how_long_it_took():
+    # On a loaded machine any bound on a duration turns a slow run red, and a generous one lets
+    # a wrong result through: a test checks the event (the process is gone, the result came
+    # while the work still hung), with a per-test limit (@pytest.mark.timeout) against hangs.
+    offenders = [
+        f"{path.relative_to(TESTS)}:{line}"
+        for path in sorted(TESTS.rglob("*.py"))
+        if "bench" not in path.parts
+        for line in _duration_asserts(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_the_duration_rule_sees_an_assert_on_the_clock():
+    planted = (
+        "assert time.monotonic() - started < 5\n"
+        "assert time.perf_counter() < deadline\n"
+        "assert result.seconds < 20\n"
+        "assert seconds <= 1.5\n"
+        'assert summary["elapsed_s"] < 3\n'
+    )
+    assert _duration_asserts(planted) == [1, 2, 3, 4, 5]
+    allowed = (
+        'assert summary["seconds"] <= wall  # what the probe says against what the test saw\n'
+        "assert result.seconds == 4.93\n"
+        "assert done.seconds >= 0\n"
+        "seconds = time.monotonic() - started\n"
+    )
+    assert _duration_asserts(allowed) == []

@@ -36,7 +36,7 @@ from gpuwizard.workflow.compat.bundle import (
     sha256_line,
     verify_bundle,
 )
-from gpuwizard.workflow.compat.data import COMPAT_FILES, validation_errors
+from gpuwizard.workflow.compat.files import COMPAT_FILES, validation_errors
 from gpuwizard.workflow.compat.signing import (
     KeyFileError,
     new_key_pair,

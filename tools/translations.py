@@ -1,6 +1,7 @@
 """Keep the wizard's translations current: ``python tools/translations.py update|release|check``.
 
-- ``update``: extract every ``tr()`` / ``QT_TRANSLATE_NOOP`` text of ``app/`` into
+- ``update``: extract every ``tr()`` / ``QT_TRANSLATE_NOOP`` text of ``app/``, and every text of
+  the finding catalog (``resources/findings/*.json``, context ``findings``), into
   ``resources/translations/gpuwizard_LANG.ts`` (Qt Linguist sources) with ``pyside6-lupdate``,
   keeping what is translated and dropping texts that are gone; new texts arrive "unfinished",
   for a translator to fill in with Qt Linguist (``pyside6-linguist FILE.ts``) or any editor.
@@ -30,6 +31,8 @@ TRANSLATIONS: Final = ROOT / "resources" / "translations"
 LANGUAGES: Final = ("es", "zh_CN")
 #: The modules whose texts reach people: the GUI, and the core's marked templates.
 SOURCES: Final = ("app/gpuwizard/ui", "app/gpuwizard/core")
+#: The Qt context the GUI translates the finding catalog's texts in (ui/messages.py).
+FINDINGS_CONTEXT: Final = "findings"
 
 
 def tool(name: str) -> str:
@@ -50,6 +53,24 @@ def source_files() -> list[str]:
     return sorted(str(path.relative_to(ROOT)) for path in files)
 
 
+def catalog_source(folder: Path) -> Path:
+    """Write the finding catalog's texts into ``folder`` as a Python file that lupdate reads.
+
+    The catalog is data (resources/findings/*.json) and lupdate reads only sources, so each
+    message and hint becomes one ``QT_TRANSLATE_NOOP`` call, in the catalog's order.
+    """
+    from gpuwizard.core.findings.catalog import CATALOG  # noqa: PLC0415 - the app's own loader
+
+    lines = ["from gpuwizard.core.texts import QT_TRANSLATE_NOOP", ""]
+    for template in CATALOG.values():
+        for text in (template.message, template.hint):
+            literal = json.dumps(text, ensure_ascii=False)  # a valid Python string literal too
+            lines.append(f'QT_TRANSLATE_NOOP("{FINDINGS_CONTEXT}", {literal})')
+    path = folder / "findings_catalog.py"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def ts_path(lang: str, folder: Path = TRANSLATIONS) -> Path:
     """The Linguist source of ``lang``."""
     return folder / f"gpuwizard_{lang}.ts"
@@ -58,13 +79,15 @@ def ts_path(lang: str, folder: Path = TRANSLATIONS) -> Path:
 def update(folder: Path = TRANSLATIONS) -> None:
     """Bring each ``.ts`` in ``folder`` up to date with the sources."""
     folder.mkdir(parents=True, exist_ok=True)
-    for lang in LANGUAGES:
-        target = ts_path(lang, folder)
-        subprocess.run(
-            [tool("lupdate"), *source_files(), "-no-obsolete", "-locations", "none",
-             "-target-language", lang, "-ts", str(target)],
-            cwd=ROOT, check=True, capture_output=True,
-        )  # fmt: skip
+    with tempfile.TemporaryDirectory() as scratch:
+        catalog = catalog_source(Path(scratch))
+        for lang in LANGUAGES:
+            target = ts_path(lang, folder)
+            subprocess.run(
+                [tool("lupdate"), *source_files(), str(catalog), "-no-obsolete", "-locations", "none",
+                 "-target-language", lang, "-ts", str(target)],
+                cwd=ROOT, check=True, capture_output=True,
+            )  # fmt: skip
 
 
 def release(folder: Path = TRANSLATIONS, out: Path = TRANSLATIONS) -> list[Path]:

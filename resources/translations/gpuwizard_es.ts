@@ -581,46 +581,6 @@
         <translation>el framework</translation>
     </message>
     <message>
-        <source>Moving the existing environment aside…</source>
-        <translation>Apartando el entorno existente…</translation>
-    </message>
-    <message>
-        <source>Creating the environment…</source>
-        <translation>Creando el entorno…</translation>
-    </message>
-    <message>
-        <source>Adding pip…</source>
-        <translation>Añadiendo pip…</translation>
-    </message>
-    <message>
-        <source>Installing the packages…</source>
-        <translation>Instalando los paquetes…</translation>
-    </message>
-    <message>
-        <source>Checking that %1 imports in the new environment…</source>
-        <translation>Comprobando que %1 se importa en el nuevo entorno…</translation>
-    </message>
-    <message>
-        <source>Pinning the build so later installs cannot replace it…</source>
-        <translation>Fijando la compilación para que instalaciones posteriores no la reemplacen…</translation>
-    </message>
-    <message>
-        <source>Setting the environment&apos;s variables…</source>
-        <translation>Configurando las variables del entorno…</translation>
-    </message>
-    <message>
-        <source>Registering the Jupyter kernel…</source>
-        <translation>Registrando el kernel de Jupyter…</translation>
-    </message>
-    <message>
-        <source>Recording the environment…</source>
-        <translation>Anotando el entorno…</translation>
-    </message>
-    <message>
-        <source>Something went wrong: removing what was made…</source>
-        <translation>Algo salió mal: quitando lo creado…</translation>
-    </message>
-    <message>
         <source>resolving</source>
         <translation>resolviendo</translation>
     </message>
@@ -861,38 +821,6 @@
     <message>
         <source>Testing %1 in the environment %2 (%3).</source>
         <translation>Probando %1 en el entorno %2 (%3).</translation>
-    </message>
-    <message>
-        <source>the GPU</source>
-        <translation>la GPU</translation>
-    </message>
-    <message>
-        <source>the CPU</source>
-        <translation>la CPU</translation>
-    </message>
-    <message>
-        <source>the device</source>
-        <translation>el dispositivo</translation>
-    </message>
-    <message>
-        <source>Making the training data…</source>
-        <translation>Generando los datos de entrenamiento…</translation>
-    </message>
-    <message>
-        <source>Warming up on %1…</source>
-        <translation>Calentando en %1…</translation>
-    </message>
-    <message>
-        <source>Training on %1…</source>
-        <translation>Entrenando en %1…</translation>
-    </message>
-    <message>
-        <source>Measuring the GPU&apos;s matrix multiply rate…</source>
-        <translation>Midiendo la velocidad de multiplicación de matrices de la GPU…</translation>
-    </message>
-    <message>
-        <source>Checking that the GPU and the CPU compute the same…</source>
-        <translation>Comprobando que la GPU y la CPU calculan lo mismo…</translation>
     </message>
 </context>
 <context>
@@ -2034,10 +1962,6 @@
         <translation>Vuelve a configurar el entorno dañado con el mismo framework, versión y nombre: el asistente muestra antes el plan y restaura el anterior si el nuevo falla.</translation>
     </message>
     <message>
-        <source>Looking at this machine…</source>
-        <translation>Examinando esta máquina…</translation>
-    </message>
-    <message>
         <source>The checks could not run: %1</source>
         <translation>No se pudieron ejecutar las comprobaciones: %1</translation>
     </message>
@@ -2084,46 +2008,6 @@
         <translation>Este estado es ahora el último correcto.</translation>
     </message>
     <message>
-        <source>NVIDIA driver</source>
-        <translation>Controlador de NVIDIA</translation>
-    </message>
-    <message>
-        <source>GPUs</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>%1: Python runs</source>
-        <translation>%1: Python se ejecuta</translation>
-    </message>
-    <message>
-        <source>%1: the framework imports</source>
-        <translation>%1: el framework se importa</translation>
-    </message>
-    <message>
-        <source>%1: framework build</source>
-        <translation>%1: compilación del framework</translation>
-    </message>
-    <message>
-        <source>%1: the build is pinned</source>
-        <translation>%1: la compilación está fijada</translation>
-    </message>
-    <message>
-        <source>%1: GPUs the framework sees</source>
-        <translation>%1: GPU que ve el framework</translation>
-    </message>
-    <message>
-        <source>%1: short training test</source>
-        <translation>%1: prueba breve de entrenamiento</translation>
-    </message>
-    <message>
-        <source>%1: NVIDIA CUDA wheels</source>
-        <translation>%1: wheels de CUDA de NVIDIA</translation>
-    </message>
-    <message>
-        <source>PATH: %1</source>
-        <translation>PATH: %1</translation>
-    </message>
-    <message>
         <source>as before</source>
         <translation>igual que antes</translation>
     </message>
@@ -2146,18 +2030,6 @@
     <message>
         <source>(none)</source>
         <translation>(ninguno)</translation>
-    </message>
-    <message>
-        <source>Checking the environment %1…</source>
-        <translation>Comprobando el entorno %1…</translation>
-    </message>
-    <message>
-        <source>Training a small network in %1…</source>
-        <translation>Entrenando una red pequeña en %1…</translation>
-    </message>
-    <message>
-        <source>Checking PATH…</source>
-        <translation>Comprobando PATH…</translation>
     </message>
 </context>
 <context>
@@ -2241,6 +2113,86 @@
     <message>
         <source>Checking the folder against the plan…</source>
         <translation>Comprobando la carpeta frente al plan…</translation>
+    </message>
+</context>
+<context>
+    <name>apply_stages</name>
+    <message>
+        <source>Detecting this machine</source>
+        <extracomment>The stages of a run, in their order. How a run ended: set up (``ok``), shown without changing anything (``preview``), the check failed (``problem``), a step failed and this run&apos;s changes were undone (``rolled_back``), or stopped by the person (``cancelled``). The translation context of :data:`STAGE_WORDS`. Each stage in a few words.</extracomment>
+        <translation>Detectando esta máquina</translation>
+    </message>
+    <message>
+        <source>Planning the setup</source>
+        <translation>Planificando la configuración</translation>
+    </message>
+    <message>
+        <source>Asking the package indexes</source>
+        <translation>Consultando los índices de paquetes</translation>
+    </message>
+    <message>
+        <source>Changing PATH</source>
+        <translation>Cambiando PATH</translation>
+    </message>
+    <message>
+        <source>Making the environment</source>
+        <translation>Creando el entorno</translation>
+    </message>
+    <message>
+        <source>Running the live test</source>
+        <translation>Ejecutando la prueba en vivo</translation>
+    </message>
+</context>
+<context>
+    <name>env_phases</name>
+    <message>
+        <source>Checking the environment&apos;s folder…</source>
+        <extracomment>The steps of a creation, in the order they can run. ``check`` is before the first step (an interrupted creation settled, the folder checked again); ``dlls`` only on Windows with NVIDIA&apos;s CUDA wheels; ``rollback`` after a failure or a cancel. The translation context of :data:`PHASE_WORDS`. Each phase in a few words. ``{module}`` is the framework&apos;s module (``torch``).</extracomment>
+        <translation>Comprobando la carpeta del entorno…</translation>
+    </message>
+    <message>
+        <source>Moving the existing environment aside…</source>
+        <translation>Apartando el entorno existente…</translation>
+    </message>
+    <message>
+        <source>Creating the environment…</source>
+        <translation>Creando el entorno…</translation>
+    </message>
+    <message>
+        <source>Adding pip…</source>
+        <translation>Añadiendo pip…</translation>
+    </message>
+    <message>
+        <source>Installing the packages…</source>
+        <translation>Instalando los paquetes…</translation>
+    </message>
+    <message>
+        <source>Making the NVIDIA wheels&apos; DLL folders visible…</source>
+        <translation>Haciendo visibles las carpetas de DLL de los wheels de NVIDIA…</translation>
+    </message>
+    <message>
+        <source>Checking that {module} imports in the new environment…</source>
+        <translation>Comprobando que {module} se importa en el nuevo entorno…</translation>
+    </message>
+    <message>
+        <source>Pinning the build so later installs cannot replace it…</source>
+        <translation>Fijando la compilación para que instalaciones posteriores no la reemplacen…</translation>
+    </message>
+    <message>
+        <source>Setting the environment&apos;s variables…</source>
+        <translation>Configurando las variables del entorno…</translation>
+    </message>
+    <message>
+        <source>Registering the Jupyter kernel…</source>
+        <translation>Registrando el kernel de Jupyter…</translation>
+    </message>
+    <message>
+        <source>Recording the environment…</source>
+        <translation>Anotando el entorno…</translation>
+    </message>
+    <message>
+        <source>Something went wrong: removing what was made…</source>
+        <translation>Algo salió mal: quitando lo creado…</translation>
     </message>
 </context>
 <context>
@@ -2613,7 +2565,6 @@
     </message>
     <message>
         <source>A library the GPU needs could not be loaded: {libraries}.</source>
-        <extracomment>The templates of failures, by code (and ``CODE:variant``).</extracomment>
         <translation>No se pudo cargar una biblioteca que necesita la GPU: {libraries}.</translation>
     </message>
     <message>
@@ -2646,7 +2597,6 @@
     </message>
     <message>
         <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
-        <extracomment>The templates of builds without code for the GPU, by code (and ``CODE:variant``).</extracomment>
         <translation>La compilación instalada no tiene código para esta GPU (&apos;no kernel image is available for execution on the device&apos;).</translation>
     </message>
     <message>
@@ -2706,8 +2656,48 @@
         <translation>El controlador de NVIDIA es demasiado antiguo para la versión de CUDA de la compilación del framework instalada (&apos;CUDA driver version is insufficient&apos;).</translation>
     </message>
     <message>
+        <source>Install the NVIDIA driver for your GPU from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), then restart the computer and run the wizard again.</source>
+        <translation>Instala el controlador de NVIDIA para tu GPU desde https://www.nvidia.com/Download/index.aspx (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;), reinicia el equipo y vuelve a ejecutar el asistente.</translation>
+    </message>
+    <message>
+        <source>Install NVIDIA&apos;s driver (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;; elsewhere from https://www.nvidia.com/Download/index.aspx), which replaces nouveau, then restart the computer.</source>
+        <translation>Instala el controlador de NVIDIA (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;; en otros sistemas desde https://www.nvidia.com/Download/index.aspx), que sustituye a nouveau, y reinicia el equipo.</translation>
+    </message>
+    <message>
+        <source>Install or update the NVIDIA driver on Windows (not inside WSL) from https://www.nvidia.com/Download/index.aspx, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. The Windows driver serves WSL 2 (NVIDIA CUDA on WSL User Guide).</source>
+        <translation>Instala o actualiza el controlador de NVIDIA en Windows (no dentro de WSL) desde https://www.nvidia.com/Download/index.aspx, ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. El controlador de Windows sirve a WSL 2 (NVIDIA CUDA on WSL User Guide).</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver for your GPU from https://www.nvidia.com/Download/index.aspx (a &apos;Microsoft Basic Display Adapter&apos; means no NVIDIA driver is installed), restart Windows, and run the wizard again.</source>
+        <translation>Instala el controlador de NVIDIA para tu GPU desde https://www.nvidia.com/Download/index.aspx (un &apos;Microsoft Basic Display Adapter&apos; significa que no hay ningún controlador de NVIDIA instalado), reinicia Windows y vuelve a ejecutar el asistente.</translation>
+    </message>
+    <message>
+        <source>Detection fell back to other sources. If &apos;nvidia-smi&apos; also fails, reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx.</source>
+        <translation>La detección recurrió a otras fuentes. Si &apos;nvidia-smi&apos; también falla, reinstala el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx.</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver to {min_driver} or newer from https://www.nvidia.com/Download/index.aspx. {otherwise}</source>
+        <translation>Actualiza el controlador de NVIDIA a la versión {min_driver} o posterior desde https://www.nvidia.com/Download/index.aspx. {otherwise}</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver, {min_driver} or newer for {build}, from https://www.nvidia.com/Download/index.aspx, then restart the computer.</source>
+        <translation>Instala el controlador de NVIDIA, versión {min_driver} o posterior para {build}, desde https://www.nvidia.com/Download/index.aspx y reinicia el equipo.</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); in WSL 2, install the driver on Windows, not inside WSL.</source>
+        <translation>Instala el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia. En un contenedor, inícialo con acceso a la GPU (&apos;docker run --gpus all ...&apos;); en WSL 2, instala el controlador en Windows, no dentro de WSL.</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts.</source>
+        <translation>Actualiza el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia, o instala una versión del framework para un CUDA más antiguo. En un contenedor, lo que cuenta es el controlador del host.</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
         <translation>El controlador de NVIDIA admite CUDA hasta {driver_cuda}, que es anterior a la versión de CUDA de la compilación de PyTorch instalada.</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a PyTorch build for CUDA {driver_cuda} or older (the matching cuXXX index on pytorch.org).</source>
+        <translation>Actualiza el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia, o instala una versión de PyTorch para CUDA {driver_cuda} o anterior (el índice cuXXX correspondiente en pytorch.org).</translation>
     </message>
     <message>
         <source>The GPU ran out of memory.</source>
@@ -2922,8 +2912,16 @@
         <translation>El controlador de NVIDIA ({before} en el último estado correcto) ya no responde.</translation>
     </message>
     <message>
+        <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run &apos;gpuwizard verify&apos; again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>
+        <translation>Reinstala el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;), reinicia el equipo y vuelve a ejecutar &apos;gpuwizard verify&apos;. Este estado lo deja una actualización del controlador interrumpida, o una actualización del kernel de Linux sin el módulo del controlador.</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver {driver} is too old for the framework build of {builds}.</source>
         <translation>El controlador de NVIDIA {driver} es demasiado antiguo para la compilación del framework de {builds}.</translation>
+    </message>
+    <message>
+        <source>Install driver {min_driver} or newer from https://www.nvidia.com/Download/index.aspx and restart; or recreate the environment with &apos;gpuwizard env create NAME --framework F --replace&apos;, which chooses a build this driver runs.</source>
+        <translation>Instala el controlador {min_driver} o posterior desde https://www.nvidia.com/Download/index.aspx y reinicia; o vuelve a crear el entorno con &apos;gpuwizard env create NAME --framework F --replace&apos;, que elige una versión que este controlador puede ejecutar.</translation>
     </message>
     <message>
         <source>Fewer NVIDIA GPUs answer than at the last good state: {before} then, {after} now.</source>
@@ -3126,6 +3124,14 @@
         <translation>No hay nada que hacer si fue intencionado; para volver a añadirla: {command}</translation>
     </message>
     <message>
+        <source>{env} passed its live test, but it could not be recorded as the last good state: {error}</source>
+        <translation>{env} pasó su prueba en vivo, pero no se pudo registrar como el último estado correcto: {error}</translation>
+    </message>
+    <message>
+        <source>The setup works as it is. Make the wizard&apos;s folder writable again (free space, or its permissions), then run &apos;gpuwizard test --env {env}&apos;: a passed test records it, and &apos;gpuwizard verify&apos; compares with it from then on.</source>
+        <translation>La configuración funciona tal como está. Haz que se pueda volver a escribir en la carpeta del asistente (libera espacio o revisa sus permisos) y luego ejecuta &apos;gpuwizard test --env {env}&apos;: una prueba superada la registra, y a partir de entonces &apos;gpuwizard verify&apos; compara con ella.</translation>
+    </message>
+    <message>
         <source>The package index {index} cannot be reached: {detail}.</source>
         <translation>No se puede acceder al índice de paquetes {index}: {detail}.</translation>
     </message>
@@ -3278,6 +3284,10 @@
         <translation>PyTorch no encontró ningún controlador de NVIDIA, así que no puede usar una GPU aquí.</translation>
     </message>
     <message>
+        <source>If this computer has an NVIDIA GPU, install its driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;) and restart; &apos;nvidia-smi&apos; must then list the GPU. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;, which needs the NVIDIA Container Toolkit on the host); in WSL 2, install the driver on Windows, not inside WSL. Without an NVIDIA GPU (a Mac, Intel or AMD graphics), run on the CPU: use the device &apos;cpu&apos; instead of &apos;cuda&apos; or &apos;.cuda()&apos;.</source>
+        <translation>Si este equipo tiene una GPU NVIDIA, instala su controlador desde https://www.nvidia.com/Download/index.aspx (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;) y reinicia; después &apos;nvidia-smi&apos; debe mostrar la GPU. En un contenedor, inícialo con acceso a la GPU (&apos;docker run --gpus all ...&apos;, que necesita el NVIDIA Container Toolkit en el host); en WSL 2, instala el controlador en Windows, no dentro de WSL. Sin una GPU NVIDIA (un Mac, gráficos Intel o AMD), ejecuta en la CPU: usa el dispositivo &apos;cpu&apos; en lugar de &apos;cuda&apos; o &apos;.cuda()&apos;.</translation>
+    </message>
+    <message>
         <source>torchvision does not fit the installed torch: its compiled operators ({operator}) did not load.</source>
         <translation>torchvision no es compatible con el torch instalado: sus operadores compilados ({operator}) no se cargaron.</translation>
     </message>
@@ -3303,7 +3313,6 @@
     </message>
     <message>
         <source>The container was started without GPU access: its NVIDIA image says &apos;The NVIDIA Driver was not detected&apos;, so GPU functionality is not available inside it.</source>
-        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>El contenedor se inició sin acceso a la GPU: su imagen de NVIDIA indica &apos;The NVIDIA Driver was not detected&apos;, por lo que la funcionalidad de GPU no está disponible dentro de él.</translation>
     </message>
     <message>
@@ -3333,6 +3342,10 @@
     <message>
         <source>The NVIDIA Container Toolkit could not load the host&apos;s NVIDIA driver library ({library}), so Docker could not start the container with a GPU.</source>
         <translation>El NVIDIA Container Toolkit no pudo cargar la biblioteca del controlador de NVIDIA del host ({library}), por lo que Docker no pudo iniciar el contenedor con una GPU.</translation>
+    </message>
+    <message>
+        <source>The toolkit takes the driver from the host. Run &apos;nvidia-smi&apos; on the host: if it fails, install the NVIDIA driver there (https://www.nvidia.com/Download/index.aspx or your distribution&apos;s package) and restart. If it works, Docker runs where it cannot see the driver: Docker installed as a snap or Docker Desktop on Linux cannot use it (install Docker Engine from Docker&apos;s repository), and rootless Docker needs &apos;sudo nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place&apos;. Then &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos;, restart Docker, and check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;.</source>
+        <translation>El toolkit toma el controlador del host. Ejecuta &apos;nvidia-smi&apos; en el host: si falla, instala allí el controlador de NVIDIA (https://www.nvidia.com/Download/index.aspx o el paquete de tu distribución) y reinicia. Si funciona, Docker se ejecuta donde no puede ver el controlador: Docker instalado como snap o Docker Desktop en Linux no pueden usarlo (instala Docker Engine desde el repositorio de Docker), y Docker sin root necesita &apos;sudo nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place&apos;. Después ejecuta &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos;, reinicia Docker y compruébalo con &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;.</translation>
     </message>
     <message>
         <source>The NVIDIA Container Toolkit could not mount the host&apos;s driver files into the container (nvidia-container-cli: mount error: {detail}).</source>
@@ -3533,7 +3546,6 @@
     </message>
     <message>
         <source>PyTorch counted more GPUs than CUDA lets this process use (&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;); usually the GPUs are MIG instances.</source>
-        <extracomment>GPUs shared between processes: MIG instances, exclusive compute modes, forked workers.</extracomment>
         <translation>PyTorch contó más GPU de las que CUDA permite usar a este proceso (&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;); normalmente las GPU son instancias MIG.</translation>
     </message>
     <message>
@@ -3586,7 +3598,6 @@
     </message>
     <message>
         <source>{package} has no installable version for Python {python}: no wheels for this Python.</source>
-        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>{package} no tiene ninguna versión instalable para Python {python}: no hay wheels para este Python.</translation>
     </message>
     <message>
@@ -3791,7 +3802,6 @@
     </message>
     <message>
         <source>bitsandbytes could not load its CUDA library and fell back to its CPU library: 8-bit and 4-bit quantisation on the GPU are not available.</source>
-        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>bitsandbytes no pudo cargar su biblioteca CUDA y recurrió a su biblioteca para CPU: la cuantización de 8 y 4 bits en la GPU no está disponible.</translation>
     </message>
     <message>
@@ -4311,6 +4321,7 @@
     <name>stages</name>
     <message>
         <source>Importing {framework}…</source>
+        <extracomment>Each stage in words (``import``&apos;s ``{framework}``: the framework&apos;s name).</extracomment>
         <translation>Importando {framework}…</translation>
     </message>
     <message>
@@ -4319,6 +4330,7 @@
     </message>
     <message>
         <source>Compiling the model for the GPU…</source>
+        <extracomment>A stage on a named device, where that says more.</extracomment>
         <translation>Compilando el modelo para la GPU…</translation>
     </message>
     <message>
@@ -4328,6 +4340,40 @@
     <message>
         <source>Compiling the model…</source>
         <translation>Compilando el modelo…</translation>
+    </message>
+    <message>
+        <source>Making the training data…</source>
+        <extracomment>Each phase in words; ``{device}`` is :data:`DEVICE_WORDS`&apos; words for the phase&apos;s device.</extracomment>
+        <translation>Generando los datos de entrenamiento…</translation>
+    </message>
+    <message>
+        <source>Warming up on {device}…</source>
+        <translation>Calentando en {device}…</translation>
+    </message>
+    <message>
+        <source>Training on {device}…</source>
+        <translation>Entrenando en {device}…</translation>
+    </message>
+    <message>
+        <source>Measuring the GPU&apos;s matrix multiply rate…</source>
+        <translation>Midiendo la velocidad de multiplicación de matrices de la GPU…</translation>
+    </message>
+    <message>
+        <source>Checking that the GPU and the CPU compute the same…</source>
+        <translation>Comprobando que la GPU y la CPU calculan lo mismo…</translation>
+    </message>
+    <message>
+        <source>the GPU</source>
+        <extracomment>A phase&apos;s device in words; any other (or none) is &quot;the device&quot;.</extracomment>
+        <translation>la GPU</translation>
+    </message>
+    <message>
+        <source>the CPU</source>
+        <translation>la CPU</translation>
+    </message>
+    <message>
+        <source>the device</source>
+        <translation>el dispositivo</translation>
     </message>
     <message>
         <source>A framework loads about a thousand modules and large native libraries; the next time is faster.</source>
@@ -4392,6 +4438,70 @@
     <message>
         <source>Training does not work in this environment.</source>
         <translation>El entrenamiento no funciona en este entorno.</translation>
+    </message>
+</context>
+<context>
+    <name>verify_checks</name>
+    <message>
+        <source>NVIDIA driver</source>
+        <extracomment>What each kind of check looks at, as a title; ``{subject}`` is the environment or the folder.</extracomment>
+        <translation>Controlador de NVIDIA</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>{subject}: Python runs</source>
+        <translation>{subject}: Python se ejecuta</translation>
+    </message>
+    <message>
+        <source>{subject}: the framework imports</source>
+        <translation>{subject}: el framework se importa</translation>
+    </message>
+    <message>
+        <source>{subject}: framework build</source>
+        <translation>{subject}: compilación del framework</translation>
+    </message>
+    <message>
+        <source>{subject}: the build is pinned</source>
+        <translation>{subject}: la compilación está fijada</translation>
+    </message>
+    <message>
+        <source>{subject}: GPUs the framework sees</source>
+        <translation>{subject}: GPU que ve el framework</translation>
+    </message>
+    <message>
+        <source>{subject}: NVIDIA CUDA wheels</source>
+        <translation>{subject}: wheels de CUDA de NVIDIA</translation>
+    </message>
+    <message>
+        <source>{subject}: short training test</source>
+        <translation>{subject}: prueba breve de entrenamiento</translation>
+    </message>
+    <message>
+        <source>PATH: {subject}</source>
+        <translation>PATH: {subject}</translation>
+    </message>
+</context>
+<context>
+    <name>verify_phases</name>
+    <message>
+        <source>Looking at this machine…</source>
+        <extracomment>The steps of a verification: the machine, then per environment its checks and its short live test, then the PATH folders the wizard added. How a verification ended: every check ran, the person stopped it, or the wizard had set nothing up here to verify. The translation context of :data:`PHASE_WORDS`. The translation context of :data:`CHECK_WORDS`. Each phase as a line under way; ``{subject}`` is the environment.</extracomment>
+        <translation>Examinando esta máquina…</translation>
+    </message>
+    <message>
+        <source>Checking the environment {subject}…</source>
+        <translation>Comprobando el entorno {subject}…</translation>
+    </message>
+    <message>
+        <source>Training a small network in {subject}…</source>
+        <translation>Entrenando una red pequeña en {subject}…</translation>
+    </message>
+    <message>
+        <source>Checking PATH…</source>
+        <translation>Comprobando PATH…</translation>
     </message>
 </context>
 <context>

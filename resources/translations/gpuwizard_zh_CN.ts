@@ -579,46 +579,6 @@
         <translation>框架</translation>
     </message>
     <message>
-        <source>Moving the existing environment aside…</source>
-        <translation>正在将现有环境移到一旁…</translation>
-    </message>
-    <message>
-        <source>Creating the environment…</source>
-        <translation>正在创建环境…</translation>
-    </message>
-    <message>
-        <source>Adding pip…</source>
-        <translation>正在添加 pip…</translation>
-    </message>
-    <message>
-        <source>Installing the packages…</source>
-        <translation>正在安装软件包…</translation>
-    </message>
-    <message>
-        <source>Checking that %1 imports in the new environment…</source>
-        <translation>正在检查 %1 能否在新环境中导入…</translation>
-    </message>
-    <message>
-        <source>Pinning the build so later installs cannot replace it…</source>
-        <translation>正在锁定构建版本，使后续安装无法替换它…</translation>
-    </message>
-    <message>
-        <source>Setting the environment&apos;s variables…</source>
-        <translation>正在设置该环境的变量…</translation>
-    </message>
-    <message>
-        <source>Registering the Jupyter kernel…</source>
-        <translation>正在注册 Jupyter 内核…</translation>
-    </message>
-    <message>
-        <source>Recording the environment…</source>
-        <translation>正在记录环境…</translation>
-    </message>
-    <message>
-        <source>Something went wrong: removing what was made…</source>
-        <translation>出现错误：正在删除已创建的内容…</translation>
-    </message>
-    <message>
         <source>resolving</source>
         <translation>解析中</translation>
     </message>
@@ -859,38 +819,6 @@
     <message>
         <source>Testing %1 in the environment %2 (%3).</source>
         <translation>正在环境 %2（%3）中测试 %1。</translation>
-    </message>
-    <message>
-        <source>the GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>the CPU</source>
-        <translation>CPU</translation>
-    </message>
-    <message>
-        <source>the device</source>
-        <translation>设备</translation>
-    </message>
-    <message>
-        <source>Making the training data…</source>
-        <translation>正在生成训练数据…</translation>
-    </message>
-    <message>
-        <source>Warming up on %1…</source>
-        <translation>正在 %1 上预热…</translation>
-    </message>
-    <message>
-        <source>Training on %1…</source>
-        <translation>正在 %1 上训练…</translation>
-    </message>
-    <message>
-        <source>Measuring the GPU&apos;s matrix multiply rate…</source>
-        <translation>正在测量 GPU 的矩阵乘法速率…</translation>
-    </message>
-    <message>
-        <source>Checking that the GPU and the CPU compute the same…</source>
-        <translation>正在检查 GPU 与 CPU 的计算结果是否一致…</translation>
     </message>
 </context>
 <context>
@@ -2028,10 +1956,6 @@
         <translation>使用相同的框架、版本和名称重新设置损坏的环境：向导会先显示方案，新环境创建失败时会恢复旧环境。</translation>
     </message>
     <message>
-        <source>Looking at this machine…</source>
-        <translation>正在检查本机…</translation>
-    </message>
-    <message>
         <source>The checks could not run: %1</source>
         <translation>无法运行检查：%1</translation>
     </message>
@@ -2076,46 +2000,6 @@
         <translation>当前状态已记录为上次正常状态。</translation>
     </message>
     <message>
-        <source>NVIDIA driver</source>
-        <translation>NVIDIA 驱动程序</translation>
-    </message>
-    <message>
-        <source>GPUs</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>%1: Python runs</source>
-        <translation>%1：Python 可运行</translation>
-    </message>
-    <message>
-        <source>%1: the framework imports</source>
-        <translation>%1：框架可导入</translation>
-    </message>
-    <message>
-        <source>%1: framework build</source>
-        <translation>%1：框架构建版本</translation>
-    </message>
-    <message>
-        <source>%1: the build is pinned</source>
-        <translation>%1：构建版本已锁定</translation>
-    </message>
-    <message>
-        <source>%1: GPUs the framework sees</source>
-        <translation>%1：框架识别到的 GPU</translation>
-    </message>
-    <message>
-        <source>%1: short training test</source>
-        <translation>%1：简短训练测试</translation>
-    </message>
-    <message>
-        <source>%1: NVIDIA CUDA wheels</source>
-        <translation>%1：NVIDIA CUDA wheel</translation>
-    </message>
-    <message>
-        <source>PATH: %1</source>
-        <translation>PATH：%1</translation>
-    </message>
-    <message>
         <source>as before</source>
         <translation>与之前相同</translation>
     </message>
@@ -2138,18 +2022,6 @@
     <message>
         <source>(none)</source>
         <translation>（无）</translation>
-    </message>
-    <message>
-        <source>Checking the environment %1…</source>
-        <translation>正在检查环境 %1…</translation>
-    </message>
-    <message>
-        <source>Training a small network in %1…</source>
-        <translation>正在 %1 中训练小型网络…</translation>
-    </message>
-    <message>
-        <source>Checking PATH…</source>
-        <translation>正在检查 PATH…</translation>
     </message>
 </context>
 <context>
@@ -2233,6 +2105,86 @@
     <message>
         <source>Checking the folder against the plan…</source>
         <translation>正在对照方案检查该文件夹…</translation>
+    </message>
+</context>
+<context>
+    <name>apply_stages</name>
+    <message>
+        <source>Detecting this machine</source>
+        <extracomment>The stages of a run, in their order. How a run ended: set up (``ok``), shown without changing anything (``preview``), the check failed (``problem``), a step failed and this run&apos;s changes were undone (``rolled_back``), or stopped by the person (``cancelled``). The translation context of :data:`STAGE_WORDS`. Each stage in a few words.</extracomment>
+        <translation>正在检测本机</translation>
+    </message>
+    <message>
+        <source>Planning the setup</source>
+        <translation>正在规划配置</translation>
+    </message>
+    <message>
+        <source>Asking the package indexes</source>
+        <translation>正在查询软件包索引</translation>
+    </message>
+    <message>
+        <source>Changing PATH</source>
+        <translation>正在更改 PATH</translation>
+    </message>
+    <message>
+        <source>Making the environment</source>
+        <translation>正在创建环境</translation>
+    </message>
+    <message>
+        <source>Running the live test</source>
+        <translation>正在运行实时测试</translation>
+    </message>
+</context>
+<context>
+    <name>env_phases</name>
+    <message>
+        <source>Checking the environment&apos;s folder…</source>
+        <extracomment>The steps of a creation, in the order they can run. ``check`` is before the first step (an interrupted creation settled, the folder checked again); ``dlls`` only on Windows with NVIDIA&apos;s CUDA wheels; ``rollback`` after a failure or a cancel. The translation context of :data:`PHASE_WORDS`. Each phase in a few words. ``{module}`` is the framework&apos;s module (``torch``).</extracomment>
+        <translation>正在检查环境的文件夹…</translation>
+    </message>
+    <message>
+        <source>Moving the existing environment aside…</source>
+        <translation>正在将现有环境移到一旁…</translation>
+    </message>
+    <message>
+        <source>Creating the environment…</source>
+        <translation>正在创建环境…</translation>
+    </message>
+    <message>
+        <source>Adding pip…</source>
+        <translation>正在添加 pip…</translation>
+    </message>
+    <message>
+        <source>Installing the packages…</source>
+        <translation>正在安装软件包…</translation>
+    </message>
+    <message>
+        <source>Making the NVIDIA wheels&apos; DLL folders visible…</source>
+        <translation>正在使 NVIDIA wheel 的 DLL 文件夹可见…</translation>
+    </message>
+    <message>
+        <source>Checking that {module} imports in the new environment…</source>
+        <translation>正在检查 {module} 能否在新环境中导入…</translation>
+    </message>
+    <message>
+        <source>Pinning the build so later installs cannot replace it…</source>
+        <translation>正在锁定构建版本，使后续安装无法替换它…</translation>
+    </message>
+    <message>
+        <source>Setting the environment&apos;s variables…</source>
+        <translation>正在设置该环境的变量…</translation>
+    </message>
+    <message>
+        <source>Registering the Jupyter kernel…</source>
+        <translation>正在注册 Jupyter 内核…</translation>
+    </message>
+    <message>
+        <source>Recording the environment…</source>
+        <translation>正在记录环境…</translation>
+    </message>
+    <message>
+        <source>Something went wrong: removing what was made…</source>
+        <translation>出现错误：正在删除已创建的内容…</translation>
     </message>
 </context>
 <context>
@@ -2605,7 +2557,6 @@
     </message>
     <message>
         <source>A library the GPU needs could not be loaded: {libraries}.</source>
-        <extracomment>The templates of failures, by code (and ``CODE:variant``).</extracomment>
         <translation>无法加载 GPU 所需的库：{libraries}。</translation>
     </message>
     <message>
@@ -2638,7 +2589,6 @@
     </message>
     <message>
         <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
-        <extracomment>The templates of builds without code for the GPU, by code (and ``CODE:variant``).</extracomment>
         <translation>已安装的构建版本不包含适用于此 GPU 的代码（&apos;no kernel image is available for execution on the device&apos;）。</translation>
     </message>
     <message>
@@ -2698,8 +2648,48 @@
         <translation>NVIDIA 驱动程序太旧，不支持已安装框架构建版本的 CUDA 版本（&apos;CUDA driver version is insufficient&apos;）。</translation>
     </message>
     <message>
+        <source>Install the NVIDIA driver for your GPU from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), then restart the computer and run the wizard again.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 安装适用于你的 GPU 的 NVIDIA 驱动（Ubuntu 上：&apos;sudo ubuntu-drivers install&apos;），然后重启计算机并再次运行向导。</translation>
+    </message>
+    <message>
+        <source>Install NVIDIA&apos;s driver (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;; elsewhere from https://www.nvidia.com/Download/index.aspx), which replaces nouveau, then restart the computer.</source>
+        <translation>请安装 NVIDIA 的驱动（Ubuntu 上：&apos;sudo ubuntu-drivers install&apos;；其他系统从 https://www.nvidia.com/Download/index.aspx 获取），它会取代 nouveau，然后重启计算机。</translation>
+    </message>
+    <message>
+        <source>Install or update the NVIDIA driver on Windows (not inside WSL) from https://www.nvidia.com/Download/index.aspx, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. The Windows driver serves WSL 2 (NVIDIA CUDA on WSL User Guide).</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 在 Windows 上（不是在 WSL 内）安装或更新 NVIDIA 驱动，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。WSL 2 由 Windows 驱动提供支持（NVIDIA CUDA on WSL User Guide）。</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver for your GPU from https://www.nvidia.com/Download/index.aspx (a &apos;Microsoft Basic Display Adapter&apos; means no NVIDIA driver is installed), restart Windows, and run the wizard again.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 安装适用于你的 GPU 的 NVIDIA 驱动（显示为 &apos;Microsoft Basic Display Adapter&apos; 表示没有安装 NVIDIA 驱动），重启 Windows，然后再次运行向导。</translation>
+    </message>
+    <message>
+        <source>Detection fell back to other sources. If &apos;nvidia-smi&apos; also fails, reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx.</source>
+        <translation>检测改用了其他来源。如果 &apos;nvidia-smi&apos; 也失败，请从 https://www.nvidia.com/Download/index.aspx 重新安装 NVIDIA 驱动。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver to {min_driver} or newer from https://www.nvidia.com/Download/index.aspx. {otherwise}</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 将 NVIDIA 驱动更新到 {min_driver} 或更新版本。{otherwise}</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver, {min_driver} or newer for {build}, from https://www.nvidia.com/Download/index.aspx, then restart the computer.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 安装 NVIDIA 驱动（{build} 需要 {min_driver} 或更新版本），然后重启计算机。</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); in WSL 2, install the driver on Windows, not inside WSL.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 安装 NVIDIA 驱动并重启。在容器中，请以 GPU 访问方式启动容器（&apos;docker run --gpus all ...&apos;）；在 WSL 2 中，请在 Windows 上安装驱动，而不是在 WSL 内。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 更新 NVIDIA 驱动并重启，或安装面向较旧 CUDA 的框架版本。在容器中，起作用的是主机的驱动。</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
         <translation>NVIDIA 驱动程序最高支持 CUDA {driver_cuda}，低于已安装的 PyTorch 构建版本所用的 CUDA。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a PyTorch build for CUDA {driver_cuda} or older (the matching cuXXX index on pytorch.org).</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 更新 NVIDIA 驱动并重启，或安装面向 CUDA {driver_cuda} 或更旧版本的 PyTorch（pytorch.org 上对应的 cuXXX 索引）。</translation>
     </message>
     <message>
         <source>The GPU ran out of memory.</source>
@@ -2914,8 +2904,16 @@
         <translation>NVIDIA 驱动程序（上次正常状态时为 {before}）已无响应。</translation>
     </message>
     <message>
+        <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run &apos;gpuwizard verify&apos; again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 重新安装 NVIDIA 驱动（Ubuntu 上：&apos;sudo ubuntu-drivers install&apos;），重启计算机，然后再次运行 &apos;gpuwizard verify&apos;。驱动更新中断，或 Linux 内核更新后缺少驱动模块，都会造成这种状态。</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver {driver} is too old for the framework build of {builds}.</source>
         <translation>NVIDIA 驱动程序 {driver} 过旧，无法运行 {builds} 的框架构建版本。</translation>
+    </message>
+    <message>
+        <source>Install driver {min_driver} or newer from https://www.nvidia.com/Download/index.aspx and restart; or recreate the environment with &apos;gpuwizard env create NAME --framework F --replace&apos;, which chooses a build this driver runs.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 安装 {min_driver} 或更新版本的驱动并重启；或者用 &apos;gpuwizard env create NAME --framework F --replace&apos; 重新创建环境，它会选择此驱动能运行的版本。</translation>
     </message>
     <message>
         <source>Fewer NVIDIA GPUs answer than at the last good state: {before} then, {after} now.</source>
@@ -3118,6 +3116,14 @@
         <translation>如果这是有意为之，则无需处理；如要重新添加：{command}</translation>
     </message>
     <message>
+        <source>{env} passed its live test, but it could not be recorded as the last good state: {error}</source>
+        <translation>{env} 已通过实时测试，但无法将其记录为上次正常状态：{error}</translation>
+    </message>
+    <message>
+        <source>The setup works as it is. Make the wizard&apos;s folder writable again (free space, or its permissions), then run &apos;gpuwizard test --env {env}&apos;: a passed test records it, and &apos;gpuwizard verify&apos; compares with it from then on.</source>
+        <translation>当前配置可以正常工作。请让向导的文件夹恢复可写（释放空间或调整其权限），然后运行 &apos;gpuwizard test --env {env}&apos;：测试通过后会记录该状态，此后 &apos;gpuwizard verify&apos; 将与之进行比较。</translation>
+    </message>
+    <message>
         <source>The package index {index} cannot be reached: {detail}.</source>
         <translation>无法访问软件包索引 {index}：{detail}。</translation>
     </message>
@@ -3270,6 +3276,10 @@
         <translation>PyTorch 找不到 NVIDIA 驱动程序，因此无法在此使用 GPU。</translation>
     </message>
     <message>
+        <source>If this computer has an NVIDIA GPU, install its driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;) and restart; &apos;nvidia-smi&apos; must then list the GPU. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;, which needs the NVIDIA Container Toolkit on the host); in WSL 2, install the driver on Windows, not inside WSL. Without an NVIDIA GPU (a Mac, Intel or AMD graphics), run on the CPU: use the device &apos;cpu&apos; instead of &apos;cuda&apos; or &apos;.cuda()&apos;.</source>
+        <translation>如果这台计算机有 NVIDIA GPU，请从 https://www.nvidia.com/Download/index.aspx 安装其驱动（Ubuntu 上：&apos;sudo ubuntu-drivers install&apos;）并重启；之后 &apos;nvidia-smi&apos; 应列出该 GPU。在容器中，请以 GPU 访问方式启动容器（&apos;docker run --gpus all ...&apos;，主机上需要 NVIDIA Container Toolkit）；在 WSL 2 中，请在 Windows 上安装驱动，而不是在 WSL 内。没有 NVIDIA GPU（Mac、Intel 或 AMD 显卡）时，请在 CPU 上运行：使用设备 &apos;cpu&apos; 而不是 &apos;cuda&apos; 或 &apos;.cuda()&apos;。</translation>
+    </message>
+    <message>
         <source>torchvision does not fit the installed torch: its compiled operators ({operator}) did not load.</source>
         <translation>torchvision 与已安装的 torch 不匹配：其编译的算子（{operator}）未能加载。</translation>
     </message>
@@ -3295,7 +3305,6 @@
     </message>
     <message>
         <source>The container was started without GPU access: its NVIDIA image says &apos;The NVIDIA Driver was not detected&apos;, so GPU functionality is not available inside it.</source>
-        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>容器启动时没有 GPU 访问权限：其 NVIDIA 镜像提示 &apos;The NVIDIA Driver was not detected&apos;，因此容器内无法使用 GPU 功能。</translation>
     </message>
     <message>
@@ -3325,6 +3334,10 @@
     <message>
         <source>The NVIDIA Container Toolkit could not load the host&apos;s NVIDIA driver library ({library}), so Docker could not start the container with a GPU.</source>
         <translation>NVIDIA Container Toolkit 无法加载主机的 NVIDIA 驱动库（{library}），因此 Docker 无法启动带 GPU 的容器。</translation>
+    </message>
+    <message>
+        <source>The toolkit takes the driver from the host. Run &apos;nvidia-smi&apos; on the host: if it fails, install the NVIDIA driver there (https://www.nvidia.com/Download/index.aspx or your distribution&apos;s package) and restart. If it works, Docker runs where it cannot see the driver: Docker installed as a snap or Docker Desktop on Linux cannot use it (install Docker Engine from Docker&apos;s repository), and rootless Docker needs &apos;sudo nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place&apos;. Then &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos;, restart Docker, and check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;.</source>
+        <translation>Toolkit 从主机获取驱动。请在主机上运行 &apos;nvidia-smi&apos;：如果失败，请在主机上安装 NVIDIA 驱动（https://www.nvidia.com/Download/index.aspx 或发行版的软件包）并重启。如果成功，说明 Docker 运行在看不到驱动的地方：以 snap 安装的 Docker 或 Linux 上的 Docker Desktop 无法使用它（请从 Docker 的软件源安装 Docker Engine），无 root 的 Docker 需要 &apos;sudo nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place&apos;。然后运行 &apos;sudo nvidia-ctk runtime configure --runtime=docker&apos;，重启 Docker，并用 &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos; 检查。</translation>
     </message>
     <message>
         <source>The NVIDIA Container Toolkit could not mount the host&apos;s driver files into the container (nvidia-container-cli: mount error: {detail}).</source>
@@ -3525,7 +3538,6 @@
     </message>
     <message>
         <source>PyTorch counted more GPUs than CUDA lets this process use (&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;); usually the GPUs are MIG instances.</source>
-        <extracomment>GPUs shared between processes: MIG instances, exclusive compute modes, forked workers.</extracomment>
         <translation>PyTorch 统计到的 GPU 数量多于 CUDA 允许此进程使用的数量（&apos;device &gt;= 0 &amp;&amp; device &lt; num_gpus INTERNAL ASSERT FAILED&apos;）；这些 GPU 通常是 MIG 实例。</translation>
     </message>
     <message>
@@ -3578,7 +3590,6 @@
     </message>
     <message>
         <source>{package} has no installable version for Python {python}: no wheels for this Python.</source>
-        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>{package} 没有适用于 Python {python} 的可安装版本：没有适用于此 Python 的 wheel 包。</translation>
     </message>
     <message>
@@ -3783,7 +3794,6 @@
     </message>
     <message>
         <source>bitsandbytes could not load its CUDA library and fell back to its CPU library: 8-bit and 4-bit quantisation on the GPU are not available.</source>
-        <extracomment>The templates, by code (and ``CODE:variant``).</extracomment>
         <translation>bitsandbytes 无法加载其 CUDA 库，已回退到 CPU 库：GPU 上的 8 位和 4 位量化不可用。</translation>
     </message>
     <message>
@@ -4303,6 +4313,7 @@
     <name>stages</name>
     <message>
         <source>Importing {framework}…</source>
+        <extracomment>Each stage in words (``import``&apos;s ``{framework}``: the framework&apos;s name).</extracomment>
         <translation>正在导入 {framework}…</translation>
     </message>
     <message>
@@ -4311,6 +4322,7 @@
     </message>
     <message>
         <source>Compiling the model for the GPU…</source>
+        <extracomment>A stage on a named device, where that says more.</extracomment>
         <translation>正在为 GPU 编译模型…</translation>
     </message>
     <message>
@@ -4320,6 +4332,40 @@
     <message>
         <source>Compiling the model…</source>
         <translation>正在编译模型…</translation>
+    </message>
+    <message>
+        <source>Making the training data…</source>
+        <extracomment>Each phase in words; ``{device}`` is :data:`DEVICE_WORDS`&apos; words for the phase&apos;s device.</extracomment>
+        <translation>正在生成训练数据…</translation>
+    </message>
+    <message>
+        <source>Warming up on {device}…</source>
+        <translation>正在 {device} 上预热…</translation>
+    </message>
+    <message>
+        <source>Training on {device}…</source>
+        <translation>正在 {device} 上训练…</translation>
+    </message>
+    <message>
+        <source>Measuring the GPU&apos;s matrix multiply rate…</source>
+        <translation>正在测量 GPU 的矩阵乘法速率…</translation>
+    </message>
+    <message>
+        <source>Checking that the GPU and the CPU compute the same…</source>
+        <translation>正在检查 GPU 与 CPU 的计算结果是否一致…</translation>
+    </message>
+    <message>
+        <source>the GPU</source>
+        <extracomment>A phase&apos;s device in words; any other (or none) is &quot;the device&quot;.</extracomment>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>the CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>the device</source>
+        <translation>设备</translation>
     </message>
     <message>
         <source>A framework loads about a thousand modules and large native libraries; the next time is faster.</source>
@@ -4384,6 +4430,70 @@
     <message>
         <source>Training does not work in this environment.</source>
         <translation>此环境中无法训练。</translation>
+    </message>
+</context>
+<context>
+    <name>verify_checks</name>
+    <message>
+        <source>NVIDIA driver</source>
+        <extracomment>What each kind of check looks at, as a title; ``{subject}`` is the environment or the folder.</extracomment>
+        <translation>NVIDIA 驱动程序</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>{subject}: Python runs</source>
+        <translation>{subject}：Python 可运行</translation>
+    </message>
+    <message>
+        <source>{subject}: the framework imports</source>
+        <translation>{subject}：框架可导入</translation>
+    </message>
+    <message>
+        <source>{subject}: framework build</source>
+        <translation>{subject}：框架构建版本</translation>
+    </message>
+    <message>
+        <source>{subject}: the build is pinned</source>
+        <translation>{subject}：构建版本已锁定</translation>
+    </message>
+    <message>
+        <source>{subject}: GPUs the framework sees</source>
+        <translation>{subject}：框架识别到的 GPU</translation>
+    </message>
+    <message>
+        <source>{subject}: NVIDIA CUDA wheels</source>
+        <translation>{subject}：NVIDIA CUDA wheel</translation>
+    </message>
+    <message>
+        <source>{subject}: short training test</source>
+        <translation>{subject}：简短训练测试</translation>
+    </message>
+    <message>
+        <source>PATH: {subject}</source>
+        <translation>PATH：{subject}</translation>
+    </message>
+</context>
+<context>
+    <name>verify_phases</name>
+    <message>
+        <source>Looking at this machine…</source>
+        <extracomment>The steps of a verification: the machine, then per environment its checks and its short live test, then the PATH folders the wizard added. How a verification ended: every check ran, the person stopped it, or the wizard had set nothing up here to verify. The translation context of :data:`PHASE_WORDS`. The translation context of :data:`CHECK_WORDS`. Each phase as a line under way; ``{subject}`` is the environment.</extracomment>
+        <translation>正在检查本机…</translation>
+    </message>
+    <message>
+        <source>Checking the environment {subject}…</source>
+        <translation>正在检查环境 {subject}…</translation>
+    </message>
+    <message>
+        <source>Training a small network in {subject}…</source>
+        <translation>正在 {subject} 中训练小型网络…</translation>
+    </message>
+    <message>
+        <source>Checking PATH…</source>
+        <translation>正在检查 PATH…</translation>
     </message>
 </context>
 <context>

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from gpuwizard.adapters.runner import (
     CommandTimedOut,
     StreamingSubprocessRunner,
 )
-from harness.waits import EVENT_S
+from harness.waits import EVENT_S, until
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
 
@@ -32,13 +32,35 @@ def _alive(pid: int) -> bool:
     return not (status.is_file() and "\nState:\tZ" in status.read_text())
 
 
-def _wait_for(path: Path, seconds: float = 20) -> str:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if path.is_file() and path.read_text().strip():
-            return path.read_text().strip()
-        time.sleep(0.05)
-    raise AssertionError(f"{path} never appeared")
+def _wait_for(path: Path) -> str:
+    """What a child wrote to ``path``, once it has written it."""
+    return until(lambda: path.is_file() and path.read_text().strip(), f"{path} written")
+
+
+def _end(*pids: int | None) -> None:
+    """Kill what a failed test left running (the test's own children, by their ids)."""
+    for pid in pids:
+        if pid is not None and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _said(path: Path) -> int | None:
+    """The process id a child wrote to ``path``; None when it never got that far.
+
+    None on Windows too, where these tests cannot look at processes by id (``os.kill`` there
+    ends the process whatever the signal): the exception raised is all they check there.
+    """
+    written = path.read_text().strip() if path.is_file() else ""
+    return int(written) if written and sys.platform != "win32" else None
+
+
+#: A child that writes its process id to ``argv[1]``, then sleeps.
+_SLEEPER = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep({})"
+
+
+#: How long the children below sleep: far past any test's limit, so that one a cancel or a
+#: timeout did not end is still running when the limit comes, and the test fails, not passes late.
+FOREVER_S = 3600
 
 
 def test_lines_arrive_in_order_with_stderr_merged_and_status_returned():
@@ -76,14 +98,16 @@ def test_missing_program_is_reported():
 def test_cancel_kills_the_child_and_its_grandchildren(tmp_path: Path):
     # The child starts a grandchild that ignores SIGTERM, as a build backend might; both must go.
     pids = tmp_path / "pids"
-    grandchild = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"
+    grandchild = (
+        f"import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep({FOREVER_S})"
+    )
     child = textwrap.dedent(
         f"""
         import os, subprocess, sys, time
         g = subprocess.Popen([sys.executable, "-c", {grandchild!r}])
         open({str(pids)!r}, "w").write(f"{{os.getpid()}} {{g.pid}}")
         print("started", flush=True)
-        time.sleep(120)
+        time.sleep({FOREVER_S})
         """
     )
     cancel = threading.Event()
@@ -99,36 +123,48 @@ def test_cancel_kills_the_child_and_its_grandchildren(tmp_path: Path):
     worker = threading.Thread(target=run)
     worker.start()
     child_pid, grandchild_pid = map(int, _wait_for(pids).split())
-    started = time.monotonic()
-    cancel.set()
-    worker.join(EVENT_S)
-    assert not worker.is_alive()
-    assert outcome, "stream() did not raise CommandCancelled"
-    assert time.monotonic() - started < 10
-    assert lines == ["started"]
-    deadline = time.monotonic() + 5
-    while (_alive(child_pid) or _alive(grandchild_pid)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child_pid)
-    assert not _alive(grandchild_pid)
+    try:
+        cancel.set()
+        # Both sleep for an hour: stream() returns within the wait only because the cancel ended them.
+        worker.join(EVENT_S)
+        assert not worker.is_alive()
+        assert outcome, "stream() did not raise CommandCancelled"
+        assert lines == ["started"]
+        until(lambda: not _alive(child_pid) and not _alive(grandchild_pid), "the child and grandchild ended")
+    finally:
+        _end(child_pid, grandchild_pid)
 
 
-def test_timeout_kills_and_raises():
-    started = time.monotonic()
-    with pytest.raises(CommandTimedOut):
-        StreamingSubprocessRunner().stream(
-            [sys.executable, "-c", "import time; time.sleep(60)"],
-            print,
-            cancel=threading.Event(),
-            timeout=0.5,
-        )
-    assert time.monotonic() - started < 10
+@pytest.mark.timeout(EVENT_S)  # the child sleeps for an hour: only the timeout under test ends it
+def test_timeout_kills_and_raises(tmp_path: Path):
+    pid = tmp_path / "pid"
+    try:
+        with pytest.raises(CommandTimedOut):
+            StreamingSubprocessRunner().stream(
+                [sys.executable, "-c", _SLEEPER.format(FOREVER_S), str(pid)],
+                print,
+                cancel=threading.Event(),
+                timeout=0.5,  # the limit under test
+            )
+        # A child that had started far enough to say who it is must be gone (one killed while
+        # Python still started, on a loaded machine, never says).
+        if (child := _said(pid)) is not None:
+            until(lambda: not _alive(child), "the timed-out child ended")
+    finally:
+        _end(_said(pid))
 
 
-def test_cancel_set_before_start_still_stops_promptly():
+@pytest.mark.timeout(EVENT_S)  # the child sleeps for an hour: only the cancel ends it
+def test_cancel_set_before_start_still_stops_promptly(tmp_path: Path):
+    pid = tmp_path / "pid"
     cancel = threading.Event()
     cancel.set()
-    with pytest.raises(CommandCancelled):
-        StreamingSubprocessRunner().stream(
-            [sys.executable, "-c", "import time; time.sleep(60)"], print, cancel=cancel
-        )
+    try:
+        with pytest.raises(CommandCancelled):
+            StreamingSubprocessRunner().stream(
+                [sys.executable, "-c", _SLEEPER.format(FOREVER_S), str(pid)], print, cancel=cancel
+            )
+        if (child := _said(pid)) is not None:  # it may never have started
+            until(lambda: not _alive(child), "the cancelled child ended")
+    finally:
+        _end(_said(pid))

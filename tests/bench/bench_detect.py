@@ -2,11 +2,13 @@
 
 Both run as whole processes, interleaved, in the same run; the figures are medians of wall
 time. The performance budgets (docs/architecture.md) put detect at 1/10 of collect_env (the report PyTorch asks for
-in every bug report). Prints figures; asserts nothing.
+in every bug report). Prints figures, and the modules detect loads (what its start-up costs);
+asserts nothing (tests/test_import_graph.py checks what detect must not load).
 
     python tests/bench/bench_detect.py [--runs 15] [--torch-python PYTHON]
 
-collect_env needs torch: by default the interpreter running this script, else --torch-python.
+collect_env needs torch: by default the interpreter running this script, else --torch-python
+(any venv with torch; the CPU build is enough: ``python -m venv T && T/bin/pip install torch numpy``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,23 @@ def timed(argv: list[str]) -> tuple[float, str]:
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed with {done.returncode}: {done.stderr.strip()[-300:]}")
     return elapsed, done.stdout
+
+
+#: Runs the command line in this process; prints the modules it loaded.
+MODULES_PROBE = """\
+import contextlib, io, json, sys
+from gpuwizard.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["detect", "--json"])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded_modules() -> list[str]:
+    """Every module ``gpuwizard detect --json`` loads, as ``sys.modules`` has them after it ran."""
+    _, out = timed([sys.executable, "-c", MODULES_PROBE])
+    modules: list[str] = json.loads(out.splitlines()[-1])
+    return modules
 
 
 def main() -> int:
@@ -81,6 +100,10 @@ def main() -> int:
         f"output: detect {len(detect_text)} bytes of JSON with {len(report['findings'])} finding(s); "
         f"collect_env {len(collect_text)} bytes of text"
     )
+    modules = loaded_modules()
+    ours = [name for name in modules if name == "gpuwizard" or name.startswith("gpuwizard.")]
+    print(f"modules loaded by detect --json: {len(modules)}, of which gpuwizard's {len(ours)}:")
+    print("  " + " ".join(name.removeprefix("gpuwizard.") for name in ours))
     return 0
 
 

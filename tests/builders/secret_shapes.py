@@ -127,7 +127,10 @@ SHAPES: tuple[Shape, ...] = (
           token=False),
     Shape("curl-user", "curl -u user:password", (Random(ALNUM + "!#%*+-.^_~", 12, 24),),
           template="curl -u build-agent:{secret} https://pypi.corp.example/simple/", token=False),
-    Shape("password-option", "a command line's --password VALUE", (Random(ALNUM + "#%*+-.^_~", 12, 24),),
+    # A value given apart from its option never starts with "-": argparse and click take such a
+    # word for another option ("expected one argument"), so it is written --password=-x instead.
+    Shape("password-option", "a command line's --password VALUE",
+          (Random(ALNUM, 1, 1), Random(ALNUM + "#%*+-.^_~", 11, 23)),
           template="twine upload --username __token__ --password {secret} dist/*", token=False),
 )  # fmt: skip
 

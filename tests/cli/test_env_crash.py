@@ -29,6 +29,7 @@ import pytest
 from builders.wheels import bundled_pip_wheel, tiny_torch
 from harness.entry_point import ENTRY_POINT, gpuwizard
 from harness.proc import children_of, gone
+from harness.waits import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX SIGKILL")]
 
@@ -201,9 +202,6 @@ def test_the_tools_die_with_a_killed_wizard(tmp_path: Path):
     process.kill()
     process.wait(60)
     for child in children:
-        deadline = time.monotonic() + 60
-        while not gone(child) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert gone(child), "the import probe outlived the wizard"
+        until(lambda child=child: gone(child), "the import probe ended with the wizard")
     assert settled(home, home / "envs" / "demo") == []
     assert not (home / "envs" / "demo").exists()

@@ -23,7 +23,7 @@ import pytest
 
 from builders.wheelhouses import real_cpu_torch_folder
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.livetest.events import LiveTestEvent
+from gpuwizard.core.events import Event
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
@@ -161,9 +161,9 @@ def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]):
 def test_a_probe_killed_part_way_is_broken_not_a_hang(torch_python: str):
     # The probe runs in an environment with torch 2.13.0 (CPU) and is killed at its first step.
     killed = threading.Event()
-    events: list[LiveTestEvent] = []
+    events: list[Event] = []
 
-    def watch(event: LiveTestEvent) -> None:
+    def watch(event: Event) -> None:
         events.append(event)
         if event.kind == "step" and not killed.is_set():
             killed.set()
@@ -177,7 +177,6 @@ def test_a_probe_killed_part_way_is_broken_not_a_hang(torch_python: str):
                 except OSError:
                     continue
 
-    started = time.monotonic()
     result = run_live_test(
         LiveTestTarget(python=torch_python, framework="pytorch"),
         runner=StreamingSubprocessRunner(),
@@ -187,9 +186,11 @@ def test_a_probe_killed_part_way_is_broken_not_a_hang(torch_python: str):
         timeout_s=300,
     )
     assert killed.is_set()
-    assert time.monotonic() - started < 120
     assert result.verdict == "broken"
-    assert "TEST_PROBE_FAILED" in [finding.code for finding in result.findings]
+    codes = [finding.code for finding in result.findings]
+    # The death was seen, not waited out: a run ended by its deadline says TEST_PROBE_KILLED
+    # (the next test) and nothing else.
+    assert "TEST_PROBE_FAILED" in codes and "TEST_PROBE_KILLED" not in codes
 
 
 @pytest.mark.slow
@@ -259,7 +260,7 @@ def test_sigterm_during_a_test_says_cancelled_in_words(torch_python: str, tmp_pa
     home = tmp_path / "home"
     process = start_test("--python", torch_python, "--framework", "pytorch", home=home)
     try:
-        before = read_until(process, lambda line: line.startswith("- train"))
+        before = read_until(process, lambda line: line.startswith("- Training on"))
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate()
     finally:

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from gpuwizard.cli.text.live_test import LiveTestProgress
-from gpuwizard.core.livetest.events import event_from_json
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS
 from harness.entry_point import gpuwizard
 
 SITE = r"C:\Users\Ana\envs\tf210\Lib\site-packages\nvidia"
@@ -21,7 +21,7 @@ SITE = r"C:\Users\Ana\envs\tf210\Lib\site-packages\nvidia"
 def shown(data: dict) -> str:
     out: list[str] = []
     view = LiveTestProgress(out.append)
-    view(event_from_json(data))
+    view(LIVE_TEST_EVENTS.read(data))
     view.stop()
     return "".join(out)
 
@@ -62,6 +62,22 @@ def test_none_loaded_and_a_hook_that_added_nothing_are_said():
         "  DLL hook: added no folder (OSError: [WinError 206] name too long)",
     ]
     assert "DLL hook" not in shown({"event": "libraries", "cuda_libraries": [], "dll_hook": None})
+
+
+def test_a_list_the_probe_could_not_read_says_why():
+    text = shown(
+        {
+            "event": "libraries",
+            "cuda_libraries": [],
+            "cuda_libraries_error": "PermissionError: [Errno 13] Permission denied: '/proc/self/maps'",
+            "cuda_wheels": [],
+            "dll_hook": None,
+        }
+    )
+    assert text.splitlines() == [
+        "  CUDA libraries loaded: none (no CUDA library was used)",
+        "    (the list could not be read: PermissionError: [Errno 13] Permission denied: '/proc/self/maps')",
+    ]
 
 
 @pytest.mark.slow

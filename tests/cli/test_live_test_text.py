@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 
 from gpuwizard.cli.text.live_test import LiveTestProgress, result_text
-from gpuwizard.core.livetest.events import event_from_json, result_from_json
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, result_from_json
 
-IMPORT = event_from_json({"event": "prepare", "stage": "import", "framework": "pytorch"})
-COMPILE = event_from_json({"event": "prepare", "stage": "compile", "device": "cpu", "warmup_steps": 2})
-TRAIN = event_from_json({"event": "phase", "phase": "train", "device": "cpu"})
+IMPORT = LIVE_TEST_EVENTS.read({"event": "prepare", "stage": "import", "framework": "pytorch"})
+COMPILE = LIVE_TEST_EVENTS.read({"event": "prepare", "stage": "compile", "device": "cpu", "warmup_steps": 2})
+TRAIN = LIVE_TEST_EVENTS.read({"event": "phase", "phase": "train", "device": "cpu"})
 
 
 def test_piped_output_names_each_preparation_on_its_own_line():
@@ -19,7 +19,11 @@ def test_piped_output_names_each_preparation_on_its_own_line():
         view(event)
     view.tick()  # no terminal: nothing is redrawn
     view.stop()
-    assert out == ["  Importing PyTorch…\n", "  Compiling the model for the CPU…\n", "- train on the CPU\n"]
+    assert out == [
+        "  Importing PyTorch…\n",
+        "  Compiling the model for the CPU…\n",
+        "- Training on the CPU…\n",
+    ]
 
 
 def test_on_a_terminal_the_preparation_line_moves_until_the_next_line():
@@ -42,7 +46,7 @@ def test_on_a_terminal_the_preparation_line_moves_until_the_next_line():
     redraws = [text for text in out if text.startswith("\r") and not text.endswith("\n")]
     assert redraws and all(text.startswith("\r  Compiling the model for the CPU… ") for text in redraws)
     assert {text.split()[-3] for text in redraws} <= set("|/-\\")  # a spinner, then the seconds
-    closing = out.index("- train on the CPU\n") - 1
+    closing = out.index("- Training on the CPU…\n") - 1
     assert out[closing].startswith("\r  Compiling the model for the CPU… ") and out[closing].endswith(
         " s   \n"
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -42,12 +41,14 @@ def test_the_deepest_accepted_and_the_first_refused():
     assert "nested deeper" in refusal('{"a":' * 100 + "1" + "}" * 100)
 
 
+# A limit of its own, not an assert on the clock: a linear pass takes well under a second, one
+# that recursed would raise RecursionError (not this refusal), and a quadratic one would take
+# hours here. A regular expression stuck in C is stopped only by a thread.
+@pytest.mark.timeout(60, method="thread")
 @pytest.mark.parametrize("depth", [100_000, 1_000_000])
 def test_absurd_nesting_is_refused_quickly_without_recursion(depth: int):
-    started = time.perf_counter()
     assert "nested deeper" in refusal("[" * depth)
     assert "nested deeper" in refusal("[" * depth + "]" * depth)
-    assert time.perf_counter() - started < 2
 
 
 def test_brackets_inside_strings_do_not_count():
@@ -84,6 +85,7 @@ def test_utf8_strictly_with_the_offset_of_the_first_bad_byte():
         decode_utf8('{"a": 1}'.encode("utf-16"), source="f")
 
 
+@pytest.mark.timeout(60, method="thread")  # as above: a linear pass, not a clock
 @pytest.mark.parametrize(
     "text",
     [
@@ -96,10 +98,8 @@ def test_utf8_strictly_with_the_offset_of_the_first_bad_byte():
     ids=["arrays", "inline-tables", "dotted-key", "table-header", "quoted-dotted-key"],
 )
 def test_toml_that_tomllib_would_recurse_or_crawl_through_is_refused_first(text: str):
-    started = time.perf_counter()
     with pytest.raises(JsonInputError, match=r"^a\.toml: not valid TOML \(nested deeper than 64 levels\)$"):
         check_toml_text(text, source="a.toml")
-    assert time.perf_counter() - started < 1
 
 
 def test_toml_strings_and_comments_do_not_count():

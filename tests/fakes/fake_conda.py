@@ -16,7 +16,8 @@ does, with the recorded outputs in ``tests/fixtures/recorded/conda`` (sources in
 
 Scenarios: ``ok``, ``packages-not-found`` and ``http-error`` (exit 1, nothing made), ``partial``
 (makes part of PREFIX, then fails with exit 1), ``slow`` (makes part of PREFIX, prints one progress
-record, starts a child process, then sleeps 60 s: for cancel tests; both pids are written down).
+record, starts a child process, then sleeps 60 s: for cancel tests; both pids are written down,
+and again by each process that slept to the end, ``slow_finished``).
 """
 
 from __future__ import annotations
@@ -155,9 +156,17 @@ def create(args):
         pids = STATE / "slow_pids.txt"
         with pids.open("a", encoding="utf-8") as handle:
             handle.write(str(os.getpid()) + "\\n")
-        code = "import os, sys, time; open(sys.argv[1], 'a').write(str(os.getpid()) + '\\\\n'); time.sleep(60)"
-        subprocess.Popen([sys.executable, "-c", code, str(pids)])
+        # Each writes its pid again once its sleep is over: a cancel that waited for them, rather
+        # than ending them, leaves that trace (slow_finished).
+        finished = STATE / "slow_finished.txt"
+        code = (
+            "import os, sys, time; open(sys.argv[1], 'a').write(str(os.getpid()) + '\\\\n'); time.sleep(60); "
+            "open(sys.argv[2], 'a').write(str(os.getpid()) + '\\\\n')"
+        )
+        subprocess.Popen([sys.executable, "-c", code, str(pids), str(finished)])
         time.sleep(60)
+        with finished.open("a", encoding="utf-8") as handle:
+            handle.write(str(os.getpid()) + "\\n")
         return 0
     sys.stderr.write("fake " + FLAVOR + ": unknown scenario " + scenario + "\\n")
     return 2
@@ -240,6 +249,13 @@ class FakeConda:
     def slow_pids(self) -> list[int]:
         """The pids the ``slow`` scenario wrote: the fake tool's own, then its child's."""
         path = self.state / "slow_pids.txt"
+        if not path.is_file():
+            return []
+        return [int(line) for line in path.read_text(encoding="utf-8").split() if line.strip()]
+
+    def slow_finished(self) -> list[int]:
+        """The pids of the ``slow`` scenario's processes that slept to the end (were not killed)."""
+        path = self.state / "slow_finished.txt"
         if not path.is_file():
             return []
         return [int(line) for line in path.read_text(encoding="utf-8").split() if line.strip()]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import time
 from pathlib import Path
 
@@ -36,3 +39,29 @@ def wait_for_children(pid: int) -> list[int]:
     while not (found := children_of(pid)):
         time.sleep(0.02)
     return found
+
+
+def hang_after_saying_who(marker: Path) -> str:
+    """Python code that writes its process id to ``marker``, then hangs for an hour.
+
+    A stuck import or tool stand-in: the test waits for ``marker`` (an event, not a clock),
+    cancels, and then checks with :func:`said` and :func:`gone` that the process was ended, not
+    waited for.
+    """
+    return (
+        "import os as _os, time as _time\n"
+        f"open({str(marker)!r}, 'w').write(str(_os.getpid()))\n"
+        "_time.sleep(3600)\n"
+    )
+
+
+def said(marker: Path) -> int | None:
+    """The process id :func:`hang_after_saying_who` wrote to ``marker``; None before it has."""
+    written = marker.read_text().strip() if marker.is_file() else ""
+    return int(written) if written else None
+
+
+def end(pid: int | None) -> None:
+    """Kill a process the test started that a failure left running (Linux; nothing elsewhere)."""
+    if pid is not None and sys.platform == "linux" and not gone(pid):
+        os.kill(pid, signal.SIGKILL)

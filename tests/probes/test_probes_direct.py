@@ -9,7 +9,6 @@ comparison) is exercised with the CPU standing in for the GPU.
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib.util
 import io
 import json
@@ -19,8 +18,8 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -290,13 +289,31 @@ def test_arch_coverage(capability, arch_list, expected):
     assert env_report.arch_coverage(capability, arch_list) == expected
 
 
+def stand_in_module(name: str, **attributes: object) -> ModuleType:
+    """A framework module with only what ``env_report.framework_report`` asks of it."""
+    module = ModuleType(name)
+    module.__dict__.update(attributes)
+    return module
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"), [("12.5.1", "12.5.1"), ("64_112", "11.2"), ("64_8", "8"), (None, None), ("", None)]
 )
 def test_tensorflow_build_versions_read_the_same_on_windows(raw, expected):
     from gpuwizard.probes import env_report
 
-    assert env_report._tf_library_version(raw) == expected
+    # tf.sysconfig.get_build_info() as a Linux ("12.5.1") or a Windows ("64_112") build says it.
+    info = {"is_cuda_build": True, "cuda_version": raw, "cudnn_version": raw}
+    tensorflow = stand_in_module(
+        "tensorflow",
+        __version__="2.10.1",
+        sysconfig=SimpleNamespace(get_build_info=lambda: info),
+        test=SimpleNamespace(is_built_with_cuda=lambda: True),
+        config=SimpleNamespace(list_physical_devices=lambda _kind: []),
+        keras=SimpleNamespace(__version__="2.10.0"),
+    )
+    report = env_report.framework_report("tensorflow", tensorflow)
+    assert (report["cuda_build"], report["cudnn_build"]) == (expected, expected)
 
 
 @pytest.mark.parametrize(
@@ -305,7 +322,15 @@ def test_tensorflow_build_versions_read_the_same_on_windows(raw, expected):
 def test_torch_cudnn_versions(number, text):
     from gpuwizard.probes import env_report
 
-    assert env_report._torch_cudnn_text(number) == text
+    # torch.backends.cudnn.version() of a CUDA build on a machine without a usable GPU.
+    torch = stand_in_module(
+        "torch",
+        __version__="2.13.0+cu126",
+        version=SimpleNamespace(cuda="12.6", hip=None),
+        cuda=SimpleNamespace(is_available=lambda: False, get_arch_list=lambda: ["sm_90"]),
+        backends=SimpleNamespace(cudnn=SimpleNamespace(version=lambda: number)),
+    )
+    assert env_report.framework_report("pytorch", torch)["cudnn_build"] == text
 
 
 FAKE_GPU = STAND_IN_GPU
@@ -360,36 +385,60 @@ def test_the_gpu_path_with_the_cpu_standing_in_for_the_gpu(torch_python: str):
     check_gpu_run([json.loads(line) for line in done.stdout.splitlines()], "pytorch")
 
 
-class _SwallowingTrainer:
-    """A trainer inside which Ctrl+C arrives once and is swallowed, as a finalizer or a framework may."""
+#: The probe's own main() with a stand-in framework whose training swallows a Ctrl+C, as a
+#: finalizer or a framework may ("Exception ignored in ..."): argv[1] is the probes' folder.
+SWALLOWED_CTRL_C = textwrap.dedent(
+    """
+    import contextlib, signal, sys, types
+    sys.path.insert(0, sys.argv[1])
+    import train_test
 
-    def __init__(self, interrupt: Callable[[], None]) -> None:
-        self.interrupt, self.calls = interrupt, 0
+    torch = types.ModuleType("torch")  # a CPU build: env_report asks for nothing more
+    torch.__version__ = "2.13.0+cpu"
+    torch.version = types.SimpleNamespace(cuda=None, hip=None)
+    sys.modules["torch"] = torch
 
-    def steps(self, count: int) -> list[float]:
-        self.calls += 1
-        if self.calls == 3:
-            with contextlib.suppress(KeyboardInterrupt):  # lost, as "Exception ignored in ..." loses it
-                self.interrupt()
-        return [1.0] * count
+    class Trainer:
+        calls = 0
 
-    def reset(self) -> None:
-        pass
+        def steps(self, count):
+            Trainer.calls += 1
+            if Trainer.calls == 3:  # the warm-up step, one measured step, then Ctrl+C
+                with contextlib.suppress(KeyboardInterrupt):  # lost on the way
+                    signal.raise_signal(signal.SIGINT)
+            return [1.0] * count
+
+        def reset(self):
+            pass
+
+    class Backend:
+        def cpu_threads(self):
+            return 1
+
+        def make_data(self, count):
+            pass
+
+        def trainer(self, device, batch):
+            return Trainer()
+
+    train_test.make_backend = lambda framework, module, config: Backend()
+    sys.exit(train_test.main(sys.argv[2:]))
+    """
+)
 
 
 def test_a_ctrl_c_swallowed_on_the_way_still_ends_the_training_at_the_next_step():
-    from gpuwizard.probes import train_test
-
-    trainer = _SwallowingTrainer(lambda: train_test._on_interrupt(signal.SIGINT, None))
-    backend = type("Backend", (), {"trainer": lambda self, device, batch: trainer})()
-    out = train_test.Output(io.StringIO())
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            train_test.train(backend, out, "cpu", steps=50, batch=8, warmup=1)  # type: ignore[arg-type]
-    finally:
-        del train_test._INTERRUPTED[:]
-    steps = [json.loads(line) for line in out.stream.getvalue().splitlines() if '"step"' in line]
+    # A real SIGINT to the probe's own process, through the handler main() installs.
+    done = subprocess.run(
+        [sys.executable, "-c", SWALLOWED_CTRL_C, str(PROBES), "--framework", "pytorch", "--cpu-only",
+         "--cpu-steps", "50", "--cpu-batch", "8", "--cpu-warmup", "1"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1, done.stderr
+    steps = [event for event in events if event["event"] == "step"]
     assert len(steps) == 2  # the steps before the lost Ctrl+C, and no more
+    assert (events[-1]["event"], events[-1]["type"]) == ("error", "KeyboardInterrupt")
 
 
 def test_output_writes_strict_json_and_holds_warnings_back_until_start():

@@ -29,13 +29,12 @@ from builders.harvest_index import (
     write_data,
     zip_bytes,
 )
-from gpuwizard.workflow.compat.data import COMPAT_FILES, validation_errors
+from gpuwizard.workflow.compat.files import COMPAT_FILES, validation_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "compat_harvest.py"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from harvest import harvest as harvest_module  # noqa: E402 - needs the path above
 from harvest.net import Fetcher, RangeUnsupported  # noqa: E402
 from harvest.remotezip import RemoteZip  # noqa: E402
 from harvest.wheels import build_info, gencode_archs, version_fields  # noqa: E402
@@ -397,6 +396,20 @@ def test_a_zip64_file_with_a_central_directory_beyond_the_tail(world: Published)
     assert fetcher.bytes_in < len(world.site.files["/zip64.whl"]) + 4096
 
 
+def test_a_build_version_that_is_no_version_is_never_taken(tmp_path: Path):
+    # TensorFlow's build_info as Windows builds write it ("64_112" for CUDA 11.2, "64_8" for
+    # cuDNN 8) is read in the other tests (the data agree, and EXPECTED's 2.10 line); here a
+    # wheel whose build_info holds code where its CUDA version should be.
+    published = tf_rows()
+    published[0]["gpu"]["linux"]["cuda"] = "__import__('os')"  # build_info says "__import__('os').1"
+    data = write_data(tmp_path / "data", torch_rows(), tf_rows())
+    with serve() as site:
+        done = run(publish(site, torch_rows(), published), data, "--check", "--only", "tensorflow")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "__import__" not in done.stdout + done.stderr
+    assert done.stdout.splitlines()[0].startswith("0 disagreements")
+
+
 def test_the_parsers():
     assert gencode_archs(
         "-gencode;arch=compute_90a,code=sm_90a;-gencode;arch=compute_100,code=[sm_100,compute_100];"
@@ -410,7 +423,3 @@ def test_the_parsers():
     }  # fmt: skip
     plain = "build_info = {'cuda_version': '10.1', 'cuda_compute_capabilities': ['sm_35', 'compute_70']}\n"
     assert build_info(plain)["cuda_compute_capabilities"] == ["sm_35", "compute_70"]
-    assert harvest_module._tf_version("64_112") == "11.2"
-    assert harvest_module._tf_version("64_8") == "8"
-    assert harvest_module._tf_version("12.5.1") == "12.5.1"
-    assert harvest_module._tf_version("__import__('os')") is None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,10 @@ import pytest
 from PySide6.QtWidgets import QWizard
 from pytestqt.qtbot import QtBot
 
+from gpuwizard.core.envs.events import ENV_CREATE_EVENTS
 from gpuwizard.core.envs.request import SetupRequest
-from gpuwizard.core.envs.result import EnvResult, env_result_from_json
+from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.events import EventSink
 from gpuwizard.ui.pages.install import FAILED, InstallPage
 from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
@@ -53,15 +54,16 @@ def install(qtbot: QtBot, state: WizardSession) -> tuple[QWizard, InstallPage]:
 
 def replayed_log(*_args: object) -> EnvResult:
     """The install as the newcomer's wizard ran it: the recorded log's events, in order."""
-    on_event: Callable[[dict[str, Any]], None] = _args[3]  # type: ignore[assignment]
+    on_event: EventSink = _args[3]  # type: ignore[assignment]
     events = [
-        json.loads(line)
+        ENV_CREATE_EVENTS.read(json.loads(line))
         for line in RECORDED_LOG.read_text(encoding="utf-8").splitlines()
         if line.startswith("{")
     ]
     for event in events:
         on_event(event)
-    return env_result_from_json(events[-1])
+    assert isinstance(events[-1], EnvResult)
+    return events[-1]
 
 
 def test_an_install_that_failed_on_the_index_gets_the_diagnosis_card(qtbot: QtBot):

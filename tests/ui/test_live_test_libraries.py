@@ -19,7 +19,8 @@ from pytestqt.qtbot import QtBot
 
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import env_result_from_json
-from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult, event_from_json, result_from_json
+from gpuwizard.core.events import Event
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, LiveTestResult, result_from_json
 from gpuwizard.ui.pages.live_test import LiveTestPage
 from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.livetest.run import LiveTestTarget
@@ -51,7 +52,7 @@ class FakeTest:
         self,
         report: Any,
         target: LiveTestTarget,
-        on_event: Callable[[LiveTestEvent], None],
+        on_event: Callable[[Event], None],
         cancel: threading.Event,
     ) -> LiveTestResult:
         self.calls += 1
@@ -67,7 +68,7 @@ class FakeTest:
              "gpu_used": False},
         ]  # fmt: skip
         for data in events:
-            on_event(event_from_json(data))
+            on_event(LIVE_TEST_EVENTS.read(data))
         result = result_from_json(
             {"event": "result", "verdict": "cpu_only", "framework": "pytorch", "loss_first": 2.0,
              "loss_last": 0.67, "samples_per_s": {"cpu": 800.0}, "seconds": 3.0,

@@ -22,10 +22,11 @@ from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QApplication, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
+from gpuwizard.core import events as core_events
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import env_result_from_json
 from gpuwizard.core.findings.model import finding_to_json, make_finding
-from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult, event_from_json, result_from_json
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, LiveTestResult, Phase, result_from_json
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.messages import finding_texts
 from gpuwizard.ui.pages.install import CANCELLED, InstallPage
@@ -100,11 +101,11 @@ class FakeTest:
         self,
         report: Any,
         target: LiveTestTarget,
-        on_event: Callable[[LiveTestEvent], None],
+        on_event: core_events.EventSink,
         cancel: threading.Event,
     ) -> LiveTestResult:
         """The step as the session calls it: typed events, as the real one sends them."""
-        result = self._run(report, target, lambda event: on_event(event_from_json(event)), cancel)
+        result = self._run(report, target, lambda event: on_event(LIVE_TEST_EVENTS.read(event)), cancel)
         return result_from_json(result)
 
     def _run(self, report: Any, target: LiveTestTarget, on_event: Sink, cancel: threading.Event) -> Event:
@@ -366,16 +367,16 @@ class GatedReplay:
         self,
         _report: Any,
         _target: LiveTestTarget,
-        on_event: Callable[[LiveTestEvent], None],
+        on_event: core_events.EventSink,
         cancel: threading.Event,
     ) -> LiveTestResult:
-        on_event(event_from_json({"event": "prepare", "stage": "import", "framework": "pytorch"}))
+        on_event(LIVE_TEST_EVENTS.read({"event": "prepare", "stage": "import", "framework": "pytorch"}))
         for data in self.events:
-            event = event_from_json(data)
+            event = LIVE_TEST_EVENTS.read(data)
             on_event(event)
             if data == {"event": "phase", "phase": "warmup", "device": "cpu"}:
                 on_event(
-                    event_from_json(
+                    LIVE_TEST_EVENTS.read(
                         {"event": "prepare", "stage": "compile", "device": "cpu", "warmup_steps": 2}
                     )
                 )
@@ -409,6 +410,26 @@ def test_the_page_says_what_the_test_prepares_before_the_first_step(qtbot: QtBot
     assert page.verdict_label.text() == "Training works on the CPU only."
 
 
+def test_the_page_names_each_phase_in_words(qtbot: QtBot):
+    gate = threading.Event()
+
+    def training(
+        _report: Any, _target: LiveTestTarget, on_event: core_events.EventSink, _cancel: threading.Event
+    ) -> LiveTestResult:
+        on_event(Phase(phase="train", device="gpu"))
+        gate.wait(EVENT_S)
+        result = result_from_json({"verdict": "broken", "framework": "pytorch", "seconds": 1.0})
+        on_event(result)
+        return result
+
+    _wizard, page = open_page(qtbot, make_session(run_test=training))
+    try:
+        qtbot.waitUntil(lambda: page.phase_label.text() == "Training on the GPU…", timeout=EVENT_MS)
+    finally:
+        gate.set()
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
+
+
 def test_a_recording_without_stages_still_replays(qtbot: QtBot):
     from gpuwizard.workflow.wizard.replay import replay_test
 
@@ -424,7 +445,7 @@ def test_a_cancelled_result_reads_as_stopped_not_broken(qtbot: QtBot):
     def stopped(
         _report: Any,
         target: LiveTestTarget,
-        on_event: Callable[[LiveTestEvent], None],
+        on_event: core_events.EventSink,
         cancel: threading.Event,
     ) -> LiveTestResult:
         result = result_from_json(

@@ -177,21 +177,31 @@ def test_pages_render_sharp_at_200_percent(tmp_path: Path):
 def test_quitting_while_detection_runs_waits_for_the_worker(tmp_path: Path):
     # A real process: Qt prints "QThread: Destroyed while thread ... is still running" and may
     # crash when a running thread is destroyed at exit.
+    # Detection asks the app to quit, then goes on once the quit has reached the app: the quit
+    # comes while it runs, whatever the machine's speed (no timer decides which comes first).
     code = """
-import sys, time
-from PySide6.QtCore import QTimer
+import sys, threading
+from PySide6.QtCore import QEvent, QMetaObject, QObject, Qt
 from gpuwizard.ui.app import make_application
 app = make_application()
+quitting = threading.Event()
+class SeesQuit(QObject):
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Quit:
+            quitting.set()
+        return False
+seer = SeesQuit()
+app.installEventFilter(seer)
 from gpuwizard.ui.wizard import SetupWizard
 from gpuwizard.workflow.wizard.session import WizardSession
 from gpuwizard.workflow.machine.system_file import load_system_report
 from pathlib import Path
 def slow():
-    time.sleep(0.5)
+    QMetaObject.invokeMethod(app, "quit", Qt.ConnectionType.QueuedConnection)
+    assert quitting.wait(120)
     return load_system_report(Path(sys.argv[1]))
 wizard = SetupWizard(WizardSession(detect=slow))
 wizard.show()
-QTimer.singleShot(50, app.quit)
 app.exec()
 print("clean exit")
 """
@@ -211,19 +221,29 @@ print("clean exit")
 def test_a_window_destroyed_while_its_worker_runs_does_not_end_the_process():
     # Qt aborts the process when a running QThread is destroyed; a page's worker must outlive
     # the page (a window dropped without being closed takes its pages with it).
+    # The function runs until the page is gone, and the process waits for it to end: an
+    # event each, no pause that a loaded machine could outlast.
     code = """
-import gc, time
+import gc, threading
 from PySide6.QtWidgets import QApplication, QWidget
 app = QApplication([])
 from gpuwizard.ui.workers import FunctionWorker
 results = []
+dropped, ended = threading.Event(), threading.Event()
+def late():
+    try:
+        assert dropped.wait(120)
+        return "late"
+    finally:
+        ended.set()
 page = QWidget()
-worker = FunctionWorker(lambda: time.sleep(0.5) or "late", page)
+worker = FunctionWorker(late, page)
 worker.succeeded.connect(results.append)
 worker.start()
 del worker, page
 gc.collect()
-time.sleep(1.0)
+dropped.set()
+assert ended.wait(120)
 app.processEvents()
 print("clean exit", results)
 """

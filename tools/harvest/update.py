@@ -132,7 +132,7 @@ def render(document: object, original: str) -> str:
 
 def write(folder: Path, files: Mapping[str, Any], originals: Mapping[str, str]) -> list[str]:
     """Validate ``files`` and replace the changed ones in ``folder`` atomically; the names written."""
-    from gpuwizard.workflow.compat.data import validation_errors  # noqa: PLC0415 - needs jsonschema
+    from gpuwizard.workflow.compat.files import validation_errors  # noqa: PLC0415 - needs jsonschema
 
     errors = validation_errors(files)
     if errors:

@@ -5,16 +5,24 @@ Exit codes, for Ansible, Intune or SCCM: 0 set up and the live test passed (or, 
 GPU though ``require_gpu`` is set, or the live test did not pass (the setup is kept for
 diagnosis); 2 bad input: the answer file, or answers this machine cannot carry out (one line
 on stderr, nothing changed); 3 a step failed part-way and what this run changed was undone;
-130 cancelled during the live test (the setup is kept).
+130 cancelled during the live test (the setup is kept). The run says how it ended
+(:class:`~gpuwizard.core.fleet.events.ApplyResult`); :func:`exit_code` is the one place that
+turns that into the number, which ``--json`` writes into the result.
 """
 
 from __future__ import annotations
 
 import argparse
 import threading
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuwizard.cli import common
+
+if TYPE_CHECKING:
+    from gpuwizard.core.events import Event
+    from gpuwizard.core.fleet.events import ApplyResult
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -61,7 +69,26 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
             confirmed=args.yes,
             steps=ApplySteps(detect=detect),
             path_store=store,
-            on_event=show,
+            on_event=lambda event: show(with_exit_code(event)),
             cancel=cancel,
         )
-    return int(result["exit_code"])
+    return exit_code(result)
+
+
+def exit_code(result: ApplyResult) -> int:
+    """The exit code that stands for how the run ended (see the module's docstring)."""
+    if result.rolled_back or result.status == "rolled_back":
+        # A step failed or was cancelled part-way and what this run changed was undone.
+        return common.EXIT_ROLLED_BACK
+    if result.status in ("ok", "preview"):
+        return common.EXIT_OK
+    if result.status == "cancelled":
+        return common.EXIT_CANCELLED
+    return common.EXIT_PROBLEM
+
+
+def with_exit_code(event: Event) -> Event:
+    """``event``, and the result with the exit code it stands for: the ``exit_code`` of ``--json``."""
+    from gpuwizard.core.fleet.events import ApplyResult  # noqa: PLC0415
+
+    return replace(event, exit_code=exit_code(event)) if isinstance(event, ApplyResult) else event

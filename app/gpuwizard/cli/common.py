@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol
 
 if TYPE_CHECKING:
     from gpuwizard.adapters.registry import EnvironmentStore
+    from gpuwizard.core.events import Event
     from gpuwizard.core.machine.system_report import SystemReport
 
 EXIT_OK: Final = 0
@@ -34,7 +35,8 @@ EXIT_ROLLED_BACK: Final = 3
 EXIT_CANCELLED: Final = 130
 
 Write = Callable[[str], None]
-Show = Callable[[Mapping[str, Any]], None]
+#: Where a streaming command's ``--json`` lines go: its typed events (or a JSON object as it is).
+JsonLines = Callable[["Event | Mapping[str, Any]"], None]
 
 
 class UsageError(Exception):
@@ -154,11 +156,17 @@ def write_json(write: Write, data: object) -> None:
     write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def json_lines(write: Write) -> Show:
-    """Show each event as one JSON line (the ``--json`` output of the streaming commands)."""
+def json_lines(write: Write) -> JsonLines:
+    """Show each event as one JSON line (the ``--json`` output of the streaming commands).
 
-    def show(event: Mapping[str, Any]) -> None:
-        write(json.dumps(event, ensure_ascii=False) + "\n")
+    A typed event is written as its JSON (:func:`gpuwizard.core.events.to_json`): this is
+    where the events of the streaming commands become JSON.
+    """
+    from gpuwizard.core.events import Event, to_json  # noqa: PLC0415 - only for --json
+
+    def show(event: Event | Mapping[str, Any]) -> None:
+        data = to_json(event) if isinstance(event, Event) else event
+        write(json.dumps(data, ensure_ascii=False) + "\n")
 
     return show
 

@@ -18,9 +18,6 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.cli import common
-from gpuwizard.cli.text.findings import render_diagnosis
-from gpuwizard.core.compat.diagnosis_context import machine_build_to_json
-from gpuwizard.core.findings.diagnosis import diagnosis_to_json
 
 #: Severities that make the check fail (exit 1); information alone does not.
 _PROBLEM_SEVERITIES: Final = frozenset({"error", "warning"})
@@ -63,6 +60,9 @@ def add_parser(commands: common.Subcommands) -> None:
 
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Diagnose the log named in ``args`` and write the findings; returns the exit code."""
+    from gpuwizard.cli.text.findings import render_diagnosis  # noqa: PLC0415
+    from gpuwizard.core.compat.diagnosis_context import machine_build_to_json  # noqa: PLC0415
+    from gpuwizard.core.findings.diagnosis import diagnosis_to_json  # noqa: PLC0415
     from gpuwizard.workflow.compat.diagnosis import diagnose_on_machine  # noqa: PLC0415
 
     # A bad report is bad input before the log is read; this machine is learnt only when needed.

@@ -24,11 +24,14 @@ from gpuwizard.cli.recommend import add_wish_options
 if TYPE_CHECKING:
     from gpuwizard.core.envs.index_reach import SourcesCheck
     from gpuwizard.core.envs.request import SetupRequest
+    from gpuwizard.core.events import EventSink
     from gpuwizard.workflow.envs.setup import Setup
 
 
 def add_parser(commands: common.Subcommands) -> None:
     """Add ``env create|list|remove``."""
+    from gpuwizard.core.envs.request import ENV_TOOLS  # noqa: PLC0415
+
     env = commands.add_parser("env", help="create, list and remove environments with a framework")
     actions = env.add_subparsers(dest="env_command", metavar="ACTION", required=True)
 
@@ -37,7 +40,7 @@ def add_parser(commands: common.Subcommands) -> None:
     add_wish_options(create)
     create.add_argument(
         "--tool",
-        choices=["uv", "pip", "conda", "mamba", "micromamba", "rattler"],
+        choices=list(ENV_TOOLS),
         help="the tool to use (default: uv for a venv; for conda: conda, mamba or micromamba when "
         "installed, else rattler: py-rattler inside the wizard, no conda needed)",
     )
@@ -105,7 +108,7 @@ def _create(args: argparse.Namespace, write: common.Write) -> int:
 
 
 def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cancel: threading.Event) -> int:
-    from gpuwizard.cli.text.env import EnvProgress  # noqa: PLC0415
+    from gpuwizard.cli.text.env import EnvCreateText  # noqa: PLC0415
     from gpuwizard.core.envs.request import SetupRequest, SetupRequestError  # noqa: PLC0415
     from gpuwizard.workflow.envs.setup import SetupRefused, run_setup  # noqa: PLC0415
 
@@ -127,7 +130,7 @@ def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cance
             replace=args.replace,
             extra_requirements=tuple(args.extra),
         )
-    show = common.json_lines(write) if args.json else EnvProgress(write)
+    show = _json_events(write) if args.json else EnvCreateText(write)
     if not cancel.is_set():
         with common.bad_input(SetupRefused):
             setup = _planned(request, args, write)
@@ -163,18 +166,26 @@ def _planned(request: SetupRequest, args: argparse.Namespace, write: common.Writ
 
 def _show_sources(check: SourcesCheck, as_json: bool, write: common.Write) -> None:
     from gpuwizard.cli.text.sources import check_text  # noqa: PLC0415
-    from gpuwizard.core.envs.index_reach import check_to_json  # noqa: PLC0415
+    from gpuwizard.core.envs.index_reach import EnvSources  # noqa: PLC0415
 
     if as_json:
-        common.json_lines(write)(check_to_json(check))
+        _json_events(write)(EnvSources.of(check))
     else:
         write(check_text(check, common.terminal_width()))
 
 
-def _cancelled_early(name: str, show: common.Show) -> int:
+def _json_events(write: common.Write) -> EventSink:
+    """``--json``: each event as one JSON line (the edge where the typed events become JSON)."""
+    from gpuwizard.core.events import to_json  # noqa: PLC0415
+
+    show = common.json_lines(write)
+    return lambda event: show(to_json(event))
+
+
+def _cancelled_early(name: str, show: EventSink) -> int:
     from gpuwizard.core.envs.result import EnvResult  # noqa: PLC0415
 
-    show(EnvResult(status="cancelled", name=name, error="cancelled before anything was made").to_json())
+    show(EnvResult(status="cancelled", name=name, error="cancelled before anything was made"))
     return common.EXIT_ROLLED_BACK
 
 

@@ -13,6 +13,7 @@ passed in an environment the wizard made is recorded as the last good state, whi
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import threading
 
@@ -33,10 +34,11 @@ def add_parser(commands: common.Subcommands) -> None:
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard test``; returns the exit code."""
     from gpuwizard.cli.text.live_test import LiveTestProgress  # noqa: PLC0415
-    from gpuwizard.core.livetest.events import LiveTestEvent  # noqa: PLC0415
+    from gpuwizard.core.events import Event, to_json  # noqa: PLC0415
     from gpuwizard.core.livetest.verdicts import passed  # noqa: PLC0415
     from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu  # noqa: PLC0415
-    from gpuwizard.workflow.health.good_state import record_good_state, snapshot_path  # noqa: PLC0415
+    from gpuwizard.workflow.health.good_state import snapshot_path  # noqa: PLC0415
+    from gpuwizard.workflow.health.tested import run_test_and_record  # noqa: PLC0415
     from gpuwizard.workflow.livetest.run import LiveTestUsageError, resolve_target, run_test  # noqa: PLC0415
     from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
 
@@ -44,12 +46,14 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         raise common.UsageError("--timeout must be a positive number of seconds")
     with common.bad_input(LiveTestUsageError):
         target = resolve_target(args.env, args.python, args.framework)
+    # The wizard edits PATH only on Windows (the live registry): its folders are recorded there.
+    store = common.path_store(None) if target.env_name is not None else None
     progress: LiveTestProgress | None = None
     if args.json:
         lines = common.json_lines(write)
 
-        def show(event: LiveTestEvent) -> None:
-            lines(event.to_json())
+        def show(event: Event) -> None:
+            lines(to_json(event))
     else:
         # On a terminal the slow preparations (import, CUDA, compiling) show a moving counter.
         show = progress = LiveTestProgress(write, live=sys.stdout.isatty())
@@ -59,15 +63,22 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     with common.cancel_on_signals(cancel):
         report = detect_system()
         try:
-            result = run_test(report, target, show, cancel, timeout_s=args.timeout)
+            tested = run_test_and_record(
+                functools.partial(run_test, timeout_s=args.timeout),
+                report,
+                target,
+                show,
+                cancel,
+                path_store=store,
+            )
         finally:
             if progress is not None:
                 progress.stop()
+    if tested.error is not None:
+        raise tested.error  # the verdict was shown; the disk that refused its record is the error
+    result = tested.result
     if result.cancelled:
         return common.EXIT_CANCELLED
-    if target.env_name is not None:
-        # The wizard edits PATH only on Windows (the live registry): its folders are recorded there.
-        snapshot = record_good_state(report, target.env_name, result, common.path_store(None))
-        if snapshot is not None and not args.json:  # JSON lines end with the result event (the contract)
-            write(f"  recorded as the last good state: {snapshot_path()}\n")
+    if tested.snapshot is not None and not args.json:  # JSON lines end with the result event (the contract)
+        write(f"  recorded as the last good state: {snapshot_path()}\n")
     return common.EXIT_OK if passed(result.verdict, machine_has_nvidia_gpu(report)) else common.EXIT_PROBLEM

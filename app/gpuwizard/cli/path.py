@@ -25,12 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from gpuwizard.cli import common
-from gpuwizard.cli.text.path import write_change, write_findings, write_history, write_review
-from gpuwizard.core.findings.model import Finding, finding_to_json
-from gpuwizard.core.pathedit.review import first_cuda_version, review_to_json
 
 if TYPE_CHECKING:
     from gpuwizard.adapters.registry import EnvironmentStore, RegValue
+    from gpuwizard.core.findings.model import Finding
     from gpuwizard.workflow.pathedit.changes import AppliedChange, PathChange
 
 CHANGE_SCHEMA: Final = "gpuwizard.path-change/1"
@@ -165,6 +163,9 @@ def _value_json(value: RegValue | None) -> dict[str, Any] | None:
 
 
 def _show(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
+    from gpuwizard.cli.text.path import write_review  # noqa: PLC0415
+    from gpuwizard.core.findings.model import finding_to_json  # noqa: PLC0415
+    from gpuwizard.core.pathedit.review import first_cuda_version, review_to_json  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.request import review_store  # noqa: PLC0415
 
     # Both scopes are always read: the user entries are judged after the system ones, as Windows
@@ -188,6 +189,7 @@ def _show(args: argparse.Namespace, store: EnvironmentStore, write: common.Write
 
 
 def _history(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
+    from gpuwizard.cli.text.path import write_history  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import history  # noqa: PLC0415
     from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
     from gpuwizard.workflow.state.path_journal import PathJournal, entry_to_json  # noqa: PLC0415
@@ -202,6 +204,7 @@ def _history(args: argparse.Namespace, store: EnvironmentStore, write: common.Wr
 
 def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
     from gpuwizard.adapters.runner import SubprocessRunner  # noqa: PLC0415
+    from gpuwizard.cli.text.path import write_change, write_findings  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import (  # noqa: PLC0415
         apply_change,
         change_lock,
@@ -263,6 +266,7 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.W
     Nothing to undo is not an error here (exit 0): the uninstaller runs it whatever the journal holds.
     """
     from gpuwizard.adapters.registry import RegistryWriteError, ValueChanged  # noqa: PLC0415
+    from gpuwizard.cli.text.path import write_change  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import apply_change, change_lock, plan_undo_all  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.machine import elevated_write, needs_elevation  # noqa: PLC0415
     from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
@@ -323,6 +327,8 @@ def _change_json(
     applied: AppliedChange | None,
     findings: Sequence[Finding],
 ) -> dict[str, Any]:
+    from gpuwizard.core.findings.model import finding_to_json  # noqa: PLC0415
+
     edit = change.edit
     return {
         "schema": CHANGE_SCHEMA,

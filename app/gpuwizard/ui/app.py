@@ -7,18 +7,14 @@ from importlib import resources
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, Qt, QTranslator
-from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.ui.icon import application_icon
 from gpuwizard.ui.theme import Theme, apply_theme
+from gpuwizard.ui.wizard import SetupWizard
 from gpuwizard.workflow.wizard.session import session_for_this_machine
-
-
-def application_icon() -> QIcon:
-    """The wizard's icon (an SVG: sharp at every size and scale)."""
-    path = resources.files("gpuwizard.resources").joinpath("icons/gpuwizard.svg")
-    return QIcon(str(path))
 
 
 def make_application(lang: str | None = None, theme: Theme = "system") -> QApplication:
@@ -75,8 +71,6 @@ def run_wizard(
     report: SystemReport | None, system_file: Path | None, lang: str | None, theme: Theme = "system"
 ) -> int:
     """Open the wizard and run until it closes; returns the exit code."""
-    from gpuwizard.ui.wizard import SetupWizard  # noqa: PLC0415 - after the app exists
-
     app = make_application(lang, theme)
     wizard = SetupWizard(session_for_this_machine(report, system_file))
     wizard.show()

@@ -1,7 +1,7 @@
 """Carrying a worker's events to the UI thread, in batches, without a Qt call per event.
 
-The long steps (``create_env``, ``run_test``) report through a plain callback on their worker
-thread. :class:`EventBridge` gives them :meth:`EventBridge.sink`, which only appends to a
+The long steps (``create_env``, ``run_test``, ``verify``) report their typed events
+(:class:`gpuwizard.core.events.Event`) through a plain callback on their worker thread. :class:`EventBridge` gives them :meth:`EventBridge.sink`, which only appends to a
 queue (``collections.deque.append`` is atomic in CPython: no lock, no Qt). A timer on the UI
 thread drains the queue every ``interval_ms`` and hands the page everything that came in one
 list, so a tool that prints a thousand lines a second costs the UI thread one update per
@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
 
-#: One event of a step: a JSON-ready dict (environment creation, verify) or a typed live-test
-#: event (:mod:`gpuwizard.core.livetest.events`); the bridge only carries them.
-Event = Any
+from gpuwizard.core.events import Event
+
+__all__ = ["Event", "EventBridge"]
 
 
 class EventBridge(QObject):
@@ -48,7 +47,7 @@ class EventBridge(QObject):
         self._timer.timeout.connect(self.flush)
 
     def sink(self, event: Event) -> None:
-        """Take one event; safe from any thread, and never blocks."""
+        """Take one event; safe from any thread, and never blocks (an :data:`~gpuwizard.core.events.EventSink`)."""
         self._queue.append(event)
 
     def start(self) -> None:

@@ -30,7 +30,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QPushButton, QWidget, QWizard, QWizardPage
 
 from gpuwizard.core.machine.system_report import SystemReport
-from gpuwizard.ui.app import application_icon
+from gpuwizard.ui.icon import application_icon
 from gpuwizard.ui.pages.choose import ChoosePage
 from gpuwizard.ui.pages.detect import DetectPage
 from gpuwizard.ui.pages.install import RUNNING, InstallPage

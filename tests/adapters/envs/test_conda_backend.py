@@ -13,7 +13,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +25,14 @@ from gpuwizard.adapters.envs.base import CondaSpec, PackageSource
 from gpuwizard.adapters.envs.conda import CondaBackend
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvProgress, EnvResult
 from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.events import Event
 from gpuwizard.core.machine.system_report import ManagerFacts
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.registry import list_environments
+from harness.waits import until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fake tool is a shebang script")
 
@@ -106,8 +108,8 @@ def tools_for(fake: FakeConda) -> EnvTools:
 
 def make(
     request: tuple[SetupRequest, Plan], env_tools: EnvTools, cancel: threading.Event | None = None
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    events: list[dict[str, Any]] = []
+) -> tuple[EnvResult, list[Event]]:
+    events: list[Event] = []
     prepared = prepare_environment(*request, env_tools)
     result = create_environment(prepared, env_tools, events.append, cancel or threading.Event())
     return result, events
@@ -242,7 +244,7 @@ def test_creates_a_tensorflow_gpu_environment(flavor: str, tmp_path: Path, venv_
     env_tools = tools_for(fake)
     request = planned("tf-demo", tf_plan(), tool=flavor, find_links=wheels, offline=True)
     prepared = prepare_environment(*request, env_tools)
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     result = create_environment(prepared, env_tools, events.append, threading.Event())
 
     assert result.status == "ok", result
@@ -256,9 +258,9 @@ def test_creates_a_tensorflow_gpu_environment(flavor: str, tmp_path: Path, venv_
     assert create_calls(fake) == [list(expected.argv)]
     assert {"cudatoolkit=11.2", "cudnn=8.1.0", "--offline", "pip"} <= set(expected.argv)
     # The recorded tool output reached the log line by line, and its progress became progress events.
-    logged = [event["line"] for event in events if event["event"] == "log" and event["tool"] == flavor]
+    logged = [event.line for event in events if isinstance(event, EnvLog) and event.tool == flavor]
     assert logged
-    assert any(event["event"] == "progress" and event["phase"] == "create" for event in events)
+    assert any(isinstance(event, EnvProgress) and event.phase == "create" for event in events)
     # pip really installed the framework inside the environment.
     done = subprocess.run(
         [result.python, "-c", "import tensorflow; print(tensorflow.__version__)"],
@@ -358,9 +360,9 @@ def test_a_failed_create_leaves_nothing_behind(
         assert fake.made() == [prefix]  # the fake had made part of it: the rollback removed it
     else:
         assert fake.made() == []
-        logged = "\n".join(event["line"] for event in events if event["event"] == "log")
+        logged = "\n".join(event.line for event in events if isinstance(event, EnvLog))
         assert FAILURE_MARKERS[flavor, scenario] in logged
-    assert [event["phase"] for event in events if event["event"] == "phase"][-1] == "rollback"
+    assert [event.phase for event in events if isinstance(event, EnvPhase)][-1] == "rollback"
     assert len(create_calls(fake)) == 1
     assert not any(call[1:2] == ["env"] for call in fake.calls())
     assert list_environments() == []
@@ -376,29 +378,27 @@ def test_cancel_stops_the_tool_and_its_children_and_removes_the_prefix(
     cancel = threading.Event()
     seen: list[list[int]] = []
 
+    def both_started() -> list[int] | None:
+        pids = fake.slow_pids()  # each writes its pid first
+        return pids if len(pids) == 2 else None
+
     def cancel_once_running() -> None:
-        deadline = time.monotonic() + 30
-        while len(fake.slow_pids()) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        seen.append(fake.slow_pids())
+        seen.append(until(both_started, "the fake tool and its child started"))
         cancel.set()
 
     canceller = threading.Thread(target=cancel_once_running)
     canceller.start()
-    started = time.monotonic()
     try:
         result, _ = make(request, tools_for(fake), cancel)
     finally:
         cancel.set()
         canceller.join()
 
-    assert len(seen[0]) == 2, "the fake never started its child"
+    assert seen, "the fake never started its child"
     assert result.status == "cancelled", result
-    assert time.monotonic() - started < 30  # not the fake's 60 s sleep
     assert not (fake.envs / "tf-demo").exists()
     assert fake.made() == [fake.envs / "tf-demo"]
     assert list_environments() == []
-    deadline = time.monotonic() + 10
-    while not all(process_gone(pid) for pid in seen[0]) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert [pid for pid in seen[0] if not process_gone(pid)] == []
+    until(lambda: all(process_gone(pid) for pid in seen[0]), "the tool and its child ended")
+    # Ended by the cancel, not waited for: neither slept its 60 s to the end.
+    assert fake.slow_finished() == []

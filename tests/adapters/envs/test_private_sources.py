@@ -36,6 +36,7 @@ from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.conda_channels import ChannelRefused
+from gpuwizard.core.envs.events import EnvStart
 from gpuwizard.core.envs.package_sources import (
     INDEX_VARIABLES,
     RATTLER_CHANNELS_VARIABLE,
@@ -44,6 +45,7 @@ from gpuwizard.core.envs.package_sources import (
     plan_sources,
     sources_to_json,
 )
+from gpuwizard.core.events import Event, to_json
 from gpuwizard.core.machine.system_report import ManagerFacts
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
@@ -217,7 +219,7 @@ def test_pip_and_uv_log_in_to_the_mirror_with_no_login_on_their_command_lines(
     pip_only = tmp_path / "pip-only"
     pip_only.mkdir()
     shutil.copy(bundled_pip_wheel(), pip_only)
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     with _index_with_login(tiny_torch(tmp_path, "2.13.0")) as (mirror, seen):
         monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"{mirror}/{{variant}}/simple")
         runner = RecordingRunner()
@@ -234,9 +236,10 @@ def test_pip_and_uv_log_in_to_the_mirror_with_no_login_on_their_command_lines(
     assert install and SECRET in install[0][INDEX_VARIABLES[tool]]
     # Nor did the log, the events, or the command they show.
     assert result.log is not None and SECRET not in Path(result.log).read_text(encoding="utf-8")
-    assert SECRET not in json.dumps(events)
-    start = next(event for event in events if event["event"] == "start")
-    assert start["package_sources"]["install_command"].startswith(
+    assert SECRET not in json.dumps([to_json(event) for event in events])
+    start = next(event for event in events if isinstance(event, EnvStart))
+    assert start.package_sources is not None
+    assert start.package_sources["install_command"].startswith(
         f"{INDEX_VARIABLES[tool]}=http://***@127.0.0.1"
     )
 

@@ -28,6 +28,9 @@ from gpuwizard.adapters.envs.rattler_backend import ENGINE_MODULE, FROZEN_ENGINE
 from gpuwizard.adapters.envs.rattler_backend import engine_argv as backend_engine_argv
 from gpuwizard.adapters.runner import CommandCancelled, StreamingSubprocessRunner
 from gpuwizard.core.envs.conda_channels import ChannelRefused
+from gpuwizard.core.envs.rattler_output import rattler_message
+from gpuwizard.core.envs.tool_output import parse_tool_line
+from gpuwizard.core.envs.tool_progress import ToolProgress
 from harness.conda_channel_server import held_channel, serve_channel
 from harness.http_server import serve
 from harness.waits import EVENT_S
@@ -95,6 +98,40 @@ def test_creates_a_conda_environment_from_a_file_channel(channel: Path, tmp_path
     # What this machine offers the solver (__glibc on Linux; __cuda where a driver answers).
     (solving,) = [event for event in events if "virtual_packages" in event]
     assert any(item.startswith("__glibc=") for item in solving["virtual_packages"]) or sys.platform != "linux"
+
+
+def test_the_wizard_reads_progress_and_sentences_from_the_engines_lines(
+    channel: Path, tmp_path: Path
+) -> None:
+    # The engine prints each line's progress record (core/envs/rattler_output.py reads it as is)
+    # and the sentence the log keeps: what env create shows of a py-rattler environment.
+    lines: list[str] = []
+    status = StreamingSubprocessRunner().stream(
+        engine_argv(tmp_path / "envs" / "demo", [channel.as_uri()], ["demo"], tmp_path / "cache"),
+        lines.append,
+        cancel=threading.Event(),
+        timeout=EVENT_S,
+        env_overrides=NO_PROXY,
+    )
+    assert status == 0, lines
+    events = [json.loads(line) for line in lines]
+    records = [parse_tool_line("rattler", line) for line in lines]
+    assert all(len(found) == 1 for found in records)
+    progress = [found[0] for found in records]
+    assert [record.message for record in progress] == [event["message"] for event in events[:-1]] + [
+        "installed 2 packages"
+    ]
+    assert {record.action for record in progress[:2]} == {"solve"}
+    linked = [record for record in progress if record.action == "link" and record.package]
+    assert [(record.package, record.count, record.percent) for record in linked] == [
+        (linked[0].package, 1, 50.0),
+        (linked[1].package, 2, 100.0),
+    ]
+    assert progress[-1] == ToolProgress("installed", count=2, message="installed 2 packages")
+    # The log's sentences: each message, and the packages installed at the end.
+    said = [rattler_message(line) for line in lines]
+    assert said[:-1] == [event["message"] for event in events[:-1]]
+    assert said[-1] == "installed demo==2.0, libdemo==1.0"
 
 
 def test_an_unsolvable_spec_is_an_error_and_leaves_no_prefix(channel: Path, tmp_path: Path) -> None:
@@ -225,7 +262,12 @@ def test_sigterm_part_way_stops_with_130_and_leaves_nothing(slow_channel: str, t
         status = process.wait(EVENT_S)
 
     assert status == 130
-    assert rest[-1] == {"event": "error", "message": "cancelled", "cancelled": True}
+    assert rest[-1] == {
+        "event": "error",
+        "message": "cancelled",
+        "cancelled": True,
+        "log": "error: cancelled",
+    }
     assert not prefix.exists()
 
 

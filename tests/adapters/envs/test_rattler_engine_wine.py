@@ -64,6 +64,10 @@ def test_the_windows_engine_makes_a_win_64_conda_environment(wine_base: WineTfPy
         "event": "done",
         "prefix": to_windows(prefix),
         "packages": ["demo==2.0", "dep==1.0"],
+        "action": "installed",
+        "count": 2,
+        "message": "installed 2 packages",
+        "log": "installed demo==2.0, dep==1.0",
     }
     stages = {event.get("stage") for event in events}
     assert {"repodata", "solve", "link"} <= stages

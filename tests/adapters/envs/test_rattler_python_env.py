@@ -179,7 +179,12 @@ def test_a_held_download_is_stopped_part_way_and_leaves_nothing(
         status = process.wait(EVENT_S)
 
     assert status == 130
-    assert rest[-1] == {"event": "error", "message": "cancelled", "cancelled": True}
+    assert rest[-1] == {
+        "event": "error",
+        "message": "cancelled",
+        "cancelled": True,
+        "log": "error: cancelled",
+    }
     assert not prefix.exists()
     assert f"/ch/{held_pip.held[0]}" in held_pip.site.seen
 

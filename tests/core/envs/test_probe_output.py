@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuwizard.core.envs.probe_output import NUMPY_MISSING_NOTE, LogEntry, ProbeOutput
+from gpuwizard.core.events import to_json
 
 RUN_FILE = Path(__file__).parents[3] / "resources" / "samples" / "runs" / "env-create-torch-cpu.jsonl"
 #: What the check printed in the recorded run (2026-11-24), before this module read it.
@@ -40,7 +41,7 @@ def test_the_recorded_check_reads_as_two_sentences():
     ]
     assert entries[0].details == tuple(RECORDED[:2])
     assert entries[1].report == json.loads(RECORDED[2]) == reader.report
-    events = [entry.to_event("verify") for entry in entries]
+    events = [to_json(entry.event("verify")) for entry in entries]
     assert events[0] == {
         "event": "log", "phase": "verify", "tool": "gpuwizard", "line": NUMPY_MISSING_NOTE,
         "details": RECORDED[:2],
@@ -57,7 +58,7 @@ def test_the_recording_holds_what_the_command_now_logs_for_that_output():
         if event["event"] == "log" and event["phase"] == "verify"
     ]
     entries, _ = read(RECORDED)
-    assert logged == [entry.to_event("verify") for entry in entries]
+    assert logged == [to_json(entry.event("verify")) for entry in entries]
     assert not any(event["line"].startswith("{") or "UserWarning" in event["line"] for event in logged)
 
 

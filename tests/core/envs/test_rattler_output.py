@@ -1,7 +1,8 @@
 """The py-rattler engine's JSON lines as progress records and log sentences (core/envs/rattler_output.py).
 
-The lines are the engine's own, as ``adapters/envs/rattler_engine.py`` prints them (its tests
-run it for real against local channels); here each kind is read, and garbage never raises.
+The lines are shaped as ``adapters/envs/rattler_engine.py`` prints them (its tests run it for
+real against local channels, and check its lines read back as here): each carries its progress
+record and its sentence; here each kind is read, and garbage never raises.
 """
 
 from __future__ import annotations
@@ -13,51 +14,61 @@ from hypothesis import strategies as st
 
 from gpuwizard.core.envs.rattler_output import rattler_json, rattler_message
 from gpuwizard.core.envs.tool_output import parse_tool_line
+from gpuwizard.core.envs.tool_progress import ToolProgress
 
 
 def line(**fields: object) -> str:
     return json.dumps(fields)
 
 
-def test_each_stage_is_the_progress_action_conda_gives() -> None:
-    repodata = line(event="progress", stage="repodata", message="reading conda-forge for win-64")
-    solved = line(event="progress", stage="solve", message="3 packages", count=3, bytes_total=900)
-    download = line(event="progress", stage="download", message="downloading cudnn", package="cudnn",
-                    bytes_done=300, bytes_total=1200)  # fmt: skip
-    linked = line(event="progress", stage="link", message="linked pip", package="pip", version="24.2",
-                  count=2, total=8)  # fmt: skip
-    done = line(event="done", prefix="/envs/lab", packages=["pip==24.2", "python==3.10.14"])
+def test_each_line_carries_the_record_the_engine_worked_out() -> None:
+    repodata = line(event="progress", stage="repodata", action="solve", message="reading conda-forge for win-64",
+                    log="reading conda-forge for win-64", channels=["conda-forge"])  # fmt: skip
+    download = line(event="progress", stage="download", action="download", message="downloading cudnn",
+                    package="cudnn", bytes_done=300, bytes_total=1200, percent=25.0, log="downloading cudnn")  # fmt: skip
+    linked = line(event="progress", stage="link", action="link", message="linked pip", package="pip",
+                  version="24.2", count=2, total=8, percent=25.0, log="linked pip")  # fmt: skip
+    done = line(event="done", prefix="/envs/lab", packages=["pip==24.2", "python==3.10.14"], action="installed",
+                count=2, message="installed 2 packages", log="installed pip==24.2, python==3.10.14")  # fmt: skip
 
-    assert [(p.action, p.message) for p in parse_tool_line("rattler", repodata)] == [
-        ("solve", "reading conda-forge for win-64")
+    assert parse_tool_line("rattler", repodata) == [
+        ToolProgress("solve", message="reading conda-forge for win-64")
     ]
-    assert [(p.action, p.count, p.bytes_total) for p in rattler_json(solved)] == [("solve", 3, 900)]
-    assert [(p.package, p.bytes_done, p.bytes_total, p.percent) for p in rattler_json(download)] == [
-        ("cudnn", 300, 1200, 25.0)
+    assert rattler_json(download) == [
+        ToolProgress(
+            "download", "cudnn", bytes_done=300, bytes_total=1200, percent=25.0, message="downloading cudnn"
+        )
     ]
-    assert [(p.action, p.package, p.version, p.percent) for p in rattler_json(linked)] == [
-        ("link", "pip", "24.2", 25.0)
+    assert rattler_json(linked) == [
+        ToolProgress("link", "pip", "24.2", count=2, percent=25.0, message="linked pip")
     ]
-    assert [(p.action, p.count) for p in rattler_json(done)] == [("installed", 2)]
+    assert rattler_json(done) == [ToolProgress("installed", count=2, message="installed 2 packages")]
+    assert [rattler_message(text) for text in (repodata, linked, done)] == [
+        "reading conda-forge for win-64",
+        "linked pip",
+        "installed pip==24.2, python==3.10.14",
+    ]
 
 
 def test_the_log_keeps_sentences_not_json() -> None:
-    assert rattler_message(line(event="progress", stage="link", message="linked pip")) == "linked pip"
-    assert rattler_message(line(event="error", message="cancelled", cancelled=True)) == "error: cancelled"
-    assert rattler_message(line(event="done", packages=["pip==24.2"])) == "installed pip==24.2"
+    assert rattler_message(
+        line(event="error", message="cancelled", cancelled=True, log="error: cancelled")
+    ) == ("error: cancelled")
+    assert rattler_json(line(event="error", message="x", log="error: x")) == []
+    # Not the engine's: as printed.
     assert rattler_message("Traceback (most recent call last):") == "Traceback (most recent call last):"
+    assert (
+        rattler_message(line(event="progress", message="no sentence"))
+        == '{"event": "progress", "message": "no sentence"}'
+    )
 
 
-def test_odd_values_are_left_out_rather_than_trusted() -> None:
-    odd = line(event="progress", stage="download", package=7, bytes_done=-1, bytes_total=True, count="3")
-    (record,) = rattler_json(odd)
-    assert (record.package, record.bytes_done, record.bytes_total, record.count, record.percent) == (
-        None, None, None, None, None,
-    )  # fmt: skip
-    (huge,) = rattler_json(line(event="progress", stage="link", count=10**400, total=1))
-    assert (huge.count, huge.percent) == (None, None)
-    assert rattler_json(line(event="progress", stage="unpack")) == []
-    assert rattler_json(line(event="error", message="x")) == []
+def test_records_no_progress_takes_are_left_out() -> None:
+    assert rattler_json(line(action="unpack", message="x")) == []
+    assert rattler_json(line(action="download", percent=150.0)) == []
+    assert rattler_json(line(action=3)) == []
+    (odd,) = rattler_json(line(action="download", bytes_total=True, count="3", percent="25"))
+    assert (odd.bytes_total, odd.count, odd.percent) == (None, None, None)
     assert rattler_json("[1, 2]") == [] and rattler_json("{not json") == []
 
 
@@ -70,23 +81,13 @@ def test_no_line_makes_it_raise(text: str) -> None:
 @given(
     st.dictionaries(
         st.sampled_from(
-            [
-                "event",
-                "stage",
-                "count",
-                "total",
-                "bytes_done",
-                "bytes_total",
-                "package",
-                "message",
-                "packages",
-            ]
+            ["event", "action", "count", "percent", "bytes_done", "bytes_total", "package", "message", "log"]
         ),
-        st.one_of(st.none(), st.booleans(), st.integers(), st.text(), st.lists(st.text())),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(), st.lists(st.text())),
     )
 )
-def test_no_object_makes_it_raise(fields: dict[str, object]) -> None:  # fmt: skip
-    text = json.dumps({"event": "progress", **fields})
-    for record in rattler_json(text):
+def test_no_object_makes_it_raise(fields: dict[str, object]) -> None:
+    text = json.dumps({"action": "download", **fields})
+    for record in parse_tool_line("rattler", text):
         assert record.percent is None or 0.0 <= record.percent <= 100.0
     rattler_message(text)

@@ -10,8 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuwizard.core.envs.tool_output import TOOLS, parse_tool_line, progress_event
+from gpuwizard.core.envs.events import EnvProgress
+from gpuwizard.core.envs.tool_output import TOOLS, parse_tool_line
 from gpuwizard.core.envs.tool_progress import ACTIONS, ToolProgress, size_to_bytes
+from gpuwizard.core.events import to_json
+from harness.hypothesis_examples import examples
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded" / "envtools"
 
@@ -445,7 +448,7 @@ def test_every_recording_parses_with_every_tool_without_raising(name: str):
     for tool in TOOLS:
         for record in parse_all(tool, text):
             assert record.action in ACTIONS
-            json.dumps(progress_event(record, "install"), allow_nan=False)
+            json.dumps(to_json(EnvProgress.of(record, "install")), allow_nan=False)
 
 
 def test_sources_md_names_every_recording():
@@ -666,9 +669,12 @@ def test_size_to_bytes(text: str, expected: int | None):
 
 
 def test_progress_event_keeps_every_field():
-    event = progress_event(
-        ToolProgress("installed", count=3, message="Installed 3 packages in 3ms"), "install"
+    event = to_json(
+        EnvProgress.of(ToolProgress("installed", count=3, message="Installed 3 packages in 3ms"), "install")
     )
+    assert list(event) == [
+        "event", "phase", "action", "package", "version", "count", "bytes_done", "bytes_total", "percent", "message"
+    ]  # fmt: skip
     assert event == {
         "event": "progress",
         "phase": "install",
@@ -738,13 +744,13 @@ _lines = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(tool=st.one_of(st.sampled_from(TOOLS), st.text(max_size=10)), line=_lines)
 def test_any_line_parses_without_raising(tool: str, line: str):
     for record in parse_tool_line(tool, line):
         assert record.action in ACTIONS
         assert record.percent is None or 0.0 <= record.percent <= 100.0
-        json.dumps(progress_event(record, "install"), allow_nan=False)
+        json.dumps(to_json(EnvProgress.of(record, "install")), allow_nan=False)
 
 
 def test_deeply_nested_json_does_not_raise():

@@ -11,7 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuwizard.core.events import Event, EventKinds, Other, Wrapped, json_field, to_json, value_to_json
+from gpuwizard.core.events import (
+    Event,
+    EventKinds,
+    Other,
+    Wrapped,
+    json_field,
+    to_json,
+    value_from_json,
+    value_to_json,
+)
+from gpuwizard.core.events.codec import json_metadata
 
 
 @dataclass(frozen=True)
@@ -126,3 +136,44 @@ def test_any_object_reads_without_error_and_round_trips_once_read(data: dict[str
     event = INNER.read({"event": "measured", **data})
     again = INNER.read(to_json(event))
     assert to_json(again) == to_json(event)
+
+
+@dataclass(frozen=True)
+class Facts:
+    verdict: str
+    speed: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Staged(Event):
+    KIND: ClassVar[str] = "stage"
+    stage: str
+    facts: Facts | None = json_field(default=None, inline=True)
+    note: str | None = None
+
+
+def test_an_inline_value_is_written_in_the_object_where_it_stands_and_read_back_from_it() -> None:
+    kinds = EventKinds("staged", [Staged])
+    event = Staged(stage="test", facts=Facts(verdict="gpu_ok", speed=2.0), note="n")
+    assert list(to_json(event)) == ["event", "stage", "verdict", "speed", "note"]
+    assert kinds.read(to_json(event)) == event
+    assert list(to_json(Staged(stage="test"))) == ["event", "stage", "note"]
+    assert kinds.read({"event": "stage", "stage": "test"}) == Staged(stage="test")
+    read = kinds.read({"event": "stage", "stage": "test", "verdict": "cpu_only", "colour": "red"})
+    assert isinstance(read, Staged)
+    assert dict(read.extra) == {"colour": "red"}
+
+
+@dataclass(frozen=True)
+class Ordered:
+    name: str = field(metadata=json_metadata(after="size", key="title"))
+    size: int
+    private: str | None = field(default=None, repr=False, metadata=json_metadata(skip=True))
+    colour: str = "red"
+
+
+def test_a_field_written_after_another_keeps_its_place_in_the_constructor() -> None:
+    value = Ordered("a", 3, private="uuid")
+    assert list(value_to_json(value)) == ["size", "title", "colour"]
+    assert value_from_json(Ordered, value_to_json(value)) == Ordered("a", 3)
+    assert "uuid" not in repr(value)

@@ -22,6 +22,7 @@ from gpuwizard.core.findings.diagnosis import (
     diagnosis_to_json,
 )
 from gpuwizard.core.findings.model import SEVERITY_ORDER, Finding
+from harness.hypothesis_examples import examples
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded"
 DIAGNOSE = RECORDED / "diagnose"
@@ -404,7 +405,7 @@ FRAGMENTS = [
 ]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=40)), max_size=30).map("".join))
 def test_any_text_gives_well_formed_findings_and_never_raises(text: str):
     findings = diagnose(text)
@@ -418,7 +419,7 @@ def test_any_text_gives_well_formed_findings_and_never_raises(text: str):
         assert isinstance(finding.params["evidence"], str) and finding.params["evidence"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text())
 def test_arbitrary_unicode_never_raises(text: str):
     assert all(isinstance(finding, Finding) for finding in diagnose(text))

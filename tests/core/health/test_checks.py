@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from builders.reports import machine
-from gpuwizard.core.health.checks import HealthCheck, HealthReport, health_from_json, health_to_json
+from gpuwizard.core.events import to_json
+from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.env_drift import (
     EnvObservation,
     compare_environment,
@@ -17,6 +18,7 @@ from gpuwizard.core.health.env_drift import (
     env_fixes,
     observe_environment,
 )
+from gpuwizard.core.health.events import VERIFY_EVENTS, VerifyResult
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
 from gpuwizard.core.health.path_drift import compare_path
 from gpuwizard.core.health.snapshot import (
@@ -457,7 +459,17 @@ def test_health_json_carries_every_check_with_its_finding():
         compare_path(SnapshotPathEntry("live", "user", CUDA_BIN), present=False),
         compare_gpus(None, machine(gpus=[RTX])),
     )
-    data = health_to_json(HealthReport(checks, snapshot_recorded="2026-03-01T10:00:00+00:00"))
+    report = HealthReport(checks, snapshot_recorded="2026-03-01T10:00:00+00:00")
+    data = to_json(VerifyResult.of(report, "complete"))
+    assert list(data)[:7] == [
+        "event",
+        "schema",
+        "healthy",
+        "snapshot_recorded",
+        "counts",
+        "drifted",
+        "checks",
+    ]
     assert data["schema"] == "gpuwizard.health/1"
     assert data["healthy"] is False
     assert data["counts"] == {"ok": 0, "changed": 1, "broken": 1, "skipped": 1}
@@ -466,8 +478,8 @@ def test_health_json_carries_every_check_with_its_finding():
     assert data["checks"][1]["finding"]["code"] == "DRIFT_PATH_ENTRY_REMOVED"
     assert data["checks"][2]["finding"] is None
     json.dumps(data)  # plain JSON
-    again = health_from_json({"event": "result", **data, "status": "complete"})
-    assert again == HealthReport(checks, snapshot_recorded="2026-03-01T10:00:00+00:00")
+    again = VERIFY_EVENTS.read(json.loads(json.dumps(data)))
+    assert isinstance(again, VerifyResult) and again.report == report
 
 
 def test_snapshot_json_round_trip_and_no_gpu_uuid():

@@ -1,7 +1,8 @@
-"""The live test's events: read from the probe's JSON lines, written back with every field kept."""
+"""The live test's events: read from the probe's JSON lines, written back as they came, key for key."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -11,35 +12,43 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpuwizard.core.events import Other, to_json, value_from_json
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding
 from gpuwizard.core.livetest.events import (
+    LIVE_TEST_EVENTS,
     Compare,
     Device,
     DeviceSummary,
     FindingEvent,
     GpuUsage,
+    Libraries,
     LiveTestResult,
     Log,
     Matmul,
-    Other,
     Phase,
+    Prepare,
     ProbeError,
     ProbeWarning,
     Start,
     Step,
     Summary,
-    event_from_json,
-    finding_event,
-    log_event,
-    number,
     result_from_json,
-    usage_event,
 )
 from gpuwizard.core.livetest.verdicts import VERDICTS
 
-RUN_FILE = Path(__file__).parents[3] / "resources" / "samples" / "runs" / "test-torch-cpu.jsonl"
+ROOT = Path(__file__).parents[3]
+RUN_FILE = ROOT / "resources" / "samples" / "runs" / "test-torch-cpu.jsonl"
 RUN_LINES: list[dict[str, Any]] = [json.loads(line) for line in RUN_FILE.read_text().splitlines()]
-RUN = [event_from_json(line) for line in RUN_LINES]
+read = LIVE_TEST_EVENTS.read
+RUN = [read(line) for line in RUN_LINES]
+#: Every probe line recorded in the repository: the sample run, and the contract test's playback
+#: of it (with the probe's newer ``prepare`` and ``libraries`` events).
+RECORDED_PROBE_LINES = [
+    json.loads(line)
+    for path in (RUN_FILE, ROOT / "tests" / "cli" / "json_contract" / "probe_cpu_run.jsonl")
+    for line in path.read_text(encoding="utf-8").splitlines()
+    if line.strip() and json.loads(line)["event"] != "result"
+]
 
 CONTRACT_FIELDS = (
     "event",
@@ -135,26 +144,110 @@ def test_the_recorded_summary_and_result():
     assert result.gpu_names == ()
 
 
-@pytest.mark.parametrize("position", range(len(RUN_LINES) - 1))
-def test_each_recorded_probe_event_writes_back_exactly_what_was_read(position: int):
-    assert RUN[position].to_json() == RUN_LINES[position]
-    assert next(iter(RUN[position].to_json())) == "event"
+@pytest.mark.parametrize("line", RECORDED_PROBE_LINES, ids=lambda line: line["event"])
+def test_each_recorded_probe_event_writes_back_exactly_what_was_read(line: dict[str, Any]):
+    # Key for key, in the same order, each value of the same JSON type: `--json` passes it on.
+    assert json.dumps(to_json(read(line))) == json.dumps(line)
 
 
-def test_the_recorded_result_writes_back_every_field_it_had_and_the_newer_ones():
-    line, written = RUN_LINES[-1], RUN[-1].to_json()
-    assert {key: written[key] for key in line} == line
-    newer = {"gpus_visible", "gpu_names", "status", "cuda_libraries", "cuda_wheels", "dll_hook"}
-    assert set(written) - set(line) == newer
+def test_the_recorded_result_writes_back_every_field_it_had_in_order_and_the_newer_ones_after():
+    line, written = RUN_LINES[-1], to_json(RUN[-1])
+    assert list(written.items())[: len(line)] == list(line.items())
+    assert list(written)[len(line) :] == [
+        "gpus_visible",
+        "gpu_names",
+        "cuda_libraries",
+        "cuda_wheels",
+        "dll_hook",
+        "status",
+    ]
     assert (written["gpus_visible"], written["gpu_names"], written["status"]) == (None, [], "complete")
     # Recorded before the probe said where the CUDA libraries came from: none known.
     assert (written["cuda_libraries"], written["cuda_wheels"], written["dll_hook"]) == ([], None, None)
 
 
+#: The shapes the probe prints on a GPU and when it fails (probes/train_test.py), which no
+#: recorded CPU run has, each as it prints it: written back the same, key for key.
+PROBE_SHAPES: list[dict[str, Any]] = [
+    {"event": "prepare", "stage": "import", "framework": "tensorflow"},
+    {"event": "prepare", "stage": "cuda_context", "device": "gpu"},
+    {"event": "prepare", "stage": "compile", "device": "gpu", "warmup_steps": 5},
+    {
+        "event": "start", "probe": "train_test", "framework": "tensorflow", "framework_version": "2.10.1",
+        "built_with_cuda": True, "cuda_build": "64_112", "cudnn_build": "64_8", "arch_list": ["sm_86"],
+        "config": {"steps": 200, "cpu_steps": 20, "batch": 256, "cpu_batch": 64, "warmup": 5, "cpu_warmup": 2,
+                   "image": [32, 32, 3], "classes": 10, "matmul_size": 8192, "seed": 0, "cpu_only": False},
+        "model": {"channels": [64, 128, 256], "flops_per_sample": 79118336.0, "optimizer": "adam", "lr": 0.001},
+        "import_seconds": 4.512, "python": "3.10.11", "python_executable": "C:\\envs\\tf210\\python.exe",
+        "keras_version": "2.10.0",
+    },
+    {
+        "event": "device", "kind": "gpu", "index": 0, "name": "NVIDIA H200", "compute_capability": "9.0",
+        "memory_total_mib": 143771, "arch_in_build": True, "ptx_only": False, "arch_matched": "sm_90",
+    },
+    {"event": "device", "kind": "gpu", "index": 1, "name": "/physical_device:GPU:1", "compute_capability": None,
+     "memory_total_mib": None},
+    {"event": "device_summary", "gpu_count": 1, "gpu_available": True, "gpu_used": True},
+    {"event": "phase", "phase": "matmul", "device": "gpu"},
+    {"event": "step", "device": "gpu", "step": 40, "loss": None, "samples_per_s": 52011.3, "batch": 256,
+     "elapsed_s": 0.9121},
+    {"event": "matmul", "device": "gpu", "size": 8192, "dtype": "tf32", "tflops": 380.2, "seconds": 0.2892,
+     "repeats": 10},
+    {"event": "phase", "phase": "compare", "device": None},
+    {"event": "compare", "max_abs_diff": 0.00041, "tolerance": 0.0501, "ok": True, "samples": 256},
+    {"event": "compare", "max_abs_diff": None, "tolerance": 0.05, "ok": False, "samples": 256},
+    {
+        "event": "libraries",
+        "cuda_libraries": [],
+        "cuda_libraries_error": "OSError: [Errno 13] Permission denied: '/proc/self/maps'",
+        "cuda_wheels": None,
+        "cuda_wheels_error": "ValueError: bad METADATA",
+        "dll_hook": {"active": False, "folders": [], "problem": "no nvidia bin folder"},
+    },
+    {"event": "libraries", "cuda_libraries": [], "cuda_wheels": [], "dll_hook": None,
+     "dll_hook_error": "AttributeError: FOLDERS"},
+    {
+        "event": "summary", "loss_first": 2.31, "loss_last": 0.04, "samples_per_s": {"gpu": 52000.5, "cpu": 950.2},
+        "gpu_used": True, "seconds": 21.5, "steps": {"gpu": 200, "cpu": 20},
+        "train_tflops": {"gpu": 12.3456, "cpu": 0.2283},
+    },
+    {"event": "error", "phase": "train", "device": "gpu", "type": "RuntimeError",
+     "message": "CUDA error: out of memory", "traceback": "Traceback (most recent call last): ..."},
+    {"event": "error", "phase": "summary", "device": None, "type": "KeyboardInterrupt", "message": "",
+     "traceback": ""},
+    {"event": "error", "phase": "usage", "device": None, "type": "UsageError", "message": "--steps must be at least 1",
+     "traceback": ""},
+    {"event": "error", "phase": "import", "framework": "pytorch", "type": "ImportError",
+     "message": "libcudnn.so.9: cannot open shared object file", "traceback": "Traceback ..."},
+    {"event": "warning", "phase": "devices", "category": "UserWarning", "message": "driver too old"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", PROBE_SHAPES, ids=lambda line: line["event"])
+def test_each_shape_the_probe_prints_writes_back_key_for_key(line: dict[str, Any]):
+    event = read(line)
+    assert not isinstance(event, Other)
+    assert json.dumps(to_json(event)) == json.dumps(line)
+
+
+def test_an_event_changed_with_replace_is_written_as_it_is_now():
+    step = read({"event": "step", "device": "gpu", "step": 5, "loss": 1.5, "samples_per_s": 9e3, "batch": 64,
+                 "elapsed_s": 0.5, "from_a_newer_probe": 1})  # fmt: skip
+    changed = dataclasses.replace(step, loss=0.25, step=6)
+    assert to_json(changed) == {
+        "event": "step", "device": "gpu", "step": 6, "loss": 0.25, "samples_per_s": 9000.0, "batch": 64,
+        "elapsed_s": 0.5, "from_a_newer_probe": 1,
+    }  # fmt: skip
+    result = result_from_json(RUN_LINES[-1])
+    stopped = to_json(dataclasses.replace(result, verdict="cancelled"))
+    assert (stopped["verdict"], stopped["status"]) == ("cancelled", "cancelled")
+    assert to_json(dataclasses.replace(result, seconds=9.5))["seconds"] == 9.5
+
+
 def test_the_recorded_run_reads_the_same_from_what_it_wrote():
-    again = [event_from_json(event.to_json()) for event in RUN]
+    again = [read(to_json(event)) for event in RUN]
     assert again == RUN
-    assert [event.to_json() for event in again] == [event.to_json() for event in RUN]
+    assert [to_json(event) for event in again] == [to_json(event) for event in RUN]
 
 
 # --- each kind, by hand ------------------------------------------------------------------------
@@ -174,9 +267,12 @@ GPU_DEVICE = {
 @pytest.mark.parametrize(
     ("data", "kind", "fields"),
     [
-        (GPU_DEVICE, Device, {"is_gpu": True, "name": "NVIDIA H200", "threads": None}),
-        ({"event": "device", "kind": "gpu"}, Device, {"is_gpu": True, "name": "GPU"}),
-        ({"event": "device", "kind": "cpu"}, Device, {"is_gpu": False, "name": "CPU"}),
+        (GPU_DEVICE, Device, {"is_gpu": True, "index": 0, "name": "NVIDIA H200", "threads": None}),
+        (
+            {"event": "device", "kind": "cpu", "name": "AMD EPYC", "threads": 2},
+            Device,
+            {"is_gpu": False, "device_kind": "cpu", "label": "AMD EPYC", "threads": 2},
+        ),
         (
             {"event": "device_summary", "gpu_count": 2, "gpu_available": True, "gpu_used": True},
             DeviceSummary,
@@ -212,6 +308,7 @@ GPU_DEVICE = {
                 "loss_last": 0.1,
                 "samples_per_s": {"gpu": 52000.0, "cpu": 900},
                 "gpu_used": True,
+                "steps": {"gpu": 200, "cpu": 20},
                 "train_tflops": {"gpu": 12.5, "cpu": 0.2},
             },
             Summary,
@@ -256,38 +353,39 @@ GPU_DEVICE = {
     ids=lambda value: value if isinstance(value, str) else None,
 )
 def test_each_kind_is_read_into_its_fields(data: dict[str, Any], kind: type, fields: dict[str, Any]):
-    event = event_from_json(data)
+    event = read(data)
     assert type(event) is kind
     assert event.kind == data["event"]
     assert {name: getattr(event, name) for name in fields} == fields
-    assert event.to_json() == data
+    assert to_json(event) == data
 
 
 def test_a_finding_event_carries_the_finding():
     finding = make_finding("CPU_ONLY_BUILD")
-    event = event_from_json({"event": "finding", **finding_to_json(finding)})
+    event = read({"event": "finding", **finding_to_json(finding)})
     assert isinstance(event, FindingEvent)
     assert event.finding == finding
-    assert event.to_json() == {"event": "finding", **finding_to_json(finding)}
+    assert to_json(event) == {"event": "finding", **finding_to_json(finding)}
 
 
 def test_the_wizards_own_events():
-    log = log_event("ImportError: DLL load failed")
-    assert isinstance(log, Log)
-    assert log.to_json() == {"event": "log", "line": "ImportError: DLL load failed"}
-    finding = make_finding("CPU_ONLY_BUILD")
-    carried = finding_event(finding)
+    log = Log(line="ImportError: DLL load failed")
+    assert to_json(log) == {"event": "log", "line": "ImportError: DLL load failed"}
+    finding = make_finding("CPU_ONLY_BUILD", variant=None)
+    carried = FindingEvent.of(finding)
     assert carried.finding == finding
-    assert carried.to_json() == {"event": "finding", **finding_to_json(finding)}
-    assert event_from_json(carried.to_json()) == carried
-    usage = usage_event({"index": 0, "utilisation_percent": 88, "memory_used_mib": 2048})
+    assert to_json(carried) == {"event": "finding", **finding_to_json(finding)}
+    assert list(to_json(carried)) == ["event", "code", "severity", "message", "hint", "params"]
+    assert read(to_json(carried)) == carried
+    # An NVML sample as the sampler gives it (adapters/nvml.py), as the test makes it an event.
+    usage = value_from_json(GpuUsage, {"index": 0, "utilisation_percent": 88, "memory_used_mib": 2048})
     assert (usage.kind, usage.index, usage.utilisation_percent, usage.memory_used_mib) == (
         "gpu_usage",
         0,
         88,
         2048,
     )
-    assert usage.to_json() == {
+    assert to_json(usage) == {
         "event": "gpu_usage",
         "index": 0,
         "utilisation_percent": 88,
@@ -308,16 +406,16 @@ def test_fields_the_wizard_does_not_read_are_written_back():
         "from_a_newer_probe": {"nested": [1, 2, None]},
         "note": "kept",
     }
-    event = event_from_json(data)
-    assert event.to_json() == data
-    assert event.to_json()["from_a_newer_probe"] == {"nested": [1, 2, None]}
+    event = read(data)
+    assert to_json(event) == data
+    assert to_json(event)["from_a_newer_probe"] == {"nested": [1, 2, None]}
 
 
 def test_fields_a_saved_result_has_that_this_version_does_not_read_come_after_its_own():
     result = result_from_json(
         {"event": "result", "verdict": "gpu_ok", "framework": "pytorch", "energy_j": 512.0}
     )
-    written = result.to_json()
+    written = to_json(result)
     assert written["energy_j"] == 512.0
     assert list(written)[-1] == "energy_j"
     assert list(written)[: len(CONTRACT_FIELDS)] == list(CONTRACT_FIELDS)
@@ -331,17 +429,17 @@ def test_fields_a_saved_result_has_that_this_version_does_not_read_come_after_it
     ],
 )
 def test_an_unknown_kind_is_kept_as_other(data: dict[str, Any]):
-    event = event_from_json(data)
+    event = read(data)
     assert type(event) is Other
     assert event.kind == data["event"]
-    assert event.to_json() == data
+    assert to_json(event) == data
 
 
 def test_an_object_without_a_kind_is_other_with_an_empty_kind():
-    event = event_from_json({"line": "no event key"})
+    event = read({"line": "no event key"})
     assert type(event) is Other
     assert event.kind == ""
-    assert event.to_json() == {"event": "", "line": "no event key"}
+    assert to_json(event) == {"event": "", "line": "no event key"}
 
 
 # --- malformed values become None, never an exception ----------------------------------------
@@ -350,25 +448,11 @@ BAD_NUMBERS = ["1.5", "fast", math.nan, math.inf, -math.inf, True, False, None, 
 
 
 @pytest.mark.parametrize("value", BAD_NUMBERS, ids=lambda value: repr(value)[:20])
-def test_number_refuses_what_is_not_a_finite_number(value: object):
-    assert number(value) is None
-
-
-@pytest.mark.parametrize(("value", "expected"), [(3, 3.0), (0, 0.0), (-2.5, -2.5), (1e300, 1e300)])
-def test_number_takes_finite_numbers_as_floats(value: object, expected: float):
-    found = number(value)
-    assert found == expected
-    assert type(found) is float
-
-
-@pytest.mark.parametrize("value", BAD_NUMBERS, ids=lambda value: repr(value)[:20])
 def test_malformed_numbers_in_events_become_none(value: object):
-    step = event_from_json(
-        {"event": "step", "device": "gpu", "step": value, "loss": value, "samples_per_s": value}
-    )
+    step = read({"event": "step", "device": "gpu", "step": value, "loss": value, "samples_per_s": value})
     assert isinstance(step, Step)
     assert (step.step, step.loss, step.samples_per_s) == (0, None, None)
-    summary = event_from_json(
+    summary = read(
         {
             "event": "summary",
             "loss_first": value,
@@ -384,21 +468,21 @@ def test_malformed_numbers_in_events_become_none(value: object):
         None,
         None,
     )
-    compare = event_from_json({"event": "compare", "max_abs_diff": value, "tolerance": value, "ok": True})
+    compare = read({"event": "compare", "max_abs_diff": value, "tolerance": value, "ok": True})
     assert isinstance(compare, Compare)
     assert (compare.max_abs_diff, compare.tolerance) == (None, None)
-    usage = event_from_json(
+    usage = read(
         {"event": "gpu_usage", "index": value, "utilisation_percent": value, "memory_used_mib": value}
     )
     assert isinstance(usage, GpuUsage)
     assert (usage.index, usage.utilisation_percent, usage.memory_used_mib) == (0, None, None)
-    matmul = event_from_json({"event": "matmul", "dtype": "float16", "tflops": value})
+    matmul = read({"event": "matmul", "dtype": "float16", "tflops": value})
     assert isinstance(matmul, Matmul)
     assert matmul.tflops is None
-    device = event_from_json({"event": "device", "kind": "cpu", "threads": value})
+    device = read({"event": "device", "kind": "cpu", "threads": value})
     assert isinstance(device, Device)
     assert device.threads is None
-    counted = event_from_json({"event": "device_summary", "gpu_count": value})
+    counted = read({"event": "device_summary", "gpu_count": value})
     assert isinstance(counted, DeviceSummary)
     assert counted.gpu_count is None
 
@@ -431,40 +515,40 @@ def test_malformed_numbers_in_a_result_become_none(value: object):
 
 @pytest.mark.parametrize("value", ["true", 1, 0, "yes", None])
 def test_flags_that_are_no_booleans_are_unknown(value: object):
-    start = event_from_json({"event": "start", "framework": "pytorch", "built_with_cuda": value})
+    start = read({"event": "start", "framework": "pytorch", "built_with_cuda": value})
     assert isinstance(start, Start)
     assert start.built_with_cuda is None
     assert result_from_json({"verdict": "gpu_ok", "built_with_cuda": value}).built_with_cuda is None
 
 
-@pytest.mark.parametrize(
-    "kind",
-    [
-        "start",
-        "device",
-        "device_summary",
-        "phase",
-        "step",
-        "matmul",
-        "compare",
-        "summary",
-        "error",
-        "warning",
-        "gpu_usage",
-        "log",
-        "finding",
-        "result",
-    ],
-)
+@pytest.mark.parametrize("kind", sorted(LIVE_TEST_EVENTS.classes))
 def test_every_kind_reads_with_only_its_kind(kind: str):
-    event = event_from_json({"event": kind})
+    event = read({"event": kind})
     assert event.kind == kind
     assert not isinstance(event, Other)
-    assert event.to_json()["event"] == kind
+    assert to_json(event)["event"] == kind
+
+
+def test_every_kind_the_probe_prints_and_the_wizard_adds_is_known():
+    assert set(LIVE_TEST_EVENTS.classes) == {
+        "start", "device", "device_summary", "phase", "prepare", "step", "matmul", "compare", "summary",
+        "libraries", "error", "warning", "gpu_usage", "log", "finding", "result",
+    }  # fmt: skip
 
 
 def test_missing_fields_are_none_or_empty():
-    start = event_from_json({"event": "start", "config": "not an object"})
+    gpu, cpu = read({"event": "device", "kind": "gpu"}), read({"event": "device", "kind": "cpu"})
+    assert isinstance(gpu, Device) and isinstance(cpu, Device)
+    assert (gpu.is_gpu, gpu.name, gpu.label, cpu.is_gpu, cpu.label) == (True, "", "GPU", False, "CPU")
+    assert isinstance(read({"event": "prepare"}), Prepare)
+    libraries = read({"event": "libraries"})
+    assert isinstance(libraries, Libraries)
+    assert (libraries.cuda_libraries, libraries.cuda_wheels, libraries.cuda_libraries_error) == (
+        (),
+        None,
+        None,
+    )
+    start = read({"event": "start", "config": "not an object"})
     assert isinstance(start, Start)
     assert (start.framework, start.framework_version, start.cuda_build, start.python_executable) == (
         "",
@@ -473,16 +557,16 @@ def test_missing_fields_are_none_or_empty():
         None,
     )
     assert (start.steps, start.cpu_steps) == (0, 0)
-    summary = event_from_json({"event": "summary", "samples_per_s": [1, 2]})
+    summary = read({"event": "summary", "samples_per_s": [1, 2]})
     assert isinstance(summary, Summary)
     assert (summary.samples_per_s_gpu, summary.samples_per_s_cpu, summary.gpu_used) == (None, None, False)
-    error = event_from_json({"event": "error"})
+    error = read({"event": "error"})
     assert isinstance(error, ProbeError)
     assert (error.phase, error.type, error.message, error.traceback) == (None, "Error", "", "")
-    compare = event_from_json({"event": "compare"})
+    compare = read({"event": "compare"})
     assert isinstance(compare, Compare)
     assert compare.ok is False
-    finding = event_from_json({"event": "finding"})
+    finding = read({"event": "finding"})
     assert isinstance(finding, FindingEvent)
     assert (finding.finding.code, finding.finding.severity) == ("UNKNOWN", "info")
 
@@ -543,7 +627,7 @@ H200_RESULT = LiveTestResult(
 
 
 def test_the_result_json_has_the_contracts_fields_first():
-    data = H200_RESULT.to_json()
+    data = to_json(H200_RESULT)
     assert list(data)[: len(CONTRACT_FIELDS)] == list(CONTRACT_FIELDS)
     assert {key: data[key] for key in CONTRACT_FIELDS} == {
         "event": "result",
@@ -566,7 +650,7 @@ def test_the_result_json_has_the_contracts_fields_first():
 
 
 def test_a_result_with_nothing_measured_still_has_every_contract_field():
-    data = LiveTestResult(verdict="broken", framework="tensorflow").to_json()
+    data = to_json(LiveTestResult(verdict="broken", framework="tensorflow"))
     assert set(CONTRACT_FIELDS) <= set(data)
     assert data["samples_per_s"] == {"gpu": None, "cpu": None}
     assert data["findings"] == []
@@ -574,10 +658,10 @@ def test_a_result_with_nothing_measured_still_has_every_contract_field():
 
 
 def test_a_result_reads_back_equal():
-    again = result_from_json(H200_RESULT.to_json())
+    again = result_from_json(to_json(H200_RESULT))
     assert again == H200_RESULT
-    assert isinstance(event_from_json(H200_RESULT.to_json()), LiveTestResult)
-    assert event_from_json(H200_RESULT.to_json()) == H200_RESULT
+    assert isinstance(read(to_json(H200_RESULT)), LiveTestResult)
+    assert read(to_json(H200_RESULT)) == H200_RESULT
 
 
 _texts = st.text(max_size=30)
@@ -620,7 +704,7 @@ _results = st.builds(
 
 @given(_results)
 def test_any_result_reads_back_equal_from_its_json(result: LiveTestResult):
-    data = result.to_json()
+    data = to_json(result)
     assert result_from_json(data) == result
     assert result_from_json(json.loads(json.dumps(data))) == result
-    assert result_from_json(data).to_json() == data
+    assert to_json(result_from_json(data)) == data

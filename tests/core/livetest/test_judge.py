@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from gpuwizard.core.events import to_json
 from gpuwizard.core.findings.model import Finding
-from gpuwizard.core.livetest.events import event_from_json
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS
 from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
 from gpuwizard.core.livetest.verdicts import GPU_SLOW_SPEEDUP
 
@@ -18,7 +19,7 @@ OK_END = ProbeEnd(0)
 def run_of(*events: dict[str, Any]) -> ProbeRun:
     run = ProbeRun()
     for event in events:
-        run.add(event_from_json(event))
+        run.add(LIVE_TEST_EVENTS.read(event))
     return run
 
 
@@ -26,9 +27,9 @@ def result_event(
     run: ProbeRun, verdict: str, findings: list[Finding], *, framework: str, seconds: float
 ) -> dict[str, Any]:
     """The result as the JSON the test prints."""
-    return result_of(
-        run, verdict, findings, framework=framework, seconds=seconds, python=None, env=None
-    ).to_json()
+    return to_json(
+        result_of(run, verdict, findings, framework=framework, seconds=seconds, python=None, env=None)
+    )
 
 
 def start(built_with_cuda: bool = True) -> dict[str, Any]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 
-from gpuwizard.core.livetest.events import Libraries, Other, event_from_json, result_from_json
+from gpuwizard.core.events import Other, to_json
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, Libraries, result_from_json
 from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
 from gpuwizard.core.livetest.libraries import CudaLibrary, CudaWheel, DllHook
 
@@ -37,7 +38,7 @@ LIBRARIES = {
 
 
 def test_the_libraries_event_is_typed_and_keeps_every_field():
-    event = event_from_json({**LIBRARIES, "something_later": 1})
+    event = LIVE_TEST_EVENTS.read({**LIBRARIES, "something_later": 1})
     assert isinstance(event, Libraries) and event.kind == "libraries"
     assert event.cuda_libraries[0] == CudaLibrary(
         "cudart64_110.dll", BIN + r"\cuda_runtime\bin\cudart64_110.dll"
@@ -47,14 +48,16 @@ def test_the_libraries_event_is_typed_and_keeps_every_field():
         "nvidia-cudnn-cu11",
     ]
     assert event.dll_hook == DllHook(True, (BIN + r"\cuda_runtime\bin", BIN + r"\cudnn\bin"), None)
-    assert event.to_json()["something_later"] == 1
+    assert to_json(event)["something_later"] == 1
 
 
 def test_a_libraries_event_of_odd_shape_reads_as_unknown():
-    event = event_from_json({"event": "libraries", "cuda_libraries": [3, {"name": "x"}], "cuda_wheels": "?"})
+    event = LIVE_TEST_EVENTS.read(
+        {"event": "libraries", "cuda_libraries": [3, {"name": "x"}], "cuda_wheels": "?"}
+    )
     assert isinstance(event, Libraries)
     assert (event.cuda_libraries, event.cuda_wheels, event.dll_hook) == ((), None, None)
-    assert isinstance(event_from_json({"event": "libraries_v2"}), Other)  # unknown kinds pass on
+    assert isinstance(LIVE_TEST_EVENTS.read({"event": "libraries_v2"}), Other)  # unknown kinds pass on
 
 
 def test_the_result_keeps_the_libraries_and_reads_them_back():
@@ -67,7 +70,7 @@ def test_the_result_keeps_the_libraries_and_reads_them_back():
         {"event": "summary", "loss_first": 2.3, "loss_last": 0.4, "samples_per_s": {"gpu": 9e3, "cpu": 500.0},
          "gpu_used": True},
     ):  # fmt: skip
-        run.add(event_from_json(data))
+        run.add(LIVE_TEST_EVENTS.read(data))
     verdict, findings = judge(run, ProbeEnd(0), machine_has_nvidia_gpu=True)
     result = result_of(run, verdict, findings, framework="tensorflow", seconds=20.0, python=None, env="tf210")
     assert [library.name for library in result.cuda_libraries] == [
@@ -79,7 +82,7 @@ def test_the_result_keeps_the_libraries_and_reads_them_back():
         CudaWheel("nvidia-cuda-runtime-cu11", "11.8.89"),
         CudaWheel("nvidia-cudnn-cu11", "8.9.5.29"),
     )
-    data = json.loads(json.dumps(result.to_json()))
+    data = json.loads(json.dumps(to_json(result)))
     assert data["cuda_libraries"] == LIBRARIES["cuda_libraries"]
     assert data["dll_hook"] == LIBRARIES["dll_hook"]
     again = result_from_json(data)
@@ -91,6 +94,6 @@ def test_the_result_keeps_the_libraries_and_reads_them_back():
 def test_a_run_without_the_event_and_an_older_saved_result_know_nothing_of_it():
     result = result_of(ProbeRun(), "broken", [], framework="pytorch", seconds=1.0, python=None, env=None)
     assert (result.cuda_libraries, result.cuda_wheels, result.dll_hook) == ((), None, None)
-    assert result.to_json()["cuda_libraries"] == [] and result.to_json()["cuda_wheels"] is None
+    assert to_json(result)["cuda_libraries"] == [] and to_json(result)["cuda_wheels"] is None
     older = result_from_json({"verdict": "cpu_only", "framework": "pytorch"})
     assert (older.cuda_libraries, older.cuda_wheels, older.dll_hook) == ((), None, None)

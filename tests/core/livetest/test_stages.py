@@ -1,19 +1,28 @@
-"""The probe's ``prepare`` events: read as typed events, and said in words (issue 20, point 8)."""
+"""The probe's ``phase`` and ``prepare`` events: read as typed events, and said in words (issues 20, 34)."""
 
 from __future__ import annotations
 
 import ast
 import inspect
+import typing
 
 import pytest
 
+from gpuwizard.core.events import Other, to_json
 from gpuwizard.core.livetest import stages
-from gpuwizard.core.livetest.events import Other, Prepare, event_from_json
-from gpuwizard.core.livetest.stages import stage_line, stage_why
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, LiveTestPhase, Phase, Prepare, PrepareStage
+from gpuwizard.core.livetest.stages import (
+    DEVICE_WORDS,
+    PHASE_WORDS,
+    STAGE_WORDS,
+    phase_line,
+    stage_line,
+    stage_why,
+)
 
 
 def prepare(**fields: object) -> Prepare:
-    event = event_from_json({"event": "prepare", **fields})
+    event = LIVE_TEST_EVENTS.read({"event": "prepare", **fields})
     assert isinstance(event, Prepare)
     return event
 
@@ -40,9 +49,9 @@ def test_each_stage_in_words(fields: dict[str, object], line: str):
 
 def test_a_stage_keeps_every_field_it_came_with():
     data = {"event": "prepare", "stage": "compile", "device": "cpu", "warmup_steps": 2, "new": [1]}
-    event = event_from_json(data)
+    event = LIVE_TEST_EVENTS.read(data)
     assert isinstance(event, Prepare) and (event.stage, event.device) == ("compile", "cpu")
-    assert event.to_json() == data
+    assert to_json(event) == data
 
 
 def test_a_malformed_stage_is_read_without_raising():
@@ -53,7 +62,7 @@ def test_a_malformed_stage_is_read_without_raising():
 
 def test_an_older_wizard_would_have_passed_it_on_as_unknown():
     # The kind is new: readers before it keep unknown kinds as Other and ignore them.
-    assert isinstance(event_from_json({"event": "prepare_something_else", "stage": "x"}), Other)
+    assert isinstance(LIVE_TEST_EVENTS.read({"event": "prepare_something_else", "stage": "x"}), Other)
 
 
 def test_every_template_is_marked_in_the_stages_context():
@@ -63,4 +72,40 @@ def test_every_template_is_marked_in_the_stages_context():
             where, text = node.args
             assert isinstance(where, ast.Constant) and where.value == "stages"
             marked.add(text.value)
-    assert marked == {*stages._LINES.values(), *stages._WHY.values()}
+    assert marked == {
+        *PHASE_WORDS.values(),
+        *DEVICE_WORDS.values(),
+        stages._ANY_DEVICE,
+        *STAGE_WORDS.values(),
+        *stages._STAGE_ON_DEVICE.values(),
+        *stages._WHY.values(),
+    }
+
+
+def test_every_phase_and_stage_has_its_words():
+    assert set(typing.get_args(LiveTestPhase)) == set(PHASE_WORDS)
+    assert set(typing.get_args(PrepareStage)) == set(STAGE_WORDS) == set(stages._WHY)
+
+
+@pytest.mark.parametrize(
+    ("fields", "line"),
+    [
+        ({"phase": "data", "device": None}, "Making the training data…"),
+        ({"phase": "warmup", "device": "gpu"}, "Warming up on the GPU…"),
+        ({"phase": "warmup", "device": "cpu"}, "Warming up on the CPU…"),
+        ({"phase": "train", "device": "gpu"}, "Training on the GPU…"),
+        ({"phase": "train", "device": "tpu"}, "Training on the device…"),
+        ({"phase": "matmul", "device": "gpu"}, "Measuring the GPU's matrix multiply rate…"),
+        ({"phase": "compare", "device": None}, "Checking that the GPU and the CPU compute the same…"),
+        ({"phase": "from_a_newer_probe", "device": "gpu"}, "from_a_newer_probe…"),
+    ],
+)
+def test_each_phase_in_words(fields: dict[str, object], line: str):
+    event = LIVE_TEST_EVENTS.read({"event": "phase", **fields})
+    assert isinstance(event, Phase)
+    words = phase_line(event)
+    assert (words, words.context) == (line, "stages")
+    if event.device in DEVICE_WORDS and "{device}" in words.template:
+        # The device is a sentence of its own: the Test page translates it too.
+        assert words.params["device"] == {"gpu": "the GPU", "cpu": "the CPU"}[event.device]
+        assert getattr(words.params["device"], "template", None) == DEVICE_WORDS[event.device]

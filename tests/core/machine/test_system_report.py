@@ -116,6 +116,38 @@ def test_missing_optional_fields_mean_unknown():
     assert report.os.family == "unknown"
 
 
+def test_what_an_older_report_leaves_out_is_unknown_and_its_gpus_are_counted_in_order():
+    report = report_from_json(
+        {
+            "schema": "gpuwizard.system/1",
+            "os": {"family": "linux"},
+            "python": {},
+            "driver": {"version": "550.54"},
+            "gpus": [{"name": "NVIDIA A"}, {"name": "NVIDIA B"}],
+        }
+    )
+    assert [(gpu.index, gpu.vendor) for gpu in report.gpus] == [(0, "nvidia"), (1, "nvidia")]
+    assert report.driver == DriverFacts("550.54", None, "unknown") and report.python is None
+    assert report.os == OsFacts("linux", False, "", "")
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+_parts = st.sampled_from(["os", "python", "driver", "gpus", "cuda_toolkits", "cudnn", "managers", "findings"])
+
+
+@given(st.dictionaries(_parts, _json | st.lists(st.dictionaries(st.text(max_size=8), _json), max_size=2)))
+def test_a_report_of_any_shape_reads_and_writes_a_report_of_the_contract_shape(data: dict[str, object]):
+    written = report_to_json(report_from_json(data))
+    assert list(written) == list(report_to_json(FULL))
+    assert report_to_json(report_from_json(written)) == written
+
+
 @pytest.mark.parametrize(
     "bad",
     [

@@ -28,6 +28,7 @@ from gpuwizard.core.pathedit.algebra import (
     remove_entries,
     split_segments,
 )
+from harness.hypothesis_examples import examples
 
 CUDA = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA"
 V112_BIN, V112_NVVP = rf"{CUDA}\v11.2\bin", rf"{CUDA}\v11.2\libnvvp"
@@ -202,7 +203,7 @@ def test_a_value_over_the_limit_can_always_be_shrunk():
         add_entries(value, [r"C:\one\more"])
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(_values, _wanted, st.integers(min_value=0, max_value=40_000))
 def test_a_remove_never_fails_for_length(value: str, wanted: list[str], padding: int):
     padded = value + ";C:\\" + "p" * padding
@@ -252,7 +253,7 @@ def test_the_joined_limit_refuses_growth_past_it_and_never_shrinking():
     check_joined_length(system, user, before=joined_length(system, user))  # unchanged: allowed
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(_values, _wanted, _other_cuda)
 @example(rf"{V121_BIN};{V112_BIN};{V112_BIN}", [V112_BIN], "keep")
 def test_add_is_idempotent(value: str, wanted: list[str], other_cuda):
@@ -262,7 +263,7 @@ def test_add_is_idempotent(value: str, wanted: list[str], other_cuda):
     assert not twice.changed
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(_values, _wanted)
 def test_add_loses_no_entry_and_keeps_every_segment_text(value: str, wanted: list[str]):
     edit = add_entries(value, wanted)
@@ -275,7 +276,7 @@ def test_add_loses_no_entry_and_keeps_every_segment_text(value: str, wanted: lis
         assert entry_key(folder.strip()) in _keys(edit.value)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(_values, _wanted)
 def test_cuda_adds_put_the_wanted_version_first(value: str, wanted: list[str]):
     edit = add_entries(value, wanted)
@@ -287,7 +288,7 @@ def test_cuda_adds_put_the_wanted_version_first(value: str, wanted: list[str]):
         assert max(wanted_positions) < min(others)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(_values, _wanted, st.integers(min_value=0, max_value=40_000))
 def test_results_never_exceed_the_limit(value: str, wanted: list[str], padding: int):
     padded = value + ";C:\\" + "p" * padding
@@ -315,7 +316,7 @@ def test_removing_what_is_not_there_changes_nothing():
     assert edit.unchanged == (r"C:\b",)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(_values, _wanted)
 def test_remove_after_add_of_new_folders_gives_the_value_back(value: str, wanted: list[str]):
     assume(not set(map(entry_key, wanted)) & set(_keys(value)))

@@ -21,6 +21,7 @@ from gpuwizard.core.support.redaction import (
     rules_of,
 )
 from gpuwizard.core.support.view import support_view
+from harness.hypothesis_examples import examples
 
 ANA = Identities(
     user_names=("ana",),
@@ -378,7 +379,7 @@ def _url_with_a_login(draw: st.DrawFn) -> tuple[str, str, str]:
     return before, f"{scheme}://{user}:{password}@{host}{path}", f"{scheme}://<credentials>@{host}{path}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_url_with_a_login())
 def test_no_url_password_survives(case: tuple[str, str, str]):
     before, url, after = case
@@ -407,7 +408,7 @@ _WHO = Identities(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(_CREDENTIAL_FRAGMENTS, max_size=30), st.text(max_size=20), st.booleans())
 # Found by Hypothesis under CI: "pass:" read as prose (a colon, then more than one word) until
 # TOKEN's value, the rest of the line, became a placeholder, after which it was a setting.
@@ -507,7 +508,7 @@ def _identity_and_text(draw: st.DrawFn) -> tuple[str, Identities, str]:
     return name, Identities(user_names=(name,), home_folders=homes), joined
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_identity_and_text())
 # Found by Hypothesis under CI: the user's name after a slash and before a colon read as a
 # variable named like a secret, whose name was kept.
@@ -529,7 +530,7 @@ def test_nothing_identifying_survives(case: tuple[str, Identities, str]):
     assert not re.search(r"GPU-[0-9a-f]{8}", redacted), redacted
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_identity_and_text(), st.text(max_size=40))
 def test_redacting_twice_changes_nothing_more(case: tuple[str, Identities, str], noise: str):
     _name, who, original = case
@@ -537,7 +538,7 @@ def test_redacting_twice_changes_nothing_more(case: tuple[str, Identities, str],
     assert text(once, who) == once
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.text(alphabet="abcdefgh", min_size=3, max_size=8),
     st.text(alphabet="xyz0123456789 /\\.;-_", max_size=60),
@@ -552,7 +553,7 @@ def test_text_without_any_identity_is_unchanged(name: str, original: str):
     assert not any(result.counts.values())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.text(alphabet="ab", min_size=1, max_size=2),
     st.lists(st.sampled_from(["a", "b", "ab", "ba", "cab"]), max_size=8),

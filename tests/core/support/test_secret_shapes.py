@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from builders.secret_shapes import CONTEXTS, SHAPES, Built, shape_strategy
 from gpuwizard.core.support.redaction import Identities, redact, redact_text
+from harness.hypothesis_examples import examples
 
 TOKENS = [shape for shape in SHAPES if shape.token]
 STRUCTURES = [shape for shape in SHAPES if not shape.token]
@@ -34,7 +35,7 @@ def _assert_hidden(text: str, secret: str) -> None:
 
 
 @pytest.mark.parametrize("shape", TOKENS, ids=[shape.name for shape in TOKENS])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_every_token_shape_is_hidden_in_every_context(shape, data: st.DataObject):
     built: Built = data.draw(shape_strategy(shape))
@@ -43,7 +44,7 @@ def test_every_token_shape_is_hidden_in_every_context(shape, data: st.DataObject
 
 
 @pytest.mark.parametrize("shape", STRUCTURES, ids=[shape.name for shape in STRUCTURES])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_every_structure_that_holds_a_secret_is_hidden(shape, data: st.DataObject):
     built: Built = data.draw(shape_strategy(shape))
@@ -52,7 +53,7 @@ def test_every_structure_that_holds_a_secret_is_hidden(shape, data: st.DataObjec
     _assert_hidden(before + built.text + after, built.secret)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.lists(st.one_of(*(shape_strategy(shape) for shape in SHAPES)), min_size=1, max_size=6))
 def test_several_secrets_in_one_log_and_in_data_are_all_hidden(found: list[Built]):
     log = "\n".join(built.text for built in found)

@@ -7,11 +7,11 @@ the activation scripts, the files left behind or removed.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,15 @@ from builders.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvStart
 from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.events import Event, to_json
 from gpuwizard.core.machine.system_report import ManagerFacts
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.registry import EnvRemoveError, list_environments, remove_environment
-from harness.waits import EVENT_S
+from harness.proc import end, gone, hang_after_saying_who, said
+from harness.waits import EVENT_S, set_when, until
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
@@ -75,7 +78,7 @@ def make(
     cancel: threading.Event | None = None,
 ):
     env_tools = env_tools or tools()
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     prepared = prepare_environment(*request, env_tools)
     result = create_environment(prepared, env_tools, events.append, cancel or threading.Event())
     return result, events
@@ -94,12 +97,16 @@ def test_creates_offline_from_the_folder_with_either_tool(tool: str, wheels: Pat
     request = planned("demo", torch_plan(), tool=tool, find_links=wheels, offline=True)
     result, events = make(request)
     assert result.status == "ok", result
-    assert result.to_json() == events[-1]
+    assert events[-1] == result
+    assert isinstance(events[0], EnvStart) and events[0].log == result.log
     assert env_python_says(result.python, "import torch; print(torch.__version__)") == "2.13.0"
-    phases = [event["phase"] for event in events if event["event"] == "phase"]
+    phases = [event.phase for event in events if isinstance(event, EnvPhase)]
     assert phases[:1] == ["create"]
     assert {"install", "verify", "constraints", "register"} <= set(phases)
-    assert any(event["event"] == "log" for event in events)
+    assert any(isinstance(event, EnvLog) for event in events)
+    # The log file holds every event, one JSON line each, as --json writes them.
+    lines = [line for line in Path(result.log).read_text().splitlines() if line.startswith("{")]
+    assert [json.loads(line) for line in lines] == [to_json(event) for event in events]
     listed = list_environments()
     assert [entry["name"] for entry in listed] == ["demo"]
     assert listed[0].keys() >= CONTRACT_FIELDS
@@ -166,7 +173,7 @@ def test_a_missing_package_fails_and_leaves_nothing(wheels: Path):
     assert result.log_tail
     assert not Path(result.path).exists()
     assert list_environments() == []
-    assert any(event.get("phase") == "rollback" for event in events)
+    assert any(isinstance(event, EnvPhase) and event.phase == "rollback" for event in events)
 
 
 @pytest.mark.slow
@@ -200,8 +207,8 @@ def test_the_import_check_logs_sentences_not_raw_json_or_numpy_noise(tmp_path: P
     shutil.copy(bundled_pip_wheel(), folder)
     result, events = make(planned("quiet", torch_plan(), find_links=folder, offline=True))
     assert result.status == "ok", result
-    checks = [event for event in events if event["event"] == "log" and event["phase"] == "verify"]
-    shown = [event["line"] for event in checks]
+    checks = [event for event in events if isinstance(event, EnvLog) and event.phase == "verify"]
+    shown = [event.line for event in checks]
     assert not any(line.lstrip().startswith("{") for line in shown)
     assert not any("UserWarning" in line for line in shown)
     assert shown == [
@@ -210,9 +217,10 @@ def test_the_import_check_logs_sentences_not_raw_json_or_numpy_noise(tmp_path: P
         "torch 2.13.0 imports in the new environment (a CPU build).",
     ]
     note, answer = checks
-    assert note["tool"] == answer["tool"] == "gpuwizard"
-    assert len(note["details"]) == 2 and note["details"][0].endswith(f"UserWarning: {NUMPY_WARNING}")
-    assert answer["report"]["probe"] == "framework_import" and answer["report"]["ok"] is True
+    assert note.tool == answer.tool == "gpuwizard"
+    assert len(note.details) == 2 and note.details[0].endswith(f"UserWarning: {NUMPY_WARNING}")
+    assert answer.report is not None
+    assert answer.report["probe"] == "framework_import" and answer.report["ok"] is True
     log = Path(result.log).read_text()
     assert NUMPY_WARNING in log  # the raw lines stay in the log file, as details
 
@@ -224,20 +232,23 @@ def test_cancel_part_way_removes_everything(tool: str, tmp_path: Path):
         pytest.skip("uv not installed")
     folder = tmp_path / "wheels"
     folder.mkdir()
-    tiny_torch(folder, "2.13.0", init="import time; time.sleep(60)")
+    importing = tmp_path / "import-pid"
+    # `import torch` in the verify step hangs for an hour: cancelled once it hangs, the result
+    # comes only if the cancel ended it (the probe is gone), never by waiting for it.
+    tiny_torch(folder, "2.13.0", init=hang_after_saying_who(importing))
     cancel = threading.Event()
-
-    def watch(event: dict[str, Any]) -> None:
-        if event.get("phase") == "verify" and event["event"] == "phase":
-            threading.Timer(0.5, cancel.set).start()
-
     env_tools = tools()
     request = planned("cancelme", torch_plan(), tool=tool, find_links=folder, offline=True)
     prepared = prepare_environment(*request, env_tools)
-    started = time.monotonic()
-    result = create_environment(prepared, env_tools, watch, cancel)
-    assert result.status == "cancelled"
-    assert time.monotonic() - started < 30
+    try:
+        with set_when(lambda: said(importing), cancel):
+            result = create_environment(prepared, env_tools, lambda _event: None, cancel)
+        assert result.status == "cancelled"
+        probe = said(importing)
+        assert probe is not None, "the import never began"
+        until(lambda: gone(probe), "the hanging import probe ended")
+    finally:
+        end(said(importing))
     assert not prepared.prefix.exists()
     assert list_environments() == []
 

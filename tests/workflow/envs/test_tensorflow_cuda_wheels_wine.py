@@ -68,13 +68,15 @@ import json, sys, threading, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 STARTED = time.monotonic()
+from gpuwizard.core.envs.events import EnvLog
 from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.events import to_json
 from gpuwizard.workflow.envs.setup import plan_setup, run_setup
 from gpuwizard.workflow.machine.system_file import load_system_report
 
 def show(event):
-    if event.get("event") != "log":
-        print(json.dumps({**event, "at_s": round(time.monotonic() - STARTED, 1)}), flush=True)
+    if not isinstance(event, EnvLog):
+        print(json.dumps({**to_json(event), "at_s": round(time.monotonic() - STARTED, 1)}), flush=True)
 
 request = SetupRequest.checked(framework="tensorflow", name="tf210", tool="uv", prefix=Path(sys.argv[3]),
                                find_links=Path(sys.argv[4]), offline=True)

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from builders.reports import machine
+from gpuwizard.cli.apply import exit_code
 from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.events import EventSink
 from gpuwizard.core.fleet.answers import parse_answers
+from gpuwizard.core.fleet.events import ApplyResult
 from gpuwizard.core.machine.system_report import SystemReport, report_from_json, report_to_json
 from gpuwizard.workflow.envs.setup import Setup
 from gpuwizard.workflow.fleet.apply import ApplySteps, ApplyUsageError, apply_answers
@@ -37,7 +39,6 @@ def two_gpus() -> SystemReport:
 
 
 TWO_GPUS = two_gpus()
-Event = dict[str, Any]
 
 
 class StandInCreate:
@@ -51,9 +52,7 @@ class StandInCreate:
         self.folder = folder
         self.made: list[dict[str, str]] = []
 
-    def __call__(
-        self, setup: Setup, _on_event: Callable[[Event], None], _cancel: threading.Event
-    ) -> EnvResult:
+    def __call__(self, setup: Setup, _on_event: EventSink, _cancel: threading.Event) -> EnvResult:
         prepared = setup.prepared
         path = self.folder / f"made-{len(self.made)}"
         (path / "lib" / "python3.11" / "site-packages" / "torch-2.13.0.dist-info").mkdir(parents=True)
@@ -74,7 +73,7 @@ class StandInCreate:
         )  # fmt: skip
 
 
-def apply(create: StandInCreate, **answers: Any) -> dict[str, Any]:
+def apply(create: StandInCreate, **answers: Any) -> ApplyResult:
     # No index is asked: GPUWIZARD_NO_INDEX_CHECK=1 for every test (tests/conftest.py).
     table = {"framework": "pytorch", "version": "2.13", "environment": "lab", "test": False, **answers}
     steps = ApplySteps(detect=lambda: TWO_GPUS, create_env=create)
@@ -93,9 +92,9 @@ def visible(name: str = "lab") -> str | None:
 def test_the_same_answers_again_keep_the_environment(tmp_path: Path):
     create = StandInCreate(tmp_path)
     first = apply(create, gpus=[0])
-    assert (first["status"], first["changed"]) == ("ok", True)
+    assert (first.status, first.changed) == ("ok", True)
     again = apply(create, gpus="0")  # the same selection, written another way
-    assert (again["status"], again["changed"]) == ("ok", False)
+    assert (again.status, again.changed) == ("ok", False)
     assert len(create.made) == 1 and visible() == "0"
 
 
@@ -113,7 +112,7 @@ def test_changed_gpus_are_refused_unless_replace_then_made_again_and_said_change
 ):
     create = StandInCreate(tmp_path)
     first = apply(create, **({"gpus": before} if before is not None else {}))
-    assert first["status"] == "ok"
+    assert first.status == "ok"
     kept = find_record("lab")
     with pytest.raises(ApplyUsageError) as refused:
         apply(create, gpus=after)
@@ -122,15 +121,15 @@ def test_changed_gpus_are_refused_unless_replace_then_made_again_and_said_change
     assert find_record("lab") == kept and len(create.made) == 1  # nothing changed
 
     replaced = apply(create, gpus=after, replace=True)
-    assert (replaced["status"], replaced["exit_code"], replaced["changed"]) == ("ok", 0, True)
+    assert (replaced.status, exit_code(replaced), replaced.changed) == ("ok", 0, True)
     assert len(create.made) == 2
     assert visible() == (None if after == "all" else ",".join(str(gpu) for gpu in after))
-    assert (apply(create, gpus=after)["changed"]) is False  # and now it matches
+    assert apply(create, gpus=after).changed is False  # and now it matches
 
 
 def test_other_stated_answers_the_environment_does_not_match_are_named(tmp_path: Path):
     create = StandInCreate(tmp_path)
-    assert apply(create)["status"] == "ok"
+    assert apply(create).status == "ok"
     for answers, said in (
         ({"python": "3.10"}, "python: it has Python 3.11, the plan has Python 3.10"),
         ({"manager": "conda"}, "manager: it is a venv environment, the answers ask for conda"),

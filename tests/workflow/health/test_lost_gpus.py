@@ -19,10 +19,12 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from gpuwizard.cli.apply import exit_code
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.events import Event, Wrapped
 from gpuwizard.core.fleet.answers import parse_answers
-from gpuwizard.core.livetest.events import LiveTestEvent, LiveTestResult
+from gpuwizard.core.livetest.events import Device, LiveTestResult
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.fleet.apply import ApplySteps, apply_answers
 from gpuwizard.workflow.health.good_state import load_last_good
@@ -110,7 +112,7 @@ def test_a_good_state_from_the_test_page_keeps_the_gpus_and_verify_sees_them_los
 
 @pytest.mark.slow
 def test_a_good_state_from_apply_keeps_the_gpus_and_verify_sees_them_lost(lab: EnvRecord):
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     answers = parse_answers(
         {"framework": "pytorch", "version": "2.13", "environment": "lab", "path_scope": "none"}
     )
@@ -122,10 +124,12 @@ def test_a_good_state_from_apply_keeps_the_gpus_and_verify_sees_them_lost(lab: E
         on_event=events.append,
         cancel=threading.Event(),
     )
-    assert (result["status"], result["exit_code"], result["changed"]) == ("ok", 0, False), result
-    assert result["test"]["verdict"] in ("gpu_ok", "gpu_slow")
-    tested: list[LiveTestEvent] = []
-    assert tested == []  # the test's events went out as JSON, with their source
-    assert any(event.get("source") == "test" and event.get("event") == "device" for event in events)
+    assert (result.status, exit_code(result), result.changed) == ("ok", 0, False), result
+    assert result.test is not None and result.test.verdict in ("gpu_ok", "gpu_slow")
+    # The test's events went out whole, wrapped with their source.
+    assert any(
+        isinstance(event, Wrapped) and event.source == "test" and isinstance(event.inner, Device)
+        for event in events
+    )
     assert_recorded_with_the_gpu()
     assert_verify_names_the_lost_gpu()

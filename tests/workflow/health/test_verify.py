@@ -27,9 +27,11 @@ from gpuwizard.adapters.registry import USER_ENVIRONMENT_KEY, SnapshotFileEnviro
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.events import Event, Wrapped
 from gpuwizard.core.health.checks import HealthReport
+from gpuwizard.core.health.events import VerifyCheck, VerifyPhase, VerifyResult
 from gpuwizard.core.health.snapshot import SnapshotPathEntry
-from gpuwizard.core.livetest.events import result_from_json
+from gpuwizard.core.livetest.events import LiveTestResult, Start, result_from_json
 from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.prepare import EnvTools, prepare_environment
@@ -46,6 +48,8 @@ from gpuwizard.workflow.pathedit.changes import apply_change, plan_add, plan_rem
 from gpuwizard.workflow.state.env_registry import EnvRecord, save_record
 from gpuwizard.workflow.state.home import wizard_home
 from gpuwizard.workflow.state.path_journal import PathJournal
+from harness.proc import end, gone, hang_after_saying_who, said
+from harness.waits import set_when, until
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
@@ -79,7 +83,7 @@ def make_env(name: str, wheels: Path) -> EnvResult:
 
 
 def verify(
-    report: SystemReport = NO_GPU, *, events: list[dict[str, Any]] | None = None, **options: Any
+    report: SystemReport = NO_GPU, *, events: list[Event] | None = None, **options: Any
 ) -> HealthReport:
     options.setdefault("short_test", False)
     return verify_setup(
@@ -101,7 +105,7 @@ def checks_of(health: HealthReport) -> dict[str, tuple[str, str | None]]:
 @pytest.mark.slow
 def test_without_a_snapshot_the_record_is_the_baseline_and_a_healthy_run_is_recorded(cuda_wheels: Path):
     made = make_env("demo", cuda_wheels)
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     health = verify(events=events)
     assert health.healthy and health.snapshot_recorded is None
     assert checks_of(health) == {
@@ -114,16 +118,12 @@ def test_without_a_snapshot_the_record_is_the_baseline_and_a_healthy_run_is_reco
         "env:demo:devices": ("ok", None),
         "env:demo:test": ("skipped", None),
     }
-    assert [(e["event"], e.get("phase")) for e in events if e["event"] == "phase"] == [
-        ("phase", "detect"),
-        ("phase", "environment"),
-    ]
-    assert [e["check_id"] for e in events if e["event"] == "check"] == [c.check_id for c in health.checks]
+    assert [e.phase for e in events if isinstance(e, VerifyPhase)] == ["detect", "environment"]
+    assert [e.check for e in events if isinstance(e, VerifyCheck)] == list(health.checks)
     result = events[-1]
-    assert (result["event"], result["schema"], result["status"], result["healthy"]) == (
-        "result", "gpuwizard.health/1", "complete", True,
-    )  # fmt: skip
-    assert result["saved"] == str(snapshot_path())
+    assert isinstance(result, VerifyResult) and result.report == health
+    assert (result.schema, result.status, result.healthy) == ("gpuwizard.health/1", "complete", True)
+    assert result.saved == str(snapshot_path())
     recorded = load_last_good()
     assert recorded is not None
     entry = recorded.environment("demo")
@@ -205,27 +205,33 @@ def test_only_the_environments_asked_for_and_the_others_keep_their_state(cuda_wh
 
 
 @pytest.mark.slow
-def test_cancel_stops_the_running_probe_and_records_nothing(cuda_wheels: Path):
+def test_cancel_stops_the_running_probe_and_records_nothing(cuda_wheels: Path, tmp_path: Path):
     made = make_env("demo", cuda_wheels)
-    # Make `import torch` hang, as a broken network file system would.
+    # Make `import torch` hang, as a broken network file system would (for an hour: the result
+    # comes only if the cancel ended the probe, never by waiting for it).
     init = Path(str(made.path)) / "lib" / f"python{PYTHON}" / "site-packages" / "torch" / "__init__.py"
     if not init.is_file():
         init = Path(str(made.path)) / "Lib" / "site-packages" / "torch" / "__init__.py"
-    init.write_text(init.read_text() + "\nimport time\ntime.sleep(60)\n")
+    importing = tmp_path / "import-pid"
+    init.write_text(init.read_text() + "\n" + hang_after_saying_who(importing))
     cancel = threading.Event()
-    events: list[dict[str, Any]] = []
-
-    def watch(event: dict[str, Any]) -> None:
-        events.append(event)
-        if event.get("phase") == "environment":
-            threading.Timer(0.5, cancel.set).start()
-
-    started = time.monotonic()
-    with pytest.raises(VerifyCancelled) as stopped:
-        verify_setup(detect=lambda: NO_GPU, runner=StreamingSubprocessRunner(), on_event=watch, cancel=cancel)
-    assert time.monotonic() - started < 20
-    assert events[-1]["event"] == "result"
-    assert (events[-1]["status"], events[-1]["healthy"], events[-1]["saved"]) == ("cancelled", False, None)
+    events: list[Event] = []
+    try:
+        with set_when(lambda: said(importing), cancel), pytest.raises(VerifyCancelled) as stopped:
+            verify_setup(
+                detect=lambda: NO_GPU,
+                runner=StreamingSubprocessRunner(),
+                on_event=events.append,
+                cancel=cancel,
+            )
+        probe = said(importing)
+        assert probe is not None, "the import never began"
+        until(lambda: gone(probe), "the hanging probe ended")
+    finally:
+        end(said(importing))
+    result = events[-1]
+    assert isinstance(result, VerifyResult)
+    assert (result.status, result.healthy, result.saved) == ("cancelled", False, None)
     assert [c.check_id for c in stopped.value.report.checks] == ["driver", "gpus"]
     assert not snapshot_path().exists()
 
@@ -238,23 +244,25 @@ def test_the_short_test_runs_in_a_real_torch_environment_and_its_events_are_tagg
             framework="pytorch", framework_version="2.13.0", framework_build="2.13.0+cpu",
         )
     )  # fmt: skip
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     started = time.monotonic()
     health = verify(events=events, short_test=True)
     seconds = time.monotonic() - started
     print(f"verify with the short test: {seconds:.1f} s")
     assert checks_of(health)["env:real:test"] == ("ok", None)
     assert health.healthy
-    tagged = [event for event in events if event.get("source") == "test"]
-    assert tagged and all(event["env"] == "real" for event in tagged)
-    assert {"start", "step", "summary", "result"} <= {event["event"] for event in tagged}
-    start = next(event for event in tagged if event["event"] == "start")
-    assert start["config"]["cpu_steps"] == int(SHORT_TEST_ARGS[SHORT_TEST_ARGS.index("--cpu-steps") + 1])
-    test_result = next(event for event in tagged if event["event"] == "result")
-    assert test_result["verdict"] == "cpu_only" and test_result["loss_last"] < test_result["loss_first"]
-    # Verify's own events carry no source, and its result is the last event.
-    assert all("source" not in event for event in events if event["event"] == "check")
-    assert events[-1]["event"] == "result" and "source" not in events[-1]
+    wrapped = [event for event in events if isinstance(event, Wrapped)]
+    assert wrapped and all((event.source, event.env) == ("test", "real") for event in wrapped)
+    tagged = [event.inner for event in wrapped]
+    assert {"start", "step", "summary", "result"} <= {event.kind for event in tagged}
+    start = next(event for event in tagged if isinstance(event, Start))
+    assert start.cpu_steps == int(SHORT_TEST_ARGS[SHORT_TEST_ARGS.index("--cpu-steps") + 1])
+    test_result = next(event for event in tagged if isinstance(event, LiveTestResult))
+    assert test_result.verdict == "cpu_only"
+    assert test_result.loss_last is not None and test_result.loss_first is not None
+    assert test_result.loss_last < test_result.loss_first
+    # Verify's own events are its own, and its result is the last event.
+    assert isinstance(events[-1], VerifyResult) and isinstance(events[-2], VerifyCheck)
     recorded = load_last_good()
     assert recorded is not None
     entry = recorded.environment("real")
@@ -292,11 +300,11 @@ def test_a_path_folder_the_wizard_added_and_that_went_away(how: str, tmp_path: P
         store.path.write_text(json.dumps(data))
     else:
         apply_change(store, journal, plan_remove(store, "user", [CUDA_BIN]))
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     health = verify(path_store=store, events=events)
     check = health.checks[-1]
     assert check.check_id == f"path:user:{CUDA_BIN}"
-    assert ("phase", "path") in [(e["event"], e.get("phase")) for e in events]
+    assert "path" in [e.phase for e in events if isinstance(e, VerifyPhase)]
     if how == "by-hand":
         assert (check.status, check.finding and check.finding.code) == ("broken", "DRIFT_PATH_ENTRY_REMOVED")
         assert check.finding is not None
@@ -315,10 +323,13 @@ def test_a_damaged_snapshot_is_moved_aside_and_counts_as_none():
     path.write_text('{"schema": "gpuwizard.snapshot/1", "recorded": "x", "environments": 3}')
     assert load_last_good() is None
     assert not path.exists() and path.with_suffix(".json.bad").is_file()
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     health = verify(events=events)
     assert health.checks == ()  # the wizard set nothing up here: nothing to verify
-    assert [(event["event"], event["status"]) for event in events] == [("result", "nothing_to_verify")]
+    assert [(type(event), event.status) for event in events if isinstance(event, VerifyResult)] == [
+        (VerifyResult, "nothing_to_verify")
+    ]
+    assert len(events) == 1
     assert not path.exists()
 
 
@@ -326,7 +337,7 @@ def test_nothing_set_up_is_nothing_to_verify_nothing_detected_nothing_recorded(t
     def detect() -> SystemReport:
         raise AssertionError("nothing to verify: nothing to detect")
 
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     health = verify_setup(
         detect=detect,
         runner=StreamingSubprocessRunner(),
@@ -337,11 +348,11 @@ def test_nothing_set_up_is_nothing_to_verify_nothing_detected_nothing_recorded(t
     assert health.checks == ()
     assert len(events) == 1
     result = events[0]
-    assert (result["event"], result["schema"], result["status"]) == (
-        "result", "gpuwizard.health/1", "nothing_to_verify",
-    )  # fmt: skip
-    assert (result["healthy"], result["saved"], result["checks"]) == (False, None, [])
-    assert result["message"].startswith("Nothing to verify: the wizard has not set up anything")
+    assert isinstance(result, VerifyResult)
+    assert (result.schema, result.status) == ("gpuwizard.health/1", "nothing_to_verify")
+    assert (result.healthy, result.saved, result.checks) == (False, None, ())
+    assert result.message is not None
+    assert result.message.startswith("Nothing to verify: the wizard has not set up anything")
     assert not snapshot_path().exists()
     assert not setup_to_verify(registry_file(tmp_path))
 

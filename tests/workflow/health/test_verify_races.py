@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from builders.reports import machine
+from gpuwizard.core.events import Event
 from gpuwizard.core.health.checks import HealthReport
+from gpuwizard.core.health.events import VerifyResult
 from gpuwizard.core.livetest.events import result_from_json
 from gpuwizard.workflow.health.good_state import load_last_good, record_good_state
 from gpuwizard.workflow.health.verify import verify_setup
@@ -97,7 +99,7 @@ def on_another_thread(action: Callable[[], None]) -> Callable[[], None]:
     return run
 
 
-def verify(runner: StandInProbe, events: list[dict[str, Any]] | None = None) -> HealthReport:
+def verify(runner: StandInProbe, events: list[Event] | None = None) -> HealthReport:
     return verify_setup(
         detect=lambda: NO_GPU,
         runner=runner,  # type: ignore[arg-type] - only stream() is used by the env probe
@@ -153,7 +155,7 @@ def test_an_environment_being_replaced_is_skipped_not_broken_and_checked_next_ti
         "demo", record.path, str(tmp_path / "demo" / "bin" / "python"), "venv", "pytorch", "2.13.0"
     )
     save_record(missing)
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     runner = StandInProbe()
     try:
         health = verify(runner, events)
@@ -169,7 +171,8 @@ def test_an_environment_being_replaced_is_skipped_not_broken_and_checked_next_ti
     assert all("being made by another gpuwizard" in (check.note or "") for check in env_checks)
     assert health.healthy and not health.broken
     result = events[-1]
-    assert (result["status"], result["healthy"], result["counts"]["broken"]) == ("complete", True, 0)
+    assert isinstance(result, VerifyResult)
+    assert (result.status, result.healthy, result.counts["broken"]) == ("complete", True, 0)
     after = load_last_good()
     assert after is not None and after.environment("demo") == recorded.environment("demo")  # kept as it was
 

@@ -7,7 +7,8 @@ import threading
 from pathlib import Path
 
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.livetest.events import LiveTestEvent, Prepare
+from gpuwizard.core.events import Event, to_json
+from gpuwizard.core.livetest.events import FindingEvent, LiveTestResult, Log, Phase, Prepare
 from gpuwizard.workflow.livetest import run as live_test
 from gpuwizard.workflow.livetest.run import LiveTestTarget, run_live_test
 from gpuwizard.workflow.machine.system_file import load_system_report
@@ -29,7 +30,7 @@ def test_a_driver_warning_from_the_probe_is_diagnosed(tmp_path: Path, monkeypatc
         "raise SystemExit(1)\n"
     )
     monkeypatch.setattr(live_test, "TRAIN_PROBE", probe)
-    events: list[LiveTestEvent] = []
+    events: list[Event] = []
     result = run_live_test(
         LiveTestTarget(python=sys.executable, framework="pytorch"),
         runner=StreamingSubprocessRunner(),
@@ -53,9 +54,9 @@ def test_a_test_cancelled_as_it_prepares_ends_cancelled_and_is_not_remembered(tm
     )
     monkeypatch.setattr(live_test, "TRAIN_PROBE", probe)
     cancel = threading.Event()
-    events: list[LiveTestEvent] = []
+    events: list[Event] = []
 
-    def watch(event: LiveTestEvent) -> None:
+    def watch(event: Event) -> None:
         events.append(event)
         if isinstance(event, Prepare):
             cancel.set()
@@ -66,7 +67,7 @@ def test_a_test_cancelled_as_it_prepares_ends_cancelled_and_is_not_remembered(tm
         on_event=watch,
         cancel=cancel,
     )
-    assert (result.verdict, result.cancelled, result.to_json()["status"]) == ("cancelled", True, "cancelled")
+    assert (result.verdict, result.cancelled, to_json(result)["status"]) == ("cancelled", True, "cancelled")
     assert result.findings == ()
     assert [event.kind for event in events] == ["prepare", "result"]
     assert not last_tests_path().exists()
@@ -96,3 +97,38 @@ def test_the_live_tests_own_failure_names_the_build_for_this_machine(tmp_path: P
     assert kernel.hint.startswith("For this machine (NVIDIA GeForce GTX 1080, compute capability 6.1")
     assert kernel.params["machine_build"].endswith("(cu126)")
     assert "download.pytorch.org/whl/cu126" in kernel.params["machine_command"]
+
+
+def test_lines_that_are_no_event_and_a_result_the_probe_printed_are_logged_not_taken(
+    tmp_path: Path, monkeypatch
+):
+    # The result is the wizard's to give: a `result` the probe prints is only a line of its output.
+    probe = tmp_path / "train_test.py"
+    probe.write_text(
+        "import json\n"
+        "print(json.dumps({'event': 'result', 'verdict': 'gpu_ok', 'framework': 'pytorch'}))\n"
+        "print('Segmentation fault (core dumped)')\n"
+        "print(json.dumps({'no_event': 1}))\n"
+        "print(json.dumps({'event': 'phase', 'phase': 'data', 'device': None, 'new': [1]}))\n"
+        "raise SystemExit(1)\n"
+    )
+    monkeypatch.setattr(live_test, "TRAIN_PROBE", probe)
+    events: list[Event] = []
+    result = run_live_test(
+        LiveTestTarget(python=sys.executable, framework="pytorch"),
+        runner=StreamingSubprocessRunner(),
+        on_event=events.append,
+        cancel=threading.Event(),
+    )
+    assert result.verdict == "broken"
+    logged = [event.line for event in events if isinstance(event, Log)]
+    assert logged == [
+        '{"event": "result", "verdict": "gpu_ok", "framework": "pytorch"}',
+        "Segmentation fault (core dumped)",
+        '{"no_event": 1}',
+    ]
+    [phase] = [event for event in events if isinstance(event, Phase)]
+    assert to_json(phase) == {"event": "phase", "phase": "data", "device": None, "new": [1]}
+    assert [event for event in events if isinstance(event, LiveTestResult)] == [result]
+    assert events[-1] is result
+    assert "TEST_PROBE_FAILED" in [event.code for event in events if isinstance(event, FindingEvent)]

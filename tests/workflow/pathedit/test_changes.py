@@ -30,6 +30,7 @@ from gpuwizard.workflow.pathedit.changes import (
 from gpuwizard.workflow.pathedit.dll_check import fresh_process_path
 from gpuwizard.workflow.pathedit.machine import serve_elevated_request
 from gpuwizard.workflow.state.path_journal import JournalError, PathJournal
+from harness.hypothesis_examples import examples
 
 USER_PATH = r"%USERPROFILE%\bin;C:\tools"
 
@@ -238,7 +239,9 @@ _folders = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     value=st.one_of(st.none(), _values),
     kind=st.sampled_from(["REG_SZ", "REG_EXPAND_SZ"]),

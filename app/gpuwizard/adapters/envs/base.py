@@ -12,10 +12,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gpuwizard.core.envs.package_sources import INDEX_VARIABLES
 from gpuwizard.core.secret_formats import url_has_secret
+
+if TYPE_CHECKING:
+    from gpuwizard.adapters.runner import Runner
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,29 @@ class EnvBackend(Protocol):
     #: The tool that does the work: ``uv``, ``pip``, ``conda``, ``mamba``, ``micromamba`` or
     #: ``rattler`` (py-rattler, inside the wizard).
     tool: str
+    #: Whether the folder is made and marked before the tool writes into it: a venv tool writes
+    #: into a folder that exists, so a kill at any later instant leaves a folder that provably
+    #: is this run's. conda, mamba, micromamba and py-rattler take only an absent or empty
+    #: folder: theirs is marked once made (and, until then, is the run's by its locks).
+    marks_folder_before_create: bool
+    #: Whether pip has to be added once the environment is made (``uv venv`` makes none).
+    needs_pip_seed: bool
+    #: Whether its Python comes from its channels (conda-format) rather than an installed one.
+    python_from_channels: bool
+    #: Whether it fetches a Python of the plan's version when none is installed (uv does).
+    fetches_python: bool
+
+    def conda_channels(self, channels: Sequence[str], *, offline: bool) -> tuple[str, ...]:
+        """The channels as this tool is given them (conda-format tools only).
+
+        Raises:
+            ChannelRefused: A channel this tool cannot take (or not privately, or not offline).
+        """
+        ...
+
+    def envs_dir(self, runner: Runner) -> Path | None:
+        """Where the tool puts named environments; None: the wizard's own folder."""
+        ...
 
     def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
         """The command that makes an empty environment at ``prefix``.
@@ -94,6 +120,18 @@ class EnvBackend(Protocol):
 
     def interpreter(self, prefix: Path) -> Path:
         """The environment's Python."""
+        ...
+
+    def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
+        """The command that makes activation set ``variables``; None when files are written instead."""
+        ...
+
+    def write_variables(self, prefix: Path, variables: dict[str, str]) -> list[Path]:
+        """Make activation set ``variables`` by writing files; the ones the log names.
+
+        The variables' own scripts are not named; scripts of the wizard's that activate the
+        environment where no conda does (py-rattler's) are.
+        """
         ...
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_interpreter
-from gpuwizard.adapters.envs.env_files import variables_as_written
+from gpuwizard.adapters.envs.env_files import variables_as_written, write_conda_variables
 from gpuwizard.adapters.envs.venv_backends import pip_install_command
 from gpuwizard.adapters.runner import Runner, RunnerError
 from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
@@ -45,7 +45,21 @@ def check_private_channels(channels: Sequence[str], tool: str) -> None:
 
 
 class CondaLayout:
-    """What every conda-format environment shares, whichever engine made it: pip inside installs."""
+    """What every conda-format environment shares, whichever engine made it: pip inside installs.
+
+    The engines take only an absent or empty folder, so it is marked once made; the variables
+    go into ``etc/conda/activate.d`` scripts, which conda's activation runs.
+    """
+
+    marks_folder_before_create = False
+    needs_pip_seed = False
+    python_from_channels = True
+    fetches_python = False
+
+    def envs_dir(self, runner: Runner) -> Path | None:
+        """None: the wizard's own folder (a conda tool says its own: :meth:`CondaBackend.envs_dir`)."""
+        del runner
+        return None
 
     def install_command(
         self, prefix: Path, requirements: Sequence[str], source: PackageSource, constraints: Path | None
@@ -56,6 +70,15 @@ class CondaLayout:
     def interpreter(self, prefix: Path) -> Path:
         """The environment's Python: ``bin/python``, or ``python.exe`` at the prefix's top on Windows."""
         return env_interpreter(prefix, conda=True)
+
+    def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
+        """None: the variables go into activation scripts."""
+        return None
+
+    def write_variables(self, prefix: Path, variables: dict[str, str]) -> list[Path]:
+        """The activate.d and deactivate.d scripts (none named in the log)."""
+        write_conda_variables(prefix, variables)
+        return []
 
 
 class CondaBackend(CondaLayout):
@@ -93,6 +116,17 @@ class CondaBackend(CondaLayout):
             # Only packages already in the package cache (docs.conda.io, `conda create --offline`).
             argv.append("--offline")
         return Command((*argv, *packages), "create", {"CONDA_YES": "true"})
+
+    def conda_channels(self, channels: Sequence[str], *, offline: bool) -> tuple[str, ...]:
+        """The channels as given, checked.
+
+        conda, mamba and micromamba take channels only on their command line, which every user
+        of the machine can read: a channel with a login or token is refused up front.
+        """
+        del offline  # their package cache serves offline
+        check_channels(channels)
+        check_private_channels(channels, self.tool)
+        return tuple(channels)
 
     def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
         """``conda env config vars set`` (conda >= 4.8); None for mamba and micromamba.

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource
 from gpuwizard.adapters.envs.conda import CondaLayout
+from gpuwizard.adapters.envs.conda_activation import write_activation_scripts
 from gpuwizard.core.envs.package_sources import RATTLER_CHANNELS_VARIABLE
 from gpuwizard.core.envs.rattler_channels import rattler_channels
 from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS
@@ -56,6 +58,10 @@ class RattlerBackend(CondaLayout):
         self.python = python
         self.cache_dir = cache_dir
 
+    def conda_channels(self, channels: Sequence[str], *, offline: bool) -> tuple[str, ...]:
+        """The channels as the engine takes them (local ones as ``file://`` URLs; offline only those)."""
+        return tuple(rattler_channels(channels, offline=offline))
+
     def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
         """``PYTHON -m ...rattler_engine create --prefix P --channel CH... python=X.Y PACKAGES... pip``.
 
@@ -86,6 +92,11 @@ class RattlerBackend(CondaLayout):
         # The runner starts every child in UTF-8 (runner.child_environment), JSON lines included.
         return Command((*argv, *packages), "create", env, output="rattler")
 
-    def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
-        """None: there is no ``conda env config vars``; the variables go into activation scripts."""
-        return None
+    def write_variables(self, prefix: Path, variables: dict[str, str]) -> list[Path]:
+        """The activate.d scripts, and activation scripts of its own, which the log names.
+
+        No conda here to activate the environment: the wizard's own ``activate`` scripts run
+        its activate.d scripts, the variables' among them (:mod:`.conda_activation`).
+        """
+        super().write_variables(prefix, variables)
+        return write_activation_scripts(prefix)

@@ -5,16 +5,22 @@
 installs the result into ``DIR`` as a conda environment (``conda-meta/``), with py-rattler
 (github.com/conda/rattler, prefix.dev's engine behind pixi). The backend starts it through the
 streaming runner, like every other tool, so the log, cancel and the progress parser work the
-same. Each step is one JSON object per line on stdout:
+same. Each step is one JSON object per line on stdout, which says three things:
 
-- ``{"event": "progress", "stage": "repodata"|"solve"|"download"|"link", ...}`` with
-  ``message``, and where rattler tells them ``package``, ``version``, ``count``, ``total``,
-  ``bytes_done``, ``bytes_total``; the solve step's ``virtual_packages`` are what this machine
-  offers the solver (``__glibc=2.36``, ``__cuda=12.7`` where a driver answers);
-- last ``{"event": "done", "prefix": DIR, "packages": ["name==version", ...]}``, exit 0, or
+- the engine's own facts: ``{"event": "progress", "stage": "repodata"|"solve"|"download"|"link",
+  ...}`` with ``message``, and where rattler tells them ``package``, ``version``, ``count``,
+  ``total``, ``bytes_done``, ``bytes_total``; the solve step's ``virtual_packages`` are what this
+  machine offers the solver (``__glibc=2.36``, ``__cuda=12.7`` where a driver answers); last
+  ``{"event": "done", "prefix": DIR, "packages": ["name==version", ...]}``, exit 0, or
   ``{"event": "error", "message": ...}``: exit 2 for a refused channel or an unreadable spec
   (nothing was made), 1 for a failure, 130 when SIGTERM/SIGINT stopped it. After an error the
-  prefix is removed if this run made it (emptied if it was an empty folder before).
+  prefix is removed if this run made it (emptied if it was an empty folder before);
+- the progress record the wizard shows, as every tool's parser gives it
+  (:class:`~gpuwizard.core.envs.tool_progress.ToolProgress`: ``action``, ``package``,
+  ``version``, ``count``, ``bytes_done``, ``bytes_total``, ``percent``, ``message``), on every
+  ``progress`` and ``done`` line: fetching channel metadata and solving are ``solve``, as for
+  conda, a download's percentage is of its bytes and linking's of the packages to link;
+- ``log``: the sentence the creation's log keeps for the line, rather than the JSON.
 
 Channels with a login or a token: ``--channel`` would show them to every user of the machine
 (``ps``), so the backend gives them in the variable ``GPUWIZARD_RATTLER_CHANNELS`` instead, a
@@ -44,7 +50,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, NoReturn
+from typing import Any, Final, NoReturn
 
 import rattler
 from rattler.exceptions import InvalidMatchSpecError, ParseSubdirError
@@ -52,6 +58,7 @@ from rattler.exceptions import InvalidMatchSpecError, ParseSubdirError
 from gpuwizard.core.envs.conda_channels import ChannelRefused
 from gpuwizard.core.envs.package_sources import RATTLER_CHANNELS_VARIABLE, display_url, hide_logins
 from gpuwizard.core.envs.rattler_channels import rattler_channels
+from gpuwizard.core.envs.tool_progress import percent_of
 
 EXIT_FAILED: Final = 1
 EXIT_BAD_INPUT: Final = 2
@@ -65,22 +72,47 @@ _UNDO_LOOK_S: Final = 0.1
 _UNDO_BOUND_S: Final = 1.5
 
 
+#: The engine's stages as the progress records name them (tool_progress.ACTIONS).
+_ACTIONS: Final = {"repodata": "solve", "solve": "solve", "download": "download", "link": "link"}
+
+
 class _Emitter:
     """Writes one JSON object per line; rattler calls back from its own threads."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
 
-    def __call__(self, event: str, **fields: object) -> None:
-        line = json.dumps(
-            {"event": event, **{key: value for key, value in fields.items() if value is not None}}
-        )
+    def __call__(self, event: str, log: str, **fields: object) -> None:
+        known = {key: value for key, value in fields.items() if value is not None}
+        line = json.dumps({"event": event, **known, "log": log})
         with self._lock:
             sys.stdout.write(line + "\n")
             sys.stdout.flush()
 
-    def progress(self, stage: str, message: str, **fields: object) -> None:
-        self("progress", stage=stage, message=message, **fields)
+    def progress(self, stage: str, message: str, **fields: Any) -> None:  # noqa: ANN401 - JSON values
+        action = _ACTIONS[stage]
+        if action == "link":
+            percent = percent_of(fields.get("count"), fields.get("total"))
+        elif action == "download":
+            percent = percent_of(fields.get("bytes_done"), fields.get("bytes_total"))
+        else:
+            percent = None
+        self("progress", message, stage=stage, action=action, message=message, percent=percent, **fields)
+
+    def done(self, prefix: Path, packages: list[str]) -> None:
+        said = f"installed {', '.join(packages)}" if packages else "installed"
+        self(
+            "done",
+            said,
+            prefix=str(prefix),
+            packages=packages,
+            action="installed",
+            count=len(packages),
+            message=f"installed {len(packages)} packages",
+        )
+
+    def error(self, message: str, **fields: object) -> None:
+        self("error", f"error: {message or 'the engine failed'}", message=message, **fields)
 
 
 class _Reporter(rattler.InstallerReporter):
@@ -111,7 +143,11 @@ class _Reporter(rattler.InstallerReporter):
     def on_download_start(self, cache_entry: int) -> int:
         name = self._names.get(cache_entry, "")
         self._emit.progress(
-            "download", f"downloading {name}", package=name, version=self._versions.get(name), bytes_done=0
+            "download",
+            f"downloading {name}",
+            package=name or None,
+            version=self._versions.get(name),
+            bytes_done=0,
         )
         return cache_entry
 
@@ -122,12 +158,14 @@ class _Reporter(rattler.InstallerReporter):
         self._last[download_idx] = now
         name = self._names.get(download_idx, "")
         self._emit.progress(
-            "download", f"downloading {name}", package=name, bytes_done=progress, bytes_total=total
+            "download", f"downloading {name}", package=name or None, bytes_done=progress, bytes_total=total
         )
 
     def on_download_completed(self, download_idx: int) -> None:
         name = self._names.get(download_idx, "")
-        self._emit.progress("download", f"downloaded {name}", package=name, version=self._versions.get(name))
+        self._emit.progress(
+            "download", f"downloaded {name}", package=name or None, version=self._versions.get(name)
+        )
 
     def on_link_start(self, operation: int, package_name: str) -> int:
         self._names[operation] = package_name
@@ -139,7 +177,7 @@ class _Reporter(rattler.InstallerReporter):
         self._emit.progress(
             "link",
             f"linked {name}",
-            package=name,
+            package=name or None,
             version=self._versions.get(name),
             count=self._linked,
             total=self._total,
@@ -285,23 +323,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.platform:
             rattler.Subdir(args.platform)
     except (ChannelRefused, InvalidMatchSpecError, ParseSubdirError) as error:
-        emit("error", message=hide_logins(str(error).splitlines()[0]) if str(error) else type(error).__name__)
+        emit.error(hide_logins(str(error).splitlines()[0]) if str(error) else type(error).__name__)
         return EXIT_BAD_INPUT
     existed = prefix.exists()
     if existed and (not prefix.is_dir() or any(prefix.iterdir())):
-        emit("error", message=f"{prefix} exists and is not empty")
+        emit.error(f"{prefix} exists and is not empty")
         return EXIT_BAD_INPUT
     try:
         packages = asyncio.run(_run_cancellable(args, emit, channels))
     except (asyncio.CancelledError, KeyboardInterrupt):
         _undo(prefix, existed)
-        emit("error", message="cancelled", cancelled=True)
+        emit.error("cancelled", cancelled=True)
         return EXIT_CANCELLED
     except Exception as error:  # noqa: BLE001 - rattler raises one class per Rust error; all end here
         _undo(prefix, existed)
-        emit("error", message=hide_logins(f"{type(error).__name__}: {error}".strip()))
+        emit.error(hide_logins(f"{type(error).__name__}: {error}".strip()))
         return EXIT_FAILED
-    emit("done", prefix=str(prefix), packages=packages)
+    emit.done(prefix, packages)
     return 0
 
 

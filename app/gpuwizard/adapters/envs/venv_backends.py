@@ -4,22 +4,67 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from gpuwizard.adapters.envs.base import Command, CondaSpec, PackageSource, env_interpreter, pip_source_args
+from gpuwizard.adapters.envs.env_files import write_venv_variables
+from gpuwizard.core.envs.conda_channels import ChannelRefused
 from gpuwizard.core.envs.package_sources import INDEX_VARIABLES
 from gpuwizard.core.secret_formats import url_has_secret
+
+if TYPE_CHECKING:
+    from gpuwizard.adapters.runner import Runner
 
 # pip's output is a log, not a terminal: no progress bars redrawn with \r, no colour, and no
 # "a new release of pip is available" notice (pip.pypa.io/en/stable/cli/pip/#general-options).
 _PIP_QUIET_UI: Final = ("--progress-bar", "off", "--no-color", "--disable-pip-version-check")
 
 
-class UvBackend:
-    """uv: ``uv venv`` then ``uv pip install`` (docs.astral.sh/uv/pip/environments/)."""
+class _VenvLayout:
+    """What every venv shares, whichever tool made it: the folder first, variables in its scripts."""
 
     manager = "venv"
+    marks_folder_before_create = True
+    needs_pip_seed = False
+    python_from_channels = False
+    fetches_python = False
+
+    def conda_channels(self, channels: Sequence[str], *, offline: bool) -> tuple[str, ...]:
+        """None: a venv has no channels (it is never asked)."""
+        del offline
+        raise ChannelRefused(f"a venv takes no conda channels: {', '.join(channels)}")
+
+    def envs_dir(self, runner: Runner) -> Path | None:
+        """None: venvs go in the wizard's own folder."""
+        del runner
+        return None
+
+    def interpreter(self, prefix: Path) -> Path:
+        """The environment's Python."""
+        return env_interpreter(prefix)
+
+    def variables_command(self, prefix: Path, variables: dict[str, str]) -> Command | None:
+        """None: the variables go into the venv's own activation scripts."""
+        return None
+
+    def write_variables(self, prefix: Path, variables: dict[str, str]) -> list[Path]:
+        """Set them in every activation script the venv has (none named in the log)."""
+        write_venv_variables(prefix, variables)
+        return []
+
+
+class UvBackend(_VenvLayout):
+    """uv: ``uv venv`` then ``uv pip install`` (docs.astral.sh/uv/pip/environments/).
+
+    ``uv venv`` makes environments without pip (docs.astral.sh/uv/pip/environments/), which
+    people expect inside and which reads the constraints file: it is added afterwards.
+    """
+
     tool = "uv"
+    needs_pip_seed = True
+    # uv fetches a managed CPython build when none is installed
+    # (docs.astral.sh/uv/concepts/python-versions/#automatic-python-downloads).
+    fetches_python = True
 
     def __init__(self, uv: str) -> None:
         self.uv = uv
@@ -67,15 +112,10 @@ class UvBackend:
             argv += ["--constraint", str(constraints)]
         return Command((*argv, *requirements), "install", env)
 
-    def interpreter(self, prefix: Path) -> Path:
-        """The environment's Python."""
-        return env_interpreter(prefix)
 
-
-class PipBackend:
+class PipBackend(_VenvLayout):
     """The standard library's ``venv`` (with pip, from ensurepip, so it works offline) and pip."""
 
-    manager = "venv"
     tool = "pip"
 
     def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
@@ -88,10 +128,6 @@ class PipBackend:
     ) -> Command:
         """``ENV_PYTHON -m pip install ...`` with the plan's index or only the local folder."""
         return pip_install_command(self.interpreter(prefix), requirements, source, constraints)
-
-    def interpreter(self, prefix: Path) -> Path:
-        """The environment's Python."""
-        return env_interpreter(prefix)
 
 
 def pip_install_command(

@@ -8,45 +8,45 @@ from typing import Any
 
 from gpuwizard.cli.common import Write
 from gpuwizard.core.envs.activation import activation_commands
+from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvResult
+from gpuwizard.core.events import Event
 
 
-class EnvProgress:
+class EnvCreateText:
     """Readable progress: phases and the tool's own lines, indented; the result last."""
 
     def __init__(self, write: Write) -> None:
         self.write = write
 
-    def __call__(self, event: Mapping[str, Any]) -> None:
-        """Show one event of the creation."""
-        kind = event.get("event")
-        if kind == "phase":
-            self.write(f"== {event['phase']}: {event['message']}\n")
-        elif kind == "log":
-            self.write(f"   {event['line']}\n")
-        elif kind == "result":
+    def __call__(self, event: Event) -> None:
+        """Show one event of the creation (progress records are for screens and ``--json``)."""
+        if isinstance(event, EnvPhase):
+            self.write(f"== {event.phase}: {event.message}\n")
+        elif isinstance(event, EnvLog):
+            self.write(f"   {event.line}\n")
+        elif isinstance(event, EnvResult):
             self.write(result_text(event))
 
 
-def result_text(event: Mapping[str, Any]) -> str:
+def result_text(result: EnvResult) -> str:
     """The environment made (how to use it), or why not."""
-    if event["status"] != "ok":
-        log = f" Full log: {event['log']}" if event.get("log") else ""
-        return f"\nNot created ({event['status']}): {event.get('error', '')}\nEverything made was removed.{log}\n"
-    python = event["python"]
+    if not result.ok:
+        log = f" Full log: {result.log}" if result.log else ""
+        return f"\nNot created ({result.status}): {result.error or ''}\nEverything made was removed.{log}\n"
     activate = activation_commands(
-        str(event.get("manager") or "venv"),
-        str(event["path"]),
+        result.manager or "venv",
+        str(result.path),
         windows=sys.platform == "win32",
-        tool=event.get("tool"),
+        tool=result.tool,
     )[0][1]
     lines = [
-        f"\nReady: {event['name']} with framework {event['framework_version']} ({event['seconds']} s).",
+        f"\nReady: {result.name} with framework {result.framework_version} ({result.seconds} s).",
         f"  activate:   {activate}",
-        f"  interpreter (VS Code 'Python: Select Interpreter', PyCharm): {python}",
+        f"  interpreter (VS Code 'Python: Select Interpreter', PyCharm): {result.python}",
     ]
-    if event.get("jupyter_kernel"):
-        lines.append(f"  Jupyter kernel: {event['jupyter_kernel']}")
-    lines.append(f"  full log: {event['log']}")
+    if result.jupyter_kernel:
+        lines.append(f"  Jupyter kernel: {result.jupyter_kernel}")
+    lines.append(f"  full log: {result.log}")
     return "\n".join(lines) + "\n"
 
 

@@ -18,11 +18,11 @@ from typing import Final
 
 from gpuwizard.cli.common import Write
 from gpuwizard.cli.text.findings import bracketed
+from gpuwizard.core.events import Event
 from gpuwizard.core.livetest.events import (
     Device,
     FindingEvent,
     Libraries,
-    LiveTestEvent,
     LiveTestResult,
     Matmul,
     Phase,
@@ -30,7 +30,7 @@ from gpuwizard.core.livetest.events import (
     Start,
     Step,
 )
-from gpuwizard.core.livetest.stages import stage_line
+from gpuwizard.core.livetest.stages import phase_line, stage_line
 from gpuwizard.core.livetest.verdicts import headline
 
 _SPINNER: Final = "|/-\\"
@@ -58,7 +58,7 @@ class LiveTestProgress:
             self._ticker = threading.Thread(target=self._tick_until_stopped, name="test-ticker", daemon=True)
             self._ticker.start()
 
-    def __call__(self, event: LiveTestEvent) -> None:
+    def __call__(self, event: Event) -> None:
         """Show one event of the test."""
         with self._lock:
             text = self._text(event)
@@ -97,26 +97,27 @@ class LiveTestProgress:
             self.write(f"\r{self._stage} {seconds:.0f} s   \n")
         self._stage = None
 
-    def _text(self, event: LiveTestEvent) -> str:  # noqa: PLR0911 - one return per kind of event
-        if isinstance(event, Start):
-            cuda = event.cuda_build or "none (CPU build)"
-            return f"Testing {event.framework} {event.framework_version} (CUDA build: {cuda})\n"
-        if isinstance(event, Device):
-            return f"  sees {'gpu' if event.is_gpu else 'cpu'}: {event.name}\n"
-        if isinstance(event, Phase):
-            device = f" on the {event.device.upper()}" if event.device else ""
-            return f"- {event.phase}{device}\n"
-        if isinstance(event, Step) and event.step % 5 == 0 and event.loss is not None:
-            return f"    step {event.step:>3}  loss {event.loss:.3f}  {event.samples_per_s or 0:,.0f} samples/s\n"
-        if isinstance(event, Matmul):
-            return f"    matrix multiply ({event.dtype}): {event.tflops or 0:.1f} TFLOP/s\n"
-        if isinstance(event, FindingEvent):
-            finding = event.finding
-            return bracketed(finding.severity, finding.message, finding.hint)
-        if isinstance(event, LiveTestResult):
-            return result_text(event)
-        if isinstance(event, Libraries):
-            return libraries_text(event)
+    def _text(self, event: Event) -> str:  # noqa: PLR0911 - one return per kind of event
+        match event:
+            case Start():
+                cuda = event.cuda_build or "none (CPU build)"
+                return f"Testing {event.framework} {event.framework_version} (CUDA build: {cuda})\n"
+            case Device():
+                return f"  sees {'gpu' if event.is_gpu else 'cpu'}: {event.label}\n"
+            case Phase():
+                return f"- {phase_line(event)}\n"
+            case Step(loss=float(loss)) if event.step % 5 == 0:
+                return (
+                    f"    step {event.step:>3}  loss {loss:.3f}  {event.samples_per_s or 0:,.0f} samples/s\n"
+                )
+            case Matmul():
+                return f"    matrix multiply ({event.dtype}): {event.tflops or 0:.1f} TFLOP/s\n"
+            case FindingEvent():
+                return bracketed(event.severity, event.message, event.hint)
+            case LiveTestResult():
+                return result_text(event)
+            case Libraries():
+                return libraries_text(event)
         return ""
 
 
@@ -129,8 +130,8 @@ def libraries_text(event: Libraries) -> str:
         lines += [f"    {library.name:<{width}}  {library.path}" for library in libraries]
     else:
         lines = ["  CUDA libraries loaded: none (no CUDA library was used)"]
-    if event.data.get("cuda_libraries_error"):
-        lines.append(f"    (the list could not be read: {event.data['cuda_libraries_error']})")
+    if event.cuda_libraries_error:
+        lines.append(f"    (the list could not be read: {event.cuda_libraries_error})")
     hook = event.dll_hook
     if hook is not None and hook.active:
         count = len(hook.folders)

@@ -17,11 +17,13 @@ is for another Python, and the sentence says so.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from gpuwizard.core.compat.plan import Recommendation, describe_min_driver, plan_build_name
 from gpuwizard.core.compat.presentation import install_commands
+from gpuwizard.core.events import value_to_json
+from gpuwizard.core.events.codec import json_metadata
 from gpuwizard.core.findings.catalog_context import context_hint
 from gpuwizard.core.findings.log_facts import LogFacts
 from gpuwizard.core.findings.model import Finding
@@ -83,7 +85,7 @@ class MachineBuild:
         min_driver: The driver the build needs, as people read it (``Windows 528.33``).
     """
 
-    framework: str
+    framework: str = field(metadata=json_metadata(skip=True))  # the key it is written under
     build: str
     command: str
     python: str
@@ -120,15 +122,8 @@ def machine_build(recommendation: Recommendation, os_family: str) -> MachineBuil
 
 
 def machine_build_to_json(build: MachineBuild) -> dict[str, object]:
-    """A machine's build as ``diagnose --json`` writes it under ``machine.builds``."""
-    return {
-        "build": build.build,
-        "command": build.command,
-        "python": build.python,
-        "gpu_supported": build.gpu_supported,
-        "driver_update_required": build.driver_update_required,
-        "min_driver": build.min_driver,
-    }
+    """A machine's build as ``diagnose --json`` writes it under ``machine.builds``: its fields."""
+    return value_to_json(build)
 
 
 def finding_framework(finding: Finding, facts: LogFacts) -> str | None:

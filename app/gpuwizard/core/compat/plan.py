@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from gpuwizard.core.findings.model import Finding, finding_to_json
+from gpuwizard.core.events import json_field, value_to_json
+from gpuwizard.core.events.codec import json_metadata
+from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.frameworks import framework_title
 
 RECOMMENDATION_SCHEMA: Final = "gpuwizard.recommendation/1"
@@ -48,7 +50,7 @@ class Wish:
     version: str | None = None
     python: str | None = None
     manager: str | None = None
-    requested_name: str = ""
+    requested_name: str = json_field(default="", skip=True)  # written as `framework` (_wish_json)
 
 
 def parse_wish(
@@ -93,18 +95,24 @@ class CudaWheels:
         cuda: The CUDA release of the runtime wheels (``11.8``): a minor at least the build's.
         cudnn: The cuDNN minor of the cuDNN wheel (``8.9``): same major, minor at least the build's.
         packages: The wheels, pinned exactly (``nvidia-cudnn-cu11==8.9.5.29``).
+        dll_hook: The environment gets a start-up hook that makes the wheels' DLL folders
+            visible (always: the wizard's environments do).
         source: The ids of the sources (sources.json) that allow it.
     """
 
     cuda: str
     cudnn: str
     packages: tuple[str, ...]
+    dll_hook: bool = True
     source: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Plan:
     """One complete, installable configuration.
+
+    Its JSON is the contract's plan (docs/architecture.md, "The command-line and JSON contract"),
+    then the fields added since, ``framework`` the first of them.
 
     Attributes:
         framework_version: The exact release to install.
@@ -133,18 +141,18 @@ class Plan:
         reasons: Why this plan, in English (one line each).
     """
 
-    framework: str
+    framework: str = field(metadata=json_metadata(after="min_driver"))
     framework_version: str
     python: str
     cpu_only: bool
     cuda: str | None
     cudnn: str | None
     torch_variant: str | None
-    requirements: tuple[str, ...]
-    index_url: str | None
-    conda_channels: tuple[str, ...] = ()
-    conda_packages: tuple[str, ...] = ()
-    conda_engine: str | None = None
+    requirements: tuple[str, ...] = field(metadata=json_metadata(at=("pip", "requirements")))
+    index_url: str | None = field(metadata=json_metadata(at=("pip", "index_url")))
+    conda_channels: tuple[str, ...] = json_field(at=("conda", "channels"), default=())
+    conda_packages: tuple[str, ...] = json_field(at=("conda", "packages"), default=())
+    conda_engine: str | None = json_field(at=("conda", "engine"), default=None)
     system_cuda_toolkit_required: bool = False
     path_entries: tuple[str, ...] = ()
     dlls_expected: tuple[str, ...] = ()
@@ -153,7 +161,7 @@ class Plan:
     manager: str = "venv"
     target: str = "native"
     gpu_indices: tuple[int, ...] = ()
-    ptx_jit: tuple[int, ...] = ()
+    ptx_jit: tuple[int, ...] = json_field(key="ptx_jit_gpu_indices", default=())
     driver_update_required: bool = False
     summary: str = ""
     reasons: tuple[str, ...] = ()
@@ -231,6 +239,26 @@ class Freshness:
     patches: tuple[tuple[str, str], ...] = ()
 
 
+def _wish_json(wish: Wish) -> dict[str, Any]:
+    """The wish as asked: the framework under the name given (``tensorflow-gpu`` kept)."""
+    return {**value_to_json(wish), "framework": wish.requested_name or wish.framework}
+
+
+def _freshness_json(freshness: Freshness) -> dict[str, Any]:
+    """The freshness as JSON, by hand: nearly every key differs from its field, one is told from another."""
+    return {
+        "generated": freshness.data_generated,
+        "source": "bundled" if freshness.data_origin == "bundled" else "fetched",
+        "origin": freshness.data_origin,
+        "index_checked_at": freshness.index_checked_at,
+        "index": freshness.index_source,
+        "newer_releases_unverified": list(freshness.unverified),
+        "newer_patches_planned": [
+            {"minor": minor, "version": version} for minor, version in freshness.patches
+        ],
+    }
+
+
 @dataclass(frozen=True)
 class Recommendation:
     """The answer to a wish: a plan, alternatives best first, and why."""
@@ -243,88 +271,16 @@ class Recommendation:
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
     cuda_numbers: CudaNumbers
-    wish: Wish = field(default_factory=lambda: Wish("pytorch"))
-    compat_origin: str = "bundled"
-    freshness: Freshness = field(default_factory=Freshness)
+    wish: Wish = json_field(default_factory=lambda: Wish("pytorch"), write=_wish_json)
+    compat_origin: str = json_field(key="compat_data", default="bundled")
+    freshness: Freshness = json_field(key="data_freshness", default_factory=Freshness, write=_freshness_json)
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:
-    """A plan as contract JSON, with the extra fields after.
-
-    The contract: docs/architecture.md, "The command-line and JSON contract".
-    """
-    return {
-        "framework_version": plan.framework_version,
-        "python": plan.python,
-        "cpu_only": plan.cpu_only,
-        "cuda": plan.cuda,
-        "cudnn": plan.cudnn,
-        "torch_variant": plan.torch_variant,
-        "pip": {"requirements": list(plan.requirements), "index_url": plan.index_url},
-        "conda": {
-            "channels": list(plan.conda_channels),
-            "packages": list(plan.conda_packages),
-            "engine": plan.conda_engine,
-        },
-        "system_cuda_toolkit_required": plan.system_cuda_toolkit_required,
-        "path_entries": list(plan.path_entries),
-        "dlls_expected": list(plan.dlls_expected),
-        "cuda_wheels": {
-            "cuda": plan.cuda_wheels.cuda,
-            "cudnn": plan.cuda_wheels.cudnn,
-            "packages": list(plan.cuda_wheels.packages),
-            "dll_hook": True,
-            "source": list(plan.cuda_wheels.source),
-        }
-        if plan.cuda_wheels
-        else None,
-        "min_driver": dict(plan.min_driver) if plan.min_driver else None,
-        "framework": plan.framework,
-        "manager": plan.manager,
-        "target": plan.target,
-        "gpu_indices": list(plan.gpu_indices),
-        "ptx_jit_gpu_indices": list(plan.ptx_jit),
-        "driver_update_required": plan.driver_update_required,
-        "summary": plan.summary,
-        "reasons": list(plan.reasons),
-    }
+    """A plan as contract JSON: its fields (see :class:`Plan`)."""
+    return value_to_json(plan)
 
 
 def recommendation_to_json(rec: Recommendation) -> dict[str, Any]:
-    """The recommendation as ``gpuwizard.recommendation/1`` JSON."""
-    return {
-        "schema": RECOMMENDATION_SCHEMA,
-        "framework": rec.framework,
-        "gpu_supported": rec.gpu_supported,
-        "driver_update_required": rec.driver_update_required,
-        "plan": plan_to_json(rec.plan),
-        "alternatives": [plan_to_json(plan) for plan in rec.alternatives],
-        "findings": [finding_to_json(f) for f in rec.findings],
-        "notes": list(rec.notes),
-        "cuda_numbers": {
-            "driver_max": rec.cuda_numbers.driver_max,
-            "driver_max_source": rec.cuda_numbers.driver_max_source,
-            "toolkits": list(rec.cuda_numbers.toolkits),
-            "framework": rec.cuda_numbers.framework,
-            "driver": rec.cuda_numbers.driver,
-            "driver_os": rec.cuda_numbers.driver_os,
-        },
-        "wish": {
-            "framework": rec.wish.requested_name or rec.wish.framework,
-            "version": rec.wish.version,
-            "python": rec.wish.python,
-            "manager": rec.wish.manager,
-        },
-        "compat_data": rec.compat_origin,
-        "data_freshness": {
-            "generated": rec.freshness.data_generated,
-            "source": "bundled" if rec.freshness.data_origin == "bundled" else "fetched",
-            "origin": rec.freshness.data_origin,
-            "index_checked_at": rec.freshness.index_checked_at,
-            "index": rec.freshness.index_source,
-            "newer_releases_unverified": list(rec.freshness.unverified),
-            "newer_patches_planned": [
-                {"minor": minor, "version": version} for minor, version in rec.freshness.patches
-            ],
-        },
-    }
+    """The recommendation as ``gpuwizard.recommendation/1`` JSON: its fields, in order."""
+    return {"schema": RECOMMENDATION_SCHEMA, **value_to_json(rec)}

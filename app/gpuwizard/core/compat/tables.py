@@ -13,13 +13,15 @@ toolkit release ships with.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
 from gpuwizard.core.compat.plan import CudaWheels  # the plan carries it; defined there, free of packaging
+from gpuwizard.core.events import json_field, value_from_json
+from gpuwizard.core.events.codec import json_metadata
 
 OSES: Final = ("linux", "windows", "darwin")
 
@@ -116,7 +118,7 @@ class PythonRange:
 class Architectures:
     """The compute capabilities a build carries machine code for, and the one it carries PTX for."""
 
-    sass: tuple[str, ...] = ()
+    sass: tuple[str, ...] = json_field(key="compute_capabilities", default=())
     ptx: str | None = None
 
     def runs_natively_on(self, gpu: str) -> bool:
@@ -140,10 +142,17 @@ class TensorflowGpuBuild:
     cuda: str
     cudnn: str
     cuda_supply: str
-    archs: Architectures
+    #: Read from the row itself (its ``compute_capabilities`` and ``ptx``).
+    archs: Architectures = field(metadata=json_metadata(inline=True))
     conda_packages: tuple[str, ...] = ()
     dlls: tuple[str, ...] = ()
     cuda_wheels: CudaWheels | None = None
+
+
+def _gpu_builds(raw: object) -> dict[str, TensorflowGpuBuild]:
+    """The GPU build of each OS that has one (``null``: none)."""
+    rows = raw if isinstance(raw, Mapping) else {}
+    return {os_name: value_from_json(TensorflowGpuBuild, row) for os_name, row in rows.items() if row}
 
 
 @dataclass(frozen=True)
@@ -153,7 +162,7 @@ class TensorflowRelease:
     version: str
     latest: str
     python: PythonRange
-    gpu: Mapping[str, TensorflowGpuBuild]
+    gpu: Mapping[str, TensorflowGpuBuild] = field(metadata=json_metadata(read=_gpu_builds))
     cpu: tuple[str, ...]
     source: tuple[str, ...]
     note: str | None = None
@@ -376,115 +385,39 @@ class CompatData:
 def compat_from_json(files: Mapping[str, Mapping[str, Any]], origin: str = "bundled") -> CompatData:
     """Build :class:`CompatData` from the parsed files, already checked against their schemas.
 
-    The keys are ``tensorflow``, ``pytorch``, ``cuda``, ``gpus``, ``policies`` and ``sources``.
+    The keys are ``tensorflow``, ``pytorch``, ``cuda``, ``gpus``, ``policies`` and ``sources``;
+    each row is read into its class by the class's fields (the files' names are theirs).
     """
-    tf = files["tensorflow"]
     torch = files["pytorch"]
     cuda = files["cuda"]
     gpus = files["gpus"]
     return CompatData(
-        tensorflow=tuple(
-            sorted(
-                (_tensorflow_release(row) for row in tf["releases"]),
-                key=lambda r: version_key(r.version),
-                reverse=True,
-            )
-        ),
-        pytorch=tuple(
-            sorted(
-                (_torch_release(row) for row in torch["releases"]),
-                key=lambda r: version_key(r.version),
-                reverse=True,
-            )
-        ),
+        tensorflow=_newest_first(TensorflowRelease, files["tensorflow"]["releases"]),
+        pytorch=_newest_first(TorchRelease, torch["releases"]),
         torch_index_url=torch["index_url"],
-        driver_floors=tuple(
-            DriverFloor(r["cuda_from"], r["cuda_to"], r["linux"], r["windows"], r.get("note"))
-            for r in cuda["minor_version_compatibility"]
-        ),
-        toolkit_drivers=tuple(
-            ToolkitDriver(r["cuda"], r.get("linux"), r.get("windows")) for r in cuda["toolkit_drivers"]
-        ),
-        cuda_architectures=tuple(
-            CudaArchitectures(r["cuda_from"], r["cuda_to"], tuple(r["compute_capabilities"]))
-            for r in cuda["architectures"]
-        ),
+        driver_floors=_rows(DriverFloor, cuda["minor_version_compatibility"]),
+        toolkit_drivers=_rows(ToolkitDriver, cuda["toolkit_drivers"]),
+        cuda_architectures=_rows(CudaArchitectures, cuda["architectures"]),
         gpu_families={r["name"]: tuple(r["compute_capabilities"]) for r in gpus["families"]},
-        gpu_cards=tuple(GpuCard(r["match"], r["compute_capability"]) for r in gpus["cards"]),
+        gpu_cards=_rows(GpuCard, gpus["cards"]),
         policies={r["id"]: r for r in files["policies"]["policies"]},
         sources=files.get("sources", {}).get("sources", {}),
         origin=origin,
-        library_floors=tuple(
-            LibraryFloor(r["library"], r["version_from"], r.get("version_to"), r["compute_capability_min"])
-            for r in cuda.get("library_architectures", ())
-        ),
+        library_floors=_rows(LibraryFloor, cuda.get("library_architectures", ())),
         generated=str(files.get("sources", {}).get("generated", "")),
     )
 
 
-def _python(row: Mapping[str, Any]) -> PythonRange:
-    return PythonRange(row["python"]["min"], row["python"]["max"])
+_Row = TypeVar("_Row")
+_Release = TypeVar("_Release", TensorflowRelease, TorchRelease)
 
 
-def _archs(row: Mapping[str, Any]) -> Architectures:
-    return Architectures(tuple(row.get("compute_capabilities") or ()), row.get("ptx"))
+def _rows(cls: type[_Row], rows: Iterable[object]) -> tuple[_Row, ...]:
+    return tuple(value_from_json(cls, row) for row in rows)
 
 
-def _tensorflow_release(row: Mapping[str, Any]) -> TensorflowRelease:
-    gpu: dict[str, TensorflowGpuBuild] = {}
-    for os_name, build in (row.get("gpu") or {}).items():
-        if build:
-            gpu[os_name] = TensorflowGpuBuild(
-                cuda=build["cuda"],
-                cudnn=build["cudnn"],
-                cuda_supply=build["cuda_supply"],
-                archs=_archs(build),
-                conda_packages=tuple(build.get("conda_packages") or ()),
-                dlls=tuple(build.get("dlls") or ()),
-                cuda_wheels=_cuda_wheels(build.get("cuda_wheels")),
-            )
-    return TensorflowRelease(
-        version=row["version"],
-        latest=row["latest"],
-        python=_python(row),
-        gpu=gpu,
-        cpu=tuple(row.get("cpu") or ()),
-        source=tuple(row["source"]),
-        note=row.get("note"),
-    )
-
-
-def _cuda_wheels(row: Mapping[str, Any] | None) -> CudaWheels | None:
-    if not row:
-        return None
-    return CudaWheels(
-        cuda=row["cuda"],
-        cudnn=row["cudnn"],
-        packages=tuple(row["packages"]),
-        source=tuple(row.get("source") or ()),
-    )
-
-
-def _torch_release(row: Mapping[str, Any]) -> TorchRelease:
-    return TorchRelease(
-        version=row["version"],
-        latest=row["latest"],
-        python=_python(row),
-        variants=tuple(
-            TorchVariant(
-                name=variant["name"],
-                cuda=variant.get("cuda"),
-                cudnn=variant.get("cudnn"),
-                platforms={os_name: _archs(archs) for os_name, archs in variant["platforms"].items()},
-                experimental=bool(variant.get("experimental", False)),
-            )
-            for variant in row["variants"]
-        ),
-        pypi_default=dict(row.get("pypi_default") or {}),
-        conda_pytorch_channel=bool(row.get("conda_pytorch_channel")),
-        source=tuple(row["source"]),
-        note=row.get("note"),
-    )
+def _newest_first(cls: type[_Release], rows: Iterable[object]) -> tuple[_Release, ...]:
+    return tuple(sorted(_rows(cls, rows), key=lambda release: version_key(release.version), reverse=True))
 
 
 def newest_first(versions: Sequence[str]) -> list[str]:

@@ -10,9 +10,9 @@ note that a folder of wheels given without ``--offline`` does not replace the in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from gpuwizard.core.envs.package_sources import (
     PYTORCH_MIRROR_VARIABLE,
@@ -21,7 +21,8 @@ from gpuwizard.core.envs.package_sources import (
     display_url,
     index_to_json,
 )
-from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding
+from gpuwizard.core.events import Event, json_field
+from gpuwizard.core.findings.model import Finding, finding_from_json, make_finding
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 #: The ways reaching an index fails, as :class:`IndexAnswer` names them.
@@ -219,16 +220,41 @@ def status_to_json(status: IndexStatus) -> dict[str, Any]:
     return data
 
 
-def check_to_json(check: SourcesCheck) -> dict[str, Any]:
-    """The check as JSON: the ``sources`` event of ``env create --json`` and ``apply --json``."""
-    return {
-        "event": "sources",
-        "ok": check.ok,
-        "checked": check.checked,
-        "offline": check.sources.offline,
-        "find_links": check.sources.find_links,
-        "tool": check.sources.tool,
-        "project": check.project,
-        "indexes": [status_to_json(status) for status in check.statuses],
-        "findings": [finding_to_json(finding) for finding in check.findings],
-    }
+def _findings(value: object) -> tuple[Finding, ...]:
+    items = value if isinstance(value, list) else []
+    return tuple(finding_from_json(item) for item in items if isinstance(item, Mapping))
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnvSources(Event):
+    """The ``sources`` event of ``env create --json`` and the wizard's Install step: the indexes asked.
+
+    Sent before anything is made: each index with its answer (``indexes``, as
+    :func:`status_to_json` reports it) and the findings, ways forward included, that the
+    Install page shows as cards when one does not answer. ``apply`` reports the same facts.
+    """
+
+    KIND: ClassVar[str] = "sources"
+
+    ok: bool
+    checked: bool
+    offline: bool
+    find_links: str | None
+    tool: str
+    project: str
+    indexes: tuple[Mapping[str, Any], ...] = ()
+    findings: tuple[Finding, ...] = json_field(default=(), read=_findings)
+
+    @classmethod
+    def of(cls, check: SourcesCheck) -> EnvSources:
+        """The event for ``check``."""
+        return cls(
+            ok=check.ok,
+            checked=check.checked,
+            offline=check.sources.offline,
+            find_links=check.sources.find_links,
+            tool=check.sources.tool,
+            project=check.project,
+            indexes=tuple(status_to_json(status) for status in check.statuses),
+            findings=check.findings,
+        )

@@ -25,11 +25,13 @@ version``, a NumPy 2 ABI mismatch) are real problems and are left as printed.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+from gpuwizard.core.envs.events import EnvLog
+from gpuwizard.core.json_lines import json_object
 
 # Python's warning format: "{filename}:{lineno}: {category}: {message}", then the source line
 # indented by two spaces (warnings.formatwarning).
@@ -60,14 +62,9 @@ class LogEntry:
     details: tuple[str, ...] = ()
     report: Mapping[str, Any] | None = field(default=None, compare=False)
 
-    def to_event(self, phase: str) -> dict[str, Any]:
-        """The ``log`` event of ``env create --json`` for this entry (``details``/``report`` when set)."""
-        event: dict[str, Any] = {"event": "log", "phase": phase, "tool": self.tool, "line": self.line}
-        if self.details:
-            event["details"] = list(self.details)
-        if self.report is not None:
-            event["report"] = dict(self.report)
-        return event
+    def event(self, phase: str) -> EnvLog:
+        """The ``log`` event of ``env create`` for this entry (``details``/``report`` when set)."""
+        return EnvLog(phase=phase, tool=self.tool, line=self.line, details=self.details, report=self.report)
 
 
 class ProbeOutput:
@@ -131,14 +128,10 @@ def report_line(report: Mapping[str, Any]) -> str:
 
 
 def _report_of(line: str) -> dict[str, Any] | None:
-    text = line.strip()
-    if not text.startswith('{"probe"'):
+    if not line.strip().startswith('{"probe"'):
         return None
-    try:
-        value = json.loads(text)  # the probe's own output, one short line (json.dumps of a flat dict)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) and isinstance(value.get("probe"), str) else None
+    value = json_object(line)  # the probe's own output, one short line (json.dumps of a flat dict)
+    return value if value is not None and isinstance(value.get("probe"), str) else None
 
 
 def _warning_entries(header: str, source: str | None) -> list[LogEntry]:

@@ -15,17 +15,15 @@ from typing import Final
 from gpuwizard.core.compat.plan import Wish, WishError, parse_wish
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.variables import GpuSelectionError, check_gpu_selection
+from gpuwizard.core.machine.conda_engines import CONDA_ENGINES
 
-#: The tools that make environments, and the manager each one makes them with.
-TOOL_MANAGERS: Final = {
-    "uv": "venv",
-    "pip": "venv",
-    "conda": "conda",
-    "mamba": "conda",
-    "micromamba": "conda",
-    # py-rattler, inside the wizard (issue 23): conda environments without conda.
-    "rattler": "conda",
-}
+#: The tools that make venvs.
+VENV_TOOLS: Final = ("uv", "pip")
+#: Every tool that makes environments (``--tool``, an answer file's ``tool``, the parsers of
+#: their output): the venv tools, the conda family, and py-rattler inside the wizard (issue 23).
+ENV_TOOLS: Final = (*VENV_TOOLS, *CONDA_ENGINES)
+#: The manager each tool makes environments with.
+TOOL_MANAGERS: Final = {**dict.fromkeys(VENV_TOOLS, "venv"), **dict.fromkeys(CONDA_ENGINES, "conda")}
 
 
 class SetupRequestError(ValueError):

@@ -12,22 +12,24 @@ names every package it installed.
 
 This module splits a line into segments and hands them to each tool's parser: pip_output.py,
 uv_output.py, conda_output.py and rattler_output.py (the py-rattler engine's JSON lines); the
-record they give is tool_progress.py's :class:`ToolProgress`.
+record they give is tool_progress.py's :class:`ToolProgress`, which the creation sends as
+:class:`~gpuwizard.core.envs.events.EnvProgress` events.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from typing import Final
 
 from gpuwizard.core.envs.conda_output import conda_json, conda_text
 from gpuwizard.core.envs.pip_output import pip_line
 from gpuwizard.core.envs.rattler_output import rattler_json
+from gpuwizard.core.envs.request import ENV_TOOLS
 from gpuwizard.core.envs.tool_progress import Parser, ToolProgress
 from gpuwizard.core.envs.uv_output import uv_line
 
-#: The tools whose lines are understood.
-TOOLS: Final = ("uv", "pip", "conda", "mamba", "micromamba", "rattler")
+#: The tools whose lines are understood: every tool that makes environments.
+TOOLS: Final = ENV_TOOLS
 
 _CONDA_FAMILY: Final = ("conda", "mamba", "micromamba")
 
@@ -48,26 +50,6 @@ _PARSERS: Final[dict[str, tuple[Parser, ...]]] = {
     # The py-rattler engine's JSON lines (adapters/envs/rattler_engine.py).
     "rattler": (rattler_json,),
 }
-
-
-def progress_event(progress: ToolProgress, phase: str) -> dict[str, Any]:
-    """The ``progress`` event of ``env create --json`` for ``progress``.
-
-    The event is part of docs/architecture.md, "The command-line and JSON contract". Every field is
-    present; the unknown ones are None (null in JSON).
-    """
-    return {
-        "event": "progress",
-        "phase": phase,
-        "action": progress.action,
-        "package": progress.package,
-        "version": progress.version,
-        "count": progress.count,
-        "bytes_done": progress.bytes_done,
-        "bytes_total": progress.bytes_total,
-        "percent": progress.percent,
-        "message": progress.message,
-    }
 
 
 def parse_tool_line(tool: str, line: str) -> list[ToolProgress]:

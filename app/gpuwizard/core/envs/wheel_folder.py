@@ -146,23 +146,6 @@ class WheelFolderCheck:
             parts.append(f"Fetch what is missing on a machine with internet: {self.download_line()}")
         return " ".join(parts)
 
-    def to_json(self) -> dict[str, object]:
-        """The check as JSON-ready data (for scripts and the event log)."""
-        return {
-            "status": self.status,
-            "folder": self.folder,
-            "python": self.target.python,
-            "platform": self.target.platform,
-            "build": self.build,
-            "tool": self.tool,
-            "wheels": self.wheels,
-            "bytes": self.total_bytes,
-            "problems": [str(problem) for problem in self.problems],
-            "notes": [str(note) for note in self.notes],
-            "missing": list(self.missing),
-            "download": list(self.download),
-        }
-
 
 def format_size(size: int) -> str:
     """Decimal units, as file managers and pip show sizes.

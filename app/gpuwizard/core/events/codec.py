@@ -14,7 +14,8 @@ finite number (``NaN`` and booleans are unknown), ``bool | None`` only a boolean
 A field says more about its JSON form with :func:`json_field`: another name (``key``), a place
 inside a nested object (``at=("samples_per_s", "gpu")``: fields sharing the first name are
 written as one object where the first of them stands), coercers of its own (``read``,
-``write``), or that it is left out when None (``omit_none``) or never written (``skip``).
+``write``), or that it is left out when None (``omit_none``), never written (``skip``), or
+written only when ``when(the object)`` holds (a result whose fields depend on its status).
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class _Options:
     write: Callable[[Any], Any] | None = None
     omit_none: bool = False
     skip: bool = False
+    when: Callable[[Any], bool] | None = None
+    inline: bool = False
+    after: str | None = None
 
 
 def json_field(
@@ -53,6 +57,9 @@ def json_field(
     write: Callable[[Any], Any] | None = None,
     omit_none: bool = False,
     skip: bool = False,
+    when: Callable[[Any], bool] | None = None,
+    inline: bool = False,
+    after: str | None = None,
     default: Any = _MISSING,  # noqa: ANN401 - any field's default
     default_factory: Callable[[], Any] | Any = _MISSING,  # noqa: ANN401
     compare: bool = True,
@@ -60,14 +67,28 @@ def json_field(
     """A dataclass field with its JSON form spelled out (see the module's docstring).
 
     ``read`` gets the raw JSON value (None when absent) and returns the field's value;
-    ``write`` gets the field's value and returns a JSON value.
+    ``write`` gets the field's value and returns a JSON value; ``when`` gets the whole object
+    and says whether the field is written at all (read back, an absent one takes its default);
+    ``inline`` writes a dataclass value's fields in the object itself, where the field stands,
+    and reads them back from it (an optional one is None when none of its keys is there);
+    ``after`` writes the field right after the field of that name (a contract whose keys came
+    in another order than the fields').
     """
-    metadata = {_META: _Options(key=key, at=at, read=read, write=write, omit_none=omit_none, skip=skip)}
+    metadata = {_META: _Options(key, at, read, write, omit_none, skip, when, inline, after)}
     if default is not _MISSING:
         return dataclasses.field(default=default, metadata=metadata, compare=compare)
     if default_factory is not _MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=metadata, compare=compare)
     return dataclasses.field(metadata=metadata, compare=compare)
+
+
+def json_metadata(**options: Any) -> dict[str, Any]:  # noqa: ANN401 - json_field's options
+    """:func:`json_field`'s JSON options as a plain field's metadata: ``field(metadata=...)``.
+
+    For a field without a default in a class built by position (mypy takes every
+    ``json_field(...)`` for a field with a default; ``field`` it knows), or one ``repr`` leaves out.
+    """
+    return {_META: _Options(**options)}
 
 
 # --- the shape of a class, worked out once ------------------------------------------------------
@@ -112,11 +133,24 @@ def _shape(cls: type) -> tuple[_Field, ...]:
                 default_factory=item.default_factory,
             )
         )
+    for moved in [item for item in found if item.options.after]:
+        found.remove(moved)
+        found.insert(next(i for i, item in enumerate(found) if item.name == moved.options.after) + 1, moved)
     return tuple(found)
 
 
 def _known_keys(cls: type) -> frozenset[str]:
-    return frozenset(item.at[0] if item.at else item.key for item in _fields(cls))
+    known: set[str] = set()
+    for item in _fields(cls):
+        if item.options.inline:
+            known |= _known_keys(_inline_class(item.type))
+        else:
+            known.add(item.at[0] if item.at else item.key)
+    return frozenset(known)
+
+
+def _inline_class(kind: Any) -> type:  # noqa: ANN401 - `X` or `X | None`
+    return next((arm for arm in typing.get_args(kind) if arm is not type(None)), kind)
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -155,10 +189,14 @@ def _object_to_json(value: object, extra: Mapping[str, Any]) -> dict[str, Any]:
     written: dict[str, Any] = {}
     for item in _fields(type(value)):
         options = item.options
-        if options.skip:
+        if options.skip or (options.when is not None and not options.when(value)):
             continue
         field_value = getattr(value, item.name)
         if field_value is None and options.omit_none:
+            continue
+        if options.inline:
+            # An event's fields without its own `event`: the object it stands in says that.
+            written.update({} if field_value is None else _object_to_json(field_value, {}))
             continue
         json_value = options.write(field_value) if options.write else value_to_json(field_value)
         if item.at is None:
@@ -196,13 +234,23 @@ def value_from_json(cls: type[_T], data: object) -> _T:
             consumed.setdefault(item.at[0], set()).add(item.at[1])
         if item.options.skip:
             continue
-        if item.options.read is not None:
+        if item.options.inline:
+            values[item.name] = _inline(item.type, source)
+        elif item.options.read is not None:
             values[item.name] = item.options.read(raw)
         else:
             values[item.name] = _coerce(item.type, raw, _default(item))
     if issubclass(cls, Event):
         values["extra"] = _unknown(source, _known_keys(cls), consumed)
     return cls(**values)
+
+
+def _inline(kind: Any, source: Mapping[str, Any]) -> Any:  # noqa: ANN401 - a dataclass or None
+    cls = _inline_class(kind)
+    optional = type(None) in typing.get_args(kind)
+    if optional and not _known_keys(cls) & source.keys():
+        return None
+    return value_from_json(cls, source)
 
 
 def _unknown(

@@ -2,40 +2,91 @@
 
 The codes are part of the contract (docs/architecture.md, "The command-line and JSON contract").
 
-Every template is wrapped in ``QT_TRANSLATE_NOOP("findings", ...)`` so that Qt's ``lupdate``
-extracts it; the GUI translates the template and fills the same ``{placeholders}``. The core
-cannot import Qt, so the marker is a no-op of the same name (gpuwizard.core.texts).
+The templates are data: ``resources/findings/<part>.json``, one file per theme (the machine,
+plans, failures, drift, package indexes, ...), each described by
+``resources/schemas/findings.schema.json``, with the sources of the facts its hints quote beside
+each template. This module reads the parts once, at import, and merges them into :data:`CATALOG`,
+refusing a code that two parts define.
 
 A code may have variants (``"NO_NVIDIA_DRIVER:wsl"``): the same code and severity, with a
-message and hint that fit the situation. Facts quoted in hints cite their source.
+message and hint that fit the situation.
 
-The templates live in parts by theme (the machine, plans, failures, drift, package indexes); this module merges
-them into :data:`CATALOG`, and refuses a code that two parts define.
+The GUI translates each template in the Qt context ``findings`` and fills the same
+``{placeholders}``; ``tools/translations.py update`` hands the catalog's texts to ``lupdate``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import Final
+from importlib import resources
+from typing import Final, Literal
 
-from gpuwizard.core.findings.catalog_architectures import ARCHITECTURE_TEMPLATES
-from gpuwizard.core.findings.catalog_containers import CONTAINERS_TEMPLATES
-from gpuwizard.core.findings.catalog_devices import DEVICES_TEMPLATES
-from gpuwizard.core.findings.catalog_drift import DRIFT_TEMPLATES
-from gpuwizard.core.findings.catalog_extensions import EXTENSIONS_TEMPLATES
-from gpuwizard.core.findings.catalog_logs import FAILURE_TEMPLATES
-from gpuwizard.core.findings.catalog_machine import MACHINE_TEMPLATES
-from gpuwizard.core.findings.catalog_network import NETWORK_TEMPLATES
-from gpuwizard.core.findings.catalog_plan import PLAN_TEMPLATES
-from gpuwizard.core.findings.catalog_platform import PLATFORM_TEMPLATES
-from gpuwizard.core.findings.catalog_python import PYTHON_TEMPLATES
-from gpuwizard.core.findings.catalog_runtimes import RUNTIMES_TEMPLATES
-from gpuwizard.core.findings.catalog_torch import TORCH_TEMPLATES
 from gpuwizard.core.findings.template import FindingTemplate
+
+#: The parts of the catalog (``resources/findings/<part>.json``), in the order they are merged.
+PART_NAMES: Final = (
+    "machine",
+    "plan",
+    "logs",
+    "architectures",
+    "drift",
+    "network",
+    "platform",
+    "torch",
+    "containers",
+    "runtimes",
+    "devices",
+    "python",
+    "extensions",
+)
+
+_SEVERITIES: Final[dict[object, Literal["error", "warning", "info"]]] = {
+    "error": "error",
+    "warning": "warning",
+    "info": "info",
+}
 
 
 class DuplicateFindingCode(ValueError):
     """Two parts of the catalog define the same code (or code variant)."""
+
+
+class CatalogPartError(ValueError):
+    """A part of the catalog is not shaped as resources/schemas/findings.schema.json says."""
+
+
+def parse_part(name: str, document: object) -> dict[str, FindingTemplate]:
+    """The templates of the part ``name``, read from its JSON ``document``, in their order.
+
+    Raises:
+        CatalogPartError: The document lacks ``templates``, or a template its severity or texts.
+
+    >>> parse_part("demo", {"templates": {"A": {"severity": "info", "message": "m", "hint": "h"}}})
+    {'A': FindingTemplate(severity='info', message='m', hint='h')}
+    >>> parse_part("demo", {"templates": {"A": {"severity": "fatal", "message": "m", "hint": "h"}}})
+    Traceback (most recent call last):
+    ...
+    gpuwizard.core.findings.catalog.CatalogPartError: findings/demo.json, 'A': no severity, message and hint
+    """
+    templates = document.get("templates") if isinstance(document, dict) else None
+    if not isinstance(templates, dict):
+        raise CatalogPartError(f"findings/{name}.json has no 'templates' object")
+    part: dict[str, FindingTemplate] = {}
+    for code, entry in templates.items():
+        fields = entry if isinstance(entry, dict) else {}
+        severity = _SEVERITIES.get(fields.get("severity"))
+        message, hint = fields.get("message"), fields.get("hint")
+        if severity is None or not isinstance(message, str) or not isinstance(hint, str):
+            raise CatalogPartError(f"findings/{name}.json, {code!r}: no severity, message and hint")
+        part[code] = FindingTemplate(severity, message, hint)
+    return part
+
+
+def load_part(name: str) -> dict[str, FindingTemplate]:
+    """The templates of ``resources/findings/<name>.json``, shipped in ``gpuwizard.resources``."""
+    source = resources.files("gpuwizard.resources").joinpath(f"findings/{name}.json")
+    return parse_part(name, json.loads(source.read_text(encoding="utf-8")))
 
 
 def merge_parts(parts: Sequence[Mapping[str, FindingTemplate]]) -> dict[str, FindingTemplate]:
@@ -61,21 +112,9 @@ def merge_parts(parts: Sequence[Mapping[str, FindingTemplate]]) -> dict[str, Fin
     return merged
 
 
-#: The parts of the catalog, by theme.
-CATALOG_PARTS: Final[tuple[Mapping[str, FindingTemplate], ...]] = (
-    MACHINE_TEMPLATES,
-    PLAN_TEMPLATES,
-    FAILURE_TEMPLATES,
-    ARCHITECTURE_TEMPLATES,
-    DRIFT_TEMPLATES,
-    NETWORK_TEMPLATES,
-    PLATFORM_TEMPLATES,
-    TORCH_TEMPLATES,
-    CONTAINERS_TEMPLATES,
-    RUNTIMES_TEMPLATES,
-    DEVICES_TEMPLATES,
-    PYTHON_TEMPLATES,
-    EXTENSIONS_TEMPLATES,
+#: The parts of the catalog, by theme, in the order of :data:`PART_NAMES`.
+CATALOG_PARTS: Final[tuple[Mapping[str, FindingTemplate], ...]] = tuple(
+    load_part(name) for name in PART_NAMES
 )
 
 #: Every finding template, by code (and ``CODE:variant``).

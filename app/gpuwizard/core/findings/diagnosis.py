@@ -505,7 +505,7 @@ def _imply(hits: dict[str, _Hit]) -> None:
         removed.add({"requirements": missing.values["requirements"]}, "log")
 
 
-#: The GPU generations whose builds differ (catalog_logs.py, NO_KERNEL_IMAGE, cites them): below
+#: The GPU generations whose builds differ (resources/findings/logs.json, NO_KERNEL_IMAGE, cites them): below
 #: Maxwell (5.0) Kepler, below Turing (7.5) the CUDA 12.6 builds only, from Blackwell (10.0) the
 #: CUDA 12.8 and newer ones only.
 _MAXWELL: Final = (5, 0)

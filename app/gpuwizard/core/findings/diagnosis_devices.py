@@ -6,7 +6,7 @@ and CUDA in forked worker processes.
 Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`DEVICES_PART` into its
 signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-:mod:`gpuwizard.core.findings.catalog_devices`.
+``resources/findings/devices.json``.
 
 CUDA's error numbers are matched as well as its words, because frameworks print them in several
 forms ("Error 803:", "(803 vs. 0)", "code=803(cudaErrorSystemDriverMismatch)", "error=38 :"); the

@@ -3,7 +3,7 @@
 Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`EXTENSIONS_PART` into its
 signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-:mod:`gpuwizard.core.findings.catalog_extensions`.
+``resources/findings/extensions.json``.
 
 These messages come from the packages' own code (bitsandbytes' cextension.py, xFormers'
 _cpp_lib.py, TensorRT's runtime, the web UI's launch_utils.py, the dynamic loader's "undefined

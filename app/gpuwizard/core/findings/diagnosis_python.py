@@ -3,7 +3,7 @@
 Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`PYTHON_PART` into its
 signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-:mod:`gpuwizard.core.findings.catalog_python`.
+``resources/findings/python.json``.
 
 ``PYTHON_VERSION_NO_WHEELS`` is given only where the log proves the Python version is the cause:
 uv and conda say so in words; pip only lists the versions it "ignored" for their Python

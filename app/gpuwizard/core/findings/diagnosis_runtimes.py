@@ -3,7 +3,7 @@
 Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`RUNTIMES_PART` into its
 signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-:mod:`gpuwizard.core.findings.catalog_runtimes`.
+``resources/findings/runtimes.json``.
 
 Windows messages arrive in the user's language (ONNX Runtime quotes FormatMessage's text, which
 may even reach the log garbled), so its load failures are matched by the error number and the DLL

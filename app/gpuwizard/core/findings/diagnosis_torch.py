@@ -2,7 +2,7 @@
 
 Part of :mod:`gpuwizard.core.findings.diagnosis`. Each signature cites a public report whose log
 is recorded in tests/fixtures/recorded/diagnose (SOURCES.md lists them); the texts are in
-:mod:`gpuwizard.core.findings.catalog_torch`.
+``resources/findings/torch.json``.
 
 >>> from gpuwizard.core.findings.diagnosis import diagnose
 >>> [finding] = diagnose("RuntimeError: operator torchvision::nms does not exist")

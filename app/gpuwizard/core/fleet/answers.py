@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from gpuwizard.core.envs.request import SetupRequest, SetupRequestError
+from gpuwizard.core.envs.request import ENV_TOOLS, SetupRequest, SetupRequestError
 from gpuwizard.core.envs.variables import GpuSelectionError, check_gpu_selection
 
 #: The schema an answer file may name (``schema = "gpuwizard.answers/1"``); optional.
@@ -37,7 +37,6 @@ ANSWERS_SCHEMA: Final = "gpuwizard.answers/1"
 PATH_SCOPES: Final = ("user", "system", "none")
 #: What happens to another CUDA version's PATH entries (as on the wizard's PATH page).
 OTHER_CUDA_CHOICES: Final = ("keep", "end", "remove")
-TOOLS: Final = ("uv", "pip", "conda", "mamba", "micromamba", "rattler")
 
 _TEXT_KEYS: Final = (
     "schema", "framework", "version", "python", "manager", "tool", "environment", "prefix",
@@ -93,7 +92,7 @@ def parse_answers(data: object) -> Answers:
         raise AnswersError(f"schema {text['schema']!r} is not {ANSWERS_SCHEMA!r}")
     if text["framework"] is None:
         raise AnswersError("'framework' is missing (pytorch or tensorflow)")
-    tool = _choice(text, "tool", TOOLS, None)
+    tool = _choice(text, "tool", ENV_TOOLS, None)
     if flags["offline"] and text["find_links"] is None:
         raise AnswersError("'offline = true' needs 'find_links', the folder of wheels to install from")
     try:

@@ -10,25 +10,40 @@ finding that says what to do) or ``skipped`` (nothing to compare with).
 
 Everything here and in those modules is pure: the workflow gathers the facts
 (workflow/health/verify.py) and these functions judge them, so every rule is tested on data.
-This module holds what they all share: the check, the report of one run, and the
-``gpuwizard.health/1`` JSON.
+This module holds what they all share: the check and the report of one run; verify's events,
+the ``gpuwizard.health/1`` report among them, are core/health/events.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-from gpuwizard.core.findings.model import Finding, finding_from_json, finding_to_json
+from gpuwizard.core.events import json_field
+from gpuwizard.core.findings.model import Finding, finding_from_json
 
 HEALTH_SCHEMA: Final = "gpuwizard.health/1"
 
 Status = Literal["ok", "changed", "broken", "skipped"]
-STATUSES: Final = ("ok", "changed", "broken", "skipped")
-KINDS: Final = (
+STATUSES: Final[tuple[Status, ...]] = ("ok", "changed", "broken", "skipped")
+#: What a check compares (core/health/events.py says each in words).
+CheckKind = Literal[
+    "driver", "gpus", "interpreter", "import", "build", "constraints", "devices", "cuda_wheels", "test", "path",
+]  # fmt: skip
+KINDS: Final[tuple[CheckKind, ...]] = (
     "driver", "gpus", "interpreter", "import", "build", "constraints", "devices", "cuda_wheels", "test", "path",
 )  # fmt: skip
+
+
+def status_from_json(value: object) -> Status:
+    """A check's status read back; an unknown one (a newer wizard's) counts as skipped."""
+    return next((status for status in STATUSES if status == value), "skipped")
+
+
+def finding_or_none(value: object) -> Finding | None:
+    """A check's finding read back (tolerant of gaps); None unless it is an object."""
+    return finding_from_json(value) if isinstance(value, Mapping) else None
 
 
 @dataclass(frozen=True)
@@ -47,12 +62,12 @@ class HealthCheck:
     """
 
     check_id: str
-    kind: str
+    kind: str  # a CheckKind, or a newer one read back
     subject: str
-    status: Status
+    status: Status = json_field(read=status_from_json)
     before: str | None = None
     after: str | None = None
-    finding: Finding | None = None
+    finding: Finding | None = json_field(default=None, read=finding_or_none)
     note: str | None = None
 
 
@@ -81,61 +96,6 @@ class HealthReport:
     def broken(self) -> tuple[HealthCheck, ...]:
         """The broken checks."""
         return tuple(check for check in self.checks if check.status == "broken")
-
-
-def check_to_json(check: HealthCheck) -> dict[str, Any]:
-    """One check as JSON data (also the body of a ``check`` event)."""
-    return {
-        "check_id": check.check_id,
-        "kind": check.kind,
-        "subject": check.subject,
-        "status": check.status,
-        "before": check.before,
-        "after": check.after,
-        "finding": finding_to_json(check.finding) if check.finding is not None else None,
-        "note": check.note,
-    }
-
-
-def health_to_json(report: HealthReport) -> dict[str, Any]:
-    """The report as ``gpuwizard.health/1`` JSON data."""
-    counts = dict.fromkeys(STATUSES, 0)
-    for check in report.checks:
-        counts[check.status] += 1
-    return {
-        "schema": HEALTH_SCHEMA,
-        "healthy": report.healthy,
-        "snapshot_recorded": report.snapshot_recorded,
-        "counts": counts,
-        "drifted": [check.check_id for check in report.drifted],
-        "checks": [check_to_json(check) for check in report.checks],
-    }
-
-
-def health_from_json(data: Mapping[str, Any]) -> HealthReport:
-    """The report again from :func:`health_to_json` data (or a verify ``result`` event); tolerant.
-
-    Checks of unknown status count as skipped; a finding keeps its code, texts and parameters.
-    """
-    checks = []
-    for item in data.get("checks") or ():
-        if not isinstance(item, Mapping):
-            continue
-        status = item.get("status")
-        finding = item.get("finding")
-        checks.append(
-            HealthCheck(
-                check_id=str(item.get("check_id") or ""),
-                kind=str(item.get("kind") or ""),
-                subject=str(item.get("subject") or ""),
-                status=status if status in STATUSES else "skipped",
-                before=text_or_none(item.get("before")),
-                after=text_or_none(item.get("after")),
-                finding=finding_from_json(finding) if isinstance(finding, Mapping) else None,
-                note=text_or_none(item.get("note")),
-            )
-        )
-    return HealthReport(tuple(checks), text_or_none(data.get("snapshot_recorded")))
 
 
 def text_or_none(value: object) -> str | None:

@@ -25,8 +25,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion
 
+from gpuwizard.core.events import value_to_json
 from gpuwizard.core.frameworks import FRAMEWORKS
-from gpuwizard.core.livetest.libraries import CudaWheel, wheels_from_json, wheels_to_json
+from gpuwizard.core.livetest.libraries import CudaWheel, wheels_from_json
 from gpuwizard.core.machine.readiness import usable_gpus
 from gpuwizard.core.machine.system_report import SystemReport
 
@@ -153,53 +154,8 @@ def with_environment(snapshot: Snapshot, env: SnapshotEnv) -> Snapshot:
 
 
 def snapshot_to_json(snapshot: Snapshot) -> dict[str, Any]:
-    """The snapshot as ``gpuwizard.snapshot/1`` JSON data."""
-    return {
-        "schema": SNAPSHOT_SCHEMA,
-        "recorded": snapshot.recorded,
-        "driver_version": snapshot.driver_version,
-        "driver_cuda_max": snapshot.driver_cuda_max,
-        "gpus": [
-            {
-                "index": gpu.index,
-                "name": gpu.name,
-                "compute_capability": gpu.compute_capability,
-                "memory_total_mib": gpu.memory_total_mib,
-            }
-            for gpu in snapshot.gpus
-        ],
-        "environments": [_env_to_json(env) for env in snapshot.environments],
-        "path_entries": [
-            {"registry": entry.registry, "scope": entry.scope, "folder": entry.folder}
-            for entry in snapshot.path_entries
-        ],
-    }
-
-
-def _env_to_json(env: SnapshotEnv) -> dict[str, Any]:
-    return {
-        "name": env.name,
-        "path": env.path,
-        "python": env.python,
-        "manager": env.manager,
-        "framework": env.framework,
-        "framework_version": env.framework_version,
-        "framework_build": env.framework_build,
-        "built_with_cuda": env.built_with_cuda,
-        "cuda_build": env.cuda_build,
-        "constraints": env.constraints,
-        "pins": list(env.pins),
-        "gpus_visible": env.gpus_visible,
-        "gpu_names": list(env.gpu_names),
-        "test_verdict": env.test_verdict,
-        "samples_per_s": dict(env.samples_per_s) if env.samples_per_s is not None else None,
-        "python_version": env.python_version,
-        "index_url": env.index_url,
-        "created": env.created,
-        "tested": env.tested,
-        "cuda_wheels": wheels_to_json(env.cuda_wheels),
-        "dll_hook_active": env.dll_hook_active,
-    }
+    """The snapshot as ``gpuwizard.snapshot/1`` JSON data: the schema, then every field as declared."""
+    return {"schema": SNAPSHOT_SCHEMA, **value_to_json(snapshot)}
 
 
 def snapshot_from_json(data: object) -> Snapshot:

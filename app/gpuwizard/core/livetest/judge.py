@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gpuwizard.core.events import Event
 from gpuwizard.core.findings.model import Finding, make_finding, sort_findings
 from gpuwizard.core.livetest.events import (
     Compare,
@@ -17,7 +18,6 @@ from gpuwizard.core.livetest.events import (
     DeviceSummary,
     GpuUsage,
     Libraries,
-    LiveTestEvent,
     LiveTestResult,
     Matmul,
     ProbeError,
@@ -59,7 +59,7 @@ class ProbeRun:
     warnings: list[ProbeWarning] = field(default_factory=list)
     libraries: Libraries | None = None
 
-    def add(self, event: LiveTestEvent) -> None:  # noqa: PLR0912 - one branch per kind of event
+    def add(self, event: Event) -> None:  # noqa: PLR0912 - one branch per kind of event
         """Take one event into account (kinds that say nothing about the verdict are ignored)."""
         if isinstance(event, Start):
             self.start = event
@@ -199,7 +199,7 @@ def result_of(
         verdict=verdict,
         framework=framework,
         framework_version=start.framework_version if start is not None else None,
-        device=next((gpu.name for gpu in run.gpus), None) if gpu_used else "cpu",
+        device=next((gpu.label for gpu in run.gpus), None) if gpu_used else "cpu",
         loss_first=_rounded(summary.loss_first if summary else None),
         loss_last=_rounded(summary.loss_last if summary else None),
         samples_per_s_gpu=_rounded(summary.samples_per_s_gpu if summary else None, 1),
@@ -212,7 +212,7 @@ def result_of(
         gpu_memory_used_max_mib=max(memory, default=None),
         gpu_training_vs_matmul_percent=_efficiency(summary, run.matmul),
         gpus_visible=run.gpus_visible,
-        gpu_names=tuple(gpu.name for gpu in run.gpus),
+        gpu_names=tuple(gpu.label for gpu in run.gpus),
         built_with_cuda=start.built_with_cuda if start is not None else None,
         cuda_build=start.cuda_build if start is not None else None,
         python=(start.python_executable if start is not None else None) or python,

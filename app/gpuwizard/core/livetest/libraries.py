@@ -4,7 +4,8 @@ The probes report them (``probes/cuda_libraries.py``): the live test in its ``li
 the environment report (``probes/env_report.py``) in its object. This module reads them once,
 tolerantly (a field missing or of the wrong shape is "unknown"), for the live test's result
 (:class:`~gpuwizard.core.livetest.events.LiveTestResult`) and for ``verify``'s drift check of the
-NVIDIA wheels (``core/health/wheel_drift.py``).
+NVIDIA wheels (``core/health/wheel_drift.py``); they are written back by the shared codec
+(:func:`gpuwizard.core.events.value_to_json`: each as an object of its fields, in their order).
 
 >>> wheel = CudaWheel("nvidia-cudnn-cu11", "8.9.5.29")
 >>> (wheel.family, wheel.cuda_tag, wheel.major, wheel.pin)
@@ -16,7 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
+
+from gpuwizard.core.events import json_field, value_from_json
 
 # NVIDIA's CUDA wheels name the CUDA major they are for as a ``-cuNN`` suffix
 # (nvidia-cudnn-cu11, nvidia-cublas-cu12: pypi.org/user/nvidia); the same library for another
@@ -72,13 +75,13 @@ class DllHook:
         problem: Why it added nothing, when it failed; None otherwise.
     """
 
-    active: bool
+    active: bool = json_field(read=lambda value: value is True)  # only a true boolean says it worked
     folders: tuple[str, ...] = ()
     problem: str | None = None
 
 
 def libraries_from_json(value: object) -> tuple[CudaLibrary, ...]:
-    """``[{"name", "path"}]`` as libraries; entries of another shape are left out.
+    """``[{"name", "path"}]`` as libraries; entries of another shape, or without both, are left out.
 
     >>> libraries_from_json([{"name": "libcudart.so.12", "path": "/x/libcudart.so.12"}, 7])
     (CudaLibrary(name='libcudart.so.12', path='/x/libcudart.so.12'),)
@@ -86,14 +89,20 @@ def libraries_from_json(value: object) -> tuple[CudaLibrary, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(
-        CudaLibrary(str(item["name"]), str(item["path"]))
+        value_from_json(CudaLibrary, item)
         for item in value
         if isinstance(item, Mapping) and item.get("name") and item.get("path")
     )
 
 
 def wheels_from_json(value: object) -> tuple[CudaWheel, ...] | None:
-    """``[{"name", "version"}]`` as wheels, sorted by name; None when it is not a list (unknown)."""
+    """``[{"name", "version"}]`` as wheels, named as PEP 503 compares names, sorted by name, each once.
+
+    None when it is not a list (unknown).
+
+    >>> wheels_from_json([{"name": "NVIDIA-cudnn-cu11", "version": "8.9.5.29"}, {"version": "1"}, "x"])
+    (CudaWheel(name='nvidia-cudnn-cu11', version='8.9.5.29'),)
+    """
     if not isinstance(value, list):
         return None
     wheels = {
@@ -105,30 +114,9 @@ def wheels_from_json(value: object) -> tuple[CudaWheel, ...] | None:
 
 
 def dll_hook_from_json(value: object) -> DllHook | None:
-    """``{"active", "folders", "problem"}`` as a hook; None for anything else (no hook)."""
-    if not isinstance(value, Mapping):
-        return None
-    folders = value.get("folders")
-    problem = value.get("problem")
-    return DllHook(
-        active=value.get("active") is True,
-        folders=tuple(str(folder) for folder in folders) if isinstance(folders, list) else (),
-        problem=None if problem is None else str(problem),
-    )
+    """``{"active", "folders", "problem"}`` as a hook; None for anything else (no hook).
 
-
-def libraries_to_json(libraries: tuple[CudaLibrary, ...]) -> list[dict[str, str]]:
-    """Libraries as ``[{"name", "path"}]``."""
-    return [{"name": library.name, "path": library.path} for library in libraries]
-
-
-def wheels_to_json(wheels: tuple[CudaWheel, ...] | None) -> list[dict[str, str]] | None:
-    """Wheels as ``[{"name", "version"}]``; None stays None (unknown)."""
-    return None if wheels is None else [{"name": wheel.name, "version": wheel.version} for wheel in wheels]
-
-
-def dll_hook_to_json(hook: DllHook | None) -> dict[str, Any] | None:
-    """A hook as ``{"active", "folders", "problem"}``; None (no hook) stays None."""
-    if hook is None:
-        return None
-    return {"active": hook.active, "folders": list(hook.folders), "problem": hook.problem}
+    >>> dll_hook_from_json({"active": "yes", "folders": ["C:/nvidia/cudnn/bin"]})
+    DllHook(active=False, folders=('C:/nvidia/cudnn/bin',), problem=None)
+    """
+    return value_from_json(DllHook, value) if isinstance(value, Mapping) else None

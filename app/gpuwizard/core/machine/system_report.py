@@ -19,13 +19,28 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from functools import partial
+from typing import Any, Final, TypeVar
 
-from gpuwizard.core.findings.model import Finding, finding_to_json
+from gpuwizard.core.events import json_field, value_from_json, value_to_json
+from gpuwizard.core.events.codec import json_metadata
+from gpuwizard.core.findings.model import Finding
 
 SYSTEM_SCHEMA: Final = "gpuwizard.system/1"
+
+_T = TypeVar("_T")
+
+
+def _or(default: str) -> Callable[[object], str]:
+    """A reader of a name an older report may leave out: ``default`` then."""
+    return lambda raw: default if raw is None else str(raw)
+
+
+def _part(cls: type[_T]) -> Callable[[object], _T | None]:
+    """A reader of an optional part: None when the report has none (null, or an empty object)."""
+    return lambda raw: value_from_json(cls, raw) if isinstance(raw, Mapping) and raw else None
 
 
 @dataclass(frozen=True)
@@ -42,7 +57,7 @@ class OsFacts:
         distribution: A readable OS name (``Debian GNU/Linux 12 (bookworm)``) when known.
     """
 
-    family: str
+    family: str = field(metadata=json_metadata(read=_or("unknown")))
     wsl: bool
     release: str
     arch: str
@@ -83,7 +98,7 @@ class DriverFacts:
 
     version: str
     cuda_max: str | None
-    source: str
+    source: str = field(metadata=json_metadata(read=_or("unknown")))
 
 
 @dataclass(frozen=True)
@@ -102,13 +117,13 @@ class GpuFacts:
     """
 
     index: int
-    vendor: str
+    vendor: str = field(metadata=json_metadata(read=_or("nvidia")))  # older reports listed NVIDIA GPUs only
     name: str | None
     compute_capability: str | None = None
     memory_total_mib: int | None = None
     pci_bus_id: str | None = None
     status: str = "ok"
-    uuid: str | None = field(default=None, compare=False, repr=False)
+    uuid: str | None = field(default=None, compare=False, repr=False, metadata=json_metadata(skip=True))
 
 
 @dataclass(frozen=True)
@@ -176,6 +191,16 @@ class ManagerFacts:
         return [(name, path) for name, path in named if path]
 
 
+def _gpus(raw: object) -> tuple[GpuFacts, ...]:
+    """The GPUs of a report; one without an index (an older report) has its place in the list."""
+    listed = raw if isinstance(raw, list) else []
+    return tuple(
+        value_from_json(GpuFacts, {"index": place, **gpu})
+        for place, gpu in enumerate(listed)
+        if isinstance(gpu, Mapping)
+    )
+
+
 @dataclass(frozen=True)
 class SystemReport:
     """Everything ``detect`` found about one machine.
@@ -184,10 +209,10 @@ class SystemReport:
     frozen executable, the first one found); ``interpreters`` lists every one found.
     """
 
-    os: OsFacts
-    python: PythonFacts | None = None
-    driver: DriverFacts | None = None
-    gpus: tuple[GpuFacts, ...] = ()
+    os: OsFacts = field(metadata=json_metadata(read=partial(value_from_json, OsFacts)))  # none: all unknown
+    python: PythonFacts | None = json_field(default=None, read=_part(PythonFacts))
+    driver: DriverFacts | None = json_field(default=None, read=_part(DriverFacts))
+    gpus: tuple[GpuFacts, ...] = json_field(default=(), read=_gpus)
     cuda_toolkits: tuple[CudaToolkitFacts, ...] = ()
     cudnn: tuple[CudnnFacts, ...] = ()
     managers: ManagerFacts = field(default_factory=ManagerFacts)
@@ -207,178 +232,17 @@ class SystemReport:
 
 
 def report_to_json(report: SystemReport) -> dict[str, Any]:
-    """Return the report as ``gpuwizard.system/1`` JSON data (UUIDs left out)."""
-    return {
-        "schema": SYSTEM_SCHEMA,
-        "os": {
-            "family": report.os.family,
-            "wsl": report.os.wsl,
-            "release": report.os.release,
-            "arch": report.os.arch,
-            "wsl_version": report.os.wsl_version,
-            "container": report.os.container,
-            "distribution": report.os.distribution,
-        },
-        "python": _python_to_json(report.python) if report.python else None,
-        "driver": (
-            {
-                "version": report.driver.version,
-                "cuda_max": report.driver.cuda_max,
-                "source": report.driver.source,
-            }
-            if report.driver
-            else None
-        ),
-        "gpus": [
-            {
-                "index": gpu.index,
-                "vendor": gpu.vendor,
-                "name": gpu.name,
-                "compute_capability": gpu.compute_capability,
-                "memory_total_mib": gpu.memory_total_mib,
-                "pci_bus_id": gpu.pci_bus_id,
-                "status": gpu.status,
-            }
-            for gpu in report.gpus
-        ],
-        "cuda_toolkits": [
-            {
-                "version": kit.version,
-                "root": kit.root,
-                "on_path": kit.on_path,
-                "path_rank": kit.path_rank,
-                "version_source": kit.version_source,
-                "found_by": list(kit.found_by),
-            }
-            for kit in report.cuda_toolkits
-        ],
-        "cudnn": [
-            {
-                "version": dnn.version,
-                "location": dnn.location,
-                "on_path": dnn.on_path,
-                "version_source": dnn.version_source,
-                "header": dnn.header,
-            }
-            for dnn in report.cudnn
-        ],
-        "managers": {
-            "uv": report.managers.uv,
-            "conda": report.managers.conda,
-            "mamba": report.managers.mamba,
-            "micromamba": report.managers.micromamba,
-        },
-        "findings": [finding_to_json(f) for f in report.findings],
-        "interpreters": [_python_to_json(p) for p in report.interpreters],
-        "long_paths_enabled": report.long_paths_enabled,
-        "wizard_version": report.wizard_version,
-        "detection_seconds": report.detection_seconds,
-    }
+    """Return the report as ``gpuwizard.system/1`` JSON data (UUIDs left out): its fields, in order."""
+    return {"schema": SYSTEM_SCHEMA, **value_to_json(report)}
 
 
 def report_from_json(data: Mapping[str, Any]) -> SystemReport:
     """Build a report from JSON data already checked against the ``gpuwizard.system/1`` schema.
 
-    Unknown fields are ignored; a missing optional field means "unknown" (docs/architecture.md,
+    Unknown fields are ignored; a missing (or malformed) field means "unknown" (docs/architecture.md,
     "The command-line and JSON contract").
     """
-    os_data = data.get("os") or {}
-    driver = data.get("driver")
-    managers = data.get("managers") or {}
-    return SystemReport(
-        os=OsFacts(
-            family=os_data.get("family", "unknown"),
-            wsl=bool(os_data.get("wsl", False)),
-            release=os_data.get("release", ""),
-            arch=os_data.get("arch", ""),
-            wsl_version=os_data.get("wsl_version"),
-            container=bool(os_data.get("container", False)),
-            distribution=os_data.get("distribution"),
-        ),
-        python=_python_from_json(data["python"]) if data.get("python") else None,
-        driver=(
-            DriverFacts(
-                version=driver["version"],
-                cuda_max=driver.get("cuda_max"),
-                source=driver.get("source", "unknown"),
-            )
-            if driver
-            else None
-        ),
-        gpus=tuple(
-            GpuFacts(
-                index=gpu.get("index", position),
-                vendor=gpu.get("vendor", "nvidia"),
-                name=gpu.get("name"),
-                compute_capability=gpu.get("compute_capability"),
-                memory_total_mib=gpu.get("memory_total_mib"),
-                pci_bus_id=gpu.get("pci_bus_id"),
-                status=gpu.get("status", "ok"),
-            )
-            for position, gpu in enumerate(data.get("gpus") or [])
-        ),
-        cuda_toolkits=tuple(
-            CudaToolkitFacts(
-                version=kit.get("version"),
-                root=kit["root"],
-                on_path=bool(kit.get("on_path", False)),
-                path_rank=kit.get("path_rank"),
-                version_source=kit.get("version_source"),
-                found_by=tuple(kit.get("found_by") or ()),
-            )
-            for kit in data.get("cuda_toolkits") or []
-        ),
-        cudnn=tuple(
-            CudnnFacts(
-                version=dnn.get("version"),
-                location=dnn["location"],
-                on_path=bool(dnn.get("on_path", False)),
-                version_source=dnn.get("version_source"),
-                header=dnn.get("header"),
-            )
-            for dnn in data.get("cudnn") or []
-        ),
-        managers=ManagerFacts(
-            uv=managers.get("uv"),
-            conda=managers.get("conda"),
-            mamba=managers.get("mamba"),
-            micromamba=managers.get("micromamba"),
-        ),
-        findings=tuple(
-            Finding(
-                code=f["code"],
-                severity=f.get("severity", "info"),
-                message=f.get("message", ""),
-                hint=f.get("hint", ""),
-                params=dict(f.get("params") or {}),
-            )
-            for f in data.get("findings") or []
-        ),
-        interpreters=tuple(_python_from_json(p) for p in data.get("interpreters") or []),
-        long_paths_enabled=data.get("long_paths_enabled"),
-        wizard_version=data.get("wizard_version"),
-        detection_seconds=data.get("detection_seconds"),
-    )
-
-
-def _python_to_json(python: PythonFacts) -> dict[str, Any]:
-    return {
-        "version": python.version,
-        "executable": python.executable,
-        "bits": python.bits,
-        "ms_store": python.ms_store,
-        "source": python.source,
-    }
-
-
-def _python_from_json(data: Mapping[str, Any]) -> PythonFacts:
-    return PythonFacts(
-        version=data["version"],
-        executable=data.get("executable", ""),
-        bits=data.get("bits"),
-        ms_store=bool(data.get("ms_store", False)),
-        source=data.get("source", "self"),
-    )
+    return value_from_json(SystemReport, data)
 
 
 #: How vendors are written in sentences.

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from gpuwizard.core.events import value_to_json
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.pathedit.algebra import (
     DUPLICATE,
@@ -98,22 +99,10 @@ def problem_text(problem: str, *, first_cuda: str | None = None) -> Translatable
 
 
 def review_to_json(review: ScopeReview) -> dict[str, Any]:
-    """One scope's review as ``path show --json`` and the support report write it."""
-    return {
-        "scope": review.scope,
-        "type": review.type,
-        "value": review.value,
-        "length": len(review.value),
-        "entries": [
-            {
-                "index": entry.index,
-                "segment": entry.segment,
-                "problems": list(entry.problems),
-                "cuda_version": entry.cuda_version,
-            }
-            for entry in review.entries
-        ],
-    }
+    """One scope's review as ``path show --json`` and the support report write it (``length`` computed)."""
+    data = value_to_json(review)
+    entries = data.pop("entries")
+    return {**data, "length": len(review.value), "entries": entries}
 
 
 def review_paths(

@@ -1,8 +1,9 @@
 """The Install page: creates the environment of the plan, live, with Cancel and rollback.
 
 A commit page: once the environment exists there is no way back to the choices. The page only
-shows what the session's ``create_env`` step reports (``start``, ``phase``, ``log``,
-``progress`` and last ``result``, README "Environments"); the step runs on a
+shows what the session's ``create_env`` step reports, typed (:mod:`gpuwizard.core.envs.events`:
+``sources``, ``start``, ``phase``, ``log``, ``progress`` and last the result, README
+"Environments"); a phase is shown in its words from core, translated; the step runs on a
 :class:`~gpuwizard.ui.workers.FunctionWorker` and its events come to the UI thread through an
 :class:`~gpuwizard.ui.event_bridge.EventBridge`, a batch at most every 50 ms, so a tool that
 prints fast never freezes the window. Cancel sets the step's cancel event: the step kills the
@@ -14,7 +15,7 @@ from __future__ import annotations
 from html import escape
 from typing import Final
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -32,12 +33,21 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.envs.events import (
+    PHASE_CONTEXT,
+    EnvLog,
+    EnvPhase,
+    EnvProgress,
+    EnvResult,
+    EnvSources,
+    EnvStart,
+    phase_words,
+)
+from gpuwizard.core.events import Event
 from gpuwizard.core.findings.diagnosis import diagnose
-from gpuwizard.core.findings.model import Finding, finding_from_json
+from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.frameworks import framework_module, framework_title
 from gpuwizard.ui.deferred import call_soon
-from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.install_preview import planned_steps
@@ -309,22 +319,21 @@ class InstallPage(QWizardPage):
         lines: list[str] = []
         phase_text: str | None = None
         detail: str | None = None
-        progress: Event | None = None
+        progress: EnvProgress | None = None
         for event in events:
-            kind = event.get("event")
-            if kind == "start":
+            if isinstance(event, EnvStart):
                 lines.append(self._start_line(event))
-            elif kind == "phase":
-                self._phase = str(event.get("phase") or "")
+            elif isinstance(event, EnvPhase):
+                self._phase = event.phase
                 self._count_total, self._count_done, progress = None, 0, None
-                phase_text = self._phase_text(self._phase)
-                lines.append(f"== {self._phase}: {event.get('message', '')}")
-            elif kind == "log":
-                lines.append(str(event.get("line", "")))
-            elif kind == "sources":
+                phase_text = self._phase_text(event)
+                lines.append(f"== {event.phase}: {event.message}")
+            elif isinstance(event, EnvLog):
+                lines.append(event.line)
+            elif isinstance(event, EnvSources):
                 # The package indexes asked before the install; unreachable ones come with findings.
-                self._source_findings = [finding_from_json(item) for item in event.get("findings") or []]
-            elif kind == "progress":
+                self._source_findings = list(event.findings)
+            elif isinstance(event, EnvProgress):
                 self._count(event)
                 progress = event
                 detail = self._detail_text(event)
@@ -337,21 +346,20 @@ class InstallPage(QWizardPage):
         if lines:
             self._log_lines(lines)
 
-    def _count(self, event: Event) -> None:
-        count, action = event.get("count"), event.get("action")
-        if isinstance(count, int) and action == "resolve":
+    def _count(self, event: EnvProgress) -> None:
+        count, action = event.count, event.action
+        if count is not None and action == "resolve":
             self._count_total, self._count_done = count, 0
         elif action == "installed" and self._count_total:
-            done = count if isinstance(count, int) and not event.get("package") else self._count_done + 1
+            done = count if count is not None and not event.package else self._count_done + 1
             self._count_done = min(self._count_total, max(self._count_done, done))
 
-    def _show_progress(self, event: Event | None) -> None:
-        percent = event.get("percent") if event is not None else None
+    def _show_progress(self, event: EnvProgress | None) -> None:
         if self.work.cancel_event.is_set():
             self._set_busy()
-        elif isinstance(percent, (int, float)):
-            package = (event or {}).get("package") or ""
-            self._set_range(100, round(float(percent)), self.tr("%1 %p%").replace("%1", str(package)).strip())
+        elif event is not None and event.percent is not None:
+            package = event.package or ""
+            self._set_range(100, round(event.percent), self.tr("%1 %p%").replace("%1", package).strip())
         elif self._count_total:
             self._set_range(
                 self._count_total,
@@ -525,41 +533,33 @@ class InstallPage(QWizardPage):
             .replace("%5", plan.python)
         )
 
-    def _start_line(self, event: Event) -> str:
-        source = event.get("find_links") or event.get("index_url") or self.tr("the default index")
+    def _start_line(self, event: EnvStart) -> str:
+        source = event.find_links or event.index_url or self.tr("the default index")
         return (
             self.tr("== creating %1 at %2 with %3 (%4), packages from %5")
-            .replace("%1", str(event.get("name")))
-            .replace("%2", str(event.get("path")))
-            .replace("%3", str(event.get("tool")))
-            .replace("%4", str(event.get("manager")))
-            .replace("%5", str(source))
+            .replace("%1", event.name)
+            .replace("%2", event.path)
+            .replace("%3", event.tool)
+            .replace("%4", event.manager)
+            .replace("%5", source)
         )
 
-    def _phase_text(self, phase: str) -> str:
+    def _phase_text(self, event: EnvPhase) -> str:
+        """The phase in its words from core, translated; a phase this version has no words for, by what it does."""
+        words = phase_words(event.phase)
+        if words is None:
+            return event.message
         framework = (
             framework_module(self.session.choice.framework)
             if self.session.choice
             else self.tr("the framework")
         )
-        words = {
-            "replace": self.tr("Moving the existing environment aside…"),
-            "create": self.tr("Creating the environment…"),
-            "pip": self.tr("Adding pip…"),
-            "install": self.tr("Installing the packages…"),
-            "verify": self.tr("Checking that %1 imports in the new environment…").replace("%1", framework),
-            "constraints": self.tr("Pinning the build so later installs cannot replace it…"),
-            "variables": self.tr("Setting the environment's variables…"),
-            "kernel": self.tr("Registering the Jupyter kernel…"),
-            "register": self.tr("Recording the environment…"),
-            "rollback": self.tr("Something went wrong: removing what was made…"),
-        }
-        return words.get(phase, phase)
+        return QCoreApplication.translate(PHASE_CONTEXT, words).replace("{module}", framework)
 
-    def _detail_text(self, event: Event) -> str:
-        package = event.get("package")
+    def _detail_text(self, event: EnvProgress) -> str:
+        package = event.package
         if not package:
-            return str(event.get("message") or "")
+            return event.message
         actions = {
             "resolve": self.tr("resolving"),
             "solve": self.tr("solving"),
@@ -571,11 +571,8 @@ class InstallPage(QWizardPage):
             "link": self.tr("linking"),
             "transaction": self.tr("installing"),
         }
-        action = actions.get(str(event.get("action")), str(event.get("action") or ""))
-        version = f" {event['version']}" if event.get("version") else ""
+        action = actions.get(event.action, event.action)
+        version = f" {event.version}" if event.version else ""
         return (
-            self.tr("Package: %1%2, %3")
-            .replace("%1", str(package))
-            .replace("%2", version)
-            .replace("%3", action)
+            self.tr("Package: %1%2, %3").replace("%1", package).replace("%2", version).replace("%3", action)
         )

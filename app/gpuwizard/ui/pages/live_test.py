@@ -33,19 +33,19 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from gpuwizard.core.events import Event
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.livetest.events import (
     DeviceSummary,
-    LiveTestEvent,
     LiveTestResult,
     Phase,
     Prepare,
     Start,
     Step,
 )
-from gpuwizard.core.livetest.stages import stage_line, stage_why
+from gpuwizard.core.livetest.stages import phase_line, stage_line, stage_why
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.messages import display_text
@@ -262,7 +262,7 @@ class LiveTestPage(QWizardPage):
         self._steps_done = 0
         self._config_steps = (0, 0)
 
-    def _take_events(self, events: list[LiveTestEvent]) -> None:
+    def _take_events(self, events: list[Event]) -> None:
         """One batch from the bridge: new points, the latest numbers, the last phase."""
         points: dict[str, list[tuple[float, float]]] = {}
         phase: Phase | None = None
@@ -287,7 +287,7 @@ class LiveTestPage(QWizardPage):
         for device, new in points.items():
             self.chart.add_points(device, new)
         if phase is not None:
-            self.phase_label.setText(self._phase_text(phase.phase, phase.device))
+            self.phase_label.setText(display_text(phase_line(phase)))
         if stage is not self._stage:
             self._enter_stage(stage)
         if self._stage is None:
@@ -477,14 +477,3 @@ class LiveTestPage(QWizardPage):
             .replace("%2", target.env_name or "—")
             .replace("%3", target.python)
         )
-
-    def _phase_text(self, phase: str, device: object) -> str:
-        where = {"gpu": self.tr("the GPU"), "cpu": self.tr("the CPU")}.get(str(device), self.tr("the device"))
-        words = {
-            "data": self.tr("Making the training data…"),
-            "warmup": self.tr("Warming up on %1…").replace("%1", where),
-            "train": self.tr("Training on %1…").replace("%1", where),
-            "matmul": self.tr("Measuring the GPU's matrix multiply rate…"),
-            "compare": self.tr("Checking that the GPU and the CPU compute the same…"),
-        }
-        return words.get(phase, phase)

@@ -3,8 +3,9 @@
 The wizard opens here when it set this machine up before. The session's ``verify`` step (the
 same one ``gpuwizard verify`` runs) detects the machine again, checks every environment the
 wizard made (interpreter, import, build, pinned build, GPUs seen, a short training test) and
-PATH, and compares each with the last good state. It runs on a worker; its ``check`` events
-arrive through an :class:`~gpuwizard.ui.event_bridge.EventBridge` and each becomes a line:
+PATH, and compares each with the last good state. It runs on a worker; its typed events
+(:mod:`gpuwizard.core.health.events`) arrive through an
+:class:`~gpuwizard.ui.event_bridge.EventBridge` and each check becomes a line:
 green when as before, amber when changed but working, red when broken, with "before → after"
 and the fix. "Repair" sets the broken environment up again with the same choices.
 """
@@ -12,7 +13,6 @@ and the fix. "Repair" sets the broken environment up again with the same choices
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -28,11 +28,18 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from gpuwizard.core.findings.model import finding_from_json
-from gpuwizard.core.health.checks import HealthReport
+from gpuwizard.core.events import Event
+from gpuwizard.core.health.checks import HealthCheck, HealthReport
+from gpuwizard.core.health.events import (
+    NOTHING_TO_VERIFY,
+    VerifyCheck,
+    VerifyPhase,
+    VerifyResult,
+    check_title,
+    phase_line,
+)
 from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.machine.system_report import SystemReport
-from gpuwizard.ui.event_bridge import Event
 from gpuwizard.ui.messages import display_text, finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
@@ -56,11 +63,11 @@ _STATUS_ICONS = {
 class QtCheckRow(QFrame):
     """One check: an icon and word for its status, what was checked, before → after, the fix."""
 
-    def __init__(self, check: dict[str, Any], title: str, status_word: str, parent: QWidget) -> None:
+    def __init__(self, check: HealthCheck, title: str, status_word: str, parent: QWidget) -> None:
         super().__init__(parent)
         self.check = check
-        status = str(check.get("status") or "skipped")
-        self.setObjectName(f"check_{check.get('check_id')}")
+        status = check.status
+        self.setObjectName(f"check_{check.check_id}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         icon = QLabel(self)
         size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
@@ -133,7 +140,7 @@ class VerifyPage(QWizardPage):
         self.health: HealthReport | None = None
         # The result's status: complete, cancelled or nothing_to_verify (workflow/health/verify.py).
         self.outcome: str | None = None
-        self.checks: list[dict[str, Any]] = []
+        self.checks: list[HealthCheck] = []
         self.rows: list[QtCheckRow] = []
         self.work = StreamedWork(self, self._take_events, self._finish, self._crashed)
         self.detected: SystemReport | None = None
@@ -223,7 +230,7 @@ class VerifyPage(QWizardPage):
         self.headline.setText(self.tr("Checking…"))
         self.headline.setStyleSheet("")
         self.since_label.clear()
-        self.phase_label.setText(self.tr("Looking at this machine…"))
+        self.phase_label.setText(display_text(phase_line("detect", "")))
         self.progress.setRange(0, 0)
         self.progress.show()
         self.again_button.setEnabled(False)
@@ -243,25 +250,23 @@ class VerifyPage(QWizardPage):
     def broken_environments(self) -> list[str]:
         """The environments with a broken check, in the order checked."""
         names = [
-            str(check.get("subject"))
+            check.subject
             for check in self.checks
-            if check.get("status") == "broken" and str(check.get("check_id", "")).startswith("env:")
+            if check.status == "broken" and check.check_id.startswith("env:")
         ]
         return list(dict.fromkeys(names))
 
     # --- events -----------------------------------------------------------------------------
 
     def _take_events(self, events: list[Event]) -> None:
+        # The short test's own events (wrapped) are not shown: its phase was announced already.
         for event in events:
-            kind = event.get("event")
-            if event.get("source") == "test":
-                continue  # the short test's own events; its phase was announced already
-            if kind == "phase":
-                self.phase_label.setText(self._phase_text(event))
-            elif kind == "check":
-                self._add_row(event)
-            elif kind == "result":
-                self.outcome = str(event.get("status") or "")
+            if isinstance(event, VerifyPhase):
+                self.phase_label.setText(display_text(phase_line(event.phase, event.subject)))
+            elif isinstance(event, VerifyCheck):
+                self._add_row(event.check)
+            elif isinstance(event, VerifyResult):
+                self.outcome = event.status
 
     def _finish(self, outcome: object) -> None:
         health, report = outcome if isinstance(outcome, tuple) else (None, None)
@@ -295,14 +300,13 @@ class VerifyPage(QWizardPage):
             row.deleteLater()
         self.rows = []
 
-    def _add_row(self, check: dict[str, Any]) -> None:
+    def _add_row(self, check: HealthCheck) -> None:
         self.checks.append(check)
-        status = str(check.get("status") or "skipped")
-        row = QtCheckRow(check, self._title(check), self._status_word(status), self.list_box)
+        title = display_text(check_title(check.kind, check.subject))
+        row = QtCheckRow(check, title, self._status_word(check.status), self.list_box)
         row.show_change(self._change_text(check))
-        finding = check.get("finding")
-        if isinstance(finding, dict) and status != "ok":
-            message, hint = finding_texts(finding_from_json(finding))
+        if check.finding is not None and check.status != "ok":
+            message, hint = finding_texts(check.finding)
             row.show_fix(message, hint)
         else:
             row.show_fix("", "")
@@ -311,7 +315,7 @@ class VerifyPage(QWizardPage):
 
     def nothing_to_verify(self) -> bool:
         """True when the last run found nothing of the wizard's to check on this machine."""
-        return self.outcome == "nothing_to_verify"
+        return self.outcome == NOTHING_TO_VERIFY
 
     def _show_health(self, health: HealthReport) -> None:
         if self.nothing_to_verify():
@@ -353,23 +357,6 @@ class VerifyPage(QWizardPage):
         self.since_label.setText(since)
         self.repair_button.setVisible(bool(self.broken_environments()))
 
-    def _title(self, check: dict[str, Any]) -> str:
-        subject = str(check.get("subject") or "")
-        titles = {
-            "driver": self.tr("NVIDIA driver"),
-            "gpus": self.tr("GPUs"),
-            "interpreter": self.tr("%1: Python runs"),
-            "import": self.tr("%1: the framework imports"),
-            "build": self.tr("%1: framework build"),
-            "constraints": self.tr("%1: the build is pinned"),
-            "devices": self.tr("%1: GPUs the framework sees"),
-            "test": self.tr("%1: short training test"),
-            "cuda_wheels": self.tr("%1: NVIDIA CUDA wheels"),
-            "path": self.tr("PATH: %1"),
-        }
-        kind = str(check.get("kind") or "")
-        return titles.get(kind, kind).replace("%1", subject)
-
     def _status_word(self, status: str) -> str:
         words = {
             "ok": self.tr("as before"),
@@ -379,14 +366,14 @@ class VerifyPage(QWizardPage):
         }
         return words.get(status, status)
 
-    def _change_text(self, check: dict[str, Any]) -> str:
-        before, after = check.get("before"), check.get("after")
-        if check.get("kind") == "test":
+    def _change_text(self, check: HealthCheck) -> str:
+        before, after = check.before, check.after
+        if check.kind == "test":
             before, after = self._verdict_word(before), self._verdict_word(after)
-        if check.get("status") == "skipped":
+        if check.status == "skipped":
             return ""  # the status word says it was not checked; a change would mislead
         if before == after or (before is None and after is None):
-            return str(after) if after and check.get("status") == "ok" else ""
+            return str(after) if after and check.status == "ok" else ""
         return (
             self.tr("%1 → %2")
             .replace("%1", str(before) if before is not None else self.tr("(none)"))
@@ -396,13 +383,3 @@ class VerifyPage(QWizardPage):
     def _verdict_word(self, verdict: object) -> str | None:
         """A live-test verdict in words (the check carries its code)."""
         return None if verdict is None else display_text(verdicts.phrase(str(verdict)))
-
-    def _phase_text(self, event: Event) -> str:
-        subject = str(event.get("subject") or "")
-        phases = {
-            "detect": self.tr("Looking at this machine…"),
-            "environment": self.tr("Checking the environment %1…"),
-            "test": self.tr("Training a small network in %1…"),
-            "path": self.tr("Checking PATH…"),
-        }
-        return phases.get(str(event.get("phase")), str(event.get("phase"))).replace("%1", subject)

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuwizard.core.livetest.events import Libraries, LiveTestEvent, LiveTestResult
+from gpuwizard.core.events import Event
+from gpuwizard.core.livetest.events import Libraries, LiveTestResult
 from gpuwizard.core.livetest.libraries import CudaLibrary, DllHook
 
 #: The list shows this many rows before it scrolls.
@@ -72,7 +73,7 @@ class CudaLibrariesView(QGroupBox):
         self.hook_label.clear()
         self.hide()
 
-    def take(self, events: Iterable[LiveTestEvent]) -> None:
+    def take(self, events: Iterable[Event]) -> None:
         """Take a batch of the test's events; a ``libraries`` event fills the list."""
         for event in events:
             if isinstance(event, Libraries):

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QSizePolicy, QWidget
 
+from gpuwizard.core.events import Event
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.livetest.events import (
     Device,
     DeviceSummary,
     GpuUsage,
-    LiveTestEvent,
     LiveTestResult,
     Matmul,
     Start,
@@ -91,7 +91,7 @@ class TestNumbers(QGroupBox):
             self.form.setRowVisible(value, key != "matmul")
         self.show_gpu_usage()
 
-    def take(self, events: Iterable[LiveTestEvent]) -> None:
+    def take(self, events: Iterable[Event]) -> None:
         """Take a batch of events; show what changed."""
         changed: set[str] = set()
         for event in events:
@@ -132,9 +132,9 @@ class TestNumbers(QGroupBox):
 
     def _take_device(self, event: Device) -> None:
         if event.is_gpu:
-            self._gpus.append(event.name)
+            self._gpus.append(event.label)
         else:
-            self._cpu = event.name + (
+            self._cpu = event.label + (
                 self.tr(" (%n threads)", "", event.threads) if event.threads is not None else ""
             )
 

@@ -3,7 +3,7 @@
 At a URL such as :data:`DEFAULT_COMPAT_URL` three files are published side by side:
 
 - ``bundle.json``: ``{"schema": "gpuwizard.compat-bundle/1", "generated": DATE, "files": {...}}``,
-  the files of ``resources/compat/`` that the recommender reads (``data.COMPAT_FILES``); DATE is
+  the files of ``resources/compat/`` that the recommender reads (``files.COMPAT_FILES``); DATE is
   ISO 8601, ``YYYY-MM-DD`` or a timestamp with its offset, checked and compared as a date
   (``core/compat/data_date.py``: as text, ``2027-1-5`` would block ``2027-01-10``);
 - ``bundle.json.sha256``: its sha256, as ``sha256sum`` writes it (``HEX  bundle.json``);
@@ -26,7 +26,7 @@ from typing import Any, Final
 from gpuwizard.core.compat.data_date import DataDateError, generated_at, is_newer
 from gpuwizard.core.compat.index_allowlist import disallowed_in
 from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
-from gpuwizard.workflow.compat.data import COMPAT_FILES, validation_errors
+from gpuwizard.workflow.compat.files import COMPAT_FILES, validation_errors
 from gpuwizard.workflow.compat.signing import trusted_keys, verifying_key
 from gpuwizard.workflow.state.compat_cache import CachedBundle, read_cached
 

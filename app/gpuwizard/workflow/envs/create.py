@@ -1,10 +1,11 @@
 """Making an environment, step by step, with events; on failure or cancel, nothing is left behind.
 
-:func:`create_environment` takes a request :mod:`.prepare` checked, streams JSON-ready progress
-events (``start``, ``phase``, ``log``, ``progress``; the tool's own lines parsed by
-:mod:`gpuwizard.core.envs.tool_output`, the import check's by
-:mod:`gpuwizard.core.envs.probe_output`) and the ``result`` event, and returns the typed
-:class:`~gpuwizard.core.envs.result.EnvResult`. On failure or cancel it removes what it made
+:func:`create_environment` takes a request :mod:`.prepare` checked, sends its typed events
+(:mod:`gpuwizard.core.envs.events`: ``start``, ``phase``, ``log``, ``progress``; the tool's own
+lines parsed by :mod:`gpuwizard.core.envs.tool_output`, the import check's by
+:mod:`gpuwizard.core.envs.probe_output`) and last the result, which it returns: the
+:class:`~gpuwizard.core.envs.result.EnvResult`. Each event is also a line of the run's log file,
+as JSON. On failure or cancel it removes what it made
 (or puts back the environment it was replacing) first, and the status is ``failed`` or
 ``cancelled`` (exit code 3).
 """
@@ -26,26 +27,23 @@ from typing import Any, Final, Literal, TextIO
 
 from gpuwizard import probes
 from gpuwizard.adapters.envs.base import Command, PackageSource
-from gpuwizard.adapters.envs.conda import CondaBackend, CondaLayout
-from gpuwizard.adapters.envs.conda_activation import write_activation_scripts
 from gpuwizard.adapters.envs.env_files import (
     constraint_reference,
     site_packages,
-    write_conda_variables,
     write_constraints,
     write_dll_hook,
-    write_venv_variables,
 )
-from gpuwizard.adapters.envs.venv_backends import UvBackend
 from gpuwizard.adapters.processes import process_identity
 from gpuwizard.adapters.runner import CommandCancelled, RunnerError
+from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvPhaseName, EnvProgress, EnvStart
 from gpuwizard.core.envs.package_sources import display_url, masked_command, sources_to_json
 from gpuwizard.core.envs.probe_output import LogEntry, ProbeOutput
 from gpuwizard.core.envs.rattler_output import rattler_message
 from gpuwizard.core.envs.result import EnvResult
-from gpuwizard.core.envs.tool_output import parse_tool_line, progress_event
+from gpuwizard.core.envs.tool_output import TOOLS, parse_tool_line
+from gpuwizard.core.events import Event, EventSink, to_json
 from gpuwizard.core.frameworks import framework_module
-from gpuwizard.core.machine.conda_engines import CONDA_TOOLS, engine_title
+from gpuwizard.core.machine.conda_engines import engine_title
 from gpuwizard.workflow.envs.ownership import (
     loose_marker,
     make_marked_folder,
@@ -73,9 +71,6 @@ from gpuwizard.workflow.state.home import wizard_home
 # A first `import tensorflow` on a slow disk takes tens of seconds; minutes means it hangs.
 _VERIFY_TIMEOUT_S: Final = 600.0
 _PROBE: Final = probes.script("framework_import")
-
-#: Where the creation's events go (JSON-ready dicts: they are also the log file's lines).
-EventSink = Callable[[dict[str, Any]], None]
 
 
 def create_environment(
@@ -108,7 +103,7 @@ def create_environment(
                 raise SetupRefused(
                     f"an interrupted creation of {record.name!r} cannot be undone: {error}"
                 ) from None
-            on_event({"event": "log", "phase": "check", "tool": "gpuwizard", "line": line})
+            on_event(EnvLog(phase="check", tool="gpuwizard", line=line))
         check_target(prepared.request, prepared.prefix)
         run = _Run(prepared, tools, on_event, cancel)
         try:
@@ -151,7 +146,7 @@ class _Run:
         self.made_prefix = False
         self.kernel_dir: Path | None = None
         self.tail: list[str] = []
-        self.phase = "check"
+        self.phase: EnvPhaseName = "check"
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -160,59 +155,29 @@ class _Run:
                 self.log_path.unlink()
 
     # -- events -------------------------------------------------------------------------------
-    def emit(self, event: dict[str, Any]) -> None:
-        self.log.write(json.dumps(event, ensure_ascii=False) + "\n")
+    def emit(self, event: Event) -> None:
+        # The log file is an edge: each event is one JSON line there.
+        self.log.write(json.dumps(to_json(event), ensure_ascii=False) + "\n")
         self.log.flush()
         self.on_event(event)
 
-    def enter(self, phase: str, message: str) -> None:
+    def enter(self, phase: EnvPhaseName, message: str) -> None:
         if self.cancel.is_set():
             raise _Cancelled
         self.phase = phase
-        self.emit({"event": "phase", "phase": phase, "message": message})
+        self.emit(EnvPhase(phase=phase, message=message))
 
     def line(self, tool: str, text: str) -> None:
         # The py-rattler engine speaks JSON lines: the log keeps their sentences.
         said = rattler_message(text) if tool == "rattler" else text
         self.tail = [*self.tail[-19:], said]
-        self.emit({"event": "log", "phase": self.phase, "tool": tool, "line": said})
+        self.emit(EnvLog(phase=self.phase, tool=tool, line=said))
         for progress in parse_tool_line(tool, text):
-            self.emit(progress_event(progress, self.phase))
+            self.emit(EnvProgress.of(progress, self.phase))
 
     # -- steps --------------------------------------------------------------------------------
     def execute(self) -> EnvResult:
-        request, plan = self.request, self.prepared.plan
-        self.emit(
-            {
-                "event": "start",
-                "name": request.name,
-                "path": str(self.prefix),
-                "manager": self.backend.manager,
-                "tool": self.backend.tool,
-                "framework": plan.framework,
-                "framework_version": plan.framework_version,
-                "python_version": plan.python,
-                "requirements": list(self.prepared.requirements),
-                # The index really used: the plan's, or the person's mirror of it (login hidden).
-                "index_url": None
-                if self.prepared.source.offline or self.prepared.source.index is None
-                else display_url(self.prepared.source.index),
-                "find_links": str(self.prepared.source.find_links)
-                if self.prepared.source.find_links
-                else None,
-                "offline": self.prepared.source.offline,
-                # Where the conda packages come from (conda environments): the plan's channels,
-                # or the ones given with --channel instead.
-                "conda_channels": [display_url(channel) for channel in self.prepared.conda.channels],
-                "log": str(self.log_path),
-                # Every index contacted and why, and the install command as it runs (core/envs/package_sources.py).
-                **(
-                    {"package_sources": sources_to_json(self.prepared.sources, self.prepared.requirements)}
-                    if self.prepared.sources is not None
-                    else {}
-                ),
-            }
-        )
+        self.emit(_start_event(self.prepared, self.log_path))
         try:
             record = self._steps()
         except (_Cancelled, CommandCancelled):
@@ -238,7 +203,7 @@ class _Run:
             seconds=round(time.perf_counter() - self.started, 2),
             log=str(self.log_path),
         )
-        self.emit(result.to_json())
+        self.emit(result)
         return result
 
     def _steps(self) -> EnvRecord:
@@ -252,16 +217,16 @@ class _Run:
         tool = engine_title(self.backend.tool)  # py-rattler, as people know it
         self.enter("create", f"creating {self.prefix} with {tool} ({prepared.python_note})")
         self.made_prefix = True
-        if not isinstance(self.backend, CondaLayout):
-            # A venv is marked before the tool writes into it, so a kill at any later instant
-            # leaves a folder that provably is this run's. conda, mamba, micromamba and
-            # py-rattler take only an absent or empty folder: theirs is marked once made.
+        marked_first = self.backend.marks_folder_before_create
+        if marked_first:
+            # A kill at any later instant leaves a folder that provably is this run's; the
+            # other tools take only an absent or empty folder: theirs is marked once made.
             self._make_marked_folder(existed and not replacing)
         self._run(self.backend.create_command(self.prefix, prepared.python, prepared.source, conda_spec))
-        if isinstance(self.backend, CondaLayout):
+        if not marked_first:
             given = existed and not replacing
             write_marker(self.prefix, "environment", self.id, request.name, given=given)
-        if isinstance(self.backend, UvBackend):
+        if self.backend.needs_pip_seed:
             self._seed_pip()
         self.enter("install", f"installing {', '.join(prepared.requirements)}")
         self._run(self.backend.install_command(self.prefix, prepared.requirements, prepared.source, None))
@@ -382,7 +347,8 @@ class _Run:
             f"$ {masked_command(command.argv, command.env)}\n"
         )  # a mirror's login stays out of the log
         tool = Path(command.argv[0]).stem.lower() if self.backend.tool != "pip" else "pip"
-        tool = command.output or (tool if tool in ("uv", *CONDA_TOOLS) else "pip")
+        # Anything else (the environment's own python running pip) prints pip's lines.
+        tool = command.output or (tool if tool in TOOLS else "pip")
         status = self.tools.runner.stream(
             command.argv,
             on_line or (lambda text: self.line(tool, text)),
@@ -419,7 +385,7 @@ class _Run:
             self._note(f"pip could not be added ({error}); use `uv pip` in this environment")
 
     def _note(self, text: str) -> None:
-        self.emit({"event": "log", "phase": self.phase, "tool": "gpuwizard", "line": text})
+        self.emit(EnvLog(phase=self.phase, tool="gpuwizard", line=text))
 
     def _verify(self) -> dict[str, Any]:
         module = framework_module(self.prepared.plan.framework)
@@ -454,23 +420,15 @@ class _Run:
         for entry in entries:
             # The tail explains a failure: the raw lines of a note, the answer in its sentence.
             self.tail = [*self.tail, *(entry.details or (entry.line,))][-20:]
-            self.emit(entry.to_event(self.phase))
+            self.emit(entry.event(self.phase))
 
     def _set_variables(self, variables: dict[str, str]) -> None:
-        if isinstance(self.backend, CondaBackend):
-            command = self.backend.variables_command(self.prefix, variables)
-            if command is not None:
-                self._run(command)
-            else:
-                write_conda_variables(self.prefix, variables)
-        elif isinstance(self.backend, CondaLayout):
-            # No conda here to activate it: activation scripts of its own run the
-            # environment's activate.d scripts, the variables' among them.
-            write_conda_variables(self.prefix, variables)
-            for written in write_activation_scripts(self.prefix):
-                self._note(f"wrote {written}")
-        else:
-            write_venv_variables(self.prefix, variables)
+        command = self.backend.variables_command(self.prefix, variables)
+        if command is not None:
+            self._run(command)
+            return
+        for written in self.backend.write_variables(self.prefix, variables):
+            self._note(f"wrote {written}")
 
     def _register_kernel(self) -> str:
         """Write the kernel spec under a name of its own, marked, and rename it into place whole.
@@ -529,7 +487,7 @@ class _Run:
         return Path(lines[-1]) / "kernels"
 
     def _roll_back(self, status: Literal["failed", "cancelled"], error: str) -> EnvResult:
-        self.emit({"event": "phase", "phase": "rollback", "message": f"{status}: removing what was made"})
+        self.emit(EnvPhase(phase="rollback", message=f"{status}: removing what was made"))
         problems = []
         if self.kernel_dir is not None:
             problems += _remove_own(self.kernel_dir, "kernel", self.id)
@@ -538,8 +496,8 @@ class _Run:
             if owned_by(self.prefix, "environment", self.id):
                 given = self.pending is not None and self.pending.prefix_existed
                 problems += remove_owned(self.prefix, "environment", self.id, keep_folder=given)
-            elif isinstance(self.backend, CondaLayout) and self.prefix.exists():
-                # Made by the conda tool in this run, under its locks, and not yet marked.
+            elif not self.backend.marks_folder_before_create and self.prefix.exists():
+                # Made by the tool in this run, under its locks, and not yet marked.
                 problems += remove_tree(self.prefix)
             problems += _remove_own(
                 making_folder(self.prefix, self.id), "environment", self.id, place=self.prefix
@@ -570,8 +528,35 @@ class _Run:
             seconds=round(time.perf_counter() - self.started, 2),
             log=str(self.log_path),
         )
-        self.emit(result.to_json())
+        self.emit(result)
         return result
+
+
+def _start_event(prepared: PreparedEnv, log: Path) -> EnvStart:
+    """What will be made, from what: the first event of the creation."""
+    source, plan = prepared.source, prepared.plan
+    return EnvStart(
+        name=prepared.request.name,
+        path=str(prepared.prefix),
+        manager=prepared.backend.manager,
+        tool=prepared.backend.tool,
+        framework=plan.framework,
+        framework_version=plan.framework_version,
+        python_version=plan.python,
+        requirements=tuple(prepared.requirements),
+        # The index really used: the plan's, or the person's mirror of it (login hidden).
+        index_url=None if source.offline or source.index is None else display_url(source.index),
+        find_links=str(source.find_links) if source.find_links else None,
+        offline=source.offline,
+        # Where the conda packages come from (conda environments): the plan's channels, or the
+        # ones given with --channel instead.
+        conda_channels=tuple(display_url(channel) for channel in prepared.conda.channels),
+        log=str(log),
+        # Every index contacted and why, and the install command as it runs (core/envs/package_sources.py).
+        package_sources=None
+        if prepared.sources is None
+        else sources_to_json(prepared.sources, prepared.requirements),
+    )
 
 
 def _remove_own(

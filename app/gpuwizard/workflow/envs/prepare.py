@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from gpuwizard.adapters.envs.base import CondaSpec, EnvBackend, PackageSource
-from gpuwizard.adapters.envs.conda import CondaBackend, CondaLayout, check_private_channels
+from gpuwizard.adapters.envs.conda import CondaBackend
 from gpuwizard.adapters.envs.rattler_backend import RattlerBackend
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
 from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
@@ -26,12 +26,10 @@ from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.package_sources import IndexSettings, MirrorRefused, PlanSources
-from gpuwizard.core.envs.rattler_channels import rattler_channels
-from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.envs.request import ENV_TOOLS, TOOL_MANAGERS, VENV_TOOLS, SetupRequest
 from gpuwizard.core.envs.space import required_bytes, space_message
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
 from gpuwizard.core.machine.conda_engines import (
-    CONDA_TOOLS,
     DEFAULT_CONDA_CHANNELS,
     RATTLER_ENGINE,
     conda_engine,
@@ -43,7 +41,6 @@ from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, find_record_by_id
 from gpuwizard.workflow.state.home import wizard_home
 
-VENV_TOOLS: Final = ("uv", "pip")
 #: py-rattler (issue 23): the conda engine inside the wizard, for machines without conda.
 RATTLER: Final = RATTLER_ENGINE
 
@@ -103,10 +100,10 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
     """
     manager = request.wanted_manager or plan.manager
     tool = request.tool
-    if tool is not None and tool not in (*VENV_TOOLS, *CONDA_TOOLS, RATTLER):
-        raise SetupRefused(f"unknown tool {tool!r} (choose uv, pip, conda, mamba, micromamba or rattler)")
+    if tool is not None and tool not in ENV_TOOLS:
+        raise SetupRefused(f"unknown tool {tool!r} (choose {', '.join(ENV_TOOLS[:-1])} or {ENV_TOOLS[-1]})")
     if tool is not None:
-        manager = "venv" if tool in VENV_TOOLS else "conda"
+        manager = TOOL_MANAGERS[tool]
     if request.channels and manager != "conda":
         raise SetupRefused("--channel is for conda environments: add --manager conda")
     try:
@@ -186,17 +183,11 @@ def _conda_spec(request: SetupRequest, plan: Plan, backend: EnvBackend) -> Conda
     --find-links`` (conda, mamba and micromamba also have their package cache offline).
     """
     given = tuple(local_channel(channel) for channel in request.channels)
-    if request.offline and not given and isinstance(backend, RattlerBackend):
+    if request.offline and not given and backend.tool == RATTLER:
         raise SetupRefused("--offline with conda needs --channel DIR: a local conda channel to install from")
     channels = given or plan.conda_channels or DEFAULT_CONDA_CHANNELS
     try:
-        if isinstance(backend, RattlerBackend):
-            channels = tuple(rattler_channels(channels, offline=request.offline))
-        else:
-            check_channels(channels)
-            # conda, mamba and micromamba take channels only on their command line, which every
-            # user of the machine can read: a channel with a login or token is refused up front.
-            check_private_channels(channels, backend.tool)
+        channels = backend.conda_channels(channels, offline=request.offline)
     except ChannelRefused as error:
         raise SetupRefused(str(error)) from None
     return CondaSpec(plan.conda_packages, tuple(dict.fromkeys(channels)))
@@ -256,10 +247,9 @@ def _conda_backend(tool: str | None, managers: ManagerFacts) -> EnvBackend:
 def _prefix(request: SetupRequest, backend: EnvBackend, tools: EnvTools) -> Path:
     if request.prefix is not None:
         return request.prefix.expanduser().resolve()
-    if isinstance(backend, CondaBackend):
-        envs = backend.envs_dir(tools.runner)
-        if envs is not None:
-            return envs / request.name
+    envs = backend.envs_dir(tools.runner)
+    if envs is not None:
+        return envs / request.name
     return (default_envs_dir() / request.name).resolve()
 
 
@@ -337,7 +327,7 @@ def _interpreter(
     removed); 32-bit and Microsoft Store builds are left out (findings PYTHON_32BIT,
     MS_STORE_PYTHON).
     """
-    if isinstance(backend, CondaLayout):
+    if backend.python_from_channels:
         note = "; no conda needed" if backend.tool == RATTLER else ""
         return version, f"Python {version} from {', '.join(conda.channels)}{note}"
     matching = [
@@ -349,9 +339,7 @@ def _interpreter(
     if matching:
         chosen = matching[0]
         return chosen.executable, f"Python {chosen.version} at {chosen.executable}"
-    if isinstance(backend, UvBackend) and not offline:
-        # uv fetches a managed CPython build when none is installed
-        # (docs.astral.sh/uv/concepts/python-versions/#automatic-python-downloads).
+    if backend.fetches_python and not offline:
         return version, f"uv downloads a managed CPython {version}: none is installed"
     raise SetupRefused(
         f"no 64-bit Python {version} was found; install it from python.org"

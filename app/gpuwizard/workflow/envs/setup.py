@@ -23,13 +23,14 @@ from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Recommendation, WishError
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.compat.recommend import recommend
-from gpuwizard.core.envs.index_reach import SourcesCheck, check_to_json
+from gpuwizard.core.envs.index_reach import EnvSources, SourcesCheck
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.events import EventSink
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.compat.releases import known_index
-from gpuwizard.workflow.envs.create import EventSink, create_environment
+from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.index_check import ask_sources
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.recovery import recover_interrupted
@@ -158,7 +159,7 @@ def check_sources(
 
 
 def run_setup(setup: Setup, on_event: EventSink, cancel: threading.Event) -> EnvResult:
-    """Make the environment ``setup`` planned; the result's ``result`` event is the last one sent.
+    """Make the environment ``setup`` planned; the result is the last event sent.
 
     Raises:
         SetupRefused: Another gpuwizard is making the same name or folder; nothing was changed.
@@ -175,18 +176,16 @@ def setup_environment(
 ) -> EnvResult:
     """The wizard's Install step: plan and make; a refusal comes back as a ``failed`` result with its reason.
 
-    An index that does not answer is said first by a ``sources`` event (each index, what
-    failed, the findings with the ways forward), which the Install page shows as cards.
+    An index that does not answer is said first by a ``sources`` event (:class:`EnvSources`:
+    each index, what failed, the findings with the ways forward), which the Install page shows
+    as cards.
     """
     try:
         setup = plan_setup(report, request, recommendation=recommendation)
         return run_setup(setup, on_event, cancel)
-    except SourcesUnreachable as error:
-        on_event(check_to_json(error.check))
-        result = EnvResult(status="failed", name=request.name, error=str(error))
-        on_event(result.to_json())
-        return result
     except SetupRefused as error:
+        if isinstance(error, SourcesUnreachable):
+            on_event(EnvSources.of(error.check))
         result = EnvResult(status="failed", name=request.name, error=str(error))
-        on_event(result.to_json())
+        on_event(result)
         return result

@@ -17,11 +17,13 @@ from (each asked whether it answers: an unreachable one ends the run with exit 2
 - the live test runs; a pass records the last good state (as ``gpuwizard test`` does), a fail
   keeps the setup for diagnosis and exits 1.
 
-Events are JSON-ready dicts: ``stage`` events of this run (``detect``, ``plan``, ``path``,
-``environment``, ``test``), the environment's and the test's own events passed on with
-``"source": "environment"`` or ``"test"``, and last one ``result`` (schema
-``gpuwizard.apply/1``) that carries ``exit_code``. Without ``confirmed`` the run stops after
-planning: a preview, nothing changed.
+The events are those of ``core/fleet/events.py``: a stage event as each stage of this run
+(``detect``, ``plan``, ``sources``, ``path``, ``environment``, ``test``) begins or ends, the
+environment's and the test's own events wrapped with ``source`` ``environment`` or ``test``,
+and last the :class:`~gpuwizard.core.fleet.events.ApplyResult` (schema ``gpuwizard.apply/1``),
+which is also returned. It says how the run ended; the exit code that stands for that is the
+command line's (``cli/apply.py``). Without ``confirmed`` the run stops after planning: a
+preview, nothing changed.
 """
 
 from __future__ import annotations
@@ -30,20 +32,34 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
 
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
 from gpuwizard.core.compat.presentation import plan_view
 from gpuwizard.core.envs.changes import plan_changes
-from gpuwizard.core.envs.index_reach import SourcesCheck, check_to_json
 from gpuwizard.core.envs.package_sources import MirrorRefused, PlanSources, sources_to_json
 from gpuwizard.core.envs.result import EnvResult
-from gpuwizard.core.findings.model import finding_to_json
-from gpuwizard.core.fleet.answers import ANSWERS_SCHEMA, Answers
+from gpuwizard.core.events import Event, EventSink, Wrapped
+from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.fleet.answers import Answers
+from gpuwizard.core.fleet.events import (
+    APPLY_SCHEMA,
+    ApplyEnvironment,
+    ApplyPathChange,
+    ApplyResult,
+    ApplyStage,
+    ApplyStatus,
+    DetectStage,
+    EnvironmentKept,
+    EnvironmentStage,
+    LiveTestFacts,
+    LiveTestStage,
+    PathStage,
+    PlanStage,
+    SourcesStage,
+)
 from gpuwizard.core.frameworks import FRAMEWORKS
-from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
@@ -59,7 +75,8 @@ from gpuwizard.workflow.envs.setup import (
 )
 from gpuwizard.workflow.fleet.existing import same_plan, unmatched_answers
 from gpuwizard.workflow.health.good_state import record_good_state
-from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
+from gpuwizard.workflow.health.tested import GoodStateRecorder, TestRunner, run_test_and_record
+from gpuwizard.workflow.livetest.run import LiveTestTarget, run_test
 from gpuwizard.workflow.pathedit.changes import PathChange, history, plan_add
 from gpuwizard.workflow.pathedit.machine import needs_elevation
 from gpuwizard.workflow.pathedit.request import (
@@ -75,17 +92,9 @@ from gpuwizard.workflow.state.env_registry import EnvRecord, find_record
 from gpuwizard.workflow.state.home import wizard_home
 from gpuwizard.workflow.state.path_journal import PathJournal, last_undoable
 
-APPLY_SCHEMA: Final = "gpuwizard.apply/1"
+__all__ = ["APPLY_SCHEMA", "ApplySteps", "ApplyUsageError", "apply_answers"]
 
-EXIT_OK: Final = 0
-EXIT_PROBLEM: Final = 1
-EXIT_ROLLED_BACK: Final = 3
-EXIT_CANCELLED: Final = 130
-
-EventSink = Callable[[dict[str, Any]], None]
 EnvMaker = Callable[[Setup, EventSink, threading.Event], EnvResult]
-TestRunner = Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]
-GoodStateRecorder = Callable[[SystemReport, str, LiveTestResult, "EnvironmentStore | None"], object]
 
 
 class ApplyUsageError(ValueError):
@@ -120,7 +129,7 @@ def apply_answers(
     path_store: EnvironmentStore | None,
     on_event: EventSink,
     cancel: threading.Event,
-) -> dict[str, Any]:
+) -> ApplyResult:
     """Carry out ``answers`` on this machine; returns the ``result`` event (also sent).
 
     Raises:
@@ -149,33 +158,30 @@ class _Apply:
 
     # --- the run ---------------------------------------------------------------------------
 
-    def run(self, *, confirmed: bool) -> dict[str, Any]:
+    def run(self, *, confirmed: bool) -> ApplyResult:
         report = self.steps.detect()
-        self._stage("detect", "done", summary=_machine_summary(report))
+        self.on_event(DetectStage(status="done", summary=_machine_summary(report)))
         if self.cancel.is_set():
-            return self._result("cancelled", EXIT_CANCELLED, "cancelled before anything changed")
+            return self._result("cancelled", "cancelled before anything changed")
         recommendation = self._plan(report)
         plan = recommendation.plan
         if self.answers.require_gpu and plan.cpu_only:
             errors = [finding.message for finding in recommendation.findings if finding.severity == "error"]
             return self._result(
                 "problem",
-                EXIT_PROBLEM,
                 f"require_gpu: {plan.framework} cannot use a GPU on this machine"
                 + (f" ({'; '.join(errors)})" if errors else "")
                 + "; nothing was changed",
                 plan=plan,
-                findings=[finding_to_json(finding) for finding in recommendation.findings],
+                findings=tuple(recommendation.findings),
             )
         keep, setup = self._environment_request(report, recommendation)
         request, change = self._path_change(plan)
         if not confirmed:
             planned = change is not None and change.changed
-            self._stage("path", "planned" if planned else "skipped", **self._path_facts(request, change))
-            self._stage("environment", "kept" if keep else "planned", **self._env_facts(keep, setup))
-            return self._result(
-                "preview", EXIT_OK, "nothing was changed; add --yes to carry it out", plan=plan
-            )
+            self.on_event(self._path_stage("planned" if planned else "skipped", request, change))
+            self.on_event(self._env_stage("planned", keep, setup))
+            return self._result("preview", "nothing was changed; add --yes to carry it out", plan=plan)
         return self._carry_out(report, plan, keep, setup, (request, change))
 
     def _carry_out(
@@ -185,28 +191,26 @@ class _Apply:
         keep: EnvRecord | None,
         setup: Setup | None,
         path: tuple[PathRequest | None, PathChange | None],
-    ) -> dict[str, Any]:
+    ) -> ApplyResult:
         request, change = path
         if request is None or change is None:
-            self._stage("path", "skipped", **self._path_facts(request, change))
+            self.on_event(self._path_stage("skipped", request, change))
         else:
             failed = self._apply_path(request, change)
             if failed is not None:
-                return self._result("rolled_back", EXIT_ROLLED_BACK, failed, plan=plan)
+                return self._result("rolled_back", failed, plan=plan, rolled_back=True)
         environment = self._make_environment(keep, setup)
         if not environment.ok:
-            status = "cancelled" if environment.status == "cancelled" else "rolled_back"
+            status: ApplyStatus = "cancelled" if environment.status == "cancelled" else "rolled_back"
             undone = self._undo_path()
             reason = environment.error or "cancelled"
             return self._result(
-                status, EXIT_ROLLED_BACK, f"the environment was not made ({reason}); {undone}", plan=plan
+                status, f"the environment was not made ({reason}); {undone}", plan=plan, rolled_back=True
             )
         self.made.environment = environment
         if not self.answers.test:
-            self._stage("test", "skipped", note="test = false")
-            return self._result(
-                "ok", EXIT_OK, f"{self.answers.request.name} is ready (not tested)", plan=plan
-            )
+            self.on_event(LiveTestStage(status="skipped", note="test = false"))
+            return self._result("ok", f"{self.answers.request.name} is ready (not tested)", plan=plan)
         return self._test(report, plan, environment)
 
     # --- the steps -------------------------------------------------------------------------
@@ -228,15 +232,16 @@ class _Apply:
         changes = plan_changes(
             recommendation, self.answers.request, envs_folder=str(default_envs_dir()), sources=sources
         )
-        self._stage(
-            "plan",
-            "done",
-            summary=plan.summary,
-            headline=str(view.headline),
-            changes=[change.plain() for change in changes],
-            plan=plan_to_json(plan),
-            install=view.pip_command,
-            package_sources=sources_to_json(sources, plan.requirements),
+        self.on_event(
+            PlanStage(
+                status="done",
+                summary=plan.summary,
+                headline=str(view.headline),
+                changes=tuple(change.plain() for change in changes),
+                plan=plan_to_json(plan),
+                install=view.pip_command,
+                package_sources=sources_to_json(sources, plan.requirements),
+            )
         )
         return recommendation
 
@@ -282,12 +287,12 @@ class _Apply:
             )
         except SourcesUnreachable as error:
             # The explanation (each index, what failed, the ways forward) before the one-line refusal.
-            self._stage("sources", "unreachable", **_sources_facts(error.check))
+            self.on_event(SourcesStage.of("unreachable", error.check))
             raise ApplyUsageError(str(error)) from None
         except SetupRefused as error:
             raise ApplyUsageError(str(error)) from None
         if setup.sources_check is not None:
-            self._stage("sources", "reached", **_sources_facts(setup.sources_check))
+            self.on_event(SourcesStage.of("reached", setup.sources_check))
         return None, setup
 
     def _path_change(self, plan: Plan) -> tuple[PathRequest | None, PathChange | None]:
@@ -317,22 +322,17 @@ class _Apply:
     def _apply_path(self, request: PathRequest, change: PathChange) -> str | None:
         """Make the PATH change; the reason when it failed (then nothing was changed)."""
         if self.store is None or not change.changed:
-            self._stage("path", "unchanged", **self._path_facts(request, change))
+            self.on_event(self._path_stage("unchanged", request, change))
             return None
         outcome = apply_request(self.store, self.journal, change, request, self.steps.runner)
         if outcome.error is not None or outcome.applied is None:
-            self._stage("path", "failed", error=outcome.error, **self._path_facts(request, change))
+            self.on_event(replace(self._path_stage("failed", request, change), error=outcome.error))
             return f"PATH: {outcome.error}"
         entry = outcome.applied.entry
         self.made.path_entry_id = entry.id if entry is not None else None
         self.made.path_folders = request.folders
-        self._stage(
-            "path",
-            "done",
-            journal_id=self.made.path_entry_id,
-            restart=finding_to_json(outcome.restart) if outcome.restart else None,
-            **self._path_facts(request, change),
-        )
+        done = self._path_stage("done", request, change)
+        self.on_event(replace(done, journal_id=self.made.path_entry_id, restart=outcome.restart))
         return None
 
     def _undo_path(self) -> str:
@@ -345,21 +345,23 @@ class _Apply:
             last = None
         if last is None or last.id != self.made.path_entry_id:
             # Something else changed PATH since: undoing now would revert that instead.
-            self._stage(
-                "path", "kept", journal_id=self.made.path_entry_id, note="PATH changed since; not undone"
+            self.on_event(
+                PathStage(
+                    status="kept", journal_id=self.made.path_entry_id, note="PATH changed since; not undone"
+                )
             )
             return "PATH was changed by something else meanwhile, so the wizard's entry stays (gpuwizard path undo)"
         outcome = undo_last(self.store, self.journal, self.steps.runner)
         if outcome.error is not None:
-            self._stage("path", "kept", journal_id=self.made.path_entry_id, error=outcome.error)
+            self.on_event(PathStage(status="kept", journal_id=self.made.path_entry_id, error=outcome.error))
             return f"the PATH change could not be undone ({outcome.error}); run `gpuwizard path undo`"
-        self._stage("path", "undone", journal_id=self.made.path_entry_id)
+        self.on_event(PathStage(status="undone", journal_id=self.made.path_entry_id))
         self.made.path_entry_id = None
         return "the PATH change was undone"
 
     def _make_environment(self, keep: EnvRecord | None, setup: Setup | None) -> EnvResult:
         if keep is not None:
-            self._stage("environment", "kept", **self._env_facts(keep, None))
+            self.on_event(self._env_stage("kept", keep, None))
             return EnvResult(
                 status="ok",
                 name=keep.name,
@@ -371,89 +373,85 @@ class _Apply:
             )
         if setup is None:
             raise ApplyUsageError("nothing to make")  # pragma: no cover - run() never gets here
-        self._stage("environment", "started", **self._env_facts(None, setup))
+        self.on_event(self._env_stage("started", None, setup))
         try:
             result = self.steps.create_env(setup, self._forward("environment"), self.cancel)
         except SetupRefused as error:  # another gpuwizard is making the same name right now
             raise ApplyUsageError(str(error)) from None
-        self._stage("environment", "done" if result.ok else result.status, name=setup.request.name)
+        self.on_event(
+            EnvironmentStage(status="done" if result.ok else result.status, name=setup.request.name)
+        )
         return result
 
-    def _test(self, report: SystemReport, plan: Plan, environment: EnvResult) -> dict[str, Any]:
+    def _test(self, report: SystemReport, plan: Plan, environment: EnvResult) -> ApplyResult:
         target = LiveTestTarget(
             python=str(environment.python), framework=plan.framework, env_name=self.answers.request.name
         )
-        self._stage("test", "started", env=self.answers.request.name)
-        forward = self._forward("test")
-        result = self.steps.run_test(report, target, lambda event: forward(event.to_json()), self.cancel)
+        self.on_event(LiveTestStage(status="started", env=self.answers.request.name))
+        # A pass is recorded as the last good state (as `gpuwizard test` records it); with
+        # require_gpu, only one that trained on the GPU (else the run ends as a problem below).
+        tested = run_test_and_record(
+            self.steps.run_test,
+            report,
+            target,
+            self._forward("test"),
+            self.cancel,
+            path_store=self.store,
+            record_good=self.steps.record_good,
+            require_gpu=self.answers.require_gpu,
+        )
+        result = tested.result
         verdict = result.verdict
-        test_facts = {
-            "verdict": verdict,
-            "device": result.device,
-            "samples_per_s": {"gpu": result.samples_per_s_gpu, "cpu": result.samples_per_s_cpu},
-            "speedup": result.speedup,
-            "seconds": result.seconds,
-        }
+        test_facts = LiveTestFacts.of(result)
         if self.cancel.is_set():
             return self._result(
-                "cancelled",
-                EXIT_CANCELLED,
-                "cancelled during the live test; the setup was kept",
-                plan=plan,
-                test=test_facts,
+                "cancelled", "cancelled during the live test; the setup was kept", plan=plan, test=test_facts
             )
-        self._stage("test", "done", **test_facts)
-        findings = [finding_to_json(finding) for finding in result.findings]
+        self.on_event(LiveTestStage.done(test_facts))
+        findings: list[Finding] = list(result.findings)
         trained_on_gpu = on_gpu(verdict)
         if passed(verdict, machine_has_nvidia_gpu(report)) and (
             trained_on_gpu or not self.answers.require_gpu
         ):
-            try:
-                self.steps.record_good(report, self.answers.request.name, result, self.store)
-            except (OSError, ValueError) as error:
-                findings.append(
-                    {
-                        "code": "GOOD_STATE_NOT_RECORDED",
-                        "severity": "warning",
-                        "message": str(error),
-                        "hint": "",
-                    }
-                )
+            name = self.answers.request.name
+            if tested.error is not None:
+                # The setup works; only its record failed (a full or read-only disk).
+                findings.append(make_finding("GOOD_STATE_NOT_RECORDED", env=name, error=tested.error))
             where = "the GPU" if trained_on_gpu else "the CPU"
             return self._result(
-                "ok", EXIT_OK, f"{self.answers.request.name} is ready and trains on {where} ({verdict})",
-                plan=plan, test=test_facts, findings=findings,
+                "ok", f"{name} is ready and trains on {where} ({verdict})",
+                plan=plan, test=test_facts, findings=tuple(findings),
             )  # fmt: skip
         return self._result(
             "problem",
-            EXIT_PROBLEM,
             f"the live test did not pass ({verdict}); the setup was kept for diagnosis "
             f"(`gpuwizard env remove {self.answers.request.name}` removes it)",
             plan=plan,
             test=test_facts,
-            findings=findings,
+            findings=tuple(findings),
         )
 
     # --- events ----------------------------------------------------------------------------
 
     def _forward(self, source: str) -> EventSink:
-        def forward(event: dict[str, Any]) -> None:
-            self.on_event({**event, "source": source})
+        """Where a nested step's events go: on to this run's stream, wrapped, saying ``source``."""
+
+        def forward(event: Event) -> None:
+            self.on_event(Wrapped(source=source, inner=event))
 
         return forward
 
-    def _stage(self, stage: str, status: str, **facts: Any) -> None:  # noqa: ANN401 - JSON values
-        self.on_event({"event": "stage", "stage": stage, "status": status, **facts})
-
-    def _path_facts(self, request: PathRequest | None, change: PathChange | None) -> dict[str, Any]:
+    def _path_stage(self, status: str, request: PathRequest | None, change: PathChange | None) -> PathStage:
+        """The PATH stage saying the change asked for (or why none is)."""
         if request is None:
-            return {"note": self._path_skip_reason()}
-        return {
-            "scope": request.scope,
-            "registry": self.store.identity if self.store is not None else None,
-            "folders": list(request.folders),
-            "changed": bool(change is not None and change.changed),
-        }
+            return PathStage(status=status, note=self._path_skip_reason())
+        return PathStage(
+            status=status,
+            scope=request.scope,
+            registry=self.store.identity if self.store is not None else None,
+            folders=tuple(request.folders),
+            changed=bool(change is not None and change.changed),
+        )
 
     def _path_skip_reason(self) -> str:
         if self.answers.path_scope == "none":
@@ -462,66 +460,62 @@ class _Apply:
             return "no registry: PATH is edited only on Windows"
         return "the plan adds nothing to PATH"
 
-    def _env_facts(self, keep: EnvRecord | None, setup: Setup | None) -> dict[str, Any]:
+    def _env_stage(self, status: str, keep: EnvRecord | None, setup: Setup | None) -> ApplyStage:
+        """The environment stage saying what is kept, or what will be made and by which tool."""
         if keep is not None:
-            return {
-                "name": keep.name,
-                "path": keep.path,
-                "note": "an environment of this plan exists; kept as it is",
-            }
-        if setup is None:
-            return {}
+            return EnvironmentKept(name=keep.name, path=keep.path)
+        if setup is None:  # pragma: no cover - run() never gets here
+            raise ApplyUsageError("nothing to make")
         prepared = setup.prepared
-        mended = {"note": "this plan's environment was damaged: it is made again"} if self.mending else {}
-        return {
-            **mended,
-            "name": prepared.request.name,
-            "path": str(prepared.prefix),
-            "tool": prepared.backend.tool,
-            "python": prepared.python,
-            "requirements": list(prepared.requirements),
-        }
+        return EnvironmentStage(
+            status=status,
+            note="this plan's environment was damaged: it is made again" if self.mending else None,
+            name=prepared.request.name,
+            path=str(prepared.prefix),
+            tool=prepared.backend.tool,
+            python=prepared.python,
+            requirements=tuple(prepared.requirements),
+        )
 
     def _result(
         self,
-        status: str,
-        exit_code: int,
+        status: ApplyStatus,
         message: str,
         *,
         plan: Plan | None = None,
-        test: dict[str, Any] | None = None,
-        findings: list[dict[str, Any]] | None = None,
-    ) -> dict[str, Any]:
+        test: LiveTestFacts | None = None,
+        findings: tuple[Finding, ...] = (),
+        rolled_back: bool = False,
+    ) -> ApplyResult:
         environment = self.made.environment
-        result: dict[str, Any] = {
-            "event": "result",
-            "schema": APPLY_SCHEMA,
-            "answers_schema": ANSWERS_SCHEMA,
-            "status": status,
-            "exit_code": exit_code,
-            "message": message,
-            "changed": bool(
+        result = ApplyResult(
+            status=status,
+            message=message,
+            changed=bool(
                 self.made.path_entry_id is not None or (environment is not None and not environment.kept)
             ),
-            "framework": plan.framework if plan else self.answers.request.framework,
-            "framework_version": plan.framework_version if plan else None,
-            "cpu_only": plan.cpu_only if plan else None,
-            "environment": (
-                {
-                    "name": environment.name,
-                    "path": environment.path,
-                    "python": environment.python,
-                    "framework_version": environment.framework_version,
-                }
+            framework=plan.framework if plan else self.answers.request.framework,
+            framework_version=plan.framework_version if plan else None,
+            cpu_only=plan.cpu_only if plan else None,
+            environment=(
+                ApplyEnvironment(
+                    name=environment.name,
+                    path=environment.path,
+                    python=environment.python,
+                    framework_version=environment.framework_version,
+                )
                 if environment is not None
                 else None
             ),
-            "path": {"journal_id": self.made.path_entry_id, "folders": list(self.made.path_folders)}
-            if self.made.path_entry_id
-            else None,
-            "test": test,
-            "findings": findings or [],
-        }
+            path=(
+                ApplyPathChange(self.made.path_entry_id, tuple(self.made.path_folders))
+                if self.made.path_entry_id
+                else None
+            ),
+            test=test,
+            findings=findings,
+            rolled_back=rolled_back,
+        )
         self.on_event(result)
         return result
 
@@ -549,10 +543,3 @@ def _machine_summary(report: SystemReport) -> str:
     return (
         f"{len(gpus)} NVIDIA GPU(s) ({names}), driver {report.driver.version} (CUDA {report.driver.cuda_max})"
     )
-
-
-def _sources_facts(check: SourcesCheck) -> dict[str, Any]:
-    """The ``sources`` stage's facts: every index with its answer, and the findings (ways forward)."""
-    facts = check_to_json(check)
-    del facts["event"]
-    return facts

@@ -2,21 +2,17 @@
 
 Used by ``gpuwizard verify`` and the wizard's Verify page. Each environment's checks come from
 ``core/health/env_drift.py`` and, where the last good state recorded NVIDIA wheels, the
-``cuda_wheels`` check of ``core/health/wheel_drift.py``. Steps, each announced by a
-``phase`` event (``detect``, then per environment ``environment`` and ``test``, then ``path``)::
-
-    {"event": "phase", "phase": "environment", "subject": "demo", "message": "..."}
-
-Each check is sent as soon as it is decided, so a UI can show a line per check as it arrives::
-
-    {"event": "check", "check_id": "env:demo:build", "kind": "build", "subject": "demo",
-     "status": "broken", "before": "...", "after": "...", "finding": {...} | null, "note": ...}
+``cuda_wheels`` check of ``core/health/wheel_drift.py``. The events are those of
+``core/health/events.py``. Steps, each announced by a :class:`VerifyPhase` (``detect``, then
+per environment ``environment`` and ``test``, then ``path``); each check is sent as a
+:class:`VerifyCheck` as soon as it is decided, so a UI can show a line per check as it arrives.
 
 The short live test's own events (``start``, ``device``, ``phase``, ``step``, ``finding``,
-its ``result``...) are passed on with ``"source": "test"`` and ``"env": NAME`` added; verify's
-own events carry no ``source``. The last event is verify's ``result``: the
-``gpuwizard.health/1`` report plus ``status`` (``complete``, ``cancelled`` or
-``nothing_to_verify``) and ``saved`` (the last good state written by this run, or null).
+its ``result``...) are passed on wrapped, with ``source`` ``test`` and ``env`` NAME
+(:class:`~gpuwizard.core.events.Wrapped`); verify's own events carry no ``source``. The last
+event is verify's :class:`VerifyResult`: the ``gpuwizard.health/1`` report plus ``status``
+(``complete``, ``cancelled`` or ``nothing_to_verify``) and ``saved`` (the last good state
+written by this run, or null).
 
 When the wizard set nothing up here (no environment it made, no PATH folder it added, no last
 good state that records either), there is nothing to compare: nothing is detected, checked or
@@ -37,7 +33,6 @@ and the next run checks it.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -47,9 +42,11 @@ from typing import Any, Final
 
 from gpuwizard import probes
 from gpuwizard.adapters.envs.pin_reach import unread_pins
+from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
-from gpuwizard.core.health.checks import HealthCheck, HealthReport, check_to_json, health_to_json
+from gpuwizard.core.events import EventSink, Wrapped
+from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.env_drift import (
     EnvObservation,
     compare_environment,
@@ -57,10 +54,18 @@ from gpuwizard.core.health.env_drift import (
     env_fixes,
     observe_environment,
 )
+from gpuwizard.core.health.events import (
+    NOTHING_TO_VERIFY,
+    VerifyCheck,
+    VerifyPhase,
+    VerifyPhaseName,
+    VerifyResult,
+)
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
 from gpuwizard.core.health.path_drift import compare_path
 from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv, cuda_of_build
 from gpuwizard.core.health.wheel_drift import compare_cuda_wheels
+from gpuwizard.core.json_lines import last_json_object
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
@@ -98,16 +103,13 @@ SHORT_TEST_ARGS: Final = (
     "--cpu-warmup", "1", "--matmul-size", "2048",
 )  # fmt: skip
 
-EventSink = Callable[[dict[str, Any]], None]
-
 #: The checks of an environment, in the order verify makes them (core/health/env_drift.py).
 ENV_CHECK_KINDS: Final = ("interpreter", "import", "build", "constraints", "devices", "test")
 #: The note of each check of an environment another gpuwizard is making.
 BEING_MADE_NOTE: Final = "being made by another gpuwizard (env create); checked next time"
 
-#: The ``status`` of a verify that found nothing of the wizard's to check.
-NOTHING_TO_VERIFY: Final = "nothing_to_verify"
-#: What it says (the ``message`` of its ``result``; the wizard's Verify page says it in words of its own).
+#: What a verify that found nothing of the wizard's to check says (the ``message`` of its
+#: ``result``; the wizard's Verify page says it in words of its own).
 NOTHING_TO_VERIFY_MESSAGE: Final = (
     "Nothing to verify: the wizard has not set up anything on this machine yet "
     "(no environment it made, no PATH folder it added, no last good state). "
@@ -180,16 +182,7 @@ def verify_setup(
         snapshot = None
     if not something_to_verify(records, snapshot, path_store):
         nothing = HealthReport(())
-        on_event(
-            {
-                "event": "result",
-                **health_to_json(nothing),
-                "healthy": False,
-                "status": NOTHING_TO_VERIFY,
-                "saved": None,
-                "message": NOTHING_TO_VERIFY_MESSAGE,
-            }
-        )
+        on_event(VerifyResult.of(nothing, NOTHING_TO_VERIFY, message=NOTHING_TO_VERIFY_MESSAGE))
         return nothing
     run = _Verify(
         runner=runner,
@@ -234,14 +227,14 @@ class _Verify:
         self.making: set[str] = set()
 
     # -- events ---------------------------------------------------------------------------------
-    def step(self, phase: str, subject: str, message: str) -> None:
+    def step(self, phase: VerifyPhaseName, subject: str, message: str) -> None:
         if self.cancel.is_set():
             raise _Stop
-        self.on_event({"event": "phase", "phase": phase, "subject": subject, "message": message})
+        self.on_event(VerifyPhase(phase=phase, subject=subject, message=message))
 
     def decide(self, check: HealthCheck) -> None:
         self.checks.append(check)
-        self.on_event({"event": "check", **check_to_json(check)})
+        self.on_event(VerifyCheck.of(check))
 
     def report(self) -> HealthReport:
         return HealthReport(tuple(self.checks), self.snapshot.recorded if self.snapshot else None)
@@ -255,19 +248,11 @@ class _Verify:
             self._path()
         except (_Stop, CommandCancelled):
             partial = self.report()
-            self.on_event(
-                {
-                    "event": "result",
-                    **health_to_json(partial),
-                    "healthy": False,
-                    "status": "cancelled",
-                    "saved": None,
-                }
-            )
+            self.on_event(VerifyResult.of(partial, "cancelled"))
             raise VerifyCancelled(partial) from None
         health = self.report()
         saved = None
-        unsaved: dict[str, str] = {}
+        save_error = None
         if record and health.healthy:
             try:
                 # Read again, merged and written under the lock: docs/architecture.md, "Crashes and races".
@@ -275,11 +260,9 @@ class _Verify:
             except OSError as error:
                 # A full or read-only GPUWIZARD_HOME (issue 33): what was checked still stands and
                 # is reported; only the new last good state is lost, and the result says why.
-                unsaved["save_error"] = state_unwritable(error) or str(error)
-                STATE_LOG.warning("the last good state was not saved: %s", unsaved["save_error"])
-        self.on_event(
-            {"event": "result", **health_to_json(health), "status": "complete", "saved": saved, **unsaved}
-        )
+                save_error = state_unwritable(error) or str(error)
+                STATE_LOG.warning("the last good state was not saved: %s", save_error)
+        self.on_event(VerifyResult.of(health, "complete", saved=saved, save_error=save_error))
         return health
 
     def _machine(self, detect: Callable[[], SystemReport]) -> SystemReport:
@@ -359,7 +342,7 @@ class _Verify:
         result = run_live_test(
             LiveTestTarget(python=env.python, framework=env.framework or "pytorch", env_name=env.name),
             runner=self.runner,
-            on_event=lambda event: self.on_event({**event.to_json(), "source": "test", "env": env.name}),
+            on_event=lambda event: self.on_event(Wrapped(source="test", inner=event, env=env.name)),
             cancel=self.cancel,
             machine_has_nvidia_gpu=has_gpu,
             sampler=None,
@@ -378,7 +361,7 @@ class _Verify:
         failure: str | None = None
         status: int | None = None
         argv = [env.python, "-I", str(ENV_PROBE), "--framework", framework]
-        if not _is_program(env.python):
+        if not is_program(env.python):
             failure = f"{env.python} does not exist"
         else:
             try:
@@ -389,7 +372,7 @@ class _Verify:
                 failure = error.reason
             except CommandTimedOut:
                 failure = f"no answer within {ENV_PROBE_TIMEOUT_S:g} s"
-        probe = _probe_object(lines)
+        probe = last_json_object(lines, _is_env_report)
         if probe is None and failure is None:
             last = next((line.strip() for line in reversed(lines) if line.strip()), "")
             failure = f"exit status {status}" + (f": {last[:300]}" if last else "")
@@ -455,19 +438,9 @@ class _Verify:
         return self.loaded.environment(name) if self.loaded is not None else None
 
 
-def _probe_object(lines: Sequence[str]) -> Mapping[str, Any] | None:
-    """The env probe's JSON object among its output lines (warnings may come before it)."""
-    for line in reversed(lines):
-        text = line.strip()
-        if not text.startswith("{"):
-            continue
-        try:
-            value = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(value, dict) and value.get("probe") == "env_report":
-            return value
-    return None
+def _is_env_report(value: Mapping[str, Any]) -> bool:
+    """Whether a JSON object among the probe's lines is its answer (warnings may come before it)."""
+    return value.get("probe") == "env_report"
 
 
 def _custom_prefix(env: EnvRecord) -> str | None:
@@ -479,8 +452,3 @@ def _custom_prefix(env: EnvRecord) -> str | None:
         # conda's own envs folder (conda config --show envs_dirs) is where `env create` puts it.
         return None if folder.parent.name == "envs" else env.path
     return None if folder.parent == default_envs_dir().resolve() else env.path
-
-
-def _is_program(path: str) -> bool:
-    candidate = Path(path)
-    return candidate.is_file() and (os.name == "nt" or os.access(candidate, os.X_OK))

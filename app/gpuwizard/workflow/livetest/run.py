@@ -1,7 +1,7 @@
 """Run the live training test in an environment and judge it (``gpuwizard test``).
 
 The probe runs with the environment's own interpreter and prints JSON lines; they become typed
-events as they come (:func:`~gpuwizard.core.livetest.events.event_from_json`) and are passed
+events as they come (:data:`~gpuwizard.core.livetest.events.LIVE_TEST_EVENTS`) and are passed
 on, with GPU utilisation samples from NVML added while it runs, then one ``finding`` event per
 finding and the :class:`~gpuwizard.core.livetest.events.LiveTestResult`. A probe that errors,
 dies or hangs gives the verdict ``broken`` with findings, never a traceback and never a hang.
@@ -10,28 +10,22 @@ A test whose ``cancel`` was set ends ``cancelled`` (no verdict) and is not remem
 
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from gpuwizard import probes
+from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.nvml import UsageSampler
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
+from gpuwizard.core.events import Event, EventSink, value_from_json
 from gpuwizard.core.findings.model import Finding, make_finding
-from gpuwizard.core.json_input import parse_json
-from gpuwizard.core.livetest.events import (
-    LiveTestEvent,
-    LiveTestResult,
-    event_from_json,
-    finding_event,
-    log_event,
-    usage_event,
-)
+from gpuwizard.core.json_lines import json_object
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, FindingEvent, GpuUsage, LiveTestResult, Log
 from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
 from gpuwizard.core.livetest.verdicts import CANCELLED
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
@@ -46,8 +40,9 @@ TRAIN_PROBE: Final = probes.script("train_test")
 DEFAULT_TIMEOUT_S: Final = 600.0
 _TAIL_LINES: Final = 200
 
-#: Where a test's events go, as they come (the result last).
-TestEvents = Callable[[LiveTestEvent], None]
+#: The old name of the test's sink, now the one sink type of every long operation: kept only
+#: while the wizard's session, its replay and ``apply`` still import it.
+TestEvents = EventSink
 
 
 class LiveTestUsageError(ValueError):
@@ -112,7 +107,7 @@ def checked_interpreter(python: str) -> str:
         raise LiveTestUsageError(f"--python {python}: no such file")
     if candidate.is_dir():
         raise LiveTestUsageError(f"--python {python}: is a folder; give the interpreter in it (bin/python)")
-    if not _is_program(python):
+    if not is_program(python):
         raise LiveTestUsageError(f"--python {python}: is not executable")
     return python
 
@@ -120,7 +115,7 @@ def checked_interpreter(python: str) -> str:
 def run_test(
     report: SystemReport,
     target: LiveTestTarget,
-    on_event: TestEvents,
+    on_event: EventSink,
     cancel: threading.Event,
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
@@ -149,7 +144,7 @@ def run_live_test(
     target: LiveTestTarget,
     *,
     runner: StreamingRunner,
-    on_event: TestEvents,
+    on_event: EventSink,
     cancel: threading.Event,
     machine_has_nvidia_gpu: bool | None = None,
     sampler: UsageSampler | None = None,
@@ -164,11 +159,11 @@ def run_live_test(
     """
     test = _Test(target, on_event, cancel, probe_args)
     python = target.python
-    if not _is_program(python):
+    if not is_program(python):
         return test.finish("broken", [make_finding("PYTHON_NOT_FOUND", python=python)])
     argv = [python, str(TRAIN_PROBE), "--framework", target.framework, *probe_args]
     if sampler is not None:
-        sampler.start(lambda sample: test.emit(usage_event(sample)))
+        sampler.start(lambda sample: test.emit(value_from_json(GpuUsage, sample)))
     try:
         exit_code: int | None = runner.stream(argv, test.take_line, cancel=cancel, timeout=timeout_s)
         end = ProbeEnd(exit_code, tail=tuple(test.tail))
@@ -196,7 +191,7 @@ class _Test:
     """One run of the probe: its events folded as they come, the lines that were no event."""
 
     def __init__(
-        self, target: LiveTestTarget, on_event: TestEvents, cancel: threading.Event, probe_args: Sequence[str]
+        self, target: LiveTestTarget, on_event: EventSink, cancel: threading.Event, probe_args: Sequence[str]
     ) -> None:
         self.target = target
         self.on_event = on_event
@@ -207,26 +202,27 @@ class _Test:
         self.tail: list[str] = []
         self.lock = threading.Lock()  # the sampler's thread emits too
 
-    def emit(self, event: LiveTestEvent) -> None:
+    def emit(self, event: Event) -> None:
         with self.lock:
             self.run.add(event)
             self.on_event(event)
 
     def take_line(self, line: str) -> None:
-        data = _as_event(line)
-        if data is None:
+        data = json_object(line)
+        # The result is the wizard's to give: a `result` the probe printed is not taken as one.
+        if data is None or not isinstance(data.get("event"), str) or data["event"] == "result":
             self.tail.append(line)
             del self.tail[:-_TAIL_LINES]
-            self.emit(log_event(line))
+            self.emit(Log(line=line))
         else:
-            self.emit(event_from_json(data))
+            self.emit(LIVE_TEST_EVENTS.read(data))
 
     def finish(self, verdict: str, findings: Sequence[Finding]) -> LiveTestResult:
         if self.cancel.is_set() and verdict != CANCELLED:
             # Cancelled as it ended on its own: still a cancel, as the runner says for a tool.
             verdict, findings = CANCELLED, [item for item in findings if item.code != "TEST_PROBE_KILLED"]
         for finding in findings:
-            self.on_event(finding_event(finding))
+            self.on_event(FindingEvent.of(finding))
         result = result_of(
             self.run,
             verdict,
@@ -240,22 +236,3 @@ class _Test:
             remember_test(result, probe_args=self.probe_args)
         self.on_event(result)
         return result
-
-
-def _as_event(line: str) -> Mapping[str, Any] | None:
-    text = line.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        value = parse_json(text, source="the probe")  # never a RecursionError, whatever it prints
-    except ValueError:
-        return None
-    # The result is the wizard's to give: a `result` the probe printed is not taken as one.
-    if isinstance(value, dict) and isinstance(value.get("event"), str) and value["event"] != "result":
-        return value
-    return None
-
-
-def _is_program(path: str) -> bool:
-    candidate = Path(path)
-    return candidate.is_file() and (os.name == "nt" or os.access(candidate, os.X_OK))

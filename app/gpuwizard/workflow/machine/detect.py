@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from gpuwizard import __version__
 from gpuwizard.adapters.cuda_files import LINUX_SYSTEM_LIBRARY_DIRS, CudaFiles, FoundToolkit
@@ -26,7 +26,6 @@ from gpuwizard.adapters.interpreters import find_interpreters, own_python
 from gpuwizard.adapters.managers import find_managers
 from gpuwizard.adapters.nvml import NvmlReading, NvmlSource, NvmlUnavailable, PynvmlSource
 from gpuwizard.adapters.pci import SYSFS_PCI_DEVICES, scan_display_devices
-from gpuwizard.adapters.registry import RegistryReader, WinregReader, value_of
 from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.machine.cuda_on_path import toolkit_path_ranks
 from gpuwizard.core.machine.display_devices import (
@@ -48,6 +47,9 @@ from gpuwizard.core.machine.system_report import (
 )
 from gpuwizard.core.machine.version_sources import cuda_version_from_nvml
 from gpuwizard.core.pathedit.pathlist import comparison_key, split_path_value
+
+if TYPE_CHECKING:
+    from gpuwizard.adapters.registry import RegistryReader
 
 _T = TypeVar("_T")
 
@@ -127,7 +129,7 @@ class DetectionSources:
             host=read_host,
             env=env,
             home=Path.home(),
-            registry=WinregReader() if os.name == "nt" else None,
+            registry=_windows_registry(),
             pci_devices=lambda: scan_display_devices(SYSFS_PCI_DEVICES),
             own_python=own_python,
             cuda_files=lambda family: CudaFiles(family, env, runner),
@@ -445,10 +447,21 @@ def _ld_so_conf_dirs() -> list[Path]:
 # --- Windows settings -----------------------------------------------------------------------
 
 
+def _windows_registry() -> RegistryReader | None:
+    """The live registry on Windows; elsewhere none, and its adapter (with its locks) stays unloaded."""
+    if os.name != "nt":
+        return None
+    from gpuwizard.adapters.registry import WinregReader  # noqa: PLC0415 - Windows only
+
+    return WinregReader()
+
+
 def _long_paths(registry: RegistryReader | None) -> bool | None:
     """``LongPathsEnabled`` (Microsoft Learn, "Maximum Path Length Limitation"); unset means off."""
     if registry is None:
         return None
+    from gpuwizard.adapters.registry import value_of  # noqa: PLC0415 - only with a registry
+
     value = value_of(registry, LONG_PATHS_KEY, "LongPathsEnabled")
     if value is None:
         return False if registry.values(LONG_PATHS_KEY) is not None else None

@@ -20,13 +20,14 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
 from gpuwizard.adapters.atomic_files import remove_stale_temporaries
 from gpuwizard.adapters.file_locks import HeldLock, held_elsewhere, try_hold
 from gpuwizard.adapters.processes import ProcessIdentity
+from gpuwizard.core.events import json_field, value_to_json
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
 
@@ -71,13 +72,11 @@ class PendingEnv:
     id: str = ""
     replaces_id: str | None = None
     old_kernel: str | None = None
-    tools: tuple[ProcessIdentity, ...] = ()
+    tools: tuple[ProcessIdentity, ...] = json_field(default=(), write=lambda ts: [t.to_json() for t in ts])
 
     def to_json(self) -> dict[str, Any]:
-        """As stored."""
-        data = asdict(self)
-        data["tools"] = [tool.to_json() for tool in self.tools]
-        return {"schema": PENDING_SCHEMA, **data}
+        """As stored (read back by hand, strictly: a record may be damaged or planted)."""
+        return {"schema": PENDING_SCHEMA, **value_to_json(self)}
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,7 @@ class PendingRemoval:
 
     def to_json(self) -> dict[str, Any]:
         """As stored."""
-        return {"schema": REMOVAL_SCHEMA, **asdict(self)}
+        return {"schema": REMOVAL_SCHEMA, **value_to_json(self)}
 
 
 def _key(text: str) -> str:

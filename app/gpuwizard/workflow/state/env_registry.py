@@ -9,12 +9,13 @@ writing, so two wizards never lose each other's entries; an unreadable file is k
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from gpuwizard.adapters.atomic_files import remove_stale_temporaries
 from gpuwizard.adapters.file_locks import locked
+from gpuwizard.core.events import value_from_json, value_to_json
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.files import write_json_atomically
 from gpuwizard.workflow.state.home import wizard_home
@@ -50,9 +51,7 @@ class EnvRecord:
 
     def to_json(self) -> dict[str, Any]:
         """As JSON: the contract's six fields first."""
-        data = asdict(self)
-        data["variables"] = dict(self.variables)
-        return data
+        return value_to_json(self)
 
 
 def registry_path() -> Path:
@@ -79,16 +78,8 @@ def load_records() -> list[EnvRecord]:
     if problem is not None:
         set_aside(path, problem, counts_as="no environments")
         return []
-    known = set(EnvRecord.__dataclass_fields__)
-    records = []
-    for item in data.get("environments", []):
-        values = {key: value for key, value in item.items() if key in known}
-        values.setdefault("python", "")
-        values.setdefault("manager", "venv")
-        values.setdefault("framework", "")
-        values.setdefault("framework_version", "")
-        records.append(EnvRecord(**values))
-    return records
+    # Every entry was checked above: read by the fields, a missing one is empty (a manager: venv).
+    return [value_from_json(EnvRecord, {"manager": "venv", **item}) for item in data.get("environments", [])]
 
 
 _RECORD_TEXT: Final = (

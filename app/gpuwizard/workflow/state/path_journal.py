@@ -27,7 +27,7 @@ import contextlib
 import json
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -35,6 +35,7 @@ from typing import Any, Final, Literal
 from gpuwizard.adapters.atomic_files import remove_stale_temporaries
 from gpuwizard.adapters.file_locks import WAIT_S, StateBusy, locked
 from gpuwizard.adapters.registry import RegValue
+from gpuwizard.core.events import value_from_json, value_to_json
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json
 from gpuwizard.workflow.state.files import write_text_atomically
 
@@ -88,12 +89,6 @@ class JournalEntry:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _value_from_json(data: Any) -> RegValue | None:  # noqa: ANN401 - JSON
-    if data is None:
-        return None
-    return RegValue(str(data["type"]), data["value"])
-
-
 _ENTRY_TEXT: Final = ("id", "time", "registry", "scope", "key", "name", "action")
 
 
@@ -135,29 +130,9 @@ def _is_value(value: object) -> bool:
     )
 
 
-def _entry_from_json(data: dict[str, Any]) -> JournalEntry:
-    return JournalEntry(
-        id=str(data["id"]),
-        time=str(data["time"]),
-        registry=str(data["registry"]),
-        scope=str(data["scope"]),
-        key=str(data["key"]),
-        name=str(data["name"]),
-        action=str(data["action"]),
-        folders=tuple(data.get("folders", ())),
-        old=_value_from_json(data.get("old")),
-        new=_value_from_json(data.get("new")),
-        status=data["status"] if data.get("status") in ("applied", "unproven") else "pending",
-        reverts=data.get("reverts"),
-        extra=dict(data.get("extra") or {}),
-    )
-
-
 def entry_to_json(entry: JournalEntry) -> dict[str, Any]:
     """The JSON form of an entry (as stored, and as ``path history --json`` prints it)."""
-    data = asdict(entry)
-    data["folders"] = list(entry.folders)
-    return data
+    return value_to_json(entry)
 
 
 class PathJournal:
@@ -180,7 +155,8 @@ class PathJournal:
         problem = _journal_problem(data)
         if problem is not None:
             raise JournalError(self._damaged(problem))
-        return [_entry_from_json(item) for item in data["entries"]]
+        # Every entry was checked above, so reading by the fields adds nothing a check did not allow.
+        return [value_from_json(JournalEntry, item) for item in data["entries"]]
 
     def _damaged(self, why: str) -> str:
         return f"{self.path}: the PATH journal is damaged ({why}); move it aside to start a new one"

@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from gpuwizard import __version__, probes
+from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.health.snapshot import Snapshot, snapshot_to_json
+from gpuwizard.core.json_lines import last_json_object
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, report_to_json
 from gpuwizard.core.pathedit.algebra import entry_of
@@ -100,7 +102,7 @@ def gather_support_document(
     tests = load_last_tests()
     environments = []
     for record in load_records():
-        if runner is not None and _is_program(record.python):
+        if runner is not None and is_program(record.python):
             say(f"asking the interpreter of {record.name}")
         environments.append(
             _environment(
@@ -186,7 +188,7 @@ def _environment(
 ) -> dict[str, Any]:
     data = record.to_json()
     data["folder_exists"] = Path(record.path).is_dir()
-    data["interpreter_exists"] = _is_program(record.python)
+    data["interpreter_exists"] = is_program(record.python)
     data["probed"] = runner is not None and data["interpreter_exists"]
     data["probe"] = None
     data["probe_error"] = None
@@ -224,24 +226,11 @@ def _run_probe(
         return None, f"no answer within {PROBE_TIMEOUT_S:g} s"
     if cancel.is_set():
         raise SupportCancelled
-    for line in reversed(lines):
-        text = line.strip()
-        if text.startswith("{"):
-            try:
-                value = json.loads(text)
-            except ValueError:
-                continue
-            if isinstance(value, dict) and value.get("probe") == name:
-                return value, None
+    found = last_json_object(lines, lambda value: value.get("probe") == name)
+    if found is not None:
+        return found, None
     last = next((line.strip() for line in reversed(lines) if line.strip()), "")
     return None, f"exit status {status}" + (f": {last[:300]}" if last else "")
-
-
-def _is_program(path: str) -> bool:
-    candidate = Path(path) if path else None
-    return (
-        candidate is not None and candidate.is_file() and (os.name == "nt" or os.access(candidate, os.X_OK))
-    )
 
 
 # --- redaction and output ------------------------------------------------------------------------

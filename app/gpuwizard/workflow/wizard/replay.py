@@ -4,6 +4,9 @@
 run without running anything: the events come from ``resources/samples/runs/*.jsonl``, each
 recorded from the real command on a real machine (``resources/samples/runs/README.md`` says
 which and how). Nothing is created, trained or changed.
+
+A recording is read here, once, with its stream's kinds (:class:`~gpuwizard.core.events.EventKinds`):
+the steps replay typed events, as the real ones send them.
 """
 
 from __future__ import annotations
@@ -12,26 +15,28 @@ import json
 import threading
 from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from gpuwizard.core.compat.plan import Recommendation
+from gpuwizard.core.envs.events import ENV_CREATE_EVENTS
 from gpuwizard.core.envs.request import SetupRequest
-from gpuwizard.core.envs.result import EnvResult, env_result_from_json
-from gpuwizard.core.health.checks import HealthReport, health_from_json
-from gpuwizard.core.livetest.events import LiveTestResult, event_from_json
+from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.events import Event, EventKinds, EventSink
+from gpuwizard.core.health.checks import HealthReport
+from gpuwizard.core.health.events import VERIFY_EVENTS, VerifyResult
+from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, LiveTestResult
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents
-from gpuwizard.workflow.wizard.steps import EventSink
 
-Event = dict[str, Any]
+_Result = TypeVar("_Result", bound=Event)
 
 
 class ReplayError(ValueError):
     """A recording is missing or has no ``result`` event."""
 
 
-def recorded_events(name: str) -> list[Event]:
-    """The events of ``resources/samples/runs/NAME.jsonl``, in order.
+def recorded_events(name: str) -> list[dict[str, Any]]:
+    """The events of ``resources/samples/runs/NAME.jsonl`` as recorded (JSON objects), in order.
 
     Raises:
         ReplayError: No such recording, or one without a ``result`` event.
@@ -47,18 +52,24 @@ def recorded_events(name: str) -> list[Event]:
     return events
 
 
-def _replay(events: list[Event], on_event: EventSink) -> Event:
-    for event in events:
-        on_event(dict(event))
-    return dict(events[-1])
+def recorded_run(name: str, kinds: EventKinds, result: type[_Result]) -> tuple[list[Event], _Result]:
+    """The events of the recording ``name``, read with its stream's ``kinds``, and its ``result``.
+
+    Raises:
+        ReplayError: No such recording, or one that does not end in such a result.
+    """
+    events = [kinds.read(event) for event in recorded_events(name)]
+    last = events[-1]
+    if not isinstance(last, result):
+        raise ReplayError(f"the recorded run {name!r} does not end in a {kinds.name} result")
+    return events, last
 
 
 def replay_env_create(
     name: str,
 ) -> Callable[[SystemReport, Recommendation, SetupRequest, EventSink, threading.Event], EnvResult]:
-    """A ``create_env`` step that replays the recording ``name`` (its events as recorded, its result typed)."""
-    events = recorded_events(name)
-    result = env_result_from_json(events[-1])
+    """A ``create_env`` step that replays the recording ``name`` (its events and its result, typed)."""
+    events, result = recorded_run(name, ENV_CREATE_EVENTS, EnvResult)
 
     def step(
         _report: SystemReport,
@@ -68,7 +79,7 @@ def replay_env_create(
         _cancel: threading.Event,
     ) -> EnvResult:
         for event in events:
-            on_event(dict(event))
+            on_event(event)
         return result
 
     return step
@@ -77,11 +88,8 @@ def replay_env_create(
 def replay_test(
     name: str,
 ) -> Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]:
-    """A ``run_test`` step that replays the recording ``name`` (its events, typed as they are read)."""
-    events = [event_from_json(event) for event in recorded_events(name)]
-    result = events[-1]
-    if not isinstance(result, LiveTestResult):  # pragma: no cover - recorded_events checks the last event
-        raise ReplayError(f"the recorded run {name!r} does not end in a result event")
+    """A ``run_test`` step that replays the recording ``name`` (its events and its result, typed)."""
+    events, result = recorded_run(name, LIVE_TEST_EVENTS, LiveTestResult)
 
     def step(
         _report: SystemReport, _target: LiveTestTarget, on_event: TestEvents, _cancel: threading.Event
@@ -97,11 +105,13 @@ def replay_verify(
     name: str,
 ) -> Callable[[Callable[[], SystemReport], object, EventSink, threading.Event], HealthReport]:
     """A ``verify`` step that replays the recording ``name`` (and detects nothing)."""
-    events = recorded_events(name)
+    events, result = recorded_run(name, VERIFY_EVENTS, VerifyResult)
 
     def step(
         _detect: Callable[[], SystemReport], _store: object, on_event: EventSink, _cancel: threading.Event
     ) -> HealthReport:
-        return health_from_json(_replay(events, on_event))
+        for event in events:
+            on_event(event)
+        return result.report
 
     return step

@@ -18,15 +18,16 @@ from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.compat.plan import Recommendation
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
+from gpuwizard.core.events import EventSink
 from gpuwizard.core.livetest.events import LiveTestResult, log_event
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.envs.setup import recommend_for, setup_environment
 from gpuwizard.workflow.health.good_state import record_good_state, setup_to_verify
+from gpuwizard.workflow.health.tested import GoodStateRecorder, TestRunner, run_test_and_record
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.pathedit.request import PathRequest
 from gpuwizard.workflow.wizard import steps as wizard_steps
-from gpuwizard.workflow.wizard.steps import EventSink
 
 if TYPE_CHECKING:
     from gpuwizard.core.health.checks import HealthReport
@@ -35,12 +36,8 @@ if TYPE_CHECKING:
 #: The wizard's long steps, swappable for fakes in tests (the real ones: workflow.envs.setup, workflow.livetest.run, workflow.health).
 Recommender = Callable[[SystemReport, SetupRequest], Recommendation]
 EnvCreator = Callable[[SystemReport, Recommendation, SetupRequest, EventSink, threading.Event], EnvResult]
-TestRunner = Callable[[SystemReport, LiveTestTarget, TestEvents, threading.Event], LiveTestResult]
 Verifier = Callable[
     [Callable[[], SystemReport], "EnvironmentStore | None", EventSink, threading.Event], "HealthReport"
-]
-GoodStateRecorder = Callable[
-    [SystemReport, str, LiveTestResult, "EnvironmentStore | None"], "Snapshot | None"
 ]
 
 
@@ -116,18 +113,26 @@ class WizardSession:
     ) -> LiveTestResult:
         """Run the live test; when it passed, record the setup as the last good state.
 
-        Runs on a worker. A saved report (a preview) never records anything. The result carries
-        the GPUs the framework saw, so the state recorded here is the one ``gpuwizard test``
-        records.
+        Runs on a worker, through the one way every test records
+        (:func:`gpuwizard.workflow.health.tested.run_test_and_record`): the state recorded here
+        is the one ``gpuwizard test`` records. A saved report (a preview) never records anything.
         """
-        result = self.run_test(report, target, on_event, cancel)
-        if not self.preview and target.env_name and not cancel.is_set():
-            try:
-                self.snapshot = self.record_good(report, target.env_name, result, self.path_store)
-            except (OSError, ValueError) as error:
-                # The test's verdict stands; only the record of it failed (a full disk, say).
-                on_event(log_event(f"the good state could not be recorded: {error}"))
-        return result
+        tested = run_test_and_record(
+            self.run_test,
+            report,
+            target,
+            on_event,
+            cancel,
+            path_store=self.path_store,
+            record_good=self.record_good,
+            record=not self.preview,
+        )
+        if tested.error is not None:
+            # The test's verdict stands; only the record of it failed (a full disk, say).
+            on_event(log_event(f"the good state could not be recorded: {tested.error}"))
+        if not self.preview:
+            self.snapshot = tested.snapshot
+        return tested.result
 
     def verify_and_detect(
         self, on_event: EventSink, cancel: threading.Event

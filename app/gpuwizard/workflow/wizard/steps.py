@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.core.envs.request import SetupRequest
+from gpuwizard.core.events import EventSink
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.state.env_registry import find_record, load_records
 
 if TYPE_CHECKING:
     from gpuwizard.core.health.checks import HealthReport
-
-EventSink = Callable[[dict[str, Any]], None]
 
 
 def verify(
