@@ -257,7 +257,11 @@ class WinePython:
         pristine = fetch_interpreter(cache or cache_folder())
         made = cls(wine, wineserver, root)
         shutil.copytree(pristine, made.interpreter)
-        shutil.copytree(PACKAGE, made.stage / "gpuwizard", ignore=shutil.ignore_patterns("__pycache__"))
+        # The package as it is installed: `resources/` inside it as `gpuwizard.resources`
+        # (pyproject's package-dir), where the findings catalog and the schemas are read from.
+        skip = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(PACKAGE, made.stage / "gpuwizard", ignore=skip)
+        shutil.copytree(REPO / "resources", made.stage / "gpuwizard" / "resources", ignore=skip)
         # The pure-Python dependencies the PATH commands import (the state locks), from this venv.
         for module in _PURE_DEPENDENCIES:
             source = Path(importlib.import_module(module).__file__ or "").parent
