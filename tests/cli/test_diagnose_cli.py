@@ -45,6 +45,8 @@ def test_json_names_the_right_codes_for_each_recorded_log(name: str):
     data = json.loads(out)
     assert data["schema"] == "gpuwizard.diagnosis/1"
     assert sorted(finding["code"] for finding in data["findings"]) == EXPECTED[name]
+    # An error is quoted only when nothing explains it; a recorded log is either one or benign.
+    assert data["unrecognised_error"] is None or not data["findings"]
     # Notes alone (severity info) are no problem: exit 0.
     problems = [f for f in data["findings"] if f["severity"] in {"error", "warning"}]
     assert code == (1 if problems else 0)
@@ -68,7 +70,48 @@ def test_unknown_text_gives_no_findings_and_exit_0(tmp_path: Path):
     log.write_text("Successfully installed numpy-2.1.3 six-1.16.0\n")
     assert run(str(log)) == (0, "No known problem recognised.\n")
     code, out = run(str(log), "--json")
-    assert (code, json.loads(out)) == (0, {"schema": "gpuwizard.diagnosis/1", "findings": []})
+    assert (code, json.loads(out)) == (
+        0,
+        {"schema": "gpuwizard.diagnosis/1", "findings": [], "unrecognised_error": None},
+    )
+
+
+# https://github.com/vllm-project/vllm/issues/2418 (shortened; the user's name replaced)
+VLLM_ERROR = """\
+Traceback (most recent call last):
+  File "load_llm.py", line 8, in <module>
+    llm = LLM(model='/home/ana/models/alpaca-2')
+  File "/home/ana/envs/llm/lib/python3.8/site-packages/vllm/entrypoints/llm.py", line 105, in __init__
+    self.llm_engine = LLMEngine.from_engine_args(engine_args)
+ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664).
+"""
+
+
+def test_an_unrecognised_error_is_quoted_with_the_ways_forward(tmp_path: Path):
+    log = tmp_path / "vllm.log"
+    log.write_text(VLLM_ERROR, encoding="utf-8")
+    code, out = run(str(log), "--log-only")
+    assert code == 0  # nothing recognised: the contract's exit codes are about findings
+    assert out.startswith("Not recognised: the log ends in an error the wizard does not know yet")
+    assert "    ValueError: The model's max seq len (4096) is larger than" in out
+    assert "from: vLLM" in out
+    assert "gpuwizard report --out report.html" in out
+    assert "https://github.com/vllm-project/vllm/issues?q=%22ValueError%3A%20The%20model%27s" in out
+    code, out = run(str(log), "--log-only", "--json")
+    data = json.loads(out)
+    assert list(data) == ["schema", "findings", "unrecognised_error"]
+    assert data["findings"] == []
+    error = data["unrecognised_error"]
+    assert error["lines"] == [VLLM_ERROR.splitlines()[-1]]
+    assert (error["component"], error["project"]) == ("vLLM", "vllm-project/vllm")
+    assert error["search_url"].startswith("https://github.com/vllm-project/vllm/issues?q=%22ValueError")
+
+
+def test_a_recognised_log_has_no_unrecognised_error():
+    log = DIAGNOSE / "tf-cannot-dlopen_tf2.4-win-cusparse64_11_tensorflow-46086.txt"
+    _, out = run(str(log), "--json", "--log-only")
+    data = json.loads(out)
+    assert data["findings"] and data["unrecognised_error"] is None
 
 
 @pytest.mark.parametrize("argv", [(), ("-",)], ids=["no-file", "dash"])

@@ -5,8 +5,11 @@ build that fits (no kernel image for the GPU, a CPU-only build, missing CUDA lib
 hint names the build for the machine: the one ``--system REPORT`` describes, or this machine
 (learnt only then); ``--log-only`` keeps to what the log says. Its bytes are read as UTF-8, with
 replacement characters for anything else, or as UTF-16 when it is UTF-16 (PowerShell 5's ``>``
-writes UTF-16 with a byte order mark). Exit code 1 when an error or a warning was recognised,
-0 when nothing was; a file that cannot be read is bad input (exit 2).
+writes UTF-16 with a byte order mark). When nothing is recognised but the log holds an error
+(a traceback, a fatal line, a non-zero exit), the output quotes it and says where to ask
+(``unrecognised_error`` in JSON). Exit code 1 when an error or a warning was recognised, 0 when
+nothing was (an unrecognised error included: the contract's codes are about what was recognised);
+a file that cannot be read is bad input (exit 2).
 """
 
 from __future__ import annotations
@@ -62,15 +65,16 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     """Diagnose the log named in ``args`` and write the findings; returns the exit code."""
     from gpuwizard.cli.text.findings import render_diagnosis  # noqa: PLC0415
     from gpuwizard.core.compat.diagnosis_context import machine_build_to_json  # noqa: PLC0415
-    from gpuwizard.core.findings.diagnosis import diagnosis_to_json  # noqa: PLC0415
+    from gpuwizard.core.findings.diagnosis import diagnosis_of, diagnosis_to_json  # noqa: PLC0415
     from gpuwizard.workflow.compat.diagnosis import diagnose_on_machine  # noqa: PLC0415
 
     # A bad report is bad input before the log is read; this machine is learnt only when needed.
     detect = None if args.diagnose_log_only else common.detector(args.diagnose_system)
     text = read_log(args.diagnose_file)
     findings, builds = diagnose_on_machine(text, detect or (lambda: None))
+    unrecognised = diagnosis_of(text, findings).unrecognised  # an error no finding explains
     if args.json:
-        data = diagnosis_to_json(findings)
+        data = diagnosis_to_json(findings, unrecognised)
         if builds:
             data["machine"] = {
                 "report": str(args.diagnose_system) if args.diagnose_system else "this machine",
@@ -78,7 +82,7 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
             }
         common.write_json(write, data)
     else:
-        write(render_diagnosis(findings, width=common.terminal_width()))
+        write(render_diagnosis(findings, width=common.terminal_width(), unrecognised=unrecognised))
     return common.EXIT_PROBLEM if any(f.severity in _PROBLEM_SEVERITIES for f in findings) else common.EXIT_OK
 
 

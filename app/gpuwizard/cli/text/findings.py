@@ -6,6 +6,7 @@ import textwrap
 from collections.abc import Sequence
 
 from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.findings.unrecognised import UnrecognisedError
 
 _INDENT = "    "
 
@@ -25,8 +26,15 @@ def bracketed(severity: str, message: str, hint: str) -> str:
     return f"\n[{severity}] {message}\n{_INDENT}{hint}\n"
 
 
-def render_diagnosis(findings: Sequence[Finding], width: int = 100) -> str:
-    """The findings of ``gpuwizard diagnose`` as readable text, one block each, no wider than ``width``."""
+def render_diagnosis(
+    findings: Sequence[Finding], width: int = 100, unrecognised: UnrecognisedError | None = None
+) -> str:
+    """The findings of ``gpuwizard diagnose`` as readable text, one block each, no wider than ``width``.
+
+    With no finding, the error the log holds (``unrecognised``) is quoted with the ways forward.
+    """
+    if not findings and unrecognised is not None:
+        return render_unrecognised(unrecognised, width)
     if not findings:
         return "No known problem recognised.\n"
     count = len(findings)
@@ -42,4 +50,21 @@ def render_diagnosis(findings: Sequence[Finding], width: int = 100) -> str:
         lines += textwrap.wrap(
             "-> " + finding.hint, width, initial_indent=_INDENT, subsequent_indent=_INDENT + "   "
         )
+    return "\n".join(lines) + "\n"
+
+
+def render_unrecognised(error: UnrecognisedError, width: int = 100) -> str:
+    """An error no finding explains: its lines as quoted, its component, and where to take it."""
+    lines = ["Not recognised: the log ends in an error the wizard does not know yet:", ""]
+    # The quoted lines stay whole (cut to a sane length before): they are what to search for.
+    lines += [f"{_INDENT}{line}" for line in error.lines]
+    if error.component:
+        lines += ["", f"{_INDENT}from: {error.component}"]
+    # Commands and links on lines of their own: a wrap would break them.
+    lines += ["", f"{_INDENT}-> Attach a support report to your question:"]
+    lines.append(f"{_INDENT}   gpuwizard report --out report.html")
+    if error.search_url:
+        where = f"{error.component}'s issues" if error.project and error.component else "GitHub's issues"
+        lines.append(f"{_INDENT}-> Search {where} for this error:")
+        lines.append(f"{_INDENT}   {error.search_url}")
     return "\n".join(lines) + "\n"

@@ -4,7 +4,8 @@
 user pasted, and returns the findings it recognises: a stable code (docs/architecture.md,
 "The command-line and JSON contract"), a plain-language message and the concrete fix, with the
 values it read (the missing library, the GPU architecture, the package) as parameters. Text it
-does not know gives no findings.
+does not know gives no findings; :func:`diagnose_log` then quotes the error the log holds, if it
+holds one (:mod:`gpuwizard.core.findings.unrecognised`), so that nothing goes unsaid.
 
 Every signature is a regular expression with the code it stands for and the address of a real
 report that shows the message; tests/fixtures/recorded/diagnose holds those logs. Several
@@ -26,6 +27,7 @@ console: each is read in every way :func:`gpuwizard.core.findings.log_views.log_
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +47,11 @@ from gpuwizard.core.findings.log_views import log_views
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
 from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Refiner, Signature, Values
 from gpuwizard.core.findings.signature import sig as _sig
+from gpuwizard.core.findings.unrecognised import (
+    UnrecognisedError,
+    unrecognised_error,
+    unrecognised_error_to_json,
+)
 
 DIAGNOSIS_SCHEMA: Final = "gpuwizard.diagnosis/1"
 
@@ -463,7 +470,12 @@ def diagnose(text: str) -> list[Finding]:
 def _diagnose(text: str) -> list[Finding]:
     hits: dict[str, _Hit] = {}
     for view in log_views(text):
+        # One substring search passes a signature over unless its fixed text is in the log
+        # (signature.required_literal); the view in lower case is made once, when first needed.
+        lowered = functools.cache(view.lower)
         for signature in SIGNATURES:
+            if not signature.may_match(view, lowered):
+                continue
             for match in signature.pattern.finditer(view):
                 values = signature.values(match)
                 if values is None:
@@ -492,9 +504,36 @@ def _diagnose(text: str) -> list[Finding]:
     return sort_findings([_finding(code, hit, text) for code, hit in ordered])
 
 
-def diagnosis_to_json(findings: Sequence[Finding]) -> dict[str, object]:
+@dataclass(frozen=True)
+class Diagnosis:
+    """What a log shows: the findings recognised, or else the error no finding explains (if any)."""
+
+    findings: tuple[Finding, ...]
+    unrecognised: UnrecognisedError | None
+
+
+def diagnose_log(text: str) -> Diagnosis:
+    """The findings of ``text`` (:func:`diagnose`) and, when there are none, its unrecognised error."""
+    return diagnosis_of(text, diagnose(text))
+
+
+def diagnosis_of(text: str, findings: Sequence[Finding]) -> Diagnosis:
+    """The diagnosis of ``text`` whose findings are known (made exact for a machine, say).
+
+    The log's error is quoted only when nothing was recognised: a finding already explains it.
+    """
+    return Diagnosis(tuple(findings), None if findings else unrecognised_error(text))
+
+
+def diagnosis_to_json(
+    findings: Sequence[Finding], unrecognised: UnrecognisedError | None = None
+) -> dict[str, object]:
     """The output of ``gpuwizard diagnose --json`` (schema ``gpuwizard.diagnosis/1``)."""
-    return {"schema": DIAGNOSIS_SCHEMA, "findings": [finding_to_json(finding) for finding in findings]}
+    return {
+        "schema": DIAGNOSIS_SCHEMA,
+        "findings": [finding_to_json(finding) for finding in findings],
+        "unrecognised_error": unrecognised_error_to_json(unrecognised),
+    }
 
 
 def _imply(hits: dict[str, _Hit]) -> None:

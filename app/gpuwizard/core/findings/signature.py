@@ -8,10 +8,12 @@ findings make redundant, and how a finding's variant is chosen from the whole lo
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 #: Hints that a log comes from Windows: a DLL name, a drive letter or a Windows error number.
 WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\|\[WinError \d", re.IGNORECASE)
@@ -43,12 +45,93 @@ class Signature:
     source: str
     extract: Extractor | None = None
     variant: str | None = None
+    #: Texts one of which every match contains (lower case where the pattern ignores case), or
+    #: None: what lets a log be passed over with substring searches instead of a run of the pattern.
+    needles: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    ignore_case: bool = field(init=False, repr=False, compare=False, default=False)
+
+    def __post_init__(self) -> None:
+        found = required_texts(self.pattern)
+        object.__setattr__(self, "needles", found[0] if found else None)
+        object.__setattr__(self, "ignore_case", bool(found and found[1]))
+
+    def may_match(self, text: str, lowered: Callable[[], str]) -> bool:
+        """False only when no match can be in ``text`` (``lowered``: the text in lower case, made once)."""
+        if self.needles is None:
+            return True
+        haystack = lowered() if self.ignore_case else text
+        return any(needle in haystack for needle in self.needles)
 
     def values(self, match: re.Match[str]) -> Values | None:
         """The values this match gives, or ``None`` when it does not count."""
         if self.extract is not None:
             return self.extract(match)
         return {name: value for name, value in match.groupdict().items() if value}
+
+
+#: Shorter literals pass nearly every log: not worth a search of their own.
+_SHORTEST_NEEDLE: Final = 4
+# re's own parser: re._parser from Python 3.11, sre_parse before (typeshed describes neither).
+_RE_PARSER: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+_LITERAL = _RE_PARSER.LITERAL
+_GROUP = _RE_PARSER.SUBPATTERN
+_BRANCH = _RE_PARSER.BRANCH
+_Items = Sequence[tuple[object, object]]
+
+
+def required_texts(pattern: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+    r"""Texts one of which every match of ``pattern`` holds, and whether case is ignored.
+
+    Read from the pattern's own parse (:mod:`re`'s parser): the longest run of characters in
+    sequence at its top level, through groups, never inside a repeat; a pattern that is one
+    alternation gives one run per alternative. Where case is ignored the runs are in lower case,
+    cut where :mod:`re` matches more than ``lower()`` gives (``i`` also matches dotless ``ı``,
+    ``s`` the long ``ſ``; any non-ASCII letter), so a search of the lowered text never misses.
+
+    >>> required_texts(re.compile(r"Could not load dynamic library '(?P<l>[^']+)'"))
+    (("Could not load dynamic library '",), False)
+    >>> required_texts(re.compile(r"cudnn_status_(?:internal|bad)|CUDNN_STATUS_x", re.IGNORECASE))
+    (('cudnn_', 'cudnn_'), True)
+    >>> required_texts(re.compile(r"(?:ab|b)\d+")) is None
+    True
+    """
+    parsed = _RE_PARSER.parse(pattern.pattern, pattern.flags)
+    ignore_case = bool((pattern.flags | parsed.state.flags) & re.IGNORECASE)
+    items: _Items = list(parsed)
+    while len(items) == 1 and _plain_group(items[0]):
+        items = list(items[0][1][-1])  # type: ignore[index]
+    if len(items) == 1 and items[0][0] is _BRANCH:
+        alternatives = [list(branch) for branch in items[0][1][1]]  # type: ignore[index]
+    else:
+        alternatives = [list(items)]
+    texts = tuple(_longest_run(alternative, ignore_case) for alternative in alternatives)
+    return (texts, ignore_case) if all(len(text) >= _SHORTEST_NEEDLE for text in texts) else None
+
+
+def _plain_group(item: tuple[object, object]) -> bool:
+    # A group without flags of its own: its items stand in sequence where it stands.
+    opcode, argument = item
+    return opcode is _GROUP and isinstance(argument, tuple) and not argument[1] and not argument[2]
+
+
+def _longest_run(items: _Items, ignore_case: bool) -> str:
+    runs: list[str] = [""]
+    for opcode, argument in items:
+        if opcode is _LITERAL and isinstance(argument, int):
+            character = chr(argument)
+            if ignore_case and (not character.isascii() or character.lower() in "is"):
+                runs.append("")
+            else:
+                runs[-1] += character.lower() if ignore_case else character
+        elif _plain_group((opcode, argument)):
+            group: _Items = list(argument[-1])  # type: ignore[index]
+            if all(inner is _LITERAL for inner, _ in group):
+                runs.append(runs.pop() + _longest_run(group, ignore_case))  # the run goes on through it
+            else:
+                runs += [_longest_run(group, ignore_case), ""]
+        else:
+            runs.append("")
+    return max(runs, key=len)
 
 
 def sig(

@@ -1,0 +1,74 @@
+"""The fixed-text prefilter of the signatures never passes over a log one of them matches."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpuwizard.core.findings.diagnosis import SIGNATURES
+from gpuwizard.core.findings.log_views import log_views
+from gpuwizard.core.findings.signature import Signature, required_texts
+
+RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded" / "diagnose"
+
+
+def _views() -> list[str]:
+    return [view for path in sorted(RECORDED.glob("*.txt")) for view in log_views(path.read_text("utf-8"))]
+
+
+def test_every_signature_that_matches_a_recorded_log_passes_its_prefilter() -> None:
+    checked = 0
+    for view in _views():
+        lowered = view.lower()
+        for signature in SIGNATURES:
+            if signature.pattern.search(view):
+                checked += 1
+                assert signature.may_match(view, lambda text=lowered: text), signature.pattern.pattern
+    assert checked > 200  # the recorded logs do exercise the signatures
+
+
+def test_most_signatures_have_fixed_text_to_search_for() -> None:
+    assert sum(signature.needles is not None for signature in SIGNATURES) > len(SIGNATURES) * 3 // 4
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "expected"),
+    [
+        (r"Could not load (?P<what>\w+) library", 0, (("Could not load ",), False)),
+        (r"foo(?:bar)bazz", 0, (("foobarbazz",), False)),
+        (r"ab(c+d)efgh", 0, (("efgh",), False)),
+        (r"first one|second one", 0, (("first one", "second one"), False)),
+        (r"first one|x", 0, None),  # an alternative without fixed text: every log is searched
+        # Case ignored: lower case, cut at i and s (re also matches dotless i and the long s).
+        (r"CUDNN_status_NOT_supported", re.IGNORECASE, (("upported",), True)),
+    ],
+)
+def test_the_fixed_text_is_read_from_the_pattern(pattern: str, flags: int, expected: object) -> None:
+    assert required_texts(re.compile(pattern, flags)) == expected
+
+
+_CASE_EXTRAS = st.sampled_from(["ı", "ſ", "K", "İ", "I", "S", "i", "s"])
+
+
+@given(st.sampled_from([s for s in SIGNATURES if s.needles and s.ignore_case]), st.data())
+def test_text_in_any_case_that_a_pattern_matches_passes_its_prefilter(
+    signature: Signature, data: st.DataObject
+) -> None:
+    # The run's letters in any case, with the look-alikes re also matches; a match must pass.
+    assert signature.needles is not None
+    base = signature.needles[0]
+    text = "".join(
+        data.draw(
+            st.sampled_from(
+                [ch, ch.upper(), *(["ı", "İ"] if ch == "i" else []), *(["ſ"] if ch == "s" else [])]
+            )
+        )
+        for ch in base
+    )
+    log = f"prefix {text} suffix"
+    if signature.pattern.search(log):
+        assert signature.may_match(log, log.lower)
