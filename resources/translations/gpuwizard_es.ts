@@ -3412,6 +3412,54 @@
         <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL.</translation>
     </message>
     <message>
+        <source>The {component} reported {name} (error {number}): {meaning}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is the CUDA stack&apos;s own error, reported by the program that failed. Check that the NVIDIA driver is current and that the program&apos;s CUDA build matches this GPU; run &apos;gpuwizard check&apos; to compare them, and search the error name together with the program&apos;s name for known causes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{component} reported {name} (status {number}): {meaning}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the driver is current; &apos;gpuwizard check&apos; compares them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver&apos;s parts do not match (often after a driver update without a restart). Restart the computer; if it persists, reinstall the NVIDIA driver.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Windows reported {name} ({number}, {hex}): {meaning}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A program or one of the libraries it loads failed with this Windows error. For a module or DLL error, reinstall the package that ships the DLL and install the latest Microsoft Visual C++ Redistributable; for a memory error, close other programs or enlarge the paging file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The system could not load {library}, part of {component}: the file was not found.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Install {component} (it ships as {package}) in the same environment as the program, or make its folder known to the loader (LD_LIBRARY_PATH).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{library}, part of {component}, lacks the symbol {symbol}: another version of it, or of a library it needs, was loaded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two versions of {component} are probably installed. Keep the one the program was built for ({package}), and remove others from LD_LIBRARY_PATH and the system&apos;s library folders.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build}: &apos;{machine_command}&apos;.</source>
         <translation>Para esta máquina ({machine_gpu}, capacidad de cómputo {machine_capability}, controlador {machine_driver}), instala {machine_build}: &apos;{machine_command}&apos;.</translation>
     </message>

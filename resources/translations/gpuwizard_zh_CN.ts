@@ -3404,6 +3404,54 @@
         <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
     </message>
     <message>
+        <source>The {component} reported {name} (error {number}): {meaning}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is the CUDA stack&apos;s own error, reported by the program that failed. Check that the NVIDIA driver is current and that the program&apos;s CUDA build matches this GPU; run &apos;gpuwizard check&apos; to compare them, and search the error name together with the program&apos;s name for known causes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{component} reported {name} (status {number}): {meaning}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the driver is current; &apos;gpuwizard check&apos; compares them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver&apos;s parts do not match (often after a driver update without a restart). Restart the computer; if it persists, reinstall the NVIDIA driver.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Windows reported {name} ({number}, {hex}): {meaning}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A program or one of the libraries it loads failed with this Windows error. For a module or DLL error, reinstall the package that ships the DLL and install the latest Microsoft Visual C++ Redistributable; for a memory error, close other programs or enlarge the paging file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The system could not load {library}, part of {component}: the file was not found.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Install {component} (it ships as {package}) in the same environment as the program, or make its folder known to the loader (LD_LIBRARY_PATH).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{library}, part of {component}, lacks the symbol {symbol}: another version of it, or of a library it needs, was loaded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two versions of {component} are probably installed. Keep the one the program was built for ({package}), and remove others from LD_LIBRARY_PATH and the system&apos;s library folders.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build}: &apos;{machine_command}&apos;.</source>
         <translation>对于这台机器（{machine_gpu}，计算能力 {machine_capability}，驱动 {machine_driver}），请安装 {machine_build}：&apos;{machine_command}&apos;。</translation>
     </message>

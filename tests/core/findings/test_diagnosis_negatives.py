@@ -188,9 +188,27 @@ def describe(findings: list[Finding]) -> str:
     return "; ".join(f"{f.code} ({f.severity}): {f.params.get('evidence', '')!r}" for f in findings)
 
 
+#: Negative logs that do show a real failure, kept here to prove what they are *not*: the one
+#: finding each may give. The SparseConvNet log shows cuBLAS' CUBLAS_STATUS_EXECUTION_FAILED on an
+#: RTX 3080 with a CUDA 10.0 build: not out of memory (it is here for that), but a real cuBLAS
+#: failure, and issue 35 asks that a log showing a vendor's status gets a finding naming the
+#: component and what the status means.
+NOT_A_FALSE_ALARM = {
+    "negative_torch1.3.1-rtx3080-cublas-execution-failed-not-memory_sparseconvnet-208.txt": {
+        "VENDOR_LIBRARY_STATUS"
+    },
+}
+
+
 @pytest.mark.parametrize("name", NEGATIVES)
 def test_a_negative_log_gives_no_error_or_warning(name: str):
-    alarms = [f for f in diagnose(read(name)) if f.severity in ("error", "warning")]
+    findings = diagnose(read(name))
+    assert "GPU_OUT_OF_MEMORY" not in codes(findings), name
+    alarms = [
+        f
+        for f in findings
+        if f.severity in ("error", "warning") and f.code not in NOT_A_FALSE_ALARM.get(name, set())
+    ]
     assert alarms == [], f"{name} gives {describe(alarms)}"
 
 

@@ -88,9 +88,19 @@ def test_a_real_out_of_memory_log_is_not_doubled_by_the_cublas_failure_it_caused
 @pytest.mark.parametrize(
     "text",
     [
-        # cuBLAS failing to run a kernel (a build that does not fit the GPU) is not memory.
+        # cuBLAS failing to run a kernel (a build that does not fit the GPU) is not memory: only
+        # cuBLAS' own status is named (issue 35), never GPU_OUT_OF_MEMORY.
         "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, ...)`",
         "CUBLAS_STATUS_INTERNAL_ERROR when calling `cublasCreate(handle)`",
+    ],
+)
+def test_a_cublas_status_is_named_but_not_called_out_of_memory(text: str):
+    assert [f.code for f in diagnose(text)] == ["VENDOR_LIBRARY_STATUS"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "torchvision 0.20.1 requires torch==2.5.1",
         ">>> torch.backends.cudnn.version()\n90100",
     ],

@@ -1,4 +1,4 @@
-"""The vendors' error vocabularies (resources/vocabularies, written by tools/vocabularies.py)."""
+"""The vendors' error vocabularies (resources/vocabularies) and their recognition in logs."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from importlib import resources
 
 import jsonschema
 import pytest
+
+from gpuwizard.core.findings.diagnosis import diagnose
 
 VOCABULARIES = resources.files("gpuwizard.resources").joinpath("vocabularies")
 SCHEMA = json.loads(
@@ -33,3 +35,116 @@ def test_each_vocabulary_validates_and_every_entry_has_a_source(name: str) -> No
     assert errors == []
     assert all(entry.get("source") or document["source"] for entry in document["entries"])
     assert all(entry["message"].strip() for entry in document["entries"])
+
+
+def _codes(text: str) -> list[str]:
+    return [finding.code for finding in diagnose(text)]
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "name"),
+    [
+        # jax-ml/jax#5723-like: XLA's driver call failing with the driver's own name.
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX "
+            "was compiled with an unsupported toolchain.",
+            "VENDOR_CUDA_ERROR",
+            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+        ),
+        (
+            "RuntimeError: CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress)",
+            "VENDOR_CUDA_ERROR",
+            "cudaErrorIllegalAddress",
+        ),
+        # pytorch/pytorch#96562-like NCCL failure.
+        (
+            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled cuda error, "
+            "NCCL version 2.14.3 ncclUnhandledCudaError: Call to CUDA function failed.",
+            "VENDOR_LIBRARY_STATUS",
+            "ncclUnhandledCudaError",
+        ),
+        (
+            "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb)`",
+            "VENDOR_LIBRARY_STATUS",
+            "CUBLAS_STATUS_EXECUTION_FAILED",
+        ),
+        (
+            "pynvml.NVMLError_GpuIsLost: NVML_ERROR_GPU_IS_LOST",
+            "VENDOR_LIBRARY_STATUS",
+            "NVML_ERROR_GPU_IS_LOST",
+        ),
+        (
+            "ggml_cuda_init: CUDA error 222 at ggml-cuda.cu:200",
+            "VENDOR_CUDA_ERROR",
+            "cudaErrorUnsupportedPtxVersion",
+        ),
+        # pytorch/pytorch#131662-like Windows failures, decimal and hex.
+        (
+            "Process finished with exit code -1073741515 (0xC0000135)",
+            "WINDOWS_ERROR_CODE",
+            "STATUS_DLL_NOT_FOUND",
+        ),
+        ("C:\\app\\python.exe returned 3221225477", "WINDOWS_ERROR_CODE", "STATUS_ACCESS_VIOLATION"),
+        (
+            "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed",
+            "WINDOWS_ERROR_CODE",
+            "ERROR_DLL_INIT_FAILED",
+        ),
+    ],
+)
+def test_a_vendor_name_or_number_gives_its_finding(line: str, code: str, name: str) -> None:
+    [finding] = diagnose(line)
+    assert (finding.code, finding.params["name"]) == (code, name)
+    assert finding.severity == "error"
+    assert finding.params["meaning"]
+
+
+def test_a_driver_too_old_value_tells_to_update_the_driver() -> None:
+    [finding] = diagnose("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+    assert "driver" in finding.hint.lower()
+    assert finding.params["variant"] == "driver"
+
+
+@pytest.mark.parametrize(
+    ("line", "library", "component", "reason"),
+    [
+        # deepfakes/faceswap#778: pynvml without the driver's NVML library.
+        (
+            "OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
+            "libnvidia-ml.so.1",
+            "the NVIDIA driver (NVML)",
+            "missing",
+        ),
+    ],
+)
+def test_a_loader_failure_names_the_component(line: str, library: str, component: str, reason: str) -> None:
+    [finding] = diagnose(line)
+    assert finding.code == "LIBRARY_NOT_LOADED"
+    assert (finding.params["library"], finding.params["component"], finding.params["variant"]) == (
+        library,
+        component,
+        reason,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "exit code 0",
+        "Process finished with exit code 1",
+        "error 126 in line 3",  # a bare number, no Windows around it
+        "CUDA is available: True; CUDA version 12.4",
+        "cudaSuccess",
+        "Successfully installed numpy-2.1.3",
+    ],
+)
+def test_benign_text_stays_silent(text: str) -> None:
+    assert diagnose(text) == []
+
+
+def test_a_specific_finding_suppresses_the_vendor_one() -> None:
+    text = "RuntimeError: CUDA error: no kernel image is available for execution on the device\ncudaErrorNoKernelImageForDevice"
+    assert _codes(text) == ["NO_KERNEL_IMAGE"]
+    assert _codes(
+        "ImportError: libcudnn_ops.so.9: cannot open shared object file: No such file or directory"
+    ) == ["DLL_NOT_FOUND"]

@@ -39,6 +39,7 @@ PART_NAMES: Final = (
     "devices",
     "python",
     "extensions",
+    "vendors",
 )
 
 _SEVERITIES: Final[dict[object, Literal["error", "warning", "info"]]] = {

@@ -42,10 +42,18 @@ from gpuwizard.core.findings.diagnosis_platform import PLATFORM_PART
 from gpuwizard.core.findings.diagnosis_python import PYTHON_PART
 from gpuwizard.core.findings.diagnosis_runtimes import RUNTIMES_PART
 from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
+from gpuwizard.core.findings.diagnosis_vendors import VENDORS_PART
 from gpuwizard.core.findings.log_facts import capability_of_sm, forget_logs, gpu_name, read_log_facts
 from gpuwizard.core.findings.log_views import log_views
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
-from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Refiner, Signature, Values
+from gpuwizard.core.findings.signature import (
+    OPTIONAL_LIBRARY,
+    WINDOWS_LOG,
+    DiagnosisPart,
+    Refiner,
+    Signature,
+    Values,
+)
 from gpuwizard.core.findings.signature import sig as _sig
 from gpuwizard.core.findings.unrecognised import (
     UnrecognisedError,
@@ -65,6 +73,7 @@ PARTS: Final[tuple[DiagnosisPart, ...]] = (
     DEVICES_PART,  # the kernel module, device visibility, MIG
     PYTHON_PART,  # Python versions without wheels, TensorFlow's DLL load failure on Windows
     EXTENSIONS_PART,  # bitsandbytes, xFormers, compiled extensions, TensorRT engines, web UIs
+    VENDORS_PART,  # the vendors' own status names and numbers, the last resort
 )
 
 #: The codes the contract lists for the diagnosis of logs (docs/architecture.md,
@@ -106,15 +115,13 @@ _EVIDENCE_CHARS: Final = 240
 _GPU_LIBRARY: Final = re.compile(
     r"cud|cublas|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|cupti|nvtoolsext", re.IGNORECASE
 )
-#: TensorRT is optional for TensorFlow; its missing libraries are only a notice.
-_OPTIONAL_LIBRARY: Final = re.compile(r"nvinfer|nvonnxparser|nvparsers", re.IGNORECASE)
 #: The driver's own library: missing means no driver, not a missing toolkit.
 _DRIVER_LIBRARY: Final = re.compile(r"libcuda\.so(?:\.\d+)*|nvcuda\.dll", re.IGNORECASE)
 
 
 def _library(match: re.Match[str]) -> Values | None:
     library = match.group("library").strip("*`'\" ")
-    if _OPTIONAL_LIBRARY.search(library) or library.lower() == "zlibwapi.dll":
+    if OPTIONAL_LIBRARY.search(library) or library.lower() == "zlibwapi.dll":
         return None
     return {"libraries": library}
 

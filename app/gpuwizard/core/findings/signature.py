@@ -18,6 +18,9 @@ from typing import Any, Final
 #: Hints that a log comes from Windows: a DLL name, a drive letter or a Windows error number.
 WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\|\[WinError \d", re.IGNORECASE)
 
+#: TensorRT's libraries, optional for TensorFlow: a missing one is only a notice, never a failure.
+OPTIONAL_LIBRARY: Final = re.compile(r"nvinfer|nvonnxparser|nvparsers", re.IGNORECASE)
+
 #: Values read from one match: a name and one value, or several values.
 Values = dict[str, str | list[str]]
 Extractor = Callable[[re.Match[str]], Values | None]

@@ -1,0 +1,261 @@
+"""The vendors' own error vocabularies, recognised in any log: the last resort of a diagnosis.
+
+Part of :mod:`gpuwizard.core.findings.diagnosis`, tried after every theme that knows a failure
+by its cause. The vocabularies are data, written by tools/vocabularies.py from their makers' files
+(resources/vocabularies/<name>.json, each entry with its source): the CUDA runtime's and driver's
+status names, cuDNN's, cuBLAS's, NCCL's and NVML's, the Windows error numbers and NTSTATUS values
+loaders print, and which package ships which Linux library of the CUDA stack.
+
+A log that shows one of these gets a finding that names the component and what the vendor says the
+value means. Any finding of another part explains the failure better (it knows the cause), so each
+of those suppresses these generic ones.
+
+>>> from gpuwizard.core.findings.diagnosis import diagnose
+>>> [finding] = diagnose("RuntimeError: NCCL error: ncclUnhandledCudaError")
+>>> finding.code, finding.params["component"], finding.params["number"]
+('VENDOR_LIBRARY_STATUS', 'NCCL', '1')
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Final
+
+from gpuwizard.core.findings.catalog import CATALOG
+from gpuwizard.core.findings.signature import OPTIONAL_LIBRARY, WINDOWS_LOG, DiagnosisPart, Values, sig
+
+#: The vocabularies of status values, and the finding code each one's values give.
+_STATUS_VOCABULARIES: Final = {
+    "cuda-runtime": "VENDOR_CUDA_ERROR",
+    "cuda-driver": "VENDOR_CUDA_ERROR",
+    "cudnn": "VENDOR_LIBRARY_STATUS",
+    "cublas": "VENDOR_LIBRARY_STATUS",
+    "nccl": "VENDOR_LIBRARY_STATUS",
+    "nvml": "VENDOR_LIBRARY_STATUS",
+}
+_WINDOWS_VOCABULARIES: Final = ("windows-errors", "windows-ntstatus")
+CODES: Final = ("VENDOR_CUDA_ERROR", "VENDOR_LIBRARY_STATUS", "WINDOWS_ERROR_CODE", "LIBRARY_NOT_LOADED")
+
+#: Values whose vendor text means the driver is older than the CUDA the program was built for
+#: (the CUDA driver API's documentation of each; cuda.h, driver_types.h): update the driver.
+_DRIVER_TOO_OLD: Final = frozenset(
+    {
+        "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+        "cudaErrorUnsupportedPtxVersion",
+        "cudaErrorInsufficientDriver",
+        "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+        "cudaErrorCompatNotSupportedOnDevice",
+        "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One value of a vocabulary: its name and number, the maker's words, whose it is."""
+
+    name: str
+    number: int
+    message: str
+    component: str
+    hex: str = ""
+    package: str = ""
+
+
+def _read(name: str) -> tuple[str, list[dict[str, object]]]:
+    source = resources.files("gpuwizard.resources").joinpath(f"vocabularies/{name}.json")
+    document = json.loads(source.read_text(encoding="utf-8"))
+    return str(document["component"]), list(document["entries"])
+
+
+def _entries(name: str) -> list[Entry]:
+    component, entries = _read(name)
+    return [
+        Entry(
+            str(entry["name"]),
+            int(str(entry["number"])),
+            str(entry["message"]),
+            str(entry.get("component", component)),
+            str(entry.get("hex", "")),
+            str(entry.get("package", "")),
+        )
+        for entry in entries
+    ]
+
+
+#: Status names (not their success values) by name, with the finding code they give.
+STATUS_NAMES: Final[dict[str, tuple[str, Entry]]] = {
+    entry.name: (code, entry)
+    for vocabulary, code in _STATUS_VOCABULARIES.items()
+    for entry in _entries(vocabulary)
+    if entry.number != 0
+}
+_RUNTIME_NUMBERS: Final = {entry.number: entry for entry in _entries("cuda-runtime") if entry.number}
+_DRIVER_NUMBERS: Final = {entry.number: entry for entry in _entries("cuda-driver") if entry.number}
+#: The Windows codes loaders print, by their unsigned number.
+WINDOWS_CODES: Final[dict[int, Entry]] = {
+    entry.number: entry for vocabulary in _WINDOWS_VOCABULARIES for entry in _entries(vocabulary)
+}
+#: The Linux libraries of the CUDA stack by soname, and by name without its version.
+LIBRARIES: Final[dict[str, Entry]] = {entry.name: entry for entry in _entries("libraries")}
+_LIBRARY_STEMS: Final[dict[str, Entry]] = {
+    name.split(".so", 1)[0]: entry for name, entry in LIBRARIES.items()
+}
+#: NTSTATUS values have their top bit set: above this a number is one (the others are small).
+_NTSTATUS_BASE: Final = 0xC0000000
+#: Below this a system error number is too common a number to read as one without "WinError".
+_BARE_NUMBER_MINIMUM: Final = 100
+
+
+def _status_name(match: re.Match[str]) -> Values | None:
+    known = STATUS_NAMES.get(match.group("name"))
+    if known is None:
+        return None
+    return _entry_values(known[1])
+
+
+def _entry_values(entry: Entry) -> Values:
+    return {
+        "name": entry.name,
+        "number": str(entry.number),
+        "meaning": entry.message,
+        "component": entry.component,
+    }
+
+
+def _cuda_number(match: re.Match[str]) -> Values | None:
+    table = _DRIVER_NUMBERS if match.group("driver") or match.group("driver2") else _RUNTIME_NUMBERS
+    entry = table.get(int(match.group("number")))
+    return _entry_values(entry) if entry else None
+
+
+def _windows_code(match: re.Match[str]) -> Values | None:
+    text = match.group("number")
+    number = int(text, 16) if text.lower().startswith("0x") else int(text)
+    if number < 0:
+        number += 1 << 32  # a signed exit status: -1073741515 is 0xC0000135
+    entry = WINDOWS_CODES.get(number)
+    if entry is None:
+        return None
+    hexed = text.lower().startswith("0x") or number >= _NTSTATUS_BASE
+    # A bare number counts only in a Windows log, and only when it is not a small one.
+    bare = not hexed and not match.group("winerror")
+    if bare and (number < _BARE_NUMBER_MINIMUM or not WINDOWS_LOG.search(match.string)):
+        return None
+    return {
+        "name": entry.name,
+        "number": str(entry.number),
+        "hex": entry.hex,
+        "meaning": entry.message,
+    }
+
+
+def library_entry(library: str) -> Entry | None:
+    """The vocabulary's entry for a Linux library name (``libcudnn_ops.so.9``), if it knows it."""
+    if known := LIBRARIES.get(library):
+        return known
+    stem, _, version = library.partition(".so")
+    like = _LIBRARY_STEMS.get(stem)
+    if like is None:
+        return None
+    major = version.lstrip(".").split(".")[0]
+    family = like.message.replace(str(like.number), major) if major.isdigit() else like.component
+    return Entry(library, int(major) if major.isdigit() else 0, family, like.component, package=like.package)
+
+
+def _library(reason: str) -> object:
+    def extract(match: re.Match[str]) -> Values | None:
+        if reason == "missing" and OPTIONAL_LIBRARY.search(match.group("library")):
+            return None  # TensorRT, optional for TensorFlow: its absence is only a notice
+        entry = library_entry(match.group("library"))
+        if entry is None:
+            return None
+        values: Values = {"library": entry.name, "component": entry.message, "reason": reason}
+        if entry.package:
+            values["package"] = entry.package
+        if symbol := match.groupdict().get("symbol"):
+            values["symbol"] = symbol
+        return values
+
+    return extract
+
+
+_LIB: Final = r"(?P<library>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3})"
+
+SIGNATURES: Final = (
+    # The names themselves: PyTorch, TensorFlow, JAX and NCCL print them in their errors.
+    sig(
+        "VENDOR_CUDA_ERROR",
+        r"\b(?P<name>cudaError[A-Z]\w{1,60}|CUDA_ERROR_[A-Z_]{2,60})\b",
+        "https://github.com/jax-ml/jax/issues/5723",
+        _status_name,
+    ),
+    sig(
+        "VENDOR_LIBRARY_STATUS",
+        r"\b(?P<name>CUDNN_STATUS_[A-Z_]{2,60}|CUBLAS_STATUS_[A-Z_]{2,60}|NVML_ERROR_[A-Z_]{2,60}"
+        r"|nccl(?:Unhandled|System|Internal|Invalid|Remote|InProgress|Timeout)\w{0,30})\b",
+        "https://github.com/pytorch/pytorch/issues/96562",
+        _status_name,
+    ),
+    # The numbers: "CUDA error 222", "cudaError 222", "CUDA driver error: 222", "CUresult 222".
+    sig(
+        "VENDOR_CUDA_ERROR",
+        r"\b(?:CUDA (?P<driver>driver )?error|cudaError(?:_t)?|(?P<driver2>CUresult))[ :=]{1,3}(?P<number>\d{1,3})\b",
+        "https://github.com/ggml-org/llama.cpp/issues/4600",
+        _cuda_number,
+    ),
+    # Windows: [WinError 126], "error code 0xC0000135", "exit code -1073741515", "returned 3221225781".
+    sig(
+        "WINDOWS_ERROR_CODE",
+        r"(?:(?P<winerror>\[WinError |WinError |Windows error )|\b(?:error|exit code|exit status|returned|"
+        r"status|code)\b[ :=]{1,3}(?:code[ :=]{1,3})?)(?P<number>0[xX][0-9A-Fa-f]{8}|-?\d{3,10}|\d{1,2}(?=\]))",
+        "https://github.com/pytorch/pytorch/issues/131662",
+        _windows_code,
+        flags=re.IGNORECASE,
+    ),
+    # The Linux loader, for the libraries whose packages the vocabulary knows.
+    sig(
+        "LIBRARY_NOT_LOADED",
+        rf"{_LIB}: cannot open shared object file",
+        "https://github.com/pytorch/pytorch/issues/104259",
+        _library("missing"),  # type: ignore[arg-type]
+    ),
+    sig(
+        "LIBRARY_NOT_LOADED",
+        rf"{_LIB}: undefined symbol: (?P<symbol>[\w@.]{{1,200}})",
+        "https://github.com/pytorch/pytorch/issues/111469",
+        _library("symbol"),  # type: ignore[arg-type]
+    ),
+)
+
+
+def _vendor_variant(
+    values: Mapping[str, Sequence[str]], _variants: Sequence[str], _text: str
+) -> tuple[str | None, dict[str, object]]:
+    return ("driver" if set(values.get("name", ())) & _DRIVER_TOO_OLD else None), {}
+
+
+def _library_variant(
+    values: Mapping[str, Sequence[str]], _variants: Sequence[str], _text: str
+) -> tuple[str | None, dict[str, object]]:
+    reasons = values.get("reason", ["missing"])
+    return reasons[0], {}
+
+
+#: Every other finding (even a notice: an optional symbol) names a cause: it explains the failure better than these generic ones.
+_SPECIFIC: Final = tuple(code for code in CATALOG if ":" not in code and code not in CODES)
+
+VENDORS_PART: Final = DiagnosisPart(
+    codes=CODES,
+    signatures=SIGNATURES,
+    suppresses=dict.fromkeys(_SPECIFIC, CODES),
+    refiners={
+        "VENDOR_CUDA_ERROR": _vendor_variant,
+        "VENDOR_LIBRARY_STATUS": _vendor_variant,
+        "LIBRARY_NOT_LOADED": _library_variant,
+    },
+)
