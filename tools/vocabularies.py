@@ -109,7 +109,8 @@ def open_wheel(package: str) -> Wheel:
         and "manylinux" in file["filename"]
         and "x86_64" in file["filename"]
     ][:1]
-    url = FILES + chosen["url"].split("/packages/", 1)[1]
+    # The file's address under files.pythonhosted.org/packages/ (an index may give it relative).
+    url = FILES + chosen["url"].rsplit("packages/", 1)[1]
     return Wheel(package, release["info"]["version"], url, zipfile.ZipFile(RangeFile(url)))  # type: ignore[arg-type]
 
 

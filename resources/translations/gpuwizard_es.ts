@@ -3413,51 +3413,55 @@
     </message>
     <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
-        <translation type="unfinished"></translation>
+        <translation>El {component} informó de {name} (error {number}): {meaning}</translation>
     </message>
     <message>
-        <source>This is the CUDA stack&apos;s own error, reported by the program that failed. Check that the NVIDIA driver is current and that the program&apos;s CUDA build matches this GPU; run &apos;gpuwizard check&apos; to compare them, and search the error name together with the program&apos;s name for known causes.</source>
-        <translation type="unfinished"></translation>
+        <source>This is the CUDA stack&apos;s own error, reported by the program that failed. Check that the NVIDIA driver is current and that the program&apos;s CUDA build supports this GPU (&apos;gpuwizard detect&apos; shows the driver and the GPU), and search the error name together with the program&apos;s name for known causes.</source>
+        <translation>Es un error propio de la pila CUDA, comunicado por el programa que falló. Comprueba que el controlador de NVIDIA está al día y que la compilación CUDA del programa admite esta GPU (&apos;gpuwizard detect&apos; muestra el controlador y la GPU), y busca el nombre del error junto con el nombre del programa para conocer causas ya descritas.</translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the NVIDIA driver is current (&apos;gpuwizard detect&apos; shows the driver and the GPU).</source>
+        <translation>Es un estado propio de {component}, comunicado por el programa que falló. Comprueba que la versión de {component} que carga el programa es aquella con la que se compiló, que la GPU tiene memoria libre y que el controlador de NVIDIA está al día (&apos;gpuwizard detect&apos; muestra el controlador y la GPU).</translation>
+    </message>
+    <message>
+        <source>This library comes with the NVIDIA driver, not with a Python package. Install or reinstall the NVIDIA driver; inside a container, start it with access to the GPU (docker run --gpus all, with the NVIDIA Container Toolkit) so that the driver&apos;s libraries are mounted into it.</source>
+        <translation>Esta biblioteca viene con el controlador de NVIDIA, no con un paquete de Python. Instala o reinstala el controlador de NVIDIA; dentro de un contenedor, inícialo con acceso a la GPU (docker run --gpus all, con NVIDIA Container Toolkit) para que se monten en él las bibliotecas del controlador.</translation>
     </message>
     <message>
         <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
-        <translation type="unfinished"></translation>
+        <translation>El controlador de NVIDIA es más antiguo que la versión de CUDA con la que se compiló el programa. Actualiza el controlador de NVIDIA (o instala una compilación del programa para una CUDA más antigua) y vuelve a iniciar el programa.</translation>
     </message>
     <message>
         <source>{component} reported {name} (status {number}): {meaning}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the driver is current; &apos;gpuwizard check&apos; compares them.</source>
-        <translation type="unfinished"></translation>
+        <translation>{component} informó de {name} (estado {number}): {meaning}</translation>
     </message>
     <message>
         <source>The NVIDIA driver&apos;s parts do not match (often after a driver update without a restart). Restart the computer; if it persists, reinstall the NVIDIA driver.</source>
-        <translation type="unfinished"></translation>
+        <translation>Las partes del controlador de NVIDIA no coinciden (suele ocurrir tras actualizar el controlador sin reiniciar). Reinicia el equipo; si persiste, reinstala el controlador de NVIDIA.</translation>
     </message>
     <message>
         <source>Windows reported {name} ({number}, {hex}): {meaning}</source>
-        <translation type="unfinished"></translation>
+        <translation>Windows informó de {name} ({number}, {hex}): {meaning}</translation>
     </message>
     <message>
         <source>A program or one of the libraries it loads failed with this Windows error. For a module or DLL error, reinstall the package that ships the DLL and install the latest Microsoft Visual C++ Redistributable; for a memory error, close other programs or enlarge the paging file.</source>
-        <translation type="unfinished"></translation>
+        <translation>Un programa o una de las bibliotecas que carga falló con este error de Windows. Si es un error de módulo o de DLL, reinstala el paquete que trae la DLL e instala la última versión de Microsoft Visual C++ Redistributable; si es un error de memoria, cierra otros programas o amplía el archivo de paginación.</translation>
     </message>
     <message>
         <source>The system could not load {library}, part of {component}: the file was not found.</source>
-        <translation type="unfinished"></translation>
+        <translation>El sistema no pudo cargar {library}, parte de {component}: no se encontró el archivo.</translation>
     </message>
     <message>
         <source>Install {component} (it ships as {package}) in the same environment as the program, or make its folder known to the loader (LD_LIBRARY_PATH).</source>
-        <translation type="unfinished"></translation>
+        <translation>Instala {component} (se distribuye como {package}) en el mismo entorno que el programa, o da a conocer su carpeta al cargador (LD_LIBRARY_PATH).</translation>
     </message>
     <message>
         <source>{library}, part of {component}, lacks the symbol {symbol}: another version of it, or of a library it needs, was loaded.</source>
-        <translation type="unfinished"></translation>
+        <translation>A {library}, parte de {component}, le falta el símbolo {symbol}: se cargó otra versión de ella o de una biblioteca que necesita.</translation>
     </message>
     <message>
         <source>Two versions of {component} are probably installed. Keep the one the program was built for ({package}), and remove others from LD_LIBRARY_PATH and the system&apos;s library folders.</source>
-        <translation type="unfinished"></translation>
+        <translation>Probablemente hay dos versiones de {component} instaladas. Conserva aquella con la que se compiló el programa ({package}) y quita las demás de LD_LIBRARY_PATH y de las carpetas de bibliotecas del sistema.</translation>
     </message>
     <message>
         <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build}: &apos;{machine_command}&apos;.</source>

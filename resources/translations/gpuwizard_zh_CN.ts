@@ -3405,51 +3405,55 @@
     </message>
     <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
-        <translation type="unfinished"></translation>
+        <translation>{component} 报告了 {name}（错误 {number}）：{meaning}</translation>
     </message>
     <message>
-        <source>This is the CUDA stack&apos;s own error, reported by the program that failed. Check that the NVIDIA driver is current and that the program&apos;s CUDA build matches this GPU; run &apos;gpuwizard check&apos; to compare them, and search the error name together with the program&apos;s name for known causes.</source>
-        <translation type="unfinished"></translation>
+        <source>This is the CUDA stack&apos;s own error, reported by the program that failed. Check that the NVIDIA driver is current and that the program&apos;s CUDA build supports this GPU (&apos;gpuwizard detect&apos; shows the driver and the GPU), and search the error name together with the program&apos;s name for known causes.</source>
+        <translation>这是 CUDA 软件栈自身的错误，由出错的程序报告。请检查 NVIDIA 驱动程序是否为最新版本，以及程序的 CUDA 构建是否支持这块 GPU（&apos;gpuwizard detect&apos; 会显示驱动程序和 GPU），并将错误名称与程序名称一起搜索，以查找已知原因。</translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the NVIDIA driver is current (&apos;gpuwizard detect&apos; shows the driver and the GPU).</source>
+        <translation>这是 {component} 自身的状态，由出错的程序报告。请检查程序加载的 {component} 版本是否与其构建时所用的版本一致、GPU 是否还有空闲显存，以及 NVIDIA 驱动程序是否为最新版本（&apos;gpuwizard detect&apos; 会显示驱动程序和 GPU）。</translation>
+    </message>
+    <message>
+        <source>This library comes with the NVIDIA driver, not with a Python package. Install or reinstall the NVIDIA driver; inside a container, start it with access to the GPU (docker run --gpus all, with the NVIDIA Container Toolkit) so that the driver&apos;s libraries are mounted into it.</source>
+        <translation>这个库随 NVIDIA 驱动程序一起提供，而不是来自某个 Python 包。请安装或重新安装 NVIDIA 驱动程序；在容器中，请以可访问 GPU 的方式启动容器（docker run --gpus all，并安装 NVIDIA Container Toolkit），以便将驱动程序的库挂载进去。</translation>
     </message>
     <message>
         <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
-        <translation type="unfinished"></translation>
+        <translation>NVIDIA 驱动程序比构建该程序所用的 CUDA 版本更旧。请更新 NVIDIA 驱动程序（或安装面向较旧 CUDA 的程序构建），然后重新启动程序。</translation>
     </message>
     <message>
         <source>{component} reported {name} (status {number}): {meaning}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the driver is current; &apos;gpuwizard check&apos; compares them.</source>
-        <translation type="unfinished"></translation>
+        <translation>{component} 报告了 {name}（状态 {number}）：{meaning}</translation>
     </message>
     <message>
         <source>The NVIDIA driver&apos;s parts do not match (often after a driver update without a restart). Restart the computer; if it persists, reinstall the NVIDIA driver.</source>
-        <translation type="unfinished"></translation>
+        <translation>NVIDIA 驱动程序的各部分版本不一致（通常发生在更新驱动程序后未重启时）。请重启计算机；如果问题仍然存在，请重新安装 NVIDIA 驱动程序。</translation>
     </message>
     <message>
         <source>Windows reported {name} ({number}, {hex}): {meaning}</source>
-        <translation type="unfinished"></translation>
+        <translation>Windows 报告了 {name}（{number}，{hex}）：{meaning}</translation>
     </message>
     <message>
         <source>A program or one of the libraries it loads failed with this Windows error. For a module or DLL error, reinstall the package that ships the DLL and install the latest Microsoft Visual C++ Redistributable; for a memory error, close other programs or enlarge the paging file.</source>
-        <translation type="unfinished"></translation>
+        <translation>某个程序或其加载的库因这个 Windows 错误而失败。如果是模块或 DLL 错误，请重新安装提供该 DLL 的软件包，并安装最新的 Microsoft Visual C++ Redistributable；如果是内存错误，请关闭其他程序或增大页面文件。</translation>
     </message>
     <message>
         <source>The system could not load {library}, part of {component}: the file was not found.</source>
-        <translation type="unfinished"></translation>
+        <translation>系统无法加载 {component} 的一部分 {library}：找不到该文件。</translation>
     </message>
     <message>
         <source>Install {component} (it ships as {package}) in the same environment as the program, or make its folder known to the loader (LD_LIBRARY_PATH).</source>
-        <translation type="unfinished"></translation>
+        <translation>请在程序所在的同一环境中安装 {component}（以 {package} 的形式提供），或让加载器知道它所在的文件夹（LD_LIBRARY_PATH）。</translation>
     </message>
     <message>
         <source>{library}, part of {component}, lacks the symbol {symbol}: another version of it, or of a library it needs, was loaded.</source>
-        <translation type="unfinished"></translation>
+        <translation>{component} 的一部分 {library} 缺少符号 {symbol}：加载了它的另一个版本，或它所依赖的某个库的另一个版本。</translation>
     </message>
     <message>
         <source>Two versions of {component} are probably installed. Keep the one the program was built for ({package}), and remove others from LD_LIBRARY_PATH and the system&apos;s library folders.</source>
-        <translation type="unfinished"></translation>
+        <translation>可能安装了两个版本的 {component}。请保留程序构建时所用的那个（{package}），并从 LD_LIBRARY_PATH 和系统库文件夹中移除其他版本。</translation>
     </message>
     <message>
         <source>For this machine ({machine_gpu}, compute capability {machine_capability}, driver {machine_driver}), install {machine_build}: &apos;{machine_command}&apos;.</source>

@@ -113,7 +113,7 @@ def test_a_driver_too_old_value_tells_to_update_the_driver() -> None:
             "OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
             "libnvidia-ml.so.1",
             "the NVIDIA driver (NVML)",
-            "missing",
+            "driver",  # the driver installs it: the hint says so, never "install a package"
         ),
     ],
 )
@@ -125,6 +125,8 @@ def test_a_loader_failure_names_the_component(line: str, library: str, component
         component,
         reason,
     )
+    if reason == "driver":
+        assert "NVIDIA driver" in finding.hint and "ships as" not in finding.hint
 
 
 @pytest.mark.parametrize(

@@ -239,10 +239,16 @@ def _vendor_variant(
     return ("driver" if set(values.get("name", ())) & _DRIVER_TOO_OLD else None), {}
 
 
+#: What libraries.json names as the package of the libraries the driver installs.
+_DRIVER_PACKAGE: Final = "NVIDIA driver"
+
+
 def _library_variant(
     values: Mapping[str, Sequence[str]], _variants: Sequence[str], _text: str
 ) -> tuple[str | None, dict[str, object]]:
     reasons = values.get("reason", ["missing"])
+    if reasons[0] == "missing" and _DRIVER_PACKAGE in values.get("package", ()):
+        return "driver", {}  # libcuda, libnvidia-ml: the driver installs them, no package does
     return reasons[0], {}
 
 
