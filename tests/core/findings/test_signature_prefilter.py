@@ -43,6 +43,9 @@ def test_most_signatures_have_fixed_text_to_search_for() -> None:
         (r"ab(c+d)efgh", 0, (("efgh",), False)),
         (r"first one|second one", 0, (("first one", "second one"), False)),
         (r"first one|x", 0, None),  # an alternative without fixed text: every log is searched
+        (r"\b(?:Connect|Read)TimeoutError\(", 0, (("TimeoutError(",), False)),
+        (r"(?:ConnectTimeout|ReadTimeout)\(", 0, (("ConnectTimeout", "ReadTimeout"), False)),
+        (r"\b(?:ab|cd)\b", 0, None),
         # Case ignored: lower case, cut at i and s (re also matches dotless i and the long s).
         (r"CUDNN_status_NOT_supported", re.IGNORECASE, (("upported",), True)),
     ],

@@ -79,6 +79,7 @@ _RE_PARSER: Any = importlib.import_module("re._parser" if sys.version_info >= (3
 _LITERAL = _RE_PARSER.LITERAL
 _GROUP = _RE_PARSER.SUBPATTERN
 _BRANCH = _RE_PARSER.BRANCH
+_AT = _RE_PARSER.AT
 _Items = Sequence[tuple[object, object]]
 
 
@@ -100,15 +101,35 @@ def required_texts(pattern: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | N
     """
     parsed = _RE_PARSER.parse(pattern.pattern, pattern.flags)
     ignore_case = bool((pattern.flags | parsed.state.flags) & re.IGNORECASE)
-    items: _Items = list(parsed)
+    # Anchors (\b, ^) match no text: around a group or an alternation, they change no run.
+    items: _Items = [item for item in parsed if item[0] is not _AT]
     while len(items) == 1 and _plain_group(items[0]):
-        items = list(items[0][1][-1])  # type: ignore[index]
+        items = [item for item in items[0][1][-1] if item[0] is not _AT]  # type: ignore[index]
     if len(items) == 1 and items[0][0] is _BRANCH:
         alternatives = [list(branch) for branch in items[0][1][1]]  # type: ignore[index]
     else:
         alternatives = [list(items)]
     texts = tuple(_longest_run(alternative, ignore_case) for alternative in alternatives)
-    return (texts, ignore_case) if all(len(text) >= _SHORTEST_NEEDLE for text in texts) else None
+    if all(len(text) >= _SHORTEST_NEEDLE for text in texts):
+        return texts, ignore_case
+    # Else an alternation the sequence must pass through (``(?:A|B)\(``): one of its runs.
+    for item in items if len(alternatives) == 1 else ():
+        branch = _branch_of(item)
+        if branch is not None:
+            texts = tuple(_longest_run(list(alternative), ignore_case) for alternative in branch)
+            if all(len(text) >= _SHORTEST_NEEDLE for text in texts):
+                return texts, ignore_case
+    return None
+
+
+def _branch_of(item: tuple[object, object]) -> list[_Items] | None:
+    # The alternatives of an alternation, alone or as the whole of a group without flags.
+    while _plain_group(item):
+        inner = [part for part in item[1][-1] if part[0] is not _AT]  # type: ignore[index]
+        if len(inner) != 1:
+            return None
+        item = inner[0]
+    return list(item[1][1]) if item[0] is _BRANCH else None  # type: ignore[index]
 
 
 def _plain_group(item: tuple[object, object]) -> bool:
