@@ -139,7 +139,18 @@ def _shape(cls: type) -> tuple[_Field, ...]:
     return tuple(found)
 
 
+_KNOWN: dict[type, frozenset[str]] = {}
+
+
 def _known_keys(cls: type) -> frozenset[str]:
+    # Asked on every read of an event (a live test's hundreds): worked out once per class.
+    known = _KNOWN.get(cls)
+    if known is None:
+        known = _KNOWN[cls] = _keys_of(cls)
+    return known
+
+
+def _keys_of(cls: type) -> frozenset[str]:
     known: set[str] = set()
     for item in _fields(cls):
         if item.options.inline:
