@@ -205,6 +205,17 @@ def run_pyinstaller(args: list[str], work: Path, cache: Path) -> None:
         try:
             python = provision(work / "wine", cache, WINE_REQUIREMENTS)
             code = python.run(args, log, timeout=_PYINSTALLER_LIMIT_S)
+            if code != 0:
+                # Once in CI (a loaded 2-core machine, a fresh prefix) PyInstaller's isolated child
+                # under Wine could not import PySide6.QtWidgets for its hook, where the same build
+                # passed before and after; the cause is not known (the hook logs it only at DEBUG).
+                # A second try in the same prefix, with the first one's log kept and its warnings
+                # shown, tells a passing hiccup from a real failure, which fails again.
+                first = log.with_name("pyinstaller-first-try.log")
+                log.replace(first)
+                _show_warnings(first)
+                print(f"build: PyInstaller under Wine failed (log: {first}); trying once more", flush=True)
+                code = python.run(_at_log_level(args, "DEBUG"), log, timeout=_PYINSTALLER_LIMIT_S)
         except WineBuildError as error:
             raise UsageError(str(error)) from None
         finally:
@@ -212,6 +223,20 @@ def run_pyinstaller(args: list[str], work: Path, cache: Path) -> None:
                 python.close()
     if code != 0:
         raise _failed("PyInstaller", log)
+
+
+def _at_log_level(args: list[str], level: str) -> list[str]:
+    """PyInstaller's ``args`` with ``--log-level`` set to ``level``."""
+    at = args.index("--log-level")
+    return [*args[: at + 1], level, *args[at + 2 :]]
+
+
+def _show_warnings(log: Path) -> None:
+    """The warnings and errors PyInstaller logged in ``log`` (its tail alone may miss the cause)."""
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    said = [line for line in lines if " WARNING: " in line or " ERROR: " in line]
+    for line in said[:20]:
+        print(f"build: {line}", file=sys.stderr)
 
 
 def _has_module(name: str) -> bool:

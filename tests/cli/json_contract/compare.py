@@ -18,10 +18,13 @@ The rules, all of them (``tests/cli/test_json_contract.py`` repeats them for its
 
 4. Another program's own output: the ``log`` events of a tool the wizard runs (``uv``, ``pip``,
    the conda engines, ``ipykernel``) and the ``progress`` events read from its lines say what
-   that program printed, and its next release may print other lines (CI installs the newest
-   uv). Such a run of events is compared by its shape: each event's keys in their order, and
-   consecutive events of one shape count once. The wizard's own events around them are compared
-   in full, and so is every field name and its order in the tool's events.
+   that program printed, and its next release, or the same release on a slower machine or
+   another file system, may print other lines, more or fewer, in another order (a warning that
+   it copies instead of linking, a line split in two). So each run of such events between two
+   of the wizard's own is compared as one place in the sequence (which nested stream it came
+   from), and the shapes of all of them (each event's keys in their order) as a set over the
+   whole stream: a renamed or reordered field, or a kind of event that no longer comes, is
+   still a difference. The wizard's own events around them are compared in full.
 
 Nothing else is touched: every other value is compared as it is, with its JSON type (``1`` is not
 ``1.0``, ``true`` is not ``1``), and every object's keys in their order.
@@ -174,26 +177,48 @@ def _from_another_program(item: Any) -> bool:
     )
 
 
+def _shape(item: dict[str, Any]) -> dict[str, Any]:
+    return {"<shape of>": [item.get("event"), item.get("source")], "<keys>": list(item)}
+
+
 def shapes_of_other_programs(items: Sequence[Any]) -> list[Any]:
-    """``items`` with rule 4 applied: another program's events as their keys, a run of one shape once."""
+    """``items`` with rule 4 applied: each run of another program's events as one place."""
     kept: list[Any] = []
     for item in items:
         if _from_another_program(item):
-            shape = {"<shape of>": [item.get("event"), item.get("source")], "<keys>": list(item)}
-            if kept and kept[-1] == shape:
+            place = {"<another program's lines>": item.get("source")}
+            if kept and kept[-1] == place:
                 continue
-            kept.append(shape)
+            kept.append(place)
         else:
             kept.append(item)
     return kept
 
 
+def other_programs_shapes(items: Sequence[Any]) -> list[Any]:
+    """The distinct shapes of another program's events in ``items`` (rule 4), in a fixed order."""
+    shapes = {json.dumps(_shape(item)) for item in items if _from_another_program(item)}
+    return [json.loads(shape) for shape in sorted(shapes)]
+
+
+def comparable(items: Sequence[Any]) -> list[Any]:
+    """What of ``items`` is compared, as one list: the sequence with rule 4 applied, then the shapes."""
+    return [
+        *shapes_of_other_programs(items),
+        {"<shapes of another program's events>": other_programs_shapes(items)},
+    ]
+
+
 def stream_differences(
     expected: Sequence[Any], actual: Sequence[Any], *, added_ok: bool = False
 ) -> list[str]:
-    """The differences of two event streams: the sequence of kinds first, then each event's fields."""
+    """The differences of two event streams: the shapes of other programs' events (rule 4), the
+    sequence of kinds, then each event's fields."""
+    found = differences(
+        other_programs_shapes(expected), other_programs_shapes(actual), "another program's events",
+        added_ok=added_ok,
+    )  # fmt: skip
     expected, actual = shapes_of_other_programs(expected), shapes_of_other_programs(actual)
-    found = []
     old_kinds = [_label(item) for item in expected]
     new_kinds = [_label(item) for item in actual]
     if old_kinds != new_kinds:
