@@ -2768,6 +2768,22 @@
         <translation>El instalador no encontró ninguna versión instalable de {requirements}; versiones disponibles aquí: {versions}.</translation>
     </message>
     <message>
+        <source>The installer found no {requirements}: the newest {package} it could install here is {newest}.</source>
+        <translation>El instalador no encontró {requirements}: la versión más reciente de {package} que puede instalar aquí es {newest}.</translation>
+    </message>
+    <message>
+        <source>Nothing newer than {newest} is published on this index for this Python and platform: {package} {wanted} is there for other Python versions, platforms or CUDA indexes (a newer PyTorch may need the cu126 or cu128 index rather than an older one), or not released yet. Install {newest}, or use the Python, platform or index that {wanted} is published for; &apos;gpuwizard recommend&apos; names a set that exists together.</source>
+        <translation>En este índice no hay publicada ninguna versión posterior a {newest} para esta versión de Python y esta plataforma: {package} {wanted} o bien está disponible para otras versiones de Python, otras plataformas u otros índices de CUDA (una versión más reciente de PyTorch puede requerir el índice cu126 o cu128 en lugar de uno anterior), o bien todavía no se ha publicado. Instale {newest}, o utilice la versión de Python, la plataforma o el índice para los que se ha publicado {wanted}; &apos;gpuwizard recommend&apos; indica una combinación de versiones que existen juntas.</translation>
+    </message>
+    <message>
+        <source>The installer found no {requirements}: the oldest {package} it could install here is {oldest}.</source>
+        <translation>El instalador no encontró {requirements}: la versión más antigua de {package} que puede instalar aquí es {oldest}.</translation>
+    </message>
+    <message>
+        <source>{package} releases before {oldest} have no wheels for this Python or platform (each release is built for a range of Python versions). Install {package} {oldest} or newer, or use a Python that {package} {wanted} was built for; &apos;gpuwizard recommend&apos; names a set that exists together.</source>
+        <translation>Las versiones de {package} anteriores a {oldest} no tienen wheels para esta versión de Python o esta plataforma (cada versión se compila para un rango de versiones de Python). Instale {package} {oldest} o una versión posterior, o utilice una versión de Python para la que se haya compilado {package} {wanted}; &apos;gpuwizard recommend&apos; indica una combinación de versiones que existen juntas.</translation>
+    </message>
+    <message>
         <source>This looks like a 32-bit Python, or one too new or too old for the package: PyTorch and TensorFlow publish 64-bit packages only, for a range of Python versions. Install a 64-bit Python from python.org that the framework supports and let the wizard pick the version.</source>
         <translation>Parece un Python de 32 bits, o uno demasiado nuevo o demasiado antiguo para el paquete: PyTorch y TensorFlow solo publican paquetes de 64 bits, para un rango de versiones de Python. Instala desde python.org un Python de 64 bits que admita el framework y deja que el asistente elija la versión.</translation>
     </message>
@@ -3410,6 +3426,426 @@
     <message>
         <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
         <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL.</translation>
+    </message>
+    <message>
+        <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
+        <translation>Un módulo compilado se creó para NumPy 1.x y no puede ejecutarse con la versión NumPy 2 instalada aquí.</translation>
+    </message>
+    <message>
+        <source>Either install a NumPy 1 release in this environment (&apos;pip install &quot;numpy&lt;2&quot;&apos;), or upgrade the module that fails to a release built for NumPy 2 (the traceback names it, for example &apos;pip install -U onnxruntime-gpu&apos;). NumPy 2 changed its binary interface: modules compiled against NumPy 1.x must be rebuilt.</source>
+        <translation>Instale una versión de NumPy 1 en este entorno (&apos;pip install &quot;numpy&lt;2&quot;&apos;) o actualice el módulo que falla a una versión compilada para NumPy 2 (el traceback indica cuál es; por ejemplo, &apos;pip install -U onnxruntime-gpu&apos;). NumPy 2 cambió su interfaz binaria: los módulos compilados con NumPy 1.x deben volver a compilarse.</translation>
+    </message>
+    <message>
+        <source>FlashAttention 2 runs only on GPUs from Ampere on (compute capability 8.0: RTX 30 series, A100 and newer); this GPU is older.</source>
+        <translation>FlashAttention 2 solo funciona en GPU de la generación Ampere o posteriores (capacidad de cómputo 8.0: serie RTX 30, A100 y más recientes); esta GPU es más antigua.</translation>
+    </message>
+    <message>
+        <source>Do not use FlashAttention on this GPU: let the program use PyTorch&apos;s own attention instead (in Hugging Face Transformers, attn_implementation=&quot;sdpa&quot;; in other programs, turn off their flash-attention option or uninstall flash-attn: &apos;pip uninstall flash-attn&apos;). PyTorch&apos;s scaled_dot_product_attention picks the fastest kernel this GPU has.</source>
+        <translation>No utilice FlashAttention en esta GPU: deje que el programa utilice en su lugar la implementación de atención propia de PyTorch (en Hugging Face Transformers, attn_implementation=&quot;sdpa&quot;; en otros programas, desactive su opción de flash-attention o desinstale flash-attn: &apos;pip uninstall flash-attn&apos;). scaled_dot_product_attention de PyTorch elige el kernel más rápido disponible para esta GPU.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA open kernel module (nvidia.ko of the &apos;-open&apos; flavour) refused the GPU: it supports only GPUs with a GSP (Turing, GTX 16xx and RTX 20xx, and newer), and this one is older (Maxwell, Pascal or Volta). No NVIDIA module runs, so nvidia-smi and CUDA find no GPU.</source>
+        <translation>El módulo de kernel abierto de NVIDIA (nvidia.ko en su variante &apos;-open&apos;) rechazó la GPU: solo admite GPU con GSP (Turing, GTX 16xx y RTX 20xx, y posteriores), y esta es más antigua (Maxwell, Pascal o Volta). No se ejecuta ningún módulo de NVIDIA, por lo que nvidia-smi y CUDA no encuentran ninguna GPU.</translation>
+    </message>
+    <message>
+        <source>Install the proprietary (&apos;closed&apos;) kernel module of the same driver instead, from branch 580, the last that supports these GPUs (590 and newer do not). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (not nvidia-driver-580-open). Fedora with negativo17&apos;s packages: set &apos;kernel&apos; instead of &apos;kernel-open&apos; in /etc/nvidia/kernel.conf and run &apos;sudo akmods --rebuild&apos;. Arch: a proprietary 580xx legacy package instead of nvidia-open. NVIDIA&apos;s installer: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Restart and check with &apos;nvidia-smi&apos;; &apos;sudo dmesg | grep NVRM&apos; must no longer show the GSP message.</source>
+        <translation>En su lugar, instale el módulo de kernel propietario (&apos;closed&apos;) del mismo controlador, de la rama 580, la última que admite estas GPU (la 590 y posteriores ya no). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (no nvidia-driver-580-open). Fedora con los paquetes de negativo17: ponga &apos;kernel&apos; en lugar de &apos;kernel-open&apos; en /etc/nvidia/kernel.conf y ejecute &apos;sudo akmods --rebuild&apos;. Arch: un paquete heredado (legacy) propietario 580xx en lugar de nvidia-open. Instalador de NVIDIA: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Reinicie y compruébelo con &apos;nvidia-smi&apos;; &apos;sudo dmesg | grep NVRM&apos; ya no debe mostrar el mensaje sobre GSP.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA open kernel module (nvidia.ko of the &apos;-open&apos; flavour) refused the {gpu}: it supports only GPUs with a GSP (Turing and newer), and this one is older. No NVIDIA module runs, so nvidia-smi and CUDA find no GPU.</source>
+        <translation>El módulo de kernel abierto de NVIDIA (nvidia.ko en su variante &apos;-open&apos;) rechazó la {gpu}: solo admite GPU con GSP (Turing y posteriores), y esta es más antigua. No se ejecuta ningún módulo de NVIDIA, por lo que nvidia-smi y CUDA no encuentran ninguna GPU.</translation>
+    </message>
+    <message>
+        <source>Install the proprietary (&apos;closed&apos;) kernel module of the same driver instead, from branch 580, the last that supports GPUs before Turing (590 and newer do not). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (not nvidia-driver-580-open). Fedora with negativo17&apos;s packages: set &apos;kernel&apos; instead of &apos;kernel-open&apos; in /etc/nvidia/kernel.conf and run &apos;sudo akmods --rebuild&apos;. Arch: a proprietary 580xx legacy package instead of nvidia-open. NVIDIA&apos;s installer: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Restart and check with &apos;nvidia-smi&apos;.</source>
+        <translation>En su lugar, instale el módulo de kernel propietario (&apos;closed&apos;) del mismo controlador, de la rama 580, la última que admite GPU anteriores a Turing (la 590 y posteriores ya no). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (no nvidia-driver-580-open). Fedora con los paquetes de negativo17: ponga &apos;kernel&apos; en lugar de &apos;kernel-open&apos; en /etc/nvidia/kernel.conf y ejecute &apos;sudo akmods --rebuild&apos;. Arch: un paquete heredado (legacy) propietario 580xx en lugar de nvidia-open. Instalador de NVIDIA: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Reinicie y compruébelo con &apos;nvidia-smi&apos;.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA open kernel module (nvidia.ko of the &apos;-open&apos; flavour) refused the {gpu}, a {architecture} GPU: the open module supports only GPUs with a GSP (Turing and newer). No NVIDIA module runs, so nvidia-smi and CUDA find no GPU.</source>
+        <translation>El módulo de kernel abierto de NVIDIA (nvidia.ko en su variante &apos;-open&apos;) rechazó la {gpu}, una GPU de arquitectura {architecture}: el módulo abierto solo admite GPU con GSP (Turing y posteriores). No se ejecuta ningún módulo de NVIDIA, por lo que nvidia-smi y CUDA no encuentran ninguna GPU.</translation>
+    </message>
+    <message>
+        <source>Install the proprietary (&apos;closed&apos;) kernel module of the same driver instead, from branch 580, the last that supports {architecture} GPUs (590 and newer do not). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (not nvidia-driver-580-open). Fedora with negativo17&apos;s packages: set &apos;kernel&apos; instead of &apos;kernel-open&apos; in /etc/nvidia/kernel.conf and run &apos;sudo akmods --rebuild&apos;. Arch: a proprietary 580xx legacy package instead of nvidia-open. NVIDIA&apos;s installer: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Restart and check with &apos;nvidia-smi&apos;.</source>
+        <translation>En su lugar, instale el módulo de kernel propietario (&apos;closed&apos;) del mismo controlador, de la rama 580, la última que admite GPU de arquitectura {architecture} (la 590 y posteriores ya no). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (no nvidia-driver-580-open). Fedora con los paquetes de negativo17: ponga &apos;kernel&apos; en lugar de &apos;kernel-open&apos; en /etc/nvidia/kernel.conf y ejecute &apos;sudo akmods --rebuild&apos;. Arch: un paquete heredado (legacy) propietario 580xx en lugar de nvidia-open. Instalador de NVIDIA: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Reinicie y compruébelo con &apos;nvidia-smi&apos;.</translation>
+    </message>
+    <message>
+        <source>Inside WSL 2, CUDA found no GPU (&apos;{evidence}&apos;): the GPU comes from the Windows driver&apos;s libcuda in /usr/lib/wsl/lib, and most often another libcuda is loaded first (a Linux NVIDIA driver&apos;s, the CUDA toolkit&apos;s stubs, a conda environment&apos;s).</source>
+        <translation>Dentro de WSL 2, CUDA no encontró ninguna GPU (&apos;{evidence}&apos;): la GPU la proporciona la libcuda del controlador de Windows, en /usr/lib/wsl/lib, y lo más habitual es que se cargue antes otra libcuda (la de un controlador NVIDIA para Linux, los stubs del CUDA Toolkit o la de un entorno conda).</translation>
+    </message>
+    <message>
+        <source>See which libcuda the loader finds: &apos;ldconfig -p | grep libcuda&apos; and &apos;echo $LD_LIBRARY_PATH&apos;. Only /usr/lib/wsl/lib/libcuda.so.1 can reach the GPU. Put it first: &apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos; (in ~/.bashrc to keep it), and take any &apos;.../stubs&apos; folder out of LD_LIBRARY_PATH. Remove a Linux driver installed inside WSL (&apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;, then &apos;sudo apt remove --purge&apos; those packages), run &apos;wsl --shutdown&apos; in Windows and open WSL again. &apos;/usr/lib/wsl/lib/nvidia-smi&apos; must list the GPU; if it does not, update the NVIDIA driver on Windows.</source>
+        <translation>Compruebe qué libcuda encuentra el cargador: &apos;ldconfig -p | grep libcuda&apos; y &apos;echo $LD_LIBRARY_PATH&apos;. Solo /usr/lib/wsl/lib/libcuda.so.1 puede acceder a la GPU. Póngala en primer lugar: &apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos; (en ~/.bashrc para que sea permanente), y quite de LD_LIBRARY_PATH cualquier carpeta &apos;.../stubs&apos;. Elimine cualquier controlador de Linux instalado dentro de WSL (&apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; y luego &apos;sudo apt remove --purge&apos; con esos paquetes), ejecute &apos;wsl --shutdown&apos; en Windows y vuelva a abrir WSL. &apos;/usr/lib/wsl/lib/nvidia-smi&apos; debe mostrar la GPU; si no lo hace, actualice el controlador de NVIDIA en Windows.</translation>
+    </message>
+    <message>
+        <source>WSL 2 gives Docker no GPU (&apos;WSL environment detected but no adapters were found&apos;): either this machine has no NVIDIA GPU, or the Windows NVIDIA driver does not expose it to WSL 2. Reinstalling the NVIDIA Container Toolkit does not help.</source>
+        <translation>WSL 2 no proporciona ninguna GPU a Docker (&apos;WSL environment detected but no adapters were found&apos;): o bien esta máquina no tiene una GPU NVIDIA, o bien el controlador NVIDIA de Windows no la expone a WSL 2. Reinstalar el NVIDIA Container Toolkit no sirve de nada.</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos; in Windows PowerShell. If it lists no NVIDIA GPU (only Intel or AMD graphics), GPU containers cannot run here: start the container without &apos;--gpus all&apos; (in compose, remove the &apos;deploy: resources: reservations: devices&apos; entry) and use the program&apos;s CPU mode, or use a machine with an NVIDIA GPU. If it lists one: install the current NVIDIA driver for Windows, run &apos;wsl --update&apos; and &apos;wsl --shutdown&apos;, use WSL 2 (not WSL 1; &apos;wsl -l -v&apos;) and, in Docker Desktop, the WSL 2 based engine; data-center GPUs in TCC mode are not available to WSL. Check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;.</source>
+        <translation>Ejecute &apos;nvidia-smi&apos; en Windows PowerShell. Si no muestra ninguna GPU NVIDIA (solo gráficos Intel o AMD), aquí no se pueden ejecutar contenedores con GPU: inicie el contenedor sin &apos;--gpus all&apos; (en compose, elimine la entrada &apos;deploy: resources: reservations: devices&apos;) y use el modo CPU del programa, o use una máquina con una GPU NVIDIA. Si muestra una: instale el controlador NVIDIA actual para Windows, ejecute &apos;wsl --update&apos; y &apos;wsl --shutdown&apos;, use WSL 2 (no WSL 1; &apos;wsl -l -v&apos;) y, en Docker Desktop, el motor basado en WSL 2; las GPU de centro de datos en modo TCC no están disponibles para WSL. Compruébelo con &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;.</translation>
+    </message>
+    <message>
+        <source>Docker was asked for an NVIDIA GPU (&apos;{evidence}&apos;), but the log shows this machine has no NVIDIA GPU (other graphics only), so no container can get one. Installing the NVIDIA Container Toolkit does not help.</source>
+        <translation>Se solicitó a Docker una GPU NVIDIA (&apos;{evidence}&apos;), pero el registro muestra que esta máquina no tiene ninguna GPU NVIDIA (solo otros gráficos), por lo que ningún contenedor puede obtenerla. Instalar el NVIDIA Container Toolkit no sirve de nada.</translation>
+    </message>
+    <message>
+        <source>Run the container without a GPU: drop &apos;--gpus all&apos; (in compose, remove the &apos;deploy: resources: reservations: devices&apos; entry) and use the program&apos;s CPU mode (often an option such as &apos;--device cpu&apos;); it is slower. For CUDA, use a machine with an NVIDIA GPU and its driver, with Docker Desktop&apos;s WSL 2 engine on Windows or the NVIDIA Container Toolkit on Linux.</source>
+        <translation>Ejecute el contenedor sin GPU: quite &apos;--gpus all&apos; (en compose, elimine la entrada &apos;deploy: resources: reservations: devices&apos;) y use el modo CPU del programa (a menudo una opción como &apos;--device cpu&apos;); es más lento. Para CUDA, use una máquina con una GPU NVIDIA y su controlador, con el motor WSL 2 de Docker Desktop en Windows o el NVIDIA Container Toolkit en Linux.</translation>
+    </message>
+    <message>
+        <source>The package needs a CUDA driver, and the solver found none on this machine: the virtual package __cuda is missing (&apos;{evidence}&apos;).</source>
+        <translation>El paquete necesita un controlador CUDA y el resolvedor no encontró ninguno en esta máquina: falta el paquete virtual __cuda (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>conda, mamba and pixi set __cuda from the NVIDIA driver (&apos;conda info&apos; or &apos;pixi info&apos; lists it under virtual packages). On a machine without an NVIDIA GPU or driver (a login node, CI, a Docker build) that installs for a GPU machine, tell the solver the CUDA version of the target driver: &apos;CONDA_OVERRIDE_CUDA=12.4 conda install ...&apos; (the same for mamba, micromamba and pixi; https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html). If this machine has an NVIDIA GPU, install or repair its driver until &apos;nvidia-smi&apos; works, then run the install again. To run without a GPU, install the CPU build instead.</source>
+        <translation>conda, mamba y pixi establecen __cuda a partir del controlador NVIDIA (&apos;conda info&apos; o &apos;pixi info&apos; lo muestran entre los paquetes virtuales). En una máquina sin GPU o controlador NVIDIA (un nodo de inicio de sesión, CI, una compilación de Docker) que instala para una máquina con GPU, indique al resolvedor la versión de CUDA del controlador de destino: &apos;CONDA_OVERRIDE_CUDA=12.4 conda install ...&apos; (igual para mamba, micromamba y pixi; https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html). Si esta máquina tiene una GPU NVIDIA, instale o repare su controlador hasta que &apos;nvidia-smi&apos; funcione y vuelva a ejecutar la instalación. Para ejecutar sin GPU, instale en su lugar la versión para CPU.</translation>
+    </message>
+    <message>
+        <source>The package needs a driver that supports CUDA {required} or newer; this machine&apos;s NVIDIA driver supports CUDA {found} (__cuda={found}).</source>
+        <translation>El paquete necesita un controlador compatible con CUDA {required} o posterior; el controlador NVIDIA de esta máquina es compatible con CUDA {found} (__cuda={found}).</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver to one that supports CUDA {required} (&apos;nvidia-smi&apos; shows the CUDA version the driver supports), or ask for a build made for CUDA {found} or older (for example &apos;cuda-version={found}&apos; with conda-forge). CONDA_OVERRIDE_CUDA={required} only makes the solver accept the package; its CUDA programs then fail on this driver. To install for another, newer machine, the override is right.</source>
+        <translation>Actualice el controlador NVIDIA a uno compatible con CUDA {required} (&apos;nvidia-smi&apos; muestra la versión de CUDA que admite el controlador), o solicite una versión compilada para CUDA {found} o anterior (por ejemplo, &apos;cuda-version={found}&apos; con conda-forge). CONDA_OVERRIDE_CUDA={required} solo hace que el resolvedor acepte el paquete; después, sus programas CUDA fallan con este controlador. Para instalar para otra máquina más nueva, la sobrescritura es la opción correcta.</translation>
+    </message>
+    <message>
+        <source>The package needs a newer CUDA driver than this machine&apos;s: its NVIDIA driver supports CUDA {found} (__cuda={found}) (&apos;{evidence}&apos;).</source>
+        <translation>El paquete necesita un controlador CUDA más reciente que el de esta máquina: su controlador NVIDIA admite CUDA {found} (__cuda={found}) (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver (&apos;nvidia-smi&apos; shows the CUDA version it supports), or ask for a build made for CUDA {found} or older (for example &apos;cuda-version={found}&apos; with conda-forge). CONDA_OVERRIDE_CUDA only makes the solver accept the package; its CUDA programs then fail on this driver. To install for another, newer machine, the override is right (https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html).</source>
+        <translation>Actualice el controlador NVIDIA (&apos;nvidia-smi&apos; muestra la versión de CUDA que admite), o solicite una versión compilada para CUDA {found} o anterior (por ejemplo, &apos;cuda-version={found}&apos; con conda-forge). CONDA_OVERRIDE_CUDA solo hace que el resolvedor acepte el paquete; después, sus programas CUDA fallan con este controlador. Para instalar para otra máquina más nueva, la sobrescritura es la opción correcta (https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html).</translation>
+    </message>
+    <message>
+        <source>A CUDA build was asked for on macOS, where there is no CUDA: the solver has no __cuda virtual package here (&apos;{evidence}&apos;).</source>
+        <translation>Se solicitó una versión con CUDA en macOS, donde no existe CUDA: aquí el resolvedor no tiene el paquete virtual __cuda (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>Install the package without CUDA (its CPU build; PyTorch on Apple silicon uses the &apos;mps&apos; device instead). For CUDA, install on a Linux or Windows machine with an NVIDIA GPU; to only solve an environment for such a machine, set the target platform and CONDA_OVERRIDE_CUDA (for example &apos;CONDA_OVERRIDE_CUDA=12.4 conda create --platform linux-64 ...&apos;).</source>
+        <translation>Instale el paquete sin CUDA (su versión para CPU; PyTorch en Apple silicon usa en su lugar el dispositivo &apos;mps&apos;). Para CUDA, instálelo en una máquina Linux o Windows con una GPU NVIDIA; para solo resolver un entorno para una máquina así, establezca la plataforma de destino y CONDA_OVERRIDE_CUDA (por ejemplo, &apos;CONDA_OVERRIDE_CUDA=12.4 conda create --platform linux-64 ...&apos;).</translation>
+    </message>
+    <message>
+        <source>The system&apos;s C library (glibc) is older than the package needs (&apos;{evidence}&apos;).</source>
+        <translation>La biblioteca C del sistema (glibc) es más antigua de lo que necesita el paquete (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>&apos;ldd --version&apos; shows the system&apos;s glibc. It cannot be upgraded by pip or conda: use an older release of the package built for this glibc, build it from source, run it in a container with a newer distribution, or upgrade the operating system.</source>
+        <translation>&apos;ldd --version&apos; muestra la glibc del sistema. No se puede actualizar con pip ni con conda: use una versión anterior del paquete compilada para esta glibc, compílelo desde el código fuente, ejecútelo en un contenedor con una distribución más reciente o actualice el sistema operativo.</translation>
+    </message>
+    <message>
+        <source>The package needs glibc {required} or newer, and this system has glibc {found} (conda&apos;s virtual package __glibc).</source>
+        <translation>El paquete necesita glibc {required} o posterior, y este sistema tiene glibc {found} (paquete virtual __glibc de conda).</translation>
+    </message>
+    <message>
+        <source>conda and pixi cannot install a newer glibc: it is the operating system&apos;s C library (&apos;ldd --version&apos;). Pin an older release of the package built for glibc {found}, run the environment in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system. CONDA_OVERRIDE_GLIBC only makes the solver accept the package; it then fails to load.</source>
+        <translation>conda y pixi no pueden instalar una glibc más reciente: es la biblioteca C del sistema operativo (&apos;ldd --version&apos;). Fije una versión anterior del paquete compilada para glibc {found}, ejecute el entorno en un contenedor con una distribución más reciente (por ejemplo, &apos;docker run -it ubuntu:24.04&apos;) o actualice el sistema operativo. CONDA_OVERRIDE_GLIBC solo hace que el resolvedor acepte el paquete; después, este no se puede cargar.</translation>
+    </message>
+    <message>
+        <source>The package needs glibc {required} or newer, which this system does not have (conda&apos;s virtual package __glibc).</source>
+        <translation>El paquete necesita glibc {required} o posterior, que este sistema no tiene (paquete virtual __glibc de conda).</translation>
+    </message>
+    <message>
+        <source>&apos;ldd --version&apos; shows the system&apos;s glibc; conda and pixi cannot install a newer one. Pin an older release of the package built for this glibc, run the environment in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system.</source>
+        <translation>&apos;ldd --version&apos; muestra la glibc del sistema; conda y pixi no pueden instalar una más reciente. Fije una versión anterior del paquete compilada para esta glibc, ejecute el entorno en un contenedor con una distribución más reciente (por ejemplo, &apos;docker run -it ubuntu:24.04&apos;) o actualice el sistema operativo.</translation>
+    </message>
+    <message>
+        <source>pip found no installable wheel because this system&apos;s glibc ({found}) is older than the wheels need: their manylinux tag asks for glibc {required} or newer, so pip skips them (&apos;{evidence}&apos;).</source>
+        <translation>pip no encontró ningún wheel instalable porque la glibc de este sistema ({found}) es más antigua de lo que necesitan los wheels: su etiqueta manylinux exige glibc {required} o posterior, así que pip los descarta (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>pip cannot upgrade glibc, the operating system&apos;s C library (&apos;ldd --version&apos;). Install an older release of the package that still has manylinux2014 (glibc 2.17) wheels (&apos;pip index versions PACKAGE&apos; lists the releases; the wheel names on pypi.org show their tags), build it from source, run in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system (CentOS 7 and RHEL 7 have glibc 2.17, RHEL 8 2.28).</source>
+        <translation>pip no puede actualizar glibc, la biblioteca C del sistema operativo (&apos;ldd --version&apos;). Instale una versión anterior del paquete que aún tenga wheels manylinux2014 (glibc 2.17) (&apos;pip index versions PACKAGE&apos; muestra las versiones; los nombres de los wheels en pypi.org indican sus etiquetas), compílelo desde el código fuente, ejecútelo en un contenedor con una distribución más reciente (por ejemplo, &apos;docker run -it ubuntu:24.04&apos;) o actualice el sistema operativo (CentOS 7 y RHEL 7 tienen glibc 2.17; RHEL 8, 2.28).</translation>
+    </message>
+    <message>
+        <source>pip found no installable wheel: the system&apos;s glibc is older than the wheels&apos; manylinux tag needs (&apos;{evidence}&apos;).</source>
+        <translation>pip no encontró ningún wheel instalable: la glibc del sistema es más antigua de lo que exige la etiqueta manylinux de los wheels (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>pip cannot upgrade glibc (&apos;ldd --version&apos; shows it). Install an older release of the package with manylinux2014 wheels, build it from source, run in a container with a newer distribution, or upgrade the operating system.</source>
+        <translation>pip no puede actualizar glibc (&apos;ldd --version&apos; la muestra). Instale una versión anterior del paquete con wheels manylinux2014, compílelo desde el código fuente, ejecútelo en un contenedor con una distribución más reciente o actualice el sistema operativo.</translation>
+    </message>
+    <message>
+        <source>A CUDA package ({packages}) was asked for on macOS, where NVIDIA&apos;s CUDA does not exist: no such wheel is made for Macs, so the installer found none.</source>
+        <translation>Se solicitó un paquete CUDA ({packages}) en macOS, donde no existe CUDA de NVIDIA: no se publican wheels de este tipo para Mac, por lo que el instalador no encontró ninguno.</translation>
+    </message>
+    <message>
+        <source>Install without the CUDA parts: drop the &apos;+cuXXX&apos; suffix and the nvidia-*-cu* packages from the requirements (for PyTorch, &apos;pip install torch torchvision&apos; installs the Mac build, which uses the &apos;mps&apos; device on Apple silicon). A project that needs CUDA must run on a Linux or Windows machine with an NVIDIA GPU (or a cloud one).</source>
+        <translation>Instale sin los componentes CUDA: quite el sufijo &apos;+cuXXX&apos; y los paquetes nvidia-*-cu* de los requisitos (para PyTorch, &apos;pip install torch torchvision&apos; instala la versión para Mac, que usa el dispositivo &apos;mps&apos; en Apple silicon). Un proyecto que necesite CUDA debe ejecutarse en una máquina Linux o Windows con una GPU NVIDIA (o en una máquina en la nube).</translation>
+    </message>
+    <message>
+        <source>nvcc refused the host C++ compiler: this CUDA release does not support the installed compiler version.</source>
+        <translation>nvcc rechazó el compilador C++ del host: esta versión de CUDA no admite la versión del compilador instalada.</translation>
+    </message>
+    <message>
+        <source>Build with a host compiler version this CUDA release supports (its release notes list them), or install a newer CUDA Toolkit that supports the installed compiler. The nvcc flag &apos;-allow-unsupported-compiler&apos; only skips the check; the build may still fail.</source>
+        <translation>Compile con una versión del compilador del host que esta versión de CUDA admita (sus notas de la versión las enumeran), o instale un CUDA Toolkit más reciente que admita el compilador instalado. La opción de nvcc &apos;-allow-unsupported-compiler&apos; solo omite la comprobación; la compilación puede seguir fallando.</translation>
+    </message>
+    <message>
+        <source>nvcc refused the host compiler: this CUDA release supports gcc up to version {limit}, and a newer gcc is the one in use.</source>
+        <translation>nvcc rechazó el compilador del host: esta versión de CUDA admite gcc hasta la versión {limit}, y se está usando un gcc más reciente.</translation>
+    </message>
+    <message>
+        <source>Build with gcc {limit} or older: on Debian or Ubuntu &apos;sudo apt install gcc-{limit} g++-{limit}&apos;, then &apos;export CC=gcc-{limit} CXX=g++-{limit} NVCC_CCBIN=g++-{limit}&apos; and run the build again (CMake projects: -DCMAKE_CUDA_HOST_COMPILER=g++-{limit}). Or install a newer CUDA Toolkit whose nvcc supports your gcc (its release notes list the host compilers). The nvcc flag &apos;-allow-unsupported-compiler&apos; only skips the check; the build may still fail.</source>
+        <translation>Compile con gcc {limit} o anterior: en Debian o Ubuntu, &apos;sudo apt install gcc-{limit} g++-{limit}&apos;; después, &apos;export CC=gcc-{limit} CXX=g++-{limit} NVCC_CCBIN=g++-{limit}&apos; y vuelva a ejecutar la compilación (proyectos CMake: -DCMAKE_CUDA_HOST_COMPILER=g++-{limit}). O instale un CUDA Toolkit más reciente cuyo nvcc admita su gcc (sus notas de la versión enumeran los compiladores del host compatibles). La opción de nvcc &apos;-allow-unsupported-compiler&apos; solo omite la comprobación; la compilación puede seguir fallando.</translation>
+    </message>
+    <message>
+        <source>nvcc refused the host compiler: CUDA {cuda} supports gcc up to version {limit}, and a newer gcc is the one in use.</source>
+        <translation>nvcc rechazó el compilador del host: CUDA {cuda} admite gcc hasta la versión {limit}, y se está usando un gcc más reciente.</translation>
+    </message>
+    <message>
+        <source>nvcc refused the Visual Studio compiler (cl.exe): this CUDA release supports Visual Studio {supported} only.</source>
+        <translation>nvcc rechazó el compilador de Visual Studio (cl.exe): esta versión de CUDA solo admite Visual Studio {supported}.</translation>
+    </message>
+    <message>
+        <source>Build with a Visual Studio this CUDA release supports (Visual Studio {supported}): install its Build Tools (Visual Studio 2022: https://aka.ms/vs/17/release/vs_BuildTools.exe, with &apos;Desktop development with C++&apos;) and run the build from its &apos;x64 Native Tools Command Prompt&apos;. Or install a newer CUDA Toolkit (https://developer.nvidia.com/cuda-downloads) that supports your Visual Studio, of the same major version as torch&apos;s CUDA. The nvcc flag &apos;-allow-unsupported-compiler&apos; only skips the check.</source>
+        <translation>Compile con un Visual Studio que esta versión de CUDA admita (Visual Studio {supported}): instale sus Build Tools (Visual Studio 2022: https://aka.ms/vs/17/release/vs_BuildTools.exe, con &apos;Desktop development with C++&apos;) y ejecute la compilación desde su &apos;x64 Native Tools Command Prompt&apos;. O instale un CUDA Toolkit más reciente (https://developer.nvidia.com/cuda-downloads) que admita su Visual Studio, con la misma versión principal de CUDA que torch. La opción de nvcc &apos;-allow-unsupported-compiler&apos; solo omite la comprobación.</translation>
+    </message>
+    <message>
+        <source>nvcc refused the Visual Studio compiler (cl.exe): CUDA {cuda} supports Visual Studio {supported} only.</source>
+        <translation>nvcc rechazó el compilador de Visual Studio (cl.exe): CUDA {cuda} solo admite Visual Studio {supported}.</translation>
+    </message>
+    <message>
+        <source>A CUDA extension was being built, but no CUDA Toolkit was found: CUDA_HOME is not set and nvcc, the CUDA compiler, is not where the build looked. PyTorch&apos;s wheels bring the CUDA runtime, not the compiler.</source>
+        <translation>Se estaba compilando una extensión CUDA, pero no se encontró ningún CUDA Toolkit: CUDA_HOME no está definida y nvcc, el compilador de CUDA, no está donde lo buscó la compilación. Los wheels de PyTorch incluyen el runtime de CUDA, no el compilador.</translation>
+    </message>
+    <message>
+        <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive, then &apos;export CUDA_HOME=/usr/local/cuda&apos; and run the build again; in a conda environment &apos;conda install -c nvidia cuda-toolkit&apos; and &apos;export CUDA_HOME=$CONDA_PREFIX&apos;. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
+        <translation>Instale el CUDA Toolkit con la misma versión principal de CUDA que usa torch (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; la muestra) desde https://developer.nvidia.com/cuda-toolkit-archive; después, ejecute &apos;export CUDA_HOME=/usr/local/cuda&apos; y vuelva a ejecutar la compilación; en un entorno conda, &apos;conda install -c nvidia cuda-toolkit&apos; y &apos;export CUDA_HOME=$CONDA_PREFIX&apos;. En un contenedor, use una imagen cuyo nombre contenga &apos;devel&apos;. Muchos paquetes (flash-attn, DeepSpeed) también publican wheels precompilados, que no necesitan compilador.</translation>
+    </message>
+    <message>
+        <source>A CUDA extension was being built, but no CUDA Toolkit was found: CUDA_HOME is not set and nvcc, the CUDA compiler, is not where the build looked. This torch is built for CUDA {cuda}; its wheels bring the CUDA runtime, not the compiler.</source>
+        <translation>Se estaba compilando una extensión CUDA, pero no se encontró ningún CUDA Toolkit: CUDA_HOME no está definida y nvcc, el compilador de CUDA, no está donde lo buscó la compilación. Este torch está compilado para CUDA {cuda}; sus wheels incluyen el runtime de CUDA, no el compilador.</translation>
+    </message>
+    <message>
+        <source>Install CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive, or in a conda environment &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; with &apos;export CUDA_HOME=$CONDA_PREFIX&apos;), then &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; and run the build again. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
+        <translation>Instale CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive o, en un entorno conda, &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; con &apos;export CUDA_HOME=$CONDA_PREFIX&apos;); después, ejecute &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; y vuelva a ejecutar la compilación. En un contenedor, use una imagen cuyo nombre contenga &apos;devel&apos;. Muchos paquetes (flash-attn, DeepSpeed) también publican wheels precompilados, que no necesitan compilador.</translation>
+    </message>
+    <message>
+        <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive; its installer sets CUDA_PATH, which the build reads. Open a new terminal and run the build again. Many packages also publish prebuilt Windows wheels, which need no compiler.</source>
+        <translation>Instale el CUDA Toolkit con la misma versión principal de CUDA que usa torch (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; la muestra) desde https://developer.nvidia.com/cuda-toolkit-archive; su instalador define CUDA_PATH, que es la variable que lee la compilación. Abra una terminal nueva y vuelva a ejecutar la compilación. Muchos paquetes también publican wheels precompilados para Windows, que no necesitan compilador.</translation>
+    </message>
+    <message>
+        <source>Install CUDA Toolkit {cuda} from https://developer.nvidia.com/cuda-toolkit-archive; its installer sets CUDA_PATH, which the build reads. Open a new terminal and run the build again (or set it by hand: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{cuda}). Many packages also publish prebuilt Windows wheels, which need no compiler.</source>
+        <translation>Instale CUDA Toolkit {cuda} desde https://developer.nvidia.com/cuda-toolkit-archive; su instalador define CUDA_PATH, que es la variable que lee la compilación. Abra una terminal nueva y vuelva a ejecutar la compilación (o defínala manualmente: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{cuda}). Muchos paquetes también publican wheels precompilados para Windows, que no necesitan compilador.</translation>
+    </message>
+    <message>
+        <source>The CUDA Toolkit the build found (CUDA {detected}) is of another major version than the CUDA this torch was built with ({torch_cuda}), so torch refuses to compile the extension.</source>
+        <translation>El CUDA Toolkit que encontró la compilación (CUDA {detected}) tiene una versión principal distinta de la versión de CUDA con la que se compiló este torch ({torch_cuda}), por lo que torch se niega a compilar la extensión.</translation>
+    </message>
+    <message>
+        <source>Make them match: install CUDA Toolkit {torch_cuda} and point the build at it (&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;; Windows: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}), or install a torch built for CUDA {detected}.</source>
+        <translation>Haga que coincidan: instale CUDA Toolkit {torch_cuda} y haga que la compilación lo use (&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;; Windows: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}), o instale un torch compilado para CUDA {detected}.</translation>
+    </message>
+    <message>
+        <source>Make them match: install CUDA Toolkit {torch_cuda} and point the build at it (&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;; Windows: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}), or install a torch built for CUDA {detected}: &apos;pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;.</source>
+        <translation>Haga que coincidan: instale CUDA Toolkit {torch_cuda} y haga que la compilación lo use (&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;; Windows: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}), o instale un torch compilado para CUDA {detected}: &apos;pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;.</translation>
+    </message>
+    <message>
+        <source>ptxas, the CUDA assembler, does not know this GPU&apos;s architecture ({sm}, compute capability {capability}): it comes from a CUDA release older than the GPU.</source>
+        <translation>ptxas, el ensamblador de CUDA, no conoce la arquitectura de esta GPU ({sm}, capacidad de cómputo {capability}): procede de una versión de CUDA anterior a la GPU.</translation>
+    </message>
+    <message>
+        <source>Build with a newer CUDA Toolkit whose ptxas knows {sm}, or leave the architecture out of the build.</source>
+        <translation>Compile con un CUDA Toolkit más reciente cuyo ptxas conozca {sm}, o excluya esa arquitectura de la compilación.</translation>
+    </message>
+    <message>
+        <source>The ptxas that Triton uses does not know this GPU&apos;s architecture ({sm}, compute capability {capability}): it comes from a CUDA release older than the GPU.</source>
+        <translation>El ptxas que usa Triton no conoce la arquitectura de esta GPU ({sm}, capacidad de cómputo {capability}): procede de una versión de CUDA anterior a la GPU.</translation>
+    </message>
+    <message>
+        <source>Point Triton at the ptxas of the newest CUDA Toolkit installed: &apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos; (Windows: set TRITON_PTXAS_PATH to the toolkit&apos;s bin\ptxas.exe), or upgrade torch and Triton to their newest release for this GPU (pytorch.org/get-started/locally).</source>
+        <translation>Indique a Triton que use el ptxas del CUDA Toolkit más reciente instalado: &apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos; (Windows: establezca TRITON_PTXAS_PATH en el bin\ptxas.exe del toolkit), o actualice torch y Triton a su versión más reciente para esta GPU (pytorch.org/get-started/locally).</translation>
+    </message>
+    <message>
+        <source>CUDA {first_cuda} is the first release whose ptxas knows {sm}. Upgrade torch (it brings the matching Triton) to a build for CUDA {first_cuda} or newer: &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;. Or point Triton at the ptxas of an installed CUDA Toolkit {first_cuda} or newer: &apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos;.</source>
+        <translation>CUDA {first_cuda} es la primera versión cuyo ptxas conoce {sm}. Actualice torch (incluye el Triton correspondiente) a una versión para CUDA {first_cuda} o posterior: &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;. O indique a Triton que use el ptxas de un CUDA Toolkit {first_cuda} o posterior instalado: &apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos;.</translation>
+    </message>
+    <message>
+        <source>Build with the newest CUDA Toolkit (point CUDA_HOME and PATH at it), or leave {sm} out of the architectures built (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES).</source>
+        <translation>Compile con el CUDA Toolkit más reciente (haga que CUDA_HOME y PATH apunten a él), o excluya {sm} de las arquitecturas que se compilan (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES).</translation>
+    </message>
+    <message>
+        <source>CUDA {first_cuda} is the first release whose ptxas knows {sm}: install CUDA Toolkit {first_cuda} or newer and build with it (&apos;export CUDA_HOME=/usr/local/cuda-{first_cuda}&apos; and its bin folder first on PATH), or leave {sm} out of the architectures built (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES).</source>
+        <translation>CUDA {first_cuda} es la primera versión cuyo ptxas conoce {sm}: instale CUDA Toolkit {first_cuda} o posterior y compile con él (&apos;export CUDA_HOME=/usr/local/cuda-{first_cuda}&apos; y su carpeta bin al principio de PATH), o excluya {sm} de las arquitecturas que se compilan (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES).</translation>
+    </message>
+    <message>
+        <source>Triton found no C compiler: it compiles a small launcher for its GPU kernels on first use, and neither CC nor a compiler on PATH was found.</source>
+        <translation>Triton no encontró ningún compilador de C: la primera vez que se usa compila un pequeño lanzador para sus kernels de GPU, y no se encontró ni CC ni ningún compilador en PATH.</translation>
+    </message>
+    <message>
+        <source>Install a C compiler: &apos;sudo apt install build-essential&apos; (Debian, Ubuntu; in a slim container image too), &apos;sudo dnf install gcc&apos; (Fedora, RHEL); or name one with &apos;export CC=/usr/bin/gcc&apos;. Then run the program again.</source>
+        <translation>Instale un compilador de C: &apos;sudo apt install build-essential&apos; (Debian, Ubuntu; también en una imagen de contenedor slim), &apos;sudo dnf install gcc&apos; (Fedora, RHEL); o indique uno con &apos;export CC=/usr/bin/gcc&apos;. Después, vuelva a ejecutar el programa.</translation>
+    </message>
+    <message>
+        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC): &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;, choosing the line that matches torch (torch 2.7: &lt;3.4, 2.8: &lt;3.5, 2.9: &lt;3.6, 2.10: &lt;3.7). For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</source>
+        <translation>En Windows, use triton-windows, cuyos wheels incluyen su propio compilador de C (TinyCC): &apos;pip uninstall triton&apos; y luego &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;, eligiendo la serie que corresponda a torch (torch 2.7: &lt;3.4, 2.8: &lt;3.5, 2.9: &lt;3.6, 2.10: &lt;3.7). Para el Python integrado de ComfyUI, ejecute python_embeded\python.exe -m pip en lugar de pip. torch.compile para la CPU también necesita MSVC: instale las Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</translation>
+    </message>
+    <message>
+        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC); for torch {torch}: &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;. For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</source>
+        <translation>En Windows, use triton-windows, cuyos wheels incluyen su propio compilador de C (TinyCC); para torch {torch}: &apos;pip uninstall triton&apos; y luego &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;. Para el Python integrado de ComfyUI, ejecute python_embeded\python.exe -m pip en lugar de pip. torch.compile para la CPU también necesita MSVC: instale las Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver could not load the program&apos;s GPU code (error 222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): its PTX was compiled by a newer CUDA than this driver supports.</source>
+        <translation>El controlador NVIDIA no pudo cargar el código de GPU del programa (error 222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): su PTX se compiló con una versión de CUDA más reciente que la que admite este controlador.</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver to one at least as new as the CUDA the program, its wheel or its container was built with (&apos;gpuwizard detect&apos; shows the installed driver). Or install a build of the program (wheel, container image) made with an older CUDA.</source>
+        <translation>Actualice el controlador NVIDIA a uno al menos tan reciente como la versión de CUDA con la que se compiló el programa, su wheel o su contenedor (&apos;gpuwizard detect&apos; muestra el controlador instalado). O instale una versión del programa (wheel, imagen de contenedor) compilada con una versión de CUDA anterior.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver could not load the program&apos;s GPU code (error 222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): its PTX was compiled by CUDA {cuda}, newer than this driver supports.</source>
+        <translation>El controlador NVIDIA no pudo cargar el código de GPU del programa (error 222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): su PTX se compiló con CUDA {cuda}, más reciente de lo que admite este controlador.</translation>
+    </message>
+    <message>
+        <source>PTX from CUDA {cuda} needs NVIDIA driver {min_driver} or newer (the driver CUDA {cuda} ships with). Update the driver (&apos;gpuwizard detect&apos; shows the installed one). Or install a build of the program (wheel, container image) made with an older CUDA.</source>
+        <translation>El PTX de CUDA {cuda} necesita el controlador NVIDIA {min_driver} o posterior (el controlador que se distribuye con CUDA {cuda}). Actualice el controlador (&apos;gpuwizard detect&apos; muestra el instalado). O instale una versión del programa (wheel, imagen de contenedor) compilada con una versión de CUDA anterior.</translation>
+    </message>
+    <message>
+        <source>The driver here is {driver}; PTX from CUDA {cuda} needs NVIDIA driver {min_driver} or newer (the driver CUDA {cuda} ships with). Update the driver (&apos;gpuwizard detect&apos; shows the installed one). Or install a build of the program (wheel, container image) made with an older CUDA.</source>
+        <translation>El controlador de este equipo es el {driver}; el PTX de CUDA {cuda} necesita el controlador NVIDIA {min_driver} o posterior (el controlador que se distribuye con CUDA {cuda}). Actualice el controlador (&apos;gpuwizard detect&apos; muestra el instalado). O instale una versión del programa (wheel, imagen de contenedor) compilada con una versión de CUDA anterior.</translation>
+    </message>
+    <message>
+        <source>llama.cpp (ggml) ran out of GPU memory while allocating its buffers: the model&apos;s layers, its context (KV cache) and its compute buffers do not fit.</source>
+        <translation>llama.cpp (ggml) se quedó sin memoria de GPU al asignar sus búferes: las capas del modelo, su contexto (caché KV) y sus búferes de cómputo no caben.</translation>
+    </message>
+    <message>
+        <source>Put fewer layers on the GPU: lower -ngl (--n-gpu-layers), for example -ngl 20, and raise it step by step; use a smaller context (-c 4096) or a quantised KV cache (--cache-type-k q8_0 --cache-type-v q8_0); or take a smaller quantisation of the model (a Q4_K_M file instead of Q8_0). Close other programs that use the GPU (&apos;nvidia-smi&apos; lists them).</source>
+        <translation>Ponga menos capas en la GPU: reduzca -ngl (--n-gpu-layers), por ejemplo a -ngl 20, y súbalo poco a poco; use un contexto más pequeño (-c 4096) o una caché KV cuantizada (--cache-type-k q8_0 --cache-type-v q8_0); o use una cuantización más pequeña del modelo (un archivo Q4_K_M en lugar de Q8_0). Cierre otros programas que usen la GPU (&apos;nvidia-smi&apos; los muestra).</translation>
+    </message>
+    <message>
+        <source>llama.cpp (ggml) could not allocate {size} on GPU {device}: the model&apos;s layers, its context (KV cache) and its compute buffers do not fit.</source>
+        <translation>llama.cpp (ggml) no pudo asignar {size} en la GPU {device}: las capas del modelo, su contexto (caché KV) y sus búferes de cómputo no caben.</translation>
+    </message>
+    <message>
+        <source>Put fewer layers on the GPU: lower -ngl (--n-gpu-layers), for example -ngl 20, and raise it step by step; use a smaller context (-c 4096) or a quantised KV cache (--cache-type-k q8_0 --cache-type-v q8_0); or take a smaller quantisation of the model (a Q4_K_M file instead of Q8_0). Close other programs that use the GPU (&apos;nvidia-smi&apos; lists them). With several GPUs, move layers away from GPU {device} with --tensor-split (for example --tensor-split 3,1).</source>
+        <translation>Ponga menos capas en la GPU: reduzca -ngl (--n-gpu-layers), por ejemplo a -ngl 20, y súbalo poco a poco; use un contexto más pequeño (-c 4096) o una caché KV cuantizada (--cache-type-k q8_0 --cache-type-v q8_0); o use una cuantización más pequeña del modelo (un archivo Q4_K_M en lugar de Q8_0). Cierre otros programas que usen la GPU (&apos;nvidia-smi&apos; los muestra). Con varias GPU, traslade capas fuera de la GPU {device} con --tensor-split (por ejemplo, --tensor-split 3,1).</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s runner (llama.cpp) ran out of GPU memory while loading the model: its layers, context and compute buffers do not fit.</source>
+        <translation>El runner de Ollama (llama.cpp) se quedó sin memoria de GPU al cargar el modelo: sus capas, su contexto y sus búferes de cómputo no caben.</translation>
+    </message>
+    <message>
+        <source>Let Ollama put fewer layers on the GPU: in &apos;ollama run&apos; type &apos;/set parameter num_gpu 20&apos; (or set num_gpu in the Modelfile or the API&apos;s options) and raise it step by step; use a smaller context (/set parameter num_ctx 4096, or OLLAMA_CONTEXT_LENGTH=4096 for the server) or a smaller quantisation of the model (a q4_K_M tag). Close other programs that use the GPU (&apos;nvidia-smi&apos; lists them).</source>
+        <translation>Haga que Ollama ponga menos capas en la GPU: en &apos;ollama run&apos; escriba &apos;/set parameter num_gpu 20&apos; (o establezca num_gpu en el Modelfile o en las opciones de la API) y súbalo poco a poco; use un contexto más pequeño (/set parameter num_ctx 4096, u OLLAMA_CONTEXT_LENGTH=4096 para el servidor) o una cuantización más pequeña del modelo (una etiqueta q4_K_M). Cierre otros programas que usen la GPU (&apos;nvidia-smi&apos; los muestra).</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s runner (llama.cpp) could not allocate {size} on GPU {device} while loading the model: its layers, context and compute buffers do not fit.</source>
+        <translation>El runner de Ollama (llama.cpp) no pudo asignar {size} en la GPU {device} al cargar el modelo: sus capas, su contexto y sus búferes de cómputo no caben.</translation>
+    </message>
+    <message>
+        <source>vLLM refused to load the model in bfloat16: the {gpu} GPU has compute capability {capability}, and bfloat16 needs 8.0 (Ampere) or newer.</source>
+        <translation>vLLM se negó a cargar el modelo en bfloat16: la GPU {gpu} tiene capacidad de cómputo {capability}, y bfloat16 requiere 8.0 (Ampere) o superior.</translation>
+    </message>
+    <message>
+        <source>Start vLLM in half precision: &apos;vllm serve MODEL --dtype half&apos; (in Python: LLM(model=..., dtype=&quot;half&quot;)); programs built on vLLM usually pass this on as their own dtype option (float16). Models trained in bfloat16 normally run in float16.</source>
+        <translation>Inicie vLLM en media precisión: &apos;vllm serve MODEL --dtype half&apos; (en Python: LLM(model=..., dtype=&quot;half&quot;)); los programas basados en vLLM suelen transmitir esto mediante su propia opción de dtype (float16). Los modelos entrenados en bfloat16 normalmente funcionan en float16.</translation>
+    </message>
+    <message>
+        <source>&apos;--dtype half&apos; gets past this check, but vLLM needs compute capability 7.0 or newer for any precision, so it cannot run on this GPU. Use a program that still supports it: llama.cpp or Ollama with a GGUF model, or Hugging Face transformers with torch_dtype=torch.float16.</source>
+        <translation>&apos;--dtype half&apos; supera esta comprobación, pero vLLM necesita capacidad de cómputo 7.0 o superior con cualquier precisión, así que no puede ejecutarse en esta GPU. Use un programa que aún la admita: llama.cpp u Ollama con un modelo GGUF, o Hugging Face transformers con torch_dtype=torch.float16.</translation>
+    </message>
+    <message>
+        <source>vLLM&apos;s KV cache is too small for one request of the model&apos;s maximum sequence length.</source>
+        <translation>La caché KV de vLLM es demasiado pequeña para una sola solicitud con la longitud de secuencia máxima del modelo.</translation>
+    </message>
+    <message>
+        <source>Start vLLM with a shorter maximum length (--max-model-len, for example 8192; in Python: LLM(..., max_model_len=8192)), or give vLLM more of the GPU: raise --gpu-memory-utilization (default 0.9; for example 0.95) if nothing else runs on it, spread the model over more GPUs (--tensor-parallel-size 2), or use a quantised model or an fp8 KV cache (--kv-cache-dtype fp8).</source>
+        <translation>Inicie vLLM con una longitud máxima más corta (--max-model-len, por ejemplo 8192; en Python: LLM(..., max_model_len=8192)), o dé a vLLM una parte mayor de la GPU: aumente --gpu-memory-utilization (0.9 por defecto; por ejemplo, 0.95) si no se ejecuta nada más en ella, reparta el modelo entre más GPU (--tensor-parallel-size 2) o use un modelo cuantizado o una caché KV fp8 (--kv-cache-dtype fp8).</translation>
+    </message>
+    <message>
+        <source>vLLM&apos;s KV cache holds {kv_tokens} tokens, fewer than the model&apos;s maximum sequence length ({max_len}): one full-length request would not fit.</source>
+        <translation>La caché KV de vLLM admite {kv_tokens} tokens, menos que la longitud de secuencia máxima del modelo ({max_len}): no cabría una solicitud de longitud completa.</translation>
+    </message>
+    <message>
+        <source>Start vLLM with a shorter maximum length: &apos;--max-model-len {kv_tokens}&apos; or less (in Python: LLM(..., max_model_len={kv_tokens})), or give vLLM more of the GPU: raise --gpu-memory-utilization (default 0.9; for example 0.95) if nothing else runs on it, spread the model over more GPUs (--tensor-parallel-size 2), or use a quantised model or an fp8 KV cache (--kv-cache-dtype fp8).</source>
+        <translation>Inicie vLLM con una longitud máxima más corta: &apos;--max-model-len {kv_tokens}&apos; o menos (en Python: LLM(..., max_model_len={kv_tokens})), o dé a vLLM una parte mayor de la GPU: aumente --gpu-memory-utilization (0.9 por defecto; por ejemplo, 0.95) si no se ejecuta nada más en ella, reparta el modelo entre más GPU (--tensor-parallel-size 2) o use un modelo cuantizado o una caché KV fp8 (--kv-cache-dtype fp8).</translation>
+    </message>
+    <message>
+        <source>vLLM needs {needed} GiB of KV cache for one request of the model&apos;s maximum length ({max_len} tokens), but only {available} GiB is left for it; vLLM estimates that {estimate} tokens fit.</source>
+        <translation>vLLM necesita {needed} GiB de caché KV para una solicitud con la longitud máxima del modelo ({max_len} tokens), pero solo le quedan {available} GiB disponibles; vLLM estima que caben {estimate} tokens.</translation>
+    </message>
+    <message>
+        <source>Start vLLM with a shorter maximum length: &apos;--max-model-len {estimate}&apos; or less (in Python: LLM(..., max_model_len={estimate})), or give vLLM more of the GPU: raise --gpu-memory-utilization (default 0.9; for example 0.95) if nothing else runs on it, spread the model over more GPUs (--tensor-parallel-size 2), or use a quantised model or an fp8 KV cache (--kv-cache-dtype fp8).</source>
+        <translation>Inicie vLLM con una longitud máxima más corta: &apos;--max-model-len {estimate}&apos; o menos (en Python: LLM(..., max_model_len={estimate})), o dé a vLLM una parte mayor de la GPU: aumente --gpu-memory-utilization (0.9 por defecto; por ejemplo, 0.95) si no se ejecuta nada más en ella, reparta el modelo entre más GPU (--tensor-parallel-size 2) o use un modelo cuantizado o una caché KV fp8 (--kv-cache-dtype fp8).</translation>
+    </message>
+    <message>
+        <source>vLLM needs {needed} GiB of KV cache for one request of the model&apos;s maximum length ({max_len} tokens), but only {available} GiB is left for it.</source>
+        <translation>vLLM necesita {needed} GiB de caché KV para una solicitud con la longitud máxima del modelo ({max_len} tokens), pero solo le quedan {available} GiB disponibles.</translation>
+    </message>
+    <message>
+        <source>vLLM found no GPU memory left for its KV cache after loading the model: the weights and the test run fill what --gpu-memory-utilization allows.</source>
+        <translation>vLLM no encontró memoria de GPU libre para su caché KV después de cargar el modelo: los pesos y la ejecución de prueba ocupan todo lo que permite --gpu-memory-utilization.</translation>
+    </message>
+    <message>
+        <source>Raise --gpu-memory-utilization (the share of the GPU vLLM may use; default 0.9, for example 0.95), do not lower it; close other programs that use the GPU (&apos;nvidia-smi&apos; lists them; two vLLM servers on one GPU each need their own share). If it still fails, use a smaller or quantised model, more GPUs (--tensor-parallel-size 2), or a shorter --max-model-len.</source>
+        <translation>Aumente --gpu-memory-utilization (la fracción de la GPU que puede usar vLLM; 0.9 por defecto, por ejemplo 0.95); no lo reduzca. Cierre otros programas que usen la GPU (&apos;nvidia-smi&apos; los muestra; dos servidores vLLM en una misma GPU necesitan cada uno su propia fracción). Si sigue fallando, use un modelo más pequeño o cuantizado, más GPU (--tensor-parallel-size 2) o un --max-model-len más corto.</translation>
+    </message>
+    <message>
+        <source>NCCL could not use direct peer-to-peer (P2P) access between two GPUs ({warning}). The GPUs, their PCIe topology or the virtual machine do not support it.</source>
+        <translation>NCCL no pudo usar el acceso directo entre pares (P2P) entre dos GPU ({warning}). Las GPU, su topología PCIe o la máquina virtual no lo admiten.</translation>
+    </message>
+    <message>
+        <source>Make NCCL use shared memory instead: set NCCL_P2P_DISABLE=1 in the environment of every process that uses the GPUs (export it before torchrun or accelerate launch; in Ray, in runtime_env&apos;s env_vars, since Ray&apos;s workers do not inherit the shell; in Docker, with -e NCCL_P2P_DISABLE=1). vLLM also does its own P2P: add --disable-custom-all-reduce. Most GeForce cards (RTX 3090 without NVLink, RTX 4090, RTX 5090) have no P2P over PCIe; on data-centre GPUs, check that IOMMU/ACS is off in the BIOS and that the VM passes the GPUs through together.</source>
+        <translation>Haga que NCCL use memoria compartida en su lugar: establezca NCCL_P2P_DISABLE=1 en el entorno de cada proceso que use las GPU (expórtela antes de torchrun o accelerate launch; en Ray, en los env_vars de runtime_env, ya que los workers de Ray no heredan el entorno del shell; en Docker, con -e NCCL_P2P_DISABLE=1). vLLM también usa su propio P2P: añada --disable-custom-all-reduce. La mayoría de las tarjetas GeForce (RTX 3090 sin NVLink, RTX 4090, RTX 5090) no admiten P2P a través de PCIe; en GPU de centro de datos, compruebe que IOMMU/ACS esté desactivado en la BIOS y que la máquina virtual reciba todas las GPU juntas mediante passthrough.</translation>
+    </message>
+    <message>
+        <source>NCCL, the library that moves data between GPUs, failed: {reason}.</source>
+        <translation>Falló NCCL, la biblioteca que transfiere datos entre GPU: {reason}.</translation>
+    </message>
+    <message>
+        <source>Run again with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,P2P,NET for start-up errors): NCCL&apos;s WARN lines name the call that failed. Frequent causes: GPUs without peer-to-peer access (set NCCL_P2P_DISABLE=1), too little shared memory in a container (docker run --ipc=host, or --shm-size=16g), the wrong network interface between machines (NCCL_SOCKET_IFNAME=eth0), and an NCCL or a framework built for a newer CUDA than the driver supports (&apos;gpuwizard detect&apos; shows the driver).</source>
+        <translation>Vuelva a ejecutar con NCCL_DEBUG=INFO (y NCCL_DEBUG_SUBSYS=INIT,P2P,NET para errores de arranque): las líneas WARN de NCCL indican la llamada que falló. Causas frecuentes: GPU sin acceso entre pares (establezca NCCL_P2P_DISABLE=1), poca memoria compartida en un contenedor (docker run --ipc=host, o --shm-size=16g), una interfaz de red incorrecta entre máquinas (NCCL_SOCKET_IFNAME=eth0), y un NCCL o un framework compilado para una versión de CUDA más reciente que la que admite el controlador (&apos;gpuwizard detect&apos; muestra el controlador).</translation>
+    </message>
+    <message>
+        <source>NCCL, the library that moves data between GPUs, failed. Its warning: {warning}</source>
+        <translation>Falló NCCL, la biblioteca que transfiere datos entre GPU. Su advertencia: {warning}</translation>
+    </message>
+    <message>
+        <source>This PyTorch has no {backend} for torch.distributed: PyTorch&apos;s builds for Windows and macOS, and its CPU-only builds, come without NCCL.</source>
+        <translation>Este PyTorch no tiene {backend} para torch.distributed: las versiones de PyTorch para Windows y macOS, así como las versiones solo para CPU, no incluyen NCCL.</translation>
+    </message>
+    <message>
+        <source>On Windows or macOS, use the gloo backend (torch.distributed.init_process_group(backend=&quot;gloo&quot;); in a program&apos;s options, a &apos;gloo&apos; or &apos;ddp_backend&apos; setting), or run the program in Linux (WSL 2 on Windows). With a single GPU, start the program without torchrun / distributed mode. On Linux, install a CUDA build of PyTorch (for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;; check with python -c &quot;import torch.distributed as d; print(d.is_nccl_available())&quot;).</source>
+        <translation>En Windows o macOS, use el backend gloo (torch.distributed.init_process_group(backend=&quot;gloo&quot;); en las opciones de un programa, un ajuste &apos;gloo&apos; o &apos;ddp_backend&apos;), o ejecute el programa en Linux (WSL 2 en Windows). Con una sola GPU, inicie el programa sin torchrun ni modo distribuido. En Linux, instale una versión de PyTorch con CUDA (por ejemplo, &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;; compruébelo con python -c &quot;import torch.distributed as d; print(d.is_nccl_available())&quot;).</translation>
+    </message>
+    <message>
+        <source>PyTorch on Windows has no {backend} for torch.distributed: the program asked for it (NCCL is Linux-only).</source>
+        <translation>PyTorch en Windows no tiene {backend} para torch.distributed, y el programa lo solicitó (NCCL solo existe en Linux).</translation>
+    </message>
+    <message>
+        <source>Use the gloo backend instead (torch.distributed.init_process_group(backend=&quot;gloo&quot;); in a program&apos;s options, a &apos;gloo&apos; or &apos;ddp_backend&apos; setting). With a single GPU, start the program without torchrun / distributed mode. For fast multi-GPU training, run it in WSL 2, where PyTorch&apos;s Linux builds bring NCCL.</source>
+        <translation>Use en su lugar el backend gloo (torch.distributed.init_process_group(backend=&quot;gloo&quot;); en las opciones de un programa, un ajuste &apos;gloo&apos; o &apos;ddp_backend&apos;). Con una sola GPU, inicie el programa sin torchrun ni modo distribuido. Para un entrenamiento rápido con varias GPU, ejecútelo en WSL 2, donde las versiones de PyTorch para Linux incluyen NCCL.</translation>
+    </message>
+    <message>
+        <source>torch.distributed could not start its rendezvous store: PyTorch 2.4 and newer use libuv for it by default, and PyTorch&apos;s Windows builds have no libuv.</source>
+        <translation>torch.distributed no pudo iniciar su almacén de rendezvous: PyTorch 2.4 y posteriores usan libuv para ello de forma predeterminada, y las versiones de PyTorch para Windows no incluyen libuv.</translation>
+    </message>
+    <message>
+        <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2.</source>
+        <translation>Establezca USE_LIBUV=0 en el entorno antes de que se inicie el programa (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; en Python, antes de que se inicie torch.distributed: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), o añada ?use_libuv=0 a una URL de init_method (init_method=&quot;env://?use_libuv=0&quot;). Use el backend gloo en Windows o ejecute el programa en WSL 2.</translation>
+    </message>
+    <message>
+        <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability}: the driver compiles them from PTX when TensorFlow starts, which can take 30 minutes or longer.</source>
+        <translation>Este TensorFlow no tiene kernels compilados para la capacidad de cómputo {capability} de la GPU: el controlador los compila a partir de PTX cuando se inicia TensorFlow, lo que puede tardar 30 minutos o más.</translation>
+    </message>
+    <message>
+        <source>Let the first start finish; to keep the compiled kernels for later starts, enlarge the driver&apos;s cache (CUDA_CACHE_MAXSIZE=4294967296). To avoid it, use a TensorFlow release built for this GPU generation (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2; NVIDIA&apos;s TensorFlow containers are built for their current GPUs).</source>
+        <translation>Deje que termine el primer inicio; para conservar los kernels compilados en inicios posteriores, amplíe la caché del controlador (CUDA_CACHE_MAXSIZE=4294967296). Para evitarlo, use una versión de TensorFlow compilada para esta generación de GPU (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; en Linux o WSL 2; los contenedores de TensorFlow de NVIDIA están compilados para sus GPU actuales).</translation>
+    </message>
+    <message>
+        <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability} (Blackwell, RTX 50): the driver must compile them from older PTX at start, which takes long and often fails (CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_PTX and &apos;no kernel image&apos; errors after it).</source>
+        <translation>Este TensorFlow no tiene kernels compilados para la capacidad de cómputo {capability} de la GPU (Blackwell, RTX 50): el controlador debe compilarlos al inicio a partir de PTX más antiguo, lo que tarda mucho y a menudo falla (y después aparecen errores CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_PTX y &apos;no kernel image&apos;).</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver (its PTX compiler must know the PTX TensorFlow ships) and TensorFlow to the newest release (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2), and enlarge the driver&apos;s cache so that a successful compilation is kept (CUDA_CACHE_MAXSIZE=4294967296). If errors follow, this TensorFlow cannot run on this GPU: build TensorFlow from source for compute capability {capability} (TF_CUDA_COMPUTE_CAPABILITIES), or use PyTorch, whose CUDA 12.8 and newer builds support RTX 50 GPUs.</source>
+        <translation>Actualice el controlador NVIDIA (su compilador de PTX debe conocer el PTX que incluye TensorFlow) y TensorFlow a la versión más reciente (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; en Linux o WSL 2), y amplíe la caché del controlador para que se conserve una compilación correcta (CUDA_CACHE_MAXSIZE=4294967296). Si siguen apareciendo errores, este TensorFlow no puede ejecutarse en esta GPU: compile TensorFlow desde el código fuente para la capacidad de cómputo {capability} (TF_CUDA_COMPUTE_CAPABILITIES), o use PyTorch, cuyas versiones para CUDA 12.8 y posteriores admiten las GPU RTX 50.</translation>
+    </message>
+    <message>
+        <source>TensorFlow {tf_version} on native Windows sees no GPU: TensorFlow 2.11 and newer have no GPU support on native Windows (2.10 was the last release with it), whatever CUDA and cuDNN are installed.</source>
+        <translation>TensorFlow {tf_version} en Windows nativo no ve ninguna GPU: TensorFlow 2.11 y posteriores no admiten GPU en Windows nativo (2.10 fue la última versión que lo hacía), independientemente de las versiones de CUDA y cuDNN instaladas.</translation>
+    </message>
+    <message>
+        <source>Use TensorFlow in WSL 2: install Ubuntu (&apos;wsl --install&apos;), then inside it &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos; (the Windows NVIDIA driver serves WSL 2; install no Linux driver). Or stay on native Windows with TensorFlow 2.10, the last with GPU support: Python 3.10 or older, &apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;, with CUDA 11.2 and cuDNN 8.1 (for example &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;).</source>
+        <translation>Use TensorFlow en WSL 2: instale Ubuntu (&apos;wsl --install&apos;) y, dentro de él, ejecute &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos; (el controlador NVIDIA de Windows da servicio a WSL 2; no instale ningún controlador de Linux). O quédese en Windows nativo con TensorFlow 2.10, la última versión con soporte para GPU: Python 3.10 o anterior, &apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;, con CUDA 11.2 y cuDNN 8.1 (por ejemplo, &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;).</translation>
     </message>
     <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>

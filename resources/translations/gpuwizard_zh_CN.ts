@@ -2760,6 +2760,22 @@
         <translation>安装程序找不到 {requirements} 的可安装版本；此处可用的版本：{versions}。</translation>
     </message>
     <message>
+        <source>The installer found no {requirements}: the newest {package} it could install here is {newest}.</source>
+        <translation>安装程序未找到 {requirements}：它在此处可安装的最新 {package} 版本是 {newest}。</translation>
+    </message>
+    <message>
+        <source>Nothing newer than {newest} is published on this index for this Python and platform: {package} {wanted} is there for other Python versions, platforms or CUDA indexes (a newer PyTorch may need the cu126 or cu128 index rather than an older one), or not released yet. Install {newest}, or use the Python, platform or index that {wanted} is published for; &apos;gpuwizard recommend&apos; names a set that exists together.</source>
+        <translation>对于当前的 Python 版本和平台，此索引上没有比 {newest} 更新的版本：{package} {wanted} 要么只针对其他 Python 版本、平台或 CUDA 索引发布（较新的 PyTorch 可能需要 cu126 或 cu128 索引，而不是较旧的索引），要么尚未发布。请安装 {newest}，或改用发布了 {wanted} 的 Python 版本、平台或索引；&apos;gpuwizard recommend&apos; 会列出一组可以同时使用的版本组合。</translation>
+    </message>
+    <message>
+        <source>The installer found no {requirements}: the oldest {package} it could install here is {oldest}.</source>
+        <translation>安装程序未找到 {requirements}：它在此处可安装的最旧 {package} 版本是 {oldest}。</translation>
+    </message>
+    <message>
+        <source>{package} releases before {oldest} have no wheels for this Python or platform (each release is built for a range of Python versions). Install {package} {oldest} or newer, or use a Python that {package} {wanted} was built for; &apos;gpuwizard recommend&apos; names a set that exists together.</source>
+        <translation>{oldest} 之前的 {package} 版本没有适用于当前 Python 版本或平台的 wheel（每个版本仅针对一定范围的 Python 版本构建）。请安装 {package} {oldest} 或更高版本，或改用构建了 {package} {wanted} 的 Python 版本；&apos;gpuwizard recommend&apos; 会列出一组可以同时使用的版本组合。</translation>
+    </message>
+    <message>
         <source>This looks like a 32-bit Python, or one too new or too old for the package: PyTorch and TensorFlow publish 64-bit packages only, for a range of Python versions. Install a 64-bit Python from python.org that the framework supports and let the wizard pick the version.</source>
         <translation>这似乎是 32 位 Python，或者对该软件包而言版本过新或过旧：PyTorch 和 TensorFlow 只发布 64 位软件包，且只支持一定范围的 Python 版本。请从 python.org 安装框架支持的 64 位 Python，并让向导选择版本。</translation>
     </message>
@@ -3402,6 +3418,426 @@
     <message>
         <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
         <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
+    </message>
+    <message>
+        <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
+        <translation>某个已编译模块是为 NumPy 1.x 构建的，无法与此处安装的 NumPy 2 一起运行。</translation>
+    </message>
+    <message>
+        <source>Either install a NumPy 1 release in this environment (&apos;pip install &quot;numpy&lt;2&quot;&apos;), or upgrade the module that fails to a release built for NumPy 2 (the traceback names it, for example &apos;pip install -U onnxruntime-gpu&apos;). NumPy 2 changed its binary interface: modules compiled against NumPy 1.x must be rebuilt.</source>
+        <translation>请在此环境中安装 NumPy 1 版本（&apos;pip install &quot;numpy&lt;2&quot;&apos;），或将出错的模块升级到为 NumPy 2 构建的版本（回溯信息中会给出模块名称，例如 &apos;pip install -U onnxruntime-gpu&apos;）。NumPy 2 更改了其二进制接口：针对 NumPy 1.x 编译的模块必须重新编译。</translation>
+    </message>
+    <message>
+        <source>FlashAttention 2 runs only on GPUs from Ampere on (compute capability 8.0: RTX 30 series, A100 and newer); this GPU is older.</source>
+        <translation>FlashAttention 2 仅支持 Ampere 及更新架构的 GPU（计算能力 8.0：RTX 30 系列、A100 及更新型号）；此 GPU 的架构较旧。</translation>
+    </message>
+    <message>
+        <source>Do not use FlashAttention on this GPU: let the program use PyTorch&apos;s own attention instead (in Hugging Face Transformers, attn_implementation=&quot;sdpa&quot;; in other programs, turn off their flash-attention option or uninstall flash-attn: &apos;pip uninstall flash-attn&apos;). PyTorch&apos;s scaled_dot_product_attention picks the fastest kernel this GPU has.</source>
+        <translation>请勿在此 GPU 上使用 FlashAttention：请让程序改用 PyTorch 自带的注意力实现（在 Hugging Face Transformers 中使用 attn_implementation=&quot;sdpa&quot;；在其他程序中，请关闭其 flash-attention 选项或卸载 flash-attn：&apos;pip uninstall flash-attn&apos;）。PyTorch 的 scaled_dot_product_attention 会自动选择此 GPU 上最快的内核。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA open kernel module (nvidia.ko of the &apos;-open&apos; flavour) refused the GPU: it supports only GPUs with a GSP (Turing, GTX 16xx and RTX 20xx, and newer), and this one is older (Maxwell, Pascal or Volta). No NVIDIA module runs, so nvidia-smi and CUDA find no GPU.</source>
+        <translation>NVIDIA 开源内核模块（&apos;-open&apos; 版本的 nvidia.ko）拒绝了该 GPU：它仅支持带 GSP 的 GPU（Turing，即 GTX 16xx 和 RTX 20xx，及更新的架构），而这块 GPU 更旧（Maxwell、Pascal 或 Volta）。没有任何 NVIDIA 模块在运行，因此 nvidia-smi 和 CUDA 都找不到 GPU。</translation>
+    </message>
+    <message>
+        <source>Install the proprietary (&apos;closed&apos;) kernel module of the same driver instead, from branch 580, the last that supports these GPUs (590 and newer do not). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (not nvidia-driver-580-open). Fedora with negativo17&apos;s packages: set &apos;kernel&apos; instead of &apos;kernel-open&apos; in /etc/nvidia/kernel.conf and run &apos;sudo akmods --rebuild&apos;. Arch: a proprietary 580xx legacy package instead of nvidia-open. NVIDIA&apos;s installer: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Restart and check with &apos;nvidia-smi&apos;; &apos;sudo dmesg | grep NVRM&apos; must no longer show the GSP message.</source>
+        <translation>请改为安装同一驱动程序的专有（&apos;closed&apos;）内核模块，使用 580 分支——这是支持这些 GPU 的最后一个分支（590 及更新版本不再支持）。Ubuntu、Debian、Pop!_OS、Mint：&apos;sudo apt install nvidia-driver-580&apos;（而不是 nvidia-driver-580-open）。使用 negativo17 软件包的 Fedora：在 /etc/nvidia/kernel.conf 中将 &apos;kernel-open&apos; 改为 &apos;kernel&apos;，然后运行 &apos;sudo akmods --rebuild&apos;。Arch：用专有的 580xx 旧版（legacy）软件包代替 nvidia-open。NVIDIA 安装程序：&apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;。重启后用 &apos;nvidia-smi&apos; 检查；&apos;sudo dmesg | grep NVRM&apos; 应不再显示 GSP 相关消息。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA open kernel module (nvidia.ko of the &apos;-open&apos; flavour) refused the {gpu}: it supports only GPUs with a GSP (Turing and newer), and this one is older. No NVIDIA module runs, so nvidia-smi and CUDA find no GPU.</source>
+        <translation>NVIDIA 开源内核模块（&apos;-open&apos; 版本的 nvidia.ko）拒绝了 {gpu}：它仅支持带 GSP 的 GPU（Turing 及更新的架构），而这块 GPU 更旧。没有任何 NVIDIA 模块在运行，因此 nvidia-smi 和 CUDA 都找不到 GPU。</translation>
+    </message>
+    <message>
+        <source>Install the proprietary (&apos;closed&apos;) kernel module of the same driver instead, from branch 580, the last that supports GPUs before Turing (590 and newer do not). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (not nvidia-driver-580-open). Fedora with negativo17&apos;s packages: set &apos;kernel&apos; instead of &apos;kernel-open&apos; in /etc/nvidia/kernel.conf and run &apos;sudo akmods --rebuild&apos;. Arch: a proprietary 580xx legacy package instead of nvidia-open. NVIDIA&apos;s installer: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Restart and check with &apos;nvidia-smi&apos;.</source>
+        <translation>请改为安装同一驱动程序的专有（&apos;closed&apos;）内核模块，使用 580 分支——这是支持 Turing 之前 GPU 的最后一个分支（590 及更新版本不再支持）。Ubuntu、Debian、Pop!_OS、Mint：&apos;sudo apt install nvidia-driver-580&apos;（而不是 nvidia-driver-580-open）。使用 negativo17 软件包的 Fedora：在 /etc/nvidia/kernel.conf 中将 &apos;kernel-open&apos; 改为 &apos;kernel&apos;，然后运行 &apos;sudo akmods --rebuild&apos;。Arch：用专有的 580xx 旧版（legacy）软件包代替 nvidia-open。NVIDIA 安装程序：&apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;。重启后用 &apos;nvidia-smi&apos; 检查。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA open kernel module (nvidia.ko of the &apos;-open&apos; flavour) refused the {gpu}, a {architecture} GPU: the open module supports only GPUs with a GSP (Turing and newer). No NVIDIA module runs, so nvidia-smi and CUDA find no GPU.</source>
+        <translation>NVIDIA 开源内核模块（&apos;-open&apos; 版本的 nvidia.ko）拒绝了 {gpu}（{architecture} 架构 GPU）：开源模块仅支持带 GSP 的 GPU（Turing 及更新的架构）。没有任何 NVIDIA 模块在运行，因此 nvidia-smi 和 CUDA 都找不到 GPU。</translation>
+    </message>
+    <message>
+        <source>Install the proprietary (&apos;closed&apos;) kernel module of the same driver instead, from branch 580, the last that supports {architecture} GPUs (590 and newer do not). Ubuntu, Debian, Pop!_OS, Mint: &apos;sudo apt install nvidia-driver-580&apos; (not nvidia-driver-580-open). Fedora with negativo17&apos;s packages: set &apos;kernel&apos; instead of &apos;kernel-open&apos; in /etc/nvidia/kernel.conf and run &apos;sudo akmods --rebuild&apos;. Arch: a proprietary 580xx legacy package instead of nvidia-open. NVIDIA&apos;s installer: &apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;. Restart and check with &apos;nvidia-smi&apos;.</source>
+        <translation>请改为安装同一驱动程序的专有（&apos;closed&apos;）内核模块，使用 580 分支——这是支持 {architecture} 架构 GPU 的最后一个分支（590 及更新版本不再支持）。Ubuntu、Debian、Pop!_OS、Mint：&apos;sudo apt install nvidia-driver-580&apos;（而不是 nvidia-driver-580-open）。使用 negativo17 软件包的 Fedora：在 /etc/nvidia/kernel.conf 中将 &apos;kernel-open&apos; 改为 &apos;kernel&apos;，然后运行 &apos;sudo akmods --rebuild&apos;。Arch：用专有的 580xx 旧版（legacy）软件包代替 nvidia-open。NVIDIA 安装程序：&apos;sudo sh NVIDIA-Linux-x86_64-580.*.run -m=kernel&apos;。重启后用 &apos;nvidia-smi&apos; 检查。</translation>
+    </message>
+    <message>
+        <source>Inside WSL 2, CUDA found no GPU (&apos;{evidence}&apos;): the GPU comes from the Windows driver&apos;s libcuda in /usr/lib/wsl/lib, and most often another libcuda is loaded first (a Linux NVIDIA driver&apos;s, the CUDA toolkit&apos;s stubs, a conda environment&apos;s).</source>
+        <translation>在 WSL 2 中，CUDA 找不到 GPU（&apos;{evidence}&apos;）：GPU 由 /usr/lib/wsl/lib 中 Windows 驱动程序的 libcuda 提供，而最常见的原因是先加载了另一个 libcuda（Linux 版 NVIDIA 驱动程序的、CUDA Toolkit 的 stub 库，或某个 conda 环境中的）。</translation>
+    </message>
+    <message>
+        <source>See which libcuda the loader finds: &apos;ldconfig -p | grep libcuda&apos; and &apos;echo $LD_LIBRARY_PATH&apos;. Only /usr/lib/wsl/lib/libcuda.so.1 can reach the GPU. Put it first: &apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos; (in ~/.bashrc to keep it), and take any &apos;.../stubs&apos; folder out of LD_LIBRARY_PATH. Remove a Linux driver installed inside WSL (&apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;, then &apos;sudo apt remove --purge&apos; those packages), run &apos;wsl --shutdown&apos; in Windows and open WSL again. &apos;/usr/lib/wsl/lib/nvidia-smi&apos; must list the GPU; if it does not, update the NVIDIA driver on Windows.</source>
+        <translation>查看加载器找到的是哪个 libcuda：&apos;ldconfig -p | grep libcuda&apos; 和 &apos;echo $LD_LIBRARY_PATH&apos;。只有 /usr/lib/wsl/lib/libcuda.so.1 能访问 GPU。请把它放在最前面：&apos;export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH&apos;（写入 ~/.bashrc 以永久生效），并从 LD_LIBRARY_PATH 中移除所有 &apos;.../stubs&apos; 目录。卸载在 WSL 内安装的 Linux 驱动程序（&apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;，然后对这些软件包执行 &apos;sudo apt remove --purge&apos;），在 Windows 中运行 &apos;wsl --shutdown&apos;，再重新打开 WSL。&apos;/usr/lib/wsl/lib/nvidia-smi&apos; 应能列出 GPU；如果没有，请更新 Windows 上的 NVIDIA 驱动程序。</translation>
+    </message>
+    <message>
+        <source>WSL 2 gives Docker no GPU (&apos;WSL environment detected but no adapters were found&apos;): either this machine has no NVIDIA GPU, or the Windows NVIDIA driver does not expose it to WSL 2. Reinstalling the NVIDIA Container Toolkit does not help.</source>
+        <translation>WSL 2 没有向 Docker 提供 GPU（&apos;WSL environment detected but no adapters were found&apos;）：要么这台机器没有 NVIDIA GPU，要么 Windows 上的 NVIDIA 驱动程序没有将其提供给 WSL 2。重新安装 NVIDIA Container Toolkit 无济于事。</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos; in Windows PowerShell. If it lists no NVIDIA GPU (only Intel or AMD graphics), GPU containers cannot run here: start the container without &apos;--gpus all&apos; (in compose, remove the &apos;deploy: resources: reservations: devices&apos; entry) and use the program&apos;s CPU mode, or use a machine with an NVIDIA GPU. If it lists one: install the current NVIDIA driver for Windows, run &apos;wsl --update&apos; and &apos;wsl --shutdown&apos;, use WSL 2 (not WSL 1; &apos;wsl -l -v&apos;) and, in Docker Desktop, the WSL 2 based engine; data-center GPUs in TCC mode are not available to WSL. Check with &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos;.</source>
+        <translation>在 Windows PowerShell 中运行 &apos;nvidia-smi&apos;。如果它没有列出任何 NVIDIA GPU（只有 Intel 或 AMD 显卡），则这里无法运行 GPU 容器：启动容器时去掉 &apos;--gpus all&apos;（在 compose 中删除 &apos;deploy: resources: reservations: devices&apos; 项），并使用程序的 CPU 模式，或者换用一台有 NVIDIA GPU 的机器。如果列出了 GPU：安装最新的 Windows 版 NVIDIA 驱动程序，运行 &apos;wsl --update&apos; 和 &apos;wsl --shutdown&apos;，使用 WSL 2（而非 WSL 1；&apos;wsl -l -v&apos;），并在 Docker Desktop 中使用基于 WSL 2 的引擎；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。用 &apos;docker run --rm --gpus all ubuntu nvidia-smi&apos; 检查。</translation>
+    </message>
+    <message>
+        <source>Docker was asked for an NVIDIA GPU (&apos;{evidence}&apos;), but the log shows this machine has no NVIDIA GPU (other graphics only), so no container can get one. Installing the NVIDIA Container Toolkit does not help.</source>
+        <translation>Docker 被要求使用 NVIDIA GPU（&apos;{evidence}&apos;），但日志显示这台机器没有 NVIDIA GPU（只有其他显卡），因此任何容器都无法获得 GPU。安装 NVIDIA Container Toolkit 无济于事。</translation>
+    </message>
+    <message>
+        <source>Run the container without a GPU: drop &apos;--gpus all&apos; (in compose, remove the &apos;deploy: resources: reservations: devices&apos; entry) and use the program&apos;s CPU mode (often an option such as &apos;--device cpu&apos;); it is slower. For CUDA, use a machine with an NVIDIA GPU and its driver, with Docker Desktop&apos;s WSL 2 engine on Windows or the NVIDIA Container Toolkit on Linux.</source>
+        <translation>不使用 GPU 运行容器：去掉 &apos;--gpus all&apos;（在 compose 中删除 &apos;deploy: resources: reservations: devices&apos; 项），并使用程序的 CPU 模式（通常是类似 &apos;--device cpu&apos; 的选项）；速度会慢一些。如需使用 CUDA，请使用装有 NVIDIA GPU 及其驱动程序的机器，在 Windows 上配合 Docker Desktop 的 WSL 2 引擎，在 Linux 上配合 NVIDIA Container Toolkit。</translation>
+    </message>
+    <message>
+        <source>The package needs a CUDA driver, and the solver found none on this machine: the virtual package __cuda is missing (&apos;{evidence}&apos;).</source>
+        <translation>该软件包需要 CUDA 驱动程序，但求解器在这台机器上没有找到：缺少虚拟包 __cuda（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>conda, mamba and pixi set __cuda from the NVIDIA driver (&apos;conda info&apos; or &apos;pixi info&apos; lists it under virtual packages). On a machine without an NVIDIA GPU or driver (a login node, CI, a Docker build) that installs for a GPU machine, tell the solver the CUDA version of the target driver: &apos;CONDA_OVERRIDE_CUDA=12.4 conda install ...&apos; (the same for mamba, micromamba and pixi; https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html). If this machine has an NVIDIA GPU, install or repair its driver until &apos;nvidia-smi&apos; works, then run the install again. To run without a GPU, install the CPU build instead.</source>
+        <translation>conda、mamba 和 pixi 根据 NVIDIA 驱动程序设置 __cuda（&apos;conda info&apos; 或 &apos;pixi info&apos; 会在虚拟包（virtual packages）下列出它）。如果在没有 NVIDIA GPU 或驱动程序的机器上（登录节点、CI、Docker 构建）为 GPU 机器安装，请把目标机器驱动程序的 CUDA 版本告诉求解器：&apos;CONDA_OVERRIDE_CUDA=12.4 conda install ...&apos;（mamba、micromamba 和 pixi 同理；https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html）。如果这台机器有 NVIDIA GPU，请安装或修复其驱动程序，直到 &apos;nvidia-smi&apos; 能正常运行，然后重新安装。如果要在无 GPU 的情况下运行，请改为安装 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>The package needs a driver that supports CUDA {required} or newer; this machine&apos;s NVIDIA driver supports CUDA {found} (__cuda={found}).</source>
+        <translation>该软件包需要支持 CUDA {required} 或更高版本的驱动程序；这台机器的 NVIDIA 驱动程序支持 CUDA {found}（__cuda={found}）。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver to one that supports CUDA {required} (&apos;nvidia-smi&apos; shows the CUDA version the driver supports), or ask for a build made for CUDA {found} or older (for example &apos;cuda-version={found}&apos; with conda-forge). CONDA_OVERRIDE_CUDA={required} only makes the solver accept the package; its CUDA programs then fail on this driver. To install for another, newer machine, the override is right.</source>
+        <translation>请将 NVIDIA 驱动程序更新到支持 CUDA {required} 的版本（&apos;nvidia-smi&apos; 会显示驱动程序支持的 CUDA 版本），或者改用针对 CUDA {found} 或更早版本构建的包（例如在 conda-forge 中指定 &apos;cuda-version={found}&apos;）。CONDA_OVERRIDE_CUDA={required} 只会让求解器接受该软件包，之后其 CUDA 程序在这个驱动程序上仍会失败。如果是为另一台更新的机器安装，使用该覆盖设置才是正确做法。</translation>
+    </message>
+    <message>
+        <source>The package needs a newer CUDA driver than this machine&apos;s: its NVIDIA driver supports CUDA {found} (__cuda={found}) (&apos;{evidence}&apos;).</source>
+        <translation>该软件包需要比这台机器上更新的 CUDA 驱动程序：本机的 NVIDIA 驱动程序支持 CUDA {found}（__cuda={found}）（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver (&apos;nvidia-smi&apos; shows the CUDA version it supports), or ask for a build made for CUDA {found} or older (for example &apos;cuda-version={found}&apos; with conda-forge). CONDA_OVERRIDE_CUDA only makes the solver accept the package; its CUDA programs then fail on this driver. To install for another, newer machine, the override is right (https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html).</source>
+        <translation>请更新 NVIDIA 驱动程序（&apos;nvidia-smi&apos; 会显示它支持的 CUDA 版本），或者改用针对 CUDA {found} 或更早版本构建的包（例如在 conda-forge 中指定 &apos;cuda-version={found}&apos;）。CONDA_OVERRIDE_CUDA 只会让求解器接受该软件包，之后其 CUDA 程序在这个驱动程序上仍会失败。如果是为另一台更新的机器安装，使用该覆盖设置才是正确做法（https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html）。</translation>
+    </message>
+    <message>
+        <source>A CUDA build was asked for on macOS, where there is no CUDA: the solver has no __cuda virtual package here (&apos;{evidence}&apos;).</source>
+        <translation>在 macOS 上请求了 CUDA 版本，但 macOS 上没有 CUDA：这里的求解器没有 __cuda 虚拟包（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>Install the package without CUDA (its CPU build; PyTorch on Apple silicon uses the &apos;mps&apos; device instead). For CUDA, install on a Linux or Windows machine with an NVIDIA GPU; to only solve an environment for such a machine, set the target platform and CONDA_OVERRIDE_CUDA (for example &apos;CONDA_OVERRIDE_CUDA=12.4 conda create --platform linux-64 ...&apos;).</source>
+        <translation>请安装不含 CUDA 的软件包（其 CPU 版本；Apple 芯片上的 PyTorch 改用 &apos;mps&apos; 设备）。如需 CUDA，请在配备 NVIDIA GPU 的 Linux 或 Windows 机器上安装；如果只是为这样的机器求解环境，请设置目标平台和 CONDA_OVERRIDE_CUDA（例如 &apos;CONDA_OVERRIDE_CUDA=12.4 conda create --platform linux-64 ...&apos;）。</translation>
+    </message>
+    <message>
+        <source>The system&apos;s C library (glibc) is older than the package needs (&apos;{evidence}&apos;).</source>
+        <translation>系统的 C 库（glibc）版本低于该软件包的要求（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>&apos;ldd --version&apos; shows the system&apos;s glibc. It cannot be upgraded by pip or conda: use an older release of the package built for this glibc, build it from source, run it in a container with a newer distribution, or upgrade the operating system.</source>
+        <translation>&apos;ldd --version&apos; 会显示系统的 glibc 版本。pip 和 conda 都无法升级它：请使用针对此 glibc 构建的较旧版本的软件包、从源码构建、在使用较新发行版的容器中运行，或者升级操作系统。</translation>
+    </message>
+    <message>
+        <source>The package needs glibc {required} or newer, and this system has glibc {found} (conda&apos;s virtual package __glibc).</source>
+        <translation>该软件包需要 glibc {required} 或更高版本，而此系统的 glibc 为 {found}（conda 的虚拟包 __glibc）。</translation>
+    </message>
+    <message>
+        <source>conda and pixi cannot install a newer glibc: it is the operating system&apos;s C library (&apos;ldd --version&apos;). Pin an older release of the package built for glibc {found}, run the environment in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system. CONDA_OVERRIDE_GLIBC only makes the solver accept the package; it then fails to load.</source>
+        <translation>conda 和 pixi 无法安装更新的 glibc：它是操作系统的 C 库（&apos;ldd --version&apos;）。请锁定针对 glibc {found} 构建的较旧版本的软件包，在使用较新发行版的容器中运行该环境（例如 &apos;docker run -it ubuntu:24.04&apos;），或者升级操作系统。CONDA_OVERRIDE_GLIBC 只会让求解器接受该软件包，之后它会加载失败。</translation>
+    </message>
+    <message>
+        <source>The package needs glibc {required} or newer, which this system does not have (conda&apos;s virtual package __glibc).</source>
+        <translation>该软件包需要 glibc {required} 或更高版本，而此系统不满足该要求（conda 的虚拟包 __glibc）。</translation>
+    </message>
+    <message>
+        <source>&apos;ldd --version&apos; shows the system&apos;s glibc; conda and pixi cannot install a newer one. Pin an older release of the package built for this glibc, run the environment in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system.</source>
+        <translation>&apos;ldd --version&apos; 会显示系统的 glibc 版本；conda 和 pixi 无法安装更新的 glibc。请锁定针对此 glibc 构建的较旧版本的软件包，在使用较新发行版的容器中运行该环境（例如 &apos;docker run -it ubuntu:24.04&apos;），或者升级操作系统。</translation>
+    </message>
+    <message>
+        <source>pip found no installable wheel because this system&apos;s glibc ({found}) is older than the wheels need: their manylinux tag asks for glibc {required} or newer, so pip skips them (&apos;{evidence}&apos;).</source>
+        <translation>pip 找不到可安装的 wheel，因为此系统的 glibc（{found}）低于这些 wheel 的要求：它们的 manylinux 标签要求 glibc {required} 或更高版本，因此 pip 跳过了它们（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>pip cannot upgrade glibc, the operating system&apos;s C library (&apos;ldd --version&apos;). Install an older release of the package that still has manylinux2014 (glibc 2.17) wheels (&apos;pip index versions PACKAGE&apos; lists the releases; the wheel names on pypi.org show their tags), build it from source, run in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system (CentOS 7 and RHEL 7 have glibc 2.17, RHEL 8 2.28).</source>
+        <translation>pip 无法升级 glibc，它是操作系统的 C 库（&apos;ldd --version&apos;）。请安装仍提供 manylinux2014（glibc 2.17）wheel 的较旧版本软件包（&apos;pip index versions PACKAGE&apos; 会列出各个版本；pypi.org 上的 wheel 文件名显示了其标签），或从源码构建，或在使用较新发行版的容器中运行（例如 &apos;docker run -it ubuntu:24.04&apos;），或者升级操作系统（CentOS 7 和 RHEL 7 的 glibc 为 2.17，RHEL 8 为 2.28）。</translation>
+    </message>
+    <message>
+        <source>pip found no installable wheel: the system&apos;s glibc is older than the wheels&apos; manylinux tag needs (&apos;{evidence}&apos;).</source>
+        <translation>pip 找不到可安装的 wheel：系统的 glibc 低于这些 wheel 的 manylinux 标签的要求（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>pip cannot upgrade glibc (&apos;ldd --version&apos; shows it). Install an older release of the package with manylinux2014 wheels, build it from source, run in a container with a newer distribution, or upgrade the operating system.</source>
+        <translation>pip 无法升级 glibc（&apos;ldd --version&apos; 可查看其版本）。请安装提供 manylinux2014 wheel 的较旧版本软件包、从源码构建、在使用较新发行版的容器中运行，或者升级操作系统。</translation>
+    </message>
+    <message>
+        <source>A CUDA package ({packages}) was asked for on macOS, where NVIDIA&apos;s CUDA does not exist: no such wheel is made for Macs, so the installer found none.</source>
+        <translation>在 macOS 上请求了 CUDA 软件包（{packages}），但 macOS 上不存在 NVIDIA 的 CUDA：没有为 Mac 构建的此类 wheel，因此安装程序找不到。</translation>
+    </message>
+    <message>
+        <source>Install without the CUDA parts: drop the &apos;+cuXXX&apos; suffix and the nvidia-*-cu* packages from the requirements (for PyTorch, &apos;pip install torch torchvision&apos; installs the Mac build, which uses the &apos;mps&apos; device on Apple silicon). A project that needs CUDA must run on a Linux or Windows machine with an NVIDIA GPU (or a cloud one).</source>
+        <translation>安装时去掉 CUDA 相关部分：从依赖列表中删除 &apos;+cuXXX&apos; 后缀和 nvidia-*-cu* 软件包（对于 PyTorch，&apos;pip install torch torchvision&apos; 会安装 Mac 版本，在 Apple 芯片上使用 &apos;mps&apos; 设备）。需要 CUDA 的项目必须在配备 NVIDIA GPU 的 Linux 或 Windows 机器（或云端机器）上运行。</translation>
+    </message>
+    <message>
+        <source>nvcc refused the host C++ compiler: this CUDA release does not support the installed compiler version.</source>
+        <translation>nvcc 拒绝了主机 C++ 编译器：此 CUDA 版本不支持已安装的编译器版本。</translation>
+    </message>
+    <message>
+        <source>Build with a host compiler version this CUDA release supports (its release notes list them), or install a newer CUDA Toolkit that supports the installed compiler. The nvcc flag &apos;-allow-unsupported-compiler&apos; only skips the check; the build may still fail.</source>
+        <translation>请使用此 CUDA 版本支持的主机编译器版本进行构建（其发行说明中列出了支持的版本），或者安装支持已安装编译器的更新版 CUDA Toolkit。nvcc 参数 &apos;-allow-unsupported-compiler&apos; 只是跳过检查，构建仍可能失败。</translation>
+    </message>
+    <message>
+        <source>nvcc refused the host compiler: this CUDA release supports gcc up to version {limit}, and a newer gcc is the one in use.</source>
+        <translation>nvcc 拒绝了主机编译器：此 CUDA 版本最高支持 gcc {limit}，而当前使用的 gcc 版本更新。</translation>
+    </message>
+    <message>
+        <source>Build with gcc {limit} or older: on Debian or Ubuntu &apos;sudo apt install gcc-{limit} g++-{limit}&apos;, then &apos;export CC=gcc-{limit} CXX=g++-{limit} NVCC_CCBIN=g++-{limit}&apos; and run the build again (CMake projects: -DCMAKE_CUDA_HOST_COMPILER=g++-{limit}). Or install a newer CUDA Toolkit whose nvcc supports your gcc (its release notes list the host compilers). The nvcc flag &apos;-allow-unsupported-compiler&apos; only skips the check; the build may still fail.</source>
+        <translation>请使用 gcc {limit} 或更早版本构建：在 Debian 或 Ubuntu 上执行 &apos;sudo apt install gcc-{limit} g++-{limit}&apos;，然后执行 &apos;export CC=gcc-{limit} CXX=g++-{limit} NVCC_CCBIN=g++-{limit}&apos; 并重新构建（CMake 项目：-DCMAKE_CUDA_HOST_COMPILER=g++-{limit}）。或者安装更新版的 CUDA Toolkit，其 nvcc 支持您的 gcc（其发行说明中列出了支持的主机编译器）。nvcc 参数 &apos;-allow-unsupported-compiler&apos; 只是跳过检查，构建仍可能失败。</translation>
+    </message>
+    <message>
+        <source>nvcc refused the host compiler: CUDA {cuda} supports gcc up to version {limit}, and a newer gcc is the one in use.</source>
+        <translation>nvcc 拒绝了主机编译器：CUDA {cuda} 最高支持 gcc {limit}，而当前使用的 gcc 版本更新。</translation>
+    </message>
+    <message>
+        <source>nvcc refused the Visual Studio compiler (cl.exe): this CUDA release supports Visual Studio {supported} only.</source>
+        <translation>nvcc 拒绝了 Visual Studio 编译器（cl.exe）：此 CUDA 版本仅支持 Visual Studio {supported}。</translation>
+    </message>
+    <message>
+        <source>Build with a Visual Studio this CUDA release supports (Visual Studio {supported}): install its Build Tools (Visual Studio 2022: https://aka.ms/vs/17/release/vs_BuildTools.exe, with &apos;Desktop development with C++&apos;) and run the build from its &apos;x64 Native Tools Command Prompt&apos;. Or install a newer CUDA Toolkit (https://developer.nvidia.com/cuda-downloads) that supports your Visual Studio, of the same major version as torch&apos;s CUDA. The nvcc flag &apos;-allow-unsupported-compiler&apos; only skips the check.</source>
+        <translation>请使用此 CUDA 版本支持的 Visual Studio（Visual Studio {supported}）进行构建：安装其 Build Tools（Visual Studio 2022：https://aka.ms/vs/17/release/vs_BuildTools.exe，勾选 &apos;Desktop development with C++&apos;），并在其 &apos;x64 Native Tools Command Prompt&apos; 中运行构建。或者安装支持您的 Visual Studio 的更新版 CUDA Toolkit（https://developer.nvidia.com/cuda-downloads），其主版本需与 torch 的 CUDA 主版本相同。nvcc 参数 &apos;-allow-unsupported-compiler&apos; 只是跳过检查。</translation>
+    </message>
+    <message>
+        <source>nvcc refused the Visual Studio compiler (cl.exe): CUDA {cuda} supports Visual Studio {supported} only.</source>
+        <translation>nvcc 拒绝了 Visual Studio 编译器（cl.exe）：CUDA {cuda} 仅支持 Visual Studio {supported}。</translation>
+    </message>
+    <message>
+        <source>A CUDA extension was being built, but no CUDA Toolkit was found: CUDA_HOME is not set and nvcc, the CUDA compiler, is not where the build looked. PyTorch&apos;s wheels bring the CUDA runtime, not the compiler.</source>
+        <translation>正在构建 CUDA 扩展，但找不到 CUDA Toolkit：未设置 CUDA_HOME，且 CUDA 编译器 nvcc 不在构建过程查找的位置。PyTorch 的 wheel 只附带 CUDA 运行时，不含编译器。</translation>
+    </message>
+    <message>
+        <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive, then &apos;export CUDA_HOME=/usr/local/cuda&apos; and run the build again; in a conda environment &apos;conda install -c nvidia cuda-toolkit&apos; and &apos;export CUDA_HOME=$CONDA_PREFIX&apos;. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
+        <translation>请从 https://developer.nvidia.com/cuda-toolkit-archive 安装与 torch 的 CUDA 主版本相同的 CUDA Toolkit（&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; 可查看该版本），然后执行 &apos;export CUDA_HOME=/usr/local/cuda&apos; 并重新构建；在 conda 环境中，执行 &apos;conda install -c nvidia cuda-toolkit&apos; 和 &apos;export CUDA_HOME=$CONDA_PREFIX&apos;。在容器中，请使用名称包含 &apos;devel&apos; 的镜像。许多软件包（flash-attn、DeepSpeed）也发布了预编译的 wheel，无需编译器。</translation>
+    </message>
+    <message>
+        <source>A CUDA extension was being built, but no CUDA Toolkit was found: CUDA_HOME is not set and nvcc, the CUDA compiler, is not where the build looked. This torch is built for CUDA {cuda}; its wheels bring the CUDA runtime, not the compiler.</source>
+        <translation>正在构建 CUDA 扩展，但找不到 CUDA Toolkit：未设置 CUDA_HOME，且 CUDA 编译器 nvcc 不在构建过程查找的位置。此 torch 是针对 CUDA {cuda} 构建的；它的 wheel 只附带 CUDA 运行时，不含编译器。</translation>
+    </message>
+    <message>
+        <source>Install CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive, or in a conda environment &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; with &apos;export CUDA_HOME=$CONDA_PREFIX&apos;), then &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; and run the build again. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
+        <translation>请安装 CUDA Toolkit {cuda}（https://developer.nvidia.com/cuda-toolkit-archive；或在 conda 环境中执行 &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; 并执行 &apos;export CUDA_HOME=$CONDA_PREFIX&apos;），然后执行 &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; 并重新构建。在容器中，请使用名称包含 &apos;devel&apos; 的镜像。许多软件包（flash-attn、DeepSpeed）也发布了预编译的 wheel，无需编译器。</translation>
+    </message>
+    <message>
+        <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive; its installer sets CUDA_PATH, which the build reads. Open a new terminal and run the build again. Many packages also publish prebuilt Windows wheels, which need no compiler.</source>
+        <translation>请从 https://developer.nvidia.com/cuda-toolkit-archive 安装与 torch 的 CUDA 主版本相同的 CUDA Toolkit（&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; 可查看该版本）；其安装程序会设置 CUDA_PATH，构建时会读取该变量。请打开新的终端并重新构建。许多软件包也发布了预编译的 Windows wheel，无需编译器。</translation>
+    </message>
+    <message>
+        <source>Install CUDA Toolkit {cuda} from https://developer.nvidia.com/cuda-toolkit-archive; its installer sets CUDA_PATH, which the build reads. Open a new terminal and run the build again (or set it by hand: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{cuda}). Many packages also publish prebuilt Windows wheels, which need no compiler.</source>
+        <translation>请从 https://developer.nvidia.com/cuda-toolkit-archive 安装 CUDA Toolkit {cuda}；其安装程序会设置 CUDA_PATH，构建时会读取该变量。请打开新的终端并重新构建（或手动设置：set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{cuda}）。许多软件包也发布了预编译的 Windows wheel，无需编译器。</translation>
+    </message>
+    <message>
+        <source>The CUDA Toolkit the build found (CUDA {detected}) is of another major version than the CUDA this torch was built with ({torch_cuda}), so torch refuses to compile the extension.</source>
+        <translation>构建过程找到的 CUDA Toolkit（CUDA {detected}）与构建此 torch 所用的 CUDA（{torch_cuda}）主版本不同，因此 torch 拒绝编译该扩展。</translation>
+    </message>
+    <message>
+        <source>Make them match: install CUDA Toolkit {torch_cuda} and point the build at it (&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;; Windows: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}), or install a torch built for CUDA {detected}.</source>
+        <translation>请使两者一致：安装 CUDA Toolkit {torch_cuda} 并让构建使用它（&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;；Windows：set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}），或者安装针对 CUDA {detected} 构建的 torch。</translation>
+    </message>
+    <message>
+        <source>Make them match: install CUDA Toolkit {torch_cuda} and point the build at it (&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;; Windows: set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}), or install a torch built for CUDA {detected}: &apos;pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;.</source>
+        <translation>请使两者一致：安装 CUDA Toolkit {torch_cuda} 并让构建使用它（&apos;export CUDA_HOME=/usr/local/cuda-{torch_cuda}&apos;；Windows：set CUDA_HOME=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{torch_cuda}），或者安装针对 CUDA {detected} 构建的 torch：&apos;pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;。</translation>
+    </message>
+    <message>
+        <source>ptxas, the CUDA assembler, does not know this GPU&apos;s architecture ({sm}, compute capability {capability}): it comes from a CUDA release older than the GPU.</source>
+        <translation>CUDA 汇编器 ptxas 不认识此 GPU 的架构（{sm}，计算能力 {capability}）：它来自比该 GPU 更早的 CUDA 版本。</translation>
+    </message>
+    <message>
+        <source>Build with a newer CUDA Toolkit whose ptxas knows {sm}, or leave the architecture out of the build.</source>
+        <translation>请使用其 ptxas 支持 {sm} 的更新版 CUDA Toolkit 进行构建，或在构建中去掉该架构。</translation>
+    </message>
+    <message>
+        <source>The ptxas that Triton uses does not know this GPU&apos;s architecture ({sm}, compute capability {capability}): it comes from a CUDA release older than the GPU.</source>
+        <translation>Triton 使用的 ptxas 不认识此 GPU 的架构（{sm}，计算能力 {capability}）：它来自比该 GPU 更早的 CUDA 版本。</translation>
+    </message>
+    <message>
+        <source>Point Triton at the ptxas of the newest CUDA Toolkit installed: &apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos; (Windows: set TRITON_PTXAS_PATH to the toolkit&apos;s bin\ptxas.exe), or upgrade torch and Triton to their newest release for this GPU (pytorch.org/get-started/locally).</source>
+        <translation>让 Triton 使用已安装的最新 CUDA Toolkit 中的 ptxas：&apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos;（Windows：将 TRITON_PTXAS_PATH 设置为该 Toolkit 的 bin\ptxas.exe），或者将 torch 和 Triton 升级到支持此 GPU 的最新版本（pytorch.org/get-started/locally）。</translation>
+    </message>
+    <message>
+        <source>CUDA {first_cuda} is the first release whose ptxas knows {sm}. Upgrade torch (it brings the matching Triton) to a build for CUDA {first_cuda} or newer: &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;. Or point Triton at the ptxas of an installed CUDA Toolkit {first_cuda} or newer: &apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos;.</source>
+        <translation>从 CUDA {first_cuda} 起，ptxas 才支持 {sm}。请将 torch（会一并带来匹配的 Triton）升级到针对 CUDA {first_cuda} 或更高版本的构建：&apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/{index}&apos;。或者让 Triton 使用已安装的 CUDA Toolkit {first_cuda} 或更高版本中的 ptxas：&apos;export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas&apos;。</translation>
+    </message>
+    <message>
+        <source>Build with the newest CUDA Toolkit (point CUDA_HOME and PATH at it), or leave {sm} out of the architectures built (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES).</source>
+        <translation>请使用最新的 CUDA Toolkit 构建（将 CUDA_HOME 和 PATH 指向它），或将 {sm} 从要构建的架构中去掉（TORCH_CUDA_ARCH_LIST、CMAKE_CUDA_ARCHITECTURES）。</translation>
+    </message>
+    <message>
+        <source>CUDA {first_cuda} is the first release whose ptxas knows {sm}: install CUDA Toolkit {first_cuda} or newer and build with it (&apos;export CUDA_HOME=/usr/local/cuda-{first_cuda}&apos; and its bin folder first on PATH), or leave {sm} out of the architectures built (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES).</source>
+        <translation>从 CUDA {first_cuda} 起，ptxas 才支持 {sm}：请安装 CUDA Toolkit {first_cuda} 或更高版本并用它构建（&apos;export CUDA_HOME=/usr/local/cuda-{first_cuda}&apos;，并将其 bin 目录放在 PATH 最前面），或将 {sm} 从要构建的架构中去掉（TORCH_CUDA_ARCH_LIST、CMAKE_CUDA_ARCHITECTURES）。</translation>
+    </message>
+    <message>
+        <source>Triton found no C compiler: it compiles a small launcher for its GPU kernels on first use, and neither CC nor a compiler on PATH was found.</source>
+        <translation>Triton 找不到 C 编译器：它在首次使用时要为其 GPU 内核编译一个小型启动器，但既没有设置 CC，PATH 中也找不到编译器。</translation>
+    </message>
+    <message>
+        <source>Install a C compiler: &apos;sudo apt install build-essential&apos; (Debian, Ubuntu; in a slim container image too), &apos;sudo dnf install gcc&apos; (Fedora, RHEL); or name one with &apos;export CC=/usr/bin/gcc&apos;. Then run the program again.</source>
+        <translation>请安装 C 编译器：&apos;sudo apt install build-essential&apos;（Debian、Ubuntu；slim 容器镜像中同样适用）、&apos;sudo dnf install gcc&apos;（Fedora、RHEL）；或用 &apos;export CC=/usr/bin/gcc&apos; 指定一个编译器。然后重新运行程序。</translation>
+    </message>
+    <message>
+        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC): &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;, choosing the line that matches torch (torch 2.7: &lt;3.4, 2.8: &lt;3.5, 2.9: &lt;3.6, 2.10: &lt;3.7). For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</source>
+        <translation>在 Windows 上请使用 triton-windows，其 wheel 自带 C 编译器（TinyCC）：先执行 &apos;pip uninstall triton&apos;，再执行 &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;，并选择与 torch 匹配的版本系列（torch 2.7：&lt;3.4，2.8：&lt;3.5，2.9：&lt;3.6，2.10：&lt;3.7）。对于 ComfyUI 的嵌入式 Python，请用 python_embeded\python.exe -m pip 代替 pip。CPU 上的 torch.compile 还需要 MSVC：请安装 Visual Studio Build Tools（https://aka.ms/vs/17/release/vs_BuildTools.exe，&apos;Desktop development with C++&apos;）。</translation>
+    </message>
+    <message>
+        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC); for torch {torch}: &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;. For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</source>
+        <translation>在 Windows 上请使用 triton-windows，其 wheel 自带 C 编译器（TinyCC）；对于 torch {torch}：先执行 &apos;pip uninstall triton&apos;，再执行 &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;。对于 ComfyUI 的嵌入式 Python，请用 python_embeded\python.exe -m pip 代替 pip。CPU 上的 torch.compile 还需要 MSVC：请安装 Visual Studio Build Tools（https://aka.ms/vs/17/release/vs_BuildTools.exe，&apos;Desktop development with C++&apos;）。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver could not load the program&apos;s GPU code (error 222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): its PTX was compiled by a newer CUDA than this driver supports.</source>
+        <translation>NVIDIA 驱动程序无法加载程序的 GPU 代码（错误 222，CUDA_ERROR_UNSUPPORTED_PTX_VERSION）：其 PTX 是由比此驱动程序所支持版本更新的 CUDA 编译的。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver to one at least as new as the CUDA the program, its wheel or its container was built with (&apos;gpuwizard detect&apos; shows the installed driver). Or install a build of the program (wheel, container image) made with an older CUDA.</source>
+        <translation>请将 NVIDIA 驱动程序更新到至少与构建该程序（或其 wheel、容器）所用 CUDA 同样新的版本（&apos;gpuwizard detect&apos; 会显示已安装的驱动程序）。或者安装用较旧 CUDA 构建的程序版本（wheel、容器镜像）。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver could not load the program&apos;s GPU code (error 222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): its PTX was compiled by CUDA {cuda}, newer than this driver supports.</source>
+        <translation>NVIDIA 驱动程序无法加载程序的 GPU 代码（错误 222，CUDA_ERROR_UNSUPPORTED_PTX_VERSION）：其 PTX 由 CUDA {cuda} 编译，比此驱动程序支持的版本更新。</translation>
+    </message>
+    <message>
+        <source>PTX from CUDA {cuda} needs NVIDIA driver {min_driver} or newer (the driver CUDA {cuda} ships with). Update the driver (&apos;gpuwizard detect&apos; shows the installed one). Or install a build of the program (wheel, container image) made with an older CUDA.</source>
+        <translation>CUDA {cuda} 生成的 PTX 需要 NVIDIA 驱动程序 {min_driver} 或更高版本（即 CUDA {cuda} 自带的驱动程序版本）。请更新驱动程序（&apos;gpuwizard detect&apos; 会显示已安装的驱动程序）。或者安装用较旧 CUDA 构建的程序版本（wheel、容器镜像）。</translation>
+    </message>
+    <message>
+        <source>The driver here is {driver}; PTX from CUDA {cuda} needs NVIDIA driver {min_driver} or newer (the driver CUDA {cuda} ships with). Update the driver (&apos;gpuwizard detect&apos; shows the installed one). Or install a build of the program (wheel, container image) made with an older CUDA.</source>
+        <translation>此处的驱动程序版本为 {driver}；CUDA {cuda} 生成的 PTX 需要 NVIDIA 驱动程序 {min_driver} 或更高版本（即 CUDA {cuda} 自带的驱动程序版本）。请更新驱动程序（&apos;gpuwizard detect&apos; 会显示已安装的驱动程序）。或者安装用较旧 CUDA 构建的程序版本（wheel、容器镜像）。</translation>
+    </message>
+    <message>
+        <source>llama.cpp (ggml) ran out of GPU memory while allocating its buffers: the model&apos;s layers, its context (KV cache) and its compute buffers do not fit.</source>
+        <translation>llama.cpp（ggml）在分配缓冲区时显存不足：模型的各层、上下文（KV 缓存）和计算缓冲区放不下。</translation>
+    </message>
+    <message>
+        <source>Put fewer layers on the GPU: lower -ngl (--n-gpu-layers), for example -ngl 20, and raise it step by step; use a smaller context (-c 4096) or a quantised KV cache (--cache-type-k q8_0 --cache-type-v q8_0); or take a smaller quantisation of the model (a Q4_K_M file instead of Q8_0). Close other programs that use the GPU (&apos;nvidia-smi&apos; lists them).</source>
+        <translation>减少放到 GPU 上的层数：降低 -ngl（--n-gpu-layers），例如 -ngl 20，再逐步调高；使用更小的上下文（-c 4096）或量化的 KV 缓存（--cache-type-k q8_0 --cache-type-v q8_0）；或者使用量化程度更高、体积更小的模型版本（用 Q4_K_M 文件代替 Q8_0）。关闭其他占用 GPU 的程序（&apos;nvidia-smi&apos; 会列出它们）。</translation>
+    </message>
+    <message>
+        <source>llama.cpp (ggml) could not allocate {size} on GPU {device}: the model&apos;s layers, its context (KV cache) and its compute buffers do not fit.</source>
+        <translation>llama.cpp（ggml）无法在 GPU {device} 上分配 {size}：模型的各层、上下文（KV 缓存）和计算缓冲区放不下。</translation>
+    </message>
+    <message>
+        <source>Put fewer layers on the GPU: lower -ngl (--n-gpu-layers), for example -ngl 20, and raise it step by step; use a smaller context (-c 4096) or a quantised KV cache (--cache-type-k q8_0 --cache-type-v q8_0); or take a smaller quantisation of the model (a Q4_K_M file instead of Q8_0). Close other programs that use the GPU (&apos;nvidia-smi&apos; lists them). With several GPUs, move layers away from GPU {device} with --tensor-split (for example --tensor-split 3,1).</source>
+        <translation>减少放到 GPU 上的层数：降低 -ngl（--n-gpu-layers），例如 -ngl 20，再逐步调高；使用更小的上下文（-c 4096）或量化的 KV 缓存（--cache-type-k q8_0 --cache-type-v q8_0）；或者使用量化程度更高、体积更小的模型版本（用 Q4_K_M 文件代替 Q8_0）。关闭其他占用 GPU 的程序（&apos;nvidia-smi&apos; 会列出它们）。使用多块 GPU 时，可用 --tensor-split 将部分层从 GPU {device} 移走（例如 --tensor-split 3,1）。</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s runner (llama.cpp) ran out of GPU memory while loading the model: its layers, context and compute buffers do not fit.</source>
+        <translation>Ollama 的 runner（llama.cpp）在加载模型时显存不足：模型的各层、上下文和计算缓冲区放不下。</translation>
+    </message>
+    <message>
+        <source>Let Ollama put fewer layers on the GPU: in &apos;ollama run&apos; type &apos;/set parameter num_gpu 20&apos; (or set num_gpu in the Modelfile or the API&apos;s options) and raise it step by step; use a smaller context (/set parameter num_ctx 4096, or OLLAMA_CONTEXT_LENGTH=4096 for the server) or a smaller quantisation of the model (a q4_K_M tag). Close other programs that use the GPU (&apos;nvidia-smi&apos; lists them).</source>
+        <translation>让 Ollama 把更少的层放到 GPU 上：在 &apos;ollama run&apos; 中输入 &apos;/set parameter num_gpu 20&apos;（或在 Modelfile 或 API 的 options 中设置 num_gpu），再逐步调高；使用更小的上下文（/set parameter num_ctx 4096，或为服务器设置 OLLAMA_CONTEXT_LENGTH=4096）或量化程度更高、体积更小的模型版本（q4_K_M 标签）。关闭其他占用 GPU 的程序（&apos;nvidia-smi&apos; 会列出它们）。</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s runner (llama.cpp) could not allocate {size} on GPU {device} while loading the model: its layers, context and compute buffers do not fit.</source>
+        <translation>Ollama 的 runner（llama.cpp）在加载模型时无法在 GPU {device} 上分配 {size}：模型的各层、上下文和计算缓冲区放不下。</translation>
+    </message>
+    <message>
+        <source>vLLM refused to load the model in bfloat16: the {gpu} GPU has compute capability {capability}, and bfloat16 needs 8.0 (Ampere) or newer.</source>
+        <translation>vLLM 拒绝以 bfloat16 加载模型：{gpu} GPU 的计算能力为 {capability}，而 bfloat16 需要 8.0（Ampere）或更高。</translation>
+    </message>
+    <message>
+        <source>Start vLLM in half precision: &apos;vllm serve MODEL --dtype half&apos; (in Python: LLM(model=..., dtype=&quot;half&quot;)); programs built on vLLM usually pass this on as their own dtype option (float16). Models trained in bfloat16 normally run in float16.</source>
+        <translation>以半精度启动 vLLM：&apos;vllm serve MODEL --dtype half&apos;（Python 中：LLM(model=..., dtype=&quot;half&quot;)）；基于 vLLM 的程序通常会通过自己的 dtype 选项（float16）传递此设置。以 bfloat16 训练的模型通常也能以 float16 运行。</translation>
+    </message>
+    <message>
+        <source>&apos;--dtype half&apos; gets past this check, but vLLM needs compute capability 7.0 or newer for any precision, so it cannot run on this GPU. Use a program that still supports it: llama.cpp or Ollama with a GGUF model, or Hugging Face transformers with torch_dtype=torch.float16.</source>
+        <translation>&apos;--dtype half&apos; 可以通过这项检查，但 vLLM 在任何精度下都需要计算能力 7.0 或更高，因此无法在此 GPU 上运行。请使用仍支持该 GPU 的程序：llama.cpp 或 Ollama 搭配 GGUF 模型，或 Hugging Face transformers 搭配 torch_dtype=torch.float16。</translation>
+    </message>
+    <message>
+        <source>vLLM&apos;s KV cache is too small for one request of the model&apos;s maximum sequence length.</source>
+        <translation>vLLM 的 KV 缓存太小，容纳不下一个达到模型最大序列长度的请求。</translation>
+    </message>
+    <message>
+        <source>Start vLLM with a shorter maximum length (--max-model-len, for example 8192; in Python: LLM(..., max_model_len=8192)), or give vLLM more of the GPU: raise --gpu-memory-utilization (default 0.9; for example 0.95) if nothing else runs on it, spread the model over more GPUs (--tensor-parallel-size 2), or use a quantised model or an fp8 KV cache (--kv-cache-dtype fp8).</source>
+        <translation>以更短的最大长度启动 vLLM（--max-model-len，例如 8192；Python 中：LLM(..., max_model_len=8192)），或者给 vLLM 分配更多 GPU 显存：如果 GPU 上没有运行其他程序，调高 --gpu-memory-utilization（默认 0.9，例如改为 0.95）；将模型分布到更多 GPU 上（--tensor-parallel-size 2）；或者使用量化模型或 fp8 KV 缓存（--kv-cache-dtype fp8）。</translation>
+    </message>
+    <message>
+        <source>vLLM&apos;s KV cache holds {kv_tokens} tokens, fewer than the model&apos;s maximum sequence length ({max_len}): one full-length request would not fit.</source>
+        <translation>vLLM 的 KV 缓存可容纳 {kv_tokens} 个 token，少于模型的最大序列长度（{max_len}）：一个满长度的请求放不下。</translation>
+    </message>
+    <message>
+        <source>Start vLLM with a shorter maximum length: &apos;--max-model-len {kv_tokens}&apos; or less (in Python: LLM(..., max_model_len={kv_tokens})), or give vLLM more of the GPU: raise --gpu-memory-utilization (default 0.9; for example 0.95) if nothing else runs on it, spread the model over more GPUs (--tensor-parallel-size 2), or use a quantised model or an fp8 KV cache (--kv-cache-dtype fp8).</source>
+        <translation>以更短的最大长度启动 vLLM：&apos;--max-model-len {kv_tokens}&apos; 或更小（Python 中：LLM(..., max_model_len={kv_tokens})），或者给 vLLM 分配更多 GPU 显存：如果 GPU 上没有运行其他程序，调高 --gpu-memory-utilization（默认 0.9，例如改为 0.95）；将模型分布到更多 GPU 上（--tensor-parallel-size 2）；或者使用量化模型或 fp8 KV 缓存（--kv-cache-dtype fp8）。</translation>
+    </message>
+    <message>
+        <source>vLLM needs {needed} GiB of KV cache for one request of the model&apos;s maximum length ({max_len} tokens), but only {available} GiB is left for it; vLLM estimates that {estimate} tokens fit.</source>
+        <translation>vLLM 需要 {needed} GiB 的 KV 缓存来处理一个达到模型最大长度（{max_len} 个 token）的请求，但只剩 {available} GiB 可用；vLLM 估计可容纳 {estimate} 个 token。</translation>
+    </message>
+    <message>
+        <source>Start vLLM with a shorter maximum length: &apos;--max-model-len {estimate}&apos; or less (in Python: LLM(..., max_model_len={estimate})), or give vLLM more of the GPU: raise --gpu-memory-utilization (default 0.9; for example 0.95) if nothing else runs on it, spread the model over more GPUs (--tensor-parallel-size 2), or use a quantised model or an fp8 KV cache (--kv-cache-dtype fp8).</source>
+        <translation>以更短的最大长度启动 vLLM：&apos;--max-model-len {estimate}&apos; 或更小（Python 中：LLM(..., max_model_len={estimate})），或者给 vLLM 分配更多 GPU 显存：如果 GPU 上没有运行其他程序，调高 --gpu-memory-utilization（默认 0.9，例如改为 0.95）；将模型分布到更多 GPU 上（--tensor-parallel-size 2）；或者使用量化模型或 fp8 KV 缓存（--kv-cache-dtype fp8）。</translation>
+    </message>
+    <message>
+        <source>vLLM needs {needed} GiB of KV cache for one request of the model&apos;s maximum length ({max_len} tokens), but only {available} GiB is left for it.</source>
+        <translation>vLLM 需要 {needed} GiB 的 KV 缓存来处理一个达到模型最大长度（{max_len} 个 token）的请求，但只剩 {available} GiB 可用。</translation>
+    </message>
+    <message>
+        <source>vLLM found no GPU memory left for its KV cache after loading the model: the weights and the test run fill what --gpu-memory-utilization allows.</source>
+        <translation>vLLM 在加载模型后没有剩余显存可用于 KV 缓存：模型权重和试运行已占满 --gpu-memory-utilization 允许的全部显存。</translation>
+    </message>
+    <message>
+        <source>Raise --gpu-memory-utilization (the share of the GPU vLLM may use; default 0.9, for example 0.95), do not lower it; close other programs that use the GPU (&apos;nvidia-smi&apos; lists them; two vLLM servers on one GPU each need their own share). If it still fails, use a smaller or quantised model, more GPUs (--tensor-parallel-size 2), or a shorter --max-model-len.</source>
+        <translation>请调高 --gpu-memory-utilization（vLLM 可使用的 GPU 显存比例；默认 0.9，例如改为 0.95），而不是调低；关闭其他占用 GPU 的程序（&apos;nvidia-smi&apos; 会列出它们；同一块 GPU 上的两个 vLLM 服务器各自需要自己的份额）。如果仍然失败，请使用更小的模型或量化模型、更多 GPU（--tensor-parallel-size 2），或更短的 --max-model-len。</translation>
+    </message>
+    <message>
+        <source>NCCL could not use direct peer-to-peer (P2P) access between two GPUs ({warning}). The GPUs, their PCIe topology or the virtual machine do not support it.</source>
+        <translation>NCCL 无法在两块 GPU 之间使用直接点对点（P2P）访问（{warning}）。这些 GPU、其 PCIe 拓扑或虚拟机不支持该功能。</translation>
+    </message>
+    <message>
+        <source>Make NCCL use shared memory instead: set NCCL_P2P_DISABLE=1 in the environment of every process that uses the GPUs (export it before torchrun or accelerate launch; in Ray, in runtime_env&apos;s env_vars, since Ray&apos;s workers do not inherit the shell; in Docker, with -e NCCL_P2P_DISABLE=1). vLLM also does its own P2P: add --disable-custom-all-reduce. Most GeForce cards (RTX 3090 without NVLink, RTX 4090, RTX 5090) have no P2P over PCIe; on data-centre GPUs, check that IOMMU/ACS is off in the BIOS and that the VM passes the GPUs through together.</source>
+        <translation>让 NCCL 改用共享内存：在每个使用 GPU 的进程的环境中设置 NCCL_P2P_DISABLE=1（在 torchrun 或 accelerate launch 之前 export；在 Ray 中，设置在 runtime_env 的 env_vars 里，因为 Ray 的 worker 不会继承 shell 的环境；在 Docker 中，使用 -e NCCL_P2P_DISABLE=1）。vLLM 还会自行使用 P2P：请添加 --disable-custom-all-reduce。大多数 GeForce 显卡（无 NVLink 的 RTX 3090、RTX 4090、RTX 5090）不支持通过 PCIe 进行 P2P；对于数据中心 GPU，请检查 BIOS 中是否已关闭 IOMMU/ACS，以及虚拟机是否将这些 GPU 一起直通。</translation>
+    </message>
+    <message>
+        <source>NCCL, the library that moves data between GPUs, failed: {reason}.</source>
+        <translation>在 GPU 之间传输数据的库 NCCL 出错：{reason}。</translation>
+    </message>
+    <message>
+        <source>Run again with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,P2P,NET for start-up errors): NCCL&apos;s WARN lines name the call that failed. Frequent causes: GPUs without peer-to-peer access (set NCCL_P2P_DISABLE=1), too little shared memory in a container (docker run --ipc=host, or --shm-size=16g), the wrong network interface between machines (NCCL_SOCKET_IFNAME=eth0), and an NCCL or a framework built for a newer CUDA than the driver supports (&apos;gpuwizard detect&apos; shows the driver).</source>
+        <translation>使用 NCCL_DEBUG=INFO 重新运行（针对启动阶段的错误，再加上 NCCL_DEBUG_SUBSYS=INIT,P2P,NET）：NCCL 的 WARN 行会指出失败的调用。常见原因：GPU 之间不支持点对点访问（设置 NCCL_P2P_DISABLE=1）、容器中共享内存太少（docker run --ipc=host，或 --shm-size=16g）、机器之间使用了错误的网络接口（NCCL_SOCKET_IFNAME=eth0），以及 NCCL 或框架是针对比驱动程序所支持版本更新的 CUDA 构建的（&apos;gpuwizard detect&apos; 会显示驱动程序）。</translation>
+    </message>
+    <message>
+        <source>NCCL, the library that moves data between GPUs, failed. Its warning: {warning}</source>
+        <translation>在 GPU 之间传输数据的库 NCCL 出错。其警告：{warning}</translation>
+    </message>
+    <message>
+        <source>This PyTorch has no {backend} for torch.distributed: PyTorch&apos;s builds for Windows and macOS, and its CPU-only builds, come without NCCL.</source>
+        <translation>此 PyTorch 没有 torch.distributed 所需的 {backend}：PyTorch 的 Windows 和 macOS 版本以及仅 CPU 版本均不包含 NCCL。</translation>
+    </message>
+    <message>
+        <source>On Windows or macOS, use the gloo backend (torch.distributed.init_process_group(backend=&quot;gloo&quot;); in a program&apos;s options, a &apos;gloo&apos; or &apos;ddp_backend&apos; setting), or run the program in Linux (WSL 2 on Windows). With a single GPU, start the program without torchrun / distributed mode. On Linux, install a CUDA build of PyTorch (for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;; check with python -c &quot;import torch.distributed as d; print(d.is_nccl_available())&quot;).</source>
+        <translation>在 Windows 或 macOS 上，请使用 gloo 后端（torch.distributed.init_process_group(backend=&quot;gloo&quot;)；在程序的选项中，设置 &apos;gloo&apos; 或 &apos;ddp_backend&apos; 之类的选项），或者在 Linux 中运行程序（Windows 上可用 WSL 2）。只有一块 GPU 时，请不用 torchrun / 分布式模式启动程序。在 Linux 上，请安装 PyTorch 的 CUDA 版本（例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;；用 python -c &quot;import torch.distributed as d; print(d.is_nccl_available())&quot; 检查）。</translation>
+    </message>
+    <message>
+        <source>PyTorch on Windows has no {backend} for torch.distributed: the program asked for it (NCCL is Linux-only).</source>
+        <translation>Windows 上的 PyTorch 没有 torch.distributed 所需的 {backend}，但程序请求了它（NCCL 仅支持 Linux）。</translation>
+    </message>
+    <message>
+        <source>Use the gloo backend instead (torch.distributed.init_process_group(backend=&quot;gloo&quot;); in a program&apos;s options, a &apos;gloo&apos; or &apos;ddp_backend&apos; setting). With a single GPU, start the program without torchrun / distributed mode. For fast multi-GPU training, run it in WSL 2, where PyTorch&apos;s Linux builds bring NCCL.</source>
+        <translation>请改用 gloo 后端（torch.distributed.init_process_group(backend=&quot;gloo&quot;)；在程序的选项中，设置 &apos;gloo&apos; 或 &apos;ddp_backend&apos; 之类的选项）。只有一块 GPU 时，请不用 torchrun / 分布式模式启动程序。如需快速的多 GPU 训练，请在 WSL 2 中运行，PyTorch 的 Linux 版本自带 NCCL。</translation>
+    </message>
+    <message>
+        <source>torch.distributed could not start its rendezvous store: PyTorch 2.4 and newer use libuv for it by default, and PyTorch&apos;s Windows builds have no libuv.</source>
+        <translation>torch.distributed 无法启动其 rendezvous 存储：PyTorch 2.4 及更高版本默认为此使用 libuv，而 PyTorch 的 Windows 版本不包含 libuv。</translation>
+    </message>
+    <message>
+        <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2.</source>
+        <translation>在程序启动前，在环境中设置 USE_LIBUV=0（PowerShell：$env:USE_LIBUV=&quot;0&quot;；cmd：set USE_LIBUV=0；在 Python 中，于 torch.distributed 启动前：os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;），或在 init_method URL 后添加 ?use_libuv=0（init_method=&quot;env://?use_libuv=0&quot;）。在 Windows 上请使用 gloo 后端，或在 WSL 2 中运行程序。</translation>
+    </message>
+    <message>
+        <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability}: the driver compiles them from PTX when TensorFlow starts, which can take 30 minutes or longer.</source>
+        <translation>此 TensorFlow 没有针对该 GPU 计算能力 {capability} 编译的内核：驱动程序会在 TensorFlow 启动时从 PTX 编译这些内核，可能需要 30 分钟或更长时间。</translation>
+    </message>
+    <message>
+        <source>Let the first start finish; to keep the compiled kernels for later starts, enlarge the driver&apos;s cache (CUDA_CACHE_MAXSIZE=4294967296). To avoid it, use a TensorFlow release built for this GPU generation (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2; NVIDIA&apos;s TensorFlow containers are built for their current GPUs).</source>
+        <translation>请等待首次启动完成；若要在之后的启动中保留已编译的内核，请增大驱动程序的缓存（CUDA_CACHE_MAXSIZE=4294967296）。要避免这种情况，请使用针对这一代 GPU 构建的 TensorFlow 版本（在 Linux 或 WSL 2 上执行 &apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos;；NVIDIA 的 TensorFlow 容器针对其当前的 GPU 构建）。</translation>
+    </message>
+    <message>
+        <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability} (Blackwell, RTX 50): the driver must compile them from older PTX at start, which takes long and often fails (CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_PTX and &apos;no kernel image&apos; errors after it).</source>
+        <translation>此 TensorFlow 没有针对该 GPU 计算能力 {capability}（Blackwell，RTX 50）编译的内核：驱动程序必须在启动时从较旧的 PTX 编译它们，耗时很长且经常失败（随后会出现 CUDA_ERROR_INVALID_HANDLE、CUDA_ERROR_INVALID_PTX 和 &apos;no kernel image&apos; 错误）。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver (its PTX compiler must know the PTX TensorFlow ships) and TensorFlow to the newest release (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2), and enlarge the driver&apos;s cache so that a successful compilation is kept (CUDA_CACHE_MAXSIZE=4294967296). If errors follow, this TensorFlow cannot run on this GPU: build TensorFlow from source for compute capability {capability} (TF_CUDA_COMPUTE_CAPABILITIES), or use PyTorch, whose CUDA 12.8 and newer builds support RTX 50 GPUs.</source>
+        <translation>请将 NVIDIA 驱动程序（其 PTX 编译器必须能识别 TensorFlow 附带的 PTX）和 TensorFlow 更新到最新版本（在 Linux 或 WSL 2 上执行 &apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos;），并增大驱动程序的缓存，以便保留成功的编译结果（CUDA_CACHE_MAXSIZE=4294967296）。如果仍然出错，说明此 TensorFlow 无法在此 GPU 上运行：请针对计算能力 {capability} 从源码构建 TensorFlow（TF_CUDA_COMPUTE_CAPABILITIES），或者改用 PyTorch，其 CUDA 12.8 及更高版本的构建支持 RTX 50 系列 GPU。</translation>
+    </message>
+    <message>
+        <source>TensorFlow {tf_version} on native Windows sees no GPU: TensorFlow 2.11 and newer have no GPU support on native Windows (2.10 was the last release with it), whatever CUDA and cuDNN are installed.</source>
+        <translation>原生 Windows 上的 TensorFlow {tf_version} 看不到 GPU：TensorFlow 2.11 及更高版本在原生 Windows 上不支持 GPU（2.10 是最后一个支持 GPU 的版本），无论安装了哪个版本的 CUDA 和 cuDNN。</translation>
+    </message>
+    <message>
+        <source>Use TensorFlow in WSL 2: install Ubuntu (&apos;wsl --install&apos;), then inside it &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos; (the Windows NVIDIA driver serves WSL 2; install no Linux driver). Or stay on native Windows with TensorFlow 2.10, the last with GPU support: Python 3.10 or older, &apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;, with CUDA 11.2 and cuDNN 8.1 (for example &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;).</source>
+        <translation>请在 WSL 2 中使用 TensorFlow：安装 Ubuntu（&apos;wsl --install&apos;），然后在其中执行 &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos;（Windows 上的 NVIDIA 驱动程序同时为 WSL 2 提供支持；请勿安装 Linux 驱动程序）。或者留在原生 Windows 上，使用最后一个支持 GPU 的版本 TensorFlow 2.10：Python 3.10 或更早版本，&apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;，搭配 CUDA 11.2 和 cuDNN 8.1（例如 &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;）。</translation>
     </message>
     <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>

@@ -2,7 +2,8 @@
 
 Prints, for every recorded log (tests/fixtures/recorded/diagnose) the median time of the
 in-process diagnosis, the slowest one, and for large logs built from them (every recorded log
-repeated up to 8 MiB and 64 MiB, the command's size limit) the time and peak memory of one
+repeated up to 8 MiB and 64 MiB, the command's size limit; 64 MiB of benign lines with one real
+error at the end; one CUDA error line repeated to 64 MiB) the time, speed and peak memory of one
 diagnosis; then the whole command with ``--system`` on the acceptance's Pascal report. Prints
 figures; asserts nothing.
 
@@ -27,6 +28,32 @@ DIAGNOSE = FIXTURES / "recorded" / "diagnose"
 MIB = 2**20
 
 
+#: The real error at the end of the long benign log.
+ERROR_LOG = "no-kernel-image_torch2.7.1-cu128-rtx2060_comfyui-10326_partial.txt"
+ERROR_LINE = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def _repeat(text: str, size: int) -> str:
+    return (text * (size // len(text) + 1))[:size]
+
+
+def _large(label: str, text: str) -> str:
+    """One diagnosis of ``text``: its time, speed and peak memory (traced in a second, untimed run)."""
+    start = time.perf_counter()
+    found = diagnose(text)
+    elapsed = time.perf_counter() - start
+    other = text + " "  # another string: the per-log caches must not answer
+    tracemalloc.start()
+    diagnose(other)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    size = len(text) / MIB
+    return (
+        f"  {label}, {size:.0f} MiB: {elapsed:.1f} s ({size / elapsed:.1f} MiB/s), peak {peak / MIB:.0f} MiB "
+        f"traced beyond the text, {len(found)} findings"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -47,20 +74,16 @@ def main() -> int:
     print(f"  slowest: {times[-1][0] * 1000:.2f} ms ({times[-1][1]})")
     if not args.no_large:
         corpus = "\n".join(logs.values())
-        for size in (8 * MIB, 64 * MIB - 1):
-            text = (corpus * (size // len(corpus) + 1))[:size]
-            start = time.perf_counter()
-            found = diagnose(text)
-            elapsed = time.perf_counter() - start
-            # Memory in a second run: tracing slows Python down, so it is not timed.
-            tracemalloc.start()
-            diagnose(text + " ")  # another string: read_log_facts' cache must not answer
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
-            print(
-                f"  {size / MIB:.0f} MiB of real logs repeated: {elapsed:.1f} s, peak {peak / MIB:.0f} MiB "
-                f"traced beyond the text, {len(found)} findings"
-            )
+        benign = "\n".join(text for name, text in logs.items() if name.startswith("negative_"))
+        error = logs[ERROR_LOG]
+        size = 64 * MIB - 1
+        # A long run's log: benign lines (the recorded negatives) for 64 MiB, one real error at the end.
+        print(_large("benign lines, one error at the end", _repeat(benign, size - len(error)) + error))
+        # The case of the issue: one CUDA error line repeated (a crash loop).
+        print(_large("one CUDA error line repeated", _repeat(ERROR_LINE, size)))
+        # Every recorded log repeated: every signature matches everywhere (the worst case).
+        for every in (8 * MIB, size):
+            print(_large("every recorded log repeated", _repeat(corpus, every)))
     gpuwizard = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
     log = DIAGNOSE / "no-kernel-image_torch2.7.1-cu128-rtx2060_comfyui-10326_partial.txt"
     report = FIXTURES / "reports" / "windows-gtx1080-531.79.json"

@@ -65,6 +65,9 @@ HEADLESS_REQUIREMENTS: Final = (
     "Jinja2>=3.1",
     # Locks on the state files (adapters/file_locks.py): every test and verify records state.
     "filelock>=3.12",
+    # The findings' signatures are found with Aho-Corasick (core/findings/signature.py): the
+    # live test and verify diagnose what failed.
+    "pyahocorasick>=2.1",
 )
 #: Bootstraps pip in the kit's venv where the machine's Python lacks ensurepip.
 PIP_REQUIREMENT: Final = "pip"

@@ -16,6 +16,7 @@ import pytest
 
 from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.model import Finding
+from harness.recorded_logs import only, only_in
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded"
 UV_OFFLINE = "diagnose/no-matching-distribution_uv-0.13.9-offline-find-links-torch-cpu-without-filelock_recorded-here.txt"
@@ -83,5 +84,26 @@ def test_32_bit_advice_only_where_the_log_shows_a_32_bit_or_windows_python_that_
         "ERROR: No matching distribution found for torch==9.9\n",
     ):
         finding = no_match(linux)
-        assert finding.params.get("variant") in (None, "versions")
+        assert finding.params.get("variant") in (None, "versions", "newer")  # 9.9 is past 2.6.0
         assert "32-bit" not in finding.hint
+
+
+def test_a_pin_past_every_listed_version_says_which_way_it_misses():
+    # A URL after "Looking in links:" is an index page, not a folder of wheels.
+    older = only_in(
+        "no-matching-distribution_torch-2.1.0-cu121-older-than-listed_comic-translate-215.txt",
+        "NO_MATCHING_DISTRIBUTION",
+    )
+    assert older.params["variant"] == "older" and older.params["oldest"] == "2.2.0"
+    assert "2.2.0" in older.message and "Python" in older.hint
+    newer = only_in(
+        "no-matching-distribution_torch-2.7.0-newer-than-cu124-index_wan2gp-441.txt",
+        "NO_MATCHING_DISTRIBUTION",
+    )
+    assert newer.params["variant"] == "newer" and newer.params["newest"] == "2.6.0"
+    assert "cu128" in newer.hint
+    # CONSTRUCTED: a pin between the versions listed is no nearer a cause than the list.
+    between = only(
+        "ERROR: Could not find a version that satisfies the requirement torch==2.5.0 (from versions: 2.4.0, 2.6.0)"
+    )
+    assert between.params["variant"] == "versions"

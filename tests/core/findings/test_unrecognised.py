@@ -24,7 +24,8 @@ BENIGN = sorted(name for name, codes in EXPECTED.items() if not codes and name n
 
 # The logs below are shortened from public reports (the URL before each); user names replaced.
 
-# https://github.com/vllm-project/vllm/issues/2418
+# https://github.com/vllm-project/vllm/issues/2418; its last line CONSTRUCTED from vLLM's own message
+# (vllm/model_executor/models/registry.py), since the report's own error (the KV cache) is now recognised.
 VLLM = """\
 INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512
 Traceback (most recent call last):
@@ -34,7 +35,7 @@ Traceback (most recent call last):
     self.llm_engine = LLMEngine.from_engine_args(engine_args)
   File "/home/ana/anaconda3/envs/llm/lib/python3.8/site-packages/vllm/engine/llm_engine.py", line 309, in from_engine_args
     engine = cls(*engine_configs,
-ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+ValueError: Model architectures ['Gemma3ForCausalLM'] are not supported for now. Supported architectures: dict_keys(['AquilaModel', 'LlamaForCausalLM'])
 """
 
 # https://github.com/kijai/ComfyUI-HunyuanVideoWrapper/issues/116
@@ -94,7 +95,9 @@ Collecting flash-attn
     [
         (
             VLLM,
-            ["ValueError: The model's max seq len (4096) is larger than the maximum number of tokens"],
+            [
+                "ValueError: Model architectures ['Gemma3ForCausalLM'] are not supported for now. Supported architectures: dict_keys(['AquilaModel', 'LlamaForCausalLM'])"
+            ],
             "vLLM",
             "vllm-project/vllm",
         ),

@@ -46,20 +46,19 @@ def _codes(text: str) -> list[str]:
     [
         # jax-ml/jax#5723-like: XLA's driver call failing with the driver's own name.
         (
-            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX "
-            "was compiled with an unsupported toolchain.",
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access "
+            "was encountered.",
             "VENDOR_CUDA_ERROR",
-            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
         ),
         (
             "RuntimeError: CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress)",
             "VENDOR_CUDA_ERROR",
             "cudaErrorIllegalAddress",
         ),
-        # pytorch/pytorch#96562-like NCCL failure.
+        # NCCL's status name alone (PyTorch's "NCCL error in: ..." around it is NCCL_ERROR's).
         (
-            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled cuda error, "
-            "NCCL version 2.14.3 ncclUnhandledCudaError: Call to CUDA function failed.",
+            "ncclUnhandledCudaError: Call to CUDA function failed.",
             "VENDOR_LIBRARY_STATUS",
             "ncclUnhandledCudaError",
         ),
@@ -74,9 +73,9 @@ def _codes(text: str) -> list[str]:
             "NVML_ERROR_GPU_IS_LOST",
         ),
         (
-            "ggml_cuda_init: CUDA error 222 at ggml-cuda.cu:200",
+            "ggml_cuda_init: CUDA error 700 at ggml-cuda.cu:200",
             "VENDOR_CUDA_ERROR",
-            "cudaErrorUnsupportedPtxVersion",
+            "cudaErrorIllegalAddress",
         ),
         # pytorch/pytorch#131662-like Windows failures, decimal and hex.
         (
@@ -100,7 +99,10 @@ def test_a_vendor_name_or_number_gives_its_finding(line: str, code: str, name: s
 
 
 def test_a_driver_too_old_value_tells_to_update_the_driver() -> None:
+    # Error 222 (PTX from a newer CUDA) has a finding of its own (diagnosis_toolchains.py).
     [finding] = diagnose("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+    assert finding.code == "CUDA_PTX_TOOLCHAIN_TOO_NEW" and "driver" in finding.hint.lower()
+    [finding] = diagnose("NVML_ERROR_LIB_RM_VERSION_MISMATCH")
     assert "driver" in finding.hint.lower()
     assert finding.params["variant"] == "driver"
 

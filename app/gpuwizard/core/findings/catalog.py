@@ -5,7 +5,8 @@ The codes are part of the contract (docs/architecture.md, "The command-line and 
 The templates are data: ``resources/findings/<part>.json``, one file per theme (the machine,
 plans, failures, drift, package indexes, ...), each described by
 ``resources/schemas/findings.schema.json``, with the sources of the facts its hints quote beside
-each template. This module reads the parts once, at import, and merges them into :data:`CATALOG`,
+each template. The same files hold the signatures ``diagnose`` finds the findings of logs with
+(``"signatures"``, read by :func:`gpuwizard.core.findings.signature.load_signatures`). This module reads the parts once, at import, and merges them into :data:`CATALOG`,
 refusing a code that two parts define.
 
 A code may have variants (``"NO_NVIDIA_DRIVER:wsl"``): the same code and severity, with a
@@ -29,6 +30,7 @@ PART_NAMES: Final = (
     "machine",
     "plan",
     "logs",
+    "packages",
     "architectures",
     "drift",
     "network",
@@ -39,6 +41,9 @@ PART_NAMES: Final = (
     "devices",
     "python",
     "extensions",
+    "hosts",
+    "toolchains",
+    "serving",
     "vendors",
 )
 
@@ -70,7 +75,9 @@ def parse_part(name: str, document: object) -> dict[str, FindingTemplate]:
     ...
     gpuwizard.core.findings.catalog.CatalogPartError: findings/demo.json, 'A': no severity, message and hint
     """
-    templates = document.get("templates") if isinstance(document, dict) else None
+    # A part may hold only signatures (resources/findings/packages.json): its texts are elsewhere.
+    fields = document if isinstance(document, dict) else {}
+    templates = fields.get("templates", {} if "signatures" in fields else None)
     if not isinstance(templates, dict):
         raise CatalogPartError(f"findings/{name}.json has no 'templates' object")
     part: dict[str, FindingTemplate] = {}

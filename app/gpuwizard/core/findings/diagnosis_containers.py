@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from gpuwizard.core.findings.log_facts import per_log, shows_wsl
-from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
+from gpuwizard.core.findings.signature import DRIVER_LIBRARY, DiagnosisPart, Hit, Values
 
 
 # Whether a whole log shows WSL or a GPU option, asked once per log however many lines match (a
@@ -107,121 +107,27 @@ def _kubernetes_variant(
     return ("device_plugin" if "device_plugin" in variants else None), {}
 
 
-CONTAINERS_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # NVIDIA's CUDA and NGC images print this banner at start when they see no driver: the
-    # container was started without --gpus (older images named 'nvidia-docker run' instead of
-    # the Container Toolkit, NVIDIA/nvidia-docker#1071).
-    sig(
-        "CONTAINER_STARTED_WITHOUT_GPU",
-        r"WARNING: The NVIDIA Driver was not detected\.",
-        "https://github.com/prs-eth/PanopticSegForLargeScalePointCloud/issues/20",
-        _no_gpu_option,
-    ),
-    # nvidia-smi inside a container whose 'docker run' (or podman's) the log shows without a GPU
-    # option: the driver was never passed in, whatever the host has (mattshma/bigdata#108 mounted
-    # the host's driver folders by hand instead). Without such a command in the log, the same
-    # line is the kernel module's (diagnosis_devices) or WSL's (below).
-    sig(
-        "CONTAINER_STARTED_WITHOUT_GPU",
-        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
-        "https://github.com/mattshma/bigdata/issues/108",
-        _container_run_without_gpu,
-        variant="run",
-    ),
-    # The same banner after 'docker run --gpus all': the host's toolkit did not pass the driver
-    # in, or (older NGC images under WSL 2) the banner is wrong and the GPU works
-    # (NVIDIA/nvidia-container-toolkit#271, NVIDIA/nvidia-docker#1548).
-    sig(
-        "CONTAINER_GPU_NOT_DETECTED",
-        r"WARNING: The NVIDIA Driver was not detected\.",
-        "https://github.com/NVIDIA/nvidia-container-toolkit/issues/271",
-        _with_gpu_option,
-    ),
-    # The Container Toolkit's hook (nvidia-container-cli) failing while Docker creates the
-    # container: "initialization error: load library failed: libnvidia-ml.so.1" (no driver on
-    # the host, or Docker cannot see it: snap or rootless Docker, Docker Desktop), "mount
-    # error: file creation failed: ...: file exists" (the image already holds driver files),
-    # "requirement error: unsatisfied condition: cuda>=12.8" (the image's NVIDIA_REQUIRE_CUDA
-    # asks for a newer driver, theroyallab/tabbyAPI#324).
-    sig(
-        "CONTAINER_TOOLKIT_FAILED",
-        r"nvidia-container-cli: (?P<stage>initialization error|mount error|requirement error|ldcache error"
-        r"|detection error)"
-        r": (?P<detail>[^\n]{1,300})",
-        "https://github.com/n8n-io/self-hosted-ai-starter-kit/issues/11",
-        _toolkit,
-    ),
-    # Docker's daemon for --runtime=nvidia (or compose's "runtime: nvidia") when no runtime of
-    # that name is registered in its daemon.json (Docker Desktop on Windows has none).
-    sig(
-        "DOCKER_NO_GPU_RUNTIME",
-        r"unknown or invalid runtime name: nvidia",
-        "https://github.com/nv-tlabs/3dgrut/issues/71",
-        variant="runtime_name",
-    ),
-    # kube-scheduler's event when no node advertises enough nvidia.com/gpu (not other resources
-    # such as HAMi's nvidia.com/gpu.memory or amd.com/gpu).
-    sig(
-        "KUBERNETES_NO_GPU",
-        r"\d{1,5}/\d{1,5} nodes are available: [^\n]{0,200}?\d{1,5} Insufficient nvidia\.com/gpu(?!\.?[\w-])",
-        "https://github.com/NVIDIA/k8s-device-plugin/issues/119",
-    ),
-    # The NVIDIA device plugin found no usable driver on its node: recent releases log
-    # "Incompatible strategy detected auto" and "did you configure the NVIDIA Container
-    # Toolkit?" (0.17.1 in NVIDIA/k8s-device-plugin#1220), older ones "could not load NVML
-    # library" and "did you set the docker default runtime to `nvidia`?" (#444, #303).
-    sig(
-        "KUBERNETES_NO_GPU",
-        r"If this is a GPU node, did you (?:configure the NVIDIA Container Toolkit"
-        r"|set the docker default runtime to [`']?nvidia)",
-        "https://github.com/NVIDIA/k8s-device-plugin/issues/1220",
-        variant="device_plugin",
-    ),
-    # libcuda not found where WSL mounts it: dlopen("libcuda.so") fails in WSL because the
-    # loader cache holds only libcuda.so.1 (microsoft/WSL#8587); bitsandbytes 0.38 said
-    # "libcuda.so not found!" (bitsandbytes-foundation/bitsandbytes#332), cuda-python "Failed
-    # to dlopen libcuda.so" (NVIDIA/cuda-python#17), Triton "libcuda.so cannot found!"
-    # (pytorch/pytorch#107960); TensorFlow's "Could not load dynamic library 'libcuda.so.1'"
-    # and the loader's own message too.
-    sig(
-        "WSL_LIBCUDA_NOT_FOUND",
-        r"libcuda\.so(?:\.1)?: cannot open shared object file"
-        r"|Could not load dynamic library 'libcuda\.so(?:\.1)?'"
-        r"|WARNING! libcuda\.so not found!"
-        r"|Failed to dlopen libcuda\.so"
-        r"|libcuda\.so cannot found!",
-        "https://github.com/microsoft/WSL/issues/8587",
-        _in_wsl,
-    ),
-    # ldconfig (the ".real" binary on Debian and Ubuntu) on every package install in WSL: the
-    # Windows driver ships libcuda.so.1 as a copy, not a link (microsoft/WSL#5548). Harmless.
-    sig(
-        "WSL_LIBCUDA_NOT_SYMLINK",
-        r"ldconfig(?:\.real)?: /usr/lib/wsl/lib/libcuda\.so(?:\.1)? is not a symbolic link",
-        "https://github.com/mahbub-aumi/tensorflow-cuda-wsl-ubuntu24.04/issues/2",
-    ),
-    # nvidia-smi inside WSL when a Linux driver's nvidia-smi and libnvidia-ml run instead of
-    # the ones WSL mounts from Windows (microsoft/WSL#5265, microsoft/WSL#9166).
-    sig(
-        "WSL_LINUX_DRIVER_CONFLICT",
-        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver"
-        r"|Failed to initialize NVML: GPU access blocked by the operating system",
-        "https://github.com/microsoft/WSL/issues/9166",
-        _in_wsl,
-    ),
-)
+def _wsl_driver_library(hits: dict[str, Hit], text: str) -> None:
+    """In WSL 2 the driver's libcuda is in /usr/lib/wsl/lib: the WSL finding, not "install a driver".
+
+    WSL_LIBCUDA_NOT_FOUND says where it is, where DLL_NOT_FOUND of the driver's library alone
+    would tell to install a driver.
+    """
+    dll = hits.get("DLL_NOT_FOUND")
+    libraries = dll.values.get("libraries", []) if dll else []
+    if dll and "WSL_LIBCUDA_NOT_FOUND" in hits and all(DRIVER_LIBRARY.fullmatch(name) for name in libraries):
+        hits.pop("DLL_NOT_FOUND")
+
 
 CONTAINERS_PART: Final = DiagnosisPart(
-    codes=(
-        "CONTAINER_STARTED_WITHOUT_GPU",
-        "CONTAINER_GPU_NOT_DETECTED",
-        "CONTAINER_TOOLKIT_FAILED",
-        "KUBERNETES_NO_GPU",
-        "WSL_LIBCUDA_NOT_FOUND",
-        "WSL_LIBCUDA_NOT_SYMLINK",
-        "WSL_LINUX_DRIVER_CONFLICT",
+    name="containers",
+    extractors=(
+        _no_gpu_option,
+        _container_run_without_gpu,
+        _with_gpu_option,
+        _toolkit,
+        _in_wsl,
     ),
-    signatures=CONTAINERS_SIGNATURES,
     suppresses={
         # The not-found hint explains the ldconfig note too.
         "WSL_LIBCUDA_NOT_FOUND": ("WSL_LIBCUDA_NOT_SYMLINK",),
@@ -231,6 +137,7 @@ CONTAINERS_PART: Final = DiagnosisPart(
         # Nor in a container started without the GPU: the driver was never passed in.
         "CONTAINER_STARTED_WITHOUT_GPU": ("KERNEL_MODULE_MISMATCH",),
     },
+    rules=(_wsl_driver_library,),
     refiners={
         "CONTAINER_TOOLKIT_FAILED": _toolkit_variant,
         "KUBERNETES_NO_GPU": _kubernetes_variant,

@@ -30,16 +30,11 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from gpuwizard.core.findings.log_facts import per_log, shows_wsl
-from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Values
 
 # A log that comes from WSL 2 (log_facts.shows_wsl), where the driver is Windows' and no kernel
 # module is loaded in Linux, is left to the WSL findings (diagnosis_containers).
 
-#: What may stand between the words of the kernel's "API mismatch" message: line breaks, the
-#: "NVRM:" prefix of each line, dmesg timestamps ("[ 8957.099615]") and syslog's "#012" for a
-#: line break. One bounded class, so a long line costs linear time.
-_NVRM_GAP: Final = r"[\s\d.\[\]#:NVRM]{1,160}"
-_DRIVER_VERSION: Final = r"\d{2,4}(?:\.\d{1,4}){1,3}"
 
 #: CUDA_VISIBLE_DEVICES as a shell, a script or a launcher prints it: ``CUDA_VISIBLE_DEVICES=0``,
 #: ``os.environ["CUDA_VISIBLE_DEVICES"] = '7'``, ``export CUDA_VISIBLE_DEVICES=``. Spaces after
@@ -139,150 +134,13 @@ def _busy_variant(
     return ("exclusive" if _EXCLUSIVE.search(text) else None), {}
 
 
-#: The driver stack and device visibility.
-DRIVER_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # The kernel (dmesg, journalctl) when a driver library of one version opens the kernel module
-    # of another: after a driver update without a restart, or a module DKMS did not rebuild. Since
-    # about R550 the message names the client ("the client 'kwin_wayland' (pid 1005) has the
-    # version ..."); syslog writes its line breaks as "#012".
-    sig(
-        "KERNEL_MODULE_MISMATCH",
-        r"NVRM: API mismatch: the client (?:'[^'\n]{1,100}' \(pid \d{1,10}\)"
-        + _NVRM_GAP
-        + rf")?has the version (?P<client>{_DRIVER_VERSION}),? but{_NVRM_GAP}this kernel module has"
-        rf"{_NVRM_GAP}the version (?P<module>{_DRIVER_VERSION})",
-        "https://github.com/ublue-os/bazzite/issues/2668",
+DEVICES_PART: Final = DiagnosisPart(
+    name="devices",
+    extractors=(
         _api_mismatch,
-        variant="api_mismatch",
-    ),
-    # CUDA's cudaErrorSystemDriverMismatch (803): the libcuda loaded does not fit the kernel
-    # module, a driver updated without a restart or, in a container, the image's CUDA
-    # forward-compatibility libcuda on a host driver it does not fit (gpustack/gpustack#4678).
-    sig(
-        "KERNEL_MODULE_MISMATCH",
-        r"Error 803: |\(803 vs\. 0\)|code=803\b"
-        r"|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH|cudaErrorSystemDriverMismatch",
-        "https://github.com/intelligent-machine-learning/atorch/issues/2",
-        variant="error_803",
-    ),
-    # nvidia-smi when no NVIDIA kernel module answers: not loaded, not built for the running
-    # kernel, or refused (Secure Boot). The apostrophe is sometimes typographic in pasted logs.
-    sig(
-        "KERNEL_MODULE_MISMATCH",
-        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
-        "https://github.com/fady-saied/Nvidia-Fedora-Guide/issues/9",
         _not_loaded,
-    ),
-    # TensorFlow's stream executor (cuda_diagnostics.cc) when /proc/driver/nvidia/version is
-    # missing: no NVIDIA kernel module is loaded on this (host or container's) kernel.
-    sig(
-        "KERNEL_MODULE_MISMATCH",
-        r"kernel driver does not appear to be running on this host",
-        "https://github.com/tensorflow/tensorflow/issues/44869",
-        _not_loaded,
-    ),
-    # cudaErrorSystemNotReady (802, CUDA_ERROR_SYSTEM_NOT_READY, "system not yet initialized"): on
-    # NVSwitch systems (HGX and DGX with 4 or 8 GPUs) CUDA waits for NVIDIA Fabric Manager to set
-    # up the switches (NVIDIA Fabric Manager User Guide, "Overview"; ollama/ollama#12173 on an
-    # 8x H100 machine, jax-ml/jax#24866).
-    sig(
-        "CUDA_SYSTEM_NOT_READY",
-        r"CUDA_ERROR_SYSTEM_NOT_READY|cudaErrorSystemNotReady|system not yet initialized"
-        r"|init failure: 802\b|Error 802: |\(802 vs\. 0\)|code=802\b",
-        "https://github.com/ollama/ollama/issues/12173",
-    ),
-    # CUDA's initialisation error (CUDA_ERROR_NOT_INITIALIZED / cudaErrorInitializationError, 3)
-    # as llama.cpp (ggml) and Ollama print it (meta-llama/llama3#215, ollama/ollama#11593).
-    sig(
-        "CUDA_INIT_FAILED",
-        r"failed to initialize CUDA: initialization error|cuda driver library init failure: 3\b"
-        r"|CUDA_ERROR_NOT_INITIALIZED|cudaErrorInitializationError",
-        "https://github.com/ollama/ollama/issues/11593",
-    ),
-    # cudaErrorCompatNotSupportedOnDevice (804): a CUDA forward-compatibility libcuda
-    # (cuda-compat package, /usr/local/cuda/compat) on a GPU that does not support it.
-    sig(
-        "CUDA_FORWARD_COMPAT_UNSUPPORTED",
-        r"forward compatibility was attempted on non supported HW|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
-        r"|cudaErrorCompatNotSupportedOnDevice|Error 804: |\(804 vs\. 0\)|code=804\b",
-        "https://github.com/Dr-Noob/gpufetch/issues/53",
-    ),
-    # cudaErrorInvalidDevice (101, 10 before CUDA 10.1): a device number the process does not
-    # have, in PyTorch's "CUDA error: ..." and THC's "cuda runtime error (101) : ..." forms.
-    sig(
-        "CUDA_DEVICE_NOT_VISIBLE",
-        r"invalid device ordinal",
-        "https://github.com/meta-llama/llama/issues/946",
-        variant="ordinal",
-    ),
-    # No device at all: PyTorch's own words, CUDA's cudaErrorNoDevice and CUDA_ERROR_NO_DEVICE.
-    sig(
-        "CUDA_DEVICE_NOT_VISIBLE",
-        r"No CUDA GPUs are available|no CUDA-capable device is detected"
-        r"|CUDA_ERROR_NO_DEVICE\b|cudaErrorNoDevice\b",
-        "https://github.com/pytorch/pytorch/issues/1040",
-    ),
-)
-
-#: GPUs shared between processes: MIG instances, exclusive compute modes, forked workers.
-SHARING_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # PyTorch's check that a device number is below the count it read from NVML, which counts
-    # the GPUs while CUDA lets a process use one MIG instance only: the maintainers' summary of
-    # such reports in pytorch/pytorch#131667 ("MIG is incorrectly used").
-    sig(
-        "MIG_DEVICE_MISUSED",
-        r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
-        "https://github.com/pytorch/pytorch/issues/110000",
-    ),
-    # A device number or no device at all, in a log that shows MIG instances: a process sees
-    # one MIG instance, always as device 0 (MIG User Guide, "CUDA Device Enumeration").
-    sig(
-        "MIG_DEVICE_MISUSED",
-        r"invalid device ordinal|No CUDA GPUs are available|no CUDA-capable device is detected"
-        r"|CUDA_ERROR_NO_DEVICE\b|cudaErrorNoDevice\b",
-        "https://github.com/mlcommons/training/issues/442",
         _on_mig,
     ),
-    # Turning MIG mode on or off takes effect at a GPU reset, which fails while any process holds
-    # the GPU: nvidia-smi leaves the change pending, NVIDIA's mig-parted (and the GPU Operator's
-    # MIG manager) lists the GPUs it could not reset.
-    sig(
-        "MIG_RESET_BLOCKED",
-        r"MIG mode is in pending (?:enable|disable) state"
-        r"|could not be reset:\s{0,20}GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d: In use by another client",
-        "https://github.com/NVIDIA/mig-parted/issues/181",
-    ),
-    # cudaErrorDevicesUnavailable (46), CUDA_ERROR_DEVICE_UNAVAILABLE in the driver API: the
-    # wording changed from "all CUDA-capable devices are busy or unavailable" (CUDA 11 and older)
-    # to "CUDA-capable device(s) is/are busy or unavailable".
-    sig(
-        "GPU_BUSY_OR_EXCLUSIVE",
-        r"all CUDA-capable devices are busy or unavailable"
-        r"|CUDA-capable device\(s\) is/are busy or unavailable"
-        r"|cudaErrorDevicesUnavailable\b|CUDA_ERROR_DEVICE_UNAVAILABLE\b",
-        "https://github.com/Tencent-Hunyuan/InstantCharacter/issues/21",
-    ),
-    # torch/cuda/__init__.py (_lazy_init) in a process forked after CUDA started in its parent.
-    sig(
-        "CUDA_FORKED_SUBPROCESS",
-        r"Cannot re-initialize CUDA in forked subprocess",
-        "https://github.com/OpenGVLab/Ask-Anything/issues/242",
-    ),
-)
-
-DEVICES_PART: Final = DiagnosisPart(
-    codes=(
-        "KERNEL_MODULE_MISMATCH",
-        "CUDA_FORWARD_COMPAT_UNSUPPORTED",
-        "CUDA_DEVICE_NOT_VISIBLE",
-        "MIG_DEVICE_MISUSED",
-        "MIG_RESET_BLOCKED",
-        "GPU_BUSY_OR_EXCLUSIVE",
-        "CUDA_FORKED_SUBPROCESS",
-        "CUDA_SYSTEM_NOT_READY",
-        "CUDA_INIT_FAILED",
-    ),
-    signatures=(*DRIVER_SIGNATURES, *SHARING_SIGNATURES),
     suppresses={
         # The fabric manager not running explains the devices CUDA and JAX then do not see.
         "CUDA_SYSTEM_NOT_READY": ("CUDA_DEVICE_NOT_VISIBLE", "JAX_CUDA_BACKEND_FAILED", "CUDA_INIT_FAILED"),

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Values
 
 #: bitsandbytes' override of the CUDA version whose library it loads (bitsandbytes/cextension.py,
 #: "BNB_CUDA_VERSION=... environment variable detected"; huggingface.co/docs/bitsandbytes/main/
@@ -121,82 +121,6 @@ def _xformers(
     return "untagged", {}
 
 
-EXTENSIONS_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # bitsandbytes (cextension.py, 0.44+) names the library it looked for; the digits are the
-    # CUDA version it chose (torch.version.cuda, or BNB_CUDA_VERSION).
-    sig(
-        "BITSANDBYTES_NO_CUDA_BINARY",
-        r"Could not find the bitsandbytes CUDA binary at (?:PosixPath|WindowsPath)?\(?'?"
-        r"(?P<folder>[^'\n]{0,300}?)[\\/]libbitsandbytes_cuda(?P<bnb_cuda>\d{3,4})\.(?:so|dll|dylib)",
-        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1614",
-    ),
-    # Its summary when the CUDA library did not load (python -m bitsandbytes, cextension.py).
-    sig(
-        "BITSANDBYTES_NO_CUDA_BINARY",
-        r"CUDA Setup failed despite (?:GPU|CUDA) being available",
-        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1614",
-    ),
-    # bitsandbytes before 0.43 (cuda_setup/main.py) falling back to its CPU library.
-    sig(
-        "BITSANDBYTES_NO_CUDA_BINARY",
-        r"CUDA SETUP: Defaulting to libbitsandbytes_cpu\.so",
-        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/332",
-    ),
-    # The Stable Diffusion web UI (AUTOMATIC1111, Forge, SD.Next: modules/launch_utils.py,
-    # prepare_environment) asserts torch.cuda.is_available() before it starts.
-    sig(
-        "TORCH_CUDA_UNAVAILABLE",
-        r"Torch is not able to use GPU; add --skip-torch-cuda-test",
-        "https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9402",
-    ),
-    # PyTorch (at::cuda::blas) quotes the cuBLAS call; bfloat16 operands (CUDA_R_16BF) first.
-    sig(
-        "CUBLAS_NOT_SUPPORTED",
-        r"CUBLAS_STATUS_NOT_SUPPORTED[^\n]{0,400}?CUDA_R_16BF",
-        "https://github.com/billwuhao/ComfyUI_ACE-Step/issues/10",
-        variant="bf16",
-    ),
-    sig(
-        "CUBLAS_NOT_SUPPORTED",
-        r"CUBLAS_STATUS_NOT_SUPPORTED",
-        "https://github.com/0nutation/SpeechGPT/issues/37",
-    ),
-    # The dynamic loader on Linux: an extension module needs a C++ symbol of torch (the mangled
-    # namespaces at::, c10::, torch::) that this torch does not have: it was compiled against
-    # another torch version or C++ ABI (Dao-AILab/flash-attention#1832, #1612).
-    sig(
-        "EXTENSION_BUILT_FOR_OTHER_TORCH",
-        r": undefined symbol: (?P<symbol>_ZN(?:2at|3c10|5torch)\w{1,300})",
-        "https://github.com/Dao-AILab/flash-attention/issues/1832",
-        _extension_module,
-    ),
-    # xFormers' _cpp_lib.py warns when its compiled library was built for another torch/Python.
-    sig(
-        "XFORMERS_BUILT_FOR_OTHER_TORCH",
-        r"xFormers was built for:\s{1,20}PyTorch (?P<built>[^\s)]{1,40}) with CUDA (?P<built_cuda>\d{3,5}) "
-        r"\(you have (?P<have>[^\s)]{1,40})\)",
-        "https://github.com/facebookresearch/xformers/issues/982",
-    ),
-    # TensorRT's runtime (8.x, 10.x) refuses an engine serialised by another TensorRT: the
-    # library versions (TensorRT 5-10; "expecting" is the runtime's, "got" the engine's:
-    # NVIDIA/TensorRT#574, wang-xinyu/tensorrtx#664) ...
-    sig(
-        "TENSORRT_ENGINE_VERSION_MISMATCH",
-        r"The engine plan file is not compatible with this version of TensorRT, expecting library version "
-        r"(?P<installed>\d{1,3}(?:\.\d{1,4}){1,3}) got (?P<built>\d{1,3}(?:\.\d{1,4}){1,3})",
-        "https://github.com/RootKit-Org/AI-Aimbot/issues/109",
-        variant="library",
-    ),
-    # ... or its serialisation tags (stdArchiveReader.cpp; safeVersionRead in the safety runtime).
-    sig(
-        "TENSORRT_ENGINE_VERSION_MISMATCH",
-        r"Serialization assertion (?:std|safe)VersionRead == \w{1,40} failed\.\s{0,3}Version tag does not match\. "
-        r"Note: Current Version: (?P<current>\d{1,5}), Serialized Engine Version: (?P<engine>\d{1,5})",
-        "https://github.com/HKUST-Aerial-Robotics/D2SLAM/issues/52",
-        flags=re.IGNORECASE,
-    ),
-)
-
 #: The findings that explain why torch cannot use the GPU, which the web UI's check only reports.
 _EXPLAIN_TORCH_CUDA_UNAVAILABLE: Final = (
     "CPU_ONLY_BUILD",
@@ -209,15 +133,8 @@ _EXPLAIN_TORCH_CUDA_UNAVAILABLE: Final = (
 )
 
 EXTENSIONS_PART: Final = DiagnosisPart(
-    codes=(
-        "BITSANDBYTES_NO_CUDA_BINARY",
-        "TORCH_CUDA_UNAVAILABLE",
-        "CUBLAS_NOT_SUPPORTED",
-        "EXTENSION_BUILT_FOR_OTHER_TORCH",
-        "XFORMERS_BUILT_FOR_OTHER_TORCH",
-        "TENSORRT_ENGINE_VERSION_MISMATCH",
-    ),
-    signatures=EXTENSIONS_SIGNATURES,
+    name="extensions",
+    extractors=(_extension_module,),
     suppresses={
         **dict.fromkeys(_EXPLAIN_TORCH_CUDA_UNAVAILABLE, ("TORCH_CUDA_UNAVAILABLE",)),
         # In WSL 2 bitsandbytes falls back to its CPU library because libcuda.so is not found

@@ -17,10 +17,10 @@ public report of the same words.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gpuwizard.core.findings.signature import Extractor, Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Values
 
 _CODE: Final = "PACKAGE_INDEX_UNREACHABLE"
 #: The most telling failure first: a proxy or a certificate explains the failures around it.
@@ -54,95 +54,6 @@ def _uv_timeout(match: re.Match[str]) -> Values | None:
         return None
     return _failure("timeout")
 
-
-def _kind(kind: str) -> Extractor:
-    def extract(_match: re.Match[str]) -> Values:
-        return _failure(kind)
-
-    return extract
-
-
-NETWORK_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # uv: the resolver's words (hyper-util's dns error, then getaddrinfo's).
-    sig(
-        _CODE,
-        r"dns error|failed to lookup address information",
-        "https://github.com/rakesh-eltropy/mcp-client/issues/1",
-        _kind("dns"),
-    ),
-    # uv: a closed port (Linux os error 111, Windows 10061 "actively refused it").
-    sig(
-        _CODE,
-        r"(?:Connection refused|actively refused it\.?) \(os error \d{1,6}\)",
-        "https://github.com/hyperium/hyper-util/blob/master/src/client/legacy/connect/http.rs",
-        _kind("refused"),
-    ),
-    sig(
-        _CODE,
-        r"operation timed out",
-        "https://github.com/pypi/support/issues/10270",
-        _uv_timeout,
-    ),
-    # uv (rustls): a certificate no trusted CA signed, as a TLS-inspecting proxy shows.
-    sig(
-        _CODE,
-        r"invalid peer certificate: \w{1,60}",
-        "https://github.com/astral-sh/uv/issues/16233",
-        _kind("tls"),
-    ),
-    # uv through HTTPS_PROXY: hyper-util's CONNECT tunnel errors.
-    sig(
-        _CODE,
-        r"tunnel error: proxy authorization required",
-        "https://github.com/hyperium/hyper-util/blob/master/src/client/legacy/connect/proxy/tunnel.rs",
-        _kind("proxy_auth"),
-    ),
-    sig(
-        _CODE,
-        r"tunnel error: (?:failed to create underlying connection|unsuccessful|missing proxy)",
-        "https://github.com/hyperium/hyper-util/blob/master/src/client/legacy/connect/proxy/tunnel.rs",
-        _kind("proxy"),
-    ),
-    # pip (urllib3 1.x and 2.x): the OS's words for a connection that could not be made.
-    sig(
-        _CODE,
-        r"Failed to establish a new connection: \[(?:Errno|WinError) -?\d{1,6}\] (?P<why>[^'\")\n]{1,160})",
-        "https://github.com/pytorch/pytorch/issues/51723",
-        _pip_new_connection,
-    ),
-    # pip 24.1+ (urllib3 2): the name, said outright.
-    sig(
-        _CODE,
-        r"NameResolutionError\(\"?[^\n]{0,200}?Failed to resolve '(?P<host>[^'\s]{1,253})'",
-        "https://github.com/urllib3/urllib3/blob/main/src/urllib3/exceptions.py",
-        lambda match: {"failure": "dns", "host": match.group("host")},
-    ),
-    sig(
-        _CODE,
-        r"(?:ConnectTimeoutError|ReadTimeoutError)\(",
-        "https://github.com/bmaltais/kohya_ss/issues/249",
-        _kind("timeout"),
-    ),
-    # pip through HTTPS_PROXY (requests' ProxyError; http.client's CONNECT answer).
-    sig(
-        _CODE,
-        r"Tunnel connection failed: 407",
-        "https://github.com/cubewise-code/tm1py/issues/531",
-        _kind("proxy_auth"),
-    ),
-    sig(
-        _CODE,
-        r"ProxyError\('(?:Cannot connect to proxy|Unable to connect to proxy)",
-        "https://github.com/psf/requests/issues/6585",
-        _kind("proxy"),
-    ),
-    sig(
-        _CODE,
-        r"CERTIFICATE_VERIFY_FAILED|There was a problem confirming the ssl certificate",
-        "https://github.com/meteofrance/mfai/pull/160",
-        _kind("tls"),
-    ),
-)
 
 #: Where a log names the index or the host it could not reach.
 _UV_URL: Final = re.compile(
@@ -219,3 +130,17 @@ def _index_of(url: str) -> str:
         if last and "://" in parent and parent.count("/") >= 3:
             return parent
     return url
+
+
+def _refine(
+    values: Mapping[str, Sequence[str]], _variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    variant, params = network_values({name: list(found) for name, found in values.items()}, text)
+    return variant, dict(params)
+
+
+NETWORK_PART: Final = DiagnosisPart(
+    name="network",
+    extractors=(_uv_timeout, _pip_new_connection),
+    refiners={_CODE: _refine},
+)

@@ -12,8 +12,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from packaging.version import InvalidVersion, Version
+
 from gpuwizard.core.findings.log_facts import read_log_facts
-from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values, sig
+from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Hit, Values
 
 _PACKAGE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -53,7 +55,7 @@ _FOLDER_ONLY: Final = re.compile(
 #: pip prints "Looking in links" for --find-links and "Looking in indexes" for any index but
 #: PyPI's (pip/_internal/models/search_scope.py, get_formatted_locations); links alone and no
 #: failed connection mean the folder was all pip had (recorded with pip 23.0.1 and 23.2.1).
-_PIP_LINKS: Final = re.compile(r"^Looking in links: ", re.MULTILINE)
+_PIP_LINKS: Final = re.compile(r"^Looking in links: (?!https?://)", re.MULTILINE)
 _PIP_INDEXES_OR_NETWORK: Final = re.compile(
     r"Looking in indexes: |Could not fetch URL|NewConnectionError|ConnectTimeout|Retrying \(Retry"
 )
@@ -95,59 +97,71 @@ def _no_match_variant(
         return "python", {"python": python}
     if nothing_found and WINDOWS_LOG.search(text):
         return "32bit", {}
-    return ("versions" if "versions" in values else None), {}
+    # A pin past every version listed says more than the list alone.
+    return _beyond_available(values) or (("versions" if "versions" in values else None), {})
+
+
+def _beyond_available(values: Mapping[str, Sequence[str]]) -> tuple[str, dict[str, object]] | None:
+    """``newer`` / ``older`` when an exact pin lies past every version the installer listed.
+
+    pip lists what this index offers for this Python and platform ("from versions: ..."): a pin
+    newer than all of them is not published there (yet, or for this Python, platform or CUDA
+    index); one older than all of them predates the wheels for this Python.
+    """
+    listed = values.get("versions", [])
+    wanted = _pinned(values.get("requirements", [])[:1])
+    if not listed or wanted is None:
+        return None
+    name, version = wanted
+    available = sorted(
+        {parsed.public for item in listed[0].split(",") if (parsed := _version(item.strip()))}, key=Version
+    )
+    if not available or version.public in available:
+        return None
+    params: dict[str, object] = {
+        "package": name,
+        "wanted": version.public,
+        "oldest": available[0],
+        "newest": available[-1],
+    }
+    if Version(version.public) > Version(available[-1]):
+        return "newer", params
+    if Version(version.public) < Version(available[0]):
+        return "older", params
+    return None
+
+
+def _pinned(requirements: Sequence[str]) -> tuple[str, Version] | None:
+    match = re.fullmatch(
+        r"(?P<name>[A-Za-z0-9][\w.-]{0,100})(?:\[[^\]]{0,100}\])?==(?P<version>[\w.+!-]{1,60})",
+        "".join(requirements),
+    )
+    version = _version(match.group("version")) if match else None
+    return (match.group("name"), version) if match and version else None
+
+
+def _version(text: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def _tensorflow_gpu_removed(hits: dict[str, Hit], text: str) -> None:
+    """Pip finds no ``tensorflow-gpu``: the package was removed (TensorFlow 2.12), which says more."""
+    missing = hits.get("NO_MATCHING_DISTRIBUTION")
+    if missing and "tensorflow-gpu" in missing.values.get("packages", []):
+        removed = hits.setdefault("TENSORFLOW_GPU_PACKAGE_REMOVED", Hit(missing.position, missing.evidence))
+        removed.add({"requirements": missing.values["requirements"]}, "log")
 
 
 PACKAGES_PART: Final = DiagnosisPart(
-    codes=(),  # NO_MATCHING_DISTRIBUTION is one of the contract's first codes (diagnosis.py)
-    signatures=(
-        # pip.
-        sig(
-            "NO_MATCHING_DISTRIBUTION",
-            r"No matching distribution found for (?P<requirement>[^\s(]{1,200})",
-            "https://github.com/pytorch/pytorch/issues/20631",
-            _requirement,
-        ),
-        sig(
-            "NO_MATCHING_DISTRIBUTION",
-            r"Could not find a version that satisfies the requirement (?P<requirement>[^\s(]{1,200})"
-            r"[^\n]{0,300}?\(from versions: ?(?P<versions>[^)\n]{0,500})\)",
-            "https://github.com/pytorch/pytorch/issues/20631",
-            _requirement,
-        ),
-        # uv.
-        sig(
-            "NO_MATCHING_DISTRIBUTION",
-            r"Because (?:there is no version of (?P<no_version>\S{1,200})"
-            r"|(?P<not_found>\S{1,200}) was not found in the (?:package registry|provided package locations)"
-            r"|(?P<no_wheels>\S{1,200}) (?:has no wheels|is unusable because no wheels are available))",
-            "https://github.com/astral-sh/uv/issues/1497",
-            _requirement,
-        ),
-        # uv, when the version it chose has wheels for other platforms only (a lockfile or an
-        # index that serves several platforms: astral-sh/uv#10843).
-        sig(
-            "NO_MATCHING_DISTRIBUTION",
-            r"Distribution `(?P<requirement>[^`\s]{1,200})(?: @ [^`\n]{0,300})?` can't be installed because "
-            r"it doesn't have a source distribution or wheel for the current platform",
-            "https://github.com/astral-sh/uv/issues/10843",
-            _requirement,
-        ),
-        # conda.
-        sig(
-            "NO_MATCHING_DISTRIBUTION",
-            r"(?:PackagesNotFoundError: The following packages are not available from current channels:"
-            r"|ResolvePackageNotFound:)\s{0,20}(?P<list>(?:-[ \t][^\n]{1,300}\s{0,20}){1,500})",
-            "https://github.com/lengstrom/fast-style-transfer/issues/266",
-            _conda_list,
-        ),
-        # mamba 2 and micromamba (libmamba's solver).
-        sig(
-            "NO_MATCHING_DISTRIBUTION",
-            r"└─ (?P<requirement>[^\n]{1,200}?) does not exist \(perhaps a typo or a missing channel\)",
-            "https://github.com/mamba-org/mamba/issues/3888",
-            _requirement,
-        ),
+    name="packages",  # NO_MATCHING_DISTRIBUTION is one of the contract's first codes (diagnosis.py)
+    extractors=(
+        _requirement,
+        _conda_list,
     ),
     refiners={"NO_MATCHING_DISTRIBUTION": _no_match_variant},
+    rules=(_tensorflow_gpu_removed,),
+    implies=("TENSORFLOW_GPU_PACKAGE_REMOVED",),
 )

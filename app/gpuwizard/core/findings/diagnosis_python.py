@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from gpuwizard.core.findings.log_facts import per_log, read_log_facts
-from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Values
 
 # --- Python versions without wheels ----------------------------------------------------------
 
@@ -135,46 +135,6 @@ def _refine_no_wheels(
     # The newest listed Python that has wheels: the smallest change that makes the install work.
     params["suggested"] = available[-1]
     return "listed", params
-
-
-_NO_WHEELS_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # uv (crates/uv-resolver, "no wheels with a matching Python ABI tag"); uv wraps long lines,
-    # so the words may be separated by a newline and indentation.
-    sig(
-        "PYTHON_VERSION_NO_WHEELS",
-        r"Because (?:all versions of )?(?P<package>[^\s`]{1,200}) ha(?:s|ve)\s{1,20}no\s{1,20}wheels\s{1,20}"
-        r"with\s{1,20}a\s{1,20}matching\s{1,20}Python\s{1,20}(?:ABI|version)\s{1,20}tag"
-        r"(?:\s{1,20}\(e\.g\.,\s{1,20}`cp3(?P<minor>\d{1,2})\w?`\))?",
-        "https://github.com/astral-sh/uv/issues/13262",
-        _uv_abi_tag,
-    ),
-    # uv's hint naming the Python it ran and the tags the package has wheels for.
-    sig(
-        "PYTHON_VERSION_NO_WHEELS",
-        r"You(?:'re using| require) CPython (?P<python>3\.\d{1,2}) \(`cp3\d{1,2}\w?`\), but\s{1,20}"
-        r"(?:we only found wheels for\s{1,20})?`(?P<package>[^`\s]{1,100})`\s{1,20}\(v(?P<version>[^)\s]{1,60})\)"
-        r"\s{1,20}(?:only has wheels )?with\s{1,20}the\s{1,20}following\s{1,20}Python\s{1,20}ABI\s{1,20}tags:"
-        r"(?P<tags>(?:\s{1,20}`cp\d{2,3}\w{0,3}`,?){1,30})",
-        "https://github.com/jaredpalmer/kev/issues/34",
-        _uv_hint,
-    ),
-    # pip: versions dropped for their Python requirement, then none left.
-    sig(
-        "PYTHON_VERSION_NO_WHEELS",
-        r"Ignored the following versions that require a different python version:",
-        "https://github.com/tensorflow/tensorflow/issues/91776",
-        _pip_ignored,
-    ),
-    # conda's classic solver (conda/exceptions.py, UnsatisfiableError).
-    sig(
-        "PYTHON_VERSION_NO_WHEELS",
-        r"incompatible with the existing python installation in your environment:\s{1,40}"
-        r"Specifications:\s{1,40}- (?P<package>[\w.-]{1,100})[^\n]{0,200}? -> "
-        r"python\[version='(?P<requires>[^'\n]{1,500})'\]\s{1,40}Your python: python=(?P<python>\d+\.\d+(?:\.\d+)?)",
-        "https://github.com/srama2512/PONI/issues/5",
-        _conda_python,
-    ),
-)
 
 
 # --- TensorFlow's DLL load failure on Windows ------------------------------------------------
@@ -282,26 +242,16 @@ def _refine_tf_dll(
     return next((variant for variant, shown in causes if shown), "unknown"), params
 
 
-_TF_DLL_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # TensorFlow 2.1 and newer on Python 3.8+: Python names the module.
-    sig(
-        "TF_DLL_LOAD_FAILED",
-        r"DLL load failed while importing _pywrap_tensorflow_internal: ?(?P<reason>[^\n]{0,200})",
-        "https://github.com/tensorflow/tensorflow/issues/119165",
+PYTHON_PART: Final = DiagnosisPart(
+    name="python",
+    extractors=(
+        _uv_abi_tag,
+        _uv_hint,
+        _pip_ignored,
+        _conda_python,
         _tf_reason,
-    ),
-    # Older TensorFlow and Python: "DLL load failed: <text>" inside pywrap_tensorflow's traceback.
-    sig(
-        "TF_DLL_LOAD_FAILED",
-        r"ImportError: DLL load failed: ?(?P<reason>[^\n]{0,200})",
-        "https://github.com/tensorflow/models/issues/2083",
         _tf_old_form,
     ),
-)
-
-PYTHON_PART: Final = DiagnosisPart(
-    codes=("PYTHON_VERSION_NO_WHEELS", "TF_DLL_LOAD_FAILED"),
-    signatures=_NO_WHEELS_SIGNATURES + _TF_DLL_SIGNATURES,
     # Given only where the Python version is proven the cause (see the module's docstring).
     suppresses={"PYTHON_VERSION_NO_WHEELS": ("NO_MATCHING_DISTRIBUTION",)},
     refiners={"PYTHON_VERSION_NO_WHEELS": _refine_no_wheels, "TF_DLL_LOAD_FAILED": _refine_tf_dll},

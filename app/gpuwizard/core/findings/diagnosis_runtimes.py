@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from gpuwizard.core.findings.diagnosis_torch import cudnn_version
-from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Values
 
 #: Windows' ERROR_PROC_NOT_FOUND, "The specified procedure could not be found": a DLL was found
 #: but lacks a function its user needs (learn.microsoft.com/en-us/windows/win32/debug/
@@ -31,12 +31,6 @@ from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, 
 WINDOWS_PROC_NOT_FOUND: Final = 127
 
 
-_JAX_BACKEND_FAILED: Final = (
-    r"(?:CUDA backend failed to initialize|Unable to initialize backend 'cuda'"
-    r"|Backend 'cuda' failed to initialize): "
-)
-#: The CUDA libraries whose versions JAX checks (jax_plugins/xla_cuda12, _check_cuda_versions).
-_JAX_LIBRARIES: Final = r"cuDNN|CUDA|cuBLAS|cuFFT|cuSPARSE|cuSOLVER|CUPTI|NCCL"
 _SO: Final = r"\.so(?:\.\d{1,4}){0,3}"
 #: The CUDA stack's libraries (cuDNN, cuBLAS, cuSPARSE, nvJitLink, NCCL, ...).
 _CUDA_LIB: Final = rf"lib(?:cu|nv|nccl)\w{{0,40}}{_SO}"
@@ -161,172 +155,6 @@ def _ort_available(match: re.Match[str]) -> Values | None:
     return {"available": available}
 
 
-JAX_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # jax/_src/xla_bridge.py (backends): a jaxlib without the CUDA plugin on a machine where
-    # /proc/driver/nvidia or nvidia-smi shows a GPU. Some projects print it in lower case.
-    sig(
-        "JAX_CUDA_NOT_INSTALLED",
-        r"An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed",
-        "https://github.com/sanchit-gandhi/whisper-jax/issues/211",
-        flags=re.IGNORECASE,
-    ),
-    # The CUDA plugin's version checks (jax_plugins/xla_cuda12, jaxlib/cuda/versions_helpers.cc):
-    # "Found <library> version N, but JAX was built against version M, which is newer."
-    sig(
-        "JAX_CUDA_BACKEND_FAILED",
-        rf"Found (?P<component>{_JAX_LIBRARIES}) version (?P<found>\d{{1,9}}), "
-        r"but JAX was built against version (?P<built>\d[\d.]{0,20}?),? which is newer",
-        "https://github.com/MIT-REALM/gcbfplus/issues/1",
-        _jax_found,
-    ),
-    # jax 0.4.31 and newer: "Outdated cuDNN installation found." and the versions on the next lines.
-    sig(
-        "JAX_CUDA_BACKEND_FAILED",
-        rf"Outdated (?P<component>{_JAX_LIBRARIES}) installation found\.",
-        "https://github.com/conda-forge/jax-feedstock/issues/149",
-        _jax_outdated,
-    ),
-    # The PJRT plugin (jax-cuda12-plugin / jax-cuda12-pjrt) from another release than jaxlib.
-    sig(
-        "JAX_CUDA_BACKEND_FAILED",
-        r"Mismatched PJRT plugin PJRT API version \((?P<plugin_api>\d{1,4}\.\d{1,4})\) and framework "
-        r"PJRT API version \(?(?P<framework_api>\d{1,4}\.\d{1,4})",
-        "https://github.com/jax-ml/jax/issues/22416",
-        variant="plugin_version",
-    ),
-    # jax/_src/xla_bridge.py (discover_pjrt_plugins): the CUDA plugin failed to load or start. An
-    # AttributeError, TypeError or ImportError inside it means a plugin from another release
-    # than jax and jaxlib (jax-ml/jax#26750, the maintainers' answer).
-    sig(
-        "JAX_CUDA_BACKEND_FAILED",
-        r"Jax plugin configuration error: (?:Exception when calling jax_plugins\.xla_cuda1\d\.initialize\(\)"
-        r"|Plugin module %s could not be loaded)",
-        "https://github.com/google-deepmind/torax/issues/1369",
-        _plugin_error,
-        variant="plugin_mismatch",
-    ),
-    # jax/_src/lib/__init__.py (check_jaxlib_version): jax does not even import.
-    sig(
-        "JAX_CUDA_BACKEND_FAILED",
-        r"jaxlib version (?P<jaxlib>\d[\w.+]{0,30}) is newer than and incompatible with jax version "
-        r"(?P<jax>\d[\w.+]{0,30})",
-        "https://github.com/pablo-arantes/making-it-rain/issues/140",
-        _jaxlib_version,
-        variant="jaxlib_version",
-    ),
-    # The backend's failure itself, whatever its reason (read when no signature above knows it).
-    sig(
-        "JAX_CUDA_BACKEND_FAILED",
-        _JAX_BACKEND_FAILED + r"(?P<reason>[^\n]{1,200})",
-        "https://github.com/rgommers/pixi-dev-scipystack/issues/1",
-    ),
-    # jaxlib's cuDNN loader (versions_helpers / the plugin's initialize): no libcudnn.so.9.
-    sig(
-        "JAX_CUDNN_LOAD_FAILED",
-        r"Unable to load cuDNN\. Is it installed\?",
-        "https://github.com/jax-ml/jax/issues/20519",
-    ),
-)
-
-ONNXRUNTIME_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # onnxruntime_pybind_state.cc (CreateExecutionProviderInstance); since 1.19 it names the CUDA
-    # and cuDNN majors of the build: "Require cuDNN 9.* and CUDA 12.*".
-    sig(
-        "ONNXRUNTIME_CUDA_UNAVAILABLE",
-        # Before 1.19 the sentence may end without its period (microsoft/onnxruntime#15873).
-        r"Failed to create CUDAExecutionProvider\b(?:\.(?: Require cuDNN (?P<cudnn>\d{1,2})\.\* and CUDA "
-        r"(?P<cuda>\d{1,2})\.\*)?)?",
-        "https://github.com/microsoft/onnxruntime/issues/21825",
-    ),
-    # provider_bridge_ort.cc on Windows: LoadLibrary's error number (126, ERROR_MOD_NOT_FOUND: a
-    # DLL it needs is missing; learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-),
-    # whatever language the text beside it is in.
-    sig(
-        "ONNXRUNTIME_CUDA_UNAVAILABLE",
-        r"LoadLibrary failed with error (?P<error>\d{1,6})[^\n]{0,400}?onnxruntime_providers_cuda\.dll",
-        "https://github.com/microsoft/onnxruntime/issues/21825",
-        _ort_missing,
-    ),
-    # Newer releases name the missing DLL: 'Error loading "...onnxruntime_providers_cuda.dll"
-    # which depends on "cudnn64_9.dll" which is missing. (Error 126: ...)'.
-    sig(
-        "ONNXRUNTIME_CUDA_UNAVAILABLE",
-        r"onnxruntime_providers_cuda\.dll\"?[^\n]{0,400}?"
-        r"(?:\"(?P<missing>[\w.+-]{1,80}\.dll)\"[^\n]{0,100}?)?\(Error (?P<error>\d{1,6})",
-        "https://github.com/Zeyi-Lin/HivisionIDPhotos/issues/279",
-        _ort_missing,
-    ),
-    # Linux: the dynamic loader's words for the library the provider needs.
-    sig(
-        "ONNXRUNTIME_CUDA_UNAVAILABLE",
-        r"Failed to load library libonnxruntime_providers_cuda\.so with error: "
-        rf"(?P<missing>lib[\w+-]{{1,60}}{_SO}): cannot open shared object file",
-        "https://github.com/stepfun-ai/Step-Audio/issues/127",
-        _ort_missing,
-    ),
-    # onnxruntime_inference_collection.py: the installed package has no CUDA provider at all (the
-    # CPU-only 'onnxruntime', alone or installed over 'onnxruntime-gpu').
-    sig(
-        "ONNXRUNTIME_CUDA_UNAVAILABLE",
-        r"Specified provider 'CUDAExecutionProvider' is not in available provider names\.?\s{0,3}"
-        r"Available providers: '(?P<available>[^'\n]{0,200})'",
-        "https://github.com/bytedance/LatentSync/issues/225",
-        _ort_available,
-        variant="cpu_package",
-    ),
-)
-
-MIXED_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # The dynamic loader: a CUDA library found a copy of another one (named after "version")
-    # older than the one it was built with. torch 2.x's libcusparse with an older libnvJitLink
-    # on LD_LIBRARY_PATH is the best-known case (pytorch/pytorch#111469, #134929).
-    sig(
-        "CUDA_LIBRARIES_MIXED",
-        rf"(?P<library>{_CUDA_LIB}): undefined symbol: (?P<symbol>\w{{1,200}})"
-        rf"(?:, version (?P<provider>lib\w{{1,40}}{_SO}))?",
-        "https://github.com/pytorch/pytorch/issues/131312",
-        _undefined_symbol,
-    ),
-    # glibc's relocation error for the same case; posters' markdown may bold the names.
-    sig(
-        "CUDA_LIBRARIES_MIXED",
-        rf"symbol (?P<symbol>\w{{1,200}}),? version \*{{0,2}}(?P<provider>{_CUDA_LIB})\*{{0,2}} "
-        r"not defined in file",
-        "https://github.com/opendatalab/PDF-Extract-Kit/issues/57",
-        _undefined_symbol,
-    ),
-    # cuBLAS could not open its cuBLASLt library (missing, or another CUDA's copy found first).
-    sig(
-        "CUDA_LIBRARIES_MIXED",
-        r"Invalid handle\. Cannot load symbol (?P<symbol>cublasLt\w{1,60})",
-        "https://github.com/PaddlePaddle/PaddleOCR/issues/16512",
-        _cublaslt,
-        variant="cublaslt",
-    ),
-    # Windows: GetProcAddress found the DLL but not a function it needs (127,
-    # ERROR_PROC_NOT_FOUND), for a CUDA or cuDNN DLL: another copy, from a CUDA toolkit or cuDNN
-    # folder on PATH, was loaded first. Matched by the number, whatever the language of the text.
-    sig(
-        "CUDA_LIBRARIES_MIXED",
-        rf"\[WinError {WINDOWS_PROC_NOT_FOUND}\][^\n]{{0,300}}?[\\/]"
-        r"(?P<dll>(?:cudnn|cublas|cusparse|cufft|curand|cusolver|cudart|nvrtc|nvjitlink)\w{0,40}\.dll)",
-        "https://github.com/PaddlePaddle/Paddle/issues/75939",
-        variant="windows",
-        flags=re.IGNORECASE,
-    ),
-    # A framework probing an optional newer function (TensorFlow's and PyTorch's cuBLAS wrappers):
-    # an older cuBLAS than the framework knows was loaded, and the run goes on: a note, with a
-    # code of its own (a variant shares its code's severity). Windows adds GetProcAddress's
-    # error number (127, ERROR_PROC_NOT_FOUND).
-    sig(
-        "CUDA_OPTIONAL_SYMBOL_MISSING",
-        r"Could not load symbol (?P<symbol>\w{1,100}) from "
-        r"(?P<library>[\w.+-]{1,60}?\.(?:dll|so(?:\.\d{1,4}){0,3}))",
-        "https://github.com/nanoporetech/medaka/issues/472",
-    ),
-)
-
-
 def _jax_variant(
     values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
 ) -> tuple[str | None, dict[str, object]]:
@@ -378,15 +206,17 @@ def _mixed_variant(
 
 
 RUNTIMES_PART: Final = DiagnosisPart(
-    codes=(
-        "JAX_CUDA_BACKEND_FAILED",
-        "JAX_CUDA_NOT_INSTALLED",
-        "JAX_CUDNN_LOAD_FAILED",
-        "ONNXRUNTIME_CUDA_UNAVAILABLE",
-        "CUDA_LIBRARIES_MIXED",
-        "CUDA_OPTIONAL_SYMBOL_MISSING",
+    name="runtimes",
+    extractors=(
+        _jax_found,
+        _jax_outdated,
+        _plugin_error,
+        _jaxlib_version,
+        _ort_missing,
+        _ort_available,
+        _undefined_symbol,
+        _cublaslt,
     ),
-    signatures=(*JAX_SIGNATURES, *ONNXRUNTIME_SIGNATURES, *MIXED_SIGNATURES),
     suppresses={
         # "CUDA backend failed to initialize: Unable to load cuDNN": the cuDNN finding says why.
         "JAX_CUDNN_LOAD_FAILED": ("JAX_CUDA_BACKEND_FAILED",),

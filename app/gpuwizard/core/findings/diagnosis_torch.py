@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gpuwizard.core.findings.signature import DiagnosisPart, Signature, Values, sig
+from gpuwizard.core.findings.signature import DiagnosisPart, Values
 
 #: cuDNN 9 numbers its version major*10000 + minor*100 + patch, older releases
 #: major*1000 + minor*100 + patch (cudnn.h, CUDNN_VERSION).
@@ -45,52 +45,9 @@ def _cudnn(match: re.Match[str]) -> Values:
     }
 
 
-_VERSION: Final = r"(?:\(\d{1,3}, ?\d{1,3}, ?\d{1,3}\)|\d{4,6})"
-
-TORCH_SIGNATURES: Final[tuple[Signature, ...]] = (
-    # torch/backends/cudnn/__init__.py since pytorch/pytorch#80877 (2022): "compiled  against"
-    # (two spaces) ... "found runtime version"; before it "linked against", and in PyTorch 1.x
-    # "cuDNN version mismatch" with version numbers (7102 for 7.1.2).
-    sig(
-        "CUDNN_VERSION_MISMATCH",
-        r"cuDNN version (?:incompatibility|mismatch): PyTorch was compiled\s{1,3}against "
-        rf"(?P<compiled>{_VERSION}) but (?:found runtime version|linked against) (?P<loaded>{_VERSION})",
-        "https://github.com/gladiaio/gladia/issues/928",
-        _cudnn,
-        variant="torch",
-    ),
-    # torch/cuda/__init__.py (_lazy_init); PyTorch before 1.0 wrapped the sentence over lines.
-    sig(
-        "NO_NVIDIA_DRIVER",
-        r"Found no NVIDIA driver on your system",
-        "https://github.com/runpod/containers/issues/56",
-        variant="log",
-    ),
-    # torchvision/_meta_registrations.py registers a fake kernel for its C++ operator, which
-    # is missing when torchvision's compiled library did not load into this torch.
-    sig(
-        "TORCHVISION_MISMATCH",
-        r"operator (?P<operator>torchvision::\w{1,60}) does not exist",
-        "https://github.com/fudan-generative-vision/hallo/issues/98",
-    ),
-    # TensorFlow's stream executor (cuda_blas.cc) first: its variant names memory growth.
-    sig(
-        "CUBLAS_ALLOC_FAILED",
-        r"failed to create cublas handle: (?P<status>CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED))",
-        "https://github.com/tensorflow/tensorflow/issues/7072",
-        variant="tensorflow",
-    ),
-    # PyTorch (at::cuda::getCurrentCUDABlasHandle): "CUDA error: ... when calling `cublasCreate(handle)`".
-    sig(
-        "CUBLAS_ALLOC_FAILED",
-        r"(?P<status>CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)) when calling `?cublasCreate",
-        "https://github.com/QwenLM/Qwen3/issues/873",
-    ),
-)
-
 TORCH_PART: Final = DiagnosisPart(
-    codes=("NO_NVIDIA_DRIVER", "TORCHVISION_MISMATCH", "CUBLAS_ALLOC_FAILED"),
-    signatures=TORCH_SIGNATURES,
+    name="torch",
+    extractors=(_cudnn,),
     # cuBLAS failing to start is the out-of-memory error itself when the log says so.
     suppresses={"GPU_OUT_OF_MEMORY": ("CUBLAS_ALLOC_FAILED",)},
 )

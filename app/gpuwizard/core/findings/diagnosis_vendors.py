@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Final
 
 from gpuwizard.core.findings.catalog import CATALOG
-from gpuwizard.core.findings.signature import OPTIONAL_LIBRARY, WINDOWS_LOG, DiagnosisPart, Values, sig
+from gpuwizard.core.findings.signature import OPTIONAL_LIBRARY, WINDOWS_LOG, DiagnosisPart, Values
 
 #: The vocabularies of status values, and the finding code each one's values give.
 _STATUS_VOCABULARIES: Final = {
@@ -167,70 +167,28 @@ def library_entry(library: str) -> Entry | None:
     return Entry(library, int(major) if major.isdigit() else 0, family, like.component, package=like.package)
 
 
-def _library(reason: str) -> object:
-    def extract(match: re.Match[str]) -> Values | None:
-        if reason == "missing" and OPTIONAL_LIBRARY.search(match.group("library")):
-            return None  # TensorRT, optional for TensorFlow: its absence is only a notice
-        entry = library_entry(match.group("library"))
-        if entry is None:
-            return None
-        values: Values = {"library": entry.name, "component": entry.message, "reason": reason}
-        if entry.package:
-            values["package"] = entry.package
-        if symbol := match.groupdict().get("symbol"):
-            values["symbol"] = symbol
-        return values
-
-    return extract
+def _library(match: re.Match[str], reason: str) -> Values | None:
+    if reason == "missing" and OPTIONAL_LIBRARY.search(match.group("library")):
+        return None  # TensorRT, optional for TensorFlow: its absence is only a notice
+    entry = library_entry(match.group("library"))
+    if entry is None:
+        return None
+    values: Values = {"library": entry.name, "component": entry.message, "reason": reason}
+    if entry.package:
+        values["package"] = entry.package
+    if symbol := match.groupdict().get("symbol"):
+        values["symbol"] = symbol
+    return values
 
 
-_LIB: Final = r"(?P<library>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3})"
+def _missing_library(match: re.Match[str]) -> Values | None:
+    """A library the loader could not find (``cannot open shared object file``)."""
+    return _library(match, "missing")
 
-SIGNATURES: Final = (
-    # The names themselves: PyTorch, TensorFlow, JAX and NCCL print them in their errors.
-    sig(
-        "VENDOR_CUDA_ERROR",
-        r"\b(?P<name>cudaError[A-Z]\w{1,60}|CUDA_ERROR_[A-Z_]{2,60})\b",
-        "https://github.com/jax-ml/jax/issues/5723",
-        _status_name,
-    ),
-    sig(
-        "VENDOR_LIBRARY_STATUS",
-        r"\b(?P<name>CUDNN_STATUS_[A-Z_]{2,60}|CUBLAS_STATUS_[A-Z_]{2,60}|NVML_ERROR_[A-Z_]{2,60}"
-        r"|nccl(?:Unhandled|System|Internal|Invalid|Remote|InProgress|Timeout)\w{0,30})\b",
-        "https://github.com/pytorch/pytorch/issues/96562",
-        _status_name,
-    ),
-    # The numbers: "CUDA error 222", "cudaError 222", "CUDA driver error: 222", "CUresult 222".
-    sig(
-        "VENDOR_CUDA_ERROR",
-        r"\b(?:CUDA (?P<driver>driver )?error|cudaError(?:_t)?|(?P<driver2>CUresult))[ :=]{1,3}(?P<number>\d{1,3})\b",
-        "https://github.com/ggml-org/llama.cpp/issues/4600",
-        _cuda_number,
-    ),
-    # Windows: [WinError 126], "error code 0xC0000135", "exit code -1073741515", "returned 3221225781".
-    sig(
-        "WINDOWS_ERROR_CODE",
-        r"(?:(?P<winerror>\[WinError |WinError |Windows error )|\b(?:error|exit code|exit status|returned|"
-        r"status|code)\b[ :=]{1,3}(?:code[ :=]{1,3})?)(?P<number>0[xX][0-9A-Fa-f]{8}|-?\d{3,10}|\d{1,2}(?=\]))",
-        "https://github.com/pytorch/pytorch/issues/131662",
-        _windows_code,
-        flags=re.IGNORECASE,
-    ),
-    # The Linux loader, for the libraries whose packages the vocabulary knows.
-    sig(
-        "LIBRARY_NOT_LOADED",
-        rf"{_LIB}: cannot open shared object file",
-        "https://github.com/pytorch/pytorch/issues/104259",
-        _library("missing"),  # type: ignore[arg-type]
-    ),
-    sig(
-        "LIBRARY_NOT_LOADED",
-        rf"{_LIB}: undefined symbol: (?P<symbol>[\w@.]{{1,200}})",
-        "https://github.com/pytorch/pytorch/issues/111469",
-        _library("symbol"),  # type: ignore[arg-type]
-    ),
-)
+
+def _missing_symbol(match: re.Match[str]) -> Values | None:
+    """A library the loader found without a symbol its caller needs (``undefined symbol``)."""
+    return _library(match, "symbol")
 
 
 def _vendor_variant(
@@ -256,8 +214,8 @@ def _library_variant(
 _SPECIFIC: Final = tuple(code for code in CATALOG if ":" not in code and code not in CODES)
 
 VENDORS_PART: Final = DiagnosisPart(
-    codes=CODES,
-    signatures=SIGNATURES,
+    name="vendors",
+    extractors=(_status_name, _cuda_number, _windows_code, _missing_library, _missing_symbol),
     suppresses=dict.fromkeys(_SPECIFIC, CODES),
     refiners={
         "VENDOR_CUDA_ERROR": _vendor_variant,

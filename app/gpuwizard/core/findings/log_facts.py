@@ -78,46 +78,48 @@ class LogFacts:
 # Patterns start with literal text and bound their repeats: a long line costs linear time.
 _PYTHON_PATTERNS: Final = (
     # POSIX paths: lib/python3.10/site-packages; an interpreter name python3.10.
-    re.compile(r"\bpython(3\.\d{1,2})(?:[\\/]|\b)", re.IGNORECASE),
+    re.compile(r"python(?<=\bpython)(3\.\d{1,2})(?:[\\/]|\b)"),
     # Windows installs: C:\Python310\, Programs\Python\Python312\, Python313\Lib.
-    re.compile(r"[\\/]Python(3)(\d{1,2})(?:-32)?[\\/]", re.IGNORECASE),
+    re.compile(r"python(?<=[\\/]python)(3)(\d{1,2})(?:-32)?[\\/]"),
     # Wheel tags and banners: cp310, "Python 3.10.12".
-    re.compile(r"\bcp(3)(\d{1,2})\b"),
-    re.compile(r"\bPython (3\.\d{1,2})\.\d{1,3}\b"),
+    re.compile(r"cp(?<=\bcp)(3)(\d{1,2})\b"),
+    re.compile(r"python (?<=\bpython )(3\.\d{1,2})\.\d{1,3}\b"),
     # GitHub's issue forms: a "### Python version" heading, the answer below it.
     re.compile(
-        r"^#{1,4} ?Python version[ \t]{0,20}\n(?:[ \t]{0,20}\n){0,2}[ \t]{0,20}(?:Python )?(3\.\d{1,2})\b",
-        re.IGNORECASE | re.MULTILINE,
+        r"^#{1,4} ?python version[ \t]{0,20}\n(?:[ \t]{0,20}\n){0,2}[ \t]{0,20}(?:python )?(3\.\d{1,2})\b",
+        re.MULTILINE,
     ),
 )
 _FRAMEWORK_WORDS: Final = (
-    ("pytorch", re.compile(r"\btorch\b|\bPyTorch\b", re.IGNORECASE)),
+    ("pytorch", re.compile(r"torch\b(?<=\btorch)|pytorch\b(?<=\bpytorch)")),
     # TensorFlow's own loader names itself by its source files and words (dso_loader.cc:
     # "Could not load dynamic library '...'").
     (
         "tensorflow",
         re.compile(
-            r"\btensorflow\b|dso_loader\.cc|cudart_stub\.cc|Could not load dynamic library '", re.IGNORECASE
+            r"tensorflow\b(?<=\btensorflow)|dso_loader\.cc|cudart_stub\.cc|could not load dynamic library '"
         ),
     ),
-    ("jax", re.compile(r"\bjax(?:lib)?\b", re.IGNORECASE)),
+    ("jax", re.compile(r"jax(?<=\bjax)(?:lib)?\b")),
 )
 #: torch-2.7.1+cu128 (wheel), torch==2.7.1+cu128, torch 2.7.1+cu128 (pip list), 2.7.1+cu128 alone.
 _TORCH_BUILD: Final = re.compile(
-    r"\btorch(?:[-=]{1,2}| {1,20}|: ?)(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:\+(?P<variant>cu\d{2,3}|cpu|rocm[\d.]{1,8}))?"
+    r"torch(?<=\btorch)(?:[-=]{1,2}| {1,20}|: ?)(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:\+(?P<variant>cu\d{2,3}|cpu|rocm[\d.]{1,8}))?"
 )
 _CUDA_VARIANT: Final = re.compile(r"\+cu(?P<digits>\d{2,3})\b")
 _TF_VERSION: Final = re.compile(
-    r"\btensorflow(?:[-_]gpu)?(?:[-=]{1,2}| {1,20})(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b"
+    r"tensorflow(?<=\btensorflow)(?:[-_]gpu)?(?:[-=]{1,2}| {1,20})(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b"
 )
 _CUDNN: Final = re.compile(
-    r"\bcuDNN(?: version)?[ :]{1,3}v?(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE
+    r"cudnn(?<=\bcudnn)(?: version)?[ :]{1,3}v?(?P<version>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b"
 )
 #: PyTorch: "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible"; TensorFlow:
 #: "compute capability: 8.6"; PyTorch's old-GPU warning "which is of cuda capability 3.0".
-_CAPABILITY_SM: Final = re.compile(r"(?P<gpu>[^\n]{0,120}?) with CUDA capability sm_(?P<digits>\d{2,3})\b")
+_CAPABILITY_SM: Final = re.compile(r" with CUDA capability sm_(?P<digits>\d{2,3})\b")
+#: How much of the line before "with CUDA capability" may name the GPU.
+_GPU_NAME_MAX: Final = 120
 _CAPABILITY_DOTTED: Final = re.compile(
-    r"(?:compute capability:? |cuda capability )(?P<major>\d{1,2})\.(?P<minor>\d)\b", re.IGNORECASE
+    r"(?:compute capability:? |cuda capability )(?P<major>\d{1,2})\.(?P<minor>\d)\b"
 )
 #: Signs in a log that it comes from WSL 2: the WSL kernel's release ("5.15.167.4-microsoft-
 #: standard-WSL2" in microsoft/WSL#12859; older kernels end in "-microsoft-standard"), the
@@ -126,35 +128,64 @@ _CAPABILITY_DOTTED: Final = re.compile(
 #: "PS C:\> wsl -d Ubuntu", NVIDIA's repository name "wsl-ubuntu"), and Windows drives under
 #: /mnt (/mnt/c/Users/..., WSL's default automount root, learn.microsoft.com/en-us/windows/wsl/
 #: wsl-config, "automount settings").
-_WSL: Final = re.compile(r"\bwsl2?\b|microsoft-standard|/mnt/[a-z]/Users/", re.IGNORECASE)
+_WSL: Final = re.compile(r"wsl\b(?<=\bwsl)|wsl2\b(?<=\bwsl2)|microsoft-standard|/mnt/[a-z]/users/")
 #: macOS: home folders under /Users (not Git Bash's /c/Users), Homebrew, the kernel's or the
 #: system's name, Apple silicon ("mac M2", "Apple M3"), PyTorch's Metal device.
-_MACOS: Final = re.compile(
-    r"(?<![\w:])(?<!/[A-Za-z])/Users/[^/\s]{1,60}/|/opt/homebrew/|\bDarwin\b|\bmacOS\b"
-    r"|\b[Mm]ac ?M[1-5]\b|\bApple (?:M[1-5]|silicon)\b|\bmacosx_\d"
+_MACOS: Final = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"/Users/(?<![\w:]/Users/)(?<!/[A-Za-z]/Users/)[^/\s]{1,60}/",
+        r"/opt/homebrew/",
+        r"Darwin\b(?<=\bDarwin)",
+        r"macOS\b(?<=\bmacOS)",
+        r"ac ?M[1-5]\b(?<=\b[Mm]ac M[1-5])|ac ?M[1-5]\b(?<=\b[Mm]acM[1-5])",
+        r"Apple (?<=\bApple )(?:M[1-5]|silicon)\b",
+        r"macosx_(?<=\bmacosx_)\d",
+    )
 )
-_LINUX: Final = re.compile(r"\blib[\w+-]{1,60}\.so\b|/site-packages/|/usr/(?:local/)?lib")
+_LINUX: Final = re.compile(r"\.so\b|/site-packages/|/usr/(?:local/)?lib")
+_LIBRARY_NAME: Final = re.compile(r"\blib[\w+-]{1,60}\Z")
 
 
 @per_log
 def read_log_facts(text: str) -> LogFacts:
     """The facts ``text`` shows of the set-up it ran on (read once per log, however many ask)."""
+    # Words whose case varies are looked for in the text in lower case, with patterns that start
+    # with their literal words: re then skips ahead to them at memory speed, where a pattern that
+    # ignores case or starts with \b is tried at every position (about 30x slower on a long log).
+    text = _edges(text)
+    lowered = _lowered(text)
     return LogFacts(
-        frameworks=_frameworks(text),
-        python=_python(text),
-        framework_version=_framework_version(text),
+        frameworks=_frameworks(lowered),
+        python=_python(lowered),
+        framework_version=_framework_version(lowered),
         build_cuda=_build_cuda(text),
-        cudnn=(match.group("version") if (match := _CUDNN.search(text)) else None),
-        gpu_capability=_capability(text),
+        cudnn=(match.group("version") if (match := _CUDNN.search(lowered)) else None),
+        gpu_capability=_capability(text, lowered),
         gpu=_gpu(text),
         os_family=_os_family(text),
     )
 
 
 @per_log
+def _lowered(text: str) -> str:
+    return text.lower()
+
+
+#: A long log tells its set-up at its start (banners, versions, paths) and its failure at its end:
+#: of one longer than twice this, the facts are read from its first and last this many characters,
+#: so that their time and memory stay bounded whatever the log's size (a crash loop, a training run).
+_EDGE_CHARS: Final = 4 * 2**20
+
+
+def _edges(text: str) -> str:
+    return text if len(text) <= 2 * _EDGE_CHARS else text[:_EDGE_CHARS] + "\n" + text[-_EDGE_CHARS:]
+
+
+@per_log
 def shows_wsl(text: str) -> bool:
     """Whether ``text`` comes from WSL 2 (:data:`_WSL`); asked once per log, however many lines ask."""
-    return _WSL.search(text) is not None
+    return _WSL.search(_lowered(_edges(text))) is not None
 
 
 def capability_of_sm(digits: str) -> str:
@@ -196,10 +227,10 @@ def _build_cuda(text: str) -> str | None:
     return f"{digits[:-1]}.{digits[-1]}"
 
 
-def _capability(text: str) -> str | None:
+def _capability(text: str, lowered: str) -> str | None:
     if match := _CAPABILITY_SM.search(text):
         return capability_of_sm(match.group("digits"))
-    if match := _CAPABILITY_DOTTED.search(text):
+    if match := _CAPABILITY_DOTTED.search(lowered):
         return f"{match.group('major')}.{match.group('minor')}"
     return None
 
@@ -208,7 +239,8 @@ def _gpu(text: str) -> str | None:
     if not (match := _CAPABILITY_SM.search(text)):
         return None
     # The name is the end of the text before "with CUDA capability": after a warning's prefix.
-    return gpu_name(match.group("gpu")) or None
+    start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - _GPU_NAME_MAX)
+    return gpu_name(text[start : match.start()]) or None
 
 
 def gpu_name(before: str) -> str:
@@ -226,8 +258,16 @@ def gpu_name(before: str) -> str:
 def _os_family(text: str) -> str | None:
     if shows_wsl(text):
         return "wsl"
-    if _MACOS.search(text):
+    if any(pattern.search(text) for pattern in _MACOS):
         return "darwin"
     if WINDOWS_LOG.search(text):
         return "windows"
-    return "linux" if _LINUX.search(text) else None
+    return "linux" if _shows_linux(text) else None
+
+
+def _shows_linux(text: str) -> bool:
+    # A shared library's name (libcudnn.so) is looked for from its ".so" back to "lib".
+    for match in _LINUX.finditer(text):
+        if match.group() != ".so" or _LIBRARY_NAME.search(text, max(0, match.start() - 62), match.start()):
+            return True
+    return False

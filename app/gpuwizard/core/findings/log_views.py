@@ -16,7 +16,9 @@ from typing import Final
 def log_views(text: str) -> Iterator[str]:
     """``text``; with JSON string escapes undone when it has some; with hard wraps undone when it has some."""
     yield text
-    if "\\n" in text or '\\"' in text:
+    # A log quoted in JSON is a report or a notebook's cell, not a large log file: one of 64 MiB
+    # with a stray escape is not copied whole to be read again.
+    if len(text) <= _JSON_MAX_CHARS and ("\\n" in text or '\\"' in text):
         escapes = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t"}
         yield re.sub(r'\\(["\\/nrt])', lambda match: escapes[match.group(1)], text)
     # A wrapped console is a pasted excerpt: a large log file is not read a third time.
@@ -28,6 +30,7 @@ def log_views(text: str) -> Iterator[str]:
 #: "xecutionProvider", microsoft/onnxruntime#22930); narrower lines are not taken for wraps.
 _WRAP_MIN_WIDTH: Final = 60
 _WRAP_MAX_CHARS: Final = 4 * 2**20
+_JSON_MAX_CHARS: Final = 16 * 2**20
 
 
 def _unwrapped(text: str) -> str | None:

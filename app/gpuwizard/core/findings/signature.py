@@ -9,17 +9,34 @@ findings make redundant, and how a finding's variant is chosen from the whole lo
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Final
 
+import ahocorasick
+
 #: Hints that a log comes from Windows: a DLL name, a drive letter or a Windows error number.
-WINDOWS_LOG: Final = re.compile(r"\b[\w-]{1,80}\.dll\b|\b[A-Za-z]:\\|\[WinError \d", re.IGNORECASE)
+# Each alternative starts with its literal text (the checks before it look back), so that re
+# skips ahead to it: a pattern starting with \b or a class is tried at every position of a log.
+WINDOWS_LOG: Final = re.compile(r"\.dll\b(?<=[\w-]\.dll)|:\\(?<=\b[A-Za-z]:\\)|\[WinError \d", re.IGNORECASE)
 
 #: TensorRT's libraries, optional for TensorFlow: a missing one is only a notice, never a failure.
-OPTIONAL_LIBRARY: Final = re.compile(r"nvinfer|nvonnxparser|nvparsers", re.IGNORECASE)
+#: NCCL's plugins (libnccl-net.so, libnccl-tuner.so, libnccl-profiler.so) are optional too: NCCL
+#: says "NET/Plugin: Could not find: libnccl-net.so" at INFO level and goes on with its own.
+OPTIONAL_LIBRARY: Final = re.compile(
+    r"nvinfer|nvonnxparser|nvparsers|nccl-net|nccl-tuner|nccl-profiler", re.IGNORECASE
+)
+
+#: A match is looked for at most this far on either side of a fixed text it holds: the widest
+#: reading of a pattern with an unbounded repeat (``\d+``) is capped here. No error message of
+#: a log is longer.
+WINDOW_CAP: Final = 64 * 1024
+#: The driver's own library: missing means no driver, not a missing toolkit.
+DRIVER_LIBRARY: Final = re.compile(r"libcuda\.so(?:\.\d+)*|nvcuda\.dll", re.IGNORECASE)
 
 #: Values read from one match: a name and one value, or several values.
 Values = dict[str, str | list[str]]
@@ -40,6 +57,7 @@ class Signature:
         source: The address of a real report that shows the message.
         extract: Turns a match into values (default: the named groups); ``None`` from it means
             the match is not this problem after all.
+        constants: Values every match adds to those (data: ``"values"``).
         variant: The catalog variant this message calls for, if any.
     """
 
@@ -48,15 +66,56 @@ class Signature:
     source: str
     extract: Extractor | None = None
     variant: str | None = None
+    #: Values every match gives besides those it reads (``{"failure": "dns"}``).
+    constants: Mapping[str, str] = field(default_factory=dict, compare=False)
     #: Texts one of which every match contains (lower case where the pattern ignores case), or
     #: None: what lets a log be passed over with substring searches instead of a run of the pattern.
     needles: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
     ignore_case: bool = field(init=False, repr=False, compare=False, default=False)
 
+    #: The most text one match spans (its pattern's widest reading, at most :data:`WINDOW_CAP`).
+    span: int = field(init=False, repr=False, compare=False, default=WINDOW_CAP)
+
     def __post_init__(self) -> None:
         found = required_texts(self.pattern)
         object.__setattr__(self, "needles", found[0] if found else None)
         object.__setattr__(self, "ignore_case", bool(found and found[1]))
+        widest = _RE_PARSER.parse(self.pattern.pattern, self.pattern.flags).getwidth()[1]
+        object.__setattr__(self, "span", min(widest, WINDOW_CAP))
+
+    def regions(self, index: NeedleIndex) -> list[tuple[int, int]]:
+        """Where in ``index``'s text a match can be: around each place one of the fixed texts stands.
+
+        Every match holds one of them and spans at most :attr:`span` characters, so it lies
+        within that much of it on either side; overlapping regions are merged. Without fixed
+        texts (or where lower case changes the text's length), the whole text.
+        """
+        positions = index.positions(self.needles, self.ignore_case) if self.needles else None
+        # Where the regions would cover much of the text (one message repeated on every line), one
+        # run over it costs less than a run per region (it stops at diagnosis.MATCHES_PER_SIGNATURE).
+        if (
+            positions is None
+            or len(positions) > MOST_PLACES
+            or len(positions) * 2 * self.span > len(index.text)
+        ):
+            return [(0, len(index.text))]
+        merged: list[tuple[int, int]] = []
+        for position in positions:
+            start, end = max(0, position - self.span), min(len(index.text), position + self.span)
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return merged
+
+    def matches(self, index: NeedleIndex) -> Iterator[re.Match[str]]:
+        """The matches in ``index``'s text, in order, each once: only its :meth:`regions` are read.
+
+        ``finditer(text, start, end)`` reads the whole string for lookbehinds and ``^``, so a
+        match in a region is the match the whole text has there.
+        """
+        for start, end in self.regions(index):
+            yield from self.pattern.finditer(index.text, start, end)
 
     def may_match(self, text: str, lowered: Callable[[], str]) -> bool:
         """False only when no match can be in ``text`` (``lowered``: the text in lower case, made once)."""
@@ -67,9 +126,107 @@ class Signature:
 
     def values(self, match: re.Match[str]) -> Values | None:
         """The values this match gives, or ``None`` when it does not count."""
-        if self.extract is not None:
-            return self.extract(match)
-        return {name: value for name, value in match.groupdict().items() if value}
+        values = (
+            self.extract(match)
+            if self.extract is not None
+            else {name: value for name, value in match.groupdict().items() if value}
+        )
+        return values if values is None or not self.constants else {**values, **self.constants}
+
+
+#: More places than this cost more (a region and a call each) than one run of a pattern over the
+#: whole text: a fixed text found more often is taken to be everywhere.
+MOST_PLACES: Final = 50_000
+
+
+class Needles:
+    """Every fixed text of a set of signatures, in two Aho-Corasick automata (as written, lower case).
+
+    One automaton finds all of them in one pass over a text, whatever their number: the time of
+    a search grows with the text alone (pyahocorasick, a C implementation).
+    """
+
+    def __init__(self, signatures: Sequence[Signature]) -> None:
+        self.exact = _automaton(n for s in signatures if s.needles and not s.ignore_case for n in s.needles)
+        self.folded = _automaton(n for s in signatures if s.needles and s.ignore_case for n in s.needles)
+
+
+#: The automaton reads a long text in pieces of this many characters: it copies what it reads,
+#: and so does lower(), so the memory a search takes stays this size whatever the log's.
+_PIECE: Final = 1 << 20
+#: No fixed text is longer (a pattern's is refused): a piece overlaps the next by this much.
+_LONGEST_NEEDLE: Final = 400
+
+
+def _find_all(text: str, automaton: Any, ignore_case: bool) -> dict[str, list[int] | None] | None:  # noqa: ANN401
+    """Where each of the automaton's texts starts in ``text``, read piece by piece.
+
+    A text found more than :data:`MOST_PLACES` times is "everywhere" (``None``): its patterns read
+    the whole text once, and the pieces after are searched without it (a log repeating one line
+    would otherwise yield millions of places). ``None`` for all where lower case changes a
+    piece's length (U+0130): positions would not agree.
+    """
+    places: dict[str, list[int] | None] = {}
+    for start in range(0, len(text), _PIECE):
+        piece = text[start : start + _PIECE + _LONGEST_NEEDLE - 1]
+        if ignore_case:
+            lowered = piece.lower()
+            if len(lowered) != len(piece):
+                return None
+            piece = lowered
+        for end, needle in automaton.iter(piece):
+            begin = end - len(needle) + 1
+            found = places.setdefault(needle, [])
+            if begin < _PIECE and found is not None:  # one that begins in the overlap is the next piece's
+                found.append(start + begin)
+        if everywhere := [
+            needle for needle, found in places.items() if found is not None and len(found) > MOST_PLACES
+        ]:
+            places.update(dict.fromkeys(everywhere))
+            automaton = _automaton(word for word in automaton.keys() if places.get(word, []) is not None)  # noqa: SIM118 - pyahocorasick's keys()
+            if not len(automaton):
+                break
+    return places
+
+
+def _automaton(needles: Iterable[str]) -> Any:  # noqa: ANN401 - pyahocorasick has no type information
+    automaton = ahocorasick.Automaton()
+    for needle in dict.fromkeys(needles):
+        if len(needle) > _LONGEST_NEEDLE:
+            raise ValueError(f"a fixed text longer than {_LONGEST_NEEDLE} characters: {needle[:60]!r}...")
+        automaton.add_word(needle, needle)
+    if len(automaton):
+        automaton.make_automaton()
+    return automaton
+
+
+class NeedleIndex:
+    """Where the signatures' fixed texts stand in one text: found for all of them in one pass each.
+
+    The text in lower case (for the patterns that ignore case) is made once, when first needed.
+    """
+
+    def __init__(self, text: str, needles: Needles) -> None:
+        self.text = text
+        self._needles = needles
+        self._found: dict[bool, dict[str, list[int] | None] | None] = {}
+
+    def _places(self, ignore_case: bool) -> dict[str, list[int] | None] | None:
+        if ignore_case not in self._found:
+            automaton = self._needles.folded if ignore_case else self._needles.exact
+            self._found[ignore_case] = _find_all(self.text, automaton, ignore_case) if len(automaton) else {}
+        return self._found[ignore_case]
+
+    def positions(self, needles: Sequence[str], ignore_case: bool) -> list[int] | None:
+        """Every place one of ``needles`` starts, in order; ``None`` when they cannot be placed."""
+        places = self._places(ignore_case)
+        if places is None:
+            return None
+        lists = [places.get(needle, []) for needle in dict.fromkeys(needles)]
+        if any(found is None for found in lists):
+            return None  # one of them is everywhere: the pattern reads the whole text
+        found = [place for places_of in lists for place in places_of or ()]
+        return sorted(found) if len(needles) > 1 else found
 
 
 #: Shorter literals pass nearly every log: not worth a search of their own.
@@ -109,16 +266,27 @@ def required_texts(pattern: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | N
         alternatives = [list(branch) for branch in items[0][1][1]]  # type: ignore[index]
     else:
         alternatives = [list(items)]
-    texts = tuple(_longest_run(alternative, ignore_case) for alternative in alternatives)
-    if all(len(text) >= _SHORTEST_NEEDLE for text in texts):
-        return texts, ignore_case
-    # Else an alternation the sequence must pass through (``(?:A|B)\(``): one of its runs.
-    for item in items if len(alternatives) == 1 else ():
+    found = [_needles_of(alternative, ignore_case) for alternative in alternatives]
+    if any(needles is None for needles in found):
+        return None
+    return tuple(needle for needles in found for needle in needles or ()), ignore_case
+
+
+def _needles_of(items: _Items, ignore_case: bool) -> tuple[str, ...] | None:
+    # The longest run of one alternative, or else the runs of an alternation it must pass
+    # through (``(?:A|B)\(``), each alternative of which is read the same way in turn.
+    run = _longest_run(items, ignore_case)
+    if len(run) >= _SHORTEST_NEEDLE:
+        return (run,)
+    for item in items:
         branch = _branch_of(item)
         if branch is not None:
-            texts = tuple(_longest_run(list(alternative), ignore_case) for alternative in branch)
-            if all(len(text) >= _SHORTEST_NEEDLE for text in texts):
-                return texts, ignore_case
+            found = [
+                _needles_of([part for part in alternative if part[0] is not _AT], ignore_case)
+                for alternative in branch
+            ]
+            if all(needles is not None for needles in found):
+                return tuple(needle for needles in found for needle in needles or ())
     return None
 
 
@@ -167,25 +335,138 @@ def sig(
     variant: str | None = None,
     flags: int = 0,
 ) -> Signature:
-    """A signature from its pattern's text."""
+    """A signature from its pattern's text (the data's are read by :func:`load_signatures`)."""
     return Signature(code, re.compile(pattern, flags), source, extract, variant)
+
+
+class SignatureDataError(ValueError):
+    """A part's signatures in ``resources/findings/<part>.json`` cannot be used as they are."""
+
+
+#: The names of the pattern flags the data may give (``"flags": ["ignore_case"]``).
+_FLAGS: Final = {"ignore_case": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}
+
+
+def parse_signatures(name: str, document: object, extractors: Sequence[Extractor]) -> tuple[Signature, ...]:
+    """The signatures of the part ``name`` from its JSON ``document``, in their order.
+
+    An entry names its extractor (``"extract"``) by the function's name among ``extractors``,
+    the part's code that reads values out of a match; every extractor given must be used.
+
+    >>> [s.code for s in parse_signatures("demo", {"signatures": [{"code": "A", "pattern": "x+y", "source": "https://e"}]}, ())]
+    ['A']
+    >>> parse_signatures("demo", {"signatures": [{"code": "A", "pattern": "(", "source": "https://e"}]}, ())
+    Traceback (most recent call last):
+    ...
+    gpuwizard.core.findings.signature.SignatureDataError: findings/demo.json, signature 0 (A): missing ), unterminated subpattern at position 0
+    """
+    entries = document.get("signatures", []) if isinstance(document, dict) else None
+    if not isinstance(entries, list):
+        raise SignatureDataError(f"findings/{name}.json: 'signatures' is not a list")
+    by_name = {extract.__name__: extract for extract in extractors}
+    used: set[str] = set()
+    signatures: list[Signature] = []
+    for number, entry in enumerate(entries):
+        fields = entry if isinstance(entry, dict) else {}
+        where = f"findings/{name}.json, signature {number} ({fields.get('code', '?')})"
+        code, pattern, source = fields.get("code"), fields.get("pattern"), fields.get("source")
+        if not all(isinstance(value, str) and value for value in (code, pattern, source)):
+            raise SignatureDataError(f"{where}: no code, pattern and source")
+        flags = 0
+        for flag in fields.get("flags", []):
+            if flag not in _FLAGS:
+                raise SignatureDataError(f"{where}: unknown flag {flag!r}")
+            flags |= _FLAGS[flag]
+        extract_name = fields.get("extract")
+        if extract_name is not None and extract_name not in by_name:
+            raise SignatureDataError(f"{where}: no extractor {extract_name!r} in its part")
+        used.add(extract_name or "")
+        try:
+            compiled = re.compile(str(pattern), flags)
+        except re.error as error:
+            raise SignatureDataError(f"{where}: {error}") from None
+        variant, constants = fields.get("variant"), fields.get("values", {})
+        if not isinstance(constants, dict) or not all(isinstance(value, str) for value in constants.values()):
+            raise SignatureDataError(f"{where}: 'values' is not an object of strings")
+        signatures.append(
+            Signature(
+                str(code),
+                compiled,
+                str(source),
+                by_name.get(extract_name or ""),
+                variant if isinstance(variant, str) else None,
+                constants,
+            )
+        )
+    if unused := sorted(set(by_name) - used):
+        raise SignatureDataError(f"findings/{name}.json: no signature uses the extractors {unused}")
+    return tuple(signatures)
+
+
+def load_signatures(name: str, extractors: Sequence[Extractor]) -> tuple[Signature, ...]:
+    """The signatures of ``resources/findings/<name>.json``, shipped in ``gpuwizard.resources``."""
+    source = resources.files("gpuwizard.resources").joinpath(f"findings/{name}.json")
+    return parse_signatures(name, json.loads(source.read_text(encoding="utf-8")), extractors)
+
+
+@dataclass
+class Hit:
+    """What the matches of one code found in a log: where first, and all the values read."""
+
+    position: int
+    evidence: str
+    values: dict[str, list[str]] = field(default_factory=dict)
+    variants: list[str] = field(default_factory=list)
+
+    def add(self, values: Values, variant: str | None) -> None:
+        """Merge one match's values (each value once, in order of appearance) and its variant."""
+        for name, value in values.items():
+            seen = self.values.setdefault(name, [])
+            for item in [value] if isinstance(value, str) else value:
+                if item and item not in seen:
+                    seen.append(item)
+        if variant and variant not in self.variants:
+            self.variants.append(variant)
+
+    def first(self, name: str) -> str | None:
+        """The first value read under ``name``, if any."""
+        values = self.values.get(name)
+        return values[0] if values else None
+
+
+#: Changes the hits of a whole log once every signature has run (adds the findings others
+#: imply, drops one another explains better than a plain suppression can say); the log is given.
+HitRule = Callable[[dict[str, Hit], str], None]
 
 
 @dataclass(frozen=True)
 class DiagnosisPart:
-    """The signatures of one theme, and how their findings combine with the others.
+    """One theme's signatures (data) and the code that weighs them: how findings combine.
 
     Attributes:
-        codes: The finding codes this part adds to the contract's list (new codes only; a
-            part may also give variants of codes defined elsewhere).
-        signatures: The messages it recognises, most specific first.
+        name: The catalog part whose file holds the signatures (``resources/findings/<name>.json``,
+            ``"signatures"``), most specific first; the codes are theirs.
+        extractors: The functions the signatures name (``"extract"``) to read values out of a match.
         suppresses: A finding of the key explains the same failure as the codes listed,
             which are then dropped (``{"WINDOWS_PAGING_FILE_TOO_SMALL": ("TORCH_DLL_LOAD_FAILED",)}``).
         refiners: For a code, how its variant and extra parameters are chosen from the whole
             log (:data:`Refiner`); without one, the first variant a matching signature named.
+        rules: What changes the hits once all are found (:data:`HitRule`).
+        implies: The codes its rules may add, which no signature names.
     """
 
-    codes: tuple[str, ...]
-    signatures: tuple[Signature, ...]
+    name: str
+    extractors: tuple[Extractor, ...] = ()
     suppresses: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     refiners: Mapping[str, Refiner] = field(default_factory=dict)
+    rules: tuple[HitRule, ...] = ()
+    implies: tuple[str, ...] = ()
+    signatures: tuple[Signature, ...] = field(init=False, repr=False, compare=False, default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "signatures", load_signatures(self.name, self.extractors))
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The codes of its signatures and rules, in order of first appearance."""
+        return tuple(dict.fromkeys([*(signature.code for signature in self.signatures), *self.implies]))

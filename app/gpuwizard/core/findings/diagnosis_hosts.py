@@ -1,0 +1,310 @@
+r"""Known errors of the machine under a framework: kernel module flavour, WSL 2, Docker without a GPU, conda's virtual packages.
+
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`HOSTS_PART` into its
+signatures. Each signature cites a public report that shows the message and, in a comment, the
+source that prints it; the logs are recorded in tests/fixtures/recorded/diagnose (SOURCES.md says
+where each one comes from). The texts are in ``resources/findings/hosts.json``.
+
+- The NVIDIA open kernel module (the default from driver 560) on a GPU without a GSP (Maxwell,
+  Pascal, Volta): ``OPEN_KERNEL_MODULE_UNSUPPORTED_GPU``.
+- CUDA finding no device inside WSL 2, where the cause is the libcuda loaded, not
+  CUDA_VISIBLE_DEVICES: the ``libcuda`` variant of ``WSL_LINUX_DRIVER_CONFLICT``
+  (:mod:`.diagnosis_containers`).
+- Docker asked for a GPU that WSL 2 or the machine does not have: ``DOCKER_NO_NVIDIA_GPU``.
+- conda's, mamba's and pixi's virtual packages: ``CONDA_CUDA_VIRTUAL_PACKAGE`` (``__cuda``),
+  ``GLIBC_TOO_OLD`` (``__glibc``, and pip skipping manylinux wheels newer than the system's
+  glibc), ``CUDA_PACKAGE_ON_MACOS`` (a CUDA wheel asked for on a Mac, where none exists).
+
+>>> from gpuwizard.core.findings.diagnosis import diagnose
+>>> [f.code for f in diagnose("NVRM: nvidia.ko because it does not include the required GPU")]
+['OPEN_KERNEL_MODULE_UNSUPPORTED_GPU']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from gpuwizard.core.findings.log_facts import per_log, read_log_facts, shows_wsl
+from gpuwizard.core.findings.signature import DiagnosisPart, Values
+
+# --- the open kernel module on GPUs before Turing --------------------------------------------
+
+#: The GPU's PCI ID in the kernel's message ("(PCI ID: 10de:1bb3)").
+_PCI_ID: Final = re.compile(r"\(PCI ID: 10de:(?P<device>[0-9a-fA-F]{4})\)")
+#: A GPU named in the log: lspci's chip and product ("GP104GL [Tesla P4]"), or a product name.
+_GPU_NAMED: Final = re.compile(
+    r"\b(?P<chip>G[MPV]1\d{2}[A-Z]{0,3})\b(?: \[(?P<product>[^\]\n]{1,60})\])?"
+    r"|(?P<name>(?:GeForce )?(?:GTX|GT) ?\d{3,4}(?: Ti| SUPER)?(?: Mobile| Max-Q)?"
+    r"|Tesla [MPV]\d{1,3}\w{0,4}|Quadro [MP]\d{3,4}\w{0,3}|TITAN (?:X[p]?|V)\b)"
+)
+_CHIP_ARCHITECTURE: Final = {"GM": "Maxwell", "GP": "Pascal", "GV": "Volta"}
+
+
+def _architecture(name: str, chip: str | None) -> str | None:
+    if chip:
+        return _CHIP_ARCHITECTURE.get(chip[:2])
+    if re.search(r"\b(?:GTX|GT) ?10\d{2}|Tesla P|Quadro P|TITAN Xp?\b", name):
+        return "Pascal"
+    if re.search(r"\bGTX ?(?:9\d{2}|7[45]0)|Tesla M|Quadro M", name):
+        return "Maxwell"
+    if re.search(r"Tesla V|TITAN V", name):
+        return "Volta"
+    return None
+
+
+def _open_module_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """The GPU the log names (lspci, a product name, a framework's warning), if it names one."""
+    params: dict[str, object] = {}
+    if pci := _PCI_ID.search(text):
+        params["pci_device"] = pci.group("device").lower()
+    named = _GPU_NAMED.search(text)
+    gpu = read_log_facts(text).gpu
+    if named:
+        gpu = named.group("product") or named.group("name") or named.group("chip")
+        architecture = _architecture(named.group(0), named.group("chip"))
+        if architecture:
+            params["architecture"] = architecture
+    if not gpu:
+        return None, params
+    params["gpu"] = gpu
+    return ("gpu_named" if "architecture" in params else "gpu"), params
+
+
+# --- WSL 2: CUDA finds no device ---------------------------------------------------------------
+
+#: The log sets or names CUDA_VISIBLE_DEVICES: then the device finding says more.
+_VISIBLE_NAMED: Final = re.compile(r"CUDA_VISIBLE_DEVICES")
+#: nvidia-smi's own failure: the plain WSL_LINUX_DRIVER_CONFLICT text fits it.
+_SMI_FAILED: Final = re.compile(
+    r"NVIDIA-SMI has failed because it couldn.t communicate|GPU access blocked by the operating system"
+)
+
+
+def _wsl_no_device(match: re.Match[str]) -> Values | None:
+    """CUDA's "no device" counts as WSL's libcuda problem only in a WSL log that names no device list."""
+    text = match.string
+    return {} if shows_wsl(text) and not _names_devices(text) else None
+
+
+@per_log
+def _names_devices(text: str) -> bool:
+    return _VISIBLE_NAMED.search(text) is not None
+
+
+def _wsl_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    return ("libcuda" if "libcuda" in variants and not _SMI_FAILED.search(text) else None), {}
+
+
+# --- Docker without an NVIDIA GPU ------------------------------------------------------------
+
+#: Graphics that are not NVIDIA's, or the poster's words that the machine has no NVIDIA GPU.
+_OTHER_GRAPHICS: Final = re.compile(
+    r"Intel(?:®|\(R\))? (?:Xe|Iris|UHD|HD|Arc)\b[^\n]{0,20}Graphics|\bAMD Radeon\b|\bRadeon(?:™)? (?:RX|Pro|Graphics)\b"
+    r"|\b(?:doesn't|does not|don't|do not) have an? (?:NVIDIA|Nvidia|nvidia|dedicated)[ \w]{0,20}"
+    r"(?:GPU|graphics card|card)|\bwithout an? (?:dedicated|NVIDIA|Nvidia) (?:GPU|graphics card)"
+    r"|\bno (?:NVIDIA|Nvidia|dedicated) (?:GPU|graphics card)",
+    re.IGNORECASE,
+)
+
+
+# An NVIDIA GPU named elsewhere in the log does not veto: a benign nvidia-smi table pasted with
+# another machine's error must not change the finding (test_diagnosis_negatives), and Docker's
+# "could not select" on a machine with an NVIDIA GPU names no other graphics.
+@per_log
+def _no_nvidia_gpu(text: str) -> bool:
+    return _OTHER_GRAPHICS.search(text) is not None
+
+
+def _other_graphics_only(match: re.Match[str]) -> Values | None:
+    """Docker's "could not select device driver" counts only where the log shows no NVIDIA GPU."""
+    return {} if _no_nvidia_gpu(match.string) else None
+
+
+def _docker_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    return ("other_gpu" if _no_nvidia_gpu(text) else None), {}
+
+
+# --- conda's, mamba's and pixi's virtual packages ----------------------------------------------
+
+_VERSION: Final = r"\d{1,2}(?:\.\d{1,2})?"
+#: The version of a virtual package the machine has: conda info and pixi info
+#: ("__cuda=12.1=0"), conda's classic report ("feature:/linux-64::__cuda==11.4=0"), pixi's list.
+_HAS_CUDA: Final = re.compile(rf"__cuda={{1,2}}(?P<found>{_VERSION})=")
+_HAS_GLIBC: Final = re.compile(
+    rf"__glibc={{1,2}}(?P<found>{_VERSION})=|\bGLIBC[ _]?(?P<named>2\.\d{{1,2}})\b"
+)
+#: A required version in a spec: ">=12.1", ">=2.28,<3.0.a0", "12.*", "12".
+_REQUIRED: Final = re.compile(rf"(?:>=|==|=)? ?(?P<version>{_VERSION})")
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def _spec_version(spec: str) -> str | None:
+    """The lowest version a spec accepts (">=12.1,<13" -> "12.1"), or None for any ("*", "")."""
+    spec = spec.strip(" *'\"[]")
+    found = _REQUIRED.match(spec)
+    return found.group("version") if found and spec else None
+
+
+def _virtual_spec(match: re.Match[str]) -> Values:
+    return {name: value.strip() for name, value in match.groupdict().items() if value and value.strip()}
+
+
+def _cuda_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """No CUDA driver on the machine, one too old for the package, or a Mac (no CUDA at all)."""
+    if read_log_facts(text).os_family == "darwin" or re.search(r"\bosx-(?:arm)?64\b|__osx=", text):
+        return "macos", {}
+    required = next((v for spec in values.get("spec", []) if (v := _spec_version(spec))), None)
+    found = [match.group("found") for match in _HAS_CUDA.finditer(text)]
+    if not found:
+        return None, {}
+    if required and _version(found[0]) < _version(required):
+        return "too_old", {"required": required, "found": found[0]}
+    return "older", {"found": found[0]}
+
+
+@per_log
+def _glibc_found(text: str) -> str | None:
+    """The system's glibc the log shows: conda's virtual package, a GLIBC version, an old distribution."""
+    if match := _HAS_GLIBC.search(text):
+        return match.group("found") or match.group("named")
+    for pattern, version in _DISTRIBUTION_GLIBC:
+        if pattern.search(text):
+            return version
+    return None
+
+
+#: Distributions whose glibc is older than recent manylinux wheels need (their release notes).
+_DISTRIBUTION_GLIBC: Final = (
+    (
+        re.compile(
+            r"\b(?:CentOS|Red Hat Enterprise|RHEL|Oracle Linux|Scientific Linux)[^\n]{0,30}?\b7(?:\.\d{1,2})?\b"
+        ),
+        "2.17",
+    ),
+    (
+        re.compile(
+            r"\b(?:CentOS|Red Hat Enterprise|RHEL|Rocky Linux|AlmaLinux)[^\n]{0,30}?\b8(?:\.\d{1,2})?\b"
+        ),
+        "2.28",
+    ),
+    (re.compile(r"\bUbuntu 18\.04\b"), "2.27"),
+    (re.compile(r"\bUbuntu 20\.04\b"), "2.31"),
+)
+
+
+def _conda_glibc(match: re.Match[str]) -> Values | None:
+    """conda's, mamba's or pixi's __glibc requirement, where the system's glibc is older (not a Mac's cross-solve)."""
+    text = match.string
+    required = match.group("required")
+    if read_log_facts(text).os_family == "darwin":
+        return None
+    found = _glibc_found(text)
+    if found and _version(found) >= _version(required):
+        return None  # conda's misleading report (conda/conda#12489): not the cause
+    return {"required": required, **({"found": found} if found else {})}
+
+
+#: manylinux tags name the glibc a wheel needs (PEP 600): manylinux_2_28, manylinux2014 (2.17).
+_MANYLINUX: Final = re.compile(r"manylinux_2_(?P<minor>\d{1,2})")
+
+
+def _pip_glibc(match: re.Match[str]) -> Values | None:
+    """No wheel pip could use, and the log shows a glibc older than the manylinux tag it names."""
+    text = match.string
+    found = _glibc_found(text)
+    newest = _newest_manylinux(text)
+    if not found or newest is None or newest <= _version(found)[1]:
+        return None
+    return {"required": f"2.{newest}", "found": found}
+
+
+@per_log
+def _newest_manylinux(text: str) -> int | None:
+    """The newest glibc minor a manylinux tag in the log asks for (read once per log, not per match)."""
+    return max((int(tag.group("minor")) for tag in _MANYLINUX.finditer(text)), default=None)
+
+
+def _glibc_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    variant = variants[0] if variants else "conda"
+    return (variant if values.get("found") else f"{variant}_unknown"), {}
+
+
+#: CUDA builds on PyPI: NVIDIA's wheels (nvidia-cublas-cu12), CuPy's, JAX's plugins, PyTorch's
+#: local versions (+cu118), cuda-python.
+_CUDA_PACKAGE: Final = re.compile(
+    r"^(?:nvidia-[\w-]{1,60}|cupy-cuda\d{2,3}x?|jax-cuda\d{2}-[\w-]{1,20}|cuda-python|cuda-bindings)\b"
+    r"|\+cu\d{2,3}\b",
+    re.IGNORECASE,
+)
+
+
+def _cuda_on_macos(match: re.Match[str]) -> Values | None:
+    package = match.group("package").strip("`'\",;")
+    if not _CUDA_PACKAGE.search(package):
+        return None
+    text = match.string
+    if read_log_facts(text).os_family != "darwin" and not _names_mac_wheels(text):
+        return None
+    return {"packages": package}
+
+
+@per_log
+def _names_mac_wheels(text: str) -> bool:
+    return _MAC_WHEEL.search(text) is not None
+
+
+#: A wheel tag for macOS (macosx_11_0_arm64): the log is about a Mac even when it says no more.
+_MAC_WHEEL: Final = re.compile(r"macosx_\d")
+
+
+HOSTS_PART: Final = DiagnosisPart(
+    name="hosts",
+    extractors=(
+        _wsl_no_device,
+        _other_graphics_only,
+        _virtual_spec,
+        _conda_glibc,
+        _pip_glibc,
+        _cuda_on_macos,
+    ),
+    suppresses={
+        # The open module refused the GPU: no module runs, so nvidia-smi, CUDA and PyTorch find
+        # nothing; the kernel-module advice (restart, rebuild) does not help.
+        "OPEN_KERNEL_MODULE_UNSUPPORTED_GPU": (
+            "KERNEL_MODULE_MISMATCH",
+            "CUDA_DEVICE_NOT_VISIBLE",
+            "NO_NVIDIA_DRIVER",
+            "CUDA_INIT_FAILED",
+            "VENDOR_CUDA_ERROR",
+        ),
+        # In WSL 2 the device list is not the cause (outside check: CUDA_VISIBLE_DEVICES advice).
+        "WSL_LINUX_DRIVER_CONFLICT": ("CUDA_DEVICE_NOT_VISIBLE", "CUDA_INIT_FAILED", "VENDOR_CUDA_ERROR"),
+        # No GPU to give: reinstalling the Container Toolkit (outside check) cannot help.
+        "DOCKER_NO_NVIDIA_GPU": ("CONTAINER_TOOLKIT_FAILED", "DOCKER_NO_GPU_RUNTIME"),
+        "CONDA_CUDA_VIRTUAL_PACKAGE": ("NO_MATCHING_DISTRIBUTION",),
+        "GLIBC_TOO_OLD": ("NO_MATCHING_DISTRIBUTION", "PYTHON_VERSION_NO_WHEELS"),
+        "CUDA_PACKAGE_ON_MACOS": ("NO_MATCHING_DISTRIBUTION", "PYTHON_VERSION_NO_WHEELS", "GLIBC_TOO_OLD"),
+    },
+    refiners={
+        "OPEN_KERNEL_MODULE_UNSUPPORTED_GPU": _open_module_variant,
+        "WSL_LINUX_DRIVER_CONFLICT": _wsl_variant,
+        "DOCKER_NO_NVIDIA_GPU": _docker_variant,
+        "CONDA_CUDA_VIRTUAL_PACKAGE": _cuda_variant,
+        "GLIBC_TOO_OLD": _glibc_variant,
+    },
+)
