@@ -3,13 +3,15 @@
 Each vocabulary is read from its makers' files, and each file records where: the CUDA runtime's
 ``cudaError_t`` and the driver's ``CUresult`` from the headers of NVIDIA's wheels on PyPI (with the
 doc comment above each value as its message), NVML's ``nvmlReturn_t``, cuDNN's ``cudnnStatus_t``,
-cuBLAS's ``cublasStatus_t`` and NCCL's ``ncclResult_t`` likewise; the Windows error numbers and
+cuBLAS's ``cublasStatus_t``, cuFFT's ``cufftResult``, cuSOLVER's ``cusolverStatus_t``, cuSPARSE's
+``cusparseStatus_t`` and NCCL's ``ncclResult_t`` likewise; the Windows error numbers and
 NTSTATUS values from the MinGW-w64 headers installed here (names and numbers; the messages are
 Microsoft's, quoted with the page that lists them); and which wheel ships which Linux library,
 from the wheels' own file lists.
 
-The large wheels (cuDNN, cuBLAS, NCCL: hundreds of MB) are not downloaded: a wheel is a zip, whose
-directory sits at its end, so ranged HTTP requests read the directory and the one header needed.
+The large wheels (cuDNN, cuBLAS, cuFFT, cuSOLVER, cuSPARSE, NCCL: hundreds of MB) are not
+downloaded: a wheel is a zip, whose directory sits at its end, so ranged HTTP requests read the
+directory and the one header needed.
 
 Run it by hand (it needs the network): ``.venv/bin/python tools/vocabularies.py``.
 """
@@ -215,6 +217,155 @@ CUBLAS_MESSAGES: Final = {
     "when trying to check the current licensing.",
 }
 
+# --- cuFFT, cuSOLVER and cuSPARSE: their headers give names and numbers only, too -------------
+
+CUFFT_DOCS: Final = "https://docs.nvidia.com/cuda/cufft/index.html#cufftresult"
+#: cuFFT's documentation of cufftResult (the comments of the enum it prints), value by value.
+CUFFT_MESSAGES: Final = {
+    "CUFFT_SUCCESS": "The cuFFT operation was successful.",
+    "CUFFT_INVALID_PLAN": "cuFFT was passed an invalid plan handle.",
+    "CUFFT_ALLOC_FAILED": "cuFFT failed to allocate GPU or CPU memory.",
+    "CUFFT_INVALID_TYPE": "No longer used.",
+    "CUFFT_INVALID_VALUE": "User specified an invalid pointer or parameter.",
+    "CUFFT_INTERNAL_ERROR": "Driver or internal cuFFT library error.",
+    "CUFFT_EXEC_FAILED": "Failed to execute an FFT on the GPU.",
+    "CUFFT_SETUP_FAILED": "The cuFFT library failed to initialize.",
+    "CUFFT_INVALID_SIZE": "User specified an invalid transform size.",
+    "CUFFT_UNALIGNED_DATA": "No longer used.",
+    "CUFFT_INCOMPLETE_PARAMETER_LIST": "Missing parameters in call.",
+    "CUFFT_INVALID_DEVICE": "Execution of a plan was on different GPU than plan creation.",
+    "CUFFT_PARSE_ERROR": "Internal plan database error.",
+    "CUFFT_NO_WORKSPACE": "No workspace has been provided prior to plan execution.",
+    "CUFFT_NOT_IMPLEMENTED": "Function does not implement functionality for parameters given.",
+    "CUFFT_LICENSE_ERROR": "Used in previous versions.",
+    "CUFFT_NOT_SUPPORTED": "Operation is not supported for parameters given.",
+}
+
+# The table itself sits under an anchor Sphinx numbers (#id27, #id28: it moves between releases);
+# this named section is the cuSolverDN type's, which points to that table.
+CUSOLVER_DOCS: Final = "https://docs.nvidia.com/cuda/cusolver/index.html#cusolverstatus-t"
+#: cuSOLVER's documentation of cusolverStatus_t (its words, shortened to the first sentences). It
+#: describes these nine values only; the header's others (ZERO_PIVOT, MAPPING_ERROR, INVALID_LICENSE,
+#: the IRS_* values, INVALID_WORKSPACE) have no documented message and are left out.
+CUSOLVER_MESSAGES: Final = {
+    "CUSOLVER_STATUS_SUCCESS": "The operation completed successfully.",
+    "CUSOLVER_STATUS_NOT_INITIALIZED": "The cuSolver library was not initialized. This is usually caused by the "
+    "lack of a prior call, an error in the CUDA Runtime API called by the cuSolver routine, or an error in the "
+    "hardware setup.",
+    "CUSOLVER_STATUS_ALLOC_FAILED": "Resource allocation failed inside the cuSolver library. This is usually caused "
+    "by a cudaMalloc() failure.",
+    "CUSOLVER_STATUS_INVALID_VALUE": "An unsupported value or parameter was passed to the function (a negative "
+    "vector size, for example).",
+    "CUSOLVER_STATUS_ARCH_MISMATCH": "The function requires a feature absent from the device architecture; usually "
+    "caused by the lack of support for atomic operations or double precision.",
+    "CUSOLVER_STATUS_EXECUTION_FAILED": "The GPU program failed to execute. This is often caused by a launch failure "
+    "of the kernel on the GPU, which can be caused by multiple reasons.",
+    "CUSOLVER_STATUS_INTERNAL_ERROR": "An internal cuSolver operation failed. This error is usually caused by a "
+    "cudaMemcpyAsync() failure.",
+    "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED": "The matrix type is not supported by this function. This is usually "
+    "caused by passing an invalid matrix descriptor to the function.",
+    "CUSOLVER_STATUS_NOT_SUPPORTED": "The parameter combination is not supported, for example batched version is not "
+    "supported or M < N is not supported.",
+}
+
+CUSPARSE_DOCS: Final = "https://docs.nvidia.com/cuda/cusparse/index.html#cusparsestatus-t"
+#: cuSPARSE's documentation of cusparseStatus_t (its words, shortened to the first sentences). Its
+#: table has no row for MAPPING_ERROR or ZERO_PIVOT, so those two are left out.
+CUSPARSE_MESSAGES: Final = {
+    "CUSPARSE_STATUS_SUCCESS": "The operation completed successfully.",
+    "CUSPARSE_STATUS_NOT_INITIALIZED": "The cuSPARSE library was not initialized. This is usually caused by the "
+    "lack of a prior call, an error in the CUDA Runtime API called by the cuSPARSE routine, or an error in the "
+    "hardware setup.",
+    "CUSPARSE_STATUS_ALLOC_FAILED": "Resource allocation failed inside the cuSPARSE library. This is usually caused "
+    "by a device memory allocation (cudaMalloc()) or by a host memory allocation failure.",
+    "CUSPARSE_STATUS_INVALID_VALUE": "An unsupported value or parameter was passed to the function (a negative "
+    "vector size, for example).",
+    "CUSPARSE_STATUS_ARCH_MISMATCH": "The function requires a feature absent from the device architecture.",
+    "CUSPARSE_STATUS_EXECUTION_FAILED": "The GPU program failed to execute. This is often caused by a launch failure "
+    "of the kernel on the GPU, which can be caused by multiple reasons.",
+    "CUSPARSE_STATUS_INTERNAL_ERROR": "An internal cuSPARSE operation failed.",
+    "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED": "The matrix type is not supported by this function. This is usually "
+    "caused by passing an invalid matrix descriptor to the function.",
+    "CUSPARSE_STATUS_NOT_SUPPORTED": "The operation or data type combination is currently not supported by the "
+    "function.",
+    "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES": "The resources for the computation, such as GPU global or shared "
+    "memory, are not sufficient to complete the operation. The error can also indicate that the current "
+    "computation mode (e.g. bit size of sparse matrix indices) does not allow to handle the given input.",
+}
+
+
+def documented_vocabulary(
+    name: str, component: str, package: str, path: str, typedef: str, *, docs: str, messages: dict[str, str]
+) -> list[dict[str, object]]:
+    """Write the vocabulary of ``typedef`` from the wheel's header, with the documentation's messages.
+
+    A value the documentation does not describe is left out rather than given a made-up meaning; a
+    documented name the header lacks stops the tool (a typo, or a value the library dropped).
+    """
+    wheel = open_wheel(package)
+    every = enum_entries(wheel.text(path), typedef)
+    unknown = set(messages) - {str(entry["name"]) for entry in every}
+    if unknown:
+        raise SystemExit(f"{typedef}: documented but not in {path}: {sorted(unknown)}")
+    entries = [entry for entry in every if str(entry["name"]) in messages]
+    for entry in entries:
+        entry["message"] = messages[str(entry["name"])]
+        entry["source"] = docs
+    skipped = [str(entry["name"]) for entry in every if str(entry["name"]) not in messages]
+    if skipped:
+        print(f"{name}: no documented message, left out: {', '.join(skipped)}")
+    write(
+        name,
+        {
+            "component": component,
+            "type": typedef,
+            "kind": "status",
+            "source": wheel.source(path),
+            "entries": entries,
+        },
+    )
+    return entries
+
+
+def cufft() -> list[dict[str, object]]:
+    """Write cuFFT's ``cufftResult`` vocabulary."""
+    return documented_vocabulary(
+        "cufft",
+        "cuFFT",
+        "nvidia-cufft-cu12",
+        "nvidia/cufft/include/cufft.h",
+        "cufftResult",
+        docs=CUFFT_DOCS,
+        messages=CUFFT_MESSAGES,
+    )
+
+
+def cusolver() -> list[dict[str, object]]:
+    """Write cuSOLVER's ``cusolverStatus_t`` vocabulary."""
+    return documented_vocabulary(
+        "cusolver",
+        "cuSOLVER",
+        "nvidia-cusolver-cu12",
+        "nvidia/cusolver/include/cusolver_common.h",
+        "cusolverStatus_t",
+        docs=CUSOLVER_DOCS,
+        messages=CUSOLVER_MESSAGES,
+    )
+
+
+def cusparse() -> list[dict[str, object]]:
+    """Write cuSPARSE's ``cusparseStatus_t`` vocabulary."""
+    return documented_vocabulary(
+        "cusparse",
+        "cuSPARSE",
+        "nvidia-cusparse-cu12",
+        "nvidia/cusparse/include/cusparse.h",
+        "cusparseStatus_t",
+        docs=CUSPARSE_DOCS,
+        messages=CUSPARSE_MESSAGES,
+    )
+
+
 NCCL_SOURCE: Final = {
     "repository": "https://github.com/NVIDIA/nccl",
     "commit": "5067397c2676d5aed50042fc39e5c8ee96eb0027",
@@ -419,6 +570,9 @@ def main() -> int:
             "entries": entries,
         },
     )
+    cufft()
+    cusolver()
+    cusparse()
     nccl = open_wheel("nvidia-nccl-cu12")
     path = "nvidia/nccl/include/nccl.h"
     messages = nccl_messages()

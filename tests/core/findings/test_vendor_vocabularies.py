@@ -56,6 +56,19 @@ def _codes(text: str) -> list[str]:
             "VENDOR_CUDA_ERROR",
             "cudaErrorIllegalAddress",
         ),
+        # CONSTRUCTED in PyTorch's words for cuFFT, cuSOLVER and cuSPARSE failures (the names are the
+        # libraries' own, from their headers; the meanings from NVIDIA's documentation).
+        ("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR", "VENDOR_LIBRARY_STATUS", "CUFFT_INTERNAL_ERROR"),
+        (
+            "torch._C._LinAlgError: cusolver error: CUSOLVER_STATUS_EXECUTION_FAILED, when calling `cusolverDnXgeqrf`",
+            "VENDOR_LIBRARY_STATUS",
+            "CUSOLVER_STATUS_EXECUTION_FAILED",
+        ),
+        (
+            "RuntimeError: CUSPARSE_STATUS_INSUFFICIENT_RESOURCES",
+            "VENDOR_LIBRARY_STATUS",
+            "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES",
+        ),
         # NCCL's status name alone (PyTorch's "NCCL error in: ..." around it is NCCL_ERROR's).
         (
             "ncclUnhandledCudaError: Call to CUDA function failed.",

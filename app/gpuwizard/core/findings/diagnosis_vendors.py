@@ -34,6 +34,9 @@ _STATUS_VOCABULARIES: Final = {
     "cuda-driver": "VENDOR_CUDA_ERROR",
     "cudnn": "VENDOR_LIBRARY_STATUS",
     "cublas": "VENDOR_LIBRARY_STATUS",
+    "cufft": "VENDOR_LIBRARY_STATUS",
+    "cusolver": "VENDOR_LIBRARY_STATUS",
+    "cusparse": "VENDOR_LIBRARY_STATUS",
     "nccl": "VENDOR_LIBRARY_STATUS",
     "nvml": "VENDOR_LIBRARY_STATUS",
 }
