@@ -3428,6 +3428,14 @@
         <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL.</translation>
     </message>
     <message>
+        <source>The driver&apos;s CUDA library ({library}) loaded, but it reports no NVIDIA GPU: the driver&apos;s kernel module is not working.</source>
+        <translation>La biblioteca CUDA del controlador ({library}) se cargó, pero no informa de ninguna GPU NVIDIA: el módulo del kernel del controlador no funciona.</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;: if it fails, the kernel module did not load (&apos;lsmod | grep nvidia&apos; shows nothing). Restart if the driver was updated since the last start; on a Secure Boot machine, enroll the module&apos;s key or turn Secure Boot off; otherwise reinstall the driver from your distribution&apos;s packages or NVIDIA&apos;s repository so that the module is built for the running kernel. If &apos;nvidia-smi&apos; works, load the unified-memory module (&apos;sudo modprobe nvidia_uvm&apos;) and, in a container, start it with GPU access (&apos;--gpus all&apos;).</source>
+        <translation>Ejecute &apos;nvidia-smi&apos;: si falla, el módulo del kernel no se cargó (&apos;lsmod | grep nvidia&apos; no muestra nada). Reinicie si el controlador se actualizó desde el último arranque; en un equipo con Secure Boot, registre la clave del módulo o desactive Secure Boot; si no, reinstale el controlador desde los paquetes de su distribución o desde el repositorio de NVIDIA para que el módulo se compile para el kernel en ejecución. Si &apos;nvidia-smi&apos; funciona, cargue el módulo de memoria unificada (&apos;sudo modprobe nvidia_uvm&apos;) y, en un contenedor, inícielo con acceso a la GPU (&apos;--gpus all&apos;).</translation>
+    </message>
+    <message>
         <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
         <translation>Un módulo compilado se creó para NumPy 1.x y no puede ejecutarse con la versión NumPy 2 instalada aquí.</translation>
     </message>

@@ -3420,6 +3420,14 @@
         <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
     </message>
     <message>
+        <source>The driver&apos;s CUDA library ({library}) loaded, but it reports no NVIDIA GPU: the driver&apos;s kernel module is not working.</source>
+        <translation>驱动程序的 CUDA 库（{library}）已加载，但它报告没有 NVIDIA GPU：驱动程序的内核模块没有正常工作。</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;: if it fails, the kernel module did not load (&apos;lsmod | grep nvidia&apos; shows nothing). Restart if the driver was updated since the last start; on a Secure Boot machine, enroll the module&apos;s key or turn Secure Boot off; otherwise reinstall the driver from your distribution&apos;s packages or NVIDIA&apos;s repository so that the module is built for the running kernel. If &apos;nvidia-smi&apos; works, load the unified-memory module (&apos;sudo modprobe nvidia_uvm&apos;) and, in a container, start it with GPU access (&apos;--gpus all&apos;).</source>
+        <translation>运行 &apos;nvidia-smi&apos;：如果失败，说明内核模块没有加载（&apos;lsmod | grep nvidia&apos; 没有任何输出）。如果驱动程序在上次启动后更新过，请重新启动；在启用了安全启动（Secure Boot）的计算机上，请注册该模块的密钥或关闭安全启动；否则，请从发行版的软件包或 NVIDIA 的软件源重新安装驱动程序，使模块针对正在运行的内核构建。如果 &apos;nvidia-smi&apos; 正常，请加载统一内存模块（&apos;sudo modprobe nvidia_uvm&apos;），在容器中请以 GPU 访问权限启动（&apos;--gpus all&apos;）。</translation>
+    </message>
+    <message>
         <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
         <translation>某个已编译模块是为 NumPy 1.x 构建的，无法与此处安装的 NumPy 2 一起运行。</translation>
     </message>

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpuwizard.core.findings import signature as signature_module
 from gpuwizard.core.findings.diagnosis import SIGNATURES
 from gpuwizard.core.findings.log_views import log_views
-from gpuwizard.core.findings.signature import Signature, required_texts
+from gpuwizard.core.findings.signature import NeedleIndex, Needles, Signature, required_texts
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded" / "diagnose"
 
@@ -75,3 +76,36 @@ def test_text_in_any_case_that_a_pattern_matches_passes_its_prefilter(
     log = f"prefix {text} suffix"
     if signature.pattern.search(log):
         assert signature.may_match(log, log.lower)
+
+
+def _spans(matches: object) -> list[tuple[int, int]]:
+    return [match.span() for match in matches]  # type: ignore[attr-defined]
+
+
+def test_the_regions_around_the_fixed_texts_give_every_match_a_whole_run_gives() -> None:
+    needles = Needles(SIGNATURES)
+    compared = 0
+    for view in _views():
+        index = NeedleIndex(view, needles)
+        for signature in SIGNATURES:
+            whole = _spans(signature.pattern.finditer(view))
+            assert _spans(signature.matches(index)) == whole, (signature.code, signature.pattern.pattern)
+            compared += len(whole)
+    assert compared > 300
+
+
+def test_a_text_found_everywhere_is_read_whole_and_the_pieces_overlap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Small pieces and a low "everywhere" mark, so that a short text crosses both.
+    monkeypatch.setattr(signature_module, "MOST_PLACES", 5)
+    monkeypatch.setattr(signature_module, "_PIECE", 64)
+    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    text = "warm up\n" * 7 + line * 40 + "Could not load dynamic library 'cudart64_110.dll'\n"
+    index = NeedleIndex(text, Needles(SIGNATURES))
+    for signature in SIGNATURES:
+        assert _spans(signature.matches(index)) == _spans(signature.pattern.finditer(text)), signature.code
+    kernel = next(
+        s for s in SIGNATURES if s.code == "NO_KERNEL_IMAGE" and any(n in line for n in s.needles or ())
+    )
+    assert index.positions(kernel.needles or (), kernel.ignore_case) is None  # everywhere: read whole
