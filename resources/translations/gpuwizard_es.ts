@@ -3572,6 +3572,22 @@
         <translation>pip no puede actualizar glibc (&apos;ldd --version&apos; la muestra). Instale una versión anterior del paquete con wheels manylinux2014, compílelo desde el código fuente, ejecútelo en un contenedor con una distribución más reciente o actualice el sistema operativo.</translation>
     </message>
     <message>
+        <source>{by} needs glibc {required} or newer, and this system has glibc {found} (&apos;{evidence}&apos;).</source>
+        <translation>{by} necesita glibc {required} o posterior, y este sistema tiene glibc {found} (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>The loader refuses a library built for a newer glibc, the operating system&apos;s C library (&apos;ldd --version&apos;), which pip and conda cannot upgrade. Install a release of the package built for glibc {found} (an older one, or one with manylinux2014 wheels), build it from source, run it in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system.</source>
+        <translation>El cargador rechaza una biblioteca compilada para una glibc más reciente, la biblioteca C del sistema operativo (&apos;ldd --version&apos;), que pip y conda no pueden actualizar. Instale una versión del paquete compilada para glibc {found} (una anterior, o una con wheels manylinux2014), compílelo desde el código fuente, ejecútelo en un contenedor con una distribución más reciente (por ejemplo &apos;docker run -it ubuntu:24.04&apos;) o actualice el sistema operativo.</translation>
+    </message>
+    <message>
+        <source>{by} needs glibc {required} or newer, which this system does not have (&apos;{evidence}&apos;).</source>
+        <translation>{by} necesita glibc {required} o posterior, que este sistema no tiene (&apos;{evidence}&apos;).</translation>
+    </message>
+    <message>
+        <source>&apos;ldd --version&apos; shows the system&apos;s glibc, the operating system&apos;s C library, which pip and conda cannot upgrade. Install a release of the package built for the system&apos;s glibc (an older one, or one with manylinux2014 wheels), build it from source, run it in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system.</source>
+        <translation>&apos;ldd --version&apos; muestra la glibc del sistema, la biblioteca C del sistema operativo, que pip y conda no pueden actualizar. Instale una versión del paquete compilada para la glibc del sistema (una anterior, o una con wheels manylinux2014), compílelo desde el código fuente, ejecútelo en un contenedor con una distribución más reciente (por ejemplo &apos;docker run -it ubuntu:24.04&apos;) o actualice el sistema operativo.</translation>
+    </message>
+    <message>
         <source>A CUDA package ({packages}) was asked for on macOS, where NVIDIA&apos;s CUDA does not exist: no such wheel is made for Macs, so the installer found none.</source>
         <translation>Se solicitó un paquete CUDA ({packages}) en macOS, donde no existe CUDA de NVIDIA: no se publican wheels de este tipo para Mac, por lo que el instalador no encontró ninguno.</translation>
     </message>

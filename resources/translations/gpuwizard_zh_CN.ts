@@ -3564,6 +3564,22 @@
         <translation>pip 无法升级 glibc（&apos;ldd --version&apos; 可查看其版本）。请安装提供 manylinux2014 wheel 的较旧版本软件包、从源码构建、在使用较新发行版的容器中运行，或者升级操作系统。</translation>
     </message>
     <message>
+        <source>{by} needs glibc {required} or newer, and this system has glibc {found} (&apos;{evidence}&apos;).</source>
+        <translation>{by} 需要 glibc {required} 或更高版本，而本系统的 glibc 为 {found}（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>The loader refuses a library built for a newer glibc, the operating system&apos;s C library (&apos;ldd --version&apos;), which pip and conda cannot upgrade. Install a release of the package built for glibc {found} (an older one, or one with manylinux2014 wheels), build it from source, run it in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system.</source>
+        <translation>动态加载器拒绝加载为更新的 glibc 构建的库；glibc 是操作系统的 C 库（&apos;ldd --version&apos;），pip 和 conda 都无法升级它。请安装为 glibc {found} 构建的软件包版本（较旧的版本，或提供 manylinux2014 wheel 的版本），从源代码构建，在使用较新发行版的容器中运行（例如 &apos;docker run -it ubuntu:24.04&apos;），或升级操作系统。</translation>
+    </message>
+    <message>
+        <source>{by} needs glibc {required} or newer, which this system does not have (&apos;{evidence}&apos;).</source>
+        <translation>{by} 需要 glibc {required} 或更高版本，而本系统没有（&apos;{evidence}&apos;）。</translation>
+    </message>
+    <message>
+        <source>&apos;ldd --version&apos; shows the system&apos;s glibc, the operating system&apos;s C library, which pip and conda cannot upgrade. Install a release of the package built for the system&apos;s glibc (an older one, or one with manylinux2014 wheels), build it from source, run it in a container with a newer distribution (for example &apos;docker run -it ubuntu:24.04&apos;), or upgrade the operating system.</source>
+        <translation>&apos;ldd --version&apos; 会显示系统的 glibc，即操作系统的 C 库，pip 和 conda 都无法升级它。请安装为系统 glibc 构建的软件包版本（较旧的版本，或提供 manylinux2014 wheel 的版本），从源代码构建，在使用较新发行版的容器中运行（例如 &apos;docker run -it ubuntu:24.04&apos;），或升级操作系统。</translation>
+    </message>
+    <message>
         <source>A CUDA package ({packages}) was asked for on macOS, where NVIDIA&apos;s CUDA does not exist: no such wheel is made for Macs, so the installer found none.</source>
         <translation>在 macOS 上请求了 CUDA 软件包（{packages}），但 macOS 上不存在 NVIDIA 的 CUDA：没有为 Mac 构建的此类 wheel，因此安装程序找不到。</translation>
     </message>

@@ -180,10 +180,31 @@ def _glibc_found(text: str) -> str | None:
     """The system's glibc the log shows: conda's virtual package, a GLIBC version, an old distribution."""
     if match := _HAS_GLIBC.search(text):
         return match.group("found") or match.group("named")
+    return _distribution_glibc(text)
+
+
+@per_log
+def _distribution_glibc(text: str) -> str | None:
+    """The glibc of the distribution the log names (its release notes), if it names an old one."""
     for pattern, version in _DISTRIBUTION_GLIBC:
         if pattern.search(text):
             return version
     return None
+
+
+def _loader_glibc(match: re.Match[str]) -> Values:
+    """The loader's "version `GLIBC_2.33' not found (required by LIB)": the glibc a library needs.
+
+    The system's own is read only from the distribution the log names: the GLIBC_ in the line
+    is the one required, not the one there.
+    """
+    values: Values = {
+        "required": match.group("required"),
+        "by": match.group("by").replace("\\", "/").rsplit("/", 1)[-1],
+    }
+    if found := _distribution_glibc(match.string):
+        values["found"] = found
+    return values
 
 
 #: Distributions whose glibc is older than recent manylinux wheels need (their release notes).
@@ -200,8 +221,14 @@ _DISTRIBUTION_GLIBC: Final = (
         ),
         "2.28",
     ),
-    (re.compile(r"\bUbuntu 18\.04\b"), "2.27"),
-    (re.compile(r"\bUbuntu 20\.04\b"), "2.31"),
+    # Ubuntu's and Debian's own packages of glibc (packages.ubuntu.com, packages.debian.org: libc6
+    # 2.27 in bionic, 2.31 in focal, 2.35 in jammy; 2.28 in buster, 2.31 in bullseye); people
+    # write the names in any case ("ubuntu 20.04").
+    (re.compile(r"\bUbuntu 18\.04\b", re.IGNORECASE), "2.27"),
+    (re.compile(r"\bUbuntu 20\.04\b", re.IGNORECASE), "2.31"),
+    (re.compile(r"\bUbuntu 22\.04\b", re.IGNORECASE), "2.35"),
+    (re.compile(r"\bDebian(?: GNU/Linux)? 10\b|\bbuster\b", re.IGNORECASE), "2.28"),
+    (re.compile(r"\bDebian(?: GNU/Linux)? 11\b|\bbullseye\b", re.IGNORECASE), "2.31"),
 )
 
 
@@ -281,6 +308,7 @@ HOSTS_PART: Final = DiagnosisPart(
         _conda_glibc,
         _pip_glibc,
         _cuda_on_macos,
+        _loader_glibc,
     ),
     suppresses={
         # The open module refused the GPU: no module runs, so nvidia-smi, CUDA and PyTorch find
