@@ -146,7 +146,7 @@ def _windows_code(match: re.Match[str]) -> Values | None:
         return None
     hexed = text.lower().startswith("0x") or number >= _NTSTATUS_BASE
     # A bare number counts only in a Windows log, and only when it is not a small one.
-    bare = not hexed and not match.group("winerror")
+    bare = not hexed and not match.groupdict().get("winerror")
     if bare and (number < _BARE_NUMBER_MINIMUM or not WINDOWS_LOG.search(match.string)):
         return None
     return {
