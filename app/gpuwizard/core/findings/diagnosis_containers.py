@@ -1,9 +1,9 @@
 r"""Known errors of GPUs in containers, Kubernetes and WSL 2.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`CONTAINERS_PART` into its
-signatures. Each signature cites a public report that shows the message; the logs are recorded in
-tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-``resources/findings/containers.json``.
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`CONTAINERS_PART` with the other parts. Each signature cites a public report that shows the message; the logs are recorded in
+tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). Its signatures and their texts are data in
+``resources/findings/containers.json``; this module holds the code they name.
 
 WSL 2 errors are claimed only when the log itself shows WSL (the WSL kernel's name, the
 ``/usr/lib/wsl`` folder, a ``wsl`` command or the word WSL, or a Windows drive under ``/mnt``):

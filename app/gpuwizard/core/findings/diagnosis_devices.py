@@ -3,10 +3,10 @@
 Also CUDA forward compatibility on GPUs without it, GPUs busy or in an exclusive compute mode,
 and CUDA in forked worker processes.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`DEVICES_PART` into its
-signatures. Each signature cites a public report that shows the message; the logs are recorded in
-tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-``resources/findings/devices.json``.
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`DEVICES_PART` with the other parts. Each signature cites a public report that shows the message; the logs are recorded in
+tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). Its signatures and their texts are data in
+``resources/findings/devices.json``; this module holds the code they name.
 
 CUDA's error numbers are matched as well as its words, because frameworks print them in several
 forms ("Error 803:", "(803 vs. 0)", "code=803(cudaErrorSystemDriverMismatch)", "error=38 :"); the

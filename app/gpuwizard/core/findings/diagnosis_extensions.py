@@ -1,9 +1,9 @@
 """Known errors of the packages built on a framework: bitsandbytes, xFormers, compiled extensions, TensorRT engines, web UIs' GPU checks.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`EXTENSIONS_PART` into its
-signatures. Each signature cites a public report that shows the message; the logs are recorded in
-tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-``resources/findings/extensions.json``.
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`EXTENSIONS_PART` with the other parts. Each signature cites a public report that shows the message; the logs are recorded in
+tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). Its signatures and their texts are data in
+``resources/findings/extensions.json``; this module holds the code they name.
 
 These messages come from the packages' own code (bitsandbytes' cextension.py, xFormers'
 _cpp_lib.py, TensorRT's runtime, the web UI's launch_utils.py, the dynamic loader's "undefined

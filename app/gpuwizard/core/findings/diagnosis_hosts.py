@@ -1,9 +1,9 @@
 r"""Known errors of the machine under a framework: kernel module flavour, WSL 2, Docker without a GPU, conda's virtual packages.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`HOSTS_PART` into its
-signatures. Each signature cites a public report that shows the message and, in a comment, the
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`HOSTS_PART` with the other parts. Each signature cites a public report that shows the message and, in a comment, the
 source that prints it; the logs are recorded in tests/fixtures/recorded/diagnose (SOURCES.md says
-where each one comes from). The texts are in ``resources/findings/hosts.json``.
+where each one comes from). Its signatures and their texts are data in ``resources/findings/hosts.json``; this module holds the code they name.
 
 - The NVIDIA open kernel module (the default from driver 560) on a GPU without a GSP (Maxwell,
   Pascal, Volta): ``OPEN_KERNEL_MODULE_UNSUPPORTED_GPU``.

@@ -1,6 +1,6 @@
 """Known errors of the platform around a framework: containers, Windows memory, XLA's ptxas.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`PLATFORM_PART` into
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which loads the signatures of :data:`PLATFORM_PART` into
 its signatures. Each signature cites a public report that shows the message; the logs are recorded in
 tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from).
 

@@ -1,9 +1,9 @@
 """Known errors of Python versions without wheels, and TensorFlow's DLL load failure on Windows.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`PYTHON_PART` into its
-signatures. Each signature cites a public report that shows the message; the logs are recorded in
-tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-``resources/findings/python.json``.
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`PYTHON_PART` with the other parts. Each signature cites a public report that shows the message; the logs are recorded in
+tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). Its signatures and their texts are data in
+``resources/findings/python.json``; this module holds the code they name.
 
 ``PYTHON_VERSION_NO_WHEELS`` is given only where the log proves the Python version is the cause:
 uv and conda say so in words; pip only lists the versions it "ignored" for their Python

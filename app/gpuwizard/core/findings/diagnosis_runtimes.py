@@ -1,9 +1,9 @@
 """Known errors of JAX, ONNX Runtime, and several CUDA runtimes loaded into one process.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`RUNTIMES_PART` into its
-signatures. Each signature cites a public report that shows the message; the logs are recorded in
-tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-``resources/findings/runtimes.json``.
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`RUNTIMES_PART` with the other parts. Each signature cites a public report that shows the message; the logs are recorded in
+tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). Its signatures and their texts are data in
+``resources/findings/runtimes.json``; this module holds the code they name.
 
 Windows messages arrive in the user's language (ONNX Runtime quotes FormatMessage's text, which
 may even reach the log garbled), so its load failures are matched by the error number and the DLL

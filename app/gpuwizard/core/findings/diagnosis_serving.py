@@ -1,9 +1,9 @@
 """Known errors of serving and multi-GPU stacks: llama.cpp/Ollama, vLLM, NCCL, torch.distributed, TensorFlow's GPU builds.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`SERVING_PART` into its
-signatures. Each signature cites a public report that shows the message; the logs are recorded in
-tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). The texts are in
-``resources/findings/serving.json``.
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`SERVING_PART` with the other parts. Each signature cites a public report that shows the message; the logs are recorded in
+tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from). Its signatures and their texts are data in
+``resources/findings/serving.json``; this module holds the code they name.
 
 Every pattern matches the fixed words the software's own source prints (cited beside it), with
 the variable parts (sizes, devices, versions, GPU names) read as values:

@@ -1,9 +1,9 @@
 r"""The compilers around a GPU stack: nvcc's host compiler, CUDA_HOME, Triton's ptxas and C compiler, PTX and the driver.
 
-Part of :mod:`gpuwizard.core.findings.diagnosis`, which merges :data:`TOOLCHAINS_PART` into its
-signatures. Each signature cites a public report whose log is recorded in
-tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from); the texts are in
-``resources/findings/toolchains.json``.
+Part of :mod:`gpuwizard.core.findings.diagnosis`, which tries
+:data:`TOOLCHAINS_PART` with the other parts. Each signature cites a public report whose log is recorded in
+tests/fixtures/recorded/diagnose (SOURCES.md says where each one comes from); its signatures and their texts are data in
+``resources/findings/toolchains.json``; this module holds the code they name.
 
 What is matched is the fixed wording of the tools' own sources, which print it in English
 whatever the system's language: nvcc's ``crt/host_config.h``, torch's

@@ -1,8 +1,8 @@
 """PyTorch's own words for failures of its GPU stack: cuDNN, the driver, torchvision, cuBLAS.
 
 Part of :mod:`gpuwizard.core.findings.diagnosis`. Each signature cites a public report whose log
-is recorded in tests/fixtures/recorded/diagnose (SOURCES.md lists them); the texts are in
-``resources/findings/torch.json``.
+is recorded in tests/fixtures/recorded/diagnose (SOURCES.md lists them); its signatures and their texts are data in
+``resources/findings/torch.json``; this module holds the code they name.
 
 >>> from gpuwizard.core.findings.diagnosis import diagnose
 >>> [finding] = diagnose("RuntimeError: operator torchvision::nms does not exist")
