@@ -327,43 +327,14 @@ def documented_vocabulary(
     return entries
 
 
-def cufft() -> list[dict[str, object]]:
-    """Write cuFFT's ``cufftResult`` vocabulary."""
-    return documented_vocabulary(
-        "cufft",
-        "cuFFT",
-        "nvidia-cufft-cu12",
-        "nvidia/cufft/include/cufft.h",
-        "cufftResult",
-        docs=CUFFT_DOCS,
-        messages=CUFFT_MESSAGES,
-    )
-
-
-def cusolver() -> list[dict[str, object]]:
-    """Write cuSOLVER's ``cusolverStatus_t`` vocabulary."""
-    return documented_vocabulary(
-        "cusolver",
-        "cuSOLVER",
-        "nvidia-cusolver-cu12",
-        "nvidia/cusolver/include/cusolver_common.h",
-        "cusolverStatus_t",
-        docs=CUSOLVER_DOCS,
-        messages=CUSOLVER_MESSAGES,
-    )
-
-
-def cusparse() -> list[dict[str, object]]:
-    """Write cuSPARSE's ``cusparseStatus_t`` vocabulary."""
-    return documented_vocabulary(
-        "cusparse",
-        "cuSPARSE",
-        "nvidia-cusparse-cu12",
-        "nvidia/cusparse/include/cusparse.h",
-        "cusparseStatus_t",
-        docs=CUSPARSE_DOCS,
-        messages=CUSPARSE_MESSAGES,
-    )
+#: The libraries whose headers give names and numbers only: (file, component, wheel, header,
+#: type, documentation, its messages).
+DOCUMENTED: Final = (
+    ("cublas", "cuBLAS", "nvidia-cublas-cu12", "nvidia/cublas/include/cublas_api.h", "cublasStatus_t", CUBLAS_DOCS, CUBLAS_MESSAGES),
+    ("cufft", "cuFFT", "nvidia-cufft-cu12", "nvidia/cufft/include/cufft.h", "cufftResult", CUFFT_DOCS, CUFFT_MESSAGES),
+    ("cusolver", "cuSOLVER", "nvidia-cusolver-cu12", "nvidia/cusolver/include/cusolver_common.h", "cusolverStatus_t", CUSOLVER_DOCS, CUSOLVER_MESSAGES),
+    ("cusparse", "cuSPARSE", "nvidia-cusparse-cu12", "nvidia/cusparse/include/cusparse.h", "cusparseStatus_t", CUSPARSE_DOCS, CUSPARSE_MESSAGES),
+)  # fmt: skip
 
 
 NCCL_SOURCE: Final = {
@@ -554,25 +525,8 @@ def main() -> int:
         "nvidia/cudnn/include/cudnn_graph.h",
         "cudnnStatus_t",
     )
-    cublas = open_wheel("nvidia-cublas-cu12")
-    path = "nvidia/cublas/include/cublas_api.h"
-    entries = enum_entries(cublas.text(path), "cublasStatus_t")
-    for entry in entries:
-        entry["message"] = CUBLAS_MESSAGES[str(entry["name"])]
-        entry["source"] = CUBLAS_DOCS
-    write(
-        "cublas",
-        {
-            "component": "cuBLAS",
-            "type": "cublasStatus_t",
-            "kind": "status",
-            "source": cublas.source(path),
-            "entries": entries,
-        },
-    )
-    cufft()
-    cusolver()
-    cusparse()
+    for name, component, package, path, typedef, docs, messages in DOCUMENTED:
+        documented_vocabulary(name, component, package, path, typedef, docs=docs, messages=messages)
     nccl = open_wheel("nvidia-nccl-cu12")
     path = "nvidia/nccl/include/nccl.h"
     messages = nccl_messages()
