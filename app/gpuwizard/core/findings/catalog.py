@@ -18,6 +18,7 @@ The GUI translates each template in the Qt context ``findings`` and fills the sa
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -91,10 +92,16 @@ def parse_part(name: str, document: object) -> dict[str, FindingTemplate]:
     return part
 
 
+@functools.cache
+def part_document(name: str) -> object:
+    """``resources/findings/<name>.json`` as read, once: its templates and its signatures both come from it."""
+    source = resources.files("gpuwizard.resources").joinpath(f"findings/{name}.json")
+    return json.loads(source.read_text(encoding="utf-8"))
+
+
 def load_part(name: str) -> dict[str, FindingTemplate]:
     """The templates of ``resources/findings/<name>.json``, shipped in ``gpuwizard.resources``."""
-    source = resources.files("gpuwizard.resources").joinpath(f"findings/{name}.json")
-    return parse_part(name, json.loads(source.read_text(encoding="utf-8")))
+    return parse_part(name, part_document(name))
 
 
 def merge_parts(parts: Sequence[Mapping[str, FindingTemplate]]) -> dict[str, FindingTemplate]:

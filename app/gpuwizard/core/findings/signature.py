@@ -9,15 +9,15 @@ findings make redundant, and how a finding's variant is chosen from the whole lo
 from __future__ import annotations
 
 import importlib
-import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Final
 
 import ahocorasick
+
+from gpuwizard.core.findings.catalog import part_document
 
 #: Hints that a log comes from Windows: a DLL name, a drive letter or a Windows error number.
 # Each alternative starts with its literal text (the checks before it look back), so that re
@@ -405,8 +405,7 @@ def parse_signatures(name: str, document: object, extractors: Sequence[Extractor
 
 def load_signatures(name: str, extractors: Sequence[Extractor]) -> tuple[Signature, ...]:
     """The signatures of ``resources/findings/<name>.json``, shipped in ``gpuwizard.resources``."""
-    source = resources.files("gpuwizard.resources").joinpath(f"findings/{name}.json")
-    return parse_signatures(name, json.loads(source.read_text(encoding="utf-8")), extractors)
+    return parse_signatures(name, part_document(name), extractors)
 
 
 @dataclass
