@@ -57,6 +57,8 @@ _INDEX_VARIABLES = (
     "PIP_EXTRA_INDEX_URL",
     "PIP_FIND_LINKS",
 )
+#: What uv reads to name the user's shell (uv's ``Shell::from_env``), besides ``SHELL``.
+_SHELL_VARIABLES = ("NU_VERSION", "FISH_VERSION", "BASH_VERSION", "ZSH_VERSION", "KSH_VERSION")
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,16 @@ def broken_torch(folder: Path) -> Path:
 
 def isolated_environment(home: Path, uv_cache: Path) -> dict[str, str]:
     """This process's environment for a run: its own wizard home and uv cache, no index settings."""
-    env = {key: value for key, value in os.environ.items() if key not in _INDEX_VARIABLES}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in _INDEX_VARIABLES and key not in _SHELL_VARIABLES
+    }
     env.update(
+        # uv prints its "Activate with: ..." line only for a shell it can name (from these
+        # variables, else from the parent process): CI runs without SHELL, so the golden's uv
+        # lines would differ by where the suite runs. Name one shell for every run.
+        SHELL="/bin/bash",
         GPUWIZARD_HOME=str(home),
         GPUWIZARD_NO_REFRESH="1",
         GPUWIZARD_NO_INDEX_CHECK="1",
