@@ -3436,6 +3436,10 @@
         <translation>Ejecute &apos;nvidia-smi&apos;: si falla, el módulo del kernel no se cargó (&apos;lsmod | grep nvidia&apos; no muestra nada). Reinicie si el controlador se actualizó desde el último arranque; en un equipo con Secure Boot, registre la clave del módulo o desactive Secure Boot; si no, reinstale el controlador desde los paquetes de su distribución o desde el repositorio de NVIDIA para que el módulo se compile para el kernel en ejecución. Si &apos;nvidia-smi&apos; funciona, cargue el módulo de memoria unificada (&apos;sudo modprobe nvidia_uvm&apos;) y, en un contenedor, inícielo con acceso a la GPU (&apos;--gpus all&apos;).</translation>
     </message>
     <message>
+        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards; a container&apos;s start script turns it on when the host&apos;s driver is older than the image&apos;s CUDA. First compare the two: &apos;nvidia-smi&apos; shows the newest CUDA the driver supports; where that is older than the CUDA the image or the framework was built for, update the NVIDIA driver (the lasting fix) or use an image built for the driver&apos;s CUDA. Where the driver is new enough, keep the compat libraries out: remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu). Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
+        <translation>La compatibilidad hacia adelante (el paquete cuda-compat, /usr/local/cuda/compat) solo funciona en GPU de NVIDIA para centros de datos, no en tarjetas GeForce ni en la mayoría de las RTX; el script de inicio de un contenedor la activa cuando el controlador del host es más antiguo que la versión de CUDA de la imagen. Primero compara ambas: &apos;nvidia-smi&apos; muestra la versión de CUDA más reciente que admite el controlador; si es anterior a la versión de CUDA para la que se compiló la imagen o el framework, actualiza el controlador de NVIDIA (la solución duradera) o usa una imagen creada para la versión de CUDA del controlador. Si el controlador es lo bastante reciente, deja fuera las bibliotecas de compatibilidad: elimina el paquete cuda-compat del host (&apos;sudo apt remove cuda-compat-*&apos;), quita /usr/local/cuda/compat de LD_LIBRARY_PATH y, en un contenedor, deja la carpeta compat de la imagen fuera de la ruta de bibliotecas (por ejemplo, LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu). Fuera de los contenedores, el mismo error aparece tras actualizar el controlador sin reiniciar: reinicia el equipo.</translation>
+    </message>
+    <message>
         <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
         <translation>Un módulo compilado se creó para NumPy 1.x y no puede ejecutarse con la versión NumPy 2 instalada aquí.</translation>
     </message>
@@ -3692,6 +3696,14 @@
         <translation>CUDA {first_cuda} es la primera versión cuyo ptxas conoce {sm}: instale CUDA Toolkit {first_cuda} o posterior y compile con él (&apos;export CUDA_HOME=/usr/local/cuda-{first_cuda}&apos; y su carpeta bin al principio de PATH), o excluya {sm} de las arquitecturas que se compilan (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES).</translation>
     </message>
     <message>
+        <source>The Triton installed does not support this GPU&apos;s compute capability: it is older than the GPU.</source>
+        <translation>El Triton instalado no admite la capacidad de cómputo de esta GPU: es anterior a la GPU.</translation>
+    </message>
+    <message>
+        <source>Upgrade torch and Triton together to their newest release (Triton 3.3, which came with torch 2.7, is the first to support Blackwell GPUs such as the RTX 50 series): &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;. On Windows, install the triton-windows release made for that torch.</source>
+        <translation>Actualiza torch y Triton juntos a su versión más reciente (Triton 3.3, que llegó con torch 2.7, es la primera que admite GPU Blackwell como la RTX serie 50): &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;. En Windows, instala la versión de triton-windows hecha para ese torch.</translation>
+    </message>
+    <message>
         <source>Triton found no C compiler: it compiles a small launcher for its GPU kernels on first use, and neither CC nor a compiler on PATH was found.</source>
         <translation>Triton no encontró ningún compilador de C: la primera vez que se usa compila un pequeño lanzador para sus kernels de GPU, y no se encontró ni CC ni ningún compilador en PATH.</translation>
     </message>
@@ -3844,10 +3856,6 @@
         <translation>torch.distributed no pudo iniciar su almacén de rendezvous: PyTorch 2.4 y posteriores usan libuv para ello de forma predeterminada, y las versiones de PyTorch para Windows no incluyen libuv.</translation>
     </message>
     <message>
-        <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2.</source>
-        <translation>Establezca USE_LIBUV=0 en el entorno antes de que se inicie el programa (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; en Python, antes de que se inicie torch.distributed: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), o añada ?use_libuv=0 a una URL de init_method (init_method=&quot;env://?use_libuv=0&quot;). Use el backend gloo en Windows o ejecute el programa en WSL 2.</translation>
-    </message>
-    <message>
         <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability}: the driver compiles them from PTX when TensorFlow starts, which can take 30 minutes or longer.</source>
         <translation>Este TensorFlow no tiene kernels compilados para la capacidad de cómputo {capability} de la GPU: el controlador los compila a partir de PTX cuando se inicia TensorFlow, lo que puede tardar 30 minutos o más.</translation>
     </message>
@@ -3872,6 +3880,62 @@
         <translation>Use TensorFlow en WSL 2: instale Ubuntu (&apos;wsl --install&apos;) y, dentro de él, ejecute &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos; (el controlador NVIDIA de Windows da servicio a WSL 2; no instale ningún controlador de Linux). O quédese en Windows nativo con TensorFlow 2.10, la última versión con soporte para GPU: Python 3.10 o anterior, &apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;, con CUDA 11.2 y cuDNN 8.1 (por ejemplo, &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;).</translation>
     </message>
     <message>
+        <source>The NVIDIA kernel driver is loaded but could not initialise the GPU: the kernel log says &apos;RmInitAdapter failed&apos;. Until it does, nvidia-smi says &apos;No devices were found&apos; and CUDA finds no GPU.</source>
+        <translation>El controlador del kernel de NVIDIA está cargado, pero no pudo inicializar la GPU: el registro del kernel indica &apos;RmInitAdapter failed&apos;. Mientras no lo consiga, nvidia-smi indica &apos;No devices were found&apos; y CUDA no encuentra ninguna GPU.</translation>
+    </message>
+    <message>
+        <source>Read the NVRM lines before that one, and any Xid, with &apos;sudo dmesg | grep -iE &quot;NVRM|Xid&quot;&apos;: they name the step that failed. Check the GPU&apos;s power cables and seating, and that &apos;Above 4G Decoding&apos; is enabled in the firmware (BIOS/UEFI) settings. Check that the kernel module is the driver&apos;s own: &apos;cat /proc/driver/nvidia/version&apos; and &apos;modinfo nvidia | grep ^version&apos; must name the same version as the driver you installed; if not, reinstall the driver and restart.</source>
+        <translation>Lee las líneas NVRM anteriores a esa, y cualquier Xid, con &apos;sudo dmesg | grep -iE &quot;NVRM|Xid&quot;&apos;: indican el paso que falló. Revisa los cables de alimentación de la GPU y que esté bien insertada, y que &apos;Above 4G Decoding&apos; esté habilitado en la configuración del firmware (BIOS/UEFI). Comprueba que el módulo del kernel sea el del propio controlador: &apos;cat /proc/driver/nvidia/version&apos; y &apos;modinfo nvidia | grep ^version&apos; deben indicar la misma versión que el controlador que instalaste; si no, reinstala el controlador y reinicia.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA kernel driver could not initialise the GPU: its BAR1 window ({bar1_mib} MiB) is too small to map the GPU&apos;s memory ({fb_mib} MiB), which this driver required. Resizable BAR is off, or Above 4G Decoding, which it needs, is off in the machine&apos;s firmware.</source>
+        <translation>El controlador del kernel de NVIDIA no pudo inicializar la GPU: su ventana BAR1 ({bar1_mib} MiB) es demasiado pequeña para mapear la memoria de la GPU ({fb_mib} MiB), algo que este controlador requería. Resizable BAR está desactivado, o bien Above 4G Decoding, que este necesita, está desactivado en el firmware de la máquina.</translation>
+    </message>
+    <message>
+        <source>Enable &apos;Above 4G Decoding&apos; and &apos;Resizable BAR&apos; (&apos;Re-Size BAR Support&apos;) in the machine&apos;s firmware (BIOS/UEFI) settings and restart; &apos;sudo lspci -vv -d 10de: | grep -i &quot;Region 1&quot;&apos; should then show a region at least as large as the GPU&apos;s memory. Where the firmware has neither setting: on a Turing GPU (RTX 20xx) with the open kernel module, the report&apos;s GPU worked with the proprietary kernel module of the same driver, and with driver 570.153.02 or older (NVIDIA/open-gpu-kernel-modules#934).</source>
+        <translation>Habilita &apos;Above 4G Decoding&apos; y &apos;Resizable BAR&apos; (&apos;Re-Size BAR Support&apos;) en la configuración del firmware (BIOS/UEFI) de la máquina y reinicia; después, &apos;sudo lspci -vv -d 10de: | grep -i &quot;Region 1&quot;&apos; debería mostrar una región al menos tan grande como la memoria de la GPU. Si el firmware no tiene ninguno de los dos ajustes: en una GPU Turing (RTX 20xx) con el módulo de kernel abierto, la GPU del informe funcionó con el módulo de kernel propietario del mismo controlador, y con el controlador 570.153.02 o anterior (NVIDIA/open-gpu-kernel-modules#934).</translation>
+    </message>
+    <message>
+        <source>The NVIDIA kernel driver could not start the GPU&apos;s firmware (GSP, the GPU System Processor), so the GPU stays uninitialised: nvidia-smi says &apos;No devices were found&apos; and CUDA finds no GPU.</source>
+        <translation>El controlador del kernel de NVIDIA no pudo iniciar el firmware de la GPU (GSP, el GPU System Processor), así que la GPU sigue sin inicializar: nvidia-smi indica &apos;No devices were found&apos; y CUDA no encuentra ninguna GPU.</translation>
+    </message>
+    <message>
+        <source>Power the machine off fully and start it again: lines such as &apos;WPR2 already up&apos; or &apos;GFW boot&apos; mean the GPU kept a bad state. Check that the firmware files match the kernel module: &apos;cat /proc/driver/nvidia/version&apos; and &apos;ls /lib/firmware/nvidia/&apos; must name the same driver version; if not, reinstall the driver. If it still fails, install another driver branch. On a GPU before Blackwell, the proprietary kernel module (not the open one) can run without the GSP firmware: add &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; to /etc/modprobe.d/nvidia-gsp.conf, run &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) or &apos;sudo dracut -f&apos; (Fedora), and restart.</source>
+        <translation>Apaga la máquina por completo y vuelve a encenderla: líneas como &apos;WPR2 already up&apos; o &apos;GFW boot&apos; indican que la GPU conservó un estado erróneo. Comprueba que los archivos de firmware coincidan con el módulo del kernel: &apos;cat /proc/driver/nvidia/version&apos; y &apos;ls /lib/firmware/nvidia/&apos; deben indicar la misma versión del controlador; si no, reinstala el controlador. Si sigue fallando, instala otra rama del controlador. En una GPU anterior a Blackwell, el módulo de kernel propietario (no el abierto) puede funcionar sin el firmware GSP: añade &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; a /etc/modprobe.d/nvidia-gsp.conf, ejecuta &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) o &apos;sudo dracut -f&apos; (Fedora) y reinicia.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA kernel driver reported {xids}. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>El controlador del kernel de NVIDIA informó de {xids}. Documentación de NVIDIA sobre Xid: {meanings}.</translation>
+    </message>
+    <message>
+        <source>An Xid that names a program (pid=, name=) usually comes from that program&apos;s error: run it again and read its own error message (for CUDA programs, &apos;CUDA_LAUNCH_BLOCKING=1&apos; names the failing call). If the GPU stays unusable (&apos;nvidia-smi&apos; fails or hangs), reset it with &apos;sudo nvidia-smi -r&apos; while nothing uses it, or restart the machine. If the Xid recurs without a program&apos;s fault, check the GPU&apos;s power, cooling and seating. NVIDIA&apos;s list: https://docs.nvidia.com/deploy/xid-errors/</source>
+        <translation>Un Xid que nombra un programa (pid=, name=) suele deberse a un error de ese programa: vuelve a ejecutarlo y lee su propio mensaje de error (en programas CUDA, &apos;CUDA_LAUNCH_BLOCKING=1&apos; indica la llamada que falla). Si la GPU sigue inutilizable (&apos;nvidia-smi&apos; falla o se bloquea), restablécela con &apos;sudo nvidia-smi -r&apos; mientras nada la use, o reinicia la máquina. Si el Xid se repite sin que falle ningún programa, revisa la alimentación, la refrigeración y la inserción de la GPU. Lista de NVIDIA: https://docs.nvidia.com/deploy/xid-errors/</translation>
+    </message>
+    <message>
+        <source>The GPU fell off the bus ({xids}): it stopped answering on PCIe, so every program using it failed. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>La GPU se cayó del bus ({xids}): dejó de responder en PCIe, así que fallaron todos los programas que la usaban. Documentación de NVIDIA sobre Xid: {meanings}.</translation>
+    </message>
+    <message>
+        <source>Restart the machine: a GPU that fell off the bus does not come back without one. Then check what NVIDIA names as causes: the GPU&apos;s power (a power supply large enough, every PCIe power cable plugged in, no splitters), its seating and any riser cable, and its temperature and power under load (&apos;nvidia-smi -q -d TEMPERATURE,POWER&apos;). If it recurs, try another PCIe slot; a GPU that keeps falling off may be failing.</source>
+        <translation>Reinicia la máquina: una GPU que se cayó del bus no vuelve sin reiniciar. Después revisa lo que NVIDIA indica como causas: la alimentación de la GPU (una fuente de alimentación con potencia suficiente, todos los cables de alimentación PCIe conectados, sin divisores), su inserción y cualquier cable riser, y su temperatura y consumo bajo carga (&apos;nvidia-smi -q -d TEMPERATURE,POWER&apos;). Si se repite, prueba otra ranura PCIe; una GPU que sigue cayéndose puede estar averiándose.</translation>
+    </message>
+    <message>
+        <source>The GPU reported a memory (ECC) error: {xids}. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>La GPU informó de un error de memoria (ECC): {xids}. Documentación de NVIDIA sobre Xid: {meanings}.</translation>
+    </message>
+    <message>
+        <source>Reset the GPU so that pending row remaps (or page retirements) take effect: &apos;sudo nvidia-smi -r&apos; while nothing uses it, or restart the machine. Then check its memory with &apos;nvidia-smi -q -d ECC,ROW_REMAPPER&apos; (GPUs before Ampere: &apos;nvidia-smi -q -d ECC,PAGE_RETIREMENT&apos;): &apos;Remapping Failure Occurred: Yes&apos;, or uncorrectable errors that keep growing, mean failing GPU memory; contact the GPU&apos;s seller or NVIDIA support.</source>
+        <translation>Restablece la GPU para que se apliquen las reasignaciones de filas pendientes (o las retiradas de páginas): &apos;sudo nvidia-smi -r&apos; mientras nada la use, o reinicia la máquina. Después comprueba su memoria con &apos;nvidia-smi -q -d ECC,ROW_REMAPPER&apos; (GPU anteriores a Ampere: &apos;nvidia-smi -q -d ECC,PAGE_RETIREMENT&apos;): &apos;Remapping Failure Occurred: Yes&apos;, o errores no corregibles que siguen aumentando, indican que la memoria de la GPU está fallando; contacta con el vendedor de la GPU o con el soporte de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>The GPU&apos;s firmware (GSP, the GPU System Processor) failed: {xids}. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>El firmware de la GPU (GSP, el GPU System Processor) falló: {xids}. Documentación de NVIDIA sobre Xid: {meanings}.</translation>
+    </message>
+    <message>
+        <source>Restart the machine: the GPU usually needs a reset. If it recurs, update to the newest driver of its branch, or try another branch. On a GPU before Blackwell, the proprietary kernel module (not the open one) can run without the GSP firmware: add &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; to /etc/modprobe.d/nvidia-gsp.conf, run &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) or &apos;sudo dracut -f&apos; (Fedora), and restart; &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; then shows N/A.</source>
+        <translation>Reinicia la máquina: normalmente la GPU necesita un restablecimiento. Si se repite, actualiza al controlador más reciente de su rama o prueba otra rama. En una GPU anterior a Blackwell, el módulo de kernel propietario (no el abierto) puede funcionar sin el firmware GSP: añade &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; a /etc/modprobe.d/nvidia-gsp.conf, ejecuta &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) o &apos;sudo dracut -f&apos; (Fedora) y reinicia; después, &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; muestra N/A.</translation>
+    </message>
+    <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
         <translation>El {component} informó de {name} (error {number}): {meaning}</translation>
     </message>
@@ -3890,6 +3954,10 @@
     <message>
         <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
         <translation>El controlador de NVIDIA es más antiguo que la versión de CUDA con la que se compiló el programa. Actualiza el controlador de NVIDIA (o instala una compilación del programa para una CUDA más antigua) y vuelve a iniciar el programa.</translation>
+    </message>
+    <message>
+        <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2. If you meant to train on one GPU, run without torch.distributed: in &apos;accelerate config&apos; choose &apos;No distributed training&apos;, or start with &apos;accelerate launch --num_processes 1&apos;.</source>
+        <translation>Establece USE_LIBUV=0 en el entorno antes de que se inicie el programa (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; en Python, antes de que se inicie torch.distributed: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), o añade ?use_libuv=0 a una URL de init_method (init_method=&quot;env://?use_libuv=0&quot;). Usa el backend gloo en Windows, o ejecuta el programa en WSL 2. Si querías entrenar en una sola GPU, ejecútalo sin torch.distributed: en &apos;accelerate config&apos; elige &apos;No distributed training&apos;, o inícialo con &apos;accelerate launch --num_processes 1&apos;.</translation>
     </message>
     <message>
         <source>{component} reported {name} (status {number}): {meaning}</source>
@@ -3995,10 +4063,6 @@
     <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
         <translation>Error de CUDA 804 (forward compatibility was attempted on non supported HW): se cargó una libcuda de compatibilidad hacia adelante de CUDA, pero esta GPU no la admite.</translation>
-    </message>
-    <message>
-        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards. Remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu); then the driver&apos;s own libcuda is used. If the framework needs a newer CUDA than the driver supports, update the NVIDIA driver instead. Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
-        <translation>La compatibilidad hacia adelante (el paquete cuda-compat, /usr/local/cuda/compat) solo funciona en GPU de NVIDIA para centros de datos, no en tarjetas GeForce ni en la mayoría de las RTX. Elimina el paquete cuda-compat del host (&apos;sudo apt remove cuda-compat-*&apos;), quita /usr/local/cuda/compat de LD_LIBRARY_PATH y, en un contenedor, mantén la carpeta compat de la imagen fuera de la ruta de bibliotecas (por ejemplo, LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu); así se usa la libcuda propia del controlador. Si el framework necesita una versión de CUDA más reciente de la que admite el controlador, actualiza en su lugar el controlador de NVIDIA. Fuera de los contenedores, el mismo error aparece tras actualizar el controlador sin reiniciar: reinicia el equipo.</translation>
     </message>
     <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded (nvidia-smi shows driver {driver} with CUDA {driver_cuda}), but this GPU does not support it.</source>

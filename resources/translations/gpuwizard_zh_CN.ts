@@ -3428,6 +3428,10 @@
         <translation>运行 &apos;nvidia-smi&apos;：如果失败，说明内核模块没有加载（&apos;lsmod | grep nvidia&apos; 没有任何输出）。如果驱动程序在上次启动后更新过，请重新启动；在启用了安全启动（Secure Boot）的计算机上，请注册该模块的密钥或关闭安全启动；否则，请从发行版的软件包或 NVIDIA 的软件源重新安装驱动程序，使模块针对正在运行的内核构建。如果 &apos;nvidia-smi&apos; 正常，请加载统一内存模块（&apos;sudo modprobe nvidia_uvm&apos;），在容器中请以 GPU 访问权限启动（&apos;--gpus all&apos;）。</translation>
     </message>
     <message>
+        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards; a container&apos;s start script turns it on when the host&apos;s driver is older than the image&apos;s CUDA. First compare the two: &apos;nvidia-smi&apos; shows the newest CUDA the driver supports; where that is older than the CUDA the image or the framework was built for, update the NVIDIA driver (the lasting fix) or use an image built for the driver&apos;s CUDA. Where the driver is new enough, keep the compat libraries out: remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu). Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
+        <translation>前向兼容（cuda-compat 软件包，/usr/local/cuda/compat）仅适用于 NVIDIA 数据中心 GPU，不适用于 GeForce 或大多数 RTX 显卡；当主机的驱动早于镜像的 CUDA 版本时，容器的启动脚本会启用它。请先比较两者：&apos;nvidia-smi&apos; 会显示驱动支持的最新 CUDA 版本；如果它早于镜像或框架所针对的 CUDA 版本，请更新 NVIDIA 驱动（长久的解决办法），或者使用为该驱动的 CUDA 版本构建的镜像。如果驱动足够新，请不要让兼容库生效：从主机上删除 cuda-compat 软件包（&apos;sudo apt remove cuda-compat-*&apos;），将 /usr/local/cuda/compat 从 LD_LIBRARY_PATH 中移除，并在容器中将镜像的 compat 文件夹排除在库路径之外（例如 LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu）。在容器之外，更新驱动后未重启也会导致同样的错误：请重启计算机。</translation>
+    </message>
+    <message>
         <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
         <translation>某个已编译模块是为 NumPy 1.x 构建的，无法与此处安装的 NumPy 2 一起运行。</translation>
     </message>
@@ -3684,6 +3688,14 @@
         <translation>从 CUDA {first_cuda} 起，ptxas 才支持 {sm}：请安装 CUDA Toolkit {first_cuda} 或更高版本并用它构建（&apos;export CUDA_HOME=/usr/local/cuda-{first_cuda}&apos;，并将其 bin 目录放在 PATH 最前面），或将 {sm} 从要构建的架构中去掉（TORCH_CUDA_ARCH_LIST、CMAKE_CUDA_ARCHITECTURES）。</translation>
     </message>
     <message>
+        <source>The Triton installed does not support this GPU&apos;s compute capability: it is older than the GPU.</source>
+        <translation>已安装的 Triton 不支持此 GPU 的计算能力：它的版本早于该 GPU。</translation>
+    </message>
+    <message>
+        <source>Upgrade torch and Triton together to their newest release (Triton 3.3, which came with torch 2.7, is the first to support Blackwell GPUs such as the RTX 50 series): &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;. On Windows, install the triton-windows release made for that torch.</source>
+        <translation>请将 torch 和 Triton 一起升级到最新版本（Triton 3.3 随 torch 2.7 一同发布，是首个支持 RTX 50 系列等 Blackwell GPU 的版本）：&apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;。在 Windows 上，请安装为该 torch 版本制作的 triton-windows 版本。</translation>
+    </message>
+    <message>
         <source>Triton found no C compiler: it compiles a small launcher for its GPU kernels on first use, and neither CC nor a compiler on PATH was found.</source>
         <translation>Triton 找不到 C 编译器：它在首次使用时要为其 GPU 内核编译一个小型启动器，但既没有设置 CC，PATH 中也找不到编译器。</translation>
     </message>
@@ -3836,10 +3848,6 @@
         <translation>torch.distributed 无法启动其 rendezvous 存储：PyTorch 2.4 及更高版本默认为此使用 libuv，而 PyTorch 的 Windows 版本不包含 libuv。</translation>
     </message>
     <message>
-        <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2.</source>
-        <translation>在程序启动前，在环境中设置 USE_LIBUV=0（PowerShell：$env:USE_LIBUV=&quot;0&quot;；cmd：set USE_LIBUV=0；在 Python 中，于 torch.distributed 启动前：os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;），或在 init_method URL 后添加 ?use_libuv=0（init_method=&quot;env://?use_libuv=0&quot;）。在 Windows 上请使用 gloo 后端，或在 WSL 2 中运行程序。</translation>
-    </message>
-    <message>
         <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability}: the driver compiles them from PTX when TensorFlow starts, which can take 30 minutes or longer.</source>
         <translation>此 TensorFlow 没有针对该 GPU 计算能力 {capability} 编译的内核：驱动程序会在 TensorFlow 启动时从 PTX 编译这些内核，可能需要 30 分钟或更长时间。</translation>
     </message>
@@ -3864,6 +3872,62 @@
         <translation>请在 WSL 2 中使用 TensorFlow：安装 Ubuntu（&apos;wsl --install&apos;），然后在其中执行 &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos;（Windows 上的 NVIDIA 驱动程序同时为 WSL 2 提供支持；请勿安装 Linux 驱动程序）。或者留在原生 Windows 上，使用最后一个支持 GPU 的版本 TensorFlow 2.10：Python 3.10 或更早版本，&apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;，搭配 CUDA 11.2 和 cuDNN 8.1（例如 &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;）。</translation>
     </message>
     <message>
+        <source>The NVIDIA kernel driver is loaded but could not initialise the GPU: the kernel log says &apos;RmInitAdapter failed&apos;. Until it does, nvidia-smi says &apos;No devices were found&apos; and CUDA finds no GPU.</source>
+        <translation>NVIDIA 内核驱动已加载，但无法初始化 GPU：内核日志显示 &apos;RmInitAdapter failed&apos;。在初始化成功之前，nvidia-smi 会显示 &apos;No devices were found&apos;，CUDA 也找不到 GPU。</translation>
+    </message>
+    <message>
+        <source>Read the NVRM lines before that one, and any Xid, with &apos;sudo dmesg | grep -iE &quot;NVRM|Xid&quot;&apos;: they name the step that failed. Check the GPU&apos;s power cables and seating, and that &apos;Above 4G Decoding&apos; is enabled in the firmware (BIOS/UEFI) settings. Check that the kernel module is the driver&apos;s own: &apos;cat /proc/driver/nvidia/version&apos; and &apos;modinfo nvidia | grep ^version&apos; must name the same version as the driver you installed; if not, reinstall the driver and restart.</source>
+        <translation>请用 &apos;sudo dmesg | grep -iE &quot;NVRM|Xid&quot;&apos; 查看该行之前的 NVRM 行以及所有 Xid：它们会指出失败的步骤。请检查 GPU 的电源线和插接是否牢固，以及固件（BIOS/UEFI）设置中是否已启用 &apos;Above 4G Decoding&apos;。请检查内核模块是否属于该驱动本身：&apos;cat /proc/driver/nvidia/version&apos; 和 &apos;modinfo nvidia | grep ^version&apos; 显示的版本必须与您安装的驱动版本相同；否则，请重新安装驱动并重启。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA kernel driver could not initialise the GPU: its BAR1 window ({bar1_mib} MiB) is too small to map the GPU&apos;s memory ({fb_mib} MiB), which this driver required. Resizable BAR is off, or Above 4G Decoding, which it needs, is off in the machine&apos;s firmware.</source>
+        <translation>NVIDIA 内核驱动无法初始化 GPU：其 BAR1 窗口（{bar1_mib} MiB）太小，无法映射 GPU 的显存（{fb_mib} MiB），而此驱动要求能够映射。计算机固件中的 Resizable BAR 已关闭，或者它所需要的 Above 4G Decoding 已关闭。</translation>
+    </message>
+    <message>
+        <source>Enable &apos;Above 4G Decoding&apos; and &apos;Resizable BAR&apos; (&apos;Re-Size BAR Support&apos;) in the machine&apos;s firmware (BIOS/UEFI) settings and restart; &apos;sudo lspci -vv -d 10de: | grep -i &quot;Region 1&quot;&apos; should then show a region at least as large as the GPU&apos;s memory. Where the firmware has neither setting: on a Turing GPU (RTX 20xx) with the open kernel module, the report&apos;s GPU worked with the proprietary kernel module of the same driver, and with driver 570.153.02 or older (NVIDIA/open-gpu-kernel-modules#934).</source>
+        <translation>请在计算机的固件（BIOS/UEFI）设置中启用 &apos;Above 4G Decoding&apos; 和 &apos;Resizable BAR&apos;（&apos;Re-Size BAR Support&apos;），然后重启；之后 &apos;sudo lspci -vv -d 10de: | grep -i &quot;Region 1&quot;&apos; 应显示一个至少与 GPU 显存一样大的区域。如果固件中没有这两个设置：在使用开源内核模块的 Turing GPU（RTX 20xx）上，报告中的 GPU 在改用同一驱动的专有内核模块后可以正常工作，改用 570.153.02 或更早的驱动也可以（NVIDIA/open-gpu-kernel-modules#934）。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA kernel driver could not start the GPU&apos;s firmware (GSP, the GPU System Processor), so the GPU stays uninitialised: nvidia-smi says &apos;No devices were found&apos; and CUDA finds no GPU.</source>
+        <translation>NVIDIA 内核驱动无法启动 GPU 的固件（GSP，即 GPU System Processor），因此 GPU 仍未初始化：nvidia-smi 显示 &apos;No devices were found&apos;，CUDA 也找不到 GPU。</translation>
+    </message>
+    <message>
+        <source>Power the machine off fully and start it again: lines such as &apos;WPR2 already up&apos; or &apos;GFW boot&apos; mean the GPU kept a bad state. Check that the firmware files match the kernel module: &apos;cat /proc/driver/nvidia/version&apos; and &apos;ls /lib/firmware/nvidia/&apos; must name the same driver version; if not, reinstall the driver. If it still fails, install another driver branch. On a GPU before Blackwell, the proprietary kernel module (not the open one) can run without the GSP firmware: add &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; to /etc/modprobe.d/nvidia-gsp.conf, run &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) or &apos;sudo dracut -f&apos; (Fedora), and restart.</source>
+        <translation>请将计算机完全关机后再启动：诸如 &apos;WPR2 already up&apos; 或 &apos;GFW boot&apos; 之类的行表示 GPU 保留了错误的状态。请检查固件文件是否与内核模块匹配：&apos;cat /proc/driver/nvidia/version&apos; 和 &apos;ls /lib/firmware/nvidia/&apos; 必须显示相同的驱动版本；否则，请重新安装驱动。如果仍然失败，请安装另一个驱动分支。在 Blackwell 之前的 GPU 上，专有内核模块（而非开源模块）可以在不使用 GSP 固件的情况下运行：将 &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; 添加到 /etc/modprobe.d/nvidia-gsp.conf，运行 &apos;sudo update-initramfs -u&apos;（Debian、Ubuntu）或 &apos;sudo dracut -f&apos;（Fedora），然后重启。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA kernel driver reported {xids}. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>NVIDIA 内核驱动报告了 {xids}。NVIDIA 的 Xid 文档：{meanings}。</translation>
+    </message>
+    <message>
+        <source>An Xid that names a program (pid=, name=) usually comes from that program&apos;s error: run it again and read its own error message (for CUDA programs, &apos;CUDA_LAUNCH_BLOCKING=1&apos; names the failing call). If the GPU stays unusable (&apos;nvidia-smi&apos; fails or hangs), reset it with &apos;sudo nvidia-smi -r&apos; while nothing uses it, or restart the machine. If the Xid recurs without a program&apos;s fault, check the GPU&apos;s power, cooling and seating. NVIDIA&apos;s list: https://docs.nvidia.com/deploy/xid-errors/</source>
+        <translation>指明了程序（pid=、name=）的 Xid 通常源于该程序自身的错误：请重新运行它并阅读它自己的错误消息（对于 CUDA 程序，&apos;CUDA_LAUNCH_BLOCKING=1&apos; 可以指出失败的调用）。如果 GPU 仍无法使用（&apos;nvidia-smi&apos; 失败或卡住），请在没有程序使用它时用 &apos;sudo nvidia-smi -r&apos; 重置它，或重启计算机。如果 Xid 在没有程序出错的情况下反复出现，请检查 GPU 的供电、散热和插接。NVIDIA 的列表：https://docs.nvidia.com/deploy/xid-errors/</translation>
+    </message>
+    <message>
+        <source>The GPU fell off the bus ({xids}): it stopped answering on PCIe, so every program using it failed. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>GPU 已从总线上掉线（{xids}）：它在 PCIe 上停止响应，因此所有使用它的程序都失败了。NVIDIA 的 Xid 文档：{meanings}。</translation>
+    </message>
+    <message>
+        <source>Restart the machine: a GPU that fell off the bus does not come back without one. Then check what NVIDIA names as causes: the GPU&apos;s power (a power supply large enough, every PCIe power cable plugged in, no splitters), its seating and any riser cable, and its temperature and power under load (&apos;nvidia-smi -q -d TEMPERATURE,POWER&apos;). If it recurs, try another PCIe slot; a GPU that keeps falling off may be failing.</source>
+        <translation>请重启计算机：从总线上掉线的 GPU 不重启就无法恢复。然后检查 NVIDIA 列出的原因：GPU 的供电（电源功率足够、每根 PCIe 供电线都已插好、不使用分线器）、其插接情况和任何延长线（riser），以及其负载下的温度和功耗（&apos;nvidia-smi -q -d TEMPERATURE,POWER&apos;）。如果反复出现，请尝试换一个 PCIe 插槽；不断掉线的 GPU 可能正在损坏。</translation>
+    </message>
+    <message>
+        <source>The GPU reported a memory (ECC) error: {xids}. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>GPU 报告了显存（ECC）错误：{xids}。NVIDIA 的 Xid 文档：{meanings}。</translation>
+    </message>
+    <message>
+        <source>Reset the GPU so that pending row remaps (or page retirements) take effect: &apos;sudo nvidia-smi -r&apos; while nothing uses it, or restart the machine. Then check its memory with &apos;nvidia-smi -q -d ECC,ROW_REMAPPER&apos; (GPUs before Ampere: &apos;nvidia-smi -q -d ECC,PAGE_RETIREMENT&apos;): &apos;Remapping Failure Occurred: Yes&apos;, or uncorrectable errors that keep growing, mean failing GPU memory; contact the GPU&apos;s seller or NVIDIA support.</source>
+        <translation>请重置 GPU，使待处理的行重映射（或页面退役）生效：在没有程序使用它时运行 &apos;sudo nvidia-smi -r&apos;，或重启计算机。然后用 &apos;nvidia-smi -q -d ECC,ROW_REMAPPER&apos; 检查其显存（Ampere 之前的 GPU：&apos;nvidia-smi -q -d ECC,PAGE_RETIREMENT&apos;）：出现 &apos;Remapping Failure Occurred: Yes&apos;，或不可纠正的错误持续增加，说明 GPU 显存正在损坏；请联系 GPU 的销售商或 NVIDIA 支持。</translation>
+    </message>
+    <message>
+        <source>The GPU&apos;s firmware (GSP, the GPU System Processor) failed: {xids}. NVIDIA&apos;s Xid documentation: {meanings}.</source>
+        <translation>GPU 的固件（GSP，即 GPU System Processor）出现故障：{xids}。NVIDIA 的 Xid 文档：{meanings}。</translation>
+    </message>
+    <message>
+        <source>Restart the machine: the GPU usually needs a reset. If it recurs, update to the newest driver of its branch, or try another branch. On a GPU before Blackwell, the proprietary kernel module (not the open one) can run without the GSP firmware: add &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; to /etc/modprobe.d/nvidia-gsp.conf, run &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) or &apos;sudo dracut -f&apos; (Fedora), and restart; &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; then shows N/A.</source>
+        <translation>请重启计算机：GPU 通常需要重置。如果反复出现，请更新到该分支的最新驱动，或尝试另一个分支。在 Blackwell 之前的 GPU 上，专有内核模块（而非开源模块）可以在不使用 GSP 固件的情况下运行：将 &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; 添加到 /etc/modprobe.d/nvidia-gsp.conf，运行 &apos;sudo update-initramfs -u&apos;（Debian、Ubuntu）或 &apos;sudo dracut -f&apos;（Fedora），然后重启；之后 &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; 会显示 N/A。</translation>
+    </message>
+    <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
         <translation>{component} 报告了 {name}（错误 {number}）：{meaning}</translation>
     </message>
@@ -3882,6 +3946,10 @@
     <message>
         <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
         <translation>NVIDIA 驱动程序比构建该程序所用的 CUDA 版本更旧。请更新 NVIDIA 驱动程序（或安装面向较旧 CUDA 的程序构建），然后重新启动程序。</translation>
+    </message>
+    <message>
+        <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2. If you meant to train on one GPU, run without torch.distributed: in &apos;accelerate config&apos; choose &apos;No distributed training&apos;, or start with &apos;accelerate launch --num_processes 1&apos;.</source>
+        <translation>请在程序启动前在环境中设置 USE_LIBUV=0（PowerShell：$env:USE_LIBUV=&quot;0&quot;；cmd：set USE_LIBUV=0；在 Python 中，于 torch.distributed 启动前：os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;），或者在 init_method URL 中添加 ?use_libuv=0（init_method=&quot;env://?use_libuv=0&quot;）。在 Windows 上请使用 gloo 后端，或者在 WSL 2 中运行程序。如果您原本打算在单个 GPU 上训练，请不使用 torch.distributed 运行：在 &apos;accelerate config&apos; 中选择 &apos;No distributed training&apos;，或者用 &apos;accelerate launch --num_processes 1&apos; 启动。</translation>
     </message>
     <message>
         <source>{component} reported {name} (status {number}): {meaning}</source>
@@ -3987,10 +4055,6 @@
     <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded, but this GPU does not support it.</source>
         <translation>CUDA 错误 804（forward compatibility was attempted on non supported HW）：加载了 CUDA 前向兼容的 libcuda，但此 GPU 不支持前向兼容。</translation>
-    </message>
-    <message>
-        <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards. Remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu); then the driver&apos;s own libcuda is used. If the framework needs a newer CUDA than the driver supports, update the NVIDIA driver instead. Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
-        <translation>前向兼容（cuda-compat 软件包，/usr/local/cuda/compat）仅适用于 NVIDIA 数据中心 GPU，不适用于 GeForce 或大多数 RTX 显卡。请从主机上删除 cuda-compat 软件包（&apos;sudo apt remove cuda-compat-*&apos;），将 /usr/local/cuda/compat 从 LD_LIBRARY_PATH 中移除；在容器中，请不要让镜像的 compat 文件夹出现在库路径中（例如 LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu）；这样就会使用驱动自带的 libcuda。如果框架需要的 CUDA 版本比驱动支持的更新，请改为更新 NVIDIA 驱动。在容器之外，驱动更新后未重启也会出现同样的错误：请重启计算机。</translation>
     </message>
     <message>
         <source>CUDA error 804 (forward compatibility was attempted on non supported HW): a CUDA forward-compatibility libcuda was loaded (nvidia-smi shows driver {driver} with CUDA {driver_cuda}), but this GPU does not support it.</source>

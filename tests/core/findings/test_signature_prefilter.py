@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,15 @@ from hypothesis import strategies as st
 from gpuwizard.core.findings import signature as signature_module
 from gpuwizard.core.findings.diagnosis import SIGNATURES
 from gpuwizard.core.findings.log_views import log_views
-from gpuwizard.core.findings.signature import NeedleIndex, Needles, Signature, required_texts
+from gpuwizard.core.findings.signature import (
+    WINDOW_CAP,
+    NeedleIndex,
+    Needles,
+    Signature,
+    needle_choices,
+    required_texts,
+    search_log,
+)
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "recorded" / "diagnose"
 
@@ -83,14 +92,24 @@ def _spans(matches: object) -> list[tuple[int, int]]:
     return [match.span() for match in matches]  # type: ignore[attr-defined]
 
 
+def _found(signature: Signature, matches: Iterable[re.Match[str]]) -> list[tuple[int, int]]:
+    # Where the extractor names the texts a counted match holds, only counted matches must agree.
+    if getattr(signature.extract, "needles", None):
+        return [match.span() for match in matches if signature.values(match) is not None]
+    return _spans(matches)
+
+
 def test_the_regions_around_the_fixed_texts_give_every_match_a_whole_run_gives() -> None:
     needles = Needles(SIGNATURES)
     compared = 0
     for view in _views():
         index = NeedleIndex(view, needles)
         for signature in SIGNATURES:
-            whole = _spans(signature.pattern.finditer(view))
-            assert _spans(signature.matches(index)) == whole, (signature.code, signature.pattern.pattern)
+            whole = _found(signature, signature.pattern.finditer(view))
+            assert _found(signature, signature.matches(index)) == whole, (
+                signature.code,
+                signature.pattern.pattern,
+            )
             compared += len(whole)
     assert compared > 300
 
@@ -105,8 +124,77 @@ def test_a_text_found_everywhere_is_read_whole_and_the_pieces_overlap(
     text = "warm up\n" * 7 + line * 40 + "Could not load dynamic library 'cudart64_110.dll'\n"
     index = NeedleIndex(text, Needles(SIGNATURES))
     for signature in SIGNATURES:
-        assert _spans(signature.matches(index)) == _spans(signature.pattern.finditer(text)), signature.code
+        assert _found(signature, signature.matches(index)) == _found(
+            signature, signature.pattern.finditer(text)
+        ), signature.code
     kernel = next(
         s for s in SIGNATURES if s.code == "NO_KERNEL_IMAGE" and any(n in line for n in s.needles or ())
     )
     assert index.positions(kernel.needles or (), kernel.ignore_case) is None  # everywhere: read whole
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        # Each run in sequence is a choice; the first is the longest (required_texts').
+        (r"\bCUDA (?:driver )?error:? 222\b", ((("CUDA ",), ("error",), (" 222",)),)),
+        # A long run is rare enough: no other is searched for.
+        (
+            r"Could not load dynamic library '(?P<l>[^']+)' x{2}yyyy",
+            ((("Could not load dynamic library '",),),),
+        ),
+        # One alternation: each alternative has its own choices.
+        (r"abcd \d efgh|wxyz", ((("abcd ",), (" efgh",)), (("wxyz",),))),
+        (r"first one|x", ()),  # an alternative without fixed text: no choice at all
+    ],
+)
+def test_each_alternative_offers_every_run_it_holds(pattern: str, expected: object) -> None:
+    assert needle_choices(re.compile(pattern)) == expected
+
+
+def test_a_rarer_run_bounds_where_a_pattern_is_read_when_its_longest_is_everywhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(signature_module, "MOST_PLACES", 5)
+    monkeypatch.setattr(signature_module, "_PIECE", 64)
+    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    text = line * 40 + "CUDA error 222 at ggml-cuda.cu:75\n" + line * 40
+    index = NeedleIndex(text, Needles(SIGNATURES))
+    toolchain = next(s for s in SIGNATURES if s.pattern.pattern.startswith(r"\bCUDA (?:driver )?error:? 222"))
+    assert index.positions(toolchain.needles or (), toolchain.ignore_case) is None  # "CUDA " is everywhere
+    regions = toolchain.regions(index)
+    assert sum(end - start for start, end in regions) < len(text) // 4  # only around " 222"
+    assert _spans(toolchain.matches(index)) == _spans(toolchain.pattern.finditer(text)) != []
+
+
+def test_every_signature_spans_a_bounded_width() -> None:
+    # An unbounded repeat (\d+) makes a pattern's regions the whole log: bound every repeat.
+    assert [s.pattern.pattern for s in SIGNATURES if s.span >= WINDOW_CAP] == []
+
+
+def test_a_windows_number_after_common_words_is_read_only_around_the_numbers_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(signature_module, "MOST_PLACES", 5)
+    monkeypatch.setattr(signature_module, "_PIECE", 64)
+    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    text = line * 40 + "Process finished with exit code -1073741515 (0xC0000135)\n" + line * 40
+    index = NeedleIndex(text, Needles(SIGNATURES))
+    words = next(
+        s for s in SIGNATURES if s.code == "WINDOWS_ERROR_CODE" and getattr(s.extract, "needles", None)
+    )
+    assert sum(end - start for start, end in words.regions(index)) < len(text) // 4
+    counted = [words.values(match) for match in words.matches(index)]
+    assert [values["hex"] for values in counted if values] == ["0xC0000135"]  # "exit code -1073741515"
+
+
+def test_a_search_begun_at_the_first_fixed_text_finds_the_first_match_a_whole_search_finds() -> None:
+    views = _views()
+    compared = 0
+    for signature in SIGNATURES:
+        for view in views:
+            whole = signature.pattern.search(view)
+            found = search_log(signature.pattern, view)
+            assert (found and found.span()) == (whole and whole.span()), signature.pattern.pattern
+            compared += whole is not None
+    assert compared > 300

@@ -197,11 +197,32 @@ def test_an_unknown_package_in_the_frames_is_named_without_a_tracker():
         ("server exited with code 3\n", "server exited with code 3"),
         ("subprocess.CalledProcessError: Command 'nvcc' returned non-zero exit status 1.\n", "subprocess."),
         ("Process finished with exit code -1073741819 (0xC0000005)\n", "Process finished with exit code"),
+        # The driver's kernel module and nvidia-smi say no "error" (open-gpu-kernel-modules#862).
+        (
+            "Jul 01 22:55:07 gpu kernel: NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:884)\n",
+            "Jul 01 22:55:07 gpu kernel: NVRM:",
+        ),
+        ("# nvidia-smi\nNo devices were found\n", "No devices were found"),
+        ("Failed to initialize NVML: Driver/library version mismatch\n", "Failed to initialize NVML"),
     ],
 )
 def test_each_kind_of_error_line_is_seen(log: str, line: str):
     error = unrecognised_error(log)
     assert error is not None and error.lines[0].startswith(line)
+
+
+def test_the_drivers_lines_name_the_driver_and_its_tracker():
+    log = "[ 5.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.16\n[ 6.2] NVRM: osInitNvMapping: *** Cannot attach gpu\n"
+    error = unrecognised_error(log)
+    assert error is not None
+    assert (error.lines, error.component, error.project) == (
+        ("[ 6.2] NVRM: osInitNvMapping: *** Cannot attach gpu",),
+        "NVIDIA driver",
+        "NVIDIA/open-gpu-kernel-modules",
+    )
+    # The search looks for the driver's words, not this machine's time stamp.
+    assert error.search_url is not None and "6.2" not in error.search_url
+    assert error.search_url.endswith("%22NVRM%3A%20osInitNvMapping%3A%20%2A%2A%2A%20Cannot%20attach%20gpu%22")
 
 
 @pytest.mark.parametrize(
@@ -216,6 +237,7 @@ def test_each_kind_of_error_line_is_seen(log: str, line: str):
         "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed.\n"
         "Successfully installed torch-2.4.0\n",
         "no error handling needed; errors=0, exit status 0\n",
+        "[    5.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.16  Thu Jan 23 2025\n",
         # Python's note on an exception in a destructor at shutdown, not a failure.
         "Exception ignored in: <function Pool.__del__ at 0x7f>\nTraceback (most recent call last):\n"
         '  File "/usr/lib/python3.11/multiprocessing/pool.py", line 268, in __del__\n'
@@ -225,7 +247,7 @@ def test_each_kind_of_error_line_is_seen(log: str, line: str):
         "",
     ],
     ids=[
-        "installed", "exit-0", "userwarning", "futurewarning", "tf-w", "tf-i", "pip-resolver-note", "words",
+        "installed", "exit-0", "userwarning", "futurewarning", "tf-w", "tf-i", "pip-resolver-note", "words", "nvrm-loading",
         "exception-ignored", "ctrl-c", "empty",
     ],
 )  # fmt: skip

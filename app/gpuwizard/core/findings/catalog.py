@@ -45,6 +45,7 @@ PART_NAMES: Final = (
     "hosts",
     "toolchains",
     "serving",
+    "kernel",
     "vendors",
 )
 

@@ -39,6 +39,7 @@ from gpuwizard.core.findings.diagnosis_containers import CONTAINERS_PART
 from gpuwizard.core.findings.diagnosis_devices import DEVICES_PART
 from gpuwizard.core.findings.diagnosis_extensions import EXTENSIONS_PART
 from gpuwizard.core.findings.diagnosis_hosts import HOSTS_PART
+from gpuwizard.core.findings.diagnosis_kernel import KERNEL_PART
 from gpuwizard.core.findings.diagnosis_logs import LOGS_PART
 from gpuwizard.core.findings.diagnosis_network import NETWORK_PART
 from gpuwizard.core.findings.diagnosis_packages import PACKAGES_PART
@@ -76,6 +77,7 @@ PARTS: Final[tuple[DiagnosisPart, ...]] = (
     EXTENSIONS_PART,  # bitsandbytes, xFormers, compiled extensions, TensorRT engines, web UIs
     TOOLCHAINS_PART,  # nvcc's host compiler, CUDA_HOME, Triton's ptxas and C compiler, PTX and the driver
     SERVING_PART,  # llama.cpp/Ollama, vLLM, NCCL, torch.distributed, TensorFlow GPU builds
+    KERNEL_PART,  # the kernel driver's NVRM lines: RmInitAdapter failed (BAR1, GSP), Xid reports
     VENDORS_PART,  # the vendors' own status names and numbers, the last resort
 )
 

@@ -28,11 +28,11 @@ and --1000-1299-).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from gpuwizard.core.findings.log_facts import per_log, read_log_facts
-from gpuwizard.core.findings.signature import DiagnosisPart, Values
+from gpuwizard.core.findings.signature import DiagnosisPart, Values, search_log
 
 # --- Python versions without wheels ----------------------------------------------------------
 
@@ -162,16 +162,18 @@ _ERROR_NUMBER: Final = re.compile(
 #: The Visual C++ runtime's DLLs (TensorFlow 2.1 release notes: the Windows packages need the
 #: "Microsoft Visual C++ Redistributable for Visual Studio 2015, 2017 and 2019", which brings
 #: msvcp140_1.dll).
-_MSVC_DLL: Final = re.compile(r"\b(?:msvcp140(?:_1|_2)?|vcruntime140(?:_1)?)\.dll\b", re.IGNORECASE)
+# Case spelled out (as Windows' dialogs and Python's loader print the names): read over a whole
+# log, a pattern that ignores case is tried at every place (search_log).
+_MSVC_DLL: Final = re.compile(
+    r"\b(?:msvcp140(?:_1|_2)?|vcruntime140(?:_1)?|MSVCP140(?:_1|_2)?|VCRUNTIME140(?:_1)?)\.(?:dll|DLL)\b"
+)
 #: TensorFlow 2.0 and older linked the CUDA runtime and cuDNN: a missing one stopped the import
 #: (tensorflow/python/platform/self_check.py: "Could not find 'cudart64_100.dll'").
 _CUDA_DLL: Final = re.compile(
     r"\b(?:cudart64_\d{2,3}|cudnn64_\d{1,2}|cublas64_\d{2,3})\.dll\b", re.IGNORECASE
 )
 _OLD_LOADER: Final = re.compile(r"swig_import_helper|Could not (?:find|load) '[\w.]{1,80}\.dll'")
-_32BIT: Final = re.compile(
-    r"\bwin32\.whl|\[MSC v\.\d{3,5} 32 bit|\bPython3\d{1,2}-32\b|32-bit Python", re.IGNORECASE
-)
+_32BIT: Final = re.compile(r"\bwin32\.whl|\[MSC v\.\d{3,5} 32 bit|\b[Pp]ython3\d{1,2}-32\b|32-bit [Pp]ython")
 _STORE: Final = re.compile(r"PythonSoftwareFoundation\.Python\.3|\\WindowsApps\\", re.IGNORECASE)
 _TENSORFLOW_CONTEXT: Final = re.compile(r"pywrap_tensorflow|native TensorFlow runtime", re.IGNORECASE)
 
@@ -226,20 +228,21 @@ def _refine_tf_dll(
         params["windows_error"] = error
     if python := read_log_facts(text).python:
         params["python"] = python
-    if msvc := _MSVC_DLL.search(text):
+    if msvc := search_log(_MSVC_DLL, text):
         params["library"] = msvc.group(0)
-    elif (cuda := _CUDA_DLL.search(text)) and _OLD_LOADER.search(text):
+    elif (cuda := search_log(_CUDA_DLL, text)) and search_log(_OLD_LOADER, text):
         params["library"] = cuda.group(0)
-    # The causes, most telling first: the first that the log shows is the most likely.
-    causes = (
-        ("avx", error == "1114"),
-        ("msvc", msvc is not None),
-        ("cuda", "library" in params),
-        ("python", _32BIT.search(text) is not None),
-        ("store", _STORE.search(text) is not None),
-        ("msvc", error == "126"),
+    # The causes, most telling first: the first that the log shows is the most likely (each
+    # asked only when those before it are not shown).
+    causes: tuple[tuple[str, Callable[[], bool]], ...] = (
+        ("avx", lambda: error == "1114"),
+        ("msvc", lambda: msvc is not None),
+        ("cuda", lambda: "library" in params),
+        ("python", lambda: search_log(_32BIT, text) is not None),
+        ("store", lambda: search_log(_STORE, text) is not None),
+        ("msvc", lambda: error == "126"),
     )
-    return next((variant for variant, shown in causes if shown), "unknown"), params
+    return next((variant for variant, shown in causes if shown()), "unknown"), params
 
 
 PYTHON_PART: Final = DiagnosisPart(

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, Final
 
-from gpuwizard.core.findings.log_facts import capability_of_sm, read_log_facts
+from gpuwizard.core.findings.log_facts import capability_of_sm, per_log, read_log_facts
 from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values
 
 _Refined = tuple[str | None, dict[str, object]]
@@ -137,6 +137,33 @@ def _sm(match: re.Match[str]) -> Values:
     return {"sm": f"sm_{digits}{match.group('suffix') or ''}", "capability": capability_of_sm(digits)}
 
 
+#: What shows that Triton's compile failed at the ptxas step (compiler.py make_cubin raising
+#: CalledProcessError or, from Triton 3.2, PTXASError), after LLVM's warning about the GPU.
+_PTXAS_FAILED: Final = re.compile(
+    r"in make_cubin|PTXASError|ptxas(?:\.exe)?'[^\n]{0,600}returned non-zero exit status", re.IGNORECASE
+)
+
+
+@per_log
+def _shows_ptxas_failed(text: str) -> bool:
+    return _PTXAS_FAILED.search(text) is not None
+
+
+def _sm_unknown_to_llvm(match: re.Match[str]) -> Values | None:
+    # LLVM's warning alone is no error: Triton goes on and may succeed (triton-windows#59).
+    # Followed by a failed ptxas run, it names the GPU that Triton's compilers do not know.
+    return _sm(match) if _shows_ptxas_failed(match.string) else None
+
+
+def _sm_new_to_bundled_ptxas(match: re.Match[str]) -> Values | None:
+    # Triton's bundled ptxas failed on the GPU's own architecture: the cause where the
+    # architecture is one that only CUDA 12.8 or newer knows (Blackwell; Triton before 3.3
+    # bundled an older ptxas). For older architectures ptxas fails for other reasons.
+    values = _sm(match)
+    first = first_cuda_for(str(values["capability"]))
+    return values if first and _version_key(first) >= _version_key("12.8") else None
+
+
 def _mismatch(match: re.Match[str]) -> Values:
     return {"detected": match.group("detected"), "torch_cuda": match.group("torch_cuda")}
 
@@ -182,6 +209,8 @@ def _mismatch_variant(values: Mapping[str, Sequence[str]], variants: Sequence[st
 
 def _ptxas_variant(values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str) -> _Refined:
     """``triton`` when Triton ran the ptxas; ``_cuda`` added where a CUDA release knows the GPU."""
+    if "triton_capability" in variants and not values.get("capability"):
+        return "triton_capability", {}
     capability = values.get("capability", [""])[0]
     first = first_cuda_for(capability) if capability else None
     triton = re.search(r"triton|PTXASError|_inductor", text, re.IGNORECASE) is not None
@@ -258,6 +287,8 @@ TOOLCHAINS_PART: Final = DiagnosisPart(
         _msvc_range,
         _mismatch,
         _sm,
+        _sm_unknown_to_llvm,
+        _sm_new_to_bundled_ptxas,
     ),
     suppresses={
         # PyTorch's own warning that the GPU is too new for the build says the same as ptxas,

@@ -136,6 +136,23 @@ def _cuda_number(match: re.Match[str]) -> Values | None:
     return _entry_values(entry) if entry else None
 
 
+def _number_texts(codes: Mapping[int, Entry]) -> tuple[str, ...]:
+    """The texts one of which a counted Windows number holds: what the one-pass search looks for.
+
+    A bare number counts from :data:`_BARE_NUMBER_MINIMUM` (its decimal digits; a negative exit
+    status holds those of its two's complement), a hexadecimal one in either case of its digits
+    (NTSTATUS values all begin ``C000``).
+    """
+    texts: list[str] = []
+    for number in codes:
+        if number >= _BARE_NUMBER_MINIMUM:
+            texts.append(str(number))
+        if number >= _NTSTATUS_BASE:
+            texts.append(str((1 << 32) - number))  # -1073741515 is 0xC0000135
+        texts += [f"{number:08X}", f"{number:08x}"]
+    return tuple(dict.fromkeys(texts))
+
+
 def _windows_code(match: re.Match[str]) -> Values | None:
     text = match.group("number")
     number = int(text, 16) if text.lower().startswith("0x") else int(text)
@@ -155,6 +172,15 @@ def _windows_code(match: re.Match[str]) -> Values | None:
         "hex": entry.hex,
         "meaning": entry.message,
     }
+
+
+def _windows_number(match: re.Match[str]) -> Values | None:
+    """A Windows number after a tool's own words ("exit code", "returned"): never a bare small one."""
+    return _windows_code(match)
+
+
+# Read over whole logs where "error" is on every line: only around the numbers it can count.
+_windows_number.needles = _number_texts(WINDOWS_CODES)  # type: ignore[attr-defined]
 
 
 def library_entry(library: str) -> Entry | None:
@@ -218,7 +244,14 @@ _SPECIFIC: Final = tuple(code for code in CATALOG if ":" not in code and code no
 
 VENDORS_PART: Final = DiagnosisPart(
     name="vendors",
-    extractors=(_status_name, _cuda_number, _windows_code, _missing_library, _missing_symbol),
+    extractors=(
+        _status_name,
+        _cuda_number,
+        _windows_code,
+        _windows_number,
+        _missing_library,
+        _missing_symbol,
+    ),
     suppresses=dict.fromkeys(_SPECIFIC, CODES),
     refiners={
         "VENDOR_CUDA_ERROR": _vendor_variant,

@@ -252,12 +252,14 @@ def gpu_name(before: str) -> str:
     """The GPU's name in its line's text before "with CUDA capability".
 
     A warning's prefix (``UserWarning:``) and a log's own (journald's ``host unit[pid]:``,
-    torchrun's ``[rank0]:``) are left out.
+    torchrun's ``[rank0]:``, Docker Compose's ``service-1  | ``) are left out.
 
     >>> gpu_name("Oct 04 llm webui[394]: NVIDIA GeForce RTX 5090")
     'NVIDIA GeForce RTX 5090'
+    >>> gpu_name("vllm-1  | NVIDIA GeForce RTX 5070 Ti")
+    'NVIDIA GeForce RTX 5070 Ti'
     """
-    return re.sub(r"^.*(?:UserWarning|Warning|\]):", "", before).strip(" \t`'\">[]")
+    return re.sub(r"^.*(?:UserWarning|Warning|\]):|^[\w.-]{1,100} {1,8}\| ", "", before).strip(" \t`'\">[]")
 
 
 def _os_family(text: str) -> str | None:

@@ -8,6 +8,7 @@ findings make redundant, and how a finding's variant is chosen from the whole lo
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import sys
@@ -71,6 +72,12 @@ class Signature:
     #: Texts one of which every match contains (lower case where the pattern ignores case), or
     #: None: what lets a log be passed over with substring searches instead of a run of the pattern.
     needles: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    #: For each alternative of the pattern, the sets of texts its every match holds (one text of
+    #: each set; the first set is the alternative's part of :attr:`needles`): where one stands on
+    #: every line of a log, a rarer one still bounds where that alternative can match.
+    choices: tuple[tuple[tuple[str, ...], ...], ...] = field(
+        init=False, repr=False, compare=False, default=()
+    )
     ignore_case: bool = field(init=False, repr=False, compare=False, default=False)
 
     #: The most text one match spans (its pattern's widest reading, at most :data:`WINDOW_CAP`).
@@ -79,6 +86,14 @@ class Signature:
     def __post_init__(self) -> None:
         found = required_texts(self.pattern)
         object.__setattr__(self, "needles", found[0] if found else None)
+        if found:
+            choices = needle_choices(self.pattern)
+            # An extractor that counts only matches holding one of some texts (the numbers of a
+            # vocabulary) names them (``extract.needles``): every alternative has that choice too.
+            if counted := getattr(self.extract, "needles", None):
+                texts = tuple(text.lower() if self.ignore_case else text for text in counted)
+                choices = tuple((*sets, texts) for sets in choices)
+            object.__setattr__(self, "choices", choices)
         object.__setattr__(self, "ignore_case", bool(found and found[1]))
         widest = _RE_PARSER.parse(self.pattern.pattern, self.pattern.flags).getwidth()[1]
         object.__setattr__(self, "span", min(widest, WINDOW_CAP))
@@ -90,7 +105,7 @@ class Signature:
         within that much of it on either side; overlapping regions are merged. Without fixed
         texts (or where lower case changes the text's length), the whole text.
         """
-        positions = index.positions(self.needles, self.ignore_case) if self.needles else None
+        positions = self._positions(index)
         # Where the regions would cover much of the text (one message repeated on every line), one
         # run over it costs less than a run per region (it stops at diagnosis.MATCHES_PER_SIGNATURE).
         if (
@@ -108,8 +123,26 @@ class Signature:
                 merged.append((start, end))
         return merged
 
+    def _positions(self, index: NeedleIndex) -> list[int] | None:
+        # Each alternative's match holds one text of each of its sets: the set found least often
+        # says best where it can be. None where an alternative's every set is everywhere.
+        positions: list[int] = []
+        for sets in self.choices:
+            fewest: list[int] | None = None
+            for needles in sets:
+                places = index.positions(needles, self.ignore_case)
+                if places is not None and (fewest is None or len(places) < len(fewest)):
+                    fewest = places
+            if fewest is None:
+                return None
+            positions += fewest
+        return sorted(positions) if len(self.choices) > 1 else positions
+
     def matches(self, index: NeedleIndex) -> Iterator[re.Match[str]]:
         """The matches in ``index``'s text, in order, each once: only its :meth:`regions` are read.
+
+        Where the extractor names the texts a counted match holds (``extract.needles``), a match
+        without one may be passed over: :meth:`values` would not count it.
 
         ``finditer(text, start, end)`` reads the whole string for lookbehinds and ``^``, so a
         match in a region is the match the whole text has there.
@@ -134,6 +167,34 @@ class Signature:
         return values if values is None or not self.constants else {**values, **self.constants}
 
 
+def search_log(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    r"""``pattern.search(text)``, begun where its first match can begin: for a question about a log.
+
+    Every match holds one of the pattern's fixed texts (:func:`required_texts`, where it heeds
+    case): a log without them is passed over with substring searches, and a log with them is
+    read from the first one's place less the pattern's widest match. A pattern that starts with
+    ``\b`` or ignores case is otherwise tried at every place of a log (seconds on 64 MiB).
+    """
+    fixed = _fixed_texts(pattern)
+    if fixed is None:
+        return pattern.search(text)
+    places = [place for needle in fixed if (place := text.find(needle)) >= 0]
+    if not places:
+        return None
+    return pattern.search(text, max(0, min(places) - _widest(pattern)))
+
+
+@functools.lru_cache(maxsize=256)
+def _fixed_texts(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    found = required_texts(pattern)
+    return found[0] if found and not found[1] else None
+
+
+@functools.lru_cache(maxsize=256)
+def _widest(pattern: re.Pattern[str]) -> int:
+    return int(min(_RE_PARSER.parse(pattern.pattern, pattern.flags).getwidth()[1], WINDOW_CAP))
+
+
 #: More places than this cost more (a region and a call each) than one run of a pattern over the
 #: whole text: a fixed text found more often is taken to be everywhere.
 MOST_PLACES: Final = 50_000
@@ -147,8 +208,14 @@ class Needles:
     """
 
     def __init__(self, signatures: Sequence[Signature]) -> None:
-        self.exact = _automaton(n for s in signatures if s.needles and not s.ignore_case for n in s.needles)
-        self.folded = _automaton(n for s in signatures if s.needles and s.ignore_case for n in s.needles)
+        self.exact = _automaton(n for s in signatures if not s.ignore_case for n in _all_needles(s))
+        self.folded = _automaton(n for s in signatures if s.ignore_case for n in _all_needles(s))
+
+
+def _all_needles(signature: Signature) -> Iterator[str]:
+    for sets in signature.choices:
+        for needles in sets:
+            yield from needles
 
 
 #: The automaton reads a long text in pieces of this many characters: it copies what it reads,
@@ -231,6 +298,9 @@ class NeedleIndex:
 
 #: Shorter literals pass nearly every log: not worth a search of their own.
 _SHORTEST_NEEDLE: Final = 4
+#: A fixed text this long is rare in a log: an alternative that has one needs no other (each
+#: text searched for costs a step per place it stands).
+_RARE_NEEDLE: Final = 8
 # re's own parser: re._parser from Python 3.11, sre_parse before (typeshed describes neither).
 _RE_PARSER: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 _LITERAL = _RE_PARSER.LITERAL
@@ -258,18 +328,47 @@ def required_texts(pattern: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | N
     """
     parsed = _RE_PARSER.parse(pattern.pattern, pattern.flags)
     ignore_case = bool((pattern.flags | parsed.state.flags) & re.IGNORECASE)
-    # Anchors (\b, ^) match no text: around a group or an alternation, they change no run.
+    found = [_needles_of(alternative, ignore_case) for alternative in _alternatives(parsed)]
+    if any(needles is None for needles in found):
+        return None
+    return tuple(needle for needles in found for needle in needles or ()), ignore_case
+
+
+def needle_choices(pattern: re.Pattern[str]) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    r"""For each alternative of ``pattern``, the sets of texts its every match holds.
+
+    The first set of each is what :func:`required_texts` gives for it; then every other run of
+    characters the alternative holds in sequence, of :data:`_SHORTEST_NEEDLE` or more: in
+    ``\bCUDA (?:driver )?error:? 222\b``, ``CUDA `` and ``error`` are on every line of a CUDA
+    error log, `` 222`` rarely. Empty where the pattern has no fixed text.
+
+    >>> needle_choices(re.compile(r"\bCUDA (?:driver )?error:? 222\b"))
+    ((('CUDA ',), ('error',), (' 222',)),)
+    """
+    parsed = _RE_PARSER.parse(pattern.pattern, pattern.flags)
+    ignore_case = bool((pattern.flags | parsed.state.flags) & re.IGNORECASE)
+    choices: list[tuple[tuple[str, ...], ...]] = []
+    for alternative in _alternatives(parsed):
+        first = _needles_of(alternative, ignore_case)
+        if first is None:
+            return ()
+        others: list[tuple[str, ...]] = []
+        if min(map(len, first)) < _RARE_NEEDLE:
+            runs = dict.fromkeys(_runs(alternative, ignore_case))
+            others = [(run,) for run in runs if len(run) >= _SHORTEST_NEEDLE and (run,) != first]
+        choices.append((first, *others))
+    return tuple(choices)
+
+
+def _alternatives(parsed: _Items) -> list[list[tuple[object, object]]]:
+    # The pattern's alternatives (itself where it is not one alternation); anchors (\b, ^) match
+    # no text, and a group or an alternation around them changes no run.
     items: _Items = [item for item in parsed if item[0] is not _AT]
     while len(items) == 1 and _plain_group(items[0]):
         items = [item for item in items[0][1][-1] if item[0] is not _AT]  # type: ignore[index]
     if len(items) == 1 and items[0][0] is _BRANCH:
-        alternatives = [list(branch) for branch in items[0][1][1]]  # type: ignore[index]
-    else:
-        alternatives = [list(items)]
-    found = [_needles_of(alternative, ignore_case) for alternative in alternatives]
-    if any(needles is None for needles in found):
-        return None
-    return tuple(needle for needles in found for needle in needles or ()), ignore_case
+        return [list(branch) for branch in items[0][1][1]]  # type: ignore[index]
+    return [list(items)]
 
 
 def _needles_of(items: _Items, ignore_case: bool) -> tuple[str, ...] | None:
@@ -307,6 +406,11 @@ def _plain_group(item: tuple[object, object]) -> bool:
 
 
 def _longest_run(items: _Items, ignore_case: bool) -> str:
+    return max(_runs(items, ignore_case), key=len)
+
+
+def _runs(items: _Items, ignore_case: bool) -> list[str]:
+    # The runs of characters in sequence (some empty), through groups that hold only characters.
     runs: list[str] = [""]
     for opcode, argument in items:
         if opcode is _LITERAL and isinstance(argument, int):
@@ -323,7 +427,7 @@ def _longest_run(items: _Items, ignore_case: bool) -> str:
                 runs += [_longest_run(group, ignore_case), ""]
         else:
             runs.append("")
-    return max(runs, key=len)
+    return runs
 
 
 def sig(

@@ -11,7 +11,10 @@ finds nothing but the log holds an error, :func:`unrecognised_error` quotes it. 
   ``F path.cc:12]`` lines ("Check failed"), a failed assertion (C's, ggml's ``GGML_ASSERT``),
   "terminate called after throwing", a segmentation fault, a core dump, the OOM killer's lone
   "Killed", a compiler's or pip's and uv's ``error:`` and pip's ``ERROR:``, ``CUDA error:``;
-- a non-zero exit: "exit code 1", "exited with code 3", "returned non-zero exit status 1".
+- a non-zero exit: "exit code 1", "exited with code 3", "returned non-zero exit status 1";
+- the NVIDIA driver failing to bring a GPU up: its kernel module's ``NVRM:`` lines that say
+  "failed", "Cannot", "Xid", "not large enough"; nvidia-smi's "No devices were found",
+  "NVIDIA-SMI has failed", "Failed to initialize NVML: ...".
 
 Warnings are no error: TensorFlow's ``I``/``W``/``E`` level notices, ``UserWarning``,
 deprecations, "exit code 0", and pip's note on its dependency resolver (it prints it as
@@ -94,6 +97,9 @@ TRACKERS: Final[dict[str, Tracker]] = {
     "pip": Tracker("pip", "pypa/pip"),
     "uv": Tracker("uv", "astral-sh/uv"),
     "conda": Tracker("conda", "conda/conda"),
+    # Its open kernel modules' tracker (github.com/NVIDIA/open-gpu-kernel-modules), where NVIDIA
+    # answers about the driver's NVRM lines; the proprietary module's users ask on its forums.
+    "nvidia-driver": Tracker("NVIDIA driver", "NVIDIA/open-gpu-kernel-modules"),
 }
 
 
@@ -154,7 +160,8 @@ _EXCEPTION_LINE: Final = re.compile(
 #: Lines that may hold an error: each one found is classified once.
 _TRIGGER: Final = re.compile(
     r"[Ee]rror|ERROR|Exception|FATAL|[Ff]atal|terminate called|Segmentation fault|core dumped"
-    r"|Illegal instruction|Killed|[Ee]xit|ASSERT|Assertion|Check failed|^[ \t]*F(?:\d{4})? ",
+    r"|Illegal instruction|Killed|[Ee]xit|ASSERT|Assertion|Check failed|^[ \t]*F(?:\d{4})? "
+    r"|NVRM: |No devices were found|NVIDIA-SMI has failed|[Ff]ailed to initialize NVML",
     re.MULTILINE,
 )
 _FATAL: Final = re.compile(
@@ -163,6 +170,14 @@ _FATAL: Final = re.compile(
     r"|^F\d{4} \d\d:\d\d|^\d{4}-\d\d-\d\d[ T][\d:.]{1,20}: F |^F [\w./\\-]{1,200}:\d{1,6}\] |\bCheck failed: "
     r"|\bGGML_ASSERT\b|\bAssertion [`'][^\n]{0,400}' failed"
     r"|^(?:error|ERROR): |: (?:fatal )?error(?: [A-Z]{1,4}\d{2,6})?: "
+    # The NVIDIA kernel driver's own lines (dmesg, journalctl) when it cannot bring a GPU up, and
+    # nvidia-smi's answers when it finds none: no "error" in their words.
+    r"|\bNVRM: [^\n]{0,300}?(?:\bfailed\b|\bXid\b|\bCannot\b|\bnot large enough\b|\berror\b)"
+    r"|^No devices were found\b|\bNVIDIA-SMI has failed\b|\bFailed to initialize NVML: "
+)
+#: The lines that are the NVIDIA driver's (its kernel module's, nvidia-smi's, NVML's).
+_DRIVER_LINE: Final = re.compile(
+    r"\bNVRM: |No devices were found|NVIDIA-SMI has failed|Failed to initialize NVML"
 )
 #: pip's note after an install that worked, though it says "ERROR:" (pip's resolver docs).
 _NOT_FATAL: Final = re.compile(r"ERROR: pip's dependency resolver does not currently take into account")
@@ -174,6 +189,8 @@ _EXIT: Final = re.compile(
 _SOURCE_PREFIX: Final = re.compile(r"[^\s:]{1,300}+:\d{1,6}(?::\d{1,5})?: ")
 _LOG_PREFIX: Final = re.compile(
     r"(?:[FEWI]\d{4} [^\]\n]{0,200}|[FEWI] [\w./\\-]{1,200}:\d{1,6}|\d{4}-\d\d-\d\d[ T][^\]\n]{0,200})\] "
+    # The kernel's: dmesg's "[ 6.2] ", syslog's and journalctl's "Jul 01 22:55:07 host kernel: ".
+    r"|\[ {0,12}\d{1,12}\.\d{1,9}\] |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [^\s:]{1,100} kernel: (?:\[ {0,12}[\d.]{1,24}\] )?"
 )
 
 
@@ -289,7 +306,7 @@ _PACKAGES_FOLDER: Final = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<packa
 #: a message is more often texture coordinates than the tool).
 _NAMED: Final = re.compile(
     r"(?<![\w-])(?P<module>"
-    + "|".join(sorted(set(TRACKERS) - {"pip", "uv", "conda"}, key=len, reverse=True))
+    + "|".join(sorted(set(TRACKERS) - {"pip", "uv", "conda", "nvidia-driver"}, key=len, reverse=True))
     + r")(?![\w-])"
 )
 _CONDA_ERRORS: Final = re.compile(
@@ -333,6 +350,8 @@ def _component_module(text: str, seen: _Seen, lines: list[str]) -> str | None:  
     for line in lines:
         if match := _NAMED.search(line):
             return match.group("module")
+        if _DRIVER_LINE.search(line):
+            return "nvidia-driver"
     for module, words in _INSTALLERS:
         if words.search(text):
             return module
