@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from gpuwizard.core.findings.log_facts import per_log, read_log_facts, shows_wsl
-from gpuwizard.core.findings.signature import DiagnosisPart, Values
+from gpuwizard.core.findings.signature import DiagnosisPart, Values, search_log
 
 # --- the open kernel module on GPUs before Turing --------------------------------------------
 
@@ -104,12 +104,12 @@ def _wsl_variant(
 # --- Docker without an NVIDIA GPU ------------------------------------------------------------
 
 #: Graphics that are not NVIDIA's, or the poster's words that the machine has no NVIDIA GPU.
+#: Case spelled out (a pattern that ignores case is tried at every place of a long log).
 _OTHER_GRAPHICS: Final = re.compile(
-    r"Intel(?:®|\(R\))? (?:Xe|Iris|UHD|HD|Arc)\b[^\n]{0,20}Graphics|\bAMD Radeon\b|\bRadeon(?:™)? (?:RX|Pro|Graphics)\b"
-    r"|\b(?:doesn't|does not|don't|do not) have an? (?:NVIDIA|Nvidia|nvidia|dedicated)[ \w]{0,20}"
-    r"(?:GPU|graphics card|card)|\bwithout an? (?:dedicated|NVIDIA|Nvidia) (?:GPU|graphics card)"
-    r"|\bno (?:NVIDIA|Nvidia|dedicated) (?:GPU|graphics card)",
-    re.IGNORECASE,
+    r"Intel(?:®|\(R\))? (?:Xe|Iris|UHD|HD|Arc)\b[^\n]{0,20}Graphics|AMD Radeon\b|Radeon(?:™)? (?:RX|Pro|Graphics)\b"
+    r"|\b(?:[Dd]oesn't|[Dd]oes not|[Dd]on't|[Dd]o not) have an? (?:NVIDIA|Nvidia|nvidia|dedicated)[ \w]{0,20}"
+    r"(?:GPU|graphics card|card)|\b[Ww]ithout an? (?:dedicated|NVIDIA|Nvidia|nvidia) (?:GPU|graphics card)"
+    r"|\b(?:no NVIDIA|no Nvidia|no nvidia|no dedicated|No NVIDIA|No Nvidia|No nvidia|No dedicated) (?:GPU|graphics card)"
 )
 
 
@@ -118,7 +118,7 @@ _OTHER_GRAPHICS: Final = re.compile(
 # "could not select" on a machine with an NVIDIA GPU names no other graphics.
 @per_log
 def _no_nvidia_gpu(text: str) -> bool:
-    return _OTHER_GRAPHICS.search(text) is not None
+    return search_log(_OTHER_GRAPHICS, text) is not None
 
 
 def _other_graphics_only(match: re.Match[str]) -> Values | None:

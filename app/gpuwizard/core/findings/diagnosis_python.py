@@ -175,12 +175,12 @@ _CUDA_DLL: Final = re.compile(
 _OLD_LOADER: Final = re.compile(r"swig_import_helper|Could not (?:find|load) '[\w.]{1,80}\.dll'")
 _32BIT: Final = re.compile(r"\bwin32\.whl|\[MSC v\.\d{3,5} 32 bit|\b[Pp]ython3\d{1,2}-32\b|32-bit [Pp]ython")
 _STORE: Final = re.compile(r"PythonSoftwareFoundation\.Python\.3|\\WindowsApps\\", re.IGNORECASE)
-_TENSORFLOW_CONTEXT: Final = re.compile(r"pywrap_tensorflow|native TensorFlow runtime", re.IGNORECASE)
+_TENSORFLOW_CONTEXT: Final = re.compile(r"pywrap_tensorflow|native TensorFlow runtime")
 
 
 @per_log
 def _tensorflow_context(text: str) -> bool:
-    return _TENSORFLOW_CONTEXT.search(text) is not None
+    return search_log(_TENSORFLOW_CONTEXT, text) is not None
 
 
 def _tf_reason(match: re.Match[str]) -> Values:

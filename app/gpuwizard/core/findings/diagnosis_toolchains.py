@@ -32,7 +32,7 @@ from importlib import resources
 from typing import Any, Final
 
 from gpuwizard.core.findings.log_facts import capability_of_sm, per_log, read_log_facts
-from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values
+from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values, search_log
 
 _Refined = tuple[str | None, dict[str, object]]
 
@@ -140,13 +140,13 @@ def _sm(match: re.Match[str]) -> Values:
 #: What shows that Triton's compile failed at the ptxas step (compiler.py make_cubin raising
 #: CalledProcessError or, from Triton 3.2, PTXASError), after LLVM's warning about the GPU.
 _PTXAS_FAILED: Final = re.compile(
-    r"in make_cubin|PTXASError|ptxas(?:\.exe)?'[^\n]{0,600}returned non-zero exit status", re.IGNORECASE
+    r"in make_cubin|PTXASError|ptxas(?:\.exe)?'[^\n]{0,600}returned non-zero exit status"
 )
 
 
 @per_log
 def _shows_ptxas_failed(text: str) -> bool:
-    return _PTXAS_FAILED.search(text) is not None
+    return search_log(_PTXAS_FAILED, text) is not None
 
 
 def _sm_unknown_to_llvm(match: re.Match[str]) -> Values | None:

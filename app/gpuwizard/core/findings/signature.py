@@ -114,14 +114,7 @@ class Signature:
             or len(positions) * 2 * self.span > len(index.text)
         ):
             return [(0, len(index.text))]
-        merged: list[tuple[int, int]] = []
-        for position in positions:
-            start, end = max(0, position - self.span), min(len(index.text), position + self.span)
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        return merged
+        return _around(positions, self.span, len(index.text))
 
     def _positions(self, index: NeedleIndex) -> list[int] | None:
         # Each alternative's match holds one text of each of its sets: the set found least often
@@ -168,20 +161,43 @@ class Signature:
 
 
 def search_log(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    r"""``pattern.search(text)``, begun where its first match can begin: for a question about a log.
+    r"""``pattern.search(text)``, read only around its fixed texts: for a question about a log.
 
     Every match holds one of the pattern's fixed texts (:func:`required_texts`, where it heeds
-    case): a log without them is passed over with substring searches, and a log with them is
-    read from the first one's place less the pattern's widest match. A pattern that starts with
-    ``\b`` or ignores case is otherwise tried at every place of a log (seconds on 64 MiB).
+    case) within its widest reading: a log without them is passed over with substring searches,
+    and one with them is read only around each (from the first, where they stand everywhere).
+    A pattern that starts with ``\b`` or ignores case is otherwise tried at every place of a
+    log: seconds on 64 MiB.
     """
     fixed = _fixed_texts(pattern)
     if fixed is None:
         return pattern.search(text)
-    places = [place for needle in fixed if (place := text.find(needle)) >= 0]
-    if not places:
-        return None
-    return pattern.search(text, max(0, min(places) - _widest(pattern)))
+    span = _widest(pattern)
+    places: list[int] = []
+    for needle in fixed:
+        place = text.find(needle)
+        while place >= 0 and len(places) <= MOST_PLACES:
+            places.append(place)
+            place = text.find(needle, place + 1)
+    if len(places) > MOST_PLACES:
+        first = min(place for needle in fixed if (place := text.find(needle)) >= 0)
+        return pattern.search(text, max(0, first - span))
+    for start, end in _around(sorted(places), span, len(text)):
+        if found := pattern.search(text, start, end):
+            return found
+    return None
+
+
+def _around(positions: Iterable[int], span: int, length: int) -> list[tuple[int, int]]:
+    # The stretches within ``span`` of each position (in order), overlapping ones merged.
+    merged: list[tuple[int, int]] = []
+    for position in positions:
+        start, end = max(0, position - span), min(length, position + span)
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 @functools.lru_cache(maxsize=256)
