@@ -22,6 +22,7 @@ from gpuwizard.core.findings.signature import (
     DiagnosisPart,
     Refiner,
     Values,
+    search_log,
 )
 
 #: Windows' classic path limit (MAX_PATH, 260 including the final NUL): longer paths fail.
@@ -225,6 +226,10 @@ def _torch_dll_load_failed(
     return ("fbgemm" if _fbgemm_of_2_4_0(values, text) else _first_variant(variants)), {}
 
 
+#: ggml's CUDA code named in the log (its functions, its source file, Ollama's paths).
+_GGML_CUDA: Final = re.compile(r"ggml_cuda|ggml-cuda|ollama")
+
+
 def _architecture(code: str) -> Refiner:
     def refine(
         values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
@@ -232,6 +237,8 @@ def _architecture(code: str) -> Refiner:
         variant = _first_variant(variants)
         if code == "GPU_ARCH_UNSUPPORTED" and variant != "log":
             return variant, {}
+        if code == "NO_KERNEL_IMAGE" and search_log(_GGML_CUDA, text):
+            return "ggml", {}  # a llama.cpp or Ollama build: its release, not a torch wheel, is the fix
         named = next(iter(values.get("capability", [])), None)
         return _by_generation(code, variant, named, text)
 

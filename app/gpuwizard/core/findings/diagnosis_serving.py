@@ -34,18 +34,7 @@ from typing import Final
 
 from gpuwizard.core.findings.diagnosis_vendors import STATUS_NAMES
 from gpuwizard.core.findings.log_facts import per_log, shows_wsl
-from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values
-
-CODES: Final = (
-    "GGML_CUDA_OUT_OF_MEMORY",
-    "VLLM_BF16_UNSUPPORTED_GPU",
-    "VLLM_KV_CACHE_TOO_SMALL",
-    "NCCL_PEER_ACCESS_FAILED",
-    "NCCL_ERROR",
-    "TORCH_DISTRIBUTED_BACKEND_UNAVAILABLE",
-    "TF_NO_KERNELS_FOR_GPU",
-    "TF_NATIVE_WINDOWS_NO_GPU",
-)
+from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values, search_log
 
 # --- ggml: llama.cpp, Ollama -------------------------------------------------------------------
 
@@ -218,7 +207,12 @@ def _tf_version(text: str) -> tuple[int, int] | None:
 def _tf_capability(
     values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
 ) -> tuple[str | None, dict[str, object]]:
-    """``blackwell`` for compute capability 10.0 and newer, where the compilation from PTX often fails."""
+    """``blackwell`` for compute capability 10.0 and newer, where the compilation from PTX often fails.
+
+    ``ptx_failed`` where the log shows that compilation failing (the capability is then unknown).
+    """
+    if "ptx_failed" in variants and not values.get("capability"):
+        return "ptx_failed", {}
     number = _capability_tuple(values.get("capability", [""])[0])
     return ("blackwell" if number is not None and number >= _BLACKWELL else None), {}
 
@@ -232,6 +226,29 @@ def _native_windows_tf(match: re.Match[str]) -> Values | None:
     return {"tf_version": f"{version[0]}.{version[1]}"}
 
 
+#: vLLM's own words: its package, its logger's prefix, its name.
+_VLLM_LOG: Final = re.compile(r"vllm|vLLM|VLLM")
+
+
+def _nccl_shared_memory(match: re.Match[str]) -> Values:
+    version = _NCCL_VERSION.search(match.string, max(0, match.start() - 20_000), match.start())
+    return {
+        "needed": match.group("needed"),
+        "available": match.group("available"),
+        "version": version.group("version") if version else "",
+    }
+
+
+@per_log
+def _shows_vllm(text: str) -> bool:
+    return search_log(_VLLM_LOG, text) is not None
+
+
+def _in_vllm_log(match: re.Match[str]) -> Values | None:
+    # torch.device("") raises these words anywhere: vLLM's empty platform is one cause among others.
+    return {} if _shows_vllm(match.string) else None
+
+
 SERVING_PART: Final = DiagnosisPart(
     name="serving",
     extractors=(
@@ -239,12 +256,17 @@ SERVING_PART: Final = DiagnosisPart(
         _ggml_buffer,
         _in_ggml_log,
         _native_windows_tf,
+        _nccl_shared_memory,
+        _in_vllm_log,
     ),
     suppresses={
         # ggml's failed cudaMalloc is the same failure as the CUDA runtime's "out of memory".
         "GGML_CUDA_OUT_OF_MEMORY": ("GPU_OUT_OF_MEMORY",),
         # The peer-access failure is the cause NCCL's generic error reports.
         "NCCL_PEER_ACCESS_FAILED": ("NCCL_ERROR",),
+        "NCCL_SHARED_MEMORY_EXCEEDED": ("NCCL_ERROR",),
+        # torch's CUDA check and the missing toolkit are what vLLM's empty platform comes from.
+        "VLLM_NO_PLATFORM": ("TORCH_CUDA_UNAVAILABLE", "CUDA_HOME_NOT_SET"),
     },
     refiners={
         "GGML_CUDA_OUT_OF_MEMORY": _ggml,

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, Final
 
-from gpuwizard.core.findings.log_facts import capability_of_sm, per_log, read_log_facts
+from gpuwizard.core.findings.log_facts import capability_of_sm, per_log, read_log_facts, shows_wsl
 from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Values, search_log
 
 _Refined = tuple[str | None, dict[str, object]]
@@ -164,6 +164,27 @@ def _sm_new_to_bundled_ptxas(match: re.Match[str]) -> Values | None:
     return values if first and _version_key(first) >= _version_key("12.8") else None
 
 
+#: Words that show nvcc compiled (its name, CMake's check of the CUDA compiler, a .cu file).
+_NVCC_RAN: Final = re.compile(r"nvcc|CMakeCUDACompilerId|\.cu\b|cudafe")
+
+
+@per_log
+def _shows_nvcc(text: str) -> bool:
+    return search_log(_NVCC_RAN, text) is not None
+
+
+def _gcc_headers(match: re.Match[str]) -> Values | None:
+    # An error in libstdc++'s own headers, in nvcc's form, where nvcc ran: GCC too new for it.
+    if not _shows_nvcc(match.string):
+        return None
+    gcc = match.group("gcc")
+    return {"gcc": gcc, "header": match.group("header"), "older": str(int(gcc) - 1)}
+
+
+def _libcuda_flag(match: re.Match[str]) -> Values:
+    return {"flag": match.group("flag")}
+
+
 def _mismatch(match: re.Match[str]) -> Values:
     return {"detected": match.group("detected"), "torch_cuda": match.group("torch_cuda")}
 
@@ -180,6 +201,11 @@ def _host_compiler(values: Mapping[str, Sequence[str]], variants: Sequence[str],
     if values.get("cuda"):
         return f"{variant}_cuda", {}
     return variant, {}
+
+
+def _libcuda_variant(values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str) -> _Refined:
+    """``wsl`` where the log shows WSL 2: the driver's libcuda is in /usr/lib/wsl/lib there."""
+    return ("wsl" if shows_wsl(text) else None), {}
 
 
 def _cuda_home(values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str) -> _Refined:
@@ -289,6 +315,8 @@ TOOLCHAINS_PART: Final = DiagnosisPart(
         _sm,
         _sm_unknown_to_llvm,
         _sm_new_to_bundled_ptxas,
+        _gcc_headers,
+        _libcuda_flag,
     ),
     suppresses={
         # PyTorch's own warning that the GPU is too new for the build says the same as ptxas,
@@ -302,5 +330,6 @@ TOOLCHAINS_PART: Final = DiagnosisPart(
         "TRITON_PTXAS_UNSUPPORTED_GPU": _ptxas_variant,
         "TRITON_NO_C_COMPILER": _c_compiler,
         "CUDA_PTX_TOOLCHAIN_TOO_NEW": _ptx_variant,
+        "LIBCUDA_NOT_LINKABLE": _libcuda_variant,
     },
 )
