@@ -181,3 +181,39 @@ def test_tensorflow_2_11_or_newer_on_native_windows_names_the_cause():
 def test_the_parts_codes_are_in_the_contract_list():
     for code in SERVING_PART.codes:
         assert code in DIAGNOSIS_CODES
+
+
+_NCCL_SHARED = "nccl-shared-memory-exceeded_nccl2.25.1-rtx5090-all-reduce-perf_nccl-tests-287_partial.txt"
+_VLLM_EMPTY = "vllm-no-platform_device-string-empty-gke-no-driver-libraries_kinetic-269_partial.txt"
+_TF_PTX = "tf-no-kernels-for-gpu_invalid-ptx-tf2.20-sm120_tensorflow-99592_partial.txt"
+_OLLAMA_PASCAL = "no-kernel-image_ollama-0.11.11-gtx1080-ggml-cuda_ollama-12316_partial.txt"
+
+
+def test_nccl_asking_for_more_shared_memory_than_the_gpu_has_names_both_and_the_release():
+    found = only_in(_NCCL_SHARED, "NCCL_SHARED_MEMORY_EXCEEDED")
+    assert (found.params["needed"], found.params["available"], found.params["version"]) == (
+        "82240",
+        "79856",
+        "2.25.1",
+    )
+    assert "pip install -U nvidia-nccl-cu12" in found.hint
+
+
+def test_vllms_empty_device_type_is_its_missing_platform_only_in_a_vllm_log():
+    found = only_in(_VLLM_EMPTY, "VLLM_NO_PLATFORM")
+    assert "LD_LIBRARY_PATH=/usr/local/nvidia/lib64" in found.hint
+    # CONSTRUCTED: torch's words in another program are not vLLM's platform.
+    assert "VLLM_NO_PLATFORM" not in codes(
+        "device = torch.device(name)\nRuntimeError: Device string must not be empty\n"
+    )
+
+
+def test_tensorflows_rejected_ptx_says_the_build_has_no_kernels_for_the_gpu():
+    found = only_in(_TF_PTX, "TF_NO_KERNELS_FOR_GPU")
+    assert found.params["variant"] == "ptx_failed" and "tensorflow[and-cuda]" in found.hint
+
+
+def test_no_kernel_image_in_ggml_asks_for_another_ollama_or_llama_cpp_build_not_a_torch_wheel():
+    found = only_in(_OLLAMA_PASCAL, "NO_KERNEL_IMAGE")
+    assert found.params["variant"] == "ggml" and "CMAKE_CUDA_ARCHITECTURES" in found.hint
+    assert "download.pytorch.org" not in found.hint

@@ -163,3 +163,61 @@ def test_the_tables_behind_the_hints():
     assert ptx_min_driver("12.8", "windows") == "570.65"
     assert ptx_min_driver("13.0", "windows") == "580"  # no Windows driver ships with CUDA 13: the R580 floor
     assert first_cuda_for("10.0") == "12.8" and first_cuda_for("9.0") == "11.8"
+
+
+_GCC_HEADERS = "host-compiler-unsupported_gcc16-libstdcxx-headers-nvcc-cmake_llama.cpp-22714_partial.txt"
+_LLVM_SM120 = "triton-ptxas-unsupported-gpu_llvm-sm120-unknown-make-cubin_rational-kat-cu-17.txt"
+_LLVM_WARNING_ONLY = "negative_triton-llvm-sm120-warning-then-ptxas-compiles_triton-windows-59.txt"
+_BUNDLED_PTXAS = "triton-ptxas-unsupported-gpu_bundled-ptxas-exit-255-sm120_fish-speech-907.txt"
+_CAPABILITY_ASSERT = (
+    "triton-ptxas-unsupported-gpu_compute-capability-assert-triton3.2-rtx5080_triton-6087.txt"
+)
+_LIBCUDA_GKE = "libcuda-not-linkable_triton-l-libcuda.so.1-gke-vllm_llm-d-1063_partial.txt"
+_LIBCUDA_LCUDA = "libcuda-not-linkable_triton-lcuda-gcc-command_seg-zero-63.txt"
+
+
+def test_nvcc_failing_in_a_newer_gccs_own_headers_names_that_gcc_and_the_one_before():
+    found = only_in(_GCC_HEADERS, "HOST_COMPILER_UNSUPPORTED")
+    assert found.params["variant"] == "headers" and found.params["gcc"] == "16"
+    assert "export CC=gcc-15 CXX=g++-15 NVCC_CCBIN=g++-15" in found.hint
+    # CONSTRUCTED: the same header error where no nvcc ran (GCC's own build) is not this.
+    gcc_only = '/usr/include/c++/16.1.1/type_traits(3081): error: identifier "false_type" is undefined\n'
+    assert "HOST_COMPILER_UNSUPPORTED" not in codes(gcc_only)
+    # CONSTRUCTED: a mistake in the user's code, shown in the header where it was instantiated,
+    # is not an unreadable header.
+    user_bug = (
+        "nvcc -c kernel.cu\n/usr/include/c++/13/bits/stl_vector.h(1125): error: no suitable "
+        'constructor exists to convert from "int" to "Foo"\n'
+    )
+    assert "HOST_COMPILER_UNSUPPORTED" not in codes(user_bug)
+
+
+def test_llvms_unknown_gpu_warning_counts_only_where_ptxas_then_fails():
+    found = only_in(_LLVM_SM120, "TRITON_PTXAS_UNSUPPORTED_GPU")
+    assert found.params["sm"] == "sm_120" and found.params["variant"] == "triton_cuda"
+    assert codes(recorded(_LLVM_WARNING_ONLY)) == []
+    bundled = only_in(_BUNDLED_PTXAS, "TRITON_PTXAS_UNSUPPORTED_GPU")
+    assert bundled.params["sm"] == "sm_120" and "whl/cu128" in bundled.hint
+    # CONSTRUCTED: Triton's bundled ptxas failing on an architecture every ptxas knows is another failure.
+    older = (
+        "subprocess.CalledProcessError: Command '['/venv/site-packages/triton/backends/nvidia/bin/ptxas', "
+        "'--gpu-name=sm_86', '/tmp/a.ptx']' returned non-zero exit status 255.\n"
+    )
+    assert "TRITON_PTXAS_UNSUPPORTED_GPU" not in codes(older)
+
+
+def test_tritons_assertion_on_the_compute_capability_asks_for_a_newer_triton():
+    found = only_in(_CAPABILITY_ASSERT, "TRITON_PTXAS_UNSUPPORTED_GPU")
+    assert found.params["variant"] == "triton_capability" and "whl/cu128" in found.hint
+
+
+def test_the_linker_not_finding_libcuda_points_triton_at_the_drivers_folder():
+    gke = only_in(_LIBCUDA_GKE, "LIBCUDA_NOT_LINKABLE")
+    assert gke.params["flag"] == "-l:libcuda.so.1" and "TRITON_LIBCUDA_PATH" in gke.hint
+    plain = only_in(_LIBCUDA_LCUDA, "LIBCUDA_NOT_LINKABLE")
+    assert plain.params["flag"] == "-lcuda" and "variant" not in plain.params
+    # CONSTRUCTED: in WSL 2 the folder is known.
+    wsl = only(recorded(_LIBCUDA_LCUDA) + "\nLinux 5.15.167.4-microsoft-standard-WSL2\n")
+    assert wsl.params["variant"] == "wsl" and "TRITON_LIBCUDA_PATH=/usr/lib/wsl/lib" in wsl.hint
+    # -lcudart is the toolkit's runtime, another problem.
+    assert "LIBCUDA_NOT_LINKABLE" not in codes("/usr/bin/ld: cannot find -lcudart\n")  # CONSTRUCTED
