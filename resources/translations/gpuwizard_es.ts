@@ -2916,6 +2916,14 @@
         <translation>Puede que otro programa esté usando la GPU, que la tarjeta esté en modo de ahorro de energía o limitada por temperatura, o (en portátiles) que la GPU integrada esté haciendo el trabajo de pantalla que debería hacer la GPU NVIDIA: revisa `nvidia-smi` mientras se ejecuta la prueba, conecta el portátil a la corriente y elige la GPU de alto rendimiento para Python.</translation>
     </message>
     <message>
+        <source>This llama.cpp or Ollama build has no CUDA kernels for this GPU: ggml&apos;s CUDA code stopped with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>Esta compilación de llama.cpp u Ollama no tiene kernels de CUDA para esta GPU: el código CUDA de ggml se detuvo con &apos;no kernel image is available for execution on the device&apos;.</translation>
+    </message>
+    <message>
+        <source>Ollama: update to the newest release, or go back to the last release that worked; a release can leave a GPU generation out (Ollama 0.11.11 picked CUDA 13 libraries without kernels for Pascal GPUs such as the GTX 10 series; 0.12.0 went back to CUDA 12 for them, ollama/ollama#12300). llama.cpp built yourself: build for this GPU, &apos;cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=native&apos;. &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; shows the GPU&apos;s compute capability.</source>
+        <translation>Ollama: actualiza a la versión más reciente o vuelve a la última versión que funcionaba; una versión puede dejar fuera una generación de GPU (Ollama 0.11.11 eligió bibliotecas de CUDA 13 sin kernels para GPU Pascal como la serie GTX 10; 0.12.0 volvió a CUDA 12 para ellas, ollama/ollama#12300). llama.cpp compilado por ti: compílalo para esta GPU, &apos;cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=native&apos;. &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; muestra la capacidad de cómputo de la GPU.</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver changed since the last good state: {before} then, {after} now.</source>
         <translation>El controlador de NVIDIA cambió desde el último estado correcto: antes {before}, ahora {after}.</translation>
     </message>
@@ -3428,6 +3436,10 @@
         <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL.</translation>
     </message>
     <message>
+        <source>A framework&apos;s CUDA libraries must come from one installation. Usually a CUDA toolkit or cuDNN on LD_LIBRARY_PATH (PATH on Windows) is found before the nvidia-* wheels the framework installed: unset LD_LIBRARY_PATH, or remove those folders from it, for this environment. Keep PyTorch and TensorFlow (or JAX) in separate environments when they ask for different versions of the same nvidia-* wheels, and let pip install the versions the framework asks for (&apos;pip install --force-reinstall torch&apos; from the index it came from). Where the symbol is newer than the copy that was loaded (the symbol&apos;s version names that library, such as libcublas.so.12), that library&apos;s nvidia-* wheel is older than the rest: upgrade it to their CUDA release (&apos;pip install -U nvidia-cublas-cu12&apos;).</source>
+        <translation>Las bibliotecas de CUDA de un framework deben venir de una sola instalación. Normalmente, un CUDA Toolkit o cuDNN en LD_LIBRARY_PATH (PATH en Windows) se encuentra antes que los wheels nvidia-* que instaló el framework: para este entorno, quita la variable LD_LIBRARY_PATH o elimina de ella esas carpetas. Mantén PyTorch y TensorFlow (o JAX) en entornos separados cuando pidan versiones distintas de los mismos wheels nvidia-*, y deja que pip instale las versiones que pide el framework (&apos;pip install --force-reinstall torch&apos; desde el índice del que vino). Cuando el símbolo es más reciente que la copia que se cargó (la versión del símbolo nombra esa biblioteca, como libcublas.so.12), el wheel nvidia-* de esa biblioteca es más antiguo que los demás: actualízalo a la versión de CUDA de los demás (&apos;pip install -U nvidia-cublas-cu12&apos;).</translation>
+    </message>
+    <message>
         <source>The driver&apos;s CUDA library ({library}) loaded, but it reports no NVIDIA GPU: the driver&apos;s kernel module is not working.</source>
         <translation>La biblioteca CUDA del controlador ({library}) se cargó, pero no informa de ninguna GPU NVIDIA: el módulo del kernel del controlador no funciona.</translation>
     </message>
@@ -3620,6 +3632,14 @@
         <translation>nvcc rechazó el compilador del host: CUDA {cuda} admite gcc hasta la versión {limit}, y se está usando un gcc más reciente.</translation>
     </message>
     <message>
+        <source>nvcc failed inside the C++ standard library headers of GCC {gcc} (&apos;{header}&apos;): this GCC is newer than the installed CUDA release supports, and nvcc&apos;s front end cannot read its headers.</source>
+        <translation>nvcc falló dentro de las cabeceras de la biblioteca estándar de C++ de GCC {gcc} (&apos;{header}&apos;): este GCC es más reciente de lo que admite la versión de CUDA instalada, y el front end de nvcc no puede leer sus cabeceras.</translation>
+    </message>
+    <message>
+        <source>Build with an older GCC that this CUDA release supports (its installation guide lists them), such as GCC {older}: on Debian or Ubuntu &apos;sudo apt install gcc-{older} g++-{older}&apos;, then &apos;export CC=gcc-{older} CXX=g++-{older} NVCC_CCBIN=g++-{older}&apos; and build again (CMake projects: -DCMAKE_CUDA_HOST_COMPILER=g++-{older}; conda: &apos;conda install -c conda-forge gxx={older}&apos;). Or install a newer CUDA Toolkit whose nvcc supports GCC {gcc}.</source>
+        <translation>Compila con un GCC más antiguo que admita esta versión de CUDA (su guía de instalación los enumera), como GCC {older}: en Debian o Ubuntu, &apos;sudo apt install gcc-{older} g++-{older}&apos;, luego &apos;export CC=gcc-{older} CXX=g++-{older} NVCC_CCBIN=g++-{older}&apos; y vuelve a compilar (proyectos de CMake: -DCMAKE_CUDA_HOST_COMPILER=g++-{older}; conda: &apos;conda install -c conda-forge gxx={older}&apos;). O instala un CUDA Toolkit más reciente cuyo nvcc admita GCC {gcc}.</translation>
+    </message>
+    <message>
         <source>nvcc refused the Visual Studio compiler (cl.exe): this CUDA release supports Visual Studio {supported} only.</source>
         <translation>nvcc rechazó el compilador de Visual Studio (cl.exe): esta versión de CUDA solo admite Visual Studio {supported}.</translation>
     </message>
@@ -3702,6 +3722,22 @@
     <message>
         <source>Upgrade torch and Triton together to their newest release (Triton 3.3, which came with torch 2.7, is the first to support Blackwell GPUs such as the RTX 50 series): &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;. On Windows, install the triton-windows release made for that torch.</source>
         <translation>Actualiza torch y Triton juntos a su versión más reciente (Triton 3.3, que llegó con torch 2.7, es la primera que admite GPU Blackwell como la RTX serie 50): &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;. En Windows, instala la versión de triton-windows hecha para ese torch.</translation>
+    </message>
+    <message>
+        <source>The linker could not find the NVIDIA driver&apos;s libcuda (&apos;{flag}&apos;): Triton (torch.compile, vLLM) links a small launcher against it at run time.</source>
+        <translation>El enlazador no encontró la libcuda del controlador de NVIDIA (&apos;{flag}&apos;): Triton (torch.compile, vLLM) enlaza con ella un pequeño lanzador en tiempo de ejecución.</translation>
+    </message>
+    <message>
+        <source>Find the driver&apos;s library: &apos;ldconfig -p | grep libcuda&apos; (or &apos;find / -name &quot;libcuda.so*&quot; 2&gt;/dev/null&apos;), and tell Triton its folder: &apos;export TRITON_LIBCUDA_PATH=&lt;that folder&gt;&apos; (or add the folder to LIBRARY_PATH). Where only libcuda.so.1 is there, link it: &apos;sudo ln -s libcuda.so.1 &lt;that folder&gt;/libcuda.so&apos;. In WSL 2 the folder is /usr/lib/wsl/lib; on Kubernetes GPU nodes (GKE) /usr/local/nvidia/lib64. A CUDA Toolkit&apos;s lib64/stubs holds a libcuda.so to link with, but the driver&apos;s own is the one that runs.</source>
+        <translation>Busca la biblioteca del controlador: &apos;ldconfig -p | grep libcuda&apos; (o &apos;find / -name &quot;libcuda.so*&quot; 2&gt;/dev/null&apos;), e indica a Triton su carpeta: &apos;export TRITON_LIBCUDA_PATH=&lt;that folder&gt;&apos; (o añade la carpeta a LIBRARY_PATH). Si solo está libcuda.so.1, crea un enlace: &apos;sudo ln -s libcuda.so.1 &lt;that folder&gt;/libcuda.so&apos;. En WSL 2 la carpeta es /usr/lib/wsl/lib; en los nodos GPU de Kubernetes (GKE), /usr/local/nvidia/lib64. La carpeta lib64/stubs de un CUDA Toolkit contiene una libcuda.so para enlazar, pero la que se ejecuta es la del propio controlador.</translation>
+    </message>
+    <message>
+        <source>The linker could not find the NVIDIA driver&apos;s libcuda (&apos;{flag}&apos;): Triton (torch.compile, vLLM) links a small launcher against it at run time, and in WSL 2 it is in /usr/lib/wsl/lib.</source>
+        <translation>El enlazador no encontró la libcuda del controlador de NVIDIA (&apos;{flag}&apos;): Triton (torch.compile, vLLM) enlaza con ella un pequeño lanzador en tiempo de ejecución, y en WSL 2 está en /usr/lib/wsl/lib.</translation>
+    </message>
+    <message>
+        <source>Tell Triton where WSL 2 keeps the driver&apos;s libraries: &apos;export TRITON_LIBCUDA_PATH=/usr/lib/wsl/lib&apos; (or &apos;export LIBRARY_PATH=/usr/lib/wsl/lib:$LIBRARY_PATH&apos;), and run again; &apos;ldconfig -p | grep libcuda&apos; should list that folder (if not, &apos;sudo ldconfig&apos;). Do not install a Linux NVIDIA driver inside WSL 2: Windows&apos; driver provides libcuda.</source>
+        <translation>Indica a Triton dónde guarda WSL 2 las bibliotecas del controlador: &apos;export TRITON_LIBCUDA_PATH=/usr/lib/wsl/lib&apos; (o &apos;export LIBRARY_PATH=/usr/lib/wsl/lib:$LIBRARY_PATH&apos;) y vuelve a ejecutar; &apos;ldconfig -p | grep libcuda&apos; debería mostrar esa carpeta (si no, &apos;sudo ldconfig&apos;). No instales un controlador NVIDIA de Linux dentro de WSL 2: el controlador de Windows proporciona libcuda.</translation>
     </message>
     <message>
         <source>Triton found no C compiler: it compiles a small launcher for its GPU kernels on first use, and neither CC nor a compiler on PATH was found.</source>
@@ -3824,6 +3860,22 @@
         <translation>Haga que NCCL use memoria compartida en su lugar: establezca NCCL_P2P_DISABLE=1 en el entorno de cada proceso que use las GPU (expórtela antes de torchrun o accelerate launch; en Ray, en los env_vars de runtime_env, ya que los workers de Ray no heredan el entorno del shell; en Docker, con -e NCCL_P2P_DISABLE=1). vLLM también usa su propio P2P: añada --disable-custom-all-reduce. La mayoría de las tarjetas GeForce (RTX 3090 sin NVLink, RTX 4090, RTX 5090) no admiten P2P a través de PCIe; en GPU de centro de datos, compruebe que IOMMU/ACS esté desactivado en la BIOS y que la máquina virtual reciba todas las GPU juntas mediante passthrough.</translation>
     </message>
     <message>
+        <source>NCCL {version} asks for more shared memory per block ({needed} bytes) than this GPU provides ({available} bytes), so its kernels cannot start: this NCCL release does not support the GPU.</source>
+        <translation>NCCL {version} pide más memoria compartida por bloque ({needed} bytes) de la que proporciona esta GPU ({available} bytes), así que sus kernels no pueden iniciarse: esta versión de NCCL no es compatible con la GPU.</translation>
+    </message>
+    <message>
+        <source>Upgrade NCCL to 2.26 or newer. With PyTorch, upgrade the NCCL wheel it loads (&apos;pip install -U nvidia-nccl-cu12&apos;, or nvidia-nccl-cu13 for a CUDA 13 build) or PyTorch itself; a system NCCL (nccl-tests, your own builds): install NCCL 2.26 or newer from NVIDIA&apos;s repository.</source>
+        <translation>Actualiza NCCL a la 2.26 o posterior. Con PyTorch, actualiza el wheel de NCCL que carga (&apos;pip install -U nvidia-nccl-cu12&apos;, o nvidia-nccl-cu13 para una compilación con CUDA 13) o el propio PyTorch; con un NCCL del sistema (nccl-tests, tus propias compilaciones): instala NCCL 2.26 o posterior desde el repositorio de NVIDIA.</translation>
+    </message>
+    <message>
+        <source>vLLM found no GPU platform to run on: its device type is empty, because neither NVIDIA&apos;s management library nor torch found a usable GPU in this process.</source>
+        <translation>vLLM no encontró ninguna plataforma GPU en la que ejecutarse: su tipo de dispositivo está vacío, porque ni la biblioteca de administración de NVIDIA ni torch encontraron una GPU utilizable en este proceso.</translation>
+    </message>
+    <message>
+        <source>Check in the same environment: &apos;nvidia-smi&apos; and &apos;python -c &quot;import torch; print(torch.cuda.is_available(), torch.version.cuda)&quot;&apos;. In a container, give it the GPU (&apos;docker run --gpus all&apos;, with the NVIDIA Container Toolkit) and put the driver&apos;s libraries on the library path (on GKE nodes: &apos;export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:$LD_LIBRARY_PATH&apos;). A torch without CUDA (a +cpu build) needs the CUDA build vLLM asks for. On a machine without an NVIDIA GPU, install vLLM&apos;s build for that hardware (docs.vllm.ai, &apos;Installation&apos;).</source>
+        <translation>Comprueba en el mismo entorno: &apos;nvidia-smi&apos; y &apos;python -c &quot;import torch; print(torch.cuda.is_available(), torch.version.cuda)&quot;&apos;. En un contenedor, dale acceso a la GPU (&apos;docker run --gpus all&apos;, con NVIDIA Container Toolkit) y pon las bibliotecas del controlador en la ruta de bibliotecas (en nodos de GKE: &apos;export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:$LD_LIBRARY_PATH&apos;). Un torch sin CUDA (una compilación +cpu) necesita sustituirse por la compilación con CUDA que pide vLLM. En una máquina sin GPU NVIDIA, instala la compilación de vLLM para ese hardware (docs.vllm.ai, &apos;Installation&apos;).</translation>
+    </message>
+    <message>
         <source>NCCL, the library that moves data between GPUs, failed: {reason}.</source>
         <translation>Falló NCCL, la biblioteca que transfiere datos entre GPU: {reason}.</translation>
     </message>
@@ -3862,6 +3914,14 @@
     <message>
         <source>Let the first start finish; to keep the compiled kernels for later starts, enlarge the driver&apos;s cache (CUDA_CACHE_MAXSIZE=4294967296). To avoid it, use a TensorFlow release built for this GPU generation (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2; NVIDIA&apos;s TensorFlow containers are built for their current GPUs).</source>
         <translation>Deje que termine el primer inicio; para conservar los kernels compilados en inicios posteriores, amplíe la caché del controlador (CUDA_CACHE_MAXSIZE=4294967296). Para evitarlo, use una versión de TensorFlow compilada para esta generación de GPU (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; en Linux o WSL 2; los contenedores de TensorFlow de NVIDIA están compilados para sus GPU actuales).</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s GPU kernels could not be loaded: the driver could not compile the PTX TensorFlow ships for this GPU (CUDA_ERROR_INVALID_PTX), so this TensorFlow has no kernels that run on it; the GPU is newer than the TensorFlow build.</source>
+        <translation>No se pudieron cargar los kernels de GPU de TensorFlow: el controlador no pudo compilar para esta GPU el PTX que incluye TensorFlow (CUDA_ERROR_INVALID_PTX), así que este TensorFlow no tiene kernels que se ejecuten en ella; la GPU es más reciente que la compilación de TensorFlow.</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver and TensorFlow to the newest release (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2), and check the GPU with &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos;. If the error stays, this TensorFlow cannot run on this GPU: use NVIDIA&apos;s TensorFlow container (built for its current GPUs), build TensorFlow from source for the GPU&apos;s compute capability (TF_CUDA_COMPUTE_CAPABILITIES), or use PyTorch, whose CUDA 12.8 and newer builds support RTX 50 GPUs.</source>
+        <translation>Actualiza el controlador de NVIDIA y TensorFlow a la versión más reciente (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; en Linux o WSL 2) y comprueba la GPU con &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos;. Si el error persiste, este TensorFlow no puede ejecutarse en esta GPU: usa el contenedor de TensorFlow de NVIDIA (compilado para sus GPU actuales), compila TensorFlow desde el código fuente para la capacidad de cómputo de la GPU (TF_CUDA_COMPUTE_CAPABILITIES) o usa PyTorch, cuyas compilaciones con CUDA 12.8 y posteriores admiten las GPU RTX 50.</translation>
     </message>
     <message>
         <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability} (Blackwell, RTX 50): the driver must compile them from older PTX at start, which takes long and often fails (CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_PTX and &apos;no kernel image&apos; errors after it).</source>
@@ -4331,10 +4391,6 @@
     <message>
         <source>{library} was loaded with an incompatible copy of a CUDA library it depends on (undefined symbol {symbol}): two CUDA installations are mixed in this process.</source>
         <translation>{library} se cargó con una copia incompatible de una biblioteca de CUDA de la que depende (símbolo no definido {symbol}): en este proceso se mezclan dos instalaciones de CUDA.</translation>
-    </message>
-    <message>
-        <source>A framework&apos;s CUDA libraries must come from one installation. Usually a CUDA toolkit or cuDNN on LD_LIBRARY_PATH (PATH on Windows) is found before the nvidia-* wheels the framework installed: unset LD_LIBRARY_PATH, or remove those folders from it, for this environment. Keep PyTorch and TensorFlow (or JAX) in separate environments when they ask for different versions of the same nvidia-* wheels, and let pip install the versions the framework asks for (&apos;pip install --force-reinstall torch&apos; from the index it came from).</source>
-        <translation>Las bibliotecas de CUDA de un framework deben proceder de una sola instalación. Normalmente, un CUDA toolkit o un cuDNN en LD_LIBRARY_PATH (PATH en Windows) se encuentra antes que los wheels nvidia-* que instaló el framework: elimina la variable LD_LIBRARY_PATH, o quita esas carpetas de ella, para este entorno. Mantén PyTorch y TensorFlow (o JAX) en entornos separados cuando pidan versiones distintas de los mismos wheels nvidia-*, y deja que pip instale las versiones que pide el framework (&apos;pip install --force-reinstall torch&apos; desde el índice del que procede).</translation>
     </message>
     <message>
         <source>{library} needs nvJitLink {needed} or newer, but an older libnvJitLink.so.12 was loaded first, so the framework (usually &apos;import torch&apos;) fails.</source>

@@ -2908,6 +2908,14 @@
         <translation>可能有其他程序正在使用 GPU，显卡可能处于节能状态或因过热而降频，或者（笔记本电脑）可能由集成显卡承担了本应由 NVIDIA GPU 完成的显示工作：请在测试运行时检查 `nvidia-smi`，为笔记本电脑接通电源，并为 Python 选择高性能 GPU。</translation>
     </message>
     <message>
+        <source>This llama.cpp or Ollama build has no CUDA kernels for this GPU: ggml&apos;s CUDA code stopped with &apos;no kernel image is available for execution on the device&apos;.</source>
+        <translation>此 llama.cpp 或 Ollama 构建版本没有适用于此 GPU 的 CUDA 内核：ggml 的 CUDA 代码因 &apos;no kernel image is available for execution on the device&apos; 错误而停止。</translation>
+    </message>
+    <message>
+        <source>Ollama: update to the newest release, or go back to the last release that worked; a release can leave a GPU generation out (Ollama 0.11.11 picked CUDA 13 libraries without kernels for Pascal GPUs such as the GTX 10 series; 0.12.0 went back to CUDA 12 for them, ollama/ollama#12300). llama.cpp built yourself: build for this GPU, &apos;cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=native&apos;. &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; shows the GPU&apos;s compute capability.</source>
+        <translation>Ollama：请更新到最新版本，或退回到上一个可用的版本；某个版本可能会遗漏某一代 GPU（Ollama 0.11.11 选用的 CUDA 13 库不含适用于 Pascal GPU（如 GTX 10 系列）的内核；0.12.0 为这些 GPU 改回了 CUDA 12，ollama/ollama#12300）。自行构建的 llama.cpp：请针对此 GPU 构建，&apos;cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=native&apos;。&apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; 可显示 GPU 的计算能力。</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver changed since the last good state: {before} then, {after} now.</source>
         <translation>自上次正常状态以来，NVIDIA 驱动程序已变化：之前为 {before}，现在为 {after}。</translation>
     </message>
@@ -3420,6 +3428,10 @@
         <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
     </message>
     <message>
+        <source>A framework&apos;s CUDA libraries must come from one installation. Usually a CUDA toolkit or cuDNN on LD_LIBRARY_PATH (PATH on Windows) is found before the nvidia-* wheels the framework installed: unset LD_LIBRARY_PATH, or remove those folders from it, for this environment. Keep PyTorch and TensorFlow (or JAX) in separate environments when they ask for different versions of the same nvidia-* wheels, and let pip install the versions the framework asks for (&apos;pip install --force-reinstall torch&apos; from the index it came from). Where the symbol is newer than the copy that was loaded (the symbol&apos;s version names that library, such as libcublas.so.12), that library&apos;s nvidia-* wheel is older than the rest: upgrade it to their CUDA release (&apos;pip install -U nvidia-cublas-cu12&apos;).</source>
+        <translation>框架的 CUDA 库必须来自同一个安装。通常，LD_LIBRARY_PATH（Windows 上为 PATH）中的 CUDA 工具包或 cuDNN 会先于框架安装的 nvidia-* wheel 被找到：请在此环境中取消设置 LD_LIBRARY_PATH，或从中删除这些文件夹。当 PyTorch 与 TensorFlow（或 JAX）需要同一 nvidia-* wheel 的不同版本时，请将它们放在不同的环境中，并让 pip 安装框架所需的版本（从其来源索引执行 &apos;pip install --force-reinstall torch&apos;）。如果符号比已加载的副本更新（符号的版本会指明该库，例如 libcublas.so.12），则说明该库的 nvidia-* wheel 比其余的旧：请将其升级到与其余相同的 CUDA 版本（&apos;pip install -U nvidia-cublas-cu12&apos;）。</translation>
+    </message>
+    <message>
         <source>The driver&apos;s CUDA library ({library}) loaded, but it reports no NVIDIA GPU: the driver&apos;s kernel module is not working.</source>
         <translation>驱动程序的 CUDA 库（{library}）已加载，但它报告没有 NVIDIA GPU：驱动程序的内核模块没有正常工作。</translation>
     </message>
@@ -3612,6 +3624,14 @@
         <translation>nvcc 拒绝了主机编译器：CUDA {cuda} 最高支持 gcc {limit}，而当前使用的 gcc 版本更新。</translation>
     </message>
     <message>
+        <source>nvcc failed inside the C++ standard library headers of GCC {gcc} (&apos;{header}&apos;): this GCC is newer than the installed CUDA release supports, and nvcc&apos;s front end cannot read its headers.</source>
+        <translation>nvcc 在 GCC {gcc} 的 C++ 标准库头文件（&apos;{header}&apos;）中失败：此 GCC 比已安装的 CUDA 版本所支持的更新，nvcc 的前端无法读取其头文件。</translation>
+    </message>
+    <message>
+        <source>Build with an older GCC that this CUDA release supports (its installation guide lists them), such as GCC {older}: on Debian or Ubuntu &apos;sudo apt install gcc-{older} g++-{older}&apos;, then &apos;export CC=gcc-{older} CXX=g++-{older} NVCC_CCBIN=g++-{older}&apos; and build again (CMake projects: -DCMAKE_CUDA_HOST_COMPILER=g++-{older}; conda: &apos;conda install -c conda-forge gxx={older}&apos;). Or install a newer CUDA Toolkit whose nvcc supports GCC {gcc}.</source>
+        <translation>请使用此 CUDA 版本支持的较旧 GCC 进行构建（其安装指南列出了支持的版本），例如 GCC {older}：在 Debian 或 Ubuntu 上执行 &apos;sudo apt install gcc-{older} g++-{older}&apos;，然后执行 &apos;export CC=gcc-{older} CXX=g++-{older} NVCC_CCBIN=g++-{older}&apos; 并重新构建（CMake 项目：-DCMAKE_CUDA_HOST_COMPILER=g++-{older}；conda：&apos;conda install -c conda-forge gxx={older}&apos;）。或者安装更新的 CUDA 工具包，其 nvcc 支持 GCC {gcc}。</translation>
+    </message>
+    <message>
         <source>nvcc refused the Visual Studio compiler (cl.exe): this CUDA release supports Visual Studio {supported} only.</source>
         <translation>nvcc 拒绝了 Visual Studio 编译器（cl.exe）：此 CUDA 版本仅支持 Visual Studio {supported}。</translation>
     </message>
@@ -3694,6 +3714,22 @@
     <message>
         <source>Upgrade torch and Triton together to their newest release (Triton 3.3, which came with torch 2.7, is the first to support Blackwell GPUs such as the RTX 50 series): &apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;. On Windows, install the triton-windows release made for that torch.</source>
         <translation>请将 torch 和 Triton 一起升级到最新版本（Triton 3.3 随 torch 2.7 一同发布，是首个支持 RTX 50 系列等 Blackwell GPU 的版本）：&apos;pip install -U torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128&apos;。在 Windows 上，请安装为该 torch 版本制作的 triton-windows 版本。</translation>
+    </message>
+    <message>
+        <source>The linker could not find the NVIDIA driver&apos;s libcuda (&apos;{flag}&apos;): Triton (torch.compile, vLLM) links a small launcher against it at run time.</source>
+        <translation>链接器找不到 NVIDIA 驱动程序的 libcuda（&apos;{flag}&apos;）：Triton（torch.compile、vLLM）会在运行时将一个小型启动器与其链接。</translation>
+    </message>
+    <message>
+        <source>Find the driver&apos;s library: &apos;ldconfig -p | grep libcuda&apos; (or &apos;find / -name &quot;libcuda.so*&quot; 2&gt;/dev/null&apos;), and tell Triton its folder: &apos;export TRITON_LIBCUDA_PATH=&lt;that folder&gt;&apos; (or add the folder to LIBRARY_PATH). Where only libcuda.so.1 is there, link it: &apos;sudo ln -s libcuda.so.1 &lt;that folder&gt;/libcuda.so&apos;. In WSL 2 the folder is /usr/lib/wsl/lib; on Kubernetes GPU nodes (GKE) /usr/local/nvidia/lib64. A CUDA Toolkit&apos;s lib64/stubs holds a libcuda.so to link with, but the driver&apos;s own is the one that runs.</source>
+        <translation>查找驱动程序的库：&apos;ldconfig -p | grep libcuda&apos;（或 &apos;find / -name &quot;libcuda.so*&quot; 2&gt;/dev/null&apos;），并告知 Triton 其所在文件夹：&apos;export TRITON_LIBCUDA_PATH=&lt;that folder&gt;&apos;（或将该文件夹加入 LIBRARY_PATH）。如果那里只有 libcuda.so.1，请为其创建链接：&apos;sudo ln -s libcuda.so.1 &lt;that folder&gt;/libcuda.so&apos;。在 WSL 2 中，该文件夹为 /usr/lib/wsl/lib；在 Kubernetes GPU 节点（GKE）上为 /usr/local/nvidia/lib64。CUDA 工具包的 lib64/stubs 中有一个可供链接的 libcuda.so，但实际运行的是驱动程序自己的 libcuda。</translation>
+    </message>
+    <message>
+        <source>The linker could not find the NVIDIA driver&apos;s libcuda (&apos;{flag}&apos;): Triton (torch.compile, vLLM) links a small launcher against it at run time, and in WSL 2 it is in /usr/lib/wsl/lib.</source>
+        <translation>链接器找不到 NVIDIA 驱动程序的 libcuda（&apos;{flag}&apos;）：Triton（torch.compile、vLLM）会在运行时将一个小型启动器与其链接，而在 WSL 2 中它位于 /usr/lib/wsl/lib。</translation>
+    </message>
+    <message>
+        <source>Tell Triton where WSL 2 keeps the driver&apos;s libraries: &apos;export TRITON_LIBCUDA_PATH=/usr/lib/wsl/lib&apos; (or &apos;export LIBRARY_PATH=/usr/lib/wsl/lib:$LIBRARY_PATH&apos;), and run again; &apos;ldconfig -p | grep libcuda&apos; should list that folder (if not, &apos;sudo ldconfig&apos;). Do not install a Linux NVIDIA driver inside WSL 2: Windows&apos; driver provides libcuda.</source>
+        <translation>请告知 Triton WSL 2 存放驱动程序库的位置：&apos;export TRITON_LIBCUDA_PATH=/usr/lib/wsl/lib&apos;（或 &apos;export LIBRARY_PATH=/usr/lib/wsl/lib:$LIBRARY_PATH&apos;），然后重新运行；&apos;ldconfig -p | grep libcuda&apos; 应列出该文件夹（如果没有，请运行 &apos;sudo ldconfig&apos;）。不要在 WSL 2 中安装 Linux 版 NVIDIA 驱动程序：libcuda 由 Windows 驱动程序提供。</translation>
     </message>
     <message>
         <source>Triton found no C compiler: it compiles a small launcher for its GPU kernels on first use, and neither CC nor a compiler on PATH was found.</source>
@@ -3816,6 +3852,22 @@
         <translation>让 NCCL 改用共享内存：在每个使用 GPU 的进程的环境中设置 NCCL_P2P_DISABLE=1（在 torchrun 或 accelerate launch 之前 export；在 Ray 中，设置在 runtime_env 的 env_vars 里，因为 Ray 的 worker 不会继承 shell 的环境；在 Docker 中，使用 -e NCCL_P2P_DISABLE=1）。vLLM 还会自行使用 P2P：请添加 --disable-custom-all-reduce。大多数 GeForce 显卡（无 NVLink 的 RTX 3090、RTX 4090、RTX 5090）不支持通过 PCIe 进行 P2P；对于数据中心 GPU，请检查 BIOS 中是否已关闭 IOMMU/ACS，以及虚拟机是否将这些 GPU 一起直通。</translation>
     </message>
     <message>
+        <source>NCCL {version} asks for more shared memory per block ({needed} bytes) than this GPU provides ({available} bytes), so its kernels cannot start: this NCCL release does not support the GPU.</source>
+        <translation>NCCL {version} 请求的每块共享内存（{needed} 字节）超过了此 GPU 所能提供的（{available} 字节），因此其内核无法启动：此 NCCL 版本不支持该 GPU。</translation>
+    </message>
+    <message>
+        <source>Upgrade NCCL to 2.26 or newer. With PyTorch, upgrade the NCCL wheel it loads (&apos;pip install -U nvidia-nccl-cu12&apos;, or nvidia-nccl-cu13 for a CUDA 13 build) or PyTorch itself; a system NCCL (nccl-tests, your own builds): install NCCL 2.26 or newer from NVIDIA&apos;s repository.</source>
+        <translation>请将 NCCL 升级到 2.26 或更高版本。使用 PyTorch 时，请升级它加载的 NCCL wheel（&apos;pip install -U nvidia-nccl-cu12&apos;，CUDA 13 构建版本则为 nvidia-nccl-cu13）或升级 PyTorch 本身；系统 NCCL（nccl-tests、您自己构建的程序）：请从 NVIDIA 的软件仓库安装 NCCL 2.26 或更高版本。</translation>
+    </message>
+    <message>
+        <source>vLLM found no GPU platform to run on: its device type is empty, because neither NVIDIA&apos;s management library nor torch found a usable GPU in this process.</source>
+        <translation>vLLM 找不到可运行的 GPU 平台：其设备类型为空，因为 NVIDIA 管理库和 torch 都未在此进程中找到可用的 GPU。</translation>
+    </message>
+    <message>
+        <source>Check in the same environment: &apos;nvidia-smi&apos; and &apos;python -c &quot;import torch; print(torch.cuda.is_available(), torch.version.cuda)&quot;&apos;. In a container, give it the GPU (&apos;docker run --gpus all&apos;, with the NVIDIA Container Toolkit) and put the driver&apos;s libraries on the library path (on GKE nodes: &apos;export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:$LD_LIBRARY_PATH&apos;). A torch without CUDA (a +cpu build) needs the CUDA build vLLM asks for. On a machine without an NVIDIA GPU, install vLLM&apos;s build for that hardware (docs.vllm.ai, &apos;Installation&apos;).</source>
+        <translation>请在同一环境中检查：&apos;nvidia-smi&apos; 和 &apos;python -c &quot;import torch; print(torch.cuda.is_available(), torch.version.cuda)&quot;&apos;。在容器中，请为容器提供 GPU（&apos;docker run --gpus all&apos;，需配合 NVIDIA Container Toolkit），并将驱动程序的库加入库路径（在 GKE 节点上：&apos;export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:$LD_LIBRARY_PATH&apos;）。不带 CUDA 的 torch（+cpu 构建版本）需要换成 vLLM 所要求的 CUDA 构建版本。在没有 NVIDIA GPU 的机器上，请安装适用于该硬件的 vLLM 构建版本（docs.vllm.ai，&apos;Installation&apos;）。</translation>
+    </message>
+    <message>
         <source>NCCL, the library that moves data between GPUs, failed: {reason}.</source>
         <translation>在 GPU 之间传输数据的库 NCCL 出错：{reason}。</translation>
     </message>
@@ -3854,6 +3906,14 @@
     <message>
         <source>Let the first start finish; to keep the compiled kernels for later starts, enlarge the driver&apos;s cache (CUDA_CACHE_MAXSIZE=4294967296). To avoid it, use a TensorFlow release built for this GPU generation (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2; NVIDIA&apos;s TensorFlow containers are built for their current GPUs).</source>
         <translation>请等待首次启动完成；若要在之后的启动中保留已编译的内核，请增大驱动程序的缓存（CUDA_CACHE_MAXSIZE=4294967296）。要避免这种情况，请使用针对这一代 GPU 构建的 TensorFlow 版本（在 Linux 或 WSL 2 上执行 &apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos;；NVIDIA 的 TensorFlow 容器针对其当前的 GPU 构建）。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s GPU kernels could not be loaded: the driver could not compile the PTX TensorFlow ships for this GPU (CUDA_ERROR_INVALID_PTX), so this TensorFlow has no kernels that run on it; the GPU is newer than the TensorFlow build.</source>
+        <translation>无法加载 TensorFlow 的 GPU 内核：驱动程序无法为此 GPU 编译 TensorFlow 自带的 PTX（CUDA_ERROR_INVALID_PTX），因此此 TensorFlow 没有可在其上运行的内核；该 GPU 比此 TensorFlow 构建版本更新。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver and TensorFlow to the newest release (&apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos; on Linux or WSL 2), and check the GPU with &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos;. If the error stays, this TensorFlow cannot run on this GPU: use NVIDIA&apos;s TensorFlow container (built for its current GPUs), build TensorFlow from source for the GPU&apos;s compute capability (TF_CUDA_COMPUTE_CAPABILITIES), or use PyTorch, whose CUDA 12.8 and newer builds support RTX 50 GPUs.</source>
+        <translation>请将 NVIDIA 驱动程序和 TensorFlow 更新到最新版本（在 Linux 或 WSL 2 上执行 &apos;pip install -U &quot;tensorflow[and-cuda]&quot;&apos;），并使用 &apos;nvidia-smi --query-gpu=name,compute_cap --format=csv&apos; 检查 GPU。如果错误仍然存在，说明此 TensorFlow 无法在此 GPU 上运行：请使用 NVIDIA 的 TensorFlow 容器（针对其当前 GPU 构建），针对该 GPU 的计算能力从源代码构建 TensorFlow（TF_CUDA_COMPUTE_CAPABILITIES），或改用 PyTorch，其 CUDA 12.8 及更高版本的构建支持 RTX 50 系列 GPU。</translation>
     </message>
     <message>
         <source>This TensorFlow has no compiled kernels for the GPU&apos;s compute capability {capability} (Blackwell, RTX 50): the driver must compile them from older PTX at start, which takes long and often fails (CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_PTX and &apos;no kernel image&apos; errors after it).</source>
@@ -4323,10 +4383,6 @@
     <message>
         <source>{library} was loaded with an incompatible copy of a CUDA library it depends on (undefined symbol {symbol}): two CUDA installations are mixed in this process.</source>
         <translation>{library} 加载时使用了其所依赖的某个 CUDA 库的不兼容副本（undefined symbol {symbol}）：此进程中混用了两套 CUDA 安装。</translation>
-    </message>
-    <message>
-        <source>A framework&apos;s CUDA libraries must come from one installation. Usually a CUDA toolkit or cuDNN on LD_LIBRARY_PATH (PATH on Windows) is found before the nvidia-* wheels the framework installed: unset LD_LIBRARY_PATH, or remove those folders from it, for this environment. Keep PyTorch and TensorFlow (or JAX) in separate environments when they ask for different versions of the same nvidia-* wheels, and let pip install the versions the framework asks for (&apos;pip install --force-reinstall torch&apos; from the index it came from).</source>
-        <translation>框架的 CUDA 库必须来自同一套安装。通常是 LD_LIBRARY_PATH（Windows 上为 PATH）上的 CUDA toolkit 或 cuDNN 先于框架安装的 nvidia-* wheel 包被找到：请在此环境中取消设置 LD_LIBRARY_PATH，或从中移除这些文件夹。当 PyTorch 和 TensorFlow（或 JAX）需要同一 nvidia-* wheel 包的不同版本时，请将它们放在不同的环境中，并让 pip 安装框架所要求的版本（从框架原本的索引运行 &apos;pip install --force-reinstall torch&apos;）。</translation>
     </message>
     <message>
         <source>{library} needs nvJitLink {needed} or newer, but an older libnvJitLink.so.12 was loaded first, so the framework (usually &apos;import torch&apos;) fails.</source>
