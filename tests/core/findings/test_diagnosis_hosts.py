@@ -162,3 +162,14 @@ def test_the_codes_this_part_suppresses_exist():
         assert code in DIAGNOSIS_CODES, code
         for other in others:
             assert other in DIAGNOSIS_CODES, (code, other)
+
+
+def test_an_old_libstdcxx_names_the_symbol_version_and_the_gcc_that_brought_it():
+    found = only_in(
+        "libstdcxx-too-old_glibcxx-3.4.30-conda-libtorch-python_pytorch-157709.txt", "LIBSTDCXX_TOO_OLD"
+    )
+    assert (found.params["needed"], found.params["gcc"]) == ("GLIBCXX_3.4.30", "12.1")
+    assert "conda install -c conda-forge libstdcxx-ng" in found.hint
+    # CONSTRUCTED: a symbol version the table does not know names no GCC, so no finding.
+    unknown = "/usr/lib/libstdc++.so.6: version `GLIBCXX_3.4.99' not found (required by ./app)\n"
+    assert "LIBSTDCXX_TOO_OLD" not in codes(unknown)

@@ -335,3 +335,16 @@ def test_cublas_with_another_cublaslt_gets_the_general_mixed_libraries_advice():
             symbol,
         )
         assert "unset LD_LIBRARY_PATH" in finding.hint and "separate environments" in finding.hint
+
+
+def test_cupy_without_cudas_nvrtc_names_the_cuda_major_it_needs():
+    dll = only_in(
+        "cupy-nvrtc-not-found_nvrtc64-120-dll-comfyui_comfyui-gimm-vfi-17.txt", "CUPY_NVRTC_NOT_FOUND"
+    )
+    assert (dll.params["library"], dll.params["cuda"]) == ("nvrtc64_120_0.dll", "12")
+    assert "Install CUDA Toolkit 12" in dll.hint and "conda install -c conda-forge cupy" in dll.hint
+    builtins = only_in(
+        "cupy-nvrtc-not-found_builtin-operation-failure-windows-no-toolkit_cutile-python-57_partial.txt",
+        "CUPY_NVRTC_NOT_FOUND",
+    )
+    assert builtins.params["variant"] == "builtins"

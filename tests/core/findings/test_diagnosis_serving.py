@@ -217,3 +217,8 @@ def test_no_kernel_image_in_ggml_asks_for_another_ollama_or_llama_cpp_build_not_
     found = only_in(_OLLAMA_PASCAL, "NO_KERNEL_IMAGE")
     assert found.params["variant"] == "ggml" and "CMAKE_CUDA_ARCHITECTURES" in found.hint
     assert "download.pytorch.org" not in found.hint
+
+
+def test_nccls_shared_memory_segment_asks_for_the_containers_dev_shm():
+    found = only_in("nccl-error_shared-memory-segment-dev-shm-16mb_torchtitan-853_partial.txt", "NCCL_ERROR")
+    assert found.params["variant"] == "shared_memory" and "--shm-size=16g" in found.hint

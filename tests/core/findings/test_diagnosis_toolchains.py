@@ -221,3 +221,13 @@ def test_the_linker_not_finding_libcuda_points_triton_at_the_drivers_folder():
     assert wsl.params["variant"] == "wsl" and "TRITON_LIBCUDA_PATH=/usr/lib/wsl/lib" in wsl.hint
     # -lcudart is the toolkit's runtime, another problem.
     assert "LIBCUDA_NOT_LINKABLE" not in codes("/usr/bin/ld: cannot find -lcudart\n")  # CONSTRUCTED
+
+
+def test_cmake_finding_no_cuda_compiler_asks_for_nvcc_on_path_or_named():
+    found = only_in(
+        "cuda-home-not-set_cmake-no-cuda-compiler-llama.cpp-ubuntu_llama.cpp-13527_partial.txt",
+        "CUDA_HOME_NOT_SET",
+    )
+    assert (
+        found.params["variant"] == "cmake" and "-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc" in found.hint
+    )

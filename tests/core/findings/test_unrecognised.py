@@ -346,3 +346,9 @@ def test_a_ten_megabyte_benign_log_is_read_in_linear_time():
     )
     text = lines * (10_000_000 // len(lines))
     assert unrecognised_error(text) is None
+
+
+def test_cmakes_error_is_an_error():
+    log = "-- The CUDA compiler identification is unknown\nCMake Error at CMakeLists.txt:26 (enable_language):\n  No CUDA here.\n"  # CONSTRUCTED
+    error = unrecognised_error(log)
+    assert error is not None and error.lines == ("CMake Error at CMakeLists.txt:26 (enable_language):",)

@@ -299,6 +299,37 @@ def _names_mac_wheels(text: str) -> bool:
 _MAC_WHEEL: Final = re.compile(r"macosx_\d")
 
 
+#: The GCC release that first brought each libstdc++ symbol version GLIBCXX_3.4.N (N: release),
+#: from the libstdc++ manual, "ABI Policy and Guidelines" (gcc.gnu.org/onlinedocs/libstdc++/manual/abi.html).
+_GLIBCXX_GCC: Final = {
+    21: "5.1",
+    22: "6.1",
+    23: "7.1",
+    24: "7.2",
+    25: "8.1",
+    26: "9.1",
+    27: "9.2",
+    28: "10.1",
+    29: "11.1",
+    30: "12.1",
+    31: "13.1",
+    32: "13.2",
+    33: "14.1",
+}
+
+
+def _libstdcxx(match: re.Match[str]) -> Values | None:
+    gcc = _GLIBCXX_GCC.get(int(match.group("minor")))
+    if gcc is None:
+        return None  # a version this table does not know: its GCC cannot be named
+    return {
+        "library": match.group("library"),
+        "needed": match.group("needed"),
+        "gcc": gcc,
+        "required_by": match.group("required_by") or "the program",
+    }
+
+
 HOSTS_PART: Final = DiagnosisPart(
     name="hosts",
     extractors=(
@@ -309,6 +340,7 @@ HOSTS_PART: Final = DiagnosisPart(
         _pip_glibc,
         _cuda_on_macos,
         _loader_glibc,
+        _libstdcxx,
     ),
     suppresses={
         # The open module refused the GPU: no module runs, so nvidia-smi, CUDA and PyTorch find

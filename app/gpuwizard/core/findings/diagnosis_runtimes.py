@@ -205,6 +205,13 @@ def _mixed_variant(
     return "cublaslt", {"symbol": values["lt_symbol"][0]}
 
 
+def _cupy_nvrtc(match: re.Match[str]) -> Values:
+    # nvrtc64_120_0.dll is CUDA 12's (nvrtc64_112_0.dll CUDA 11's, from 11.2); libnvrtc.so.12.
+    major = match.group("major")
+    cuda = major[:-1] if major else match.group("so_major")
+    return {"library": match.group("library"), "cuda": cuda}
+
+
 RUNTIMES_PART: Final = DiagnosisPart(
     name="runtimes",
     extractors=(
@@ -216,8 +223,11 @@ RUNTIMES_PART: Final = DiagnosisPart(
         _ort_available,
         _undefined_symbol,
         _cublaslt,
+        _cupy_nvrtc,
     ),
     suppresses={
+        # CuPy's NVRTC is a DLL that was not found: its own finding names the toolkit to install.
+        "CUPY_NVRTC_NOT_FOUND": ("DLL_NOT_FOUND", "LIBRARY_NOT_LOADED"),
         # "CUDA backend failed to initialize: Unable to load cuDNN": the cuDNN finding says why.
         "JAX_CUDNN_LOAD_FAILED": ("JAX_CUDA_BACKEND_FAILED",),
         # ONNX Runtime names the library its CUDA provider lacks; its own finding gives the fix.

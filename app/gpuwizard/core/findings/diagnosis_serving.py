@@ -148,6 +148,9 @@ def _nccl_error(
         known = STATUS_NAMES.get(status.group("name"))
         details["reason"] = known[1].message if known else status.group("name")
     if "warning" in details:
+        # NCCL's shared-memory transport: the fix is the container's /dev/shm, not NCCL's settings.
+        if "shared memory segment" in str(details["warning"]):
+            return "shared_memory", details
         return "warning", details
     details.setdefault("reason", values.get("reason", ["?"])[0])
     return None, details

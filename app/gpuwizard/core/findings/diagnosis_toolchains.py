@@ -209,7 +209,12 @@ def _libcuda_variant(values: Mapping[str, Sequence[str]], variants: Sequence[str
 
 
 def _cuda_home(values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str) -> _Refined:
-    """``windows`` on Windows; ``cuda`` (or ``windows_cuda``) where torch's CUDA build is known."""
+    """``windows`` on Windows; ``cuda`` (or ``windows_cuda``) where torch's CUDA build is known.
+
+    ``cmake`` where CMake said it (its words name the fix: nvcc on PATH or named to CMake).
+    """
+    if "cmake" in variants:
+        return "cmake", {}
     facts = read_log_facts(text)
     windows = facts.os_family == "windows"
     if facts.build_cuda:

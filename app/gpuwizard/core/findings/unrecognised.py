@@ -161,7 +161,7 @@ _EXCEPTION_LINE: Final = re.compile(
 _TRIGGER: Final = re.compile(
     r"[Ee]rror|ERROR|Exception|FATAL|[Ff]atal|terminate called|Segmentation fault|core dumped"
     r"|Illegal instruction|Killed|[Ee]xit|ASSERT|Assertion|Check failed|^[ \t]*F(?:\d{4})? "
-    r"|NVRM: |No devices were found|NVIDIA-SMI has failed|[Ff]ailed to initialize NVML",
+    r"|NVRM: |No devices were found|NVIDIA-SMI has failed|[Ff]ailed to initialize NVML|CMake Error",
     re.MULTILINE,
 )
 _FATAL: Final = re.compile(
@@ -174,6 +174,8 @@ _FATAL: Final = re.compile(
     # nvidia-smi's answers when it finds none: no "error" in their words.
     r"|\bNVRM: [^\n]{0,300}?(?:\bfailed\b|\bXid\b|\bCannot\b|\bnot large enough\b|\berror\b)"
     r"|^No devices were found\b|\bNVIDIA-SMI has failed\b|\bFailed to initialize NVML: "
+    # CMake's: "CMake Error at CMakeLists.txt:26 (enable_language):" and its indented reason.
+    r"|^CMake Error\b"
 )
 #: The lines that are the NVIDIA driver's (its kernel module's, nvidia-smi's, NVML's).
 _DRIVER_LINE: Final = re.compile(
