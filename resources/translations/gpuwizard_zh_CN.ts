@@ -3428,6 +3428,22 @@
         <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
     </message>
     <message>
+        <source>CuPy could not load NVRTC, CUDA&apos;s run-time compiler ({library}), which it needs to compile its kernels: the CUDA {cuda} it was built for is not installed where CuPy looks.</source>
+        <translation>CuPy 无法加载 CUDA 的运行时编译器 NVRTC（{library}），而 CuPy 需要它来编译自己的内核：CuPy 构建时所针对的 CUDA {cuda} 没有安装在 CuPy 查找的位置。</translation>
+    </message>
+    <message>
+        <source>Install CUDA Toolkit {cuda} (developer.nvidia.com/cuda-downloads; on Windows its installer sets CUDA_PATH, which CuPy reads) and open a new terminal; or install CuPy from conda-forge, which brings CUDA&apos;s libraries with it (&apos;conda install -c conda-forge cupy&apos;). The CuPy package must match the toolkit&apos;s major version (cupy-cuda12x for CUDA 12, cupy-cuda11x for CUDA 11).</source>
+        <translation>请安装 CUDA 工具包 {cuda}（developer.nvidia.com/cuda-downloads；在 Windows 上，其安装程序会设置 CUDA_PATH，CuPy 会读取该变量），然后打开新的终端；或者从 conda-forge 安装 CuPy，它会一并带来 CUDA 的库（&apos;conda install -c conda-forge cupy&apos;）。CuPy 软件包必须与工具包的主版本相符（CUDA 12 对应 cupy-cuda12x，CUDA 11 对应 cupy-cuda11x）。</translation>
+    </message>
+    <message>
+        <source>NVRTC, CUDA&apos;s run-time compiler, could not load its builtins library (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE): CuPy&apos;s kernels cannot be compiled; the CUDA Toolkit CuPy uses is missing or incomplete.</source>
+        <translation>CUDA 的运行时编译器 NVRTC 无法加载其内置函数库（NVRTC_ERROR_BUILTIN_OPERATION_FAILURE）：CuPy 的内核无法编译；CuPy 使用的 CUDA 工具包缺失或不完整。</translation>
+    </message>
+    <message>
+        <source>Install the CUDA Toolkit of the version the CuPy package is built for (cupy-cuda12x: CUDA 12) from developer.nvidia.com/cuda-downloads, so that its nvrtc and nvrtc-builtins libraries are together (on Windows in its bin folder, found through CUDA_PATH), and open a new terminal; or install CuPy from conda-forge (&apos;conda install -c conda-forge cupy&apos;), which brings them.</source>
+        <translation>请从 developer.nvidia.com/cuda-downloads 安装与 CuPy 软件包构建时所针对版本相同的 CUDA 工具包（cupy-cuda12x：CUDA 12），使其 nvrtc 和 nvrtc-builtins 库位于一起（在 Windows 上位于其 bin 文件夹中，通过 CUDA_PATH 找到），然后打开新的终端；或者从 conda-forge 安装 CuPy（&apos;conda install -c conda-forge cupy&apos;），它会带来这些库。</translation>
+    </message>
+    <message>
         <source>A framework&apos;s CUDA libraries must come from one installation. Usually a CUDA toolkit or cuDNN on LD_LIBRARY_PATH (PATH on Windows) is found before the nvidia-* wheels the framework installed: unset LD_LIBRARY_PATH, or remove those folders from it, for this environment. Keep PyTorch and TensorFlow (or JAX) in separate environments when they ask for different versions of the same nvidia-* wheels, and let pip install the versions the framework asks for (&apos;pip install --force-reinstall torch&apos; from the index it came from). Where the symbol is newer than the copy that was loaded (the symbol&apos;s version names that library, such as libcublas.so.12), that library&apos;s nvidia-* wheel is older than the rest: upgrade it to their CUDA release (&apos;pip install -U nvidia-cublas-cu12&apos;).</source>
         <translation>框架的 CUDA 库必须来自同一个安装。通常，LD_LIBRARY_PATH（Windows 上为 PATH）中的 CUDA 工具包或 cuDNN 会先于框架安装的 nvidia-* wheel 被找到：请在此环境中取消设置 LD_LIBRARY_PATH，或从中删除这些文件夹。当 PyTorch 与 TensorFlow（或 JAX）需要同一 nvidia-* wheel 的不同版本时，请将它们放在不同的环境中，并让 pip 安装框架所需的版本（从其来源索引执行 &apos;pip install --force-reinstall torch&apos;）。如果符号比已加载的副本更新（符号的版本会指明该库，例如 libcublas.so.12），则说明该库的 nvidia-* wheel 比其余的旧：请将其升级到与其余相同的 CUDA 版本（&apos;pip install -U nvidia-cublas-cu12&apos;）。</translation>
     </message>
@@ -3540,6 +3556,14 @@
         <translation>请安装不含 CUDA 的软件包（其 CPU 版本；Apple 芯片上的 PyTorch 改用 &apos;mps&apos; 设备）。如需 CUDA，请在配备 NVIDIA GPU 的 Linux 或 Windows 机器上安装；如果只是为这样的机器求解环境，请设置目标平台和 CONDA_OVERRIDE_CUDA（例如 &apos;CONDA_OVERRIDE_CUDA=12.4 conda create --platform linux-64 ...&apos;）。</translation>
     </message>
     <message>
+        <source>The C++ runtime that was loaded ({library}) is older than the one {required_by} was built with: it lacks {needed}, which comes with GCC {gcc} or newer.</source>
+        <translation>已加载的 C++ 运行时（{library}）比构建 {required_by} 时所用的版本旧：它缺少 {needed}，该符号随 GCC {gcc} 或更高版本提供。</translation>
+    </message>
+    <message>
+        <source>In a conda environment, its own newer libstdc++ is usually there but not found first: &apos;conda install -c conda-forge libstdcxx-ng&apos; (keeps it current), then &apos;export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH&apos; before starting Python. Outside conda, upgrade the system&apos;s C++ runtime (&apos;sudo apt install --only-upgrade libstdc++6&apos;); where the distribution has none new enough, use a conda environment or a build made for this system. &apos;strings {library} | grep GLIBCXX_3.4.&apos; lists what the loaded one has.</source>
+        <translation>在 conda 环境中，环境自带的较新 libstdc++ 通常已经存在，但没有被优先找到：请运行 &apos;conda install -c conda-forge libstdcxx-ng&apos;（使其保持最新），然后在启动 Python 之前运行 &apos;export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH&apos;。在 conda 之外，请升级系统的 C++ 运行时（&apos;sudo apt install --only-upgrade libstdc++6&apos;）；如果发行版没有足够新的版本，请使用 conda 环境或为本系统构建的版本。&apos;strings {library} | grep GLIBCXX_3.4.&apos; 会列出已加载的运行时所包含的版本。</translation>
+    </message>
+    <message>
         <source>The system&apos;s C library (glibc) is older than the package needs (&apos;{evidence}&apos;).</source>
         <translation>系统的 C 库（glibc）版本低于该软件包的要求（&apos;{evidence}&apos;）。</translation>
     </message>
@@ -3650,6 +3674,14 @@
     <message>
         <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive, then &apos;export CUDA_HOME=/usr/local/cuda&apos; and run the build again; in a conda environment &apos;conda install -c nvidia cuda-toolkit&apos; and &apos;export CUDA_HOME=$CONDA_PREFIX&apos;. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
         <translation>请从 https://developer.nvidia.com/cuda-toolkit-archive 安装与 torch 的 CUDA 主版本相同的 CUDA Toolkit（&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; 可查看该版本），然后执行 &apos;export CUDA_HOME=/usr/local/cuda&apos; 并重新构建；在 conda 环境中，执行 &apos;conda install -c nvidia cuda-toolkit&apos; 和 &apos;export CUDA_HOME=$CONDA_PREFIX&apos;。在容器中，请使用名称包含 &apos;devel&apos; 的镜像。许多软件包（flash-attn、DeepSpeed）也发布了预编译的 wheel，无需编译器。</translation>
+    </message>
+    <message>
+        <source>CMake found no CUDA compiler: nvcc is not installed, or not where CMake looks (PATH, the CUDACXX variable, CMAKE_CUDA_COMPILER).</source>
+        <translation>CMake 未找到 CUDA 编译器：nvcc 未安装，或不在 CMake 查找的位置（PATH、CUDACXX 变量、CMAKE_CUDA_COMPILER）。</translation>
+    </message>
+    <message>
+        <source>Install the CUDA Toolkit with its nvcc (Linux: NVIDIA&apos;s cuda-toolkit package from developer.nvidia.com/cuda-downloads, or &apos;sudo apt install nvidia-cuda-toolkit&apos; on Debian and Ubuntu; conda: &apos;conda install -c nvidia cuda-nvcc&apos;; Windows: NVIDIA&apos;s installer, with its Visual Studio integration). Then put it on PATH (&apos;export PATH=/usr/local/cuda/bin:$PATH&apos;) or name it to CMake (&apos;cmake -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc ..&apos;), and delete the build folder&apos;s CMakeCache.txt before configuring again: &apos;nvcc --version&apos; must answer first.</source>
+        <translation>请安装带有 nvcc 的 CUDA 工具包（Linux：从 developer.nvidia.com/cuda-downloads 获取 NVIDIA 的 cuda-toolkit 软件包，或在 Debian 和 Ubuntu 上运行 &apos;sudo apt install nvidia-cuda-toolkit&apos;；conda：&apos;conda install -c nvidia cuda-nvcc&apos;；Windows：NVIDIA 的安装程序，并安装其 Visual Studio 集成）。然后将其加入 PATH（&apos;export PATH=/usr/local/cuda/bin:$PATH&apos;）或告诉 CMake 它的位置（&apos;cmake -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc ..&apos;），并在重新配置之前删除构建文件夹中的 CMakeCache.txt：&apos;nvcc --version&apos; 必须先能正常响应。</translation>
     </message>
     <message>
         <source>A CUDA extension was being built, but no CUDA Toolkit was found: CUDA_HOME is not set and nvcc, the CUDA compiler, is not where the build looked. This torch is built for CUDA {cuda}; its wheels bring the CUDA runtime, not the compiler.</source>
@@ -3874,6 +3906,14 @@
     <message>
         <source>Run again with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,P2P,NET for start-up errors): NCCL&apos;s WARN lines name the call that failed. Frequent causes: GPUs without peer-to-peer access (set NCCL_P2P_DISABLE=1), too little shared memory in a container (docker run --ipc=host, or --shm-size=16g), the wrong network interface between machines (NCCL_SOCKET_IFNAME=eth0), and an NCCL or a framework built for a newer CUDA than the driver supports (&apos;gpuwizard detect&apos; shows the driver).</source>
         <translation>使用 NCCL_DEBUG=INFO 重新运行（针对启动阶段的错误，再加上 NCCL_DEBUG_SUBSYS=INIT,P2P,NET）：NCCL 的 WARN 行会指出失败的调用。常见原因：GPU 之间不支持点对点访问（设置 NCCL_P2P_DISABLE=1）、容器中共享内存太少（docker run --ipc=host，或 --shm-size=16g）、机器之间使用了错误的网络接口（NCCL_SOCKET_IFNAME=eth0），以及 NCCL 或框架是针对比驱动程序所支持版本更新的 CUDA 构建的（&apos;gpuwizard detect&apos; 会显示驱动程序）。</translation>
+    </message>
+    <message>
+        <source>NCCL could not create its shared-memory segment in /dev/shm ({warning}): the GPUs of one machine exchange data through it, and a container&apos;s /dev/shm is 64 MB unless it is given more.</source>
+        <translation>NCCL 无法在 /dev/shm 中创建其共享内存段（{warning}）：同一台机器上的 GPU 通过它交换数据，而容器的 /dev/shm 除非另行分配，否则只有 64 MB。</translation>
+    </message>
+    <message>
+        <source>Give the container more shared memory: add &apos;--shm-size=16g&apos; (or &apos;--ipc=host&apos;) to its &apos;docker run&apos; command (Docker Compose: shm_size: &apos;16gb&apos;; Kubernetes: an emptyDir volume with medium: Memory mounted at /dev/shm). Outside containers, check free space with &apos;df -h /dev/shm&apos;.</source>
+        <translation>请为容器分配更多共享内存：在其 &apos;docker run&apos; 命令中添加 &apos;--shm-size=16g&apos;（或 &apos;--ipc=host&apos;）（Docker Compose：shm_size: &apos;16gb&apos;；Kubernetes：将 medium: Memory 的 emptyDir 卷挂载到 /dev/shm）。在容器之外，请用 &apos;df -h /dev/shm&apos; 检查可用空间。</translation>
     </message>
     <message>
         <source>NCCL, the library that moves data between GPUs, failed. Its warning: {warning}</source>

@@ -17,14 +17,19 @@ def log_views(text: str) -> Iterator[str]:
     """``text``; with JSON string escapes undone when it has some; with hard wraps undone when it has some."""
     yield text
     # A log quoted in JSON is a report or a notebook's cell, not a large log file: one of 64 MiB
-    # with a stray escape is not copied whole to be read again.
+    # with a stray escape is not copied whole to be read again. Only the lines that hold escapes
+    # read differently with them undone: the view is those lines alone, each undone.
     if len(text) <= _JSON_MAX_CHARS and ("\\n" in text or '\\"' in text):
-        escapes = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t"}
-        yield re.sub(r'\\(["\\/nrt])', lambda match: escapes[match.group(1)], text)
+        escaped = "\n".join(line for line in text.split("\n") if "\\n" in line or '\\"' in line)
+        yield _ESCAPE.sub(lambda match: _ESCAPES[match.group(1)], escaped)
     # A wrapped console is a pasted excerpt: a large log file is not read a third time.
     if len(text) <= _WRAP_MAX_CHARS and (unwrapped := _unwrapped(text)) is not None:
         yield unwrapped
 
+
+#: JSON's string escapes that logs hold (RFC 8259, section 7; \\u escapes stay as they are).
+_ESCAPE: Final = re.compile(r'\\(["\\/nrt])')
+_ESCAPES: Final = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t"}
 
 #: A console or a tracker wraps long lines at a fixed width (80 or 120 columns: "CUDAE" /
 #: "xecutionProvider", microsoft/onnxruntime#22930); narrower lines are not taken for wraps.
