@@ -2688,10 +2688,6 @@
         <translation>Instala el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia. En un contenedor, inícialo con acceso a la GPU (&apos;docker run --gpus all ...&apos;); en WSL 2, instala el controlador en Windows, no dentro de WSL.</translation>
     </message>
     <message>
-        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts.</source>
-        <translation>Actualiza el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia, o instala una versión del framework para un CUDA más antiguo. En un contenedor, lo que cuenta es el controlador del host.</translation>
-    </message>
-    <message>
         <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
         <translation>El controlador de NVIDIA admite CUDA hasta {driver_cuda}, que es anterior a la versión de CUDA de la compilación de PyTorch instalada.</translation>
     </message>
@@ -4335,6 +4331,10 @@
     <message>
         <source>JAX is installed without CUDA support, so it runs on the CPU although an NVIDIA GPU may be present (&apos;a CUDA-enabled jaxlib is not installed&apos;).</source>
         <translation>JAX está instalado sin compatibilidad con CUDA, por lo que se ejecuta en la CPU aunque haya una GPU NVIDIA (&apos;a CUDA-enabled jaxlib is not installed&apos;).</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts: where &apos;nvidia-smi&apos; on the host shows a driver new enough, the container was given an older driver&apos;s libraries; after a driver update, regenerate the device list (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;) and restart the container.</source>
+        <translation>Actualiza el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia, o instala una versión del framework para un CUDA más antiguo. En un contenedor, lo que cuenta es el controlador del host. Si &apos;nvidia-smi&apos; en el host muestra un controlador lo bastante reciente, el contenedor recibió las bibliotecas de un controlador anterior: tras actualizar el controlador, vuelve a generar la lista de dispositivos (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;) y reinicia el contenedor.</translation>
     </message>
     <message>
         <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>

@@ -2680,10 +2680,6 @@
         <translation>请从 https://www.nvidia.com/Download/index.aspx 安装 NVIDIA 驱动并重启。在容器中，请以 GPU 访问方式启动容器（&apos;docker run --gpus all ...&apos;）；在 WSL 2 中，请在 Windows 上安装驱动，而不是在 WSL 内。</translation>
     </message>
     <message>
-        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts.</source>
-        <translation>请从 https://www.nvidia.com/Download/index.aspx 更新 NVIDIA 驱动并重启，或安装面向较旧 CUDA 的框架版本。在容器中，起作用的是主机的驱动。</translation>
-    </message>
-    <message>
         <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
         <translation>NVIDIA 驱动程序最高支持 CUDA {driver_cuda}，低于已安装的 PyTorch 构建版本所用的 CUDA。</translation>
     </message>
@@ -4327,6 +4323,10 @@
     <message>
         <source>JAX is installed without CUDA support, so it runs on the CPU although an NVIDIA GPU may be present (&apos;a CUDA-enabled jaxlib is not installed&apos;).</source>
         <translation>已安装的 JAX 不支持 CUDA，因此即使存在 NVIDIA GPU，它也在 CPU 上运行（&apos;a CUDA-enabled jaxlib is not installed&apos;）。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts: where &apos;nvidia-smi&apos; on the host shows a driver new enough, the container was given an older driver&apos;s libraries; after a driver update, regenerate the device list (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;) and restart the container.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 更新 NVIDIA 驱动并重启，或安装面向较旧 CUDA 的框架版本。在容器中，起作用的是主机的驱动。如果主机上的 &apos;nvidia-smi&apos; 显示的驱动已足够新，说明容器拿到的是旧驱动的库：更新驱动后，请重新生成设备列表（&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;）并重启容器。</translation>
     </message>
     <message>
         <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>
