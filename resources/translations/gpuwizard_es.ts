@@ -2688,6 +2688,14 @@
         <translation>Instala el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia. En un contenedor, inícialo con acceso a la GPU (&apos;docker run --gpus all ...&apos;); en WSL 2, instala el controlador en Windows, no dentro de WSL.</translation>
     </message>
     <message>
+        <source>{library} needs the CUDA driver function {symbol}, which the installed NVIDIA driver does not have: the driver is older than the CUDA that {library} was built for.</source>
+        <translation>{library} necesita la función del controlador de CUDA {symbol}, que el controlador de NVIDIA instalado no tiene: el controlador es más antiguo que el CUDA para el que se compiló {library}.</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart (&apos;nvidia-smi&apos; shows the newest CUDA the driver supports; the package needs a driver made for the CUDA it was built with), or install a build of the package made for the driver&apos;s CUDA. In a container, the host&apos;s driver is the one that counts.</source>
+        <translation>Actualiza el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia (&apos;nvidia-smi&apos; muestra el CUDA más reciente que admite el controlador; el paquete necesita un controlador hecho para el CUDA con el que se compiló), o instala una versión del paquete hecha para el CUDA del controlador. En un contenedor, lo que cuenta es el controlador del host.</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
         <translation>El controlador de NVIDIA admite CUDA hasta {driver_cuda}, que es anterior a la versión de CUDA de la compilación de PyTorch instalada.</translation>
     </message>
@@ -3430,6 +3438,14 @@
     <message>
         <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
         <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL.</translation>
+    </message>
+    <message>
+        <source>JAX could not load {library} (&apos;{evidence}&apos;), so its CUDA backend did not start and JAX runs on the CPU.</source>
+        <translation>JAX no pudo cargar {library} (&apos;{evidence}&apos;), así que su backend de CUDA no arrancó y JAX se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>With &apos;jax[cuda12]&apos; CUDA&apos;s libraries come as nvidia-* wheels ({wheel}). Usually LD_LIBRARY_PATH or LD_PRELOAD points at another CUDA (a cluster&apos;s module, the NVIDIA HPC SDK, /usr/local/cuda), whose copy is found first or hides the wheel&apos;s: for this environment run &apos;unset LD_LIBRARY_PATH LD_PRELOAD&apos; (JAX&apos;s install guide, https://docs.jax.dev/en/latest/installation.html: with the pip CUDA wheels it must not point to other CUDA libraries), then &apos;pip install -U &quot;jax[cuda12]&quot;&apos; again. With a local CUDA (&apos;jax[cuda12_local]&apos;), install the toolkit&apos;s {library} and put its lib folder on LD_LIBRARY_PATH.</source>
+        <translation>Con &apos;jax[cuda12]&apos; las bibliotecas de CUDA llegan como wheels nvidia-* ({wheel}). Normalmente LD_LIBRARY_PATH o LD_PRELOAD apuntan a otro CUDA (un módulo del clúster, el NVIDIA HPC SDK, /usr/local/cuda), cuya copia se encuentra primero u oculta la del wheel: para este entorno ejecuta &apos;unset LD_LIBRARY_PATH LD_PRELOAD&apos; (la guía de instalación de JAX, https://docs.jax.dev/en/latest/installation.html: con los wheels de CUDA de pip no debe apuntar a otras bibliotecas de CUDA) y después &apos;pip install -U &quot;jax[cuda12]&quot;&apos; de nuevo. Con un CUDA local (&apos;jax[cuda12_local]&apos;), instala {library} del toolkit y pon su carpeta lib en LD_LIBRARY_PATH.</translation>
     </message>
     <message>
         <source>CuPy could not load NVRTC, CUDA&apos;s run-time compiler ({library}), which it needs to compile its kernels: the CUDA {cuda} it was built for is not installed where CuPy looks.</source>

@@ -2680,6 +2680,14 @@
         <translation>请从 https://www.nvidia.com/Download/index.aspx 安装 NVIDIA 驱动并重启。在容器中，请以 GPU 访问方式启动容器（&apos;docker run --gpus all ...&apos;）；在 WSL 2 中，请在 Windows 上安装驱动，而不是在 WSL 内。</translation>
     </message>
     <message>
+        <source>{library} needs the CUDA driver function {symbol}, which the installed NVIDIA driver does not have: the driver is older than the CUDA that {library} was built for.</source>
+        <translation>{library} 需要 CUDA 驱动函数 {symbol}，而已安装的 NVIDIA 驱动程序没有它：驱动程序比构建 {library} 时所用的 CUDA 更旧。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart (&apos;nvidia-smi&apos; shows the newest CUDA the driver supports; the package needs a driver made for the CUDA it was built with), or install a build of the package made for the driver&apos;s CUDA. In a container, the host&apos;s driver is the one that counts.</source>
+        <translation>请从 https://www.nvidia.com/Download/index.aspx 更新 NVIDIA 驱动程序并重启（&apos;nvidia-smi&apos; 会显示驱动程序支持的最新 CUDA；该软件包需要为其构建所用的 CUDA 而制作的驱动程序），或安装为该驱动程序的 CUDA 构建的软件包版本。在容器中，起作用的是主机的驱动程序。</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver supports CUDA up to {driver_cuda}, which is older than the CUDA of the installed PyTorch build.</source>
         <translation>NVIDIA 驱动程序最高支持 CUDA {driver_cuda}，低于已安装的 PyTorch 构建版本所用的 CUDA。</translation>
     </message>
@@ -3422,6 +3430,14 @@
     <message>
         <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
         <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
+    </message>
+    <message>
+        <source>JAX could not load {library} (&apos;{evidence}&apos;), so its CUDA backend did not start and JAX runs on the CPU.</source>
+        <translation>JAX 无法加载 {library}（&apos;{evidence}&apos;），因此其 CUDA 后端没有启动，JAX 在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>With &apos;jax[cuda12]&apos; CUDA&apos;s libraries come as nvidia-* wheels ({wheel}). Usually LD_LIBRARY_PATH or LD_PRELOAD points at another CUDA (a cluster&apos;s module, the NVIDIA HPC SDK, /usr/local/cuda), whose copy is found first or hides the wheel&apos;s: for this environment run &apos;unset LD_LIBRARY_PATH LD_PRELOAD&apos; (JAX&apos;s install guide, https://docs.jax.dev/en/latest/installation.html: with the pip CUDA wheels it must not point to other CUDA libraries), then &apos;pip install -U &quot;jax[cuda12]&quot;&apos; again. With a local CUDA (&apos;jax[cuda12_local]&apos;), install the toolkit&apos;s {library} and put its lib folder on LD_LIBRARY_PATH.</source>
+        <translation>使用 &apos;jax[cuda12]&apos; 时，CUDA 的库以 nvidia-* wheel 的形式提供（{wheel}）。通常是 LD_LIBRARY_PATH 或 LD_PRELOAD 指向了另一个 CUDA（集群的模块、NVIDIA HPC SDK、/usr/local/cuda），其副本先被找到或遮住了 wheel 中的库：请在此环境中运行 &apos;unset LD_LIBRARY_PATH LD_PRELOAD&apos;（JAX 安装指南 https://docs.jax.dev/en/latest/installation.html：使用 pip 的 CUDA wheel 时，它不得指向其他 CUDA 库），然后再次运行 &apos;pip install -U &quot;jax[cuda12]&quot;&apos;。使用本地 CUDA（&apos;jax[cuda12_local]&apos;）时，请安装 CUDA 工具包的 {library}，并将其 lib 文件夹加入 LD_LIBRARY_PATH。</translation>
     </message>
     <message>
         <source>CuPy could not load NVRTC, CUDA&apos;s run-time compiler ({library}), which it needs to compile its kernels: the CUDA {cuda} it was built for is not installed where CuPy looks.</source>

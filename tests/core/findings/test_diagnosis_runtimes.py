@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from gpuwizard.core.findings.diagnosis import diagnose
-from harness.recorded_logs import only_in, recorded
+from harness.recorded_logs import codes, only_in, recorded
 
 # --- JAX ---------------------------------------------------------------------------------------
 
@@ -348,3 +348,27 @@ def test_cupy_without_cudas_nvrtc_names_the_cuda_major_it_needs():
         "CUPY_NVRTC_NOT_FOUND",
     )
     assert builtins.params["variant"] == "builtins"
+
+
+def test_jax_not_loading_a_cuda_library_names_it_and_its_wheel_not_a_missing_jaxlib():
+    found = only_in(
+        "jax-cuda-library-not-loaded_cusparse-hpc-sdk-ld-library-path_jax-30050_partial.txt",
+        "JAX_CUDA_LIBRARY_NOT_LOADED",
+    )
+    assert (found.params["library"], found.params["wheel"]) == ("cuSPARSE", "nvidia-cusparse-cu12")
+    assert "unset LD_LIBRARY_PATH LD_PRELOAD" in found.hint
+    helper = only_in(
+        "jax-cuda-library-not-loaded_cusparse-not-found-cluster-ld-preload_cryojax-559_partial.txt",
+        "JAX_CUDA_LIBRARY_NOT_LOADED",
+    )
+    assert helper.params["library"] == "cuSPARSE"
+
+
+def test_a_driver_function_missing_is_a_driver_too_old_not_mixed_libraries():
+    found = only_in(
+        "driver-too-old_undefined-cugreenctxstreamcreate-sgl-kernel_sglang-8131.txt", "DRIVER_TOO_OLD"
+    )
+    assert (found.params["variant"], found.params["symbol"]) == ("symbol", "cuGreenCtxStreamCreate")
+    # CONSTRUCTED: a library's own function (cublas..., lower case after "cu") stays mixed libraries.
+    mixed = "ImportError: /x/libcusolver.so.11: undefined symbol: cublasSetEnvironmentMode, version libcublas.so.12\n"
+    assert codes(mixed) == ["CUDA_LIBRARIES_MIXED"]

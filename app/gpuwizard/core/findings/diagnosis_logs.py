@@ -255,8 +255,14 @@ def _tf_cannot_dlopen(
 def _driver_too_old(
     values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
 ) -> tuple[str | None, dict[str, object]]:
-    """``log_cuda`` where the log names the driver's CUDA version."""
+    """``log_cuda`` where the log names the driver's CUDA version; ``symbol`` for a driver function."""
+    if "symbol" in variants:
+        return "symbol", {}
     return ("log_cuda" if "driver_cuda" in values else "log"), {}
+
+
+def _driver_symbol(match: re.Match[str]) -> Values:
+    return {"library": match.group("library"), "symbol": match.group("symbol")}
 
 
 def _out_of_memory(
@@ -277,6 +283,7 @@ LOGS_PART: Final = DiagnosisPart(
         _oom_tensor,
         _long_path,
         _nvml_mismatch,
+        _driver_symbol,
         _cudnn_mismatch,
         _torch_dll,
         _store_python,

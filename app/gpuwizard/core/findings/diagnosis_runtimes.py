@@ -120,6 +120,8 @@ def _undefined_symbol(match: re.Match[str]) -> Values | None:
     # optional function: CUDA_OPTIONAL_SYMBOL_MISSING's signature reads it.
     if "Could not load symbol" in before:
         return None
+    if _DRIVER_FUNCTION.fullmatch(match.group("symbol")):
+        return None  # the driver's own function (cuXxx): DRIVER_TOO_OLD's signature reads it
     values: Values = {"symbol": match.group("symbol")}
     library = match.groupdict().get("library")
     if found := _LIBRARY_PATH.search(before + (library or "")):
@@ -133,6 +135,27 @@ def _undefined_symbol(match: re.Match[str]) -> Values | None:
     # line (M2); the library it needed stands in when a poster's paste lost that part.
     values.setdefault("library", library or match.group("provider"))
     return values
+
+
+#: A CUDA driver API function (cuda.h: cuInit, cuMemCreate, cuGreenCtxStreamCreate): "cu" and a
+#: capital, unlike the libraries' cublas..., cudnn..., cusparse... and the runtime's cuda....
+_DRIVER_FUNCTION: Final = re.compile(r"cu[A-Z]\w{1,60}")
+
+#: The pip wheel each of JAX's CUDA libraries comes in (jax's setup.py, the cuda12 extra).
+_JAX_WHEELS: Final = {
+    "cusparse": "nvidia-cusparse-cu12",
+    "cublas": "nvidia-cublas-cu12",
+    "cufft": "nvidia-cufft-cu12",
+    "cusolver": "nvidia-cusolver-cu12",
+    "cupti": "nvidia-cuda-cupti-cu12",
+    "nccl": "nvidia-nccl-cu12",
+    "nvjitlink": "nvidia-nvjitlink-cu12",
+}
+
+
+def _jax_library(match: re.Match[str]) -> Values:
+    library = match.group("library")
+    return {"library": library, "wheel": _JAX_WHEELS.get(library.lower(), "nvidia-*-cu12")}
 
 
 def _cublaslt(match: re.Match[str]) -> Values:
@@ -224,12 +247,16 @@ RUNTIMES_PART: Final = DiagnosisPart(
         _undefined_symbol,
         _cublaslt,
         _cupy_nvrtc,
+        _jax_library,
     ),
     suppresses={
         # CuPy's NVRTC is a DLL that was not found: its own finding names the toolkit to install.
         "CUPY_NVRTC_NOT_FOUND": ("DLL_NOT_FOUND", "LIBRARY_NOT_LOADED"),
         # "CUDA backend failed to initialize: Unable to load cuDNN": the cuDNN finding says why.
         "JAX_CUDNN_LOAD_FAILED": ("JAX_CUDA_BACKEND_FAILED",),
+        # JAX's fallback warning ("a CUDA-enabled jaxlib is not installed") follows the library
+        # that did not load: the jaxlib is there (jax-ml/jax#30050).
+        "JAX_CUDA_LIBRARY_NOT_LOADED": ("JAX_CUDA_BACKEND_FAILED", "JAX_CUDA_NOT_INSTALLED"),
         # ONNX Runtime names the library its CUDA provider lacks; its own finding gives the fix.
         "ONNXRUNTIME_CUDA_UNAVAILABLE": ("DLL_NOT_FOUND",),
         # torch/__init__.py names the DLL; [WinError 127] on a CUDA DLL says why it failed.
