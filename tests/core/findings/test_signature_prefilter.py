@@ -198,3 +198,10 @@ def test_a_search_begun_at_the_first_fixed_text_finds_the_first_match_a_whole_se
             assert (found and found.span()) == (whole and whole.span()), signature.pattern.pattern
             compared += whole is not None
     assert compared > 300
+
+
+def test_a_region_does_not_end_where_a_word_goes_on() -> None:
+    # CONSTRUCTED: "\b" after the fixed text must see the letters that follow it in the log.
+    pattern = re.compile(r"cudaErrorFoo\b")
+    text = "x" * 100 + "cudaErrorFooBar and more"
+    assert search_log(pattern, text) is None and pattern.search(text) is None

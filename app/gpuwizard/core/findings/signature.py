@@ -188,11 +188,17 @@ def search_log(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return None
 
 
+#: A pattern's zero-width checks (``\b``, ``$``, a lookahead) read past the text it matches, and a
+#: region's end would read as the text's end to them: each region reaches this much further.
+_LOOKAROUND: Final = 64
+
+
 def _around(positions: Iterable[int], span: int, length: int) -> list[tuple[int, int]]:
     # The stretches within ``span`` of each position (in order), overlapping ones merged.
     merged: list[tuple[int, int]] = []
+    reach = span + _LOOKAROUND
     for position in positions:
-        start, end = max(0, position - span), min(length, position + span)
+        start, end = max(0, position - reach), min(length, position + reach)
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
