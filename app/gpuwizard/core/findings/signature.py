@@ -190,7 +190,7 @@ def search_log(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 
 #: A pattern's zero-width checks (``\b``, ``$``, a lookahead) read past the text it matches, and a
 #: region's end would read as the text's end to them: each region reaches this much further.
-_LOOKAROUND: Final = 64
+_LOOKAROUND: Final = 16
 
 
 def _around(positions: Iterable[int], span: int, length: int) -> list[tuple[int, int]]:
