@@ -179,17 +179,18 @@ def header_vocabulary(
 ) -> list[dict[str, object]]:
     """Write the vocabulary of the C enum ``typedef`` in the wheel's header ``path``; its entries."""
     entries = enum_entries(wheel.text(path), typedef)
+    _write_status(name, component, typedef, wheel.source(path), entries)
+    return entries
+
+
+def _write_status(
+    name: str, component: str, typedef: str, source: object, entries: list[dict[str, object]]
+) -> None:
+    """Write a status vocabulary: the enum ``typedef`` of ``component``, read from ``source``."""
     write(
         name,
-        {
-            "component": component,
-            "type": typedef,
-            "kind": "status",
-            "source": wheel.source(path),
-            "entries": entries,
-        },
+        {"component": component, "type": typedef, "kind": "status", "source": source, "entries": entries},
     )
-    return entries
 
 
 # --- cuBLAS and NCCL: their headers give names and numbers only --------------------------------
@@ -314,16 +315,7 @@ def documented_vocabulary(
     skipped = [str(entry["name"]) for entry in every if str(entry["name"]) not in messages]
     if skipped:
         print(f"{name}: no documented message, left out: {', '.join(skipped)}")
-    write(
-        name,
-        {
-            "component": component,
-            "type": typedef,
-            "kind": "status",
-            "source": wheel.source(path),
-            "entries": entries,
-        },
-    )
+    _write_status(name, component, typedef, wheel.source(path), entries)
     return entries
 
 

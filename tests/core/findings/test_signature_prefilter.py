@@ -114,13 +114,25 @@ def test_the_regions_around_the_fixed_texts_give_every_match_a_whole_run_gives()
     assert compared > 300
 
 
-def test_a_text_found_everywhere_is_read_whole_and_the_pieces_overlap(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+_CRASH_LINE = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     # Small pieces and a low "everywhere" mark, so that a short text crosses both.
     monkeypatch.setattr(signature_module, "MOST_PLACES", 5)
     monkeypatch.setattr(signature_module, "_PIECE", 64)
-    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def _crash_loop_around(line: str) -> tuple[str, NeedleIndex]:
+    """A crash loop of one CUDA error with ``line`` in its middle, and its index."""
+    text = _CRASH_LINE * 40 + line + _CRASH_LINE * 40
+    return text, NeedleIndex(text, Needles(SIGNATURES))
+
+
+@pytest.mark.usefixtures("small_pieces")
+def test_a_text_found_everywhere_is_read_whole_and_the_pieces_overlap() -> None:
+    line = _CRASH_LINE
     text = "warm up\n" * 7 + line * 40 + "Could not load dynamic library 'cudart64_110.dll'\n"
     index = NeedleIndex(text, Needles(SIGNATURES))
     for signature in SIGNATURES:
@@ -152,14 +164,9 @@ def test_each_alternative_offers_every_run_it_holds(pattern: str, expected: obje
     assert needle_choices(re.compile(pattern)) == expected
 
 
-def test_a_rarer_run_bounds_where_a_pattern_is_read_when_its_longest_is_everywhere(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(signature_module, "MOST_PLACES", 5)
-    monkeypatch.setattr(signature_module, "_PIECE", 64)
-    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
-    text = line * 40 + "CUDA error 222 at ggml-cuda.cu:75\n" + line * 40
-    index = NeedleIndex(text, Needles(SIGNATURES))
+@pytest.mark.usefixtures("small_pieces")
+def test_a_rarer_run_bounds_where_a_pattern_is_read_when_its_longest_is_everywhere() -> None:
+    text, index = _crash_loop_around("CUDA error 222 at ggml-cuda.cu:75\n")
     toolchain = next(s for s in SIGNATURES if s.pattern.pattern.startswith(r"\bCUDA (?:driver )?error:? 222"))
     assert index.positions(toolchain.needles or (), toolchain.ignore_case) is None  # "CUDA " is everywhere
     regions = toolchain.regions(index)
@@ -172,14 +179,9 @@ def test_every_signature_spans_a_bounded_width() -> None:
     assert [s.pattern.pattern for s in SIGNATURES if s.span >= WINDOW_CAP] == []
 
 
-def test_a_windows_number_after_common_words_is_read_only_around_the_numbers_counted(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(signature_module, "MOST_PLACES", 5)
-    monkeypatch.setattr(signature_module, "_PIECE", 64)
-    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
-    text = line * 40 + "Process finished with exit code -1073741515 (0xC0000135)\n" + line * 40
-    index = NeedleIndex(text, Needles(SIGNATURES))
+@pytest.mark.usefixtures("small_pieces")
+def test_a_windows_number_after_common_words_is_read_only_around_the_numbers_counted() -> None:
+    text, index = _crash_loop_around("Process finished with exit code -1073741515 (0xC0000135)\n")
     words = next(
         s for s in SIGNATURES if s.code == "WINDOWS_ERROR_CODE" and getattr(s.extract, "needles", None)
     )

@@ -131,8 +131,8 @@ _NCCL_STATUS: Final = re.compile(r"\b(?P<name>nccl(?:Unhandled|System|Internal|I
 def _nccl_details(text: str) -> dict[str, object]:
     """The NCCL version and NCCL's own words (its first WARN line, or the last error PyTorch quotes)."""
     details: dict[str, object] = {}
-    if version := _NCCL_VERSION.search(text):
-        details["nccl_version"] = version.group("version")
+    if version := _nccl_version(text):
+        details["nccl_version"] = version
     warning = _NCCL_WARN.search(text) or _LAST_ERROR.search(text)
     if warning:
         details["warning"] = warning.group("text").strip()
@@ -233,12 +233,17 @@ def _native_windows_tf(match: re.Match[str]) -> Values | None:
 _VLLM_LOG: Final = re.compile(r"vllm|vLLM|VLLM")
 
 
+@per_log
+def _nccl_version(text: str) -> str:
+    found = search_log(_NCCL_VERSION, text)
+    return found.group("version") if found else ""
+
+
 def _nccl_shared_memory(match: re.Match[str]) -> Values:
-    version = _NCCL_VERSION.search(match.string, max(0, match.start() - 20_000), match.start())
     return {
         "needed": match.group("needed"),
         "available": match.group("available"),
-        "version": version.group("version") if version else "",
+        "version": _nccl_version(match.string),
     }
 
 

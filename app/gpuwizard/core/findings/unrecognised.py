@@ -157,11 +157,13 @@ _EXCEPTION_LINE: Final = re.compile(
     r"[ \t]*(?:\[[^\]\n]{0,80}\]:?[ \t]*)?"
     r"(?P<line>(?:[A-Za-z_]\w{0,100}\.){0,12}[A-Za-z_]\w{0,100}?(?:Error|Exception): \S.*)"
 )
+#: The NVIDIA driver's own lines: its kernel module's, nvidia-smi's, NVML's.
+_DRIVER_WORDS: Final = r"NVRM: |No devices were found|NVIDIA-SMI has failed|[Ff]ailed to initialize NVML"
 #: Lines that may hold an error: each one found is classified once.
 _TRIGGER: Final = re.compile(
     r"[Ee]rror|ERROR|Exception|FATAL|[Ff]atal|terminate called|Segmentation fault|core dumped"
     r"|Illegal instruction|Killed|[Ee]xit|ASSERT|Assertion|Check failed|^[ \t]*F(?:\d{4})? "
-    r"|NVRM: |No devices were found|NVIDIA-SMI has failed|[Ff]ailed to initialize NVML|CMake Error",
+    rf"|{_DRIVER_WORDS}|CMake Error",
     re.MULTILINE,
 )
 _FATAL: Final = re.compile(
@@ -178,9 +180,7 @@ _FATAL: Final = re.compile(
     r"|^CMake Error\b"
 )
 #: The lines that are the NVIDIA driver's (its kernel module's, nvidia-smi's, NVML's).
-_DRIVER_LINE: Final = re.compile(
-    r"\bNVRM: |No devices were found|NVIDIA-SMI has failed|Failed to initialize NVML"
-)
+_DRIVER_LINE: Final = re.compile(_DRIVER_WORDS)
 #: pip's note after an install that worked, though it says "ERROR:" (pip's resolver docs).
 _NOT_FATAL: Final = re.compile(r"ERROR: pip's dependency resolver does not currently take into account")
 _EXIT: Final = re.compile(
