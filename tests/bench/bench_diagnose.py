@@ -3,8 +3,8 @@
 Prints, for every recorded log (tests/fixtures/recorded/diagnose) the median time of the
 in-process diagnosis, the slowest one, and for large logs built from them (every recorded log
 repeated up to 8 MiB and 64 MiB, the command's size limit; 64 MiB of benign lines with one real
-error at the end; one CUDA error line repeated to 64 MiB) the time, speed and peak memory of one
-diagnosis; then the whole command with ``--system`` on the acceptance's Pascal report. Prints
+error at the end; one CUDA error line repeated to 64 MiB; a Linux "exit code 127" loop) the
+time, speed and peak memory of one diagnosis; then the whole command with ``--system`` on the acceptance's Pascal report. Prints
 figures; asserts nothing.
 
     python tests/bench/bench_diagnose.py [--runs 5] [--no-large]
@@ -31,6 +31,8 @@ MIB = 2**20
 #: The real error at the end of the long benign log.
 ERROR_LOG = "no-kernel-image_torch2.7.1-cu128-rtx2060_comfyui-10326_partial.txt"
 ERROR_LINE = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+#: A shell loop whose command is missing: 127 is also Windows' ERROR_PROC_NOT_FOUND.
+EXIT_LOOP = "bash: foo: command not found\nProcess exited with exit code 127\n"
 
 
 def _repeat(text: str, size: int) -> str:
@@ -81,6 +83,9 @@ def main() -> int:
         print(_large("benign lines, one error at the end", _repeat(benign, size - len(error)) + error))
         # The case of the issue: one CUDA error line repeated (a crash loop).
         print(_large("one CUDA error line repeated", _repeat(ERROR_LINE, size)))
+        # A Linux loop repeating a number Windows also uses ("exit code 127"): each bare number's
+        # question (is this a Windows log?) must be asked once per log, not once per line.
+        print(_large("a Linux 'exit code 127' loop", _repeat(EXIT_LOOP, size)))
         # Every recorded log repeated: every signature matches everywhere (the worst case).
         for every in (8 * MIB, size):
             print(_large("every recorded log repeated", _repeat(corpus, every)))

@@ -26,7 +26,8 @@ from importlib import resources
 from typing import Final
 
 from gpuwizard.core.findings.catalog import CATALOG
-from gpuwizard.core.findings.signature import OPTIONAL_LIBRARY, WINDOWS_LOG, DiagnosisPart, Values
+from gpuwizard.core.findings.log_facts import shows_windows
+from gpuwizard.core.findings.signature import OPTIONAL_LIBRARY, DiagnosisPart, Values
 
 #: The vocabularies of status values, and the finding code each one's values give.
 _STATUS_VOCABULARIES: Final = {
@@ -164,7 +165,8 @@ def _windows_code(match: re.Match[str]) -> Values | None:
     hexed = text.lower().startswith("0x") or number >= _NTSTATUS_BASE
     # A bare number counts only in a Windows log, and only when it is not a small one.
     bare = not hexed and not match.groupdict().get("winerror")
-    if bare and (number < _BARE_NUMBER_MINIMUM or not WINDOWS_LOG.search(match.string)):
+    # (Asked once per log: a Linux log repeating "exit code 127" must not be read whole per line.)
+    if bare and (number < _BARE_NUMBER_MINIMUM or not shows_windows(match.string)):
         return None
     return {
         "name": entry.name,

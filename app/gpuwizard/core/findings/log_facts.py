@@ -43,6 +43,12 @@ def per_log(function: Callable[[str], _T]) -> Callable[[str], _T]:
     return cached
 
 
+@per_log
+def shows_windows(text: str) -> bool:
+    """Whether the log shows Windows (a DLL, a drive letter, ``[WinError N]``): asked once per log."""
+    return WINDOWS_LOG.search(text) is not None
+
+
 def forget_logs() -> None:
     """Drop what :func:`per_log` functions remembered (the logs themselves with it)."""
     for clear in _PER_LOG_CACHES:
