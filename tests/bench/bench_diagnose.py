@@ -4,7 +4,8 @@ Prints, for every recorded log (tests/fixtures/recorded/diagnose) the median tim
 in-process diagnosis, the slowest one, and for large logs built from them (every recorded log
 repeated up to 8 MiB and 64 MiB, the command's size limit; 64 MiB of benign lines with one real
 error at the end; one CUDA error line repeated to 64 MiB; a Linux "exit code 127" loop) the
-time, speed and peak memory of one diagnosis; then the whole command with ``--system`` on the acceptance's Pascal report. Prints
+time, speed and peak memory of one diagnosis, and each recorded log repeated alone to 2 MiB
+(the median and the slowest three); then the whole command with ``--system`` on the acceptance's Pascal report. Prints
 figures; asserts nothing.
 
     python tests/bench/bench_diagnose.py [--runs 5] [--no-large]
@@ -75,6 +76,18 @@ def main() -> int:
     print(f"  median of medians: {statistics.median(t for t, _ in times) * 1000:.2f} ms")
     print(f"  slowest: {times[-1][0] * 1000:.2f} ms ({times[-1][1]})")
     if not args.no_large:
+        # Each recorded log alone, repeated to 2 MiB: an extractor that reads the whole log (or
+        # a whole joined line) at every match shows here as one log far slower than the rest.
+        repeated = []
+        for name, text in logs.items():
+            start = time.perf_counter()
+            diagnose(_repeat(text, 2 * MIB))
+            repeated.append((time.perf_counter() - start, name))
+        repeated.sort()
+        print("each recorded log repeated alone to 2 MiB")
+        print(f"  median: {statistics.median(t for t, _ in repeated):.2f} s")
+        for seconds, name in repeated[-3:]:
+            print(f"  slow: {seconds:.2f} s ({name})")
         corpus = "\n".join(logs.values())
         benign = "\n".join(text for name, text in logs.items() if name.startswith("negative_"))
         error = logs[ERROR_LOG]

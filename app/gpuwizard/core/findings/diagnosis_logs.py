@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gpuwizard.core.findings.log_facts import capability_of_sm, gpu_name, read_log_facts
+from gpuwizard.core.findings.log_facts import capability_of_sm, gpu_name_before, read_log_facts
 from gpuwizard.core.findings.signature import (
     DRIVER_LIBRARY,
     OPTIONAL_LIBRARY,
@@ -85,8 +85,7 @@ _MINIMUM_CAPABILITY: Final = re.compile(
 
 def _arch_not_compiled(match: re.Match[str]) -> Values:
     text = match.string
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    gpu = gpu_name(text[line_start : match.start()])
+    gpu = gpu_name_before(text, match.start())
     values: Values = {"capability": match.group("capability"), "gpu": gpu or "This GPU"}
     if supported := _SUPPORTED_ARCHS.search(text, match.end(), match.end() + 400):
         values["supported"] = " ".join(supported.group(1).split())

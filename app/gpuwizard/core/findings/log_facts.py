@@ -249,9 +249,17 @@ def _capability(text: str, lowered: str) -> str | None:
 def _gpu(text: str) -> str | None:
     if not (match := _CAPABILITY_SM.search(text)):
         return None
-    # The name is the end of the text before "with CUDA capability": after a warning's prefix.
-    start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - _GPU_NAME_MAX)
-    return gpu_name(text[start : match.start()]) or None
+    return gpu_name_before(text, match.start()) or None
+
+
+def gpu_name_before(text: str, position: int) -> str:
+    """The GPU's name in ``text`` just before ``position`` ("with CUDA capability"), in its line.
+
+    At most :data:`_GPU_NAME_MAX` characters are read back: a log whose lines were joined (the
+    unwrapped view of a repeated log) must not be read from its start at every match.
+    """
+    start = max(text.rfind("\n", max(0, position - _GPU_NAME_MAX), position) + 1, position - _GPU_NAME_MAX)
+    return gpu_name(text[max(0, start) : position])
 
 
 def gpu_name(before: str) -> str:
