@@ -2720,10 +2720,6 @@
         <translation>已安装的 PyTorch 是仅支持 CPU 的版本（&apos;Torch not compiled with CUDA enabled&apos;）。</translation>
     </message>
     <message>
-        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only; macOS has no CUDA build). Without an NVIDIA GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
-        <translation>请卸载 torch，并从与您的驱动程序相符的索引安装 CUDA 版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 中的 torch 仅支持 CPU；macOS 没有 CUDA 版本）。如果没有 NVIDIA GPU，请改在 CPU 上运行代码（设备 &apos;cpu&apos;）。</translation>
-    </message>
-    <message>
         <source>The code asked for a CUDA GPU on a Mac, where PyTorch has no CUDA (&apos;Torch not compiled with CUDA enabled&apos;).</source>
         <translation>代码在 Mac 上请求了 CUDA GPU，但 Mac 上的 PyTorch 不支持 CUDA（&apos;Torch not compiled with CUDA enabled&apos;）。</translation>
     </message>
@@ -3684,10 +3680,6 @@
         <translation>正在构建 CUDA 扩展，但找不到 CUDA Toolkit：未设置 CUDA_HOME，且 CUDA 编译器 nvcc 不在构建过程查找的位置。PyTorch 的 wheel 只附带 CUDA 运行时，不含编译器。</translation>
     </message>
     <message>
-        <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive, then &apos;export CUDA_HOME=/usr/local/cuda&apos; and run the build again; in a conda environment &apos;conda install -c nvidia cuda-toolkit&apos; and &apos;export CUDA_HOME=$CONDA_PREFIX&apos;. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
-        <translation>请从 https://developer.nvidia.com/cuda-toolkit-archive 安装与 torch 的 CUDA 主版本相同的 CUDA Toolkit（&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; 可查看该版本），然后执行 &apos;export CUDA_HOME=/usr/local/cuda&apos; 并重新构建；在 conda 环境中，执行 &apos;conda install -c nvidia cuda-toolkit&apos; 和 &apos;export CUDA_HOME=$CONDA_PREFIX&apos;。在容器中，请使用名称包含 &apos;devel&apos; 的镜像。许多软件包（flash-attn、DeepSpeed）也发布了预编译的 wheel，无需编译器。</translation>
-    </message>
-    <message>
         <source>CMake found no CUDA compiler: nvcc is not installed, or not where CMake looks (PATH, the CUDACXX variable, CMAKE_CUDA_COMPILER).</source>
         <translation>CMake 未找到 CUDA 编译器：nvcc 未安装，或不在 CMake 查找的位置（PATH、CUDACXX 变量、CMAKE_CUDA_COMPILER）。</translation>
     </message>
@@ -3698,10 +3690,6 @@
     <message>
         <source>A CUDA extension was being built, but no CUDA Toolkit was found: CUDA_HOME is not set and nvcc, the CUDA compiler, is not where the build looked. This torch is built for CUDA {cuda}; its wheels bring the CUDA runtime, not the compiler.</source>
         <translation>正在构建 CUDA 扩展，但找不到 CUDA Toolkit：未设置 CUDA_HOME，且 CUDA 编译器 nvcc 不在构建过程查找的位置。此 torch 是针对 CUDA {cuda} 构建的；它的 wheel 只附带 CUDA 运行时，不含编译器。</translation>
-    </message>
-    <message>
-        <source>Install CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive, or in a conda environment &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; with &apos;export CUDA_HOME=$CONDA_PREFIX&apos;), then &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; and run the build again. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
-        <translation>请安装 CUDA Toolkit {cuda}（https://developer.nvidia.com/cuda-toolkit-archive；或在 conda 环境中执行 &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; 并执行 &apos;export CUDA_HOME=$CONDA_PREFIX&apos;），然后执行 &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; 并重新构建。在容器中，请使用名称包含 &apos;devel&apos; 的镜像。许多软件包（flash-attn、DeepSpeed）也发布了预编译的 wheel，无需编译器。</translation>
     </message>
     <message>
         <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive; its installer sets CUDA_PATH, which the build reads. Open a new terminal and run the build again. Many packages also publish prebuilt Windows wheels, which need no compiler.</source>
@@ -3782,14 +3770,6 @@
     <message>
         <source>Install a C compiler: &apos;sudo apt install build-essential&apos; (Debian, Ubuntu; in a slim container image too), &apos;sudo dnf install gcc&apos; (Fedora, RHEL); or name one with &apos;export CC=/usr/bin/gcc&apos;. Then run the program again.</source>
         <translation>请安装 C 编译器：&apos;sudo apt install build-essential&apos;（Debian、Ubuntu；slim 容器镜像中同样适用）、&apos;sudo dnf install gcc&apos;（Fedora、RHEL）；或用 &apos;export CC=/usr/bin/gcc&apos; 指定一个编译器。然后重新运行程序。</translation>
-    </message>
-    <message>
-        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC): &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;, choosing the line that matches torch (torch 2.7: &lt;3.4, 2.8: &lt;3.5, 2.9: &lt;3.6, 2.10: &lt;3.7). For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</source>
-        <translation>在 Windows 上请使用 triton-windows，其 wheel 自带 C 编译器（TinyCC）：先执行 &apos;pip uninstall triton&apos;，再执行 &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;，并选择与 torch 匹配的版本系列（torch 2.7：&lt;3.4，2.8：&lt;3.5，2.9：&lt;3.6，2.10：&lt;3.7）。对于 ComfyUI 的嵌入式 Python，请用 python_embeded\python.exe -m pip 代替 pip。CPU 上的 torch.compile 还需要 MSVC：请安装 Visual Studio Build Tools（https://aka.ms/vs/17/release/vs_BuildTools.exe，&apos;Desktop development with C++&apos;）。</translation>
-    </message>
-    <message>
-        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC); for torch {torch}: &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;. For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;).</source>
-        <translation>在 Windows 上请使用 triton-windows，其 wheel 自带 C 编译器（TinyCC）；对于 torch {torch}：先执行 &apos;pip uninstall triton&apos;，再执行 &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;。对于 ComfyUI 的嵌入式 Python，请用 python_embeded\python.exe -m pip 代替 pip。CPU 上的 torch.compile 还需要 MSVC：请安装 Visual Studio Build Tools（https://aka.ms/vs/17/release/vs_BuildTools.exe，&apos;Desktop development with C++&apos;）。</translation>
     </message>
     <message>
         <source>The NVIDIA driver could not load the program&apos;s GPU code (error 222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): its PTX was compiled by a newer CUDA than this driver supports.</source>
@@ -4058,6 +4038,22 @@
     <message>
         <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
         <translation>NVIDIA 驱动程序比构建该程序所用的 CUDA 版本更旧。请更新 NVIDIA 驱动程序（或安装面向较旧 CUDA 的程序构建），然后重新启动程序。</translation>
+    </message>
+    <message>
+        <source>Install the CUDA Toolkit of the same major version as torch&apos;s CUDA (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it) from https://developer.nvidia.com/cuda-toolkit-archive, then on Linux &apos;export CUDA_HOME=/usr/local/cuda&apos; and run the build again; in a conda environment &apos;conda install -c nvidia cuda-toolkit&apos; and &apos;export CUDA_HOME=$CONDA_PREFIX&apos;; on Windows the installer sets CUDA_PATH, which the build reads: open a new terminal before building again. In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
+        <translation>从 https://developer.nvidia.com/cuda-toolkit-archive 安装与 torch 的 CUDA 主版本相同的 CUDA Toolkit（&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; 可显示该版本），然后在 Linux 上执行 &apos;export CUDA_HOME=/usr/local/cuda&apos; 并重新构建；在 conda 环境中执行 &apos;conda install -c nvidia cuda-toolkit&apos; 和 &apos;export CUDA_HOME=$CONDA_PREFIX&apos;；在 Windows 上，安装程序会设置构建所读取的 CUDA_PATH：重新构建前请打开一个新的终端。在容器中，请使用名称包含 &apos;devel&apos; 的镜像。许多软件包（flash-attn、DeepSpeed）也发布了预编译的 wheel，无需编译器。</translation>
+    </message>
+    <message>
+        <source>Install CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive, or in a conda environment &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; with &apos;export CUDA_HOME=$CONDA_PREFIX&apos;), then on Linux &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; and run the build again (on Windows the installer sets CUDA_PATH, which the build reads: open a new terminal before building again). In a container, use an image whose name contains &apos;devel&apos;. Many packages (flash-attn, DeepSpeed) also publish prebuilt wheels, which need no compiler.</source>
+        <translation>安装 CUDA Toolkit {cuda}（https://developer.nvidia.com/cuda-toolkit-archive，或在 conda 环境中执行 &apos;conda install -c nvidia cuda-toolkit={cuda}&apos; 并设置 &apos;export CUDA_HOME=$CONDA_PREFIX&apos;），然后在 Linux 上执行 &apos;export CUDA_HOME=/usr/local/cuda-{cuda}&apos; 并重新构建（在 Windows 上，安装程序会设置构建所读取的 CUDA_PATH：重新构建前请打开一个新的终端）。在容器中，请使用名称包含 &apos;devel&apos; 的镜像。许多软件包（flash-attn、DeepSpeed）也发布了预编译的 wheel，无需编译器。</translation>
+    </message>
+    <message>
+        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC): &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;, choosing the line that matches torch (torch 2.7: &lt;3.4, 2.8: &lt;3.5, 2.9: &lt;3.6, 2.10: &lt;3.7). For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;). Triton for other GPUs (Intel&apos;s XPU build) brings no compiler: it needs one on PATH or named in CC.</source>
+        <translation>在 Windows 上请使用 triton-windows，其 wheel 自带 C 编译器（TinyCC）：先执行 &apos;pip uninstall triton&apos;，再执行 &apos;pip install -U &quot;triton-windows&lt;3.7&quot;&apos;，并选择与 torch 对应的版本线（torch 2.7：&lt;3.4，2.8：&lt;3.5，2.9：&lt;3.6，2.10：&lt;3.7）。对于 ComfyUI 内置的 Python，请运行 python_embeded\python.exe -m pip 而不是 pip。用于 CPU 的 torch.compile 还需要 MSVC：请安装 Visual Studio Build Tools（https://aka.ms/vs/17/release/vs_BuildTools.exe，“使用 C++ 的桌面开发”）。用于其他 GPU 的 Triton（Intel 的 XPU 版本）不带编译器：需要在 PATH 中有一个编译器，或通过 CC 指定。</translation>
+    </message>
+    <message>
+        <source>On Windows use triton-windows, whose wheels bring their own C compiler (TinyCC); for torch {torch}: &apos;pip uninstall triton&apos;, then &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;. For ComfyUI&apos;s embedded Python, run python_embeded\python.exe -m pip instead of pip. torch.compile for the CPU also needs MSVC: install the Visual Studio Build Tools (https://aka.ms/vs/17/release/vs_BuildTools.exe, &apos;Desktop development with C++&apos;). Triton for other GPUs (Intel&apos;s XPU build) brings no compiler: it needs one on PATH or named in CC.</source>
+        <translation>在 Windows 上请使用 triton-windows，其 wheel 自带 C 编译器（TinyCC）；对于 torch {torch}：先执行 &apos;pip uninstall triton&apos;，再执行 &apos;pip install -U &quot;triton-windows&lt;{below}&quot;&apos;。对于 ComfyUI 内置的 Python，请运行 python_embeded\python.exe -m pip 而不是 pip。用于 CPU 的 torch.compile 还需要 MSVC：请安装 Visual Studio Build Tools（https://aka.ms/vs/17/release/vs_BuildTools.exe，“使用 C++ 的桌面开发”）。用于其他 GPU 的 Triton（Intel 的 XPU 版本）不带编译器：需要在 PATH 中有一个编译器，或通过 CC 指定。</translation>
     </message>
     <message>
         <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2. If you meant to train on one GPU, run without torch.distributed: in &apos;accelerate config&apos; choose &apos;No distributed training&apos;, or start with &apos;accelerate launch --num_processes 1&apos;.</source>
@@ -4341,8 +4337,28 @@
         <translation>已安装的 JAX 不支持 CUDA，因此即使存在 NVIDIA GPU，它也在 CPU 上运行（&apos;a CUDA-enabled jaxlib is not installed&apos;）。</translation>
     </message>
     <message>
+        <source>A compiled module could not be imported: it was built against {components} and needs {libraries}, which is not on this machine&apos;s library path.</source>
+        <translation>无法导入一个已编译的模块：它是针对 {components} 构建的，需要 {libraries}，而该库不在本机的库搜索路径中。</translation>
+    </message>
+    <message>
+        <source>Framework wheels bring their own CUDA libraries, so a module that looks for {libraries} on the system was built for {components}. Find the package whose import failed (the last &apos;File&apos; lines of the traceback name it: mmcv, detectron2, a custom CUDA operator) and install its build for the CUDA your framework uses (&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; shows it): from the package&apos;s index for that CUDA and torch, or built again from source against them. Only where no such build exists, install {components} and add its lib64 folder to LD_LIBRARY_PATH.</source>
+        <translation>框架的 wheel 自带 CUDA 库，因此在系统中查找 {libraries} 的模块是为 {components} 构建的。找到导入失败的软件包（traceback 最后几行 &apos;File&apos; 会指出它：mmcv、detectron2 或自定义的 CUDA 算子），并安装为你的框架所用 CUDA 构建的版本（&apos;python -c &quot;import torch; print(torch.version.cuda)&quot;&apos; 可显示该版本）：从该软件包针对此 CUDA 和 torch 的索引安装，或针对它们从源码重新构建。只有在没有这样的版本时，才安装 {components} 并将其 lib64 文件夹加入 LD_LIBRARY_PATH。</translation>
+    </message>
+    <message>
+        <source>{package} could not be imported: its compiled part was built against {components} and needs {libraries}, which is not on this machine&apos;s library path.</source>
+        <translation>无法导入 {package}：其编译部分是针对 {components} 构建的，需要 {libraries}，而该库不在本机的库搜索路径中。</translation>
+    </message>
+    <message>
+        <source>Framework wheels bring their own CUDA libraries, so a module that looks for {libraries} on the system was built for {components}. Install the {package} build made for the CUDA and torch your environment uses (&apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda)&quot;&apos; shows them): from its project&apos;s index for that CUDA and torch (OpenMMLab: &apos;mim install mmcv&apos;), or built again from source against them (&apos;pip uninstall {package}&apos; first). Only where no such build exists, install {components} and add its lib64 folder to LD_LIBRARY_PATH.</source>
+        <translation>框架的 wheel 自带 CUDA 库，因此在系统中查找 {libraries} 的模块是为 {components} 构建的。请安装为你的环境所用 CUDA 和 torch 构建的 {package} 版本（&apos;python -c &quot;import torch; print(torch.__version__, torch.version.cuda)&quot;&apos; 可显示它们）：从其项目针对此 CUDA 和 torch 的索引安装（OpenMMLab：&apos;mim install mmcv&apos;），或针对它们从源码重新构建（先执行 &apos;pip uninstall {package}&apos;）。只有在没有这样的版本时，才安装 {components} 并将其 lib64 文件夹加入 LD_LIBRARY_PATH。</translation>
+    </message>
+    <message>
         <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts: where &apos;nvidia-smi&apos; on the host shows a driver new enough, the container was given an older driver&apos;s libraries; after a driver update, regenerate the device list (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;) and restart the container.</source>
         <translation>请从 https://www.nvidia.com/Download/index.aspx 更新 NVIDIA 驱动并重启，或安装面向较旧 CUDA 的框架版本。在容器中，起作用的是主机的驱动。如果主机上的 &apos;nvidia-smi&apos; 显示的驱动已足够新，说明容器拿到的是旧驱动的库：更新驱动后，请重新生成设备列表（&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;）并重启容器。</translation>
+    </message>
+    <message>
+        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only). macOS has no CUDA build: on a Mac, use its GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (Apple silicon, macOS 12.3 or newer). Without a GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
+        <translation>卸载 torch，并从与你的驱动匹配的索引安装 CUDA 版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 上的 torch 仅支持 CPU）。macOS 没有 CUDA 版本：在 Mac 上，请通过 &apos;mps&apos; 设备而不是 &apos;cuda&apos; 使用其 GPU（Apple 芯片，macOS 12.3 或更高版本）。没有 GPU 时，请在 CPU 上运行代码（设备 &apos;cpu&apos;）。</translation>
     </message>
     <message>
         <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>

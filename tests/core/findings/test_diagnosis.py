@@ -291,6 +291,25 @@ def test_a_missing_driver_library_means_no_driver():
     assert finding.params["variant"] == "driver" and "--gpus all" in finding.hint
 
 
+def test_a_module_built_for_another_cuda_is_named_as_the_fix():
+    # mmcv's extension built for CUDA 10.2 (open-mmlab/mmcv#1224): its build, not CUDA 10.2, is the fix.
+    text = (DIAGNOSE / "dll-not-found_mmcv-ops-built-for-cuda10.2-on-cu111_mmcv-1224_partial.txt").read_text()
+    [finding] = diagnose(text)
+    assert finding.params["variant"] == "import_package" and finding.params["package"] == "mmcv"
+    assert "mmcv could not be imported" in finding.message and "pip uninstall mmcv" in finding.hint
+    # CONSTRUCTED: the framework itself missing its CUDA runtime is a broken install of it.
+    torch_import = (
+        '  File "/venv/lib/python3.11/site-packages/torch/__init__.py", line 237, in <module>\n'
+        "    from torch._C import *  # noqa: F403\n"
+        "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+    )
+    [finding] = diagnose(torch_import)
+    assert finding.params["variant"] == "cuda"
+    # CONSTRUCTED: the loader's words alone, not raised by an import, keep the plain reading.
+    [finding] = diagnose("libcudart.so.10.1: cannot open shared object file: No such file or directory\n")
+    assert finding.params["variant"] == "cuda"
+
+
 def test_specific_findings_suppress_the_generic_ones_they_explain():
     arch = (
         "UserWarning:\nNVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with the current "

@@ -204,6 +204,9 @@ def test_an_unknown_package_in_the_frames_is_named_without_a_tracker():
         ),
         ("# nvidia-smi\nNo devices were found\n", "No devices were found"),
         ("Failed to initialize NVML: Driver/library version mismatch\n", "Failed to initialize NVML"),
+        # A tool's own words for what it could not do (NCCL's, quoted without its WARN prefix).
+        ("Error while creating shared memory segment /dev/shm/nccl-x (size 7)\n", "Error while creating"),
+        ("Error: llama runner process has terminated: exit status 2\n", "Error: llama runner"),
     ],
 )
 def test_each_kind_of_error_line_is_seen(log: str, line: str):
@@ -238,6 +241,8 @@ def test_the_drivers_lines_name_the_driver_and_its_tracker():
         "Successfully installed torch-2.4.0\n",
         "no error handling needed; errors=0, exit status 0\n",
         "[    5.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.16  Thu Jan 23 2025\n",
+        # PyTorch's CPU probe on ARM machines without SVE: a notice (pytorch/cpuinfo).
+        "Error in cpuinfo: prctl(PR_SVE_GET_VL) failed\n",
         # Python's note on an exception in a destructor at shutdown, not a failure.
         "Exception ignored in: <function Pool.__del__ at 0x7f>\nTraceback (most recent call last):\n"
         '  File "/usr/lib/python3.11/multiprocessing/pool.py", line 268, in __del__\n'
@@ -248,7 +253,7 @@ def test_the_drivers_lines_name_the_driver_and_its_tracker():
     ],
     ids=[
         "installed", "exit-0", "userwarning", "futurewarning", "tf-w", "tf-i", "pip-resolver-note", "words", "nvrm-loading",
-        "exception-ignored", "ctrl-c", "empty",
+        "cpuinfo", "exception-ignored", "ctrl-c", "empty",
     ],
 )  # fmt: skip
 def test_benign_text_stays_silent(log: str):

@@ -48,6 +48,36 @@ def _gpu_library(match: re.Match[str]) -> Values | None:
     return values
 
 
+#: The package of a traceback's frame: the folder under site-packages (or dist-packages).
+_FRAME_PACKAGE: Final = re.compile(r"-packages[\\/](?P<package>[A-Za-z_][\w]{0,60})[\\/]")
+#: Frameworks whose wheels load CUDA from their own dependencies: a library they miss is a broken
+#: or mismatched install of those (the ``cuda`` text), not a module built for another CUDA.
+_FRAMEWORK_PACKAGES: Final = frozenset(
+    {"torch", "tensorflow", "jax", "jaxlib", "jax_plugins", "paddle", "cupy"}
+)
+#: How far back a failed import's traceback is read for the package that was being imported.
+_TRACEBACK_CHARS: Final = 6000
+
+
+def _loaded_by_import(match: re.Match[str]) -> Values | None:
+    """A GPU library that an ``import`` could not open, with the package being imported.
+
+    Python raises the loader's words as they are ("ImportError: libcudart.so.10.1: cannot open
+    shared object file"): a compiled module linked to that library, and the traceback's last
+    package frame (mmcv, detectron2, the framework itself) is the one whose build wants it.
+    """
+    values = _gpu_library(match)
+    if values is None:
+        return None
+    text = match.string
+    if text.endswith(("ImportError: ", "OSError: "), max(0, match.start() - 13), match.start()):
+        values["raised"] = "import"
+        frames = list(_FRAME_PACKAGE.finditer(text, max(0, match.start() - _TRACEBACK_CHARS), match.start()))
+        if packages := [frame.group("package") for frame in frames if frame.group("package") != "importlib"]:
+            values["package"] = packages[-1]
+    return values
+
+
 def _components(libraries: Sequence[str]) -> list[str]:
     """The CUDA and cuDNN releases that ship ``libraries``, where the file name tells."""
     components: list[str] = []
@@ -198,6 +228,14 @@ def _dll_not_found(
     components = _components(libraries)
     if libraries and all(DRIVER_LIBRARY.fullmatch(library) for library in libraries):
         return "driver", {}
+    if (
+        components
+        and values.get("raised")
+        and all(c.startswith("CUDA ") for c in components)
+        and not set(values.get("package", ())) & _FRAMEWORK_PACKAGES
+    ):
+        # A compiled module built against a CUDA that is not here: its build is the fix.
+        return ("import_package" if values.get("package") else "import"), {"components": components}
     if components:
         return "cuda", {"components": components}
     return _first_variant(variants), {}
@@ -276,6 +314,7 @@ LOGS_PART: Final = DiagnosisPart(
     extractors=(
         _library,
         _gpu_library,
+        _loaded_by_import,
         _arch_not_compiled,
         _arch_too_old,
         _driver_found,

@@ -144,6 +144,8 @@ def _nccl_error(
 ) -> tuple[str | None, dict[str, object]]:
     """``warning`` where NCCL's own words are in the log, else the reason NCCL's status gives."""
     details = _nccl_details(text)
+    if "warning" not in details and values.get("warning"):  # NCCL's words quoted without its prefix
+        details["warning"] = values["warning"][0]
     if not values.get("reason") and (status := _NCCL_STATUS.search(text)):
         known = STATUS_NAMES.get(status.group("name"))
         details["reason"] = known[1].message if known else status.group("name")

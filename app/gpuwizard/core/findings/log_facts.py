@@ -159,8 +159,8 @@ def read_log_facts(text: str) -> LogFacts:
     # Words whose case varies are looked for in the text in lower case, with patterns that start
     # with their literal words: re then skips ahead to them at memory speed, where a pattern that
     # ignores case or starts with \b is tried at every position (about 30x slower on a long log).
+    lowered = lowered_edges(text)
     text = _edges(text)
-    lowered = _lowered(text)
     return LogFacts(
         frameworks=_frameworks(lowered),
         python=_python(lowered),
@@ -186,7 +186,7 @@ _LOWER_PIECE: Final = 1 << 20
 #: A long log tells its set-up at its start (banners, versions, paths) and its failure at its end:
 #: of one longer than twice this, the facts are read from its first and last this many characters,
 #: so that their time and memory stay bounded whatever the log's size (a crash loop, a training run).
-_EDGE_CHARS: Final = 4 * 2**20
+_EDGE_CHARS: Final = 2**20
 
 
 def _edges(text: str) -> str:
@@ -196,7 +196,13 @@ def _edges(text: str) -> str:
 @per_log
 def shows_wsl(text: str) -> bool:
     """Whether ``text`` comes from WSL 2 (:data:`_WSL`); asked once per log, however many lines ask."""
-    return _WSL.search(_lowered(_edges(text))) is not None
+    return _WSL.search(lowered_edges(text)) is not None
+
+
+@per_log
+def lowered_edges(text: str) -> str:
+    """The part of ``text`` its facts are read from (:func:`_edges`) in lower case: made once per log."""
+    return _lowered(_edges(text))
 
 
 def capability_of_sm(digits: str) -> str:

@@ -9,6 +9,7 @@ findings make redundant, and how a finding's variant is chosen from the whole lo
 from __future__ import annotations
 
 import functools
+import heapq
 import importlib
 import re
 import sys
@@ -165,27 +166,40 @@ def search_log(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 
     Every match holds one of the pattern's fixed texts (:func:`required_texts`, where it heeds
     case) within its widest reading: a log without them is passed over with substring searches,
-    and one with them is read only around each (from the first, where they stand everywhere).
-    A pattern that starts with ``\b`` or ignores case is otherwise tried at every place of a
-    log: seconds on 64 MiB.
+    and one with them is read only around each, in order, until the first match (a question
+    answered near a log's start does not look for its texts in the rest). Where they stand more
+    than :data:`MOST_PLACES` times, the rest is read whole. A pattern that starts with ``\b`` or
+    ignores case is otherwise tried at every place of a log: seconds on 64 MiB.
     """
     fixed = _fixed_texts(pattern)
     if fixed is None:
         return pattern.search(text)
-    span = _widest(pattern)
-    places: list[int] = []
-    for needle in fixed:
-        place = text.find(needle)
-        while place >= 0 and len(places) <= MOST_PLACES:
-            places.append(place)
-            place = text.find(needle, place + 1)
-    if len(places) > MOST_PLACES:
-        first = min(place for needle in fixed if (place := text.find(needle)) >= 0)
-        return pattern.search(text, max(0, first - span))
-    for start, end in _around(sorted(places), span, len(text)):
-        if found := pattern.search(text, start, end):
+    reach = _widest(pattern) + _LOOKAROUND
+    region: tuple[int, int] | None = None
+    for count, place in enumerate(_places_in_order(text, fixed)):
+        start, end = max(0, place - reach), min(len(text), place + reach)
+        if count >= MOST_PLACES:  # everywhere: one run over the rest costs less than a call each
+            return pattern.search(text, region[0] if region is not None else start)
+        if region is not None and start <= region[1]:
+            region = (region[0], end)
+            continue
+        if region is not None and (found := pattern.search(text, *region)):
             return found
-    return None
+        region = (start, end)
+    return pattern.search(text, *region) if region is not None else None
+
+
+def _places_in_order(text: str, needles: Iterable[str]) -> Iterator[int]:
+    # Where any of ``needles`` starts in ``text``, in order, each found when it is needed.
+    ahead = [(place, needle) for needle in needles if (place := text.find(needle)) >= 0]
+    heapq.heapify(ahead)
+    while ahead:
+        place, needle = ahead[0]
+        yield place
+        if (after := text.find(needle, place + 1)) >= 0:
+            heapq.heapreplace(ahead, (after, needle))
+        else:
+            heapq.heappop(ahead)
 
 
 #: A pattern's zero-width checks (``\b``, ``$``, a lookahead) read past the text it matches, and a
@@ -223,15 +237,27 @@ MOST_PLACES: Final = 50_000
 
 
 class Needles:
-    """Every fixed text of a set of signatures, in two Aho-Corasick automata (as written, lower case).
+    """Every fixed text of a set of signatures, in one Aho-Corasick automaton over lower case.
 
     One automaton finds all of them in one pass over a text, whatever their number: the time of
-    a search grows with the text alone (pyahocorasick, a C implementation).
+    a search grows with the text alone (pyahocorasick, a C implementation). It reads the text in
+    lower case; a text whose pattern heeds case is then checked as written where it stands.
+    ``exact`` (the texts as written) is for a text whose lower case is not as long as it is.
     """
 
     def __init__(self, signatures: Sequence[Signature]) -> None:
-        self.exact = _automaton(n for s in signatures if not s.ignore_case for n in _all_needles(s))
-        self.folded = _automaton(n for s in signatures if s.ignore_case for n in _all_needles(s))
+        exact = [n for s in signatures if not s.ignore_case for n in _all_needles(s)]
+        folded = {n for s in signatures if s.ignore_case for n in _all_needles(s)}
+        self.exact = _automaton(exact)
+        spellings: dict[str, list[str]] = {}
+        for needle in dict.fromkeys(exact):
+            spellings.setdefault(needle.lower(), []).append(needle)
+        #: Each text in lower case -> (itself, its length, its spellings as written, whether a
+        #: pattern that ignores case wants it).
+        self.both = _automaton(
+            [*spellings, *folded],
+            lambda key: (key, len(key), tuple(spellings.get(key, ())), key in folded),
+        )
 
 
 def _all_needles(signature: Signature) -> Iterator[str]:
@@ -278,15 +304,69 @@ def _find_all(text: str, automaton: Any, ignore_case: bool) -> dict[str, list[in
     return places
 
 
-def _automaton(needles: Iterable[str]) -> Any:  # noqa: ANN401 - pyahocorasick has no type information
+def _automaton(needles: Iterable[str], value: Callable[[str], object] = str) -> Any:  # noqa: ANN401 - pyahocorasick has no type information
     automaton = ahocorasick.Automaton()
     for needle in dict.fromkeys(needles):
         if len(needle) > _LONGEST_NEEDLE:
             raise ValueError(f"a fixed text longer than {_LONGEST_NEEDLE} characters: {needle[:60]!r}...")
-        automaton.add_word(needle, needle)
+        automaton.add_word(needle, value(needle))
     if len(automaton):
         automaton.make_automaton()
     return automaton
+
+
+Places = dict[str, list[int] | None]
+
+
+def _find_both(text: str, needles: Needles) -> tuple[Places, Places] | None:
+    """Where each text stands in ``text``, as written and in lower case, in one pass per piece.
+
+    As :func:`_find_all`; ``None`` where lower case changes a piece's length (U+0130).
+    """
+    exact: Places = {}
+    folded: Places = {}
+    automaton = needles.both
+    for start in range(0, len(text), _PIECE):
+        piece = text[start : start + _PIECE + _LONGEST_NEEDLE - 1]
+        lowered = piece.lower()
+        if len(lowered) != len(piece):
+            return None
+        for end, (key, length, spellings, wanted) in automaton.iter(lowered):
+            begin = end - length + 1
+            if begin >= _PIECE:  # one that begins in the overlap is the next piece's
+                continue
+            if wanted and (found := folded.setdefault(key, [])) is not None:
+                found.append(start + begin)
+            for spelling in spellings:
+                if (
+                    piece.startswith(spelling, begin)
+                    and (found := exact.setdefault(spelling, [])) is not None
+                ):
+                    found.append(start + begin)
+        everywhere = [
+            (kind, needle)
+            for kind in (exact, folded)
+            for needle, found in kind.items()
+            if found is not None and len(found) > MOST_PLACES
+        ]
+        for kind, needle in everywhere:
+            kind[needle] = None
+        if everywhere:
+            automaton = _without_everywhere(automaton, exact, folded)
+            if not len(automaton):
+                break
+    return exact, folded
+
+
+def _without_everywhere(automaton: Any, exact: Places, folded: Places) -> Any:  # noqa: ANN401
+    # The automaton without the texts all of whose spellings stand everywhere.
+    kept = {
+        key: (key, length, live, wanted and folded.get(key, []) is not None)
+        for key, (_, length, spellings, wanted) in automaton.items()
+        if (live := tuple(s for s in spellings if exact.get(s, []) is not None))
+        or (wanted and folded.get(key, []) is not None)
+    }
+    return _automaton(kept, kept.__getitem__)
 
 
 class NeedleIndex:
@@ -298,12 +378,15 @@ class NeedleIndex:
     def __init__(self, text: str, needles: Needles) -> None:
         self.text = text
         self._needles = needles
-        self._found: dict[bool, dict[str, list[int] | None] | None] = {}
+        self._found: dict[bool, Places | None] | None = None
 
-    def _places(self, ignore_case: bool) -> dict[str, list[int] | None] | None:
-        if ignore_case not in self._found:
-            automaton = self._needles.folded if ignore_case else self._needles.exact
-            self._found[ignore_case] = _find_all(self.text, automaton, ignore_case) if len(automaton) else {}
+    def _places(self, ignore_case: bool) -> Places | None:
+        if self._found is None:
+            both = _find_both(self.text, self._needles) if len(self._needles.both) else ({}, {})
+            if both is None:  # lower case moves the places: the exact texts are found as written
+                self._found = {False: _find_all(self.text, self._needles.exact, False), True: None}
+            else:
+                self._found = {False: both[0], True: both[1]}
         return self._found[ignore_case]
 
     def positions(self, needles: Sequence[str], ignore_case: bool) -> list[int] | None:

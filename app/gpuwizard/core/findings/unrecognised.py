@@ -10,7 +10,8 @@ finds nothing but the log holds an error, :func:`unrecognised_error` quotes it. 
 - a fatal line: ``FATAL``, "Fatal error", absl's and glog's ``F0000 ...`` and TensorFlow's
   ``F path.cc:12]`` lines ("Check failed"), a failed assertion (C's, ggml's ``GGML_ASSERT``),
   "terminate called after throwing", a segmentation fault, a core dump, the OOM killer's lone
-  "Killed", a compiler's or pip's and uv's ``error:`` and pip's ``ERROR:``, ``CUDA error:``;
+  "Killed", a compiler's or pip's and uv's ``error:`` and pip's ``ERROR:``, a tool's ``Error:``
+  or "Error while ...", ``CUDA error:``;
 - a non-zero exit: "exit code 1", "exited with code 3", "returned non-zero exit status 1";
 - the NVIDIA driver failing to bring a GPU up: its kernel module's ``NVRM:`` lines that say
   "failed", "Cannot", "Xid", "not large enough"; nvidia-smi's "No devices were found",
@@ -171,7 +172,10 @@ _FATAL: Final = re.compile(
     r"|Segmentation fault|\bcore dumped\b|^Illegal instruction|^Killed$|\bCUDA error: "
     r"|^F\d{4} \d\d:\d\d|^\d{4}-\d\d-\d\d[ T][\d:.]{1,20}: F |^F [\w./\\-]{1,200}:\d{1,6}\] |\bCheck failed: "
     r"|\bGGML_ASSERT\b|\bAssertion [`'][^\n]{0,400}' failed"
-    r"|^(?:error|ERROR): |: (?:fatal )?error(?: [A-Z]{1,4}\d{2,6})?: "
+    r"|^(?:error|ERROR|Error): |: (?:fatal )?error(?: [A-Z]{1,4}\d{2,6})?: "
+    # A tool's own report of what it could not do ("Error while creating shared memory segment",
+    # Ollama's "Error: ..."); not "Error in", which PyTorch's cpuinfo says of a harmless probe.
+    r"|^Error (?:while|during|when|loading|creating|opening|occurred|occured)\b"
     # The NVIDIA kernel driver's own lines (dmesg, journalctl) when it cannot bring a GPU up, and
     # nvidia-smi's answers when it finds none: no "error" in their words.
     r"|\bNVRM: [^\n]{0,300}?(?:\bfailed\b|\bXid\b|\bCannot\b|\bnot large enough\b|\berror\b)"
