@@ -2916,6 +2916,22 @@
         <translation>Puede que otro programa esté usando la GPU, que la tarjeta esté en modo de ahorro de energía o limitada por temperatura, o (en portátiles) que la GPU integrada esté haciendo el trabajo de pantalla que debería hacer la GPU NVIDIA: revisa `nvidia-smi` mientras se ejecuta la prueba, conecta el portátil a la corriente y elige la GPU de alto rendimiento para Python.</translation>
     </message>
     <message>
+        <source>{library} could not be loaded (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): the program found no {library} library on the library path, or an incompatible copy of it.</source>
+        <translation>No se pudo cargar {library} (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): el programa no encontró ninguna biblioteca de {library} en la ruta de bibliotecas, o encontró una copia incompatible.</translation>
+    </message>
+    <message>
+        <source>Programs that load {library} at run time (faster-whisper and CTranslate2, ONNX Runtime, PyTorch) look for it on the library path. Where it came with pip ({wheel}; &apos;pip show {wheel}&apos; tells), put its folder there in the same environment before starting the program: &apos;export LD_LIBRARY_PATH=&quot;$(python -c &quot;import {module}; print({module}.__path__[0])&quot;)/lib:$LD_LIBRARY_PATH&quot;&apos;; otherwise install it (&apos;pip install {wheel}&apos;, or NVIDIA&apos;s packages). An LD_LIBRARY_PATH entry that points at another CUDA&apos;s copy (an older /usr/local/cuda, an AppImage&apos;s folder) loads the wrong one: remove it.</source>
+        <translation>Los programas que cargan {library} en tiempo de ejecución (faster-whisper y CTranslate2, ONNX Runtime, PyTorch) lo buscan en la ruta de bibliotecas. Si vino con pip ({wheel}; &apos;pip show {wheel}&apos; lo indica), añade su carpeta a esa ruta en el mismo entorno antes de iniciar el programa: &apos;export LD_LIBRARY_PATH=&quot;$(python -c &quot;import {module}; print({module}.__path__[0])&quot;)/lib:$LD_LIBRARY_PATH&quot;&apos;; si no, instálalo (&apos;pip install {wheel}&apos;, o los paquetes de NVIDIA). Una entrada de LD_LIBRARY_PATH que apunta a la copia de otra CUDA (un /usr/local/cuda más antiguo, la carpeta de una AppImage) carga la equivocada: quítala.</translation>
+    </message>
+    <message>
+        <source>{library} could not be loaded (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): the program found no {library} DLL on its search path, or an incompatible copy of it.</source>
+        <translation>No se pudo cargar {library} (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): el programa no encontró ninguna DLL de {library} en su ruta de búsqueda, o encontró una copia incompatible.</translation>
+    </message>
+    <message>
+        <source>Programs that load {library} at run time (faster-whisper and CTranslate2, ONNX Runtime, PyTorch) look for its DLLs on PATH. Where it came with pip ({wheel}; &apos;pip show {wheel}&apos; tells), put its bin folder on PATH in the same terminal before starting the program (PowerShell: $env:PATH = &quot;$(python -c &apos;import {module}; print({module}.__path__[0])&apos;)\bin;$env:PATH&quot;); otherwise install it (&apos;pip install {wheel}&apos;, or NVIDIA&apos;s installer with its bin folder on PATH). A PATH entry that points at another CUDA&apos;s copy loads the wrong one: move it after this one.</source>
+        <translation>Los programas que cargan {library} en tiempo de ejecución (faster-whisper y CTranslate2, ONNX Runtime, PyTorch) buscan sus DLL en PATH. Si vino con pip ({wheel}; &apos;pip show {wheel}&apos; lo indica), añade su carpeta bin a PATH en la misma terminal antes de iniciar el programa (PowerShell: $env:PATH = &quot;$(python -c &apos;import {module}; print({module}.__path__[0])&apos;)\bin;$env:PATH&quot;); si no, instálalo (&apos;pip install {wheel}&apos;, o el instalador de NVIDIA con su carpeta bin en PATH). Una entrada de PATH que apunta a la copia de otra CUDA carga la equivocada: muévela detrás de esta.</translation>
+    </message>
+    <message>
         <source>This llama.cpp or Ollama build has no CUDA kernels for this GPU: ggml&apos;s CUDA code stopped with &apos;no kernel image is available for execution on the device&apos;.</source>
         <translation>Esta compilación de llama.cpp u Ollama no tiene kernels de CUDA para esta GPU: el código CUDA de ggml se detuvo con &apos;no kernel image is available for execution on the device&apos;.</translation>
     </message>
@@ -3972,6 +3988,14 @@
         <translation>Use TensorFlow en WSL 2: instale Ubuntu (&apos;wsl --install&apos;) y, dentro de él, ejecute &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos; (el controlador NVIDIA de Windows da servicio a WSL 2; no instale ningún controlador de Linux). O quédese en Windows nativo con TensorFlow 2.10, la última versión con soporte para GPU: Python 3.10 o anterior, &apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;, con CUDA 11.2 y cuDNN 8.1 (por ejemplo, &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;).</translation>
     </message>
     <message>
+        <source>Ollama refused to load the model: it estimates that the model needs {needed} of system memory, and only {available} is available.</source>
+        <translation>Ollama se negó a cargar el modelo: calcula que el modelo necesita {needed} de memoria del sistema y solo hay {available} disponibles.</translation>
+    </message>
+    <message>
+        <source>Free memory (close other programs; in a virtual machine, a container or WSL 2, give it more memory or swap), or use a smaller model or quantisation (a q4_K_M tag) and a smaller context (OLLAMA_CONTEXT_LENGTH=4096 for the server, or num_ctx). If the estimate is far above the size of the model&apos;s file, update Ollama: its estimates for new model families are corrected in later releases.</source>
+        <translation>Libera memoria (cierra otros programas; en una máquina virtual, un contenedor o WSL 2, dale más memoria o swap), o usa un modelo o una cuantización más pequeños (una etiqueta q4_K_M) y un contexto menor (OLLAMA_CONTEXT_LENGTH=4096 para el servidor, o num_ctx). Si el cálculo es muy superior al tamaño del archivo del modelo, actualiza Ollama: sus cálculos para las nuevas familias de modelos se corrigen en versiones posteriores.</translation>
+    </message>
+    <message>
         <source>The NVIDIA kernel driver is loaded but could not initialise the GPU: the kernel log says &apos;RmInitAdapter failed&apos;. Until it does, nvidia-smi says &apos;No devices were found&apos; and CUDA finds no GPU.</source>
         <translation>El controlador del kernel de NVIDIA está cargado, pero no pudo inicializar la GPU: el registro del kernel indica &apos;RmInitAdapter failed&apos;. Mientras no lo consiga, nvidia-smi indica &apos;No devices were found&apos; y CUDA no encuentra ninguna GPU.</translation>
     </message>
@@ -4026,6 +4050,18 @@
     <message>
         <source>Restart the machine: the GPU usually needs a reset. If it recurs, update to the newest driver of its branch, or try another branch. On a GPU before Blackwell, the proprietary kernel module (not the open one) can run without the GSP firmware: add &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; to /etc/modprobe.d/nvidia-gsp.conf, run &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) or &apos;sudo dracut -f&apos; (Fedora), and restart; &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; then shows N/A.</source>
         <translation>Reinicia la máquina: normalmente la GPU necesita un restablecimiento. Si se repite, actualiza al controlador más reciente de su rama o prueba otra rama. En una GPU anterior a Blackwell, el módulo de kernel propietario (no el abierto) puede funcionar sin el firmware GSP: añade &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; a /etc/modprobe.d/nvidia-gsp.conf, ejecuta &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) o &apos;sudo dracut -f&apos; (Fedora) y reinicia; después, &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; muestra N/A.</translation>
+    </message>
+    <message>
+        <source>The installed NVIDIA driver ({driver}) no longer supports the {gpu}: NVIDIA supports it only in its {legacy} legacy driver branch, so the driver ignores the GPU, and nvidia-smi and CUDA find none.</source>
+        <translation>El controlador de NVIDIA instalado ({driver}) ya no admite la {gpu}: NVIDIA solo la admite en su rama de controladores heredados {legacy}, así que el controlador ignora la GPU, y nvidia-smi y CUDA no encuentran ninguna.</translation>
+    </message>
+    <message>
+        <source>Install the {legacy} driver for this system from https://www.nvidia.com/object/unix.html (or the distribution&apos;s package of that branch), with its proprietary kernel module, not an &apos;-open&apos; one (the open modules need a Turing or newer GPU), and keep updates from moving past that branch. Then restart; &apos;nvidia-smi&apos; must list the GPU.</source>
+        <translation>Instala el controlador {legacy} para este sistema desde https://www.nvidia.com/object/unix.html (o el paquete de esa rama de la distribución), con su módulo de kernel propietario, no uno &apos;-open&apos; (los módulos abiertos necesitan una GPU Turing o más reciente), y evita que las actualizaciones pasen de esa rama. Después reinicia; &apos;nvidia-smi&apos; debe mostrar la GPU.</translation>
+    </message>
+    <message>
+        <source>Install the {branch} branch of the driver with its proprietary kernel module, not an &apos;-open&apos; one (the open modules need a Turing or newer GPU), and keep updates from moving past it: Ubuntu: &apos;sudo apt install nvidia-driver-{branch}&apos;, then &apos;sudo apt-mark hold nvidia-driver-{branch}&apos;; Arch: the nvidia-{branch}xx-dkms package; NixOS: hardware.nvidia.package = config.boot.kernelPackages.nvidiaPackages.legacy_{branch}; elsewhere NVIDIA&apos;s {legacy} driver from https://www.nvidia.com/object/unix.html. Then restart; &apos;nvidia-smi&apos; must list the GPU.</source>
+        <translation>Instala la rama {branch} del controlador con su módulo de kernel propietario, no uno &apos;-open&apos; (los módulos abiertos necesitan una GPU Turing o más reciente), y evita que las actualizaciones pasen de ella: Ubuntu: &apos;sudo apt install nvidia-driver-{branch}&apos; y después &apos;sudo apt-mark hold nvidia-driver-{branch}&apos;; Arch: el paquete nvidia-{branch}xx-dkms; NixOS: hardware.nvidia.package = config.boot.kernelPackages.nvidiaPackages.legacy_{branch}; en otros sistemas, el controlador {legacy} de NVIDIA desde https://www.nvidia.com/object/unix.html. Después reinicia; &apos;nvidia-smi&apos; debe mostrar la GPU.</translation>
     </message>
     <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>

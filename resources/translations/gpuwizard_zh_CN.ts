@@ -2908,6 +2908,22 @@
         <translation>可能有其他程序正在使用 GPU，显卡可能处于节能状态或因过热而降频，或者（笔记本电脑）可能由集成显卡承担了本应由 NVIDIA GPU 完成的显示工作：请在测试运行时检查 `nvidia-smi`，为笔记本电脑接通电源，并为 Python 选择高性能 GPU。</translation>
     </message>
     <message>
+        <source>{library} could not be loaded (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): the program found no {library} library on the library path, or an incompatible copy of it.</source>
+        <translation>无法加载 {library}（&apos;Invalid handle. Cannot load symbol {symbol}&apos;）：程序在库搜索路径中找不到 {library} 库，或找到的是不兼容的副本。</translation>
+    </message>
+    <message>
+        <source>Programs that load {library} at run time (faster-whisper and CTranslate2, ONNX Runtime, PyTorch) look for it on the library path. Where it came with pip ({wheel}; &apos;pip show {wheel}&apos; tells), put its folder there in the same environment before starting the program: &apos;export LD_LIBRARY_PATH=&quot;$(python -c &quot;import {module}; print({module}.__path__[0])&quot;)/lib:$LD_LIBRARY_PATH&quot;&apos;; otherwise install it (&apos;pip install {wheel}&apos;, or NVIDIA&apos;s packages). An LD_LIBRARY_PATH entry that points at another CUDA&apos;s copy (an older /usr/local/cuda, an AppImage&apos;s folder) loads the wrong one: remove it.</source>
+        <translation>在运行时加载 {library} 的程序（faster-whisper 和 CTranslate2、ONNX Runtime、PyTorch）会在库搜索路径中查找它。如果它来自 pip（{wheel}；&apos;pip show {wheel}&apos; 可确认），请在同一环境中、启动程序之前把它的文件夹加入该路径：&apos;export LD_LIBRARY_PATH=&quot;$(python -c &quot;import {module}; print({module}.__path__[0])&quot;)/lib:$LD_LIBRARY_PATH&quot;&apos;；否则请安装它（&apos;pip install {wheel}&apos;，或 NVIDIA 的软件包）。指向另一个 CUDA 副本的 LD_LIBRARY_PATH 条目（较旧的 /usr/local/cuda、AppImage 的文件夹）会加载错误的副本：请删除该条目。</translation>
+    </message>
+    <message>
+        <source>{library} could not be loaded (&apos;Invalid handle. Cannot load symbol {symbol}&apos;): the program found no {library} DLL on its search path, or an incompatible copy of it.</source>
+        <translation>无法加载 {library}（&apos;Invalid handle. Cannot load symbol {symbol}&apos;）：程序在其搜索路径中找不到 {library} 的 DLL，或找到的是不兼容的副本。</translation>
+    </message>
+    <message>
+        <source>Programs that load {library} at run time (faster-whisper and CTranslate2, ONNX Runtime, PyTorch) look for its DLLs on PATH. Where it came with pip ({wheel}; &apos;pip show {wheel}&apos; tells), put its bin folder on PATH in the same terminal before starting the program (PowerShell: $env:PATH = &quot;$(python -c &apos;import {module}; print({module}.__path__[0])&apos;)\bin;$env:PATH&quot;); otherwise install it (&apos;pip install {wheel}&apos;, or NVIDIA&apos;s installer with its bin folder on PATH). A PATH entry that points at another CUDA&apos;s copy loads the wrong one: move it after this one.</source>
+        <translation>在运行时加载 {library} 的程序（faster-whisper 和 CTranslate2、ONNX Runtime、PyTorch）会在 PATH 中查找它的 DLL。如果它来自 pip（{wheel}；&apos;pip show {wheel}&apos; 可确认），请在同一终端中、启动程序之前把它的 bin 文件夹加入 PATH（PowerShell：$env:PATH = &quot;$(python -c &apos;import {module}; print({module}.__path__[0])&apos;)\bin;$env:PATH&quot;）；否则请安装它（&apos;pip install {wheel}&apos;，或使用 NVIDIA 的安装程序并将其 bin 文件夹加入 PATH）。指向另一个 CUDA 副本的 PATH 条目会加载错误的副本：请把它移到此条目之后。</translation>
+    </message>
+    <message>
         <source>This llama.cpp or Ollama build has no CUDA kernels for this GPU: ggml&apos;s CUDA code stopped with &apos;no kernel image is available for execution on the device&apos;.</source>
         <translation>此 llama.cpp 或 Ollama 构建版本没有适用于此 GPU 的 CUDA 内核：ggml 的 CUDA 代码因 &apos;no kernel image is available for execution on the device&apos; 错误而停止。</translation>
     </message>
@@ -3964,6 +3980,14 @@
         <translation>请在 WSL 2 中使用 TensorFlow：安装 Ubuntu（&apos;wsl --install&apos;），然后在其中执行 &apos;pip install &quot;tensorflow[and-cuda]&quot;&apos;（Windows 上的 NVIDIA 驱动程序同时为 WSL 2 提供支持；请勿安装 Linux 驱动程序）。或者留在原生 Windows 上，使用最后一个支持 GPU 的版本 TensorFlow 2.10：Python 3.10 或更早版本，&apos;pip install &quot;tensorflow&lt;2.11&quot;&apos;，搭配 CUDA 11.2 和 cuDNN 8.1（例如 &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;）。</translation>
     </message>
     <message>
+        <source>Ollama refused to load the model: it estimates that the model needs {needed} of system memory, and only {available} is available.</source>
+        <translation>Ollama 拒绝加载模型：它估计该模型需要 {needed} 的系统内存，而可用的只有 {available}。</translation>
+    </message>
+    <message>
+        <source>Free memory (close other programs; in a virtual machine, a container or WSL 2, give it more memory or swap), or use a smaller model or quantisation (a q4_K_M tag) and a smaller context (OLLAMA_CONTEXT_LENGTH=4096 for the server, or num_ctx). If the estimate is far above the size of the model&apos;s file, update Ollama: its estimates for new model families are corrected in later releases.</source>
+        <translation>请释放内存（关闭其他程序；在虚拟机、容器或 WSL 2 中，为其分配更多内存或交换空间），或使用更小的模型或量化版本（q4_K_M 标签）以及更小的上下文（服务器设置 OLLAMA_CONTEXT_LENGTH=4096，或 num_ctx）。如果估计值远大于模型文件的大小，请更新 Ollama：它对新模型系列的估计会在后续版本中修正。</translation>
+    </message>
+    <message>
         <source>The NVIDIA kernel driver is loaded but could not initialise the GPU: the kernel log says &apos;RmInitAdapter failed&apos;. Until it does, nvidia-smi says &apos;No devices were found&apos; and CUDA finds no GPU.</source>
         <translation>NVIDIA 内核驱动已加载，但无法初始化 GPU：内核日志显示 &apos;RmInitAdapter failed&apos;。在初始化成功之前，nvidia-smi 会显示 &apos;No devices were found&apos;，CUDA 也找不到 GPU。</translation>
     </message>
@@ -4018,6 +4042,18 @@
     <message>
         <source>Restart the machine: the GPU usually needs a reset. If it recurs, update to the newest driver of its branch, or try another branch. On a GPU before Blackwell, the proprietary kernel module (not the open one) can run without the GSP firmware: add &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; to /etc/modprobe.d/nvidia-gsp.conf, run &apos;sudo update-initramfs -u&apos; (Debian, Ubuntu) or &apos;sudo dracut -f&apos; (Fedora), and restart; &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; then shows N/A.</source>
         <translation>请重启计算机：GPU 通常需要重置。如果反复出现，请更新到该分支的最新驱动，或尝试另一个分支。在 Blackwell 之前的 GPU 上，专有内核模块（而非开源模块）可以在不使用 GSP 固件的情况下运行：将 &apos;options nvidia NVreg_EnableGpuFirmware=0&apos; 添加到 /etc/modprobe.d/nvidia-gsp.conf，运行 &apos;sudo update-initramfs -u&apos;（Debian、Ubuntu）或 &apos;sudo dracut -f&apos;（Fedora），然后重启；之后 &apos;nvidia-smi -q | grep -i &quot;GSP Firmware&quot;&apos; 会显示 N/A。</translation>
+    </message>
+    <message>
+        <source>The installed NVIDIA driver ({driver}) no longer supports the {gpu}: NVIDIA supports it only in its {legacy} legacy driver branch, so the driver ignores the GPU, and nvidia-smi and CUDA find none.</source>
+        <translation>已安装的 NVIDIA 驱动（{driver}）不再支持 {gpu}：NVIDIA 只在其 {legacy} 旧版驱动分支中支持它，因此驱动会忽略该 GPU，nvidia-smi 和 CUDA 都找不到 GPU。</translation>
+    </message>
+    <message>
+        <source>Install the {legacy} driver for this system from https://www.nvidia.com/object/unix.html (or the distribution&apos;s package of that branch), with its proprietary kernel module, not an &apos;-open&apos; one (the open modules need a Turing or newer GPU), and keep updates from moving past that branch. Then restart; &apos;nvidia-smi&apos; must list the GPU.</source>
+        <translation>从 https://www.nvidia.com/object/unix.html 为此系统安装 {legacy} 驱动（或发行版中该分支的软件包），使用其专有内核模块，而不是 &apos;-open&apos; 模块（开源模块需要 Turing 或更新的 GPU），并防止更新越过该分支。然后重启；&apos;nvidia-smi&apos; 必须列出该 GPU。</translation>
+    </message>
+    <message>
+        <source>Install the {branch} branch of the driver with its proprietary kernel module, not an &apos;-open&apos; one (the open modules need a Turing or newer GPU), and keep updates from moving past it: Ubuntu: &apos;sudo apt install nvidia-driver-{branch}&apos;, then &apos;sudo apt-mark hold nvidia-driver-{branch}&apos;; Arch: the nvidia-{branch}xx-dkms package; NixOS: hardware.nvidia.package = config.boot.kernelPackages.nvidiaPackages.legacy_{branch}; elsewhere NVIDIA&apos;s {legacy} driver from https://www.nvidia.com/object/unix.html. Then restart; &apos;nvidia-smi&apos; must list the GPU.</source>
+        <translation>安装驱动的 {branch} 分支，使用其专有内核模块，而不是 &apos;-open&apos; 模块（开源模块需要 Turing 或更新的 GPU），并防止更新越过该分支：Ubuntu：&apos;sudo apt install nvidia-driver-{branch}&apos;，然后 &apos;sudo apt-mark hold nvidia-driver-{branch}&apos;；Arch：nvidia-{branch}xx-dkms 软件包；NixOS：hardware.nvidia.package = config.boot.kernelPackages.nvidiaPackages.legacy_{branch}；其他系统：从 https://www.nvidia.com/object/unix.html 获取 NVIDIA 的 {legacy} 驱动。然后重启；&apos;nvidia-smi&apos; 必须列出该 GPU。</translation>
     </message>
     <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>

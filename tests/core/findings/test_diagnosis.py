@@ -310,6 +310,15 @@ def test_a_module_built_for_another_cuda_is_named_as_the_fix():
     assert finding.params["variant"] == "cuda"
 
 
+def test_the_quoted_line_shows_the_message_where_a_long_line_holds_it_late():
+    # Ollama's journal: the refusal stands 300 characters into its line (ollama/ollama#12692).
+    text = (DIAGNOSE / "ollama-system-memory_granite4-hybrid-estimate_ollama-12692.txt").read_text()
+    [finding] = diagnose(text)
+    evidence = str(finding.params["evidence"])
+    assert evidence.startswith("…") and "model requires more system memory (5.5 GiB)" in evidence
+    assert len(evidence) <= 240
+
+
 def test_specific_findings_suppress_the_generic_ones_they_explain():
     arch = (
         "UserWarning:\nNVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with the current "

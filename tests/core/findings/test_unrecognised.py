@@ -207,6 +207,9 @@ def test_an_unknown_package_in_the_frames_is_named_without_a_tracker():
         # A tool's own words for what it could not do (NCCL's, quoted without its WARN prefix).
         ("Error while creating shared memory segment /dev/shm/nccl-x (size 7)\n", "Error while creating"),
         ("Error: llama runner process has terminated: exit status 2\n", "Error: llama runner"),
+        # The solvers' words when nothing fits (uv; pixi's resolvo).
+        ("  × No solution found when resolving dependencies:\n", "× No solution found"),
+        ("  × failed to solve the environment\n", "× failed to solve"),
     ],
 )
 def test_each_kind_of_error_line_is_seen(log: str, line: str):

@@ -130,8 +130,15 @@ _RULES: Final[tuple[HitRule, ...]] = tuple(rule for part in PARTS for rule in pa
 def _line_at(text: str, position: int) -> str:
     start = text.rfind("\n", 0, position) + 1
     end = text.find("\n", position)
-    line = text[start : end if end >= 0 else len(text)].strip()
-    return line if len(line) <= _EVIDENCE_CHARS else line[: _EVIDENCE_CHARS - 1] + "…"
+    end = end if end >= 0 else len(text)
+    line = text[start:end].strip()
+    if len(line) <= _EVIDENCE_CHARS:
+        return line
+    if position - start < _EVIDENCE_CHARS - 20:
+        return line[: _EVIDENCE_CHARS - 1] + "…"
+    # A long line (a journal's prefix, a JSON record) quotes where the message is, not its start.
+    cut = text[max(start, position - 20) : end].strip()
+    return "…" + (cut if len(cut) <= _EVIDENCE_CHARS - 2 else cut[: _EVIDENCE_CHARS - 2] + "…")
 
 
 def diagnose(text: str) -> list[Finding]:
@@ -144,7 +151,10 @@ def diagnose(text: str) -> list[Finding]:
 
 def _diagnose(text: str) -> list[Finding]:
     hits: dict[str, Hit] = {}
-    for view in log_views(text):
+    # A place in one reading is not a place in another (undoing wraps moves the text): a hit's
+    # place and quoted line are the first reading's that has it.
+    found_in: dict[str, int] = {}
+    for number, view in enumerate(log_views(text)):
         # Each pattern reads only the text around the places its fixed texts stand (found with
         # substring searches, once per view): the time grows with the log, not with log x patterns.
         index = NeedleIndex(view, _NEEDLES)
@@ -157,7 +167,8 @@ def _diagnose(text: str) -> list[Finding]:
                 hit = hits.get(signature.code)
                 if hit is None:
                     hit = hits[signature.code] = Hit(match.start(), _line_at(view, match.start()))
-                elif match.start() < hit.position:
+                    found_in[signature.code] = number
+                elif match.start() < hit.position and found_in[signature.code] == number:
                     hit.position, hit.evidence = match.start(), _line_at(view, match.start())
                 hit.add(values, signature.variant)
     for rule in _RULES:

@@ -78,21 +78,23 @@ def _torch_cuda_unavailable(
     return None, {}
 
 
-#: The extension's file just before ": undefined symbol:" (looked for there only: a pattern that
-#: starts with a name would be tried at every position of a long log).
-_MODULE_FILE: Final = re.compile(
-    r"(?:(?P<package>[\w-]{1,60})/)?(?P<module>[\w-]{1,80})\.(?:cpython-\d{2,3}[\w-]{0,40}\.so|abi3\.so|so)$"
-)
+#: The extension's file name just before ": undefined symbol:", and the folder it is in.
+_MODULE_FILE: Final = re.compile(r"(?P<module>[\w-]{1,80})\.(?:cpython-\d{2,3}[\w-]{0,40}\.so|abi3\.so|so)")
+_FOLDER: Final = re.compile(r"[\w-]{1,60}")
 
 
 def _extension_module(match: re.Match[str]) -> Values | None:
     """The module file's name; a ``_C`` module is named by its package (``xformers/_C``)."""
     text = match.string
     before = text[max(text.rfind("\n", 0, match.start()) + 1, match.start() - 400) : match.start()]
-    file = _MODULE_FILE.search(before)
+    # The path's last two parts, split off from the end: a search for a file name at the end of
+    # the text before would try every place of it, at every match of a log that repeats one.
+    parts = before.split()[-1:] and before.split()[-1].rsplit("/", 2)[-2:]
+    file = _MODULE_FILE.fullmatch(parts[-1]) if parts else None
     if file is None:
         return None
-    module, package = file.group("module"), file.group("package")
+    folder = parts[0] if len(parts) == 2 else ""
+    module, package = file.group("module"), (folder if _FOLDER.fullmatch(folder) else None)
     if module.startswith("lib"):
         # torch's own libraries (libtorch_cuda.so): two torch installations mixed, not an extension.
         return None

@@ -137,7 +137,10 @@ def _docker_variant(
 _VERSION: Final = r"\d{1,2}(?:\.\d{1,2})?"
 #: The version of a virtual package the machine has: conda info and pixi info
 #: ("__cuda=12.1=0"), conda's classic report ("feature:/linux-64::__cuda==11.4=0"), pixi's list.
-_HAS_CUDA: Final = re.compile(rf"__cuda={{1,2}}(?P<found>{_VERSION})=")
+#: pixi's solver lists the one it has as an option of a conflict ("│  └─ __cuda 12.8").
+_HAS_CUDA: Final = re.compile(rf"__cuda={{1,2}}(?P<found>{_VERSION})=|─ __cuda (?P<listed>{_VERSION})\b")
+#: The CUDA a conflict asks for, where the solver names it: conda-forge's cuda-version package.
+_CUDA_VERSION_ASKED: Final = re.compile(rf"\bcuda-version >=(?P<version>{_VERSION})")
 _HAS_GLIBC: Final = re.compile(
     rf"__glibc={{1,2}}(?P<found>{_VERSION})=|\bGLIBC[ _]?(?P<named>2\.\d{{1,2}})\b"
 )
@@ -167,7 +170,9 @@ def _cuda_variant(
     if read_log_facts(text).os_family == "darwin" or re.search(r"\bosx-(?:arm)?64\b|__osx=", text):
         return "macos", {}
     required = next((v for spec in values.get("spec", []) if (v := _spec_version(spec))), None)
-    found = [match.group("found") for match in _HAS_CUDA.finditer(text)]
+    if required is None and (asked := _CUDA_VERSION_ASKED.search(text)):
+        required = asked.group("version")
+    found = [match.group("found") or match.group("listed") for match in _HAS_CUDA.finditer(text)]
     if not found:
         return None, {}
     if required and _version(found[0]) < _version(required):

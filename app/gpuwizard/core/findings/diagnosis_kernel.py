@@ -9,6 +9,8 @@ syslog: timestamps, "kernel:" and PCI addresses before them change nothing.
 - ``GPU_INIT_FAILED``: "RmInitAdapter failed!" and the lines that go with it. The variant names the
   step that failed where the log shows it: the BAR1 window too small for the GPU's memory
   (``bar1``: Resizable BAR, Above 4G Decoding) or the GSP firmware (``gsp``).
+- ``DRIVER_DROPPED_GPU``: the driver ignores a GPU that only a legacy branch supports ("supported
+  through the NVIDIA 580.xx Legacy drivers"); ``branch`` where the branch is numbered.
 - ``GPU_XID_ERROR``: "NVRM: Xid (PCI:...): N": the Xid numbers and NVIDIA's meaning of each, from
   the vocabulary ``resources/vocabularies/nvidia-xid.json`` (NVIDIA's Xid documentation). The
   variant follows the worst of them: the GPU fell off the bus (79), a memory error (ECC, row
@@ -46,6 +48,37 @@ def _bar1_sizes(match: re.Match[str]) -> Values:
         "bar1_mib": str(int(match.group("bar1")) // _MIB),
         "fb_mib": str(int(match.group("fb")) // _MIB),
     }
+
+
+# --- a GPU only a legacy driver branch supports ------------------------------------------------
+
+#: The GPU's name before the legacy branch ("The NVIDIA NVIDIA GeForce GTX 1050 GPU installed"),
+#: and the installed driver after it ("The 595.71.05 NVIDIA driver will ignore"); the words run
+#: over several "NVRM:" lines.
+_LEGACY_GPU: Final = re.compile(r"The NVIDIA (?:NVIDIA )?(?P<gpu>[^\n>]{1,80}?) GPU installed in this system")
+_LEGACY_DRIVER: Final = re.compile(
+    r"The (?P<driver>\d{2,3}\.\d{1,3}(?:\.\d{1,3})?) NVIDIA driver will ignore"
+)
+
+
+def _legacy_branch(match: re.Match[str]) -> Values:
+    """The legacy branch, the GPU and the installed driver, where the lines around say them."""
+    text = match.string
+    values: Values = {"legacy": match.group("legacy"), "gpu": "GPU", "driver": "?"}
+    gpus = list(_LEGACY_GPU.finditer(text, max(0, match.start() - 300), match.start()))
+    if gpus:
+        values["gpu"] = gpus[-1].group("gpu").strip()
+    if driver := _LEGACY_DRIVER.search(text, match.end(), match.end() + 400):
+        values["driver"] = driver.group("driver")
+    return values
+
+
+def _legacy_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    # A numbered branch ("580.xx") has packages named for it; an old one ("1.0-96xx") only NVIDIA's page.
+    branch = re.match(r"\d{3}\.xx$", values.get("legacy", [""])[0])
+    return ("branch", {"branch": values["legacy"][0][:3]}) if branch else (None, {})
 
 
 def _init_variant(
@@ -119,7 +152,7 @@ def _xid_variant(
 
 KERNEL_PART: Final = DiagnosisPart(
     name="kernel",
-    extractors=(_bar1_sizes,),
+    extractors=(_bar1_sizes, _legacy_branch),
     suppresses={
         # The GPU never came up: CUDA and PyTorch finding no device, or failing to initialise,
         # follow from it; the device-list and driver-install advice does not help.
@@ -134,6 +167,20 @@ KERNEL_PART: Final = DiagnosisPart(
         # module refusing a GPU without a GSP (truenas-nvidia-drivers#20).
         "KERNEL_MODULE_MISMATCH": ("GPU_INIT_FAILED",),
         "OPEN_KERNEL_MODULE_UNSUPPORTED_GPU": ("GPU_INIT_FAILED",),
+        # The driver ignores the GPU: no device, no initialisation, no driver answering follow
+        # (nvidia-smi's "couldn't communicate with the NVIDIA driver", nixos-hardware#1828).
+        "DRIVER_DROPPED_GPU": (
+            "KERNEL_MODULE_MISMATCH",
+            "GPU_INIT_FAILED",
+            "CUDA_DEVICE_NOT_VISIBLE",
+            "CUDA_INIT_FAILED",
+            "NO_NVIDIA_DRIVER",
+            "VENDOR_CUDA_ERROR",
+        ),
     },
-    refiners={"GPU_INIT_FAILED": _init_variant, "GPU_XID_ERROR": _xid_variant},
+    refiners={
+        "GPU_INIT_FAILED": _init_variant,
+        "GPU_XID_ERROR": _xid_variant,
+        "DRIVER_DROPPED_GPU": _legacy_variant,
+    },
 )

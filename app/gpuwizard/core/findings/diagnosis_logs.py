@@ -78,6 +78,22 @@ def _loaded_by_import(match: re.Match[str]) -> Values | None:
     return values
 
 
+#: The NVIDIA library each symbol prefix belongs to: its name, its Python module in NVIDIA's
+#: wheels (the files are in the module's lib folder on Linux, bin on Windows) and its wheel.
+_SYMBOL_LIBRARIES: Final = (("cudnn", "cuDNN", "nvidia.cudnn", "nvidia-cudnn"),)
+_CUDA13_WHEELS: Final = re.compile(r"\bnvidia-[a-z-]{2,30}-cu13\b|\bcu13\d\b")
+
+
+def _symbol_library(match: re.Match[str]) -> Values | None:
+    """The library that should have given a symbol ("Invalid handle. Cannot load symbol cudnnCreate")."""
+    symbol = match.group("symbol")
+    for prefix, library, module, wheel in _SYMBOL_LIBRARIES:
+        if symbol.startswith(prefix):
+            suffix = "-cu13" if _CUDA13_WHEELS.search(match.string) else "-cu12"
+            return {"symbol": symbol, "library": library, "module": module, "wheel": wheel + suffix}
+    return None
+
+
 def _components(libraries: Sequence[str]) -> list[str]:
     """The CUDA and cuDNN releases that ship ``libraries``, where the file name tells."""
     components: list[str] = []
@@ -238,6 +254,9 @@ def _dll_not_found(
         return ("import_package" if values.get("package") else "import"), {"components": components}
     if components:
         return "cuda", {"components": components}
+    if not libraries and values.get("symbol"):
+        windows = read_log_facts(text).os_family == "windows"
+        return ("symbol_windows" if windows else "symbol"), {}
     return _first_variant(variants), {}
 
 
@@ -298,8 +317,19 @@ def _driver_too_old(
     return ("log_cuda" if "driver_cuda" in values else "log"), {}
 
 
-def _driver_symbol(match: re.Match[str]) -> Values:
-    return {"library": match.group("library"), "symbol": match.group("symbol")}
+#: A character that cannot be in a library's file name: where the name before ".so" begins.
+_NOT_IN_FILE_NAME: Final = re.compile(r"[^\w.+-]")
+
+
+def _driver_symbol(match: re.Match[str]) -> Values | None:
+    # The pattern starts at ".so" (re skips ahead to its literal text; a pattern that starts with
+    # the file name's characters is tried at every place of a log): the name is read backwards.
+    text = match.string
+    name = _NOT_IN_FILE_NAME.split(text[max(0, match.start() - 100) : match.start()])[-1]
+    if not name:
+        return None
+    library = name + text[match.start() : text.index(":", match.start())]
+    return {"library": library, "symbol": match.group("symbol")}
 
 
 def _out_of_memory(
@@ -315,6 +345,7 @@ LOGS_PART: Final = DiagnosisPart(
         _library,
         _gpu_library,
         _loaded_by_import,
+        _symbol_library,
         _arch_not_compiled,
         _arch_too_old,
         _driver_found,

@@ -20,11 +20,15 @@ from gpuwizard.core.findings.signature import WINDOWS_LOG, DiagnosisPart, Hit, V
 _PACKAGE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
+_SPLIT_MARKERS: Final = re.compile(r"\{[^}\n]{0,200}\}")
+
+
 def _requirement_values(requirements: Sequence[str]) -> Values | None:
     kept: list[str] = []
     packages: list[str] = []
     for raw in requirements:
-        requirement = raw.strip().strip("`'\",;")
+        # uv names a requirement of one split with its markers: "torch{sys_platform == 'win32'}==2.7.1".
+        requirement = _SPLIT_MARKERS.sub("", raw.strip().strip("`'\",;"))
         name = _PACKAGE_NAME.match(requirement.split("::")[-1])
         if name:
             kept.append(requirement)
@@ -62,7 +66,11 @@ _PIP_INDEXES_OR_NETWORK: Final = re.compile(
 #: uv's words when the version it picked has wheels for other platforms only, and its hint
 #: ("You're on Windows (`win_amd64`), but `torch` (v2.5.1) only has wheels for the following
 #: platform: `linux_aarch64`").
-_OTHER_PLATFORM: Final = re.compile(r"doesn't have a source distribution or wheel for the current platform")
+#: In a universal resolution uv names the platform of the split that has no wheel ("has no
+#: `platform_machine == 'AMD64' and sys_platform == 'win32'`-compatible wheels").
+_OTHER_PLATFORM: Final = re.compile(
+    r"doesn't have a source distribution or wheel for the current platform|`-compatible wheels\b"
+)
 _UV_PLATFORM_HINT: Final = re.compile(
     r"You're on [\w ]{1,30} \(`(?P<platform>[\w.-]{1,60})`\), but `[^`\n]{1,100}` \([^)\n]{1,40}\) only "
     r"has wheels for the following platforms?: (?P<available>[^\n;]{1,400})"
@@ -70,7 +78,11 @@ _UV_PLATFORM_HINT: Final = re.compile(
 #: A 32-bit Python shows in its banner ("[MSC v.1916 32 bit (Intel)]"), in wheel tags (win32,
 #: i686) or in words; only then, or when a Windows install found no version at all (the
 #: classic 32-bit case, tensorflow/tensorflow#8251), is a 32-bit Python named as the cause.
-_NO_MATCH_32BIT: Final = re.compile(r"\bwin32\b|\b32[- ]bit\b|\bi[3-6]86\b", re.IGNORECASE)
+#: Python's sys.platform is "win32" on 64-bit Windows too: a marker that names it says nothing.
+_NO_MATCH_32BIT: Final = re.compile(
+    r"\bwin32\b(?<!sys_platform == 'win32)(?<!sys_platform == \"win32)|\b32[- ]bit\b|\bi[3-6]86\b",
+    re.IGNORECASE,
+)
 
 
 def _no_match_variant(

@@ -12,6 +12,8 @@ finds nothing but the log holds an error, :func:`unrecognised_error` quotes it. 
   "terminate called after throwing", a segmentation fault, a core dump, the OOM killer's lone
   "Killed", a compiler's or pip's and uv's ``error:`` and pip's ``ERROR:``, a tool's ``Error:``
   or "Error while ...", ``CUDA error:``;
+- a solver that found no packages that fit: uv's "No solution found when resolving dependencies",
+  pixi's "Cannot solve the request" and "failed to solve";
 - a non-zero exit: "exit code 1", "exited with code 3", "returned non-zero exit status 1";
 - the NVIDIA driver failing to bring a GPU up: its kernel module's ``NVRM:`` lines that say
   "failed", "Cannot", "Xid", "not large enough"; nvidia-smi's "No devices were found",
@@ -164,7 +166,7 @@ _DRIVER_WORDS: Final = r"NVRM: |No devices were found|NVIDIA-SMI has failed|[Ff]
 _TRIGGER: Final = re.compile(
     r"[Ee]rror|ERROR|Exception|FATAL|[Ff]atal|terminate called|Segmentation fault|core dumped"
     r"|Illegal instruction|Killed|[Ee]xit|ASSERT|Assertion|Check failed|^[ \t]*F(?:\d{4})? "
-    rf"|{_DRIVER_WORDS}|CMake Error",
+    rf"|{_DRIVER_WORDS}|CMake Error|No solution found|Cannot solve the request|failed to solve",
     re.MULTILINE,
 )
 _FATAL: Final = re.compile(
@@ -182,6 +184,9 @@ _FATAL: Final = re.compile(
     r"|^No devices were found\b|\bNVIDIA-SMI has failed\b|\bFailed to initialize NVML: "
     # CMake's: "CMake Error at CMakeLists.txt:26 (enable_language):" and its indented reason.
     r"|^CMake Error\b"
+    # The solvers' words when no set of packages fits: uv's "No solution found when resolving
+    # dependencies", pixi's (resolvo's) "Cannot solve the request because of" and "failed to solve".
+    r"|\bNo solution found when resolving\b|\bCannot solve the request\b|\bfailed to solve the\b"
 )
 #: The lines that are the NVIDIA driver's (its kernel module's, nvidia-smi's, NVML's).
 _DRIVER_LINE: Final = re.compile(_DRIVER_WORDS)
