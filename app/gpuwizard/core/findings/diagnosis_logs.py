@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gpuwizard.core.findings.log_facts import capability_of_sm, gpu_name_before, read_log_facts
+from gpuwizard.core.findings.log_facts import capability_of_sm, gpu_name_before, per_log, read_log_facts
 from gpuwizard.core.findings.signature import (
     DRIVER_LIBRARY,
     OPTIONAL_LIBRARY,
@@ -81,7 +81,14 @@ def _loaded_by_import(match: re.Match[str]) -> Values | None:
 #: The NVIDIA library each symbol prefix belongs to: its name, its Python module in NVIDIA's
 #: wheels (the files are in the module's lib folder on Linux, bin on Windows) and its wheel.
 _SYMBOL_LIBRARIES: Final = (("cudnn", "cuDNN", "nvidia.cudnn", "nvidia-cudnn"),)
-_CUDA13_WHEELS: Final = re.compile(r"\bnvidia-[a-z-]{2,30}-cu13\b|\bcu13\d\b")
+#: CUDA 13's wheels named in the log: nvidia-cudnn-cu13, a cu130 index or build ("/cu130", "+cu130").
+_CUDA13_WHEELS: Final = re.compile(r"-cu13\b|/cu13\d\b|\+cu13\d\b")
+
+
+@per_log
+def _cuda13_wheels(text: str) -> bool:
+    """Whether the log names CUDA 13's wheels (asked once per log, not at every match)."""
+    return search_log(_CUDA13_WHEELS, text) is not None
 
 
 def _symbol_library(match: re.Match[str]) -> Values | None:
@@ -89,7 +96,7 @@ def _symbol_library(match: re.Match[str]) -> Values | None:
     symbol = match.group("symbol")
     for prefix, library, module, wheel in _SYMBOL_LIBRARIES:
         if symbol.startswith(prefix):
-            suffix = "-cu13" if _CUDA13_WHEELS.search(match.string) else "-cu12"
+            suffix = "-cu13" if _cuda13_wheels(match.string) else "-cu12"
             return {"symbol": symbol, "library": library, "module": module, "wheel": wheel + suffix}
     return None
 
