@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gpuwizard.core.findings.log_facts import per_log, read_log_facts, shows_wsl
+from gpuwizard.core.findings.log_facts import lowered_edges, per_log, read_log_facts, shows_wsl
 from gpuwizard.core.findings.signature import DiagnosisPart, Values, search_log
 
 # --- the open kernel module on GPUs before Turing --------------------------------------------
@@ -183,16 +183,22 @@ def _cuda_variant(
 @per_log
 def _glibc_found(text: str) -> str | None:
     """The system's glibc the log shows: conda's virtual package, a GLIBC version, an old distribution."""
-    if match := _HAS_GLIBC.search(text):
+    if match := search_log(_HAS_GLIBC, text):
         return match.group("found") or match.group("named")
     return _distribution_glibc(text)
 
 
 @per_log
 def _distribution_glibc(text: str) -> str | None:
-    """The glibc of the distribution the log names (its release notes), if it names an old one."""
+    """The glibc of the distribution the log names (its release notes), if it names an old one.
+
+    Read like the log's other facts: in lower case, from its first and last MiB, each pattern
+    only around its names (a pattern that starts with a word boundary is otherwise tried at every
+    place).
+    """
+    lowered = lowered_edges(text)
     for pattern, version in _DISTRIBUTION_GLIBC:
-        if pattern.search(text):
+        if search_log(pattern, lowered):
             return version
     return None
 
@@ -216,24 +222,24 @@ def _loader_glibc(match: re.Match[str]) -> Values:
 _DISTRIBUTION_GLIBC: Final = (
     (
         re.compile(
-            r"\b(?:CentOS|Red Hat Enterprise|RHEL|Oracle Linux|Scientific Linux)[^\n]{0,30}?\b7(?:\.\d{1,2})?\b"
+            r"\b(?:centos|red hat enterprise|rhel|oracle linux|scientific linux)[^\n]{0,30}?\b7(?:\.\d{1,2})?\b"
         ),
         "2.17",
     ),
     (
         re.compile(
-            r"\b(?:CentOS|Red Hat Enterprise|RHEL|Rocky Linux|AlmaLinux)[^\n]{0,30}?\b8(?:\.\d{1,2})?\b"
+            r"\b(?:centos|red hat enterprise|rhel|rocky linux|almalinux)[^\n]{0,30}?\b8(?:\.\d{1,2})?\b"
         ),
         "2.28",
     ),
     # Ubuntu's and Debian's own packages of glibc (packages.ubuntu.com, packages.debian.org: libc6
     # 2.27 in bionic, 2.31 in focal, 2.35 in jammy; 2.28 in buster, 2.31 in bullseye); people
-    # write the names in any case ("ubuntu 20.04").
-    (re.compile(r"\bUbuntu 18\.04\b", re.IGNORECASE), "2.27"),
-    (re.compile(r"\bUbuntu 20\.04\b", re.IGNORECASE), "2.31"),
-    (re.compile(r"\bUbuntu 22\.04\b", re.IGNORECASE), "2.35"),
-    (re.compile(r"\bDebian(?: GNU/Linux)? 10\b|\bbuster\b", re.IGNORECASE), "2.28"),
-    (re.compile(r"\bDebian(?: GNU/Linux)? 11\b|\bbullseye\b", re.IGNORECASE), "2.31"),
+    # write the names in any case ("ubuntu 20.04"): the patterns read the log in lower case.
+    (re.compile(r"\bubuntu 18\.04\b"), "2.27"),
+    (re.compile(r"\bubuntu 20\.04\b"), "2.31"),
+    (re.compile(r"\bubuntu 22\.04\b"), "2.35"),
+    (re.compile(r"\bdebian(?: gnu/linux)? 10\b|\bbuster\b"), "2.28"),
+    (re.compile(r"\bdebian(?: gnu/linux)? 11\b|\bbullseye\b"), "2.31"),
 )
 
 

@@ -124,7 +124,11 @@ def _undefined_symbol(match: re.Match[str]) -> Values | None:
         return None  # the driver's own function (cuXxx): DRIVER_TOO_OLD's signature reads it
     values: Values = {"symbol": match.group("symbol")}
     library = match.groupdict().get("library")
-    if found := _LIBRARY_PATH.search(before + (library or "")):
+    # The path is the last word before the symbol: the pattern reads that word alone, not the
+    # whole line at each place (a log repeating the line had it read at every match).
+    core = before.rstrip(" ")
+    word = core[max(core.rfind(c) for c in " \t\"'`") + 1 :]
+    if found := _LIBRARY_PATH.search(word + (library or "")):
         values["library"] = found.group("library")
         folder = found.group("path")[: -len(found.group("library"))].rstrip("/")
         if folder:
