@@ -170,7 +170,7 @@ def test_headline_a_cpu_only_plan_on_a_gpu_machine():
 
 def test_headline_another_plan_than_the_one_picked():
     rec = advise("linux-k80-470.256.02.json", "pytorch", "2.13")
-    assert not rec.gpu_supported
+    assert rec.gpu_supported and not rec.some_release_gpu_supported
     assert rec.plan.framework_version != "2.13.0"
     assert headline(rec, nvidia_gpu_present=True) == (
         "GPU training with PyTorch is possible with the plan below, not with exactly what you picked."

@@ -80,7 +80,7 @@ def test_scenario(scenario: dict[str, Any]):
     data = recommendation_to_json(rec)
     plan = data["plan"]
     context = f"{scenario['id']}: plan {rec.plan.summary}; findings {[f.code for f in rec.findings]}"
-    for key in ("gpu_supported", "driver_update_required"):
+    for key in ("gpu_supported", "some_release_gpu_supported", "driver_update_required"):
         if key in expect:
             assert data[key] == expect[key], context
     assert subset(expect.get("plan", {}), plan), context

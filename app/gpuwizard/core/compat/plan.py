@@ -261,7 +261,11 @@ def _freshness_json(freshness: Freshness) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The answer to a wish: a plan, alternatives best first, and why."""
+    """The answer to a wish: a plan, alternatives best first, and why.
+
+    ``gpu_supported``: the plan uses this machine's GPU as it is (its build's machine code, not
+    PTX alone; no driver update first).
+    """
 
     framework: str
     gpu_supported: bool
@@ -274,6 +278,9 @@ class Recommendation:
     wish: Wish = json_field(default_factory=lambda: Wish("pytorch"), write=_wish_json)
     compat_origin: str = json_field(key="compat_data", default="bundled")
     freshness: Freshness = json_field(key="data_freshness", default_factory=Freshness, write=_freshness_json)
+    #: Whether some release the wish allows would use this machine's GPU as it is (``gpu_supported``
+    #: is the plan's own): with no version asked, an older release may where the plan's does not.
+    some_release_gpu_supported: bool = False
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:

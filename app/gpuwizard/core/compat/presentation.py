@@ -166,7 +166,8 @@ def _gpu_headline(rec: Recommendation, title: str) -> TranslatableText:
             ),
             framework=title,
         )
-    if rec.gpu_supported:
+    # The plan uses the GPU as it is, and so does what was picked (a build of the wished release).
+    if rec.gpu_supported and rec.some_release_gpu_supported:
         return _text(
             QT_TRANSLATE_NOOP("plans", "GPU training with {framework} is possible on this machine as it is."),
             framework=title,

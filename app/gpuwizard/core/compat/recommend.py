@@ -85,6 +85,9 @@ def recommend(
     plan = best.plan
     # DESIGN.md section 4: "PTX-JIT-only paths do not count". A plan counts when at least one
     # GPU it serves runs the build's machine code (the GPU_PTX_ONLY finding names the others).
+    # gpu_supported is the plan's own (issue 36): a release the plan does not use says nothing
+    # of it; whether some release of the wish would is said apart.
+    plan_gpu_now = best.tier == TIER_GPU_NOW and _runs_natively(plan)
     wished_gpu_now = [
         c for c in ranked if c.tier == TIER_GPU_NOW and c.matches_wish and _runs_natively(c.plan)
     ]
@@ -93,7 +96,8 @@ def recommend(
     return Recommendation(
         framework=wish.framework,
         # An unverified release's build matrix is unknown: not GPU-supported as far as we know.
-        gpu_supported=bool(wished_gpu_now) and unverified is None,
+        gpu_supported=plan_gpu_now and unverified is None,
+        some_release_gpu_supported=bool(wished_gpu_now) and unverified is None,
         driver_update_required=plan.driver_update_required,
         plan=plan,
         alternatives=_alternatives(ranked),
