@@ -4973,6 +4973,14 @@
         <translation>Se ejecuta dentro de WSL 2 (Ubuntu), que usa esta GPU a través del controlador de Windows.</translation>
     </message>
     <message>
+        <source>{package} {spec} resolves to {version} (the data&apos;s resolution of {day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment&apos;s constraints too.</source>
+        <translation>{package} {spec} se resuelve a {version} (la resolución registrada en los datos el {day}), que ya no admite la capacidad de cómputo {capabilities}: el plan fija {package}{pin}, también en las restricciones del entorno.</translation>
+    </message>
+    <message>
+        <source>{package} {spec} resolves to {version} today ({day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment&apos;s constraints too.</source>
+        <translation>{package} {spec} se resuelve hoy ({day}) a {version}, que ya no admite la capacidad de cómputo {capabilities}: el plan fija {package}{pin}, también en las restricciones del entorno.</translation>
+    </message>
+    <message>
         <source>tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages.</source>
         <translation>tensorflow[and-cuda] trae CUDA {cuda} y cuDNN {cudnn} como paquetes de pip.</translation>
     </message>

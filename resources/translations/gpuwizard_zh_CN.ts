@@ -4965,6 +4965,14 @@
         <translation>在 WSL 2（Ubuntu）中运行，WSL 2 通过 Windows 驱动程序使用此 GPU。</translation>
     </message>
     <message>
+        <source>{package} {spec} resolves to {version} (the data&apos;s resolution of {day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment&apos;s constraints too.</source>
+        <translation>{package} {spec} 解析为 {version}（数据中记录的 {day} 的解析结果），该版本已不再支持计算能力 {capabilities}：方案固定为 {package}{pin}，环境的约束文件中也是如此。</translation>
+    </message>
+    <message>
+        <source>{package} {spec} resolves to {version} today ({day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment&apos;s constraints too.</source>
+        <translation>{package} {spec} 今天（{day}）解析为 {version}，该版本已不再支持计算能力 {capabilities}：方案固定为 {package}{pin}，环境的约束文件中也是如此。</translation>
+    </message>
+    <message>
         <source>tensorflow[and-cuda] brings CUDA {cuda} and cuDNN {cudnn} as pip packages.</source>
         <translation>tensorflow[and-cuda] 以 pip 包的形式提供 CUDA {cuda} 和 cuDNN {cudnn}。</translation>
     </message>

@@ -116,7 +116,18 @@ def test_every_tensorflow_build_serves_its_architectures_at_its_minimum_driver(r
             and rec.plan.cudnn == build.cudnn
         )
         if build.cuda_supply == "and-cuda":
-            assert rec.plan.requirements == (f"tensorflow[and-cuda]=={release.latest}",)
+            # Plus a pin below the library release that dropped the GPU, where the build's range
+            # resolves to one (issue 36: cuDNN 9.11 and newer need 7.5).
+            dropped = [
+                f"{r.package}<{floor.version_from}"
+                for r in build.library_ranges
+                if (
+                    floor := COMPAT.libraries_exclude(None, r.resolved, capability)
+                    if r.library == "cudnn"
+                    else None
+                )
+            ]
+            assert rec.plan.requirements == (f"tensorflow[and-cuda]=={release.latest}", *dropped)
             assert not rec.plan.system_cuda_toolkit_required
         if os_name == "windows":
             assert rec.plan.dlls_expected == build.dlls

@@ -21,7 +21,7 @@ from builders.requests import planned
 from builders.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.compat.plan import Plan, ResolvedLibrary
 from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvStart
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.events import Event, to_json
@@ -417,3 +417,43 @@ def test_a_found_conda_is_preferred_and_rattler_can_still_be_chosen(tmp_path: Pa
     assert prepared.backend.tool == "micromamba"
     chosen = prepare_environment(*planned("lab", plan, tool="rattler", prefix=prefix), found)
     assert chosen.backend.tool == "rattler"
+
+
+@pytest.mark.slow
+def test_the_plans_library_pin_holds_in_the_environment(wheels: Path, tmp_path: Path):
+    # Issue 36: a plan that pins cuDNN below the release that dropped its GPU keeps the pin after
+    # the install: a later `pip install` can lift neither the library nor anything needing more.
+    build_wheel(wheels, "nvidia_cudnn_cu12", "9.10.2.21")
+    cudnn = ResolvedLibrary(
+        "cudnn", "nvidia-cudnn-cu12", "<10.0,>=9.3.0.75", "9.28.0.42", "2026-11-29", "data", "<9.11", ("6.1",)
+    )
+    plan = torch_plan(requirements=("torch==2.13.0", "nvidia-cudnn-cu12<9.11"), resolved=(cudnn,))
+    assert plan.library_pins == ("nvidia-cudnn-cu12<9.11",)
+    result, _ = make(planned("cudnn-pinned", plan, find_links=wheels, offline=True))
+    assert result.status == "ok", result
+    assert "nvidia-cudnn-cu12<9.11" in Path(result.constraints).read_text().splitlines()
+    other = tmp_path / "newer"
+    other.mkdir()
+    build_wheel(other, "nvidia_cudnn_cu12", "9.28.0.42")
+    build_wheel(other, "needs_new_cudnn", "1.0", requires=["nvidia-cudnn-cu12>=9.11"])
+    for wanted in ("nvidia-cudnn-cu12==9.28.0.42", "--upgrade nvidia-cudnn-cu12", "needs_new_cudnn"):
+        done = subprocess.run(
+            [
+                result.python,
+                "-m",
+                "pip",
+                "install",
+                "--no-index",
+                "--find-links",
+                str(other),
+                *wanted.split(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        installed = env_python_says(
+            result.python, "import importlib.metadata as m; print(m.version('nvidia-cudnn-cu12'))"
+        )
+        assert installed == "9.10.2.21", (wanted, done.stdout, done.stderr)

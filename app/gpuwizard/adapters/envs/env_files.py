@@ -102,7 +102,10 @@ def write_constraints(prefix: Path, pins: Sequence[str], *, windows: bool | None
     value is no interpolation, and a ``file:`` URL's ``%20`` is kept as it is.
     """
     constraints = prefix / CONSTRAINTS_NAME
-    header = "# Written by gpuwizard: keeps the framework build this environment was made with.\n"
+    header = (
+        "# Written by gpuwizard: keeps the framework build this environment was made with"
+        " (and the CUDA libraries its GPU needs).\n"
+    )
     constraints.write_text(header + "".join(f"{pin}\n" for pin in pins), encoding="utf-8")
     config_path = prefix / pip_config_name(windows=windows)
     config = configparser.RawConfigParser()

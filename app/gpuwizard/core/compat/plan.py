@@ -108,6 +108,36 @@ class CudaWheels:
 
 
 @dataclass(frozen=True)
+class ResolvedLibrary:
+    """A CUDA library left to a range, what the install resolves it to, and the plan's pin.
+
+    Attributes:
+        library: The library's name in ``library_architectures`` (``cudnn``, ``cublas``).
+        package: The wheel that brings it (``nvidia-cudnn-cu12``).
+        spec: The range the build's requirement allows (``<10.0,>=9.3.0.75``).
+        version: What an install resolves the range to.
+        resolved_on: The day of that resolution (ISO).
+        source: ``pip`` (asked today), ``cache`` (asked earlier today) or ``data`` (recorded).
+        pin: The bound the plan adds (``<9.11``), where the resolution drops a GPU it serves.
+        drops: The compute capabilities the resolved release no longer supports, where pinned.
+    """
+
+    library: str
+    package: str
+    spec: str
+    version: str
+    resolved_on: str
+    source: str
+    pin: str | None = None
+    drops: tuple[str, ...] = ()
+
+    @property
+    def requirement(self) -> str | None:
+        """The pin as a requirement (``nvidia-cudnn-cu12<9.11``), or None."""
+        return f"{self.package}{self.pin}" if self.pin else None
+
+
+@dataclass(frozen=True)
 class Plan:
     """One complete, installable configuration.
 
@@ -139,6 +169,9 @@ class Plan:
         driver_update_required: The installed driver is older than ``min_driver``.
         summary: One line describing the plan, in English.
         reasons: Why this plan, in English (one line each).
+        resolved: The CUDA libraries the build leaves to a range, what an install resolves each
+            to (today, or the data's recorded day) and the pin the plan adds where that release
+            drops a GPU it serves (issue 36); the pins are in ``requirements`` too.
     """
 
     framework: str = field(metadata=json_metadata(after="min_driver"))
@@ -165,6 +198,12 @@ class Plan:
     driver_update_required: bool = False
     summary: str = ""
     reasons: tuple[str, ...] = ()
+    resolved: tuple[ResolvedLibrary, ...] = ()
+
+    @property
+    def library_pins(self) -> tuple[str, ...]:
+        """The bounds the plan puts on CUDA libraries (``nvidia-cudnn-cu12<9.11``), kept in the constraints."""
+        return tuple(pin for library in self.resolved if (pin := library.requirement))
 
 
 _SHELL_SPECIAL: Final = re.compile(r"[<>|&^;()\s'\"$`*?]")

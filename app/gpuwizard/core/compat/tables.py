@@ -136,6 +136,23 @@ class Architectures:
 
 
 @dataclass(frozen=True)
+class LibraryRange:
+    """A CUDA library a build's install leaves to a range, and what the range resolved to.
+
+    ``tensorflow[and-cuda]`` 2.20 and newer require ``nvidia-cudnn-cu12>=9.3.0.75,<10``: what pip
+    installs is the newest release in the range on the day, which decides the GPUs it supports
+    (``library_architectures``). ``resolved`` is the data's resolution, of ``resolved_on``.
+    """
+
+    library: str
+    package: str
+    spec: str
+    resolved: str
+    resolved_on: str
+    source: str
+
+
+@dataclass(frozen=True)
 class TensorflowGpuBuild:
     """The GPU build of one TensorFlow release on one OS."""
 
@@ -147,6 +164,8 @@ class TensorflowGpuBuild:
     conda_packages: tuple[str, ...] = ()
     dlls: tuple[str, ...] = ()
     cuda_wheels: CudaWheels | None = None
+    #: The CUDA libraries its install leaves to a range (the ``and-cuda`` extra's).
+    library_ranges: tuple[LibraryRange, ...] = ()
 
 
 def _gpu_builds(raw: object) -> dict[str, TensorflowGpuBuild]:

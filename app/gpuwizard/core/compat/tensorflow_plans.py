@@ -18,8 +18,9 @@ from gpuwizard.core.compat.candidates import (
     is_wished_release,
     with_conda_engine,
 )
+from gpuwizard.core.compat.library_pins import pin_for_gpus, resolved_ranges
 from gpuwizard.core.compat.machine_view import MachineView, gpus_where, toolkits_in_path_order
-from gpuwizard.core.compat.plan import CudaWheels, Plan, Wish
+from gpuwizard.core.compat.plan import CudaWheels, Plan, ResolvedLibrary, Wish
 from gpuwizard.core.compat.reasons import (
     cuda_preference,
     driver_reasons,
@@ -259,6 +260,11 @@ def _tensorflow_plan(
     else:
         requirements = [f"tensorflow=={version}"]
     requirements += numpy_pin(release, compat)
+    # What the build's ranges resolve to, and the pins that keep the GPUs it serves supported.
+    serving = frozenset(served)  # a set: a fleet's plan serves thousands of GPUs
+    capabilities = {gpu.capability for gpu in machine.gpus if gpu.index in serving and gpu.capability}
+    resolved = pin_for_gpus(resolved_ranges(build.library_ranges), capabilities, compat)
+    requirements += [pin for library in resolved if (pin := library.requirement)]
     if build.cuda_supply == "pip-cudnn":
         requirements.append(f"nvidia-cudnn-cu11=={build.cudnn}.*")
     if wheels is not None:
@@ -281,6 +287,7 @@ def _tensorflow_plan(
             )
         )
     reasons += _supply_reasons(build, wheels, conda_supplies=conda_supplies, windows=windows, version=version)
+    reasons += [_pin_reason(library) for library in resolved if library.pin]
     where = "a conda environment" if manager == "conda" else "a venv"
     inside = " inside WSL 2" if target == "wsl2" else ""
     from_wheels = (
@@ -317,6 +324,30 @@ def _tensorflow_plan(
         summary=f"TensorFlow {version} with CUDA {build.cuda} and cuDNN {build.cudnn}{from_wheels} "
         f"for Python {python} in {where}{inside}",
         reasons=tuple(reasons),
+        resolved=resolved,
+    )
+
+
+def _pin_reason(library: ResolvedLibrary) -> str:
+    source = (
+        QT_TRANSLATE_NOOP(
+            "reasons",
+            "{package} {spec} resolves to {version} (the data's resolution of {day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment's constraints too.",
+        )
+        if library.source == "data"
+        else QT_TRANSLATE_NOOP(
+            "reasons",
+            "{package} {spec} resolves to {version} today ({day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment's constraints too.",
+        )
+    )
+    return reason_text(
+        source,
+        package=library.package,
+        spec=library.spec,
+        version=library.version,
+        day=library.resolved_on,
+        capabilities=", ".join(library.drops),
+        pin=library.pin,
     )
 
 

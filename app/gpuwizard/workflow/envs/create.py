@@ -237,8 +237,10 @@ class _Run:
                 self._note(f"wrote {written}")
         self.enter("verify", f"importing {framework_module(plan.framework)} in the new environment")
         probe = self._verify()
-        pins = [f"{probe['distribution']}=={probe['distribution_version']}"]
-        self.enter("constraints", f"pinning {pins[0]} so later installs cannot replace the build")
+        # The plan's bounds on CUDA libraries (nvidia-cudnn-cu12<9.11 where today's cuDNN drops
+        # this GPU) are kept too: a later `pip install` cannot lift them (issue 36).
+        pins = [f"{probe['distribution']}=={probe['distribution_version']}", *plan.library_pins]
+        self.enter("constraints", f"pinning {', '.join(pins)} so later installs cannot replace the build")
         constraints = write_constraints(self.prefix, pins)
         variables = dict(prepared.variables)
         # uv does not read pip's config file; UV_CONSTRAINT is its equivalent
