@@ -35,8 +35,9 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + digest.decode("ascii")
 
 
-def _metadata(name: str, version: str, requires: Sequence[str]) -> str:
+def _metadata(name: str, version: str, requires: Sequence[str], extras: Sequence[str] = ()) -> str:
     lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    lines += [f"Provides-Extra: {extra}" for extra in extras]
     lines += [f"Requires-Dist: {requirement}" for requirement in requires]
     return "\n".join(lines) + "\n\n"
 
@@ -62,6 +63,7 @@ def build_wheel(
     requires: Sequence[str] = (),
     *,
     tag: str = "py3-none-any",
+    extras: Sequence[str] = (),
 ) -> Path:
     """Build ``{name}-{version}-{tag}.whl`` in ``folder`` and return its path.
 
@@ -72,7 +74,9 @@ def build_wheel(
         version: The version, written to METADATA and to the default package's ``__version__``.
         files: Archive paths and their text; by default one package, ``{import name}/__init__.py``
             holding ``__version__ = "{version}"`` (the import name is the escaped name).
-        requires: One ``Requires-Dist`` line each, for example ``"tiny>=1.0"``.
+        requires: One ``Requires-Dist`` line each, for example ``"tiny>=1.0"`` (or
+            ``'tiny>=1.0; extra == "fast"'`` with ``extras=["fast"]``).
+        extras: The extras it provides (``Provides-Extra``).
         tag: The wheel's compatibility tag (``cp311-cp311-manylinux_2_28_x86_64`` for a wheel
             that claims one Python and platform; the files stay pure Python). A version's
             local label (``2.13.0+cpu``) is kept in the file name, as torch's wheels have it.
@@ -84,7 +88,7 @@ def build_wheel(
     if files is None:
         files = {f"{_escaped(name)}/__init__.py": f'__version__ = "{version}"\n'}
     contents: dict[str, bytes] = {path: text.encode("utf-8") for path, text in files.items()}
-    contents[f"{dist}.dist-info/METADATA"] = _metadata(name, version, requires).encode("utf-8")
+    contents[f"{dist}.dist-info/METADATA"] = _metadata(name, version, requires, extras).encode("utf-8")
     contents[f"{dist}.dist-info/WHEEL"] = _wheel_file(tag).encode("utf-8")
     record_path = f"{dist}.dist-info/RECORD"
     record = io.StringIO()

@@ -25,7 +25,8 @@ def add_parser(commands: common.Subcommands) -> None:
     rec.add_argument(
         "--refresh",
         action="store_true",
-        help="fetch newer compatibility data and ask the package indexes for newer releases",
+        help="fetch newer compatibility data, ask the package indexes for newer releases, and ask pip "
+        "what the plan's CUDA library ranges resolve to today",
     )
     rec.add_argument(
         "--compat-url",
@@ -60,6 +61,7 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.core.envs.package_sources import MirrorRefused, sources_to_json  # noqa: PLC0415
     from gpuwizard.workflow.compat.data import load_compat  # noqa: PLC0415
     from gpuwizard.workflow.compat.releases import index_for_wish  # noqa: PLC0415
+    from gpuwizard.workflow.compat.resolutions import plan_resolutions  # noqa: PLC0415
     from gpuwizard.workflow.envs.index_check import expected_tool, sources_for  # noqa: PLC0415
 
     with common.bad_input(WishError):
@@ -76,6 +78,12 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     report = detect()
     with common.bad_input(WishError):
         recommendation = recommend(report, wish, compat, index)
+    # What the plan's range pins resolve to today (pip, with --refresh; else today's kept answer):
+    # planned again with it, the plan pins what that release no longer supports (issue 36).
+    resolutions, resolve_notes = plan_resolutions(recommendation.plan, ask=args.refresh)
+    notes += resolve_notes
+    if resolutions:
+        recommendation = recommend(report, wish, compat, index, resolutions)
     if notes:
         recommendation = replace(recommendation, notes=(*recommendation.notes, *notes))
     plan = recommendation.plan

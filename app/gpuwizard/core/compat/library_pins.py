@@ -23,6 +23,10 @@ from packaging.version import InvalidVersion, Version
 from gpuwizard.core.compat.plan import ResolvedLibrary
 from gpuwizard.core.compat.tables import CompatData, LibraryFloor, LibraryRange, version_key
 
+#: Per release (``2.21.0``), what an installer resolved its ranges to: package -> (version, day,
+#: source), from :mod:`gpuwizard.workflow.compat.resolutions`.
+ResolvedToday = Mapping[str, Mapping[str, tuple[str, str, str]]]
+
 
 def resolved_ranges(
     ranges: Sequence[LibraryRange], resolved: Mapping[str, tuple[str, str, str]] | None = None

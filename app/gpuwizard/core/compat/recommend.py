@@ -36,6 +36,7 @@ from gpuwizard.core.compat.candidates import (
     wished_version,
 )
 from gpuwizard.core.compat.index_view import IndexReleases, beyond_tables, with_index
+from gpuwizard.core.compat.library_pins import ResolvedToday
 from gpuwizard.core.compat.machine_view import machine_view, toolkits_in_path_order
 from gpuwizard.core.compat.plan import CudaNumbers, Freshness, Plan, Recommendation, Wish, WishError
 from gpuwizard.core.compat.plan_findings import findings_for_plan, notes_for_plan
@@ -51,10 +52,16 @@ _MAX_ALTERNATIVES: Final = 4
 
 
 def recommend(
-    report: SystemReport, wish: Wish, compat: CompatData, index: IndexReleases | None = None
+    report: SystemReport,
+    wish: Wish,
+    compat: CompatData,
+    index: IndexReleases | None = None,
+    resolutions: ResolvedToday | None = None,
 ) -> Recommendation:
     """The plan for ``wish`` on the machine ``report`` describes, with alternatives and findings.
 
+    ``resolutions``: what an installer resolved the ranges of a release's requirements to that
+    day (:mod:`gpuwizard.core.compat.library_pins`); else the data's recorded resolution.
     ``index`` is what the package index publishes (None: not asked): a newer patch of a known
     minor is planned, a newer minor is named and, when wished, answered with the newest
     verified plan.
@@ -73,7 +80,7 @@ def recommend(
     candidates = (
         torch_candidates(machine, wish, wanted, compat)
         if wish.framework == "pytorch"
-        else tensorflow_candidates(machine, wish, wanted, compat)
+        else tensorflow_candidates(machine, wish, wanted, compat, resolutions)
     )
     if not candidates:
         # Only possible with tables that list no build at all for this OS.

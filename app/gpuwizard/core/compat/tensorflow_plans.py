@@ -7,6 +7,8 @@ GPU builds ended at 2.10, and old releases need PATH entries on Windows.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from gpuwizard.core.compat.candidates import (
     TIER_CPU,
     TIER_GPU_AFTER_DRIVER_UPDATE,
@@ -18,7 +20,7 @@ from gpuwizard.core.compat.candidates import (
     is_wished_release,
     with_conda_engine,
 )
-from gpuwizard.core.compat.library_pins import pin_for_gpus, resolved_ranges
+from gpuwizard.core.compat.library_pins import ResolvedToday, pin_for_gpus, resolved_ranges
 from gpuwizard.core.compat.machine_view import MachineView, gpus_where, toolkits_in_path_order
 from gpuwizard.core.compat.plan import CudaWheels, Plan, ResolvedLibrary, Wish
 from gpuwizard.core.compat.reasons import (
@@ -42,9 +44,17 @@ from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
 
 def tensorflow_candidates(
-    machine: MachineView, wish: Wish, wanted: str | None, compat: CompatData
+    machine: MachineView,
+    wish: Wish,
+    wanted: str | None,
+    compat: CompatData,
+    resolutions: ResolvedToday | None = None,
 ) -> list[Candidate]:
-    """Every TensorFlow build of the tables for the machine (native, WSL 2, CPU), as candidates."""
+    """Every TensorFlow build of the tables for the machine (native, WSL 2, CPU), as candidates.
+
+    ``resolutions``: per release (``2.21.0``), what an installer resolved its ranges to that day
+    (package -> version, day, source); the data's recorded resolution stands in for the others.
+    """
     releases = [r.version for r in compat.tensorflow]
     found: list[Candidate] = []
     for release in compat.tensorflow:
@@ -86,6 +96,7 @@ def tensorflow_candidates(
                         ptx=route_ptx,
                         needs_update=needs_update,
                         target="native",
+                        resolved_today=(resolutions or {}).get(version),
                     )
                     tier = TIER_GPU_AFTER_DRIVER_UPDATE if needs_update else TIER_GPU_NOW
                     found.append(
@@ -124,6 +135,7 @@ def tensorflow_candidates(
                     ptx=ptx,
                     needs_update=needs_update,
                     target="wsl2",
+                    resolved_today=(resolutions or {}).get(version),
                 )
                 found.append(
                     Candidate(
@@ -246,6 +258,7 @@ def _tensorflow_plan(
     ptx: tuple[int, ...],
     needs_update: bool,
     target: str,
+    resolved_today: Mapping[str, tuple[str, str, str]] | None = None,
 ) -> Plan:
     windows = machine.platform == "windows"
     conda_supplies = supply == "conda" and bool(build.conda_packages)
@@ -263,7 +276,7 @@ def _tensorflow_plan(
     # What the build's ranges resolve to, and the pins that keep the GPUs it serves supported.
     serving = frozenset(served)  # a set: a fleet's plan serves thousands of GPUs
     capabilities = {gpu.capability for gpu in machine.gpus if gpu.index in serving and gpu.capability}
-    resolved = pin_for_gpus(resolved_ranges(build.library_ranges), capabilities, compat)
+    resolved = pin_for_gpus(resolved_ranges(build.library_ranges, resolved_today), capabilities, compat)
     requirements += [pin for library in resolved if (pin := library.requirement)]
     if build.cuda_supply == "pip-cudnn":
         requirements.append(f"nvidia-cudnn-cu11=={build.cudnn}.*")

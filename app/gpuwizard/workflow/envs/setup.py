@@ -30,6 +30,7 @@ from gpuwizard.core.events import EventSink
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.compat.releases import known_index
+from gpuwizard.workflow.compat.resolutions import plan_resolutions
 from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.index_check import ask_sources
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, prepare_environment
@@ -83,7 +84,12 @@ def recommend_for(report: SystemReport, request: SetupRequest) -> Recommendation
         SetupRefused: The request names something that does not exist (a release, a Python).
     """
     try:
-        return recommend(report, request.wish, load_compat(), known_index())
+        compat, index = load_compat(), known_index()
+        rec = recommend(report, request.wish, compat, index)
+        # Today's answer of pip for the plan's range pins, where one was asked (recommend
+        # --refresh): the environment gets the pins that answer calls for.
+        resolutions, _ = plan_resolutions(rec.plan, ask=False)
+        return recommend(report, request.wish, compat, index, resolutions) if resolutions else rec
     except WishError as error:
         raise SetupRefused(str(error)) from None
 
