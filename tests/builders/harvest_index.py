@@ -228,6 +228,30 @@ def tf_build_info(gpu: dict[str, Any] | None, os: str) -> str:
 
 # --- the data ---------------------------------------------------------------------------------
 
+#: What TensorFlow 2.21's [and-cuda] ranges resolve to on the site (the newest final release in
+#: range with a manylinux x86_64 wheel), as the data records it.
+CUDNN_TODAY = "9.28.0.42"
+CUBLAS_TODAY = "12.9.3.13"
+#: The CUDA library wheels on the site: version -> (platform tags, yanked). Around the newest
+#: installable cuDNN in range: one for other platforms only, a yanked one, a pre-release, and
+#: 10.0 (out of the range).
+LIBRARY_RELEASES: dict[str, dict[str, tuple[tuple[str, ...], bool]]] = {
+    "nvidia-cudnn-cu12": {
+        "9.3.0.75": (("manylinux_2_27_x86_64", "win_amd64"), False),
+        "9.10.2.21": (("manylinux_2_27_x86_64",), False),
+        "9.20.0.48": (("manylinux_2_27_x86_64",), False),
+        CUDNN_TODAY: (("manylinux_2_27_x86_64", "manylinux_2_27_aarch64", "win_amd64"), False),
+        "9.29.0.10": (("manylinux_2_27_aarch64", "win_amd64"), False),
+        "9.30.0.1": (("manylinux_2_27_x86_64",), True),
+        "9.31.0.0rc1": (("manylinux_2_27_x86_64",), False),
+        "10.0.0.5": (("manylinux_2_27_x86_64",), False),
+    },
+    "nvidia-cublas-cu12": {
+        "12.5.3.2": (("manylinux2014_x86_64",), False),
+        CUBLAS_TODAY: (("manylinux_2_27_x86_64", "win_amd64"), False),
+    },
+}
+
 LINUX_NEW = ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")
 LINUX_126 = ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")
 WINDOWS_126 = ("5.0", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "9.0")
@@ -317,9 +341,28 @@ def torch_rows() -> list[dict[str, Any]]:
 
 def tf_rows() -> list[dict[str, Any]]:
     """Two TensorFlow releases, newest first, as tensorflow.json has them."""
+    ranges = [
+        {
+            "library": "cudnn",
+            "package": "nvidia-cudnn-cu12",
+            "spec": "<10.0,>=9.3.0.75",
+            "resolved": CUDNN_TODAY,
+            "resolved_on": "2026-11-29",
+            "source": "PIP-DRY-RUN",
+        },
+        {
+            "library": "cublas",
+            "package": "nvidia-cublas-cu12",
+            "spec": "<13.0,>=12.5.3.2",
+            "resolved": CUBLAS_TODAY,
+            "resolved_on": "2026-11-29",
+            "source": "PIP-DRY-RUN",
+        },
+    ]
     linux_221 = {
         "cuda": "12.5", "cudnn": "9.3", "cuda_supply": "and-cuda",
         "compute_capabilities": ["6.0", "7.0", "8.0", "8.9"], "ptx": "9.0", "note": "curated note on 2.21 linux",
+        "library_ranges": ranges,
     }  # fmt: skip
     old = {"cuda": "11.2", "cudnn": "8.1", "cuda_supply": "system",
            "compute_capabilities": ["3.5", "5.0", "6.0", "7.0", "7.5"], "ptx": "8.0"}  # fmt: skip
@@ -499,9 +542,10 @@ def publish_tensorflow(published: Published, rows: list[dict[str, Any]]) -> None
         and_cuda = bool(linux_gpu) and linux_gpu["cuda_supply"] == "and-cuda"
         requires = ["numpy>=1.26.0"]
         if and_cuda:
+            requires.append('nvidia-cuda-runtime-cu12<13.0,>=12.5.82; extra == "and-cuda"')
             requires += [
-                'nvidia-cuda-runtime-cu12<13.0,>=12.5.82; extra == "and-cuda"',
-                'nvidia-cudnn-cu12<10.0,>=9.3.0.75; extra == "and-cuda"',
+                f'{entry["package"]}{entry["spec"]}; extra == "and-cuda"'
+                for entry in linux_gpu.get("library_ranges", ())
             ]
         extras = ["and-cuda"] if and_cuda else []
         meta = metadata("tensorflow", latest, low, high, requires=requires, extras=extras).encode()
@@ -521,6 +565,19 @@ def publish_tensorflow(published: Published, rows: list[dict[str, Any]]) -> None
     pypi.add("2.22.0rc0", "tensorflow-2.22.0rc0-cp312-cp312-manylinux_2_27_x86_64.whl", darwin)
     pypi.add("1.15.5", "tensorflow-1.15.5-cp37-cp37m-manylinux2010_x86_64.whl", darwin)
     pypi.finish()
+    publish_libraries(published)
+
+
+def publish_libraries(published: Published) -> None:
+    """The CUDA library wheels of ``LIBRARY_RELEASES`` (never read: only their listing is)."""
+    for package, releases in LIBRARY_RELEASES.items():
+        pypi = _Pypi(published, package)
+        name = package.replace("-", "_")
+        for version, (platforms, yanked) in releases.items():
+            for platform in platforms:
+                filename = f"{name}-{version}-py3-none-{platform}.whl"
+                pypi.add(version, filename, zip_bytes({f"{name}/{filename}": b""}), yanked=yanked)
+        pypi.finish()
 
 
 def publish(site: RangeSite, pytorch: list[dict[str, Any]], tensorflow: list[dict[str, Any]]) -> Published:

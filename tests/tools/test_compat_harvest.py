@@ -21,6 +21,8 @@ import pytest
 
 from builders.harvest_index import (
     BIG_PADDING,
+    CUBLAS_TODAY,
+    CUDNN_TODAY,
     Published,
     publish,
     serve,
@@ -121,12 +123,27 @@ UNFIXABLE = [
 ]
 
 
+#: --check's line per [and-cuda] range of the synthetic data (stderr): what it resolves to today.
+AGREED_RANGES = [
+    f"range: tensorflow 2.21 linux: nvidia-cudnn-cu12 <10.0,>=9.3.0.75 resolves to {CUDNN_TODAY} today "
+    f"(data: {CUDNN_TODAY} on 2026-11-29); it drops compute capability 6.0, 7.0 (cuDNN 9.11 and newer need 7.5), "
+    "as the data's resolution does",
+    f"range: tensorflow 2.21 linux: nvidia-cublas-cu12 <13.0,>=12.5.3.2 resolves to {CUBLAS_TODAY} today "
+    f"(data: {CUBLAS_TODAY} on 2026-11-29)",
+]
+CUDNN_WHEEL = f"nvidia_cudnn_cu12-{CUDNN_TODAY}-py3-none-manylinux_2_27_x86_64.whl"
+CUDNN_KEY = f"WHEEL-nvidia_cudnn_cu12-{CUDNN_TODAY}-py3-manylinux_2_27_x86_64"
+CUBLAS_WHEEL = f"nvidia_cublas_cu12-{CUBLAS_TODAY}-py3-none-manylinux_2_27_x86_64.whl"
+DROP_FAILURE = "compat_harvest: error: --strict: 1 range resolution(s) drop a GPU the data's resolution kept (the notes above)"
+
+
 def test_data_that_matches_the_wheels_agrees(world: Published, tmp_path: Path):
     data = write_data(tmp_path / "data", torch_rows(), tf_rows())
     done = run(world, data, "--check", "--strict")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[0].startswith("0 disagreements (pytorch 0, tensorflow 0); 25 wheels read")
-    assert done.stderr == ""
+    # each [and-cuda] range is named with what it resolves to today, agreeing or not; nothing else
+    assert done.stderr.splitlines() == AGREED_RANGES
 
 
 def test_check_finds_each_kind_of_disagreement(world: Published, tmp_path: Path):
@@ -271,6 +288,192 @@ def test_write_leaves_what_it_cannot_derive_and_says_so(world: Published, tmp_pa
     assert again.stdout.splitlines()[:-1] == UNFIXABLE
     assert any(entry["name"] == "cu129" for row in json.loads((data / "pytorch.json").read_text())["releases"]
                for entry in row["variants"])  # fmt: skip
+
+
+def _range(row: dict[str, Any], package: str) -> dict[str, Any]:
+    return next(entry for entry in row["gpu"]["linux"]["library_ranges"] if entry["package"] == package)
+
+
+def _dates(before: datetime.date) -> set[str]:
+    """The days a run that started on ``before`` may have recorded."""
+    return {before.isoformat(), datetime.date.today().isoformat()}
+
+
+def test_a_resolution_that_drops_a_gpu_the_recorded_one_kept_fails_strict(world: Published, tmp_path: Path):
+    """The data recorded cuDNN 9.10 (Pascal and Volta kept); today the range resolves to 9.28, which drops them."""
+    tf = tf_rows()
+    _range(tf[0], "nvidia-cudnn-cu12")["resolved"] = "9.10.2.21"
+    data = write_data(tmp_path / "data", torch_rows(), tf)
+    done = run(world, data, "--check", "--only", "tensorflow")
+    assert done.returncode == 1, done.stdout + done.stderr
+    *lines, summary = done.stdout.splitlines()
+    assert lines == [
+        f"tensorflow 2.21 gpu.linux.library_ranges.nvidia-cudnn-cu12: <10.0,>=9.3.0.75 resolves to {CUDNN_TODAY} "
+        f"today ({CUDNN_WHEEL}), the data recorded 9.10.2.21 on 2026-11-29; {CUDNN_TODAY} drops compute "
+        "capability 6.0, 7.0 (cuDNN 9.11 and newer need 7.5); the data recorded 9.10.2.21, which did not: "
+        "check that plans pin below the drop (library_architectures) before publishing"
+    ]
+    assert summary.startswith("1 disagreements (tensorflow 1); ")
+    assert done.stderr.splitlines() == [
+        f"range: tensorflow 2.21 linux: nvidia-cudnn-cu12 <10.0,>=9.3.0.75 resolves to {CUDNN_TODAY} today "
+        "(data: 9.10.2.21 on 2026-11-29); it drops compute capability 6.0, 7.0 (cuDNN 9.11 and newer need 7.5), "
+        "which the data's resolution does not",
+        AGREED_RANGES[1],
+        f"note: tensorflow 2.21 linux: nvidia-cudnn-cu12 <10.0,>=9.3.0.75 resolves to {CUDNN_TODAY} today, "
+        "which drops compute capability 6.0, 7.0 (cuDNN 9.11 and newer need 7.5); the data recorded 9.10.2.21, "
+        "which did not: check that plans pin below the drop (library_architectures) before publishing",
+    ]
+
+    # the weekly workflow's --write --strict stops before anything is written or published
+    before = {path.name: path.read_bytes() for path in data.glob("*.json")}
+    strict = run(world, data, "--check", "--strict", "--only", "tensorflow")
+    assert strict.returncode == 3 and strict.stderr.splitlines()[-1] == DROP_FAILURE, strict.stderr
+    written = run(world, data, "--write", "--strict")
+    assert written.returncode == 3, written.stdout + written.stderr
+    assert written.stderr.splitlines()[-1] == (
+        "compat_harvest: error: --strict: 1 range resolution(s) drop a GPU the data's resolution kept; "
+        "nothing written"
+    )
+    assert {path.name: path.read_bytes() for path in data.glob("*.json")} == before
+
+    # a maintainer who checked the plans records today's resolution with --write
+    day = datetime.date.today()
+    done = run(world, data, "--write", "--only", "tensorflow")
+    assert done.returncode == 0, done.stdout + done.stderr
+    changed = [line for line in done.stdout.splitlines() if line.startswith("changed: ")]
+    assert len(changed) == 1
+    assert changed[0].startswith(
+        "changed: tensorflow 2.21 gpu.linux.library_ranges.nvidia-cudnn-cu12: <10.0,>=9.3.0.75 resolved to "
+        f"9.10.2.21 on 2026-11-29 -> <10.0,>=9.3.0.75 resolved to {CUDNN_TODAY} on "
+    )
+    files = {name: json.loads((data / f"{name}.json").read_text("utf-8")) for name in COMPAT_FILES}
+    assert validation_errors(files) == []
+    row = files["tensorflow"]["releases"][0]
+    entry = _range(row, "nvidia-cudnn-cu12")
+    assert entry["resolved_on"] in _dates(day)
+    assert entry == {
+        "library": "cudnn", "package": "nvidia-cudnn-cu12", "spec": "<10.0,>=9.3.0.75", "resolved": CUDNN_TODAY,
+        "resolved_on": entry["resolved_on"], "source": CUDNN_KEY,
+    }  # fmt: skip
+    assert _range(row, "nvidia-cublas-cu12") == _range(tf_rows()[0], "nvidia-cublas-cu12")
+    assert row["source"] == ["PYPI"]  # the entry cites its wheel itself
+    path, digest = world.files[CUDNN_WHEEL]
+    assert files["sources"]["sources"][CUDNN_KEY] == {
+        "title": f"{CUDNN_WHEEL} (PyPI)",
+        "url": world.site.url + path,
+        "sha256": digest,
+        "seen": f"its file name in the PyPI listing; harvested {files['sources']['generated']}",
+    }
+    again = run(world, data, "--check", "--strict", "--only", "tensorflow")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stderr.splitlines()[0].endswith("as the data's resolution does")
+
+
+def test_a_resolution_that_drops_nothing_new_is_no_failure(world: Published, tmp_path: Path):
+    """cuDNN 9.20 recorded already dropped Pascal and Volta (plans pin for it); cuBLAS 12.9 drops nothing."""
+    tf = tf_rows()
+    _range(tf[0], "nvidia-cudnn-cu12")["resolved"] = "9.20.0.48"
+    _range(tf[0], "nvidia-cublas-cu12")["resolved"] = "12.5.3.2"
+    data = write_data(tmp_path / "data", torch_rows(), tf)
+    done = run(world, data, "--check", "--strict", "--only", "tensorflow")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[:-1] == [
+        f"tensorflow 2.21 gpu.linux.library_ranges.nvidia-cudnn-cu12: <10.0,>=9.3.0.75 resolves to {CUDNN_TODAY} "
+        f"today ({CUDNN_WHEEL}), the data recorded 9.20.0.48 on 2026-11-29",
+        f"tensorflow 2.21 gpu.linux.library_ranges.nvidia-cublas-cu12: <13.0,>=12.5.3.2 resolves to {CUBLAS_TODAY} "
+        f"today ({CUBLAS_WHEEL}), the data recorded 12.5.3.2 on 2026-11-29",
+    ]
+    assert notes(done) == []
+    assert done.stderr.splitlines() == [
+        f"range: tensorflow 2.21 linux: nvidia-cudnn-cu12 <10.0,>=9.3.0.75 resolves to {CUDNN_TODAY} today "
+        "(data: 9.20.0.48 on 2026-11-29); it drops compute capability 6.0, 7.0 (cuDNN 9.11 and newer need 7.5), "
+        "as the data's resolution does",
+        f"range: tensorflow 2.21 linux: nvidia-cublas-cu12 <13.0,>=12.5.3.2 resolves to {CUBLAS_TODAY} today "
+        "(data: 12.5.3.2 on 2026-11-29)",
+    ]
+
+
+def test_a_range_the_data_lacks_or_writes_otherwise(world: Published, tmp_path: Path):
+    """A missing entry and another spec are fixed; an entry the wheel has no range for is only reported."""
+    tf = tf_rows()
+    t221, t210 = tf
+    t221["gpu"]["linux"]["library_ranges"] = [
+        {**_range(t221, "nvidia-cudnn-cu12"), "spec": "<9.11,>=9.3.0.75"}
+    ]
+    cu11 = {"library": "cudnn", "package": "nvidia-cudnn-cu11", "spec": ">=8.1", "resolved": "8.9.5.29",
+            "resolved_on": "2026-11-29", "source": "PIP-DRY-RUN"}  # fmt: skip
+    t210["gpu"]["linux"]["library_ranges"] = [cu11]
+    data = write_data(tmp_path / "data", torch_rows(), tf)
+    done = run(world, data, "--check", "--strict", "--only", "tensorflow")
+    assert done.returncode == 1, done.stdout + done.stderr
+    unfixable = (
+        "tensorflow 2.10 gpu.linux.library_ranges.nvidia-cudnn-cu11: in the data, but the [and-cuda] extra of "
+        "tensorflow-2.10.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl requires it by no range"
+    )
+    assert done.stdout.splitlines()[:-1] == [
+        f"tensorflow 2.21 gpu.linux.library_ranges.nvidia-cudnn-cu12: data <9.11,>=9.3.0.75 (resolved to "
+        f"{CUDNN_TODAY} on 2026-11-29), the [and-cuda] extra requires <10.0,>=9.3.0.75 ({TF_221}), which resolves "
+        f"to {CUDNN_TODAY} today ({CUDNN_WHEEL})",
+        "tensorflow 2.21 gpu.linux.library_ranges.nvidia-cublas-cu12: missing from the data: the [and-cuda] extra "
+        f"requires <13.0,>=12.5.3.2, which resolves to {CUBLAS_TODAY} today ({CUBLAS_WHEEL})",
+        unfixable,
+    ]
+    assert notes(done) == []
+
+    day = datetime.date.today()
+    written = run(world, data, "--write", "--only", "tensorflow")
+    assert written.returncode == 0, written.stdout + written.stderr
+    assert f"left as is: {unfixable}" in written.stdout.splitlines()
+    files = {name: json.loads((data / f"{name}.json").read_text("utf-8")) for name in COMPAT_FILES}
+    assert validation_errors(files) == []
+    t221_after, t210_after = files["tensorflow"]["releases"]
+    ranges = t221_after["gpu"]["linux"]["library_ranges"]
+    assert [entry["package"] for entry in ranges] == ["nvidia-cudnn-cu12", "nvidia-cublas-cu12"]
+    assert {entry["resolved_on"] for entry in ranges} <= _dates(day)
+    assert [(entry["spec"], entry["resolved"], entry["source"]) for entry in ranges] == [
+        ("<10.0,>=9.3.0.75", CUDNN_TODAY, CUDNN_KEY),
+        (
+            "<13.0,>=12.5.3.2",
+            CUBLAS_TODAY,
+            f"WHEEL-nvidia_cublas_cu12-{CUBLAS_TODAY}-py3-manylinux_2_27_x86_64",
+        ),
+    ]
+    assert t210_after["gpu"]["linux"]["library_ranges"] == [cu11]
+    again = run(world, data, "--check", "--only", "tensorflow")
+    assert again.stdout.splitlines()[:-1] == [unfixable]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [("unyank 9.30.0.1", "9.30.0.1"), ("an x86_64 wheel for 9.29.0.10", "9.29.0.10")],
+)
+def test_a_yanked_release_or_one_without_a_linux_wheel_is_passed_over(
+    world: Published, tmp_path: Path, change: str, expected: str
+):
+    """pip's choice: the site's 9.30.0.1 is yanked and 9.29.0.10 has no Linux x86_64 wheel (so 9.28 is taken)."""
+    address = "/pypi/nvidia-cudnn-cu12/json"
+    original = world.site.files[address]
+    listing = json.loads(original)
+    if change.startswith("unyank"):
+        for entry in listing["releases"]["9.30.0.1"]:
+            entry["yanked"] = False
+    else:
+        entry = copy.deepcopy(listing["releases"]["9.29.0.10"][0])
+        entry["filename"] = entry["filename"].replace("aarch64", "x86_64")
+        listing["releases"]["9.29.0.10"].append(entry)
+    world.site.files[address] = json.dumps(listing).encode()
+    try:
+        done = run(
+            world, write_data(tmp_path / "data", torch_rows(), tf_rows()), "--check", "--only", "tensorflow"
+        )
+    finally:
+        world.site.files[address] = original
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.splitlines()[0].startswith(
+        f"range: tensorflow 2.21 linux: nvidia-cudnn-cu12 <10.0,>=9.3.0.75 resolves to {expected} today "
+        f"(data: {CUDNN_TODAY} on 2026-11-29)"
+    )
+    assert notes(done) == []
 
 
 def test_only_byte_ranges_of_the_wheels_are_fetched(world: Published, tmp_path: Path):

@@ -2,7 +2,11 @@
 
 Exit status: 0 the data agrees (``--check``) or was written (``--write``); 1 ``--check`` found
 disagreements; 2 bad arguments; 3 PyPI or the data could not be read, the updated data would not
-validate, or (``--strict``) a source could not be read or searched to the end.
+validate, or (``--strict``) a source could not be read or searched to the end, or a library range
+resolves today to a release that drops a GPU the data's recorded resolution kept.
+
+Each library range of TensorFlow's ``[and-cuda]`` extra gets a ``range:`` line on stderr: what it
+resolves to today and what the data recorded.
 """
 
 from __future__ import annotations
@@ -68,7 +72,8 @@ def parser() -> argparse.ArgumentParser:
         description="Derive PyTorch/TensorFlow compatibility facts from the published wheels (PyPI, the "
         "PyTorch index), by HTTP Range reads, and compare them with resources/compat or write them into it.",
         epilog="Exit status: 0 agreement (--check) or written (--write); 1 disagreements; 2 bad arguments; "
-        "3 PyPI or the data unreadable, invalid result, or (--strict) a source not read.",
+        "3 PyPI or the data unreadable, invalid result, or (--strict) a source not read or a library range "
+        "that resolves today to a release dropping a GPU the data's resolution kept.",
     )
     mode = parse.add_mutually_exclusive_group(required=True)
     mode.add_argument(
@@ -97,7 +102,8 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument(
         "--strict",
         action="store_true",
-        help="a source that could not be read (or searched to the end) is an error",
+        help="a source that could not be read (or searched to the end), or a range resolution that drops "
+        "a GPU the data's recorded one kept, is an error",
     )
     parse.add_argument(
         "--scan-limit", type=_positive(int), default=64, metavar="MIB",
@@ -120,6 +126,15 @@ def _load(folder: Path, names: tuple[str, ...]) -> tuple[dict[str, Any], dict[st
     return files, originals
 
 
+def _failures(notes: list[Note]) -> str:
+    """``1 source(s) not read, 1 range resolution(s) drop ...``: the failing notes, counted by kind."""
+    counts: dict[str, int] = {}
+    for note in notes:
+        if note.failure:
+            counts[note.what] = counts.get(note.what, 0) + 1
+    return ", ".join(f"{count} {what}" for what, count in counts.items())
+
+
 def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911, PLR0912, PLR0915 - one straight line of steps
     """Run the command line; the exit status."""
     args = parser().parse_args(argv)
@@ -135,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911, PLR0912, PLR09
     if cache is not None and cache.exists() and not cache.is_dir():
         parser().error(f"--cache {cache}: not a folder")
     try:
-        files, originals = _load(folder, DATA_FILES if args.write else (*FRAMEWORK_FILES, "sources"))
+        files, originals = _load(folder, DATA_FILES if args.write else (*FRAMEWORK_FILES, "cuda", "sources"))
     except (OSError, ValueError) as error:
         print(f"{PROG}: error: the data in {folder} cannot be read: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -158,11 +173,15 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911, PLR0912, PLR09
     finally:
         fetcher.close()
     result = harvester.result
-    disagreements, more_notes = compare(result, files)
-    notes: list[Note] = result.notes + more_notes
+    today = datetime.date.today().isoformat()
+    comparison = compare(result, files, today)
+    disagreements = comparison.disagreements
+    notes: list[Note] = result.notes + comparison.notes
+    for line in comparison.ranges:
+        print(f"range: {line}", file=sys.stderr)
     for note in notes:
         print(f"note: {note.text}", file=sys.stderr)
-    failures = [note for note in notes if note.failure] if args.strict else []
+    failures = _failures(notes) if args.strict else ""
     elapsed = time.monotonic() - started
     counts = ", ".join(f"{name} {sum(d.framework == name for d in disagreements)}" for name in frameworks)
     traffic = (
@@ -175,20 +194,15 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911, PLR0912, PLR09
             print(disagreement.line())
         print(f"{len(disagreements)} disagreements ({counts}); {traffic}")
         if failures:
-            print(
-                f"{PROG}: error: --strict: {len(failures)} source(s) not read (the notes above)",
-                file=sys.stderr,
-            )
+            print(f"{PROG}: error: --strict: {failures} (the notes above)", file=sys.stderr)
             return EXIT_ERROR
         return EXIT_DISAGREE if disagreements else 0
 
     if failures:
-        print(
-            f"{PROG}: error: --strict: {len(failures)} source(s) not read; nothing written", file=sys.stderr
-        )
+        print(f"{PROG}: error: --strict: {failures}; nothing written", file=sys.stderr)
         return EXIT_ERROR
     updated = copy.deepcopy(files)
-    changes = apply(updated, disagreements, result.records, datetime.date.today().isoformat())
+    changes = apply(updated, disagreements, result.records, today)
     for line in changes:
         print(f"changed: {line}")
     for disagreement in disagreements:

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
 from packaging.markers import Marker
+from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from harvest import listings
@@ -38,6 +40,9 @@ from harvest.wheels import (
 
 T = TypeVar("T")
 _MIB: Final = 1 << 20
+#: The CUDA libraries cuda.json's ``library_architectures`` knows, by the wheels that ship them: a
+#: range on one of these decides which GPUs an install supports on the day it is resolved.
+RANGE_LIBRARIES: Final = {"cudnn": r"nvidia-cudnn-cu\d+", "cublas": r"nvidia-cublas-cu\d+"}
 #: Marker environments of the wheels read (x86_64; macOS wheels are arm64 today).
 _ENVIRONMENT: Final = {
     "linux": {
@@ -75,6 +80,8 @@ class Note:
 
     text: str
     failure: bool = False
+    #: What a failure is, in ``--strict``'s count of them.
+    what: str = "source(s) not read"
 
 
 @dataclass
@@ -112,6 +119,20 @@ class TorchRelease:
 
 
 @dataclass
+class LibraryRange:
+    """A CUDA library the ``and-cuda`` extra requires by a range, and what the range resolves to today.
+
+    ``resolved``: the newest final release on PyPI that the range allows and that has a manylinux
+    x86_64 wheel (what pip installs on Linux), with that wheel; None when none was found.
+    """
+
+    library: str
+    package: str
+    spec: str
+    resolved: Fact[str] | None = None
+
+
+@dataclass
 class TFGpu:
     """What a TensorFlow wheel for one OS says about its GPU build (None: it does not say)."""
 
@@ -123,6 +144,8 @@ class TFGpu:
     sass: list[str] | None = None
     ptx: str | None = None
     and_cuda: bool | None = None
+    #: The ``RANGE_LIBRARIES`` its ``and-cuda`` extra requires by a range (None: METADATA not read).
+    ranges: list[LibraryRange] | None = None
 
 
 @dataclass
@@ -160,6 +183,8 @@ class Harvester:
     torch_index: str
     verbose: bool = False
     result: Harvest = field(default_factory=Harvest)
+    #: PyPI's final releases of the packages ranges were resolved in, read once a run.
+    _listed: dict[str, dict[Version, list[WheelFile]]] = field(default_factory=dict)
 
     def note(self, text: str, *, failure: bool = False) -> None:
         """Record a note (printed to stderr by the command line)."""
@@ -412,7 +437,40 @@ class Harvester:
                 self.note(
                     f"{wheel.filename}: build_info says CUDA {gpu.cuda}, [and-cuda] pins the runtime {runtime}"
                 )
+            gpu.ranges = _ranges(meta, os, wheel) if gpu.and_cuda else []
+            for found in gpu.ranges:
+                self._resolve(found, wheel)
         return gpu, meta
+
+    def _resolve(self, found: LibraryRange, wheel: WheelFile) -> None:
+        """What pip installs for the range on Linux x86_64 today: the newest final release that has a wheel.
+
+        Yanked files and pre-releases are left out, as pip leaves them out of a range.
+        """
+        what = f"{found.package} {found.spec} ([and-cuda] of {wheel.filename})"
+        try:
+            if found.package not in self._listed:
+                files, skipped = listings.pypi_files(self.fetcher, self.pypi, found.package)
+                for text in skipped:
+                    self.note(text)
+                self._listed[found.package] = listings.releases(files)
+        except FetchError as error:
+            self.note(f"{what}: PyPI could not be read ({error}): the range is not checked", failure=True)
+            return
+        releases = self._listed[found.package]
+        spec = SpecifierSet(found.spec)
+        for version in sorted(releases, reverse=True):
+            if not spec.contains(version):
+                continue
+            wheels = sorted((w for w in releases[version] if _manylinux_x86_64(w)), key=lambda w: w.filename)
+            if wheels:
+                found.resolved = Fact(str(version), wheels[0])
+                self.log(f"resolved: {what} -> {version} ({wheels[0].filename})")
+                return
+        self.note(
+            f"{what}: no final release on PyPI satisfies it with a manylinux x86_64 wheel: the range is not checked",
+            failure=True,
+        )
 
 
 @dataclass
@@ -465,8 +523,8 @@ def _python_range(wheels: Iterable[WheelFile], prefer: WheelFile) -> tuple[Fact[
     return Fact(f"{low[0]}.{low[1]}", found[low]), Fact(f"{high[0]}.{high[1]}", found[high])
 
 
-def _pin(meta: Metadata, name: str, os: str, wheel: WheelFile, extra: str = "") -> str | None:
-    """The ``==`` version a requirement on ``name`` (a pattern) pins for ``os``, or None."""
+def _requirements(meta: Metadata, name: str, os: str, wheel: WheelFile, extra: str = "") -> list[Requirement]:
+    """The requirements on ``name`` (a pattern) that apply to ``os`` (and, given one, only ``extra``'s)."""
     python = max(wheel.pythons) if wheel.pythons else (3, 12)
     environment = {
         **_ENVIRONMENT[os],
@@ -476,6 +534,7 @@ def _pin(meta: Metadata, name: str, os: str, wheel: WheelFile, extra: str = "") 
         "platform_python_implementation": "CPython",
         "extra": extra,
     }
+    found = []
     for requirement in meta.requirements:
         if not re.fullmatch(name, requirement.name):
             continue
@@ -483,10 +542,49 @@ def _pin(meta: Metadata, name: str, os: str, wheel: WheelFile, extra: str = "") 
             continue
         if extra and (requirement.marker is None or "extra" not in str(requirement.marker)):
             continue
-        exact = [spec.version for spec in requirement.specifier if spec.operator == "=="]
-        if len(exact) == 1 and re.fullmatch(r"[0-9]+(\.[0-9]+)*", exact[0]):
-            return exact[0]
+        found.append(requirement)
+    return found
+
+
+def _exact(requirement: Requirement) -> str | None:
+    """The version an ``==`` requirement pins (``nvidia-cudnn-cu12==9.3.0.75``), or None."""
+    exact = [spec.version for spec in requirement.specifier if spec.operator == "=="]
+    if len(exact) == 1 and re.fullmatch(r"[0-9]+(\.[0-9]+)*", exact[0]):
+        return exact[0]
     return None
+
+
+def _pin(meta: Metadata, name: str, os: str, wheel: WheelFile, extra: str = "") -> str | None:
+    """The ``==`` version a requirement on ``name`` (a pattern) pins for ``os``, or None."""
+    for requirement in _requirements(meta, name, os, wheel, extra):
+        exact = _exact(requirement)
+        if exact:
+            return exact
+    return None
+
+
+def _ranges(meta: Metadata, os: str, wheel: WheelFile) -> list[LibraryRange]:
+    """The ``RANGE_LIBRARIES`` the ``and-cuda`` extra requires by a range rather than by ``==``.
+
+    An unversioned requirement is a range too (any release); its spec is written ``>=0``.
+    """
+    found = []
+    for library, pattern in RANGE_LIBRARIES.items():
+        for requirement in _requirements(meta, pattern, os, wheel, extra="and-cuda"):
+            if _exact(requirement) is None:
+                spec = str(requirement.specifier) or ">=0"
+                found.append(LibraryRange(library, canonicalize_name(requirement.name), spec))
+    return found
+
+
+def _manylinux_x86_64(wheel: WheelFile) -> bool:
+    """A wheel pip installs on a (glibc) Linux x86_64 CPython 3."""
+    return any(
+        tag.platform.startswith("manylinux")
+        and tag.platform.endswith("_x86_64")
+        and tag.interpreter.startswith(("py3", "cp3"))
+        for tag in wheel.tags
+    )
 
 
 def _applies(marker: Marker, environment: dict[str, str]) -> bool:

@@ -53,7 +53,13 @@ def _set(parent: dict[str, Any], key: str, value: object) -> None:
 
 
 def _insert(items: list[Any], value: dict[str, Any], listing: Step) -> None:
-    """Insert a release (newest first) or a variant (CUDA ascending, cpu last) where it belongs."""
+    """Insert a release (newest first) or a variant (CUDA ascending, cpu last) where it belongs.
+
+    A library range goes last.
+    """
+    if listing == "library_ranges":
+        items.append(value)
+        return
     if listing == "releases":
         key = _version_key(value["version"])
         at = next((i for i, row in enumerate(items) if _version_key(row["version"]) < key), len(items))
@@ -74,19 +80,25 @@ def apply(
         if fix is None:
             continue
         document = files[disagreement.framework]
+        parent = _resolve(document, fix.path[:-1])
+        last = fix.path[-1]
         if fix.insert:
-            _insert(_resolve(document, fix.path), fix.value, fix.path[-1])
+            assert isinstance(last, str)  # noqa: S101 - compare inserts into a list by its key
+            _insert(parent.setdefault(last, []), fix.value, last)
+        elif isinstance(last, tuple):  # the list item whose field has that value, replaced
+            name, value = last
+            at = next(
+                i for i, item in enumerate(parent) if isinstance(item, dict) and item.get(name) == value
+            )
+            parent[at] = fix.value
         else:
-            parent = _resolve(document, fix.path[:-1])
-            last = fix.path[-1]
-            assert isinstance(last, str)  # noqa: S101 - compare builds paths that end in a key
             _set(parent, last, fix.value)
         keys = [wheel.source_key for wheel in fix.wheels]
         if fix.cite is not None:
             target = _resolve(document, fix.cite)
             sources = target.setdefault("source", [])
             sources += [key for key in keys if key not in sources]
-        for wheel in fix.wheels:
+        for wheel in (*fix.wheels, *fix.defines):
             cited[wheel.source_key] = wheel
         changes.append(_change_line(disagreement))
     sources = files["sources"]["sources"]
@@ -106,6 +118,8 @@ def _change_line(disagreement: Disagreement) -> str:
     where = f"{disagreement.framework} {disagreement.minor}" + (
         f" {disagreement.field}" if disagreement.field else ""
     )
+    if fix.change is not None:
+        return f"{where}: {fix.change}"
     if fix.insert:
         what = fix.value.get("version") or fix.value.get("name")
         return f"{where}: added {what}"
