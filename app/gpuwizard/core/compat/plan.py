@@ -206,14 +206,20 @@ class Plan:
         return tuple(pin for library in self.resolved if (pin := library.requirement))
 
 
-_SHELL_SPECIAL: Final = re.compile(r"[<>|&^;()\s'\"$`*?]")
+#: Characters a shell reads in a word: redirections, pipes, quotes, variables and globs (zsh, the
+#: macOS default, refuses an unmatched "tensorflow[and-cuda]==2.21.0": "no matches found").
+_SHELL_SPECIAL: Final = re.compile(r"[<>|&^;()\s'\"$`*?\[\]]")
 
 
 def quoted_requirements(requirements: Sequence[str]) -> str:
     """Requirements as words a person can paste into cmd, PowerShell or a POSIX shell.
 
-    A specifier such as ``numpy<2`` would be a redirection in all three: such words are put in
-    double quotes, which each of them takes literally here.
+    A specifier such as ``numpy<2`` would be a redirection in all three, and an extra's brackets
+    a glob (zsh stops at one that matches no file): such words are put in double quotes, which
+    each of them takes literally here.
+
+    >>> quoted_requirements(["tensorflow[and-cuda]==2.21.0", "nvidia-cudnn-cu12<9.11", "torch==2.13.0"])
+    '"tensorflow[and-cuda]==2.21.0" "nvidia-cudnn-cu12<9.11" torch==2.13.0'
     """
     return " ".join(f'"{item}"' if _SHELL_SPECIAL.search(item) else item for item in requirements)
 
