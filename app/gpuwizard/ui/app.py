@@ -14,6 +14,7 @@ from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.icon import application_icon
 from gpuwizard.ui.theme import Theme, apply_theme
 from gpuwizard.ui.wizard import SetupWizard
+from gpuwizard.workflow.state.window_geometry import window_geometry_path
 from gpuwizard.workflow.wizard.session import session_for_this_machine
 
 
@@ -72,6 +73,6 @@ def run_wizard(
 ) -> int:
     """Open the wizard and run until it closes; returns the exit code."""
     app = make_application(lang, theme)
-    wizard = SetupWizard(session_for_this_machine(report, system_file))
+    wizard = SetupWizard(session_for_this_machine(report, system_file), geometry_file=window_geometry_path())
     wizard.show()
     return app.exec()

@@ -29,6 +29,7 @@ from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.app import make_application
 from gpuwizard.ui.theme import Theme
+from gpuwizard.ui.window_fit import PREFERRED_SIZE
 from gpuwizard.workflow.envs.setup import recommend_for
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.pathedit.request import PathRequest
@@ -106,6 +107,8 @@ def render_screenshots(
         session = screenshot_session(report or detect_system(), snapshot)
         wizard = SetupWizard(session, start_detection=False)
         wizard.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        # Every picture the same size, whatever screen renders it (the window fits its screen).
+        wizard.resize(PREFERRED_SIZE)
         wizard.show()
         directory.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []

@@ -19,13 +19,20 @@ Keyboard: Enter means the wizard's Next (or Install, Finish) wherever that butto
 push buttons inside pages are not "auto default" (in a dialog they would take Enter whenever
 they have the focus), and a widget that is hidden never keeps the focus (QWizard gives a new
 page's first focusable child the focus without asking whether it is visible).
+
+Size: the window opens at the size the person last gave it (when the caller names a file to keep
+it in; tests and screenshots name none) or its preferred size, made to fit the available room of
+the screen it opens on, frame included; the pages scroll what does not fit
+(:mod:`gpuwizard.ui.window_fit`, issue 37).
 """
 
 from __future__ import annotations
 
+import contextlib
 from enum import IntEnum
+from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Slot
+from PySide6.QtCore import QRect, QSize, Qt, Slot
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QPushButton, QWidget, QWizard, QWizardPage
 
@@ -41,9 +48,19 @@ from gpuwizard.ui.pages.verify import VerifyPage
 from gpuwizard.ui.pages.welcome import WelcomePage
 from gpuwizard.ui.widgets.install_summary import InstallQuestion, StopQuestion
 from gpuwizard.ui.widgets.source_check import shown_sources
+from gpuwizard.ui.window_fit import (
+    MINIMUM_SIZE,
+    PREFERRED_SIZE,
+    fitted_geometry,
+    fitted_minimum,
+    opening_screen,
+    to_geometry,
+    to_rect,
+)
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.envs.prepare import default_envs_dir
 from gpuwizard.workflow.pathedit.request import path_request_from_plan
+from gpuwizard.workflow.state.window_geometry import load_window_geometry, save_window_geometry
 from gpuwizard.workflow.wizard.install_summary import InstallSummary, install_summary
 from gpuwizard.workflow.wizard.session import WizardSession
 
@@ -65,16 +82,23 @@ class SetupWizard(QWizard):
     """The GPU Setup Wizard window."""
 
     def __init__(
-        self, session: WizardSession, parent: QWidget | None = None, *, start_detection: bool = True
+        self,
+        session: WizardSession,
+        parent: QWidget | None = None,
+        *,
+        start_detection: bool = True,
+        geometry_file: Path | None = None,
     ) -> None:
+        """The window for ``session``; ``geometry_file`` keeps its size between runs (None: not kept)."""
         super().__init__(parent)
         self.session = session
         self.setObjectName("setup_wizard")
         self.setWindowTitle(self.tr("GPU Setup Wizard"))
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
-        self.setMinimumSize(QSize(720, 560))
-        self.resize(QSize(880, 700))
+        self.geometry_file = geometry_file
+        self._fitted: QRect | None = None  # the geometry the window was given, until it is shown
+        self.fit_to_screen()
         logo = application_icon().pixmap(QSize(48, 48), self.devicePixelRatioF())
         self.setPixmap(QWizard.WizardPixmap.LogoPixmap, logo)
 
@@ -124,6 +148,44 @@ class SetupWizard(QWizard):
             self._report_ready(session.report)
         elif start_detection and not verify_first:
             self.start_detection()
+
+    # --- the window's size ----------------------------------------------------------------------
+
+    def fit_to_screen(self) -> None:
+        """Size and place the window to fit the screen it opens on, as last left where that fits."""
+        saved = None
+        if self.geometry_file is not None:
+            saved = to_rect(load_window_geometry(self.geometry_file))
+        available = opening_screen(saved).availableGeometry()
+        self.setMinimumSize(fitted_minimum(MINIMUM_SIZE, available))
+        self._fitted = fitted_geometry(PREFERRED_SIZE, MINIMUM_SIZE, available, saved)
+        self.setGeometry(self._fitted)
+
+    def _refit_to_the_real_frame(self) -> None:
+        """Once shown, the frame is known: fit again if it is larger than estimated.
+
+        Only while nobody has sized the window since :meth:`fit_to_screen` (screenshots set
+        their own size); a frame the window system has not reported yet reads as none.
+        """
+        fitted, self._fitted = self._fitted, None
+        handle = self.windowHandle()
+        if fitted is None or handle is None or self.geometry() != fitted:
+            return
+        available = handle.screen().availableGeometry()
+        if available.contains(self.frameGeometry()):
+            return
+        frame = handle.frameMargins()
+        self.setMinimumSize(fitted_minimum(MINIMUM_SIZE, available, frame))
+        self.setGeometry(fitted_geometry(PREFERRED_SIZE, MINIMUM_SIZE, available, fitted, frame))
+
+    def _keep_geometry(self) -> None:
+        """Keep the window's size and place for next time; losing them never stops the wizard."""
+        if self.geometry_file is None or not self.isVisible():
+            return
+        normal = self.normalGeometry()  # a maximized window keeps the size it is restored to
+        rect = normal if normal.isValid() else self.geometry()
+        with contextlib.suppress(OSError):
+            save_window_geometry(self.geometry_file, to_geometry(rect))
 
     def start_detection(self) -> None:
         """Detect this machine on a worker thread; the detection page fills in when done."""
@@ -188,6 +250,7 @@ class SetupWizard(QWizard):
     def showEvent(self, event: QShowEvent) -> None:
         """Settle the keyboard on the first page once it is shown (QWizard picks its focus before)."""
         super().showEvent(event)
+        self._refit_to_the_real_frame()
         self._settle_keyboard()
 
     def _restore_default_button(self) -> None:
@@ -339,6 +402,7 @@ class SetupWizard(QWizard):
 
     def done(self, result: int) -> None:
         """Closing waits for running work so its thread is not destroyed mid-run."""
+        self._keep_geometry()
         if self.worker is not None:
             self.worker.wait()
         for page in (self.verify_page, self.choose_page, self.path_page, self.install_page, self.test_page):

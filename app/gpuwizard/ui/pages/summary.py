@@ -33,6 +33,7 @@ from gpuwizard.ui.dialogs import save_file_name
 from gpuwizard.ui.messages import display_text, finding_texts
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.labels import headline_label
+from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.widgets.support_report import SupportReportControl
 from gpuwizard.workflow.state.files import save_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
@@ -63,7 +64,8 @@ class SummaryPage(QWizardPage):
         )
         self.save_button.clicked.connect(self._save)
         self.environment = self._build_environment()
-        layout = QVBoxLayout(self)
+        content = QWidget(self)
+        layout = QVBoxLayout(content)
         layout.addWidget(self.verdict)
         layout.addWidget(self.environment)
         layout.addWidget(self.todo)
@@ -73,6 +75,8 @@ class SummaryPage(QWizardPage):
         buttons.addWidget(self.support, 1)
         layout.addLayout(buttons)
         layout.addStretch(1)
+        # A small window (a laptop at 125 %) scrolls the page rather than cut it off (issue 37).
+        self.scroll_area = fill_with_scroll_area(self, content, "summary_scroll")
 
     def _build_environment(self) -> QGroupBox:
         box = QGroupBox(self.tr("Your environment"), self)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget, QWizardPage
+
+from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 
 
 class WelcomePage(QWizardPage):
@@ -36,8 +39,15 @@ class WelcomePage(QWizardPage):
         promise = QLabel(promise_text, self)
         promise.setWordWrap(True)
         promise.setObjectName("welcome_promise")
-        layout = QVBoxLayout(self)
+        content = QWidget(self)
+        layout = QVBoxLayout(content)
         layout.addWidget(intro)
         layout.addWidget(body)
         layout.addWidget(promise)
         layout.addStretch(1)
+        # Long translations at a large text size scroll rather than get cut off (issue 37). Out
+        # of the Tab order: the page has nothing to fill in, so QWizard leaves the focus on Next
+        # (it gives a page's first focusable child the focus), and the text fits the smallest
+        # window in every shipped language; the wheel still scrolls it.
+        self.scroll_area = fill_with_scroll_area(self, content, "welcome_scroll")
+        self.scroll_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
