@@ -29,6 +29,9 @@ from harness.http_server import Site, serve, trust_test_ca
 ENTRY_POINT = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
 NO_GPU = Path(str(resources.files("gpuwizard.resources").joinpath("samples", "no-gpu.json")))
+WINDOWS_TWO_CUDA = Path(
+    str(resources.files("gpuwizard.resources").joinpath("samples", "windows-rtx2080super-two-cuda.json"))
+)
 SCHEMA = json.loads(
     resources.files("gpuwizard.resources").joinpath("schemas/recommendation-1.schema.json").read_text()
 )
@@ -154,6 +157,44 @@ def test_text_output_explains_the_three_cuda_numbers():
         "--index-url https://download.pytorch.org/whl/cu126",
     ):
         assert text in done.stdout, text
+
+
+@pytest.mark.parametrize(
+    ("system", "args", "wanted", "unwanted"),
+    [
+        # Native Windows: the py launcher and the cmd and PowerShell activation scripts.
+        (
+            REPORTS / "windows-gtx1060-566.36.json",
+            ["--framework", "pytorch"],
+            ["py -3.10 -m venv ENV", r"ENV\Scripts\activate.bat", r"ENV\Scripts\Activate.ps1"],
+            ["python3.", "source ", "bin/activate", "uv venv"],
+        ),
+        (
+            REPORTS / "linux-k80-470.256.02.json",
+            ["--framework", "pytorch"],
+            ["python3.10 -m venv ENV", "source ENV/bin/activate   (bash, zsh)"],
+            ["py -3", "Scripts", "PowerShell", "uv venv"],
+        ),
+        # TensorFlow 2.15 on this Windows machine runs inside WSL 2: Linux commands.
+        (
+            WINDOWS_TWO_CUDA,
+            ["--framework", "tensorflow", "--version", "2.15"],
+            ["(inside WSL 2) python3.", "(inside WSL 2) source ENV/bin/activate"],
+            ["py -3", "Scripts", "PowerShell"],
+        ),
+    ],
+    ids=["windows", "linux", "wsl2"],
+)
+def test_text_output_commands_are_for_the_plans_platform(
+    system: Path, args: list[str], wanted: list[str], unwanted: list[str]
+):
+    done = run(*args, "--system", str(system))
+    assert done.returncode == 0, done.stderr
+    plan = done.stdout.split("\nPlan\n", 1)[1].split("\n  Build", 1)[0]
+    for text in wanted:
+        assert text in plan, text
+    for text in unwanted:
+        assert text not in plan, text
 
 
 def refresh_env(site: Site, signer: Signer, home: Path) -> dict[str, str]:

@@ -101,11 +101,13 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         common.write_json(write, data)
     else:
         from gpuwizard.cli.text.plan import render_recommendation  # noqa: PLC0415
+        from gpuwizard.core.compat.shell_commands import command_host  # noqa: PLC0415
 
         write(
             render_recommendation(
                 recommendation,
                 nvidia_gpu_present=bool(report.nvidia_gpus),
+                host=command_host(report, plan),
                 width=common.terminal_width(),
                 sources=sources,
             )

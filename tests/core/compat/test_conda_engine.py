@@ -15,6 +15,7 @@ import pytest
 from gpuwizard.core.compat.plan import Recommendation, parse_wish, plan_to_json
 from gpuwizard.core.compat.presentation import install_commands, plan_line, plan_view
 from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.compat.shell_commands import command_host
 from gpuwizard.core.envs.changes import plan_changes
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.conda_engines import conda_engine
@@ -95,19 +96,21 @@ def test_a_py_rattler_plan_says_who_makes_it_and_how_to_by_hand():
     view = plan_view(rec, nvidia_gpu_present=True)
     assert view.manager == "conda environment, made by py-rattler inside the wizard (no conda needed)"
     assert view.conda_command == "python=3.10 cudatoolkit=11.2 cudnn=8.1.0 from conda-forge"
-    commands = install_commands(plan)
+    commands = install_commands(plan, host=command_host(windows_gtx1060(), plan))
     assert commands[0].startswith(
         "the wizard makes the conda environment ENV itself with py-rattler (no conda needed)"
     )
     assert commands[0].endswith("conda create -n ENV -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0")
-    assert "without conda: source ENV/bin/activate" in commands[1] and "Scripts\\activate.bat" in commands[1]
+    # The Windows scripts only: cmd's and PowerShell's, not bash's.
+    assert "without conda: ENV\\Scripts\\activate.bat" in commands[1] and "Activate.ps1" in commands[1]
+    assert "source " not in commands[1] and "bin/activate" not in commands[1]
     assert commands[2] == 'pip install tensorflow==2.10.1 "numpy<1.24"'
 
 
 def test_a_found_tool_is_named_in_the_commands():
     rec = advise(windows_gtx1060(mamba="C:\\mf\\Scripts\\mamba.exe"), "tensorflow", "2.10", manager="conda")
     assert plan_view(rec, nvidia_gpu_present=True).manager == "conda environment, made by mamba"
-    assert install_commands(rec.plan)[:2] == [
+    assert install_commands(rec.plan, host=command_host(windows_gtx1060(), rec.plan))[:2] == [
         "mamba create -n ENV -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0",
         "mamba activate ENV",
     ]

@@ -28,6 +28,7 @@ from gpuwizard.core.compat.presentation import (
     plan_view,
 )
 from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.compat.shell_commands import command_host
 from gpuwizard.core.envs import changes as changes_module
 from gpuwizard.core.envs import package_sources as sources_module
 from gpuwizard.core.envs.changes import Change, plan_changes
@@ -327,11 +328,13 @@ def test_plan_line():
 
 
 def test_install_commands_of_the_windows_tensorflow_210_venv_plan():
-    plan = advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.10", manager="venv").plan
-    assert install_commands(plan) == [
+    machine = saved("windows-rtx2080super-two-cuda.json")
+    plan = advise(machine, "tensorflow", "2.10", manager="venv").plan
+    assert install_commands(plan, host=command_host(machine, plan)) == [
         "install CUDA 11.2 and cuDNN 8.1 on the system",
         *(f"add to PATH: {entry}" for entry in TF_210_PATH),
-        "python3.10 -m venv ENV   (or: uv venv --python 3.10 ENV)",
+        "py -3.10 -m venv ENV",  # no uv on this machine: none offered
+        "ENV\\Scripts\\activate.bat   (cmd; in PowerShell: ENV\\Scripts\\Activate.ps1)",
         'pip install tensorflow==2.10.1 "numpy<1.24"',
     ]
 
@@ -342,13 +345,16 @@ def test_install_commands_of_the_windows_tensorflow_210_plan_with_nvidia_wheels(
     machine = replace(saved("windows-rtx2080super-two-cuda.json"), cuda_toolkits=(), cudnn=())
     plan = advise(machine, "tensorflow", "2.10", manager="venv").plan
     assert plan.cuda_wheels is not None and not plan.system_cuda_toolkit_required
-    commands = install_commands(plan)
-    assert commands[0] == "python3.10 -m venv ENV   (or: uv venv --python 3.10 ENV)"
-    assert commands[1] == (
+    commands = install_commands(plan, host=command_host(machine, plan))
+    assert commands[:2] == [
+        "py -3.10 -m venv ENV",
+        "ENV\\Scripts\\activate.bat   (cmd; in PowerShell: ENV\\Scripts\\Activate.ps1)",
+    ]
+    assert commands[2] == (
         'pip install tensorflow==2.10.1 "numpy<1.24" ' + " ".join(plan.cuda_wheels.packages)
     )
-    assert "nvidia\\*\\bin" in commands[2] and "PATH" in commands[2]
-    assert len(commands) == 3  # no toolkit to install, nothing added to PATH by the wizard
+    assert "nvidia\\*\\bin" in commands[3] and "PATH" in commands[3]
+    assert len(commands) == 4  # no toolkit to install, nothing added to PATH by the wizard
     assert "NVIDIA's CUDA 11.8 and cuDNN 8.9 wheels" in cuda_text(plan)
     assert " · CUDA from NVIDIA's wheels" in plan_line(plan)
 

@@ -11,33 +11,43 @@ from gpuwizard.cli.text.findings import finding_lines
 from gpuwizard.cli.text.sources import source_lines
 from gpuwizard.core.compat.plan import Recommendation
 from gpuwizard.core.compat.presentation import PlanView, install_commands, plan_line, plan_view
+from gpuwizard.core.compat.shell_commands import CommandHost
 from gpuwizard.core.envs.package_sources import PlanSources
 
 _LABEL = 12
 
 
 def render_recommendation(
-    rec: Recommendation, *, nvidia_gpu_present: bool, width: int = 100, sources: PlanSources | None = None
+    rec: Recommendation,
+    *,
+    nvidia_gpu_present: bool,
+    host: CommandHost,
+    width: int = 100,
+    sources: PlanSources | None = None,
 ) -> str:
     """Render ``rec`` as text (the presentation the Choose page shows: core.compat.presentation).
 
+    ``host``: where the plan's commands run (``shell_commands.command_host``): they are
+    written for its platform and shells.
     ``sources``: where the packages would come from here (a mirror the person set included);
     the commands then name those indexes, and a line says each one and why.
     """
     view = plan_view(rec, nvidia_gpu_present=nvidia_gpu_present)
     lines = textwrap.wrap(view.headline, width)
-    lines += ["", *_plan_lines(rec, view, width, sources)]
+    lines += ["", *_plan_lines(rec, view, host, width, sources)]
     lines += ["", *_cuda_number_lines(rec)]
     lines += _other_lines(rec, width)
     lines += ["", *textwrap.wrap(view.freshness or f"(compatibility data: {rec.compat_origin})", width)]
     return "\n".join(lines) + "\n"
 
 
-def _plan_lines(rec: Recommendation, view: PlanView, width: int, sources: PlanSources | None) -> list[str]:
+def _plan_lines(
+    rec: Recommendation, view: PlanView, host: CommandHost, width: int, sources: PlanSources | None
+) -> list[str]:
     plan = rec.plan
     lines = ["Plan", f"  {plan.summary}"]
     options = sources.index_options(shown=True) if sources is not None else None
-    commands = install_commands(plan, index_options=options)
+    commands = install_commands(plan, host=host, index_options=options)
     lines += [f"  {number}. {command}" for number, command in enumerate(commands, start=1)]
     if sources is not None:
         lines += source_lines(sources, width)

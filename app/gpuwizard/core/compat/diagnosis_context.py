@@ -22,6 +22,7 @@ from typing import Final
 
 from gpuwizard.core.compat.plan import Recommendation, describe_min_driver, plan_build_name
 from gpuwizard.core.compat.presentation import install_commands
+from gpuwizard.core.compat.shell_commands import CommandHost
 from gpuwizard.core.events import value_to_json
 from gpuwizard.core.events.codec import json_metadata
 from gpuwizard.core.findings.catalog_context import context_hint
@@ -98,7 +99,10 @@ def machine_build(recommendation: Recommendation, os_family: str) -> MachineBuil
     """The build a recommendation plans for a machine of ``os_family``, in the words a hint uses."""
     plan = recommendation.plan
     min_driver = plan.min_driver or {}
-    commands = install_commands(plan)
+    # Only the line that installs is taken: it reads the same in every shell of the machine.
+    commands = install_commands(
+        plan, host=CommandHost(windows=os_family == "windows" and plan.target != "wsl2")
+    )
     # The line that installs the framework: conda's create, or pip's install. NVIDIA's wheels
     # on Windows also need their DLL folders made visible, which the wizard's environment does
     # (a start-up hook): then its own command is the one to give.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation, quoted_requirements
+from gpuwizard.core.compat.shell_commands import CommandHost, activate_command, venv_commands
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS, RATTLER_ENGINE, engine_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
@@ -276,9 +277,13 @@ def plan_line(plan: Plan) -> TranslatableText:
     return _joined(parts, " · ")
 
 
-def install_commands(plan: Plan, *, index_options: Sequence[str] | None = None) -> list[str]:
+def install_commands(
+    plan: Plan, *, host: CommandHost, index_options: Sequence[str] | None = None
+) -> list[str]:
     """The commands that carry the plan out by hand (the wizard runs the same steps).
 
+    ``host``: where they run (``shell_commands.command_host``): each command is written for
+    its platform and shells, the interpreter and uv as the report found them there.
     ``index_options``: pip's source options as the install will use them here (a mirror, or
     ``--no-index --find-links DIR``: ``PlanSources.index_options``); None: the plan's own index.
     """
@@ -288,9 +293,9 @@ def install_commands(plan: Plan, *, index_options: Sequence[str] | None = None) 
         commands.append(f"install CUDA {plan.cuda} and cuDNN {plan.cudnn} on the system")
     commands += [f"add to PATH: {entry}" for entry in plan.path_entries]
     if plan.manager == "conda":
-        commands += _conda_commands(plan, inside)
+        commands += _conda_commands(plan, inside, host)
     else:
-        commands.append(f"{inside}python{plan.python} -m venv ENV   (or: uv venv --python {plan.python} ENV)")
+        commands += [f"{inside}{command}" for command in venv_commands(plan, host)]
     pip = f"{inside}pip install {quoted_requirements(plan.requirements)}"
     if index_options is not None:
         pip += "".join(f" {option}" for option in index_options)
@@ -329,10 +334,10 @@ def conda_packages_text(plan: Plan) -> TranslatableText:
     )
 
 
-def _conda_commands(plan: Plan, inside: str) -> list[str]:
+def _conda_commands(plan: Plan, inside: str, host: CommandHost) -> list[str]:
     """The conda steps: the found tool's commands, or what py-rattler does and its by-hand equivalent."""
     channels = "".join(f" -c {channel}" for channel in plan.conda_channels or DEFAULT_CONDA_CHANNELS)
-    packages = " ".join(plan.conda_packages)
+    packages = quoted_requirements(plan.conda_packages)
     if plan.conda_engine != RATTLER_ENGINE:
         tool = plan.conda_engine or "conda"
         return [f"{inside}{tool} create -n ENV{channels} {packages}", f"{inside}{tool} activate ENV"]
@@ -340,9 +345,10 @@ def _conda_commands(plan: Plan, inside: str) -> list[str]:
         f"{inside}the wizard makes the conda environment ENV itself with py-rattler (no conda needed): "
         f"{conda_packages_text(plan)}; by hand, with conda, mamba or micromamba: "
         f"conda create -n ENV{channels} {packages}",
-        # The scripts env create writes into a py-rattler environment (adapters/envs/conda_activation.py).
-        f"{inside}activate it without conda: source ENV/bin/activate (bash, zsh), ENV\\Scripts\\activate.bat "
-        "(cmd) or ENV\\Scripts\\Activate.ps1 (PowerShell); made by hand with conda: conda activate ENV",
+        # The scripts env create writes into a py-rattler environment (adapters/envs/conda_activation.py),
+        # for the shells of the platform it is on.
+        f"{inside}activate it without conda: {activate_command(host)}; "
+        "made by hand with conda: conda activate ENV",
     ]
 
 
