@@ -7,8 +7,11 @@ found where it looks while nvidia-smi still works). The output is parsed by
 
 from __future__ import annotations
 
+import sys
+
 from gpuwizard.adapters.nvml import NvmlGpuReading, NvmlReading, NvmlUnavailable
 from gpuwizard.adapters.runner import CompletedRun, Runner, RunnerError
+from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.machine.nvidia_smi_output import (
     QUERY_FIELD_REPLACEMENTS,
     QUERY_FIELDS,
@@ -97,4 +100,4 @@ def _first_line(done: CompletedRun) -> str:
     for line in (done.stdout + "\n" + done.stderr).splitlines():
         if line.strip():
             return line.strip()
-    return f"exit status {done.returncode}"
+    return f"exit {status_text(done.returncode, windows=sys.platform == 'win32')}, printing nothing"

@@ -32,6 +32,7 @@ from gpuwizard.adapters.input_files import InputFileError, read_input
 from gpuwizard.adapters.runner import CommandTimedOut, CompletedRun, Runner, RunnerError
 from gpuwizard.core.compat.resolution import PLATFORMS, Resolution, ResolutionFailed, read_pip_report
 from gpuwizard.core.envs.package_sources import hide_logins
+from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.json_input import JsonInputError, decode_utf8, parse_json
 from gpuwizard.core.secret_formats import url_has_secret
 
@@ -148,7 +149,8 @@ def dry_resolve(
         except RunnerError as error:
             raise ResolutionFailed(f"pip could not be run: {hide_logins(error.reason)}") from None
         if not done.ok:
-            raise ResolutionFailed(f"pip exited with status {done.returncode}: {_pip_error(done)}")
+            status = status_text(done.returncode, windows=sys.platform == "win32")
+            raise ResolutionFailed(f"pip exited with {status}: {_pip_error(done)}")
         report = _read_report(report_path)
     return Resolution(
         requirements=tuple(requirements),

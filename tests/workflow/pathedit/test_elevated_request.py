@@ -244,7 +244,14 @@ def test_elevated_write_reads_the_current_value_itself_when_it_changed(
 
 @pytest.mark.parametrize(
     ("code", "message"),
-    [(4, "refused"), (5, "could not write"), (1, "exit code 1"), (2, "exit code 2")],
+    [
+        (4, "refused"),
+        (5, "could not write"),
+        (1, "exit code 1"),
+        (2, "exit code 2"),
+        # A crashed helper (issue 37): its NTSTATUS in words, not a bare number.
+        (0xC0000135, "exit code 3221225781: 0xC0000135 STATUS_DLL_NOT_FOUND"),
+    ],
 )
 def test_elevated_write_turns_the_helpers_other_exit_codes_into_errors(
     monkeypatch: pytest.MonkeyPatch, registry: type[StandInRegistry], code: int, message: str

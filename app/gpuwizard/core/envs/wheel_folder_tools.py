@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gpuwizard.core.envs.wheel_tags import WheelTarget
+from gpuwizard.core.exit_status import status_text
 
 # uv 0.13.9, `uv pip compile --help`: the manylinux levels its --python-platform knows.
 _UV_MANYLINUX: Final = (17, 28, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40)
@@ -147,8 +148,8 @@ def _first_reason(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def read_uv_compile(returncode: int, stdout: str, stderr: str) -> Resolution:
-    r"""The answer of :func:`uv_compile_argv`'s command.
+def read_uv_compile(returncode: int, stdout: str, stderr: str, *, windows: bool = False) -> Resolution:
+    r"""The answer of :func:`uv_compile_argv`'s command (``windows``: it ran there; a crash's status reads so).
 
     >>> read_uv_compile(0, "filelock==3.16.1\ntorch==2.13.0+cpu\n", "").resolved
     (('filelock', '3.16.1'), ('torch', '2.13.0+cpu'))
@@ -171,12 +172,14 @@ def read_uv_compile(returncode: int, stdout: str, stderr: str) -> Resolution:
             "uv", failed=True, missing=tuple(dict.fromkeys(names)), message=_first_reason(stderr)
         )
     return Resolution(
-        "uv", unchecked=True, message=_first_reason(stderr) or f"uv exited with status {returncode}"
+        "uv",
+        unchecked=True,
+        message=_first_reason(stderr) or f"uv exited with {status_text(returncode, windows=windows)}",
     )
 
 
-def read_pip_report(returncode: int, stdout: str, stderr: str) -> Resolution:
-    """The answer of :func:`pip_report_argv`'s command.
+def read_pip_report(returncode: int, stdout: str, stderr: str, *, windows: bool = False) -> Resolution:
+    """The answer of :func:`pip_report_argv`'s command (``windows``: it ran there; a crash's status reads so).
 
     >>> read_pip_report(1, "", "ERROR: Could not find a version that satisfies the requirement filelock "
     ...                 "(from torch) (from versions: none)").missing
@@ -203,5 +206,7 @@ def read_pip_report(returncode: int, stdout: str, stderr: str) -> Resolution:
             "pip", failed=True, missing=tuple(dict.fromkeys(names)), message=_first_reason(stderr)
         )
     return Resolution(
-        "pip", unchecked=True, message=_first_reason(stderr) or f"pip exited with status {returncode}"
+        "pip",
+        unchecked=True,
+        message=_first_reason(stderr) or f"pip exited with {status_text(returncode, windows=windows)}",
     )

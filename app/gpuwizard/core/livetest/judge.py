@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gpuwizard.core.events import Event
+from gpuwizard.core.exit_status import describe_exit, status_text
 from gpuwizard.core.findings.model import Finding, make_finding, sort_findings
 from gpuwizard.core.livetest.events import (
     Compare,
@@ -102,11 +103,24 @@ class ProbeEnd:
         exit_code: Its exit status; None when it was killed (timeout or cancel).
         killed_reason: ``timeout`` or ``cancelled`` when the wizard killed it.
         tail: Its last lines that were not events (for diagnosis).
+        windows: Whether it ran on Windows: how its exit status is read (a crash's NTSTATUS
+            there, the signal that ended it elsewhere; core/exit_status.py).
     """
 
     exit_code: int | None
     killed_reason: str | None = None
     tail: tuple[str, ...] = ()
+    windows: bool = False
+
+
+def _ending(end: ProbeEnd) -> str:
+    """How a probe that gave no error event ended: its last line, and its status when that was a crash."""
+    status = f"exit {status_text(end.exit_code, windows=end.windows)}"
+    if not end.tail:
+        return status
+    crashed = end.exit_code is not None and describe_exit(end.exit_code, windows=end.windows)
+    # A crash (a missing DLL, the OOM killer's SIGKILL) leaves a last line that does not say so.
+    return f"{end.tail[-1]} ({status})" if crashed else end.tail[-1]
 
 
 def judge(  # noqa: PLR0911 - one return per rule, checked in order
@@ -131,11 +145,7 @@ def judge(  # noqa: PLR0911 - one return per rule, checked in order
         if error is not None and error.phase == "import":
             findings.append(make_finding("FRAMEWORK_NOT_IMPORTABLE", error=_one_line(error)))
         else:
-            detail = (
-                _one_line(error)
-                if error is not None
-                else (end.tail[-1] if end.tail else f"exit status {end.exit_code}")
-            )
+            detail = _one_line(error) if error is not None else _ending(end)
             findings.append(make_finding("TEST_PROBE_FAILED", error=detail))
         return "broken", _unique(findings)
     loss_first, loss_last = summary.loss_first, summary.loss_last

@@ -42,6 +42,7 @@ from gpuwizard.core.envs.rattler_output import rattler_message
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.envs.tool_output import TOOLS, parse_tool_line
 from gpuwizard.core.events import Event, EventSink, to_json
+from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.frameworks import framework_module
 from gpuwizard.core.machine.conda_engines import engine_title
 from gpuwizard.workflow.envs.ownership import (
@@ -351,17 +352,27 @@ class _Run:
         tool = Path(command.argv[0]).stem.lower() if self.backend.tool != "pip" else "pip"
         # Anything else (the environment's own python running pip) prints pip's lines.
         tool = command.output or (tool if tool in TOOLS else "pip")
+        take = on_line or (lambda text: self.line(tool, text))
+        printed = False
+
+        def heard(text: str) -> None:
+            nonlocal printed
+            printed = printed or bool(text.strip())
+            take(text)
+
         status = self.tools.runner.stream(
-            command.argv,
-            on_line or (lambda text: self.line(tool, text)),
-            cancel=self.cancel,
-            env_overrides=dict(command.env),
-            on_start=self._started,
+            command.argv, heard, cancel=self.cancel, env_overrides=dict(command.env), on_start=self._started
         )
         if status != 0:
-            last = next((text for text in reversed(self.tail) if text.strip()), "")
+            # A crash is a number (3221225781: a missing DLL, issue 37): said in words, and a
+            # tool that printed nothing is said to have, not left as an empty line after a colon.
+            last = next((text for text in reversed(self.tail) if text.strip()), "") if printed else ""
+            how = status_text(status, windows=sys.platform == "win32")
+            ended = f"{Path(command.argv[0]).name} exited with {how}"
             raise _StepFailed(
-                f"{self.phase}: {Path(command.argv[0]).name} exited with status {status}: {last.strip()}"
+                f"{self.phase}: {ended}: {last.strip()}"
+                if last.strip()
+                else f"{self.phase}: {ended}, printing nothing"
             )
 
     def _seed_pip(self) -> None:
@@ -402,16 +413,17 @@ class _Run:
         argv = (str(python), "-I", str(_PROBE), module)
         self.log.write(f"$ {' '.join(argv)}\n")
         try:
-            self.tools.runner.stream(
+            status = self.tools.runner.stream(
                 argv, keep, cancel=self.cancel, timeout=_VERIFY_TIMEOUT_S, on_start=self._started
             )
         finally:
             self._probe_entries(output.finish())
         report: dict[str, Any] = output.report or {}
         if not report.get("ok"):
-            raise _StepFailed(
-                f"verify: import {module} failed: {report.get('error', 'no answer from the probe')}"
-            )
+            # No answer: the import crashed the interpreter (a DLL, an instruction): its status says how.
+            how = status_text(status, windows=sys.platform == "win32")
+            silent = f"no answer from the probe (it exited with {how})"
+            raise _StepFailed(f"verify: import {module} failed: {report.get('error', silent)}")
         wanted = self.prepared.plan.framework_version
         found = str(report.get("distribution_version") or report.get("framework_version") or "")
         if not (found == wanted or found.startswith(wanted + "+")):

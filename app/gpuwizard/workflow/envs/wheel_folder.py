@@ -166,7 +166,9 @@ def _resolve(
         except RunnerError as error:
             answer = Resolution("uv", unchecked=True, message=str(error))
         else:
-            answer = read_uv_compile(done.returncode, done.stdout, done.stderr)
+            answer = read_uv_compile(
+                done.returncode, done.stdout, done.stderr, windows=sys.platform == "win32"
+            )
             if not answer.unchecked:
                 return answer
     # Offline pip reads no configuration file and no index (as the install itself runs it).
@@ -180,7 +182,7 @@ def _resolve(
             continue
         if "No module named pip" in done.stderr:
             continue
-        answer = read_pip_report(done.returncode, done.stdout, done.stderr)
+        answer = read_pip_report(done.returncode, done.stdout, done.stderr, windows=sys.platform == "win32")
         if not answer.unchecked:
             return answer
     return answer

@@ -34,6 +34,7 @@ and the next run checks it.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -46,6 +47,7 @@ from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
 from gpuwizard.core.events import EventSink, Wrapped
+from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.env_drift import (
     EnvObservation,
@@ -375,7 +377,9 @@ class _Verify:
         probe = last_json_object(lines, _is_env_report)
         if probe is None and failure is None:
             last = next((line.strip() for line in reversed(lines) if line.strip()), "")
-            failure = f"exit status {status}" + (f": {last[:300]}" if last else "")
+            failure = f"exit {status_text(status, windows=sys.platform == 'win32')}" + (
+                f": {last[:300]}" if last else ", printing nothing"
+            )
         return observe_environment(
             env.name,
             framework,

@@ -11,6 +11,7 @@ A test whose ``cancel`` was set ends ``cancelled`` (no verdict) and is not remem
 from __future__ import annotations
 
 import shutil
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -166,7 +167,7 @@ def run_live_test(
         sampler.start(lambda sample: test.emit(value_from_json(GpuUsage, sample)))
     try:
         exit_code: int | None = runner.stream(argv, test.take_line, cancel=cancel, timeout=timeout_s)
-        end = ProbeEnd(exit_code, tail=tuple(test.tail))
+        end = ProbeEnd(exit_code, tail=tuple(test.tail), windows=sys.platform == "win32")
     except CommandTimedOut:
         end = ProbeEnd(None, killed_reason="timeout", tail=tuple(test.tail))
     except CommandCancelled:

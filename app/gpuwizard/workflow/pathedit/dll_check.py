@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from gpuwizard.adapters.elevation import wizard_command
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import Runner, RunnerError
+from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.pathedit.pathlist import expand_windows_vars
 from gpuwizard.workflow.pathedit.changes import read_path
 
@@ -60,7 +61,13 @@ def resolve_dlls(store: EnvironmentStore, dlls: Sequence[str], runner: Runner) -
     try:
         report = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
-        reason = (done.stderr.strip().splitlines() or ["the check gave no answer"])[-1]
+        said = done.stderr.strip().splitlines()
+        # Silent: it crashed (the wizard's own DLLs missing is a status, 0xC0000135).
+        reason = (
+            said[-1]
+            if said
+            else f"the check gave no answer (exit {status_text(done.returncode, windows=True)})"
+        )
         return DllResolution(missing=dict.fromkeys(dlls, reason))
     return DllResolution(
         found={str(k): str(v) for k, v in report.get("found", {}).items()},

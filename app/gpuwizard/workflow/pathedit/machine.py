@@ -42,6 +42,7 @@ from gpuwizard.adapters.registry import (
     WinregEnvironment,
 )
 from gpuwizard.adapters.runner import Runner, RunnerError
+from gpuwizard.core.exit_status import describe_exit
 from gpuwizard.core.pathedit.algebra import entry_key, entry_of, split_segments
 from gpuwizard.core.pathedit.pathlist import expand_windows_vars
 from gpuwizard.workflow.pathedit.changes import PATH_NAME, SCOPE_KEYS, PathChange, PathChangeError
@@ -187,7 +188,9 @@ def elevated_write(store: EnvironmentStore, change: PathChange) -> RegValue | No
     if code == ELEVATED_WRITE_FAILED:
         raise RegistryWriteError(f"the elevated helper could not write {change.key}\\{name}")
     if code != ELEVATED_WRITTEN:
-        raise RegistryWriteError(f"the elevated helper failed (exit code {code}); nothing was changed")
+        crash = describe_exit(code, windows=True)  # the helper runs on Windows only (UAC)
+        status = f"exit code {code}" + (f": {crash}" if crash else "")
+        raise RegistryWriteError(f"the elevated helper failed ({status}); nothing was changed")
     return store.read_value(change.key, name)
 
 

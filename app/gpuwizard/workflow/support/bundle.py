@@ -19,6 +19,7 @@ import getpass
 import json
 import os
 import platform
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -30,6 +31,7 @@ from gpuwizard import __version__, probes
 from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
+from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.health.snapshot import Snapshot, snapshot_to_json
 from gpuwizard.core.json_lines import last_json_object
@@ -230,7 +232,9 @@ def _run_probe(
     if found is not None:
         return found, None
     last = next((line.strip() for line in reversed(lines) if line.strip()), "")
-    return None, f"exit status {status}" + (f": {last[:300]}" if last else "")
+    return None, f"exit {status_text(status, windows=sys.platform == 'win32')}" + (
+        f": {last[:300]}" if last else ", printing nothing"
+    )
 
 
 # --- redaction and output ------------------------------------------------------------------------
