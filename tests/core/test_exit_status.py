@@ -8,6 +8,7 @@ must still be recognised by ``diagnose`` when a person pastes that message.
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -123,3 +124,18 @@ def test_the_live_tests_failure_says_how_the_probe_ended(end: ProbeEnd, said: st
     assert verdict == "broken" and str(failed.params["error"]).startswith(said)
     if end.exit_code == 1:
         assert failed.params["error"] == said
+
+
+def test_the_modules_that_report_exits_load_no_diagnosis_machinery():
+    # The PATH editor's elevated helper and the DLL check run in the Windows Python the installer
+    # ships (and Wine's in the tests), which lacks the diagnosis's pyahocorasick: decoding an exit
+    # status must not import the signatures (the 5 Wine failures of 6dc634c).
+    code = (
+        "import sys\n"
+        "import gpuwizard.core.exit_status, gpuwizard.workflow.pathedit.machine, gpuwizard.workflow.pathedit.dll_check\n"
+        "print(sorted(m for m in ('ahocorasick', 'gpuwizard.core.findings.signature') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stderr

@@ -23,7 +23,10 @@ import re
 import signal
 from typing import Final
 
-from gpuwizard.core.findings.diagnosis_vendors import WINDOWS_CODES
+from gpuwizard.core.findings.vocabularies import windows_codes
+
+#: The Windows numbers by their unsigned value (the vocabularies ``gpuwizard diagnose`` reads).
+WINDOWS_CODES: Final = windows_codes()
 
 #: NTSTATUS values have their two top bits as the severity (MS-ERREF 2.3, "NTSTATUS":
 #: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/87fba13e-bf06-450e-83b1-9241dc81e781);

@@ -18,16 +18,15 @@ of those suppresses these generic ones.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from importlib import resources
 from typing import Final
 
 from gpuwizard.core.findings.catalog import CATALOG
 from gpuwizard.core.findings.log_facts import shows_windows
 from gpuwizard.core.findings.signature import OPTIONAL_LIBRARY, DiagnosisPart, Values
+from gpuwizard.core.findings.vocabularies import Entry, windows_codes
+from gpuwizard.core.findings.vocabularies import entries as _entries
 
 #: The vocabularies of status values, and the finding code each one's values give.
 _STATUS_VOCABULARIES: Final = {
@@ -41,7 +40,6 @@ _STATUS_VOCABULARIES: Final = {
     "nccl": "VENDOR_LIBRARY_STATUS",
     "nvml": "VENDOR_LIBRARY_STATUS",
 }
-_WINDOWS_VOCABULARIES: Final = ("windows-errors", "windows-ntstatus")
 CODES: Final = ("VENDOR_CUDA_ERROR", "VENDOR_LIBRARY_STATUS", "WINDOWS_ERROR_CODE", "LIBRARY_NOT_LOADED")
 
 #: Values whose vendor text means the driver is older than the CUDA the program was built for
@@ -58,39 +56,6 @@ _DRIVER_TOO_OLD: Final = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One value of a vocabulary: its name and number, the maker's words, whose it is."""
-
-    name: str
-    number: int
-    message: str
-    component: str
-    hex: str = ""
-    package: str = ""
-
-
-def _read(name: str) -> tuple[str, list[dict[str, object]]]:
-    source = resources.files("gpuwizard.resources").joinpath(f"vocabularies/{name}.json")
-    document = json.loads(source.read_text(encoding="utf-8"))
-    return str(document["component"]), list(document["entries"])
-
-
-def _entries(name: str) -> list[Entry]:
-    component, entries = _read(name)
-    return [
-        Entry(
-            str(entry["name"]),
-            int(str(entry["number"])),
-            str(entry["message"]),
-            str(entry.get("component", component)),
-            str(entry.get("hex", "")),
-            str(entry.get("package", "")),
-        )
-        for entry in entries
-    ]
-
-
 #: Status names (not their success values) by name, with the finding code they give.
 STATUS_NAMES: Final[dict[str, tuple[str, Entry]]] = {
     entry.name: (code, entry)
@@ -101,9 +66,7 @@ STATUS_NAMES: Final[dict[str, tuple[str, Entry]]] = {
 _RUNTIME_NUMBERS: Final = {entry.number: entry for entry in _entries("cuda-runtime") if entry.number}
 _DRIVER_NUMBERS: Final = {entry.number: entry for entry in _entries("cuda-driver") if entry.number}
 #: The Windows codes loaders print, by their unsigned number.
-WINDOWS_CODES: Final[dict[int, Entry]] = {
-    entry.number: entry for vocabulary in _WINDOWS_VOCABULARIES for entry in _entries(vocabulary)
-}
+WINDOWS_CODES: Final = windows_codes()
 #: The Linux libraries of the CUDA stack by soname, and by name without its version.
 LIBRARIES: Final[dict[str, Entry]] = {entry.name: entry for entry in _entries("libraries")}
 _LIBRARY_STEMS: Final[dict[str, Entry]] = {
