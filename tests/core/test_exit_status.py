@@ -127,9 +127,10 @@ def test_the_live_tests_failure_says_how_the_probe_ended(end: ProbeEnd, said: st
 
 
 def test_the_modules_that_report_exits_load_no_diagnosis_machinery():
-    # The PATH editor's elevated helper and the DLL check run in the Windows Python the installer
-    # ships (and Wine's in the tests), which lacks the diagnosis's pyahocorasick: decoding an exit
-    # status must not import the signatures (the 5 Wine failures of 6dc634c).
+    # The PATH commands, the elevated helper and the DLL check import little (the Wine tests run
+    # them in a Windows Python given only their pure-Python dependencies, harness/wine_python.py):
+    # decoding an exit status must not import the signatures and pyahocorasick (the five Wine
+    # failures of 6dc634c).
     code = (
         "import sys\n"
         "import gpuwizard.core.exit_status, gpuwizard.workflow.pathedit.machine, gpuwizard.workflow.pathedit.dll_check\n"
