@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -30,6 +31,15 @@ class HostReading:
     frozen: bool
 
 
+def in_container(platform_name: str, exists: Callable[[Path], bool] = Path.exists) -> bool:
+    """Whether a Linux container's marker file is there (``platform_name``: ``sys.platform``).
+
+    Only on Linux: on Windows "/.dockerenv" is a path on the current drive, so a folder of that
+    name on one drive would make the same machine a container from there and not from another.
+    """
+    return platform_name.startswith("linux") and any(exists(marker) for marker in _CONTAINER_MARKERS)
+
+
 def read_host() -> HostReading:
     """Read the host (cheap: platform calls and a few small files)."""
     try:
@@ -52,7 +62,7 @@ def read_host() -> HostReading:
         version=platform.version(),
         machine=platform.machine(),
         proc_version=proc_version,
-        container=any(marker.exists() for marker in _CONTAINER_MARKERS),
+        container=in_container(sys.platform),
         distribution=distribution,
         frozen=bool(getattr(sys, "frozen", False)),
     )
