@@ -138,9 +138,14 @@ _VERSION: Final = r"\d{1,2}(?:\.\d{1,2})?"
 #: The version of a virtual package the machine has: conda info and pixi info
 #: ("__cuda=12.1=0"), conda's classic report ("feature:/linux-64::__cuda==11.4=0"), pixi's list.
 #: pixi's solver lists the one it has as an option of a conflict ("│  └─ __cuda 12.8").
-_HAS_CUDA: Final = re.compile(rf"__cuda={{1,2}}(?P<found>{_VERSION})=|─ __cuda (?P<listed>{_VERSION})\b")
+#: It starts with its literal text, so that re skips ahead to it (an alternation of two does not).
+_HAS_CUDA: Final = re.compile(
+    rf"__cuda(?:={{1,2}}(?P<found>{_VERSION})=|(?<=─ __cuda) (?P<listed>{_VERSION})\b)"
+)
+#: conda's macOS platforms and virtual package: a solve for a Mac.
+_MACOS_SUBDIR: Final = re.compile(r"\bosx-(?:arm)?64\b|__osx=")
 #: The CUDA a conflict asks for, where the solver names it: conda-forge's cuda-version package.
-_CUDA_VERSION_ASKED: Final = re.compile(rf"\bcuda-version >=(?P<version>{_VERSION})")
+_CUDA_VERSION_ASKED: Final = re.compile(rf"cuda-version >=(?P<version>{_VERSION})")
 _HAS_GLIBC: Final = re.compile(
     rf"__glibc={{1,2}}(?P<found>{_VERSION})=|\bGLIBC[ _]?(?P<named>2\.\d{{1,2}})\b"
 )
@@ -167,17 +172,18 @@ def _cuda_variant(
     values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
 ) -> tuple[str | None, dict[str, object]]:
     """No CUDA driver on the machine, one too old for the package, or a Mac (no CUDA at all)."""
-    if read_log_facts(text).os_family == "darwin" or re.search(r"\bosx-(?:arm)?64\b|__osx=", text):
+    if read_log_facts(text).os_family == "darwin" or search_log(_MACOS_SUBDIR, text):
         return "macos", {}
     required = next((v for spec in values.get("spec", []) if (v := _spec_version(spec))), None)
-    if required is None and (asked := _CUDA_VERSION_ASKED.search(text)):
+    if required is None and (asked := search_log(_CUDA_VERSION_ASKED, text)):
         required = asked.group("version")
-    found = [match.group("found") or match.group("listed") for match in _HAS_CUDA.finditer(text)]
-    if not found:
+    # The first version the log shows (read around "__cuda" only, not the whole log).
+    if (has := search_log(_HAS_CUDA, text)) is None:
         return None, {}
-    if required and _version(found[0]) < _version(required):
-        return "too_old", {"required": required, "found": found[0]}
-    return "older", {"found": found[0]}
+    found = has.group("found") or has.group("listed")
+    if required and _version(found) < _version(required):
+        return "too_old", {"required": required, "found": found}
+    return "older", {"found": found}
 
 
 @per_log
