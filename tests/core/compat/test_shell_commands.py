@@ -7,6 +7,7 @@ PowerShell); Linux, macOS and WSL 2: ``python3.X -m venv`` and ``source ENV/bin/
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,6 +42,17 @@ def commands(report: SystemReport, plan: Plan) -> list[str]:
     return install_commands(plan, host=command_host(report, plan))
 
 
+def every_plans_steps(
+    path: Path, framework: str, version: str | None, manager: str | None
+) -> Iterator[tuple[Plan, list[str], str]]:
+    """Each plan recommended for the saved report (and its alternatives), its steps and their text."""
+    report = load_system_report(path)
+    rec = recommend(report, parse_wish(framework, version, manager=manager), load_compat())
+    for plan in (rec.plan, *rec.alternatives):
+        steps = commands(report, plan)
+        yield plan, steps, "\n".join(steps)
+
+
 def python_facts(version: str, executable: str, source: str, *, ms_store: bool = False) -> PythonFacts:
     return PythonFacts(version=version, executable=executable, source=source, ms_store=ms_store)
 
@@ -54,11 +66,7 @@ def test_there_are_reports_of_both_families():
 def test_a_windows_plan_speaks_cmd_and_powershell(
     path: Path, framework: str, version: str | None, manager: str | None
 ):
-    report = load_system_report(path)
-    rec = recommend(report, parse_wish(framework, version, manager=manager), load_compat())
-    for plan in (rec.plan, *rec.alternatives):
-        steps = commands(report, plan)
-        text = "\n".join(steps)
+    for plan, steps, text in every_plans_steps(path, framework, version, manager):
         if plan.target == "wsl2":
             assert "Scripts" not in text and "PowerShell" not in text
             continue
@@ -81,11 +89,7 @@ def test_a_windows_plan_speaks_cmd_and_powershell(
 def test_a_linux_plan_speaks_a_posix_shell(
     path: Path, framework: str, version: str | None, manager: str | None
 ):
-    report = load_system_report(path)
-    rec = recommend(report, parse_wish(framework, version, manager=manager), load_compat())
-    for plan in (rec.plan, *rec.alternatives):
-        steps = commands(report, plan)
-        text = "\n".join(steps)
+    for plan, steps, text in every_plans_steps(path, framework, version, manager):
         assert "Scripts" not in text and "PowerShell" not in text and "cmd" not in text
         assert "py -" not in text and "uv " not in text
         if plan.manager == "venv":
