@@ -54,6 +54,27 @@ def _uv_cache_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
         os.environ["UV_CACHE_DIR"] = previous
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _wizard_on_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``gpuwizard`` on PATH, as an installed wizard is, whatever the PATH the suite was started with.
+
+    Advice names the wizard's command by its name only where PATH finds this very program, and
+    by its full path otherwise (adapters/wizard_program.py, issue 37, point 2): without this, the
+    commands every test reads would depend on whether the venv was activated. A folder holding
+    only a link to the venv's script goes first, so no other name is found differently; the
+    tests of the full path give a PATH without it.
+    """
+    script = shutil.which("gpuwizard", path=str(Path(sys.executable).parent))
+    if script is None:
+        yield
+        return
+    folder = tmp_path_factory.mktemp("wizard-on-path")
+    (folder / Path(script).name).symlink_to(script)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", os.pathsep.join([str(folder), os.environ.get("PATH", os.defpath)]))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """State never goes to the developer's real GPUWIZARD_HOME (docs/architecture.md, "State under GPUWIZARD_HOME")."""

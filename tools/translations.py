@@ -6,6 +6,11 @@
   keeping what is translated and dropping texts that are gone; new texts arrive "unfinished",
   for a translator to fill in with Qt Linguist (``pyside6-linguist FILE.ts``) or any editor.
 - ``release``: compile each ``.ts`` into the ``.qm`` the wizard loads, with ``pyside6-lrelease``.
+- English, the language of the sources, has a ``.ts`` too, holding only the texts with a count
+  (``tr("%n thing(s)", "", n)``): Qt picks a plural form only from a loaded translation, so
+  without one English reads "1 thing(s)". ``update`` keeps it to those texts (``lupdate
+  -pluralonly``), each with its singular and plural form to fill in; the Qt documentation
+  recommends this ("Writing Source Code for Translation", "Handling Plurals").
 - ``check``: exit 1 unless every ``.ts`` holds every text of the sources, each one translated.
 - ``export LANG FILE.json`` / ``import LANG FILE.json``: the untranslated texts of ``LANG`` as a
   JSON list of ``{"context", "source", "plural", "translation"}`` for a translator without
@@ -23,12 +28,15 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 TRANSLATIONS: Final = ROOT / "resources" / "translations"
-LANGUAGES: Final = ("es", "zh_CN")
+LANGUAGES: Final = ("es", "zh_CN", "en")
+#: The sources' own language: its translation holds only the texts with plural forms.
+PLURALS_ONLY: Final = frozenset({"en"})
 #: The modules whose texts reach people: the GUI, and the core's marked templates.
 SOURCES: Final = ("app/gpuwizard/ui", "app/gpuwizard/core")
 #: The Qt context the GUI translates the finding catalog's texts in (ui/messages.py).
@@ -76,24 +84,27 @@ def ts_path(lang: str, folder: Path = TRANSLATIONS) -> Path:
     return folder / f"gpuwizard_{lang}.ts"
 
 
-def update(folder: Path = TRANSLATIONS) -> None:
-    """Bring each ``.ts`` in ``folder`` up to date with the sources."""
+def update(folder: Path = TRANSLATIONS, languages: Sequence[str] = LANGUAGES) -> None:
+    """Bring each ``.ts`` in ``folder`` (of ``languages``) up to date with the sources."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         catalog = catalog_source(Path(scratch))
-        for lang in LANGUAGES:
+        for lang in languages:
             target = ts_path(lang, folder)
+            plurals = ["-pluralonly"] if lang in PLURALS_ONLY else []
             subprocess.run(
                 [tool("lupdate"), *source_files(), str(catalog), "-no-obsolete", "-locations", "none",
-                 "-target-language", lang, "-ts", str(target)],
+                 *plurals, "-target-language", lang, "-ts", str(target)],
                 cwd=ROOT, check=True, capture_output=True,
             )  # fmt: skip
 
 
-def release(folder: Path = TRANSLATIONS, out: Path = TRANSLATIONS) -> list[Path]:
-    """Compile each ``.ts`` of ``folder`` into ``out``; returns the ``.qm`` files."""
+def release(
+    folder: Path = TRANSLATIONS, out: Path = TRANSLATIONS, languages: Sequence[str] = LANGUAGES
+) -> list[Path]:
+    """Compile each ``.ts`` of ``folder`` (of ``languages``) into ``out``; returns the ``.qm`` files."""
     written = []
-    for lang in LANGUAGES:
+    for lang in languages:
         target = out / f"gpuwizard_{lang}.qm"
         subprocess.run(
             [tool("lrelease"), str(ts_path(lang, folder)), "-qm", str(target)],
@@ -109,7 +120,7 @@ def problems(lang: str, folder: Path = TRANSLATIONS) -> list[str]:
     with tempfile.TemporaryDirectory() as scratch:
         fresh = Path(scratch)
         shutil.copy(ts_path(lang, folder), ts_path(lang, fresh))
-        update(fresh)
+        update(fresh, [lang])
         current = ts_path(lang, fresh).read_bytes()
     found = []
     if current != ts_path(lang, folder).read_bytes():
@@ -180,7 +191,7 @@ def import_translations(lang: str, source: Path) -> int:
                 translation.text = text if isinstance(text, str) else text[0]
             filled += 1
     tree.write(path, encoding="utf-8", xml_declaration=True)
-    update()  # back into lupdate's own layout, so the check compares like with like
+    update(languages=[lang])  # back into lupdate's own layout, so the check compares like with like
     return filled
 
 

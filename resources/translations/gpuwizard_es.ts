@@ -577,6 +577,10 @@
         <translation>== creando %1 en %2 con %3 (%4), paquetes desde %5</translation>
     </message>
     <message>
+        <source>== Python %1 is downloaded by uv from %2: none is installed here</source>
+        <translation>== uv descarga Python %1 de %2: no hay ninguno instalado aquí</translation>
+    </message>
+    <message>
         <source>the framework</source>
         <translation>el framework</translation>
     </message>
@@ -666,6 +670,18 @@
     <message>
         <source>You can stop it while it runs: what was made is then removed.</source>
         <translation>Puedes detenerla mientras se ejecuta: entonces se elimina lo que se haya creado.</translation>
+    </message>
+    <message>
+        <source>%1 (GitHub&apos;s copy, if the first does not answer)</source>
+        <translation>%1 (la copia de GitHub, si el primero no responde)</translation>
+    </message>
+    <message>
+        <source>No Python %1 is installed here, so uv downloads one too, from:</source>
+        <translation>Aquí no hay ningún Python %1 instalado, así que uv también descarga uno, de:</translation>
+    </message>
+    <message>
+        <source>It is asked first when the install starts: if it does not answer, nothing is made.</source>
+        <translation>Se consulta primero, al empezar la instalación: si no responde, no se crea nada.</translation>
     </message>
     <message>
         <source>%1 (PyPI)</source>
@@ -1400,6 +1416,22 @@
         <translation>(en PATH)</translation>
     </message>
     <message>
+        <source>None (PyTorch on Windows does not need one)</source>
+        <translation>Ninguno (PyTorch en Windows no lo necesita)</translation>
+    </message>
+    <message>
+        <source>Needed only to compile CUDA code, or for TensorFlow 2.10 or older in a venv without NVIDIA&apos;s CUDA wheels. PyTorch brings its own CUDA; TensorFlow 2.11+ uses the GPU only in WSL 2.</source>
+        <translation>Solo se necesita para compilar código CUDA, o para TensorFlow 2.10 o anterior en un venv sin las wheels de CUDA de NVIDIA. PyTorch trae su propio CUDA; TensorFlow 2.11+ usa la GPU solo en WSL 2.</translation>
+    </message>
+    <message>
+        <source>None (current frameworks have no CUDA build for macOS)</source>
+        <translation>Ninguno (los frameworks actuales no tienen una versión con CUDA para macOS)</translation>
+    </message>
+    <message>
+        <source>CUDA for macOS ended with CUDA 10.2; PyTorch and TensorFlow use the GPU of a Mac through Apple&apos;s Metal.</source>
+        <translation>CUDA para macOS terminó con CUDA 10.2; PyTorch y TensorFlow usan la GPU de un Mac a través de Metal de Apple.</translation>
+    </message>
+    <message>
         <source>None (PyTorch and current TensorFlow on Linux do not need one)</source>
         <translation>Ninguno (PyTorch y el TensorFlow actual en Linux no lo necesitan)</translation>
     </message>
@@ -1976,6 +2008,10 @@
     <message>
         <source>Set &amp;up &gt;</source>
         <translation>Con&amp;figurar &gt;</translation>
+    </message>
+    <message>
+        <source>Nothing could be checked this time, so nothing was recorded.</source>
+        <translation>Esta vez no se pudo comprobar nada, así que no se registró nada.</translation>
     </message>
     <message numerus="yes">
         <source>%n check(s) failed: something broke since the setup last worked.</source>
@@ -2952,32 +2988,16 @@
         <translation>El controlador de NVIDIA ({before} en el último estado correcto) ya no responde.</translation>
     </message>
     <message>
-        <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run &apos;gpuwizard verify&apos; again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>
-        <translation>Reinstala el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;), reinicia el equipo y vuelve a ejecutar &apos;gpuwizard verify&apos;. Este estado lo deja una actualización del controlador interrumpida, o una actualización del kernel de Linux sin el módulo del controlador.</translation>
-    </message>
-    <message>
         <source>The NVIDIA driver {driver} is too old for the framework build of {builds}.</source>
         <translation>El controlador de NVIDIA {driver} es demasiado antiguo para la compilación del framework de {builds}.</translation>
-    </message>
-    <message>
-        <source>Install driver {min_driver} or newer from https://www.nvidia.com/Download/index.aspx and restart; or recreate the environment with &apos;gpuwizard env create NAME --framework F --replace&apos;, which chooses a build this driver runs.</source>
-        <translation>Instala el controlador {min_driver} o posterior desde https://www.nvidia.com/Download/index.aspx y reinicia; o vuelve a crear el entorno con &apos;gpuwizard env create NAME --framework F --replace&apos;, que elige una versión que este controlador puede ejecutar.</translation>
     </message>
     <message>
         <source>Fewer NVIDIA GPUs answer than at the last good state: {before} then, {after} now.</source>
         <translation>Responden menos GPU NVIDIA que en el último estado correcto: antes {before}, ahora {after}.</translation>
     </message>
     <message>
-        <source>Run &apos;nvidia-smi&apos;: a GPU that fell off the bus (&apos;GPU is lost&apos;, Xid 79) needs a restart; check its power cables and seating; in a VM or container, check that the GPU is still passed through. Then run &apos;gpuwizard verify&apos; again.</source>
-        <translation>Ejecuta &apos;nvidia-smi&apos;: una GPU que se cayó del bus (&apos;GPU is lost&apos;, Xid 79) requiere reiniciar; revisa sus cables de alimentación y que esté bien insertada; en una VM o un contenedor, comprueba que la GPU siga asignada. Luego vuelve a ejecutar &apos;gpuwizard verify&apos;.</translation>
-    </message>
-    <message>
         <source>The NVIDIA GPUs changed since the last good state: {before} then, {after} now.</source>
         <translation>Las GPU NVIDIA cambiaron desde el último estado correcto: antes {before}, ahora {after}.</translation>
-    </message>
-    <message>
-        <source>Nothing to do while the live test passes; a GPU of a newer generation may need a newer framework build, which &apos;gpuwizard recommend&apos; names.</source>
-        <translation>No hay nada que hacer mientras la prueba en vivo pase; una GPU de una generación más reciente puede necesitar una compilación más reciente del framework, que indica &apos;gpuwizard recommend&apos;.</translation>
     </message>
     <message>
         <source>The Python interpreter of {env} ({python}) does not run any more: {error}</source>
@@ -3080,32 +3100,16 @@
         <translation>{framework} en {env} ve menos GPU que en el último estado correcto: antes {before}, ahora {after}.</translation>
     </message>
     <message>
-        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides GPUs), that &apos;nvidia-smi&apos; lists every GPU, and that the driver is new enough for the build; then run &apos;gpuwizard verify&apos; again.</source>
-        <translation>Comprueba CUDA_VISIBLE_DEVICES (un valor vacío o un índice erróneo oculta GPU), que &apos;nvidia-smi&apos; muestre todas las GPU y que el controlador sea lo bastante reciente para la compilación; luego vuelve a ejecutar &apos;gpuwizard verify&apos;.</translation>
-    </message>
-    <message>
         <source>The short live test in {env} gave {after}; at the last good state it gave {before}.</source>
         <translation>La prueba breve en vivo en {env} dio {after}; en el último estado correcto dio {before}.</translation>
-    </message>
-    <message>
-        <source>The test says: {reason} Fix that (the other checks above may name the cause), then run &apos;gpuwizard test --env {env}&apos; for the full test.</source>
-        <translation>La prueba dice: {reason} Corrígelo (las demás comprobaciones de arriba pueden indicar la causa) y luego ejecuta &apos;gpuwizard test --env {env}&apos; para la prueba completa.</translation>
     </message>
     <message>
         <source>The short live test in {env} gave {after}.</source>
         <translation>La prueba breve en vivo en {env} dio {after}.</translation>
     </message>
     <message>
-        <source>The test says: {reason} Fix that, then run &apos;gpuwizard test --env {env}&apos; for the full test; once it passes, it is recorded as the last good state.</source>
-        <translation>La prueba dice: {reason} Corrígelo y luego ejecuta &apos;gpuwizard test --env {env}&apos; para la prueba completa; cuando pase, se registrará como el último estado correcto.</translation>
-    </message>
-    <message>
         <source>The GPU in {env} still trains, but no longer clearly faster than the CPU ({before} then, {after} now).</source>
         <translation>La GPU de {env} sigue entrenando, pero ya no claramente más rápido que la CPU (antes {before}, ahora {after}).</translation>
-    </message>
-    <message>
-        <source>Another program may be using the GPU, or it is throttling from heat or power saving: check &apos;nvidia-smi&apos; and run &apos;gpuwizard test --env {env}&apos; for the full measurement.</source>
-        <translation>Puede que otro programa esté usando la GPU, o que esté limitada por temperatura o por ahorro de energía: revisa &apos;nvidia-smi&apos; y ejecuta &apos;gpuwizard test --env {env}&apos; para la medición completa.</translation>
     </message>
     <message>
         <source>NVIDIA CUDA wheels that {env} had at the last good state are no longer installed: {wheels}.</source>
@@ -3150,10 +3154,6 @@
     <message>
         <source>{folder}, which the wizard added to the {scope} PATH, is no longer on it.</source>
         <translation>{folder}, que el asistente añadió al PATH {scope}, ya no está en él.</translation>
-    </message>
-    <message>
-        <source>An installer or another tool rewrote PATH. Add it back: {command}  (&apos;gpuwizard path history&apos; shows what the wizard changed.)</source>
-        <translation>Un instalador u otra herramienta reescribió PATH. Vuelve a añadirla: {command}  (&apos;gpuwizard path history&apos; muestra lo que cambió el asistente.)</translation>
     </message>
     <message>
         <source>{folder} was removed from the {scope} PATH with gpuwizard after the last good state.</source>
@@ -3262,6 +3262,22 @@
     <message>
         <source>PyPI has the same release, PyTorch {version}, as its {build} build: a CUDA build that runs on the CPU too, but downloads several GB more (the NVIDIA libraries come as separate packages).</source>
         <translation>PyPI tiene la misma versión, PyTorch {version}, como su compilación {build}: una compilación CUDA que también funciona en la CPU, pero que descarga varios GB más (las bibliotecas de NVIDIA vienen como paquetes aparte).</translation>
+    </message>
+    <message>
+        <source>Python {python} for the new environment cannot be downloaded from {url}: {detail}.</source>
+        <translation>No se puede descargar Python {python} para el nuevo entorno desde {url}: {detail}.</translation>
+    </message>
+    <message>
+        <source>No Python {python} is installed here, so uv would download one from {host}. Install Python {python} yourself from your distribution&apos;s packages, then run the same command again: the wizard then uses it and downloads no Python. Or set UV_PYTHON_INSTALL_MIRROR to a mirror of python-build-standalone&apos;s releases that this network reaches, or HTTPS_PROXY (and NO_PROXY) if the network needs a proxy.</source>
+        <translation>Aquí no hay ningún Python {python} instalado, así que uv descargaría uno de {host}. Instale usted Python {python} con los paquetes de su distribución y vuelva a ejecutar la misma orden: el asistente lo usará y no descargará ningún Python. O defina UV_PYTHON_INSTALL_MIRROR con un espejo de las versiones de python-build-standalone al que llegue esta red, o HTTPS_PROXY (y NO_PROXY) si la red necesita un proxy.</translation>
+    </message>
+    <message>
+        <source>No Python {python} is installed here, so uv would download one from {host}. Install Python {python} yourself, then run the same command again: with the Python install manager, py install {python}; or with the installer from https://www.python.org/downloads/windows/. The wizard then uses it and downloads no Python. Or set UV_PYTHON_INSTALL_MIRROR to a mirror of python-build-standalone&apos;s releases that this network reaches, or HTTPS_PROXY (and NO_PROXY) if the network needs a proxy.</source>
+        <translation>Aquí no hay ningún Python {python} instalado, así que uv descargaría uno de {host}. Instale usted Python {python} y vuelva a ejecutar la misma orden: con el administrador de instalación de Python, py install {python}; o con el instalador de https://www.python.org/downloads/windows/. El asistente lo usará y no descargará ningún Python. O defina UV_PYTHON_INSTALL_MIRROR con un espejo de las versiones de python-build-standalone al que llegue esta red, o HTTPS_PROXY (y NO_PROXY) si la red necesita un proxy.</translation>
+    </message>
+    <message>
+        <source>No Python {python} is installed here, so uv would download one from {host}. Install Python {python} yourself with the installer from https://www.python.org/downloads/macos/, then run the same command again: the wizard then uses it and downloads no Python. Or set UV_PYTHON_INSTALL_MIRROR to a mirror of python-build-standalone&apos;s releases that this network reaches, or HTTPS_PROXY (and NO_PROXY) if the network needs a proxy.</source>
+        <translation>Aquí no hay ningún Python {python} instalado, así que uv descargaría uno de {host}. Instale usted Python {python} con el instalador de https://www.python.org/downloads/macos/ y vuelva a ejecutar la misma orden: el asistente lo usará y no descargará ningún Python. O defina UV_PYTHON_INSTALL_MIRROR con un espejo de las versiones de python-build-standalone al que llegue esta red, o HTTPS_PROXY (y NO_PROXY) si la red necesita un proxy.</translation>
     </message>
     <message>
         <source>The folder of wheels {folder} is looked at beside the index, not instead of it.</source>
@@ -4405,6 +4421,42 @@
         <translation>Desinstala torch e instala una versión con CUDA desde el índice que corresponda a tu controlador, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (en Windows, torch de PyPI es solo para CPU). macOS no tiene versión con CUDA: en un Mac, usa su GPU a través del dispositivo &apos;mps&apos; en lugar de &apos;cuda&apos; (Apple silicon, macOS 12.3 o posterior). Sin GPU, ejecuta el código en la CPU (dispositivo &apos;cpu&apos;).</translation>
     </message>
     <message>
+        <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run {verify} again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>
+        <translation>Reinstale el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;), reinicie el equipo y vuelva a ejecutar {verify}. Una actualización del controlador interrumpida, o una actualización del núcleo de Linux sin el módulo del controlador, deja este estado.</translation>
+    </message>
+    <message>
+        <source>Install driver {min_driver} or newer from https://www.nvidia.com/Download/index.aspx and restart; or recreate the environment, which chooses a build this driver runs: {recreate}</source>
+        <translation>Instale el controlador {min_driver} o más reciente desde https://www.nvidia.com/Download/index.aspx y reinicie; o vuelva a crear el entorno, que elige una compilación que este controlador ejecuta: {recreate}</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;: a GPU that fell off the bus (&apos;GPU is lost&apos;, Xid 79) needs a restart; check its power cables and seating; in a VM or container, check that the GPU is still passed through. Then run {verify} again.</source>
+        <translation>Ejecute &apos;nvidia-smi&apos;: una GPU que se cayó del bus (&apos;GPU is lost&apos;, Xid 79) necesita un reinicio; revise sus cables de alimentación y su conexión; en una máquina virtual o un contenedor, compruebe que la GPU sigue asignada. Después vuelva a ejecutar {verify}.</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the live test passes; a GPU of a newer generation may need a newer framework build, which {recommend} names.</source>
+        <translation>No hay nada que hacer mientras la prueba en vivo pase; una GPU de una generación más nueva puede necesitar una compilación más nueva del framework, que {recommend} indica.</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides GPUs), that &apos;nvidia-smi&apos; lists every GPU, and that the driver is new enough for the build; then run {verify} again.</source>
+        <translation>Revise CUDA_VISIBLE_DEVICES (un valor vacío o un índice equivocado ocultan GPU), que &apos;nvidia-smi&apos; liste todas las GPU y que el controlador sea lo bastante nuevo para la compilación; después vuelva a ejecutar {verify}.</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that (the other checks above may name the cause), then run {test} for the full test.</source>
+        <translation>La prueba dice: {reason} Corríjalo (las otras comprobaciones de arriba pueden indicar la causa) y ejecute {test} para la prueba completa.</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that, then run {test} for the full test; once it passes, it is recorded as the last good state.</source>
+        <translation>La prueba dice: {reason} Corríjalo y ejecute {test} para la prueba completa; cuando pase, se registrará como el último estado bueno.</translation>
+    </message>
+    <message>
+        <source>Another program may be using the GPU, or it is throttling from heat or power saving: check &apos;nvidia-smi&apos; and run {test} for the full measurement.</source>
+        <translation>Puede que otro programa esté usando la GPU, o que se esté limitando por calor o ahorro de energía: revise &apos;nvidia-smi&apos; y ejecute {test} para la medición completa.</translation>
+    </message>
+    <message>
+        <source>An installer or another tool rewrote PATH. Add it back: {command}  ({history} shows what the wizard changed.)</source>
+        <translation>Un instalador u otra herramienta reescribió PATH. Vuelva a añadirla: {command}  ({history} muestra lo que cambió el asistente.)</translation>
+    </message>
+    <message>
         <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>
         <translation>Un simple &apos;pip install jax&apos; instala la compilación para CPU. Instala la compilación con CUDA en este entorno: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; en su lugar cuando nvidia-smi muestre CUDA 13.0 o posterior); incluye el plugin de CUDA y los wheels de CUDA y cuDNN de NVIDIA. JAX admite GPU NVIDIA en Linux y (de forma experimental) en WSL 2, no en Windows nativo. Luego compruébalo: python -c &quot;import jax; print(jax.devices())&quot; debe mostrar un CudaDevice.</translation>
     </message>
@@ -4913,8 +4965,13 @@
         <translation>{reason}, solo para pip en el nuevo entorno</translation>
     </message>
     <message>
+        <source>where {host} sends the download on to</source>
+        <extracomment>The ways reaching an index fails, as :class:`IndexAnswer` names them. What to set for a mirror of each kind of index (docs.astral.sh/uv/reference/environment/, pip.pypa.io/en/stable/topics/configuration/#environment-variables).</extracomment>
+        <translation>adonde {host} reenvía la descarga</translation>
+    </message>
+    <message>
         <source>the name {hostname} cannot be looked up (DNS)</source>
-        <extracomment>The ways reaching an index fails, as :class:`IndexAnswer` names them. What to set for a mirror of each kind of index (docs.astral.sh/uv/reference/environment/, pip.pypa.io/en/stable/topics/configuration/#environment-variables). What failed, by the probe&apos;s failure kind (adapters/http.py, ``probe_index``).</extracomment>
+        <extracomment>What failed, by the probe&apos;s failure kind (adapters/http.py, ``probe_index``).</extracomment>
         <translation>no se puede resolver el nombre {hostname} (DNS)</translation>
     </message>
     <message>
@@ -4952,6 +5009,19 @@
     <message>
         <source>it did not answer</source>
         <translation>no respondió</translation>
+    </message>
+    <message>
+        <source>your mirror of Python builds, from {origin}: uv downloads Python {python} there, none is installed here</source>
+        <extracomment>Where python-build-standalone&apos;s builds are published (GitHub release assets). Astral&apos;s mirror of those releases, which recent uv releases try first. The person&apos;s mirror of python-build-standalone&apos;s builds (it replaces :data:`PBS_GITHUB`). The person&apos;s mirror of everything uv fetches from releases.astral.sh. The builds&apos; source when the person set no mirror: uv&apos;s own choice. Where python.org&apos;s installers are, by OS family (the ways forward name them).</extracomment>
+        <translation>su espejo de compilaciones de Python, desde {origin}: uv descarga Python {python} de ahí, no hay ninguno instalado aquí</translation>
+    </message>
+    <message>
+        <source>uv downloads Python {python} from there (a python-build-standalone build): none is installed here</source>
+        <translation>uv descarga Python {python} de ahí (una compilación de python-build-standalone): no hay ninguno instalado aquí</translation>
+    </message>
+    <message>
+        <source>GitHub&apos;s copy of the same build, which uv tries when {host} does not answer</source>
+        <translation>la copia de GitHub de la misma compilación, que uv prueba cuando {host} no responde</translation>
     </message>
 </context>
 <context>

@@ -575,6 +575,10 @@
         <translation>== 正在 %2 创建 %1，使用 %3（%4），软件包来自 %5</translation>
     </message>
     <message>
+        <source>== Python %1 is downloaded by uv from %2: none is installed here</source>
+        <translation>== uv 从 %2 下载 Python %1：此处未安装</translation>
+    </message>
+    <message>
         <source>the framework</source>
         <translation>框架</translation>
     </message>
@@ -664,6 +668,18 @@
     <message>
         <source>You can stop it while it runs: what was made is then removed.</source>
         <translation>运行期间可以随时停止：届时会删除已创建的内容。</translation>
+    </message>
+    <message>
+        <source>%1 (GitHub&apos;s copy, if the first does not answer)</source>
+        <translation>%1（GitHub 的副本，在第一个无响应时使用）</translation>
+    </message>
+    <message>
+        <source>No Python %1 is installed here, so uv downloads one too, from:</source>
+        <translation>此处未安装 Python %1，因此 uv 还会从以下位置下载一个：</translation>
+    </message>
+    <message>
+        <source>It is asked first when the install starts: if it does not answer, nothing is made.</source>
+        <translation>安装开始时会先询问它：如果它没有响应，则不会创建任何内容。</translation>
     </message>
     <message>
         <source>%1 (PyPI)</source>
@@ -1395,6 +1411,22 @@
         <translation>（在 PATH 中）</translation>
     </message>
     <message>
+        <source>None (PyTorch on Windows does not need one)</source>
+        <translation>无（Windows 上的 PyTorch 不需要）</translation>
+    </message>
+    <message>
+        <source>Needed only to compile CUDA code, or for TensorFlow 2.10 or older in a venv without NVIDIA&apos;s CUDA wheels. PyTorch brings its own CUDA; TensorFlow 2.11+ uses the GPU only in WSL 2.</source>
+        <translation>仅在编译 CUDA 代码，或在没有 NVIDIA CUDA wheel 的 venv 中使用 TensorFlow 2.10 或更早版本时才需要。PyTorch 自带 CUDA；TensorFlow 2.11+ 只能在 WSL 2 中使用 GPU。</translation>
+    </message>
+    <message>
+        <source>None (current frameworks have no CUDA build for macOS)</source>
+        <translation>无（当前的框架没有适用于 macOS 的 CUDA 版本）</translation>
+    </message>
+    <message>
+        <source>CUDA for macOS ended with CUDA 10.2; PyTorch and TensorFlow use the GPU of a Mac through Apple&apos;s Metal.</source>
+        <translation>macOS 上的 CUDA 止于 CUDA 10.2；PyTorch 和 TensorFlow 在 Mac 上通过 Apple 的 Metal 使用 GPU。</translation>
+    </message>
+    <message>
         <source>None (PyTorch and current TensorFlow on Linux do not need one)</source>
         <translation>无（PyTorch 和当前 Linux 版 TensorFlow 不需要）</translation>
     </message>
@@ -1970,6 +2002,10 @@
     <message>
         <source>Set &amp;up &gt;</source>
         <translation>设置(&amp;U) &gt;</translation>
+    </message>
+    <message>
+        <source>Nothing could be checked this time, so nothing was recorded.</source>
+        <translation>这次什么都无法检查，因此没有记录任何内容。</translation>
     </message>
     <message numerus="yes">
         <source>%n check(s) failed: something broke since the setup last worked.</source>
@@ -2944,32 +2980,16 @@
         <translation>NVIDIA 驱动程序（上次正常状态时为 {before}）已无响应。</translation>
     </message>
     <message>
-        <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run &apos;gpuwizard verify&apos; again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>
-        <translation>请从 https://www.nvidia.com/Download/index.aspx 重新安装 NVIDIA 驱动（Ubuntu 上：&apos;sudo ubuntu-drivers install&apos;），重启计算机，然后再次运行 &apos;gpuwizard verify&apos;。驱动更新中断，或 Linux 内核更新后缺少驱动模块，都会造成这种状态。</translation>
-    </message>
-    <message>
         <source>The NVIDIA driver {driver} is too old for the framework build of {builds}.</source>
         <translation>NVIDIA 驱动程序 {driver} 过旧，无法运行 {builds} 的框架构建版本。</translation>
-    </message>
-    <message>
-        <source>Install driver {min_driver} or newer from https://www.nvidia.com/Download/index.aspx and restart; or recreate the environment with &apos;gpuwizard env create NAME --framework F --replace&apos;, which chooses a build this driver runs.</source>
-        <translation>请从 https://www.nvidia.com/Download/index.aspx 安装 {min_driver} 或更新版本的驱动并重启；或者用 &apos;gpuwizard env create NAME --framework F --replace&apos; 重新创建环境，它会选择此驱动能运行的版本。</translation>
     </message>
     <message>
         <source>Fewer NVIDIA GPUs answer than at the last good state: {before} then, {after} now.</source>
         <translation>响应的 NVIDIA GPU 比上次正常状态时少：之前为 {before}，现在为 {after}。</translation>
     </message>
     <message>
-        <source>Run &apos;nvidia-smi&apos;: a GPU that fell off the bus (&apos;GPU is lost&apos;, Xid 79) needs a restart; check its power cables and seating; in a VM or container, check that the GPU is still passed through. Then run &apos;gpuwizard verify&apos; again.</source>
-        <translation>请运行 &apos;nvidia-smi&apos;：从总线上掉线的 GPU（&apos;GPU is lost&apos;，Xid 79）需要重启；请检查其电源线和插接是否牢固；在虚拟机或容器中，请检查 GPU 是否仍已直通。然后再次运行 &apos;gpuwizard verify&apos;。</translation>
-    </message>
-    <message>
         <source>The NVIDIA GPUs changed since the last good state: {before} then, {after} now.</source>
         <translation>自上次正常状态以来，NVIDIA GPU 已变化：之前为 {before}，现在为 {after}。</translation>
-    </message>
-    <message>
-        <source>Nothing to do while the live test passes; a GPU of a newer generation may need a newer framework build, which &apos;gpuwizard recommend&apos; names.</source>
-        <translation>只要实时测试通过，就无需处理；新一代 GPU 可能需要更新的框架构建版本，&apos;gpuwizard recommend&apos; 会给出具体版本。</translation>
     </message>
     <message>
         <source>The Python interpreter of {env} ({python}) does not run any more: {error}</source>
@@ -3072,32 +3092,16 @@
         <translation>{env} 中的 {framework} 识别到的 GPU 比上次正常状态时少：之前为 {before}，现在为 {after}。</translation>
     </message>
     <message>
-        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides GPUs), that &apos;nvidia-smi&apos; lists every GPU, and that the driver is new enough for the build; then run &apos;gpuwizard verify&apos; again.</source>
-        <translation>请检查 CUDA_VISIBLE_DEVICES（值为空或索引错误会隐藏 GPU）、&apos;nvidia-smi&apos; 是否列出了所有 GPU，以及驱动程序是否足够新以支持该构建版本；然后再次运行 &apos;gpuwizard verify&apos;。</translation>
-    </message>
-    <message>
         <source>The short live test in {env} gave {after}; at the last good state it gave {before}.</source>
         <translation>{env} 中的简短实时测试结果为 {after}；上次正常状态时为 {before}。</translation>
-    </message>
-    <message>
-        <source>The test says: {reason} Fix that (the other checks above may name the cause), then run &apos;gpuwizard test --env {env}&apos; for the full test.</source>
-        <translation>测试信息：{reason} 请解决该问题（上面的其他检查可能指出了原因），然后运行 &apos;gpuwizard test --env {env}&apos; 进行完整测试。</translation>
     </message>
     <message>
         <source>The short live test in {env} gave {after}.</source>
         <translation>{env} 中的简短实时测试结果为 {after}。</translation>
     </message>
     <message>
-        <source>The test says: {reason} Fix that, then run &apos;gpuwizard test --env {env}&apos; for the full test; once it passes, it is recorded as the last good state.</source>
-        <translation>测试信息：{reason} 请解决该问题，然后运行 &apos;gpuwizard test --env {env}&apos; 进行完整测试；测试通过后，将记录为上次正常状态。</translation>
-    </message>
-    <message>
         <source>The GPU in {env} still trains, but no longer clearly faster than the CPU ({before} then, {after} now).</source>
         <translation>{env} 中的 GPU 仍可训练，但已不再明显快于 CPU（之前为 {before}，现在为 {after}）。</translation>
-    </message>
-    <message>
-        <source>Another program may be using the GPU, or it is throttling from heat or power saving: check &apos;nvidia-smi&apos; and run &apos;gpuwizard test --env {env}&apos; for the full measurement.</source>
-        <translation>可能有其他程序正在使用 GPU，或者 GPU 因过热或节能而降频：请检查 &apos;nvidia-smi&apos;，并运行 &apos;gpuwizard test --env {env}&apos; 进行完整测量。</translation>
     </message>
     <message>
         <source>NVIDIA CUDA wheels that {env} had at the last good state are no longer installed: {wheels}.</source>
@@ -3142,10 +3146,6 @@
     <message>
         <source>{folder}, which the wizard added to the {scope} PATH, is no longer on it.</source>
         <translation>向导添加到 {scope} PATH 中的 {folder} 已不在其中。</translation>
-    </message>
-    <message>
-        <source>An installer or another tool rewrote PATH. Add it back: {command}  (&apos;gpuwizard path history&apos; shows what the wizard changed.)</source>
-        <translation>某个安装程序或其他工具改写了 PATH。重新添加：{command}  （&apos;gpuwizard path history&apos; 会显示向导所做的更改。）</translation>
     </message>
     <message>
         <source>{folder} was removed from the {scope} PATH with gpuwizard after the last good state.</source>
@@ -3254,6 +3254,22 @@
     <message>
         <source>PyPI has the same release, PyTorch {version}, as its {build} build: a CUDA build that runs on the CPU too, but downloads several GB more (the NVIDIA libraries come as separate packages).</source>
         <translation>PyPI 上也有同一版本 PyTorch {version}，即其 {build} 版本：这是一个也能在 CPU 上运行的 CUDA 版本，但下载量要多出数 GB（NVIDIA 库以单独的软件包提供）。</translation>
+    </message>
+    <message>
+        <source>Python {python} for the new environment cannot be downloaded from {url}: {detail}.</source>
+        <translation>无法从 {url} 为新环境下载 Python {python}：{detail}。</translation>
+    </message>
+    <message>
+        <source>No Python {python} is installed here, so uv would download one from {host}. Install Python {python} yourself from your distribution&apos;s packages, then run the same command again: the wizard then uses it and downloads no Python. Or set UV_PYTHON_INSTALL_MIRROR to a mirror of python-build-standalone&apos;s releases that this network reaches, or HTTPS_PROXY (and NO_PROXY) if the network needs a proxy.</source>
+        <translation>此处未安装 Python {python}，因此 uv 会从 {host} 下载一个。请自行用发行版的软件包安装 Python {python}，然后再次运行同一命令：向导会使用它，不再下载 Python。或者将 UV_PYTHON_INSTALL_MIRROR 设置为本网络可访问的 python-build-standalone 发布镜像；如果网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY）。</translation>
+    </message>
+    <message>
+        <source>No Python {python} is installed here, so uv would download one from {host}. Install Python {python} yourself, then run the same command again: with the Python install manager, py install {python}; or with the installer from https://www.python.org/downloads/windows/. The wizard then uses it and downloads no Python. Or set UV_PYTHON_INSTALL_MIRROR to a mirror of python-build-standalone&apos;s releases that this network reaches, or HTTPS_PROXY (and NO_PROXY) if the network needs a proxy.</source>
+        <translation>此处未安装 Python {python}，因此 uv 会从 {host} 下载一个。请自行安装 Python {python}，然后再次运行同一命令：使用 Python 安装管理器运行 py install {python}；或使用 https://www.python.org/downloads/windows/ 的安装程序。向导会使用它，不再下载 Python。或者将 UV_PYTHON_INSTALL_MIRROR 设置为本网络可访问的 python-build-standalone 发布镜像；如果网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY）。</translation>
+    </message>
+    <message>
+        <source>No Python {python} is installed here, so uv would download one from {host}. Install Python {python} yourself with the installer from https://www.python.org/downloads/macos/, then run the same command again: the wizard then uses it and downloads no Python. Or set UV_PYTHON_INSTALL_MIRROR to a mirror of python-build-standalone&apos;s releases that this network reaches, or HTTPS_PROXY (and NO_PROXY) if the network needs a proxy.</source>
+        <translation>此处未安装 Python {python}，因此 uv 会从 {host} 下载一个。请使用 https://www.python.org/downloads/macos/ 的安装程序自行安装 Python {python}，然后再次运行同一命令：向导会使用它，不再下载 Python。或者将 UV_PYTHON_INSTALL_MIRROR 设置为本网络可访问的 python-build-standalone 发布镜像；如果网络需要代理，请设置 HTTPS_PROXY（以及 NO_PROXY）。</translation>
     </message>
     <message>
         <source>The folder of wheels {folder} is looked at beside the index, not instead of it.</source>
@@ -4397,6 +4413,42 @@
         <translation>卸载 torch，并从与你的驱动匹配的索引安装 CUDA 版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 上的 torch 仅支持 CPU）。macOS 没有 CUDA 版本：在 Mac 上，请通过 &apos;mps&apos; 设备而不是 &apos;cuda&apos; 使用其 GPU（Apple 芯片，macOS 12.3 或更高版本）。没有 GPU 时，请在 CPU 上运行代码（设备 &apos;cpu&apos;）。</translation>
     </message>
     <message>
+        <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run {verify} again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>
+        <translation>从 https://www.nvidia.com/Download/index.aspx 重新安装 NVIDIA 驱动程序（在 Ubuntu 上：&apos;sudo ubuntu-drivers install&apos;），重新启动计算机，然后再次运行 {verify}。中断的驱动程序更新，或没有驱动程序模块的 Linux 内核更新，会造成这种状态。</translation>
+    </message>
+    <message>
+        <source>Install driver {min_driver} or newer from https://www.nvidia.com/Download/index.aspx and restart; or recreate the environment, which chooses a build this driver runs: {recreate}</source>
+        <translation>从 https://www.nvidia.com/Download/index.aspx 安装 {min_driver} 或更新的驱动程序并重新启动；或者重新创建环境，它会选择此驱动程序能运行的构建：{recreate}</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;: a GPU that fell off the bus (&apos;GPU is lost&apos;, Xid 79) needs a restart; check its power cables and seating; in a VM or container, check that the GPU is still passed through. Then run {verify} again.</source>
+        <translation>运行 &apos;nvidia-smi&apos;：从总线上掉线的 GPU（&apos;GPU is lost&apos;，Xid 79）需要重新启动；检查其电源线和安装是否牢固；在虚拟机或容器中，检查 GPU 是否仍被直通。然后再次运行 {verify}。</translation>
+    </message>
+    <message>
+        <source>Nothing to do while the live test passes; a GPU of a newer generation may need a newer framework build, which {recommend} names.</source>
+        <translation>只要实时测试通过就无需任何操作；更新一代的 GPU 可能需要更新的框架构建，{recommend} 会给出。</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides GPUs), that &apos;nvidia-smi&apos; lists every GPU, and that the driver is new enough for the build; then run {verify} again.</source>
+        <translation>检查 CUDA_VISIBLE_DEVICES（空值或错误的索引会隐藏 GPU）、&apos;nvidia-smi&apos; 是否列出每个 GPU，以及驱动程序对该构建是否足够新；然后再次运行 {verify}。</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that (the other checks above may name the cause), then run {test} for the full test.</source>
+        <translation>测试显示：{reason} 请修复它（上面的其他检查可能会指出原因），然后运行 {test} 进行完整测试。</translation>
+    </message>
+    <message>
+        <source>The test says: {reason} Fix that, then run {test} for the full test; once it passes, it is recorded as the last good state.</source>
+        <translation>测试显示：{reason} 请修复它，然后运行 {test} 进行完整测试；通过后，它会被记录为最近的良好状态。</translation>
+    </message>
+    <message>
+        <source>Another program may be using the GPU, or it is throttling from heat or power saving: check &apos;nvidia-smi&apos; and run {test} for the full measurement.</source>
+        <translation>可能有其他程序正在使用 GPU，或者它因过热或节能而降频：请检查 &apos;nvidia-smi&apos;，并运行 {test} 进行完整测量。</translation>
+    </message>
+    <message>
+        <source>An installer or another tool rewrote PATH. Add it back: {command}  ({history} shows what the wizard changed.)</source>
+        <translation>某个安装程序或其他工具重写了 PATH。请把它加回去：{command}  （{history} 会显示向导做过的更改。）</translation>
+    </message>
+    <message>
         <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>
         <translation>单纯的 &apos;pip install jax&apos; 安装的是 CPU 版本。请在此环境中安装 CUDA 版本：&apos;pip install -U &quot;jax[cuda12]&quot;&apos;（当 nvidia-smi 显示 CUDA 13.0 或更新版本时改用 &apos;jax[cuda13]&apos;）；它会一并安装 CUDA 插件以及 NVIDIA 的 CUDA 和 cuDNN wheel 包。JAX 在 Linux 上以及（实验性地）在 WSL 2 中支持 NVIDIA GPU，不支持原生 Windows。然后检查：python -c &quot;import jax; print(jax.devices())&quot; 的输出中必须列出 CudaDevice。</translation>
     </message>
@@ -4905,8 +4957,13 @@
         <translation>{reason}，仅用于新环境中的 pip</translation>
     </message>
     <message>
+        <source>where {host} sends the download on to</source>
+        <extracomment>The ways reaching an index fails, as :class:`IndexAnswer` names them. What to set for a mirror of each kind of index (docs.astral.sh/uv/reference/environment/, pip.pypa.io/en/stable/topics/configuration/#environment-variables).</extracomment>
+        <translation>{host} 将下载转发到的位置</translation>
+    </message>
+    <message>
         <source>the name {hostname} cannot be looked up (DNS)</source>
-        <extracomment>The ways reaching an index fails, as :class:`IndexAnswer` names them. What to set for a mirror of each kind of index (docs.astral.sh/uv/reference/environment/, pip.pypa.io/en/stable/topics/configuration/#environment-variables). What failed, by the probe&apos;s failure kind (adapters/http.py, ``probe_index``).</extracomment>
+        <extracomment>What failed, by the probe&apos;s failure kind (adapters/http.py, ``probe_index``).</extracomment>
         <translation>无法解析名称 {hostname}（DNS）</translation>
     </message>
     <message>
@@ -4944,6 +5001,19 @@
     <message>
         <source>it did not answer</source>
         <translation>没有响应</translation>
+    </message>
+    <message>
+        <source>your mirror of Python builds, from {origin}: uv downloads Python {python} there, none is installed here</source>
+        <extracomment>Where python-build-standalone&apos;s builds are published (GitHub release assets). Astral&apos;s mirror of those releases, which recent uv releases try first. The person&apos;s mirror of python-build-standalone&apos;s builds (it replaces :data:`PBS_GITHUB`). The person&apos;s mirror of everything uv fetches from releases.astral.sh. The builds&apos; source when the person set no mirror: uv&apos;s own choice. Where python.org&apos;s installers are, by OS family (the ways forward name them).</extracomment>
+        <translation>您的 Python 构建镜像，来自 {origin}：uv 从那里下载 Python {python}，此处未安装</translation>
+    </message>
+    <message>
+        <source>uv downloads Python {python} from there (a python-build-standalone build): none is installed here</source>
+        <translation>uv 从那里下载 Python {python}（python-build-standalone 构建）：此处未安装</translation>
+    </message>
+    <message>
+        <source>GitHub&apos;s copy of the same build, which uv tries when {host} does not answer</source>
+        <translation>同一构建在 GitHub 上的副本，当 {host} 没有响应时 uv 会尝试它</translation>
     </message>
 </context>
 <context>

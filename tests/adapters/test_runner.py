@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from gpuwizard.adapters.runner import CommandNotFound, CommandTimedOut, SubprocessRunner, child_environment
+from gpuwizard.adapters.runner import (
+    CommandNotFound,
+    CommandTimedOut,
+    SubprocessRunner,
+    child_environment,
+    inherited_path,
+)
 from harness.waits import EVENT_S
 
 
@@ -52,3 +59,56 @@ def test_child_environment_drops_what_leaks_into_other_pythons(monkeypatch: pyte
         [sys.executable, "-c", "import os; print(os.environ.get('PYTHONPATH'))"], timeout=EVENT_S
     )
     assert done.stdout.strip() == "None"
+
+
+# --- a frozen build's own folders (issue 37, point 8) ----------------------------------------------
+
+
+@pytest.fixture
+def frozen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """This process as the installed wizard: a PyInstaller build running from its ``_internal``."""
+    bundle = tmp_path / "gpuwizard" / "_internal"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
+    return bundle
+
+
+def test_a_frozen_builds_own_folders_stay_off_the_childrens_path(
+    frozen: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    program = frozen.parent  # the installer may put the program's folder on PATH: it stays
+    sibling = tmp_path / "gpuwizard" / "_internal_old"  # the same letters, another folder
+    # As the build's Qt start-up leaves it: PySide6's folder, then _MEIPASS, then the user's.
+    monkeypatch.setenv("PATH", os.pathsep.join([str(frozen / "PySide6"), str(frozen), str(program), "/usr/bin", str(sibling)]))  # fmt: skip
+    monkeypatch.setenv("QT_PLUGIN_PATH", str(frozen / "PySide6" / "plugins"))
+    expected = os.pathsep.join([str(program), "/usr/bin", str(sibling)])
+    env = child_environment()
+    assert env["PATH"] == expected
+    assert "QT_PLUGIN_PATH" not in env
+    done = SubprocessRunner().run(
+        [sys.executable, "-c", "import os; print(os.environ['PATH'])"], timeout=EVENT_S
+    )
+    assert done.stdout.strip() == expected
+    # An override is the caller's own choice and stays as given.
+    assert child_environment({"PATH": str(frozen)})["PATH"] == str(frozen)
+
+
+def test_windows_spellings_of_the_bundle_are_recognised(frozen: Path, monkeypatch: pytest.MonkeyPatch):
+    bundle = r"C:\Users\Ana\AppData\Local\Programs\gpuwizard\_internal"
+    monkeypatch.setattr(sys, "_MEIPASS", bundle)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "pathsep", ";")
+    value = ";".join([
+        bundle.lower() + "\\", bundle.upper() + r"\PySide6", f'"{bundle}"', r"C:\Windows\system32",
+        r"C:\Users\Ana\AppData\Local\Programs\gpuwizard", "", r'"C:\odd;folder"',
+    ])  # fmt: skip
+    assert (
+        inherited_path(value)
+        == r'C:\Windows\system32;C:\Users\Ana\AppData\Local\Programs\gpuwizard;;"C:\odd;folder"'
+    )
+
+
+def test_an_unfrozen_wizard_passes_path_on_as_it_is(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)  # without sys.frozen
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path), "/usr/bin"]))
+    assert child_environment()["PATH"] == os.pathsep.join([str(tmp_path), "/usr/bin"])

@@ -233,3 +233,43 @@ def test_dlls_resolve_from_a_fresh_process_only_after_the_folder_is_on_path(
     after = json.loads(wine_python.run(check, timeout=120).stdout.strip().splitlines()[-1])
     assert after["missing"] == ["cudnn64_8.dll"]
     assert after["found"]["cudart64_110.dll"].lower() == (to_windows(folder) + "\\cudart64_110.dll").lower()
+
+
+# A command line as cmd hands it to a program (cmd passes the line on; the program's C runtime
+# cuts it into arguments): the trailing \" keeps the quote open to the end of the line.
+TYPED_IN_CMD = r"""
+import subprocess, sys
+line = ('"%s" -c "import sys; from gpuwizard.cli.main import main; sys.exit(main(sys.argv[1:]))" '
+        'path add "C:\\Some Folder\\" --scope user') % sys.executable
+done = subprocess.run(line, capture_output=True, text=True)
+print(done.returncode)
+print(done.stderr, end="")
+"""
+
+
+def test_a_folder_typed_with_a_trailing_backslash_in_cmd_gets_how_to_type_it(wine_python: WinePython):
+    done = wine_python.run(TYPED_IN_CMD, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    code, line = done.stdout.strip().splitlines()[-2:]
+    assert code == "2"
+    assert line.startswith('gpuwizard: error: the folder C:\\Some Folder" --scope user holds a quote')
+    assert line.endswith('write "C:\\Some Folder" (no backslash at the end) or "C:\\Some Folder\\\\"')
+
+
+@pytest.mark.usefixtures("user_path")
+def test_a_folder_that_does_not_exist_is_added_with_a_warning(wine_python: WinePython, tmp_path: Path):
+    missing = r"C:\Tools\not-made-yet\bin"
+    for dry_run in (["--dry-run"], []):
+        done = wine_python.run(
+            CLI, to_windows(tmp_path), "path", "add", missing, "--json", *dry_run, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        printed, _, last = done.stdout.rstrip().rpartition("\n")
+        assert json.loads(last)["code"] == 0
+        assert json.loads(printed)["missing_folders"] == [missing]
+        assert f"gpuwizard: warning: {missing} does not exist on this machine" in done.stderr
+    assert json.loads(last)["user"] == [2, f"{USER_PATH};{missing}"]  # added all the same
+    here = to_windows(tmp_path)
+    state, printed = cli(wine_python, tmp_path, "path", "add", here, "--json")
+    assert json.loads(printed)["missing_folders"] == []
+    assert state["user"] == [2, f"{USER_PATH};{missing};{here}"]

@@ -197,7 +197,11 @@ def test_two_homes_whose_changes_interleave_say_why_and_what_to_do_and_change_no
         assert "GPUWIZARD_HOME" in lines[0] and "nothing was changed" in lines[0]
         assert snapshot.read_bytes() == before
     # What the line says to do works: this home's later change first, then the other home's, then the rest.
-    assert "'gpuwizard path undo' still reverts" in path("undo", "--all", *registry, home=first).stderr
+    # Named with the registry it works on (issue 37, point 2: the advice runs as printed).
+    assert (
+        f"'gpuwizard path undo --registry {snapshot}' still reverts"
+        in path("undo", "--all", *registry, home=first).stderr
+    )
     assert path("undo", *registry, home=first).returncode == 0
     assert path("undo", "--all", *registry, home=second).returncode == 0
     assert path("undo", "--all", *registry, home=first).returncode == 0

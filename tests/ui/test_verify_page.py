@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import subprocess
+from html import escape
 from importlib import resources
 from pathlib import Path
 
 from PySide6.QtWidgets import QWizard
 from pytestqt.qtbot import QtBot
 
+from gpuwizard.adapters.registry import SnapshotFileEnvironment
+from gpuwizard.ui.pages.verify import VerifyPage
 from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession, session_for_this_machine
@@ -72,4 +77,98 @@ def test_the_verify_page_with_nothing_to_verify_says_so_and_leads_to_set_up(qtbo
     assert page.rows == [] and not page.repair_button.isVisible()
     assert page.buttonText(QWizard.WizardButton.NextButton) == "Set &up >"
     assert wizard.button(QWizard.WizardButton.NextButton).text() == "Set &up >"
+    assert not (home() / "last-good.json").exists()
+
+
+# --- issue 37, point 7: the first Verify after a command-line `path add` -----------------------
+
+USER = "HKCU\\Environment"
+CUDA_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin"
+
+
+def registry_after_path_add(tmp_path: Path) -> Path:
+    file = tmp_path / "registry.json"
+    file.write_text(json.dumps({USER: {"Path": {"type": "REG_EXPAND_SZ", "value": "%USERPROFILE%\\bin"}}}))
+    added = gpuwizard("path", "add", CUDA_BIN, "--scope", "user", "--registry", str(file), timeout=60)
+    assert added.returncode == 0, added.stderr
+    return file
+
+
+def verified(qtbot: QtBot, path_store: SnapshotFileEnvironment | None) -> SetupWizard:
+    """The wizard opened on its Verify page, once the page's checks are done."""
+    report = load_system_report(Path(NO_GPU))
+    session = WizardSession(detect=lambda: report, path_store=path_store, previous_setup=True)
+    wizard = open_wizard(qtbot, session)
+    assert wizard.currentId() == PageId.VERIFY
+    qtbot.waitUntil(wizard.verify_page.isComplete, timeout=EVENT_MS)
+    return wizard
+
+
+def rows_of(page: VerifyPage) -> dict[str, str]:
+    return {row.check.check_id: row.status_label.text() for row in page.rows}
+
+
+def test_the_first_verify_after_path_add_checks_the_folder_it_opened_for(qtbot: QtBot, tmp_path: Path):
+    file = registry_after_path_add(tmp_path)
+    wizard = verified(qtbot, SnapshotFileEnvironment(file))
+    page = wizard.verify_page
+    assert rows_of(page) == {
+        "driver": "not checked",
+        "gpus": "not checked",
+        f"path:user:{CUDA_BIN}": "as before",
+    }
+    assert page.headline.text() == "Everything works as it did."
+    assert page.since_label.text().endswith("This state is now the last good one.")
+    recorded = json.loads((home() / "last-good.json").read_text())
+    assert recorded["path_entries"] == [{"registry": f"file:{file}", "scope": "user", "folder": CUDA_BIN}]
+
+
+def test_a_folder_gone_before_the_first_verify_is_shown_broken_with_a_fix_that_runs(
+    qtbot: QtBot, tmp_path: Path
+):
+    file = registry_after_path_add(tmp_path)
+    data = json.loads(file.read_text())
+    data[USER]["Path"]["value"] = "%USERPROFILE%\\bin"
+    file.write_text(json.dumps(data))
+    wizard = verified(qtbot, SnapshotFileEnvironment(file))
+    page = wizard.verify_page
+    assert rows_of(page)[f"path:user:{CUDA_BIN}"] == "broken"
+    row = next(row for row in page.rows if row.check.kind == "path")
+    assert row.check.finding is not None
+    command = row.check.finding.params["command"]
+    assert escape(command) in row.fix_label.text()
+    assert "Everything works" not in page.headline.text()
+    assert "This state is now the last good one." not in page.since_label.text()
+    assert not (home() / "last-good.json").exists()
+    # The fix as shown runs (the wizard's script is on PATH here: tests/conftest.py).
+    fixed = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=60, check=False)
+    assert fixed.returncode == 0, fixed.stderr
+    assert CUDA_BIN in json.loads(file.read_text())[USER]["Path"]["value"]
+
+
+def test_when_every_check_was_skipped_the_page_says_nothing_works_and_records_nothing(
+    qtbot: QtBot, tmp_path: Path
+):
+    from gpuwizard.workflow.state.env_pending import PendingEnv, drop_pending, hold_creation, save_pending
+
+    folder = tmp_path / "lab"
+    (home() / "environments.json").write_text(
+        json.dumps(
+            {"schema": "gpuwizard.environments/1",
+             "environments": [{"name": "lab", "path": str(folder), "python": str(folder / "bin" / "python"),
+                               "manager": "venv", "framework": "pytorch", "framework_version": "2.13.0"}]}
+        )
+    )  # fmt: skip
+    locks = hold_creation("lab", folder)  # another gpuwizard is replacing it
+    save_pending(PendingEnv("lab", str(folder), False, str(tmp_path / "lab.old"), str(tmp_path / "lab.log")))
+    try:
+        wizard = verified(qtbot, None)
+    finally:
+        drop_pending("lab")
+        locks.release()
+    page = wizard.verify_page
+    assert set(rows_of(page).values()) == {"not checked"}
+    assert page.headline.text() == "Nothing could be checked this time, so nothing was recorded."
+    assert "Everything works" not in page.headline.text()
+    assert "This state is now the last good one." not in page.since_label.text()
     assert not (home() / "last-good.json").exists()

@@ -437,6 +437,7 @@ def probe_index(
     *,
     connect_timeout: float = PROBE_CONNECT_TIMEOUT_S,
     read_timeout: float = PROBE_READ_TIMEOUT_S,
+    follow_redirects: int = 0,
 ) -> IndexAnswer:
     """Ask ``url`` (an index's page, ``<index>/torch/``) once, without retries; never raises.
 
@@ -446,6 +447,10 @@ def probe_index(
     checked. Any status below 400 means the index is there (a redirect included). The whole
     exchange ends within ``connect_timeout + read_timeout`` (a ``timeout`` failure after that),
     however slowly the index sends its headers.
+
+    ``follow_redirects``: up to that many redirects are followed, each to an https address (http
+    only to this machine), within the same deadline, and the answer lists them: a download whose
+    host sends it on to another (GitHub's release files) is asked where it really comes from.
     """
     shown = display_url(url)
     why = mirror_refusal(url)
@@ -458,18 +463,29 @@ def probe_index(
     failure: Failure | None = None
     detail, status = "", None
     deadline = connect_timeout + read_timeout
+    redirects: list[str] = []
 
     def ask() -> int:
         with requests.Session() as session:
             session.headers["User-Agent"] = f"gpuwizard/{__version__}"
             for scheme in ("https://", "http://"):
                 session.mount(scheme, _tracking_adapter())
-            # stream=True: only the status line and headers are read, never the page
-            # (https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow).
-            with session.get(
-                url, timeout=(connect_timeout, read_timeout), allow_redirects=False, stream=True
-            ) as response:
-                return int(response.status_code)
+            current = url
+            while True:
+                # stream=True: only the status line and headers are read, never the page
+                # (https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow).
+                with session.get(
+                    current, timeout=(connect_timeout, read_timeout), allow_redirects=False, stream=True
+                ) as response:
+                    code = int(response.status_code)
+                    location = response.headers.get("Location")
+                if not (300 <= code < 400 and location and len(redirects) < follow_redirects):
+                    return code
+                current = urljoin(current, location)
+                redirects.append(current)
+                refused = mirror_refusal(current)
+                if refused is not None:
+                    raise ValueError(f"it sends the request on to {display_url(current)}, which {refused}")
 
     try:
         status = _within(deadline, ask)
@@ -499,6 +515,7 @@ def probe_index(
         status=status,
         proxy=display_url(proxy) if proxy else None,
         seconds=seconds,
+        redirects=tuple(display_url(address) for address in redirects),
     )
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import ntpath
 import os
+import posixpath
 import signal
 import subprocess
 import sys
@@ -82,9 +84,70 @@ class Runner(Protocol):
         ...
 
 
+def frozen_bundle_folder() -> str | None:
+    """The folder a PyInstaller build runs from (its ``_internal``, ``sys._MEIPASS``), or None."""
+    if not getattr(sys, "frozen", False):
+        return None
+    folder = getattr(sys, "_MEIPASS", None)
+    return folder if isinstance(folder, str) and folder else None
+
+
+def inherited_path(value: str) -> str:
+    r"""``value`` (a PATH) less the folders of the wizard's own frozen build.
+
+    PyInstaller's bootloader leaves PATH alone on Windows (it points the DLL search at
+    ``_MEIPASS`` instead; pyinstaller.org, "Advanced Topics", "The Bootstrap Process in
+    Detail"), but the build's Qt start-up puts its own folders first on this process's PATH:
+    PyInstaller's PySide6 run-time hook prepends ``sys._MEIPASS`` on Windows
+    (``PyInstaller/hooks/rthooks/pyi_rth_pyside6.py``, 6.x: "Add sys._MEIPASS to PATH in order
+    to ensure that QtNetwork can discover OpenSSL DLLs"), and ``PySide6/__init__.py`` prepends
+    its package folder, ``_MEIPASS\PySide6`` ("PATH has to contain the package directory").
+    They serve the wizard's own DLLs: a child that inherited them could load the wizard's
+    copies of DLLs it looks for on PATH (Qt's, OpenSSL's, the C runtime's), and they are no
+    part of the PATH that programs get. Only ``sys._MEIPASS`` and folders inside it are dropped;
+    the program's own folder (above ``_internal``, which the installer may put on the user PATH)
+    stays.
+    """
+    bundle = frozen_bundle_folder()
+    if bundle is None or not value:
+        return value
+    windows = sys.platform == "win32"
+    # Split on the separator alone: a quoted entry holding one ("C:\a;b") is cut in two, but
+    # neither half is inside the bundle, and joining again gives it back as it was.
+    kept = [entry for entry in value.split(os.pathsep) if not _inside(entry, bundle, windows=windows)]
+    return os.pathsep.join(kept)
+
+
+def _inside(entry: str, folder: str, *, windows: bool) -> bool:
+    flavour = ntpath if windows else posixpath
+    text = entry.strip().strip('"') if windows else entry
+    if not text:
+        return False
+    normal = flavour.normcase(flavour.normpath(text))
+    root = flavour.normcase(flavour.normpath(folder))
+    return normal == root or normal.startswith(root.rstrip(flavour.sep) + flavour.sep)
+
+
+# The frozen build's own folder lists: PATH (see inherited_path), and the Qt folders PyInstaller's
+# PySide6 hook sets outright (the value a child would inherit is the build's, never the user's).
+_BUNDLE_LISTS: Final = ("PATH", "QT_PLUGIN_PATH", "QML2_IMPORT_PATH")
+
+
 def child_environment(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a child process: ours, cleaned, in UTF-8, plus ``overrides``."""
+    """The environment for a child process: ours, cleaned, in UTF-8, plus ``overrides``.
+
+    Cleaned: without the variables that mislead another Python (``_ENV_BLOCKLIST``), and
+    without the frozen build's own folders (:func:`inherited_path`).
+    """
     env = {name: value for name, value in os.environ.items() if name not in _ENV_BLOCKLIST}
+    for name in [name for name in env if name.upper() in _BUNDLE_LISTS]:
+        kept = inherited_path(env[name])
+        if kept == env[name]:
+            continue
+        if kept or name.upper() == "PATH":
+            env[name] = kept
+        else:
+            del env[name]  # a Qt variable that named only the build's folders
     env["PYTHONIOENCODING"] = "utf-8"
     env["PYTHONUTF8"] = "1"
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"

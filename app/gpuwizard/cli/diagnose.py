@@ -63,15 +63,20 @@ def add_parser(commands: common.Subcommands) -> None:
 
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Diagnose the log named in ``args`` and write the findings; returns the exit code."""
+    from gpuwizard.adapters.wizard_program import wizard_command  # noqa: PLC0415
     from gpuwizard.cli.text.findings import render_diagnosis  # noqa: PLC0415
     from gpuwizard.core.compat.diagnosis_context import machine_build_to_json  # noqa: PLC0415
     from gpuwizard.core.findings.diagnosis import diagnosis_of, diagnosis_to_json  # noqa: PLC0415
+    from gpuwizard.core.wizard_command import BY_NAME  # noqa: PLC0415
     from gpuwizard.workflow.compat.diagnosis import diagnose_on_machine  # noqa: PLC0415
 
     # A bad report is bad input before the log is read; this machine is learnt only when needed.
     detect = None if args.diagnose_log_only else common.detector(args.diagnose_system)
     text = read_log(args.diagnose_file)
-    findings, builds = diagnose_on_machine(text, detect or (lambda: None))
+    here = wizard_command()
+    # A saved report is another machine's: the wizard there is named by its name.
+    there = BY_NAME if args.diagnose_system else here
+    findings, builds = diagnose_on_machine(text, detect or (lambda: None), wizard=there)
     unrecognised = diagnosis_of(text, findings).unrecognised  # an error no finding explains
     if args.json:
         data = diagnosis_to_json(findings, unrecognised)
@@ -82,7 +87,9 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
             }
         common.write_json(write, data)
     else:
-        write(render_diagnosis(findings, width=common.terminal_width(), unrecognised=unrecognised))
+        write(
+            render_diagnosis(findings, width=common.terminal_width(), unrecognised=unrecognised, wizard=here)
+        )
     return common.EXIT_PROBLEM if any(f.severity in _PROBLEM_SEVERITIES for f in findings) else common.EXIT_OK
 
 

@@ -1,10 +1,11 @@
 """``gpuwizard env create | list | remove``.
 
 Before anything is made, ``env create`` asks every package index the install will use whether
-it answers (not with ``--offline``): one that does not ends the command with exit 2, one line
-naming the index and the failure on stderr, and the ways forward (a proxy, a mirror, a folder
-of wheels, PyPI's build with ``--from-pypi``) on stdout, or as the ``sources`` event with
-``--json``.
+it answers (not with ``--offline``), and, when uv downloads the environment's Python (none of
+the plan's version is installed), the places of that download: one that does not answer ends
+the command with exit 2, one line naming the index or download and the failure on stderr, and
+the ways forward (a proxy, a mirror, a folder of wheels, PyPI's build with ``--from-pypi``,
+installing the Python oneself) on stdout, or as the ``sources`` event with ``--json``.
 
 Cancel: SIGINT (Ctrl+C) and SIGTERM (and Ctrl+Break on Windows) set a flag that the running
 step watches; the tool's whole process tree is then killed, what was made is removed, and the
@@ -82,7 +83,13 @@ def add_parser(commands: common.Subcommands) -> None:
     common.add_json_option(listing)
 
     remove = actions.add_parser("remove", help="remove an environment this wizard made, and its folder")
-    remove.add_argument("name", metavar="NAME")
+    remove.add_argument("name", metavar="NAME", nargs="?")
+    remove.add_argument(
+        "--all",
+        action="store_true",
+        help="every environment the wizard made, one by one (the uninstaller's 'remove data'); "
+        "one it cannot prove it made is kept and said (exit 1)",
+    )
     common.add_json_option(remove)
 
 
@@ -190,6 +197,7 @@ def _cancelled_early(name: str, show: EventSink) -> int:
 
 
 def _list(args: argparse.Namespace, write: common.Write) -> int:
+    from gpuwizard.adapters.wizard_program import wizard_command  # noqa: PLC0415
     from gpuwizard.cli.text.env import environment_lines  # noqa: PLC0415
     from gpuwizard.workflow.envs.registry import list_environments  # noqa: PLC0415
 
@@ -197,13 +205,17 @@ def _list(args: argparse.Namespace, write: common.Write) -> int:
     if args.json:
         common.write_json(write, environments)
     else:
-        write(environment_lines(environments))
+        write(environment_lines(environments, wizard_command()))
     return common.EXIT_OK
 
 
 def _remove(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.workflow.envs.registry import EnvRemoveError, remove_environment  # noqa: PLC0415
 
+    if args.all == (args.name is not None):
+        raise common.UsageError("env remove: give the environment's NAME or --all (not both)")
+    if args.all:
+        return _remove_all(args, write)
     with common.bad_input(EnvRemoveError):
         try:
             removed = remove_environment(args.name)
@@ -220,3 +232,35 @@ def _remove(args: argparse.Namespace, write: common.Write) -> int:
     else:
         write(f"Removed {record.name} ({record.path}).\n")
     return common.EXIT_OK
+
+
+def _remove_all(args: argparse.Namespace, write: common.Write) -> int:
+    """``env remove --all``: each recorded environment as ``env remove NAME`` would, the refused ones kept.
+
+    Exit 0 when every one went (or there was none), 1 when one was kept: not provably the
+    wizard's, being made, or a file of it in use; each is said on stderr with why.
+    """
+    from gpuwizard.workflow.envs.registry import EnvRemoveError, remove_environment  # noqa: PLC0415
+    from gpuwizard.workflow.state.env_registry import load_records  # noqa: PLC0415
+
+    show = common.json_lines(write) if args.json else None
+    names = [record.name for record in load_records()]
+    kept = 0
+    for name in names:
+        try:
+            removed = remove_environment(name)
+        except (EnvRemoveError, OSError) as error:
+            kept += 1
+            common.say(f"kept {name}: {error}")
+            if show is not None:
+                show({"kept_environment": name, "reason": str(error)})
+            continue
+        for part in removed.kept:
+            common.say(f"kept {part}")
+        if show is not None:
+            show({"removed": removed.record.name, "path": removed.record.path, "kept": list(removed.kept)})
+        else:
+            write(f"Removed {removed.record.name} ({removed.record.path}).\n")
+    if not names and show is None:
+        write("No environments made by the wizard: nothing to remove.\n")
+    return common.EXIT_PROBLEM if kept else common.EXIT_OK

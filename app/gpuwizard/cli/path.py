@@ -7,7 +7,11 @@ back, and broadcast. ``--registry FILE`` works on a registry snapshot (docs/arch
 
 Exit codes: 0 done (or nothing to change); 1 the change could not be made as the registry now
 stands (undo after a later change, a write refused or failed, another gpuwizard holding the
-PATH lock for a minute; nothing was changed); 2 bad input (one line on stderr, nothing changed).
+PATH lock for a minute; nothing was changed); 2 bad input (one line on stderr, nothing changed),
+a folder holding ``"`` included: cmd's reading of ``"C:\Some Folder\"`` (the trailing ``\"``
+keeps the quote open), answered with how to type it. A folder to add that does not exist on
+this machine (live registry only) is added all the same, with a warning on stderr and in
+``missing_folders``.
 
 Changes of one home take turns (docs/architecture.md, "The command-line and JSON contract",
 "PATH journal"): each holds the change lock from reading the value it is planned from to the
@@ -107,6 +111,7 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         from gpuwizard.probes.dll_resolve import main as resolve_main  # noqa: PLC0415
 
         return resolve_main(["dll_resolve", *args.dlls])
+    _refuse_quotes(getattr(args, "folders", None) or ())
     try:
         store = open_store(args.registry)
         if args.path_command in ("show", "history"):
@@ -126,6 +131,40 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     except (RegistryWriteError, StateBusy) as error:
         common.say(f"{error}; nothing was changed")
         return common.EXIT_PROBLEM
+
+
+def _refuse_quotes(folders: Sequence[str]) -> None:
+    """A folder holding ``"``, which no Windows folder can, is a command line cut wrongly: say how to type it.
+
+    Raises:
+        common.UsageError: One of ``folders`` holds a quote.
+    """
+    from gpuwizard.cli.text.path import quote_in_folder  # noqa: PLC0415
+
+    for folder in folders:
+        if '"' in folder:
+            raise common.UsageError(quote_in_folder(folder))
+
+
+def _missing_folders(folders: Sequence[str], env: dict[str, str] | None) -> list[str] | None:
+    """The folders to add that do not exist on this machine; None where that cannot be known.
+
+    Only the live registry's folders are on this machine (``env`` is its variables); a
+    snapshot's belong to another. A ``%VARIABLE%`` unknown here cannot be looked for.
+    """
+    from gpuwizard.workflow.pathedit.machine import missing_folder_keys  # noqa: PLC0415
+
+    if env is None:
+        return None
+    return [folder.strip() for folder in folders if missing_folder_keys([folder.strip()], env)]
+
+
+def _wizard_line(arguments: str, store: EnvironmentStore) -> str:
+    """``gpuwizard ARGUMENTS`` on ``store``'s registry, as the person starts the wizard here (issue 37, point 2)."""
+    from gpuwizard.adapters.wizard_program import wizard_command  # noqa: PLC0415
+    from gpuwizard.core.wizard_command import registry_option  # noqa: PLC0415
+
+    return wizard_command().line(arguments + registry_option(store.identity))
 
 
 def _recover_without_waiting(store: EnvironmentStore) -> None:
@@ -204,7 +243,7 @@ def _history(args: argparse.Namespace, store: EnvironmentStore, write: common.Wr
 
 def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Write) -> int:
     from gpuwizard.adapters.runner import SubprocessRunner  # noqa: PLC0415
-    from gpuwizard.cli.text.path import write_change, write_findings  # noqa: PLC0415
+    from gpuwizard.cli.text.path import missing_folder_warning, write_change, write_findings  # noqa: PLC0415
     from gpuwizard.workflow.pathedit.changes import (  # noqa: PLC0415
         apply_change,
         change_lock,
@@ -242,6 +281,12 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Wri
             _say_notes(recovery.notes())
         change = plan()
         _say_notes(change.notes)
+        # A folder that is not there yet is still added, as Windows' own editors do: it may be
+        # made later (a toolkit installed after, a drive or share not connected now), and PATH
+        # naming it does no harm; but a typo would otherwise pass unseen, so it is said.
+        missing = _missing_folders(change.folders, env) if change.action == "add" else None
+        for folder in missing or ():
+            common.say(missing_folder_warning(folder))
         findings = change_findings_of(store, change)
         if change.changed and not args.dry_run:
             writer = elevated_write if needs_elevation(store, change) else None
@@ -253,9 +298,12 @@ def _change(args: argparse.Namespace, store: EnvironmentStore, write: common.Wri
         if restart is not None:
             findings.append(restart)
     if args.json:
-        common.write_json(_json_safe(write), _change_json(change, store, args.dry_run, applied, findings))
+        common.write_json(
+            _json_safe(write),
+            _change_json(change, store, args.dry_run, applied, findings, missing_folders=missing),
+        )
     else:
-        write_change(change, args.dry_run, applied is not None, write)
+        write_change(change, args.dry_run, applied is not None, write, undo=_wizard_line("path undo", store))
         write_findings(findings, write)
     return common.EXIT_OK
 
@@ -296,10 +344,12 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.W
                     )
                     common.say(
                         f"{what}; {len(done)} of {len(planned)} undos were made "
-                        "('gpuwizard path history' lists them)"
+                        f"('{_wizard_line('path history', store)}' lists them)"
                     )
                     return common.EXIT_PROBLEM
             done.append((change, applied))
+    if any(applied is not None for _change, applied in done):
+        _forget_undone(store)
     if args.json:
         data = {
             "schema": UNDO_ALL_SCHEMA,
@@ -316,8 +366,27 @@ def _undo_all(args: argparse.Namespace, store: EnvironmentStore, write: common.W
     elif not done:
         write("Nothing to undo: every PATH change the wizard made is undone already.\n")
     for change, applied in done:
-        write_change(change, args.dry_run, applied is not None, write)
+        write_change(change, args.dry_run, applied is not None, write, undo=_wizard_line("path undo", store))
     return common.EXIT_OK
+
+
+def _forget_undone(store: EnvironmentStore) -> None:
+    """After ``undo --all``, the last good state forgets the folders undone (issue 37, point 4).
+
+    PATH is then as it was before the wizard (the uninstaller's undo); a later ``verify``, after a
+    reinstall say, must not report it as drift. Only where a last good state exists: the PATH
+    commands import little otherwise (the Wine tests' Windows Python has only their dependencies).
+    """
+    from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
+
+    if not (wizard_home() / "last-good.json").is_file():  # good_state.SNAPSHOT_NAME
+        return
+    from gpuwizard.workflow.health.good_state import forget_undone_path_entries  # noqa: PLC0415
+
+    try:
+        forget_undone_path_entries(store)
+    except OSError as error:  # the undo is made; only the record of the good state is behind
+        common.say(f"warning: the last good state still lists the folders undone ({error})")
 
 
 def _change_json(
@@ -326,6 +395,8 @@ def _change_json(
     dry_run: bool,
     applied: AppliedChange | None,
     findings: Sequence[Finding],
+    *,
+    missing_folders: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     from gpuwizard.core.findings.model import finding_to_json  # noqa: PLC0415
 
@@ -351,4 +422,7 @@ def _change_json(
         "broadcast": bool(applied and applied.broadcast),
         "findings": [finding_to_json(f) for f in findings],
         "notes": list(change.notes),
+        # The folders of an add that do not exist on this machine (added all the same); null
+        # where not looked for: another action, or a snapshot's folders, which are elsewhere.
+        "missing_folders": None if missing_folders is None else list(missing_folders),
     }

@@ -47,12 +47,13 @@ def add_parser(commands: common.Subcommands) -> None:
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Run ``gpuwizard verify``; returns the exit code."""
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
+    from gpuwizard.adapters.wizard_program import wizard_command  # noqa: PLC0415
     from gpuwizard.cli.text.verify import VerifyView  # noqa: PLC0415
     from gpuwizard.workflow.health.verify import VerifyCancelled, VerifyUsageError, verify_setup  # noqa: PLC0415
 
     detect = common.detector(args.verify_system)
     store = common.path_store(args.verify_registry)
-    show = common.json_lines(write) if args.json else VerifyView(write)
+    show = common.json_lines(write) if args.json else VerifyView(write, wizard_command())
     cancel = threading.Event()
     try:
         with common.cancel_on_signals(cancel), common.bad_input(VerifyUsageError):

@@ -15,6 +15,7 @@ from gpuwizard.ui.icon import application_icon
 from gpuwizard.ui.theme import Theme, apply_theme
 from gpuwizard.ui.wizard import SetupWizard
 from gpuwizard.workflow.state.window_geometry import window_geometry_path
+from gpuwizard.workflow.wizard.languages import SOURCE_LANGUAGE
 from gpuwizard.workflow.wizard.session import session_for_this_machine
 
 
@@ -49,23 +50,32 @@ def name_the_application(app: QApplication) -> None:
 
 
 def install_translator(app: QApplication, lang: str | None) -> bool:
-    """Load the wizard's translation for ``lang`` (or the system locale) if one ships.
+    """Load the wizard's translation for ``lang`` (or the system locale), else its English one.
+
+    English is the sources' language, but it has a translation too, holding only the texts with
+    a count: Qt chooses between "1 thing" and "2 things" only from a loaded translation, and
+    without one shows the source, "%n thing(s)" (Qt documentation, "Writing Source Code for
+    Translation", "Handling Plurals"). So where no translation matches the locale, the English
+    one is loaded, and the wizard speaks English with its plurals right.
 
     Qt's own texts (the wizard's Back, Next, Cancel and Finish buttons, standard dialogs) come
-    from Qt's ``qtbase`` translation of the same language, which PySide6 ships.
-    Returns True when the wizard's translation was installed; English needs none.
+    from Qt's ``qtbase`` translation of the language that was loaded (PySide6 ships them), so
+    buttons and pages always speak one language.
+    Returns True when a translation for the locale was found, False when English stood in.
     """
     locale = QLocale(lang) if lang else QLocale.system()
     QLocale.setDefault(locale)  # numbers and dates in the same language as the words
     translator = QTranslator(app)
-    folder = resources.files("gpuwizard.resources").joinpath("translations")
-    if not translator.load(locale, "gpuwizard", "_", str(folder)):
+    folder = str(resources.files("gpuwizard.resources").joinpath("translations"))
+    found = translator.load(locale, "gpuwizard", "_", folder)
+    if not found and not translator.load(f"gpuwizard_{SOURCE_LANGUAGE}", folder):
         return False
     app.installTranslator(translator)
     qt_texts = QTranslator(app)
-    if qt_texts.load(locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+    qt_folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if qt_texts.load(f"qtbase_{translator.language() or SOURCE_LANGUAGE}", qt_folder):
         app.installTranslator(qt_texts)
-    return True
+    return found
 
 
 def run_wizard(

@@ -58,7 +58,7 @@ from gpuwizard.ui.window_fit import (
     to_rect,
 )
 from gpuwizard.ui.workers import FunctionWorker
-from gpuwizard.workflow.envs.prepare import default_envs_dir
+from gpuwizard.workflow.envs.prepare import default_envs_dir, planned_python_download
 from gpuwizard.workflow.pathedit.request import path_request_from_plan
 from gpuwizard.workflow.state.window_geometry import load_window_geometry, save_window_geometry
 from gpuwizard.workflow.wizard.install_summary import InstallSummary, install_summary
@@ -317,9 +317,16 @@ class SetupWizard(QWizard):
         choice, recommendation = self.session.choice, self.session.recommendation
         if choice is None or recommendation is None:
             return True  # the Install page says there is no plan
-        sources = shown_sources(self.session.report, recommendation, choice)  # with the person's mirrors
+        report = self.session.report
+        sources = shown_sources(report, recommendation, choice)  # with the person's mirrors
+        # The Python build uv downloads when none of the plan's is installed: named too (issue 37, point 6).
+        python = planned_python_download(report, recommendation.plan, choice) if report is not None else None
         summary = install_summary(
-            recommendation, choice, envs_folder=str(default_envs_dir()), sources=sources
+            recommendation,
+            choice,
+            envs_folder=str(default_envs_dir()),
+            sources=sources,
+            python_download=python,
         )
         self.ask_to_install(summary)
         return False

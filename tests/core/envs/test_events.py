@@ -87,9 +87,13 @@ def test_the_sources_event_carries_typed_findings() -> None:
     check = SourcesCheck(sources, statuses, check_findings(sources, statuses, "torch", None), "torch")
     event = EnvSources.of(check)
     data = to_json(event)
+    # The contract's keys in their order; ``hosts`` came after them (issue 37, point 6: fields are only added).
     assert list(data) == [
-        "event", "ok", "checked", "offline", "find_links", "tool", "project", "indexes", "findings"
+        "event", "ok", "checked", "offline", "find_links", "tool", "project", "indexes", "findings", "hosts"
     ]  # fmt: skip
+    assert data["hosts"] == [
+        {"host": "download.pytorch.org", "why": "PyTorch's own index, for its cpu build", "url": index.url}
+    ]
     assert (data["ok"], data["indexes"][0]["failure"]) == (False, "dns")
     again = ENV_CREATE_EVENTS.read(json.loads(json.dumps(data)))
     assert isinstance(again, EnvSources)

@@ -555,9 +555,12 @@ def test_a_traceback_and_import_warnings_are_raw_text():
     assert (raws[0].summary, raws[0].text) == ("Traceback", "Traceback...\nboom")
     raws = [block for block in subsection(view, "env-warned").blocks if isinstance(block, Raw)]
     assert (raws[0].summary, raws[0].text) == (
-        "2 warning(s) while importing",
+        "2 warnings while importing",
         "UserWarning: old\nUserWarning: slow",
     )
+    one = env("one", probe={**env()["probe"], "warnings": ["UserWarning: old"]})
+    raws = [block for block in subsection(support_view(document(environments=[one])), "env-one").blocks if isinstance(block, Raw)]  # fmt: skip
+    assert raws[0].summary == "1 warning while importing"  # English plurals (issue 37, point 8)
 
 
 def test_a_cpu_build_that_sees_no_gpu_is_a_warning_only_where_the_machine_has_one():

@@ -96,3 +96,22 @@ def test_each_job_has_the_permissions_it_needs_and_no_more(workflow):
 def test_every_step_says_what_it_does(workflow):
     for entry in steps(workflow):
         assert entry.get("name") or entry["uses"].startswith(("actions/checkout", "actions/setup-python"))
+
+
+def test_a_refused_pull_request_does_not_hold_back_the_deploy(workflow):
+    # Without the repository setting "Allow GitHub Actions to create and approve pull requests"
+    # the pull request fails (issue 37, point 10); the data, signed and verified, is deployed still.
+    pull_request = step(workflow, uses="peter-evans/create-pull-request")
+    jobs = workflow["jobs"]
+    (deploying,) = (
+        job for job in jobs.values() if any("deploy-pages" in s.get("uses", "") for s in job["steps"])
+    )
+    waited = deploying["needs"] if isinstance(deploying["needs"], list) else [deploying["needs"]]
+    holding = [name for name in waited if pull_request in jobs[name]["steps"]]
+    assert not holding or pull_request.get("continue-on-error") is True
+    # ... and the run says what to switch on, which the header documents.
+    (explaining,) = (s for s in steps(workflow) if f"steps.{pull_request['id']}.outcome" in s.get("if", ""))
+    assert "== 'failure'" in explaining["if"]
+    setting = "Allow GitHub Actions to create and approve pull requests"
+    assert setting in explaining["run"]
+    assert setting in WORKFLOW.read_text(encoding="utf-8").split("\nname:", 1)[0]

@@ -318,10 +318,16 @@ def test_no_interpreter_of_the_plans_python_offline_is_refused(wheels: Path):
 def test_online_uv_without_that_python_lets_uv_fetch_it():
     if UV is None:
         pytest.skip("uv not installed")
-    prepared = prepare_environment(*planned("a", torch_plan(python="3.99")), tools())
-    assert prepared.python == "3.99"
+    missing = "3.13" if PYTHON != "3.13" else "3.12"  # a Python uv has builds of, not this one
+    prepared = prepare_environment(*planned("a", torch_plan(python=missing)), tools())
+    assert prepared.python == missing
     assert "uv downloads" in prepared.python_note
+    # What uv downloads is planned, named and asked before anything is made (issue 37, point 6).
+    assert prepared.python_download is not None and prepared.python_download.python == missing
     assert not prepared.prefix.exists()
+    # A Python uv has no build of is refused now, in one line, rather than by uv part-way.
+    with pytest.raises(SetupRefused, match=r"uv has no Python 3\.99 build to download"):
+        prepare_environment(*planned("a", torch_plan(python="3.99")), tools())
 
 
 @pytest.mark.slow

@@ -217,6 +217,19 @@ def test_the_path_of_a_registry_snapshot_with_types_marks_and_journal(tmp_path: 
     assert process == [("/usr/bin", True, False), ("/nope", False, False), ("/usr/bin", True, True)]
 
 
+def test_a_frozen_builds_own_folders_are_not_shown_as_the_path_programs_see(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    # The installed wizard: its Qt start-up put _internal and _internal/PySide6 first on PATH
+    # (issue 37, point 8); its children never get them, so the report does not show them.
+    bundle = tmp_path / "gpuwizard" / "_internal"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bundle / "PySide6"), str(bundle), str(bundle.parent), "/usr/bin"]))  # fmt: skip
+    process = _gather(probe=False)["path"]["process"]
+    assert [e["entry"] for e in process["entries"]] == [str(bundle.parent), "/usr/bin"]
+
+
 # --- redaction and rendering -----------------------------------------------------------------------
 
 

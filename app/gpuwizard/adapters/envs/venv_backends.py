@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 # pip's output is a log, not a terminal: no progress bars redrawn with \r, no colour, and no
 # "a new release of pip is available" notice (pip.pypa.io/en/stable/cli/pip/#general-options).
 _PIP_QUIET_UI: Final = ("--progress-bar", "off", "--no-color", "--disable-pip-version-check")
+#: A Python version as the plan names it (``3.13``), not a path.
+_VERSION: Final = re.compile(r"\d+(\.\d+){0,2}")
 
 
 class _VenvLayout:
@@ -72,17 +75,23 @@ class UvBackend(_VenvLayout):
     def create_command(self, prefix: Path, python: str, source: PackageSource, conda: CondaSpec) -> Command:
         """``uv venv --python PYTHON PREFIX``; a version instead of a path lets uv fetch that Python.
 
-        ``--no-config`` keeps a project's ``uv.toml`` from changing the result; offline, uv is
-        forbidden to download a managed Python (UV_PYTHON_DOWNLOADS, docs.astral.sh/uv/reference/environment/).
+        ``--no-config`` keeps a project's ``uv.toml`` from changing the result. uv downloads a
+        managed Python only where the wizard planned it, named it and asked its host first: for
+        a version (none is installed here, ``workflow/envs/prepare.py``). Given an installed
+        interpreter's path, or offline, it is forbidden to download any
+        (``--no-python-downloads``, and UV_PYTHON_DOWNLOADS=never for a uv that reads only the
+        variable: docs.astral.sh/uv/reference/environment/), so that it uses that interpreter or fails.
         """
         _refuse_conda_packages(conda)
         # --allow-existing: the folder already holds the wizard's marker (workflow/envs/ownership.py),
         # written before anything else so a kill at any instant leaves a folder it can prove is its.
         argv = [self.uv, "venv", "--no-config", "--allow-existing", "--python", python, str(prefix)]
         env = {"NO_COLOR": "1"}
+        if source.offline or not is_python_version(python):
+            argv.insert(2, "--no-python-downloads")
+            env["UV_PYTHON_DOWNLOADS"] = "never"
         if source.offline:
             argv.insert(2, "--offline")
-            env["UV_PYTHON_DOWNLOADS"] = "never"
         return Command(tuple(argv), "create", env)
 
     def install_command(
@@ -139,6 +148,15 @@ def pip_install_command(
     if constraints is not None:
         argv += ["--constraint", str(constraints)]
     return Command((*argv, *requirements), "install", env)
+
+
+def is_python_version(python: str) -> bool:
+    """Whether ``python`` is a version (``3.13``) for uv to find or fetch, rather than an interpreter's path.
+
+    >>> is_python_version("3.13"), is_python_version("/usr/bin/python3.13")
+    (True, False)
+    """
+    return _VERSION.fullmatch(python) is not None
 
 
 def _refuse_conda_packages(conda: CondaSpec) -> None:

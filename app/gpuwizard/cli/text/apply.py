@@ -95,6 +95,11 @@ def _sources_text(stage: SourcesStage) -> str:
     for index in (value_from_json(_Index, item) for item in stage.sources.indexes):
         said = "answers" if index.reached else f"cannot be reached ({index.failure})"
         lines.append(f"  - {index.url} ({index.why}): {said}")
+    python = stage.sources.python_download  # the Python build uv downloads (issue 37, point 6)
+    if python is not None:
+        answer = python.get("answer") or {}
+        said = "answers" if python.get("reached") else f"cannot be reached ({answer.get('failure')})"
+        lines.append(f"  - {python.get('url')} ({python.get('why')}): {said}")
     for finding in stage.sources.findings:
         lines += [f"  {finding.severity.upper()} {finding.message}", f"    -> {finding.hint}"]
     return "\n".join(lines) + "\n"

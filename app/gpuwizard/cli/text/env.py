@@ -10,6 +10,7 @@ from gpuwizard.cli.common import Write
 from gpuwizard.core.envs.activation import activation_commands
 from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvResult
 from gpuwizard.core.events import Event
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
 
 class EnvCreateText:
@@ -50,10 +51,11 @@ def result_text(result: EnvResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def environment_lines(environments: Sequence[Mapping[str, Any]]) -> str:
-    """``env list``: a line per environment and its interpreter."""
+def environment_lines(environments: Sequence[Mapping[str, Any]], wizard: WizardCommand = BY_NAME) -> str:
+    """``env list``: a line per environment and its interpreter (``wizard``: as the person starts it here)."""
     if not environments:
-        return "No environments made by the wizard yet (create one with `gpuwizard env create NAME --framework F`).\n"
+        create = wizard.line("env create NAME --framework F")
+        return f"No environments made by the wizard yet (create one with `{create}`).\n"
     lines = []
     for env in environments:
         missing = "" if env["exists"] else "  (folder missing)"

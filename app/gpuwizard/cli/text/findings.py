@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.findings.unrecognised import UnrecognisedError
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
 _INDENT = "    "
 
@@ -27,14 +28,18 @@ def bracketed(severity: str, message: str, hint: str) -> str:
 
 
 def render_diagnosis(
-    findings: Sequence[Finding], width: int = 100, unrecognised: UnrecognisedError | None = None
+    findings: Sequence[Finding],
+    width: int = 100,
+    unrecognised: UnrecognisedError | None = None,
+    wizard: WizardCommand = BY_NAME,
 ) -> str:
     """The findings of ``gpuwizard diagnose`` as readable text, one block each, no wider than ``width``.
 
-    With no finding, the error the log holds (``unrecognised``) is quoted with the ways forward.
+    With no finding, the error the log holds (``unrecognised``) is quoted with the ways forward
+    (``wizard``: how the person starts the wizard here, for the support report's command).
     """
     if not findings and unrecognised is not None:
-        return render_unrecognised(unrecognised, width)
+        return render_unrecognised(unrecognised, width, wizard)
     if not findings:
         return "No known problem recognised.\n"
     count = len(findings)
@@ -53,7 +58,7 @@ def render_diagnosis(
     return "\n".join(lines) + "\n"
 
 
-def render_unrecognised(error: UnrecognisedError, width: int = 100) -> str:
+def render_unrecognised(error: UnrecognisedError, width: int = 100, wizard: WizardCommand = BY_NAME) -> str:
     """An error no finding explains: its lines as quoted, its component, and where to take it."""
     lines = ["Not recognised: the log ends in an error the wizard does not know yet:", ""]
     # The quoted lines stay whole (cut to a sane length before): they are what to search for.
@@ -62,7 +67,7 @@ def render_unrecognised(error: UnrecognisedError, width: int = 100) -> str:
         lines += ["", f"{_INDENT}from: {error.component}"]
     # Commands and links on lines of their own: a wrap would break them.
     lines += ["", f"{_INDENT}-> Attach a support report to your question:"]
-    lines.append(f"{_INDENT}   gpuwizard report --out report.html")
+    lines.append(f"{_INDENT}   {wizard.line('report --out report.html')}")
     if error.search_url:
         where = f"{error.component}'s issues" if error.project and error.component else "GitHub's issues"
         lines.append(f"{_INDENT}-> Search {where} for this error:")

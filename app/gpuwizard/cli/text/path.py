@@ -51,8 +51,10 @@ def write_history(entries: Sequence[JournalEntry], write: Write) -> None:
         write(f"{entry.time}  {entry.id[:8]}  {entry.scope:<6}  {entry.action:<6}  {what}{mark}\n")
 
 
-def write_change(change: PathChange, dry_run: bool, written: bool, write: Write) -> None:
-    """A planned or made change as a diff, and what became of it."""
+def write_change(
+    change: PathChange, dry_run: bool, written: bool, write: Write, *, undo: str = "gpuwizard path undo"
+) -> None:
+    """A planned or made change as a diff, and what became of it (``undo``: the command that reverts it)."""
     where = f"{change.scope} PATH ({change.key})"
     if not change.changed:
         write(f"Nothing to change in the {where}.\n")
@@ -71,10 +73,46 @@ def write_change(change: PathChange, dry_run: bool, written: bool, write: Write)
     elif written and change.reverts is not None:
         write(f"Reverted the {change.reverts.action} of {change.reverts.time}.\n")
     elif written:
-        write("Recorded in the PATH journal; 'gpuwizard path undo' reverts it.\n")
+        write(f"Recorded in the PATH journal; '{undo}' reverts it.\n")
 
 
 def write_findings(findings: Sequence[Finding], write: Write) -> None:
     """The findings of a PATH command, each said in passing."""
     for finding in findings:
         write(bracketed(finding.severity, finding.message, finding.hint))
+
+
+def quote_in_folder(folder: str) -> str:
+    r"""Why a folder argument holding ``"`` is refused, and how to type it, in one line.
+
+    No Windows folder name can hold ``"``: one in an argument means the command line was cut
+    where the person did not mean it. In cmd (and any program that reads its command line as
+    the Microsoft C runtime does) a quoted folder ending in a backslash, ``"C:\Some Folder\"``,
+    does it: ``\"`` is a literal quote, so the quoted part goes on and takes in the rest of the
+    line (Microsoft Learn, "Parsing C command-line arguments"). The folder is shown as it
+    arrived, not as a Python string (whose backslashes would be doubled).
+
+    >>> line = quote_in_folder('C:\\Some Folder" --scope user')
+    >>> print(line[:line.index(":", 20)])
+    the folder C:\Some Folder" --scope user holds a quote ("), which no Windows folder can
+    >>> print(line[line.index("write"):])
+    write "C:\Some Folder" (no backslash at the end) or "C:\Some Folder\\"
+    """
+    typed, _, rest = folder.partition('"')
+    meant = typed.rstrip("\\/ ")
+    said = f'the folder {folder} holds a quote ("), which no Windows folder can'
+    if not meant:
+        return said
+    took = f"the rest of the line ({rest.strip()}) became" if rest.strip() else "the quote became"
+    return (
+        f'{said}: in cmd a backslash just before the closing quote (\\") keeps the quote open, so '
+        f'{took} part of the folder; write "{meant}" (no backslash at the end) or "{meant}\\\\"'
+    )
+
+
+def missing_folder_warning(folder: str) -> str:
+    """The warning for a folder added to PATH that does not exist here (it is added all the same)."""
+    return (
+        f"warning: {folder} does not exist on this machine; PATH can name it, but programs find "
+        "nothing there until it does"
+    )

@@ -8,6 +8,7 @@ from gpuwizard.cli.common import Write
 from gpuwizard.core.events import Event
 from gpuwizard.core.health.checks import HealthCheck
 from gpuwizard.core.health.events import NOTHING_TO_VERIFY, VerifyCheck, VerifyPhase, VerifyResult
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
 _LABELS: Final = {"ok": "ok", "changed": "changed", "broken": "BROKEN", "skipped": "skipped"}
 
@@ -15,8 +16,10 @@ _LABELS: Final = {"ok": "ok", "changed": "changed", "broken": "BROKEN", "skipped
 class VerifyView:
     """A line per check; for what drifted, before -> after, what happened and the fix."""
 
-    def __init__(self, write: Write) -> None:
+    def __init__(self, write: Write, wizard: WizardCommand = BY_NAME) -> None:
         self.write = write
+        # How the person starts the wizard here, for the advice to run verify again.
+        self.wizard = wizard
 
     def __call__(self, event: Event) -> None:
         """Show one event of the verification.
@@ -33,7 +36,7 @@ class VerifyView:
             case VerifyCheck():
                 self.write(_check_text(event.check))
             case VerifyResult():
-                self.write(_result_text(event))
+                self.write(_result_text(event, self.wizard))
 
 
 def _check_text(check: HealthCheck) -> str:
@@ -53,7 +56,7 @@ def _check_text(check: HealthCheck) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _result_text(result: VerifyResult) -> str:
+def _result_text(result: VerifyResult, wizard: WizardCommand) -> str:
     if result.status == NOTHING_TO_VERIFY:
         # Nothing was checked or recorded: no "Healthy", no comparison to speak of.
         return f"{result.message or 'Nothing to verify.'}\n"
@@ -65,13 +68,17 @@ def _result_text(result: VerifyResult) -> str:
     )
     if result.status == "cancelled":
         return f"\n{compared}\nCancelled: not every check ran, and nothing was recorded.\n"
+    if not result.report.checked_something:
+        # Every check was skipped: nothing was found working, so nothing is "Healthy" either.
+        verdict = "Nothing could be checked this time (every check was skipped); nothing was recorded."
+        return f"\n{compared}\n{verdict}\n"
     if result.healthy:
         changed = sum(check.status == "changed" for check in result.checks)
         verdict = "Healthy: nothing is broken" + (f" ({changed} changed)." if changed else ".")
     else:
         broken = len(result.report.broken)
         failed = "1 check failed; fix it" if broken == 1 else f"{broken} checks failed; fix them"
-        verdict = f"Broken: {failed}, then run `gpuwizard verify` again."
+        verdict = f"Broken: {failed}, then run `{wizard.line('verify')}` again."
     lines = [f"\n{compared}", verdict]
     if result.saved:
         lines.append(f"Recorded as the last good state: {result.saved}")

@@ -31,6 +31,7 @@ from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.machine.readiness import usable_gpus
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
 #: Frameworks the recommender plans for.
 PLANNED_FRAMEWORKS: Final = ("pytorch", "tensorflow")
@@ -95,8 +96,13 @@ class MachineBuild:
     min_driver: str
 
 
-def machine_build(recommendation: Recommendation, os_family: str) -> MachineBuild:
-    """The build a recommendation plans for a machine of ``os_family``, in the words a hint uses."""
+def machine_build(
+    recommendation: Recommendation, os_family: str, wizard: WizardCommand = BY_NAME
+) -> MachineBuild:
+    """The build a recommendation plans for a machine of ``os_family``, in the words a hint uses.
+
+    ``wizard``: how the person starts the wizard on that machine (by its name for a saved report's).
+    """
     plan = recommendation.plan
     min_driver = plan.min_driver or {}
     # Only the line that installs is taken: it reads the same in every shell of the machine.
@@ -109,8 +115,8 @@ def machine_build(recommendation: Recommendation, os_family: str) -> MachineBuil
     wanted = "conda create" if plan.manager == "conda" else "pip install"
     command = next((line for line in commands if wanted in line), commands[-1])
     if plan.cuda_wheels is not None:
-        command = (
-            f"gpuwizard env create ENV --framework {plan.framework} --version "
+        command = wizard.line(
+            f"env create ENV --framework {plan.framework} --version "
             f"{'.'.join(plan.framework_version.split('.')[:2])} --python {plan.python}"
         )
     return MachineBuild(

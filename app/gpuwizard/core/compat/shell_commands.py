@@ -23,16 +23,13 @@ a Windows command is written once for each.
 
 from __future__ import annotations
 
-import re
-import shlex
 from dataclasses import dataclass
 from typing import Final
 
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.machine.system_report import PythonFacts, SystemReport
+from gpuwizard.core.wizard_command import both_shells, program_words
 
-#: A Windows path cmd and PowerShell both run unquoted: no spaces, quotes, ``&``, ``()``, ``%``, ``$``...
-_WINDOWS_PLAIN: Final = re.compile(r"[\w.:\\/-]+")
 #: Interpreters no PATH reaches by their versioned name (``adapters/interpreters.py``'s sources).
 _OFF_PATH_SOURCES: Final = frozenset({"pyenv", "uv"})
 #: Where interpreters were found other than through the ``py`` launcher (or as the wizard's own).
@@ -102,15 +99,20 @@ def python_command(python: str, arguments: str, host: CommandHost) -> str:
     return f"python{python} {arguments}"
 
 
+def program_command(executable: str, arguments: str, *, windows: bool) -> str:
+    """``executable arguments`` as that family's shells run it (issue 37, point 6: ``uv python install``).
+
+    >>> program_command("/opt/my tools/uv", "python install 3.13", windows=False)
+    "'/opt/my tools/uv' python install 3.13"
+    """
+    return _invocation(executable, arguments, CommandHost(windows=windows))
+
+
 def _invocation(executable: str, arguments: str, host: CommandHost) -> str:
     """``executable arguments`` as the host's shells run it (a form for each where Windows needs quotes)."""
-    if not host.windows:
-        return f"{shlex.quote(executable)} {arguments}"
-    if _WINDOWS_PLAIN.fullmatch(executable):
-        return f"{executable} {arguments}"
-    # PowerShell's single quotes take everything literally but a doubled quote ($ too).
-    powershell = executable.replace("'", "''")
-    return f"\"{executable}\" {arguments}   (cmd; in PowerShell: & '{powershell}' {arguments})"
+    # The quoting every printed command shares, the wizard's own among them (core/wizard_command.py).
+    shell, powershell = program_words(executable, windows=host.windows)
+    return both_shells(f"{shell} {arguments}", f"{powershell} {arguments}")
 
 
 def _no_launcher(found: PythonFacts, interpreters: tuple[PythonFacts, ...]) -> bool:

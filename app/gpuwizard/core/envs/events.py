@@ -108,6 +108,11 @@ class EnvStart(Event):
         log: The run's log file.
         package_sources: Every index contacted and why, and the install command as it runs
             (:func:`gpuwizard.core.envs.package_sources.sources_to_json`); not written when unknown.
+        python_download: The Python build uv downloads for the environment, none of the plan's
+            version being installed here (:func:`gpuwizard.core.envs.python_download.download_to_json`);
+            not written when none is downloaded.
+        hosts: Every host the install contacts, with why (``host``, ``why``, ``url``); not
+            written when it contacts none (offline).
     """
 
     KIND: ClassVar[str] = "start"
@@ -126,6 +131,8 @@ class EnvStart(Event):
     conda_channels: tuple[str, ...] = ()
     log: str = ""
     package_sources: Mapping[str, Any] | None = json_field(default=None, omit_none=True)
+    python_download: Mapping[str, Any] | None = json_field(default=None, omit_none=True)
+    hosts: tuple[Mapping[str, Any], ...] = json_field(default=(), when=lambda event: bool(event.hosts))
 
 
 @dataclass(frozen=True, kw_only=True)

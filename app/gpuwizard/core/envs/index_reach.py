@@ -5,7 +5,10 @@
 become a :class:`SourcesCheck` with its findings: ``PACKAGE_INDEX_UNREACHABLE`` (in the variant
 of the failure) for an index the plan's packages need, ``PACKAGE_INDEX_PIP_UNREACHABLE`` for one
 that only brings pip, the PyPI build when it is a way forward (``PYPI_BUILD_AVAILABLE``), and a
-note that a folder of wheels given without ``--offline`` does not replace the index.
+note that a folder of wheels given without ``--offline`` does not replace the index. The Python
+build uv downloads when none of the plan's is installed (issue 37, point 6) is checked with
+them: a :class:`PythonStatus`, and ``PYTHON_DOWNLOAD_UNREACHABLE`` (in its OS family's variant:
+how to install that Python oneself) when none of its places answers.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
+from urllib.parse import urlsplit
 
 from gpuwizard.core.envs.package_sources import (
     PYTORCH_MIRROR_VARIABLE,
@@ -20,6 +24,13 @@ from gpuwizard.core.envs.package_sources import (
     SourceIndex,
     display_url,
     index_to_json,
+)
+from gpuwizard.core.envs.python_download import (
+    ContactedHost,
+    PythonDownload,
+    contacted_hosts,
+    download_to_json,
+    host_of,
 )
 from gpuwizard.core.events import Event, json_field
 from gpuwizard.core.findings.model import Finding, finding_from_json, make_finding
@@ -55,6 +66,9 @@ class IndexAnswer:
         status: The HTTP status, when one came back.
         proxy: The proxy the request went through (login hidden), if any.
         seconds: How long asking took.
+        redirects: The addresses it was sent on to, in order (login hidden): a download asked
+            with its redirects followed (GitHub hands release files out from another host); the
+            last one is where it ended, answered or not.
     """
 
     url: str
@@ -64,6 +78,12 @@ class IndexAnswer:
     status: int | None = None
     proxy: str | None = None
     seconds: float = 0.0
+    redirects: tuple[str, ...] = ()
+
+    @property
+    def last_url(self) -> str:
+        """Where asking ended: the last redirect's address, else the one asked."""
+        return self.redirects[-1] if self.redirects else self.url
 
 
 @dataclass(frozen=True)
@@ -80,6 +100,51 @@ class IndexStatus:
 
 
 @dataclass(frozen=True)
+class PythonStatus:
+    """The Python build uv would download for the install, and what its places answered.
+
+    Attributes:
+        download: The build and where uv takes it from (``core/envs/python_download.py``).
+        answer: What its first place answered (None: not asked).
+        fallback: What GitHub's copy answered, where uv has one to turn to (None: none, or not asked).
+    """
+
+    download: PythonDownload
+    answer: IndexAnswer | None = None
+    fallback: IndexAnswer | None = None
+
+    @property
+    def answers(self) -> tuple[IndexAnswer, ...]:
+        """The answers there are, the first place's first."""
+        return tuple(answer for answer in (self.answer, self.fallback) if answer is not None)
+
+    @property
+    def checked(self) -> bool:
+        """Whether its places were asked."""
+        return bool(self.answers)
+
+    @property
+    def reached(self) -> bool:
+        """Whether uv can fetch the build: a place of it answered (one not asked counts as reached)."""
+        return not self.answers or any(self._answered(answer) for answer in self.answers)
+
+    def _answered(self, answer: IndexAnswer) -> bool:
+        # Where uv could not say which file (an older uv), the folder was asked: any HTTP answer
+        # shows that the host is there and its certificate good.
+        return answer.ok or (not self.download.exact and answer.failure == "http")
+
+    def failure_line(self) -> str:
+        """What failed, in one clause per place asked ("" when a place answered)."""
+        if self.reached:
+            return ""
+        words = [answer_words(answer) for answer in self.answers]
+        line = f"{words[0]}"
+        if len(words) > 1:
+            line += f"; nor GitHub's copy: {words[1]}"
+        return line
+
+
+@dataclass(frozen=True)
 class SourcesCheck:
     """The install's indexes, checked: which answer, and what to say about the others.
 
@@ -89,6 +154,9 @@ class SourcesCheck:
         findings: What to say: errors first (an index the packages need), then the ways forward.
         project: The project each index was asked for.
         checked: False when nothing was asked (offline, or checks turned off).
+        python: The Python build uv downloads for the new environment, with what its places
+            answered; None when none is downloaded (the plan's Python is installed here, or it
+            comes from conda channels).
     """
 
     sources: PlanSources
@@ -96,6 +164,7 @@ class SourcesCheck:
     findings: tuple[Finding, ...] = ()
     project: str = ""
     checked: bool = True
+    python: PythonStatus | None = None
 
     @property
     def blocking(self) -> tuple[IndexStatus, ...]:
@@ -104,18 +173,46 @@ class SourcesCheck:
 
     @property
     def ok(self) -> bool:
-        """Whether the install can fetch its packages."""
-        return not self.blocking
+        """Whether the install can fetch its packages, and its Python where uv downloads one."""
+        return not self.blocking and (self.python is None or self.python.reached)
+
+    def hosts(self) -> tuple[ContactedHost, ...]:
+        """Every host the install contacts, with why; those a download was sent on to as well."""
+        python = self.python.download if self.python is not None else None
+        hosts = list(contacted_hosts(self.sources, python))
+        answers = self.python.answers if self.python is not None else ()
+        for answer in answers:
+            for url in answer.redirects:
+                hosts.append(ContactedHost(host_of(url), _redirect_reason(answer.url), url))
+        return tuple(dict.fromkeys(hosts))
 
     def error_line(self) -> str:
-        """The one-line refusal for the first index that blocks the install ("" when none does)."""
+        """The one-line refusal for the first index or download that blocks the install ("" when none does)."""
         if not self.blocking:
-            return ""
+            return self._python_line()
         status = self.blocking[0]
         line = f"{_index_name(status.index)} {status.index.shown} cannot be reached: {failure_words(status)}"
         if self.sources.find_links is not None:
             line += f" (the folder {self.sources.find_links} is used beside the index: add --offline to install from it alone)"
         return line
+
+    def _python_line(self) -> str:
+        python = self.python
+        if python is None or python.reached:
+            return ""
+        download = python.download
+        return (
+            f"Python {download.python} for the new environment (none is installed here) cannot be "
+            f"downloaded from {download.shown}: {python.failure_line()}"
+        )
+
+
+def _redirect_reason(url: str) -> TranslatableText:
+    return TranslatableText(
+        "plans",
+        QT_TRANSLATE_NOOP("plans", "where {host} sends the download on to"),
+        host=host_of(url),
+    )
 
 
 #: What failed, by the probe's failure kind (adapters/http.py, ``probe_index``).
@@ -137,20 +234,36 @@ def failure_words(status: IndexStatus) -> str:
     A :class:`~gpuwizard.core.texts.TranslatableText` (context ``plans``): English where it is
     printed or logged, translated where a page shows it.
     """
-    answer = status.answer
+    return answer_words(status.answer, host=status.index.host, hostname=status.index.hostname)
+
+
+def answer_words(answer: IndexAnswer | None, *, host: str | None = None, hostname: str | None = None) -> str:
+    """What failed in ``answer``, in a few words, naming ``host`` (by default, where asking ended).
+
+    The host where asking ended is the one named: a download sent on by a redirect fails at
+    the host it was sent to.
+    """
     if answer is None or answer.ok:
         return TranslatableText("plans", QT_TRANSLATE_NOOP("plans", "it answers"))
     template = _FAILURE_WORDS.get(answer.failure or "other")
     if template is None:
         return answer.detail or TranslatableText("plans", QT_TRANSLATE_NOOP("plans", "it did not answer"))
+    ended = answer.last_url
     return TranslatableText(
         "plans",
         template,
-        host=status.index.host,
-        hostname=status.index.hostname,
+        host=host or host_of(ended),
+        hostname=hostname or _hostname(ended),
         proxy=answer.proxy or "from HTTPS_PROXY",
         status=answer.status,
     )
+
+
+def _hostname(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or url
+    except ValueError:
+        return url
 
 
 def mirror_setting(index: SourceIndex) -> str:
@@ -179,6 +292,23 @@ def unreachable_finding(status: IndexStatus, project: str) -> Finding:
         return make_finding("PACKAGE_INDEX_PIP_UNREACHABLE", **params)
     variant = None if failure == "other" else failure
     return make_finding("PACKAGE_INDEX_UNREACHABLE", variant=variant, **params)
+
+
+def python_unreachable_finding(status: PythonStatus, *, family: str) -> Finding:
+    """The finding for a Python build uv cannot download: where, what failed, and how to install it oneself.
+
+    ``family`` is the OS family (``windows``, ``darwin``, ``linux``): each installs Python its own way.
+    """
+    download = status.download
+    variant = family if family in ("windows", "darwin") else None
+    return make_finding(
+        "PYTHON_DOWNLOAD_UNREACHABLE",
+        variant=variant,
+        python=download.python,
+        url=download.shown,
+        host=host_of(download.url),
+        detail=status.failure_line(),
+    )
 
 
 def check_findings(
@@ -220,6 +350,29 @@ def status_to_json(status: IndexStatus) -> dict[str, Any]:
     return data
 
 
+def python_status_to_json(status: PythonStatus) -> dict[str, Any]:
+    """The Python download with what its places answered, as JSON (``sources``' ``python_download``)."""
+    data = download_to_json(status.download)
+    data["reached"] = status.reached
+    data["checked"] = status.checked
+    for key, answer in (("answer", status.answer), ("fallback_answer", status.fallback)):
+        data[key] = None if answer is None else _answer_to_json(answer)
+    return data
+
+
+def _answer_to_json(answer: IndexAnswer) -> dict[str, Any]:
+    return {
+        "asked": display_url(answer.url),
+        "ok": answer.ok,
+        "failure": answer.failure,
+        "detail": answer.detail,
+        "status": answer.status,
+        "proxy": answer.proxy,
+        "seconds": round(answer.seconds, 2),
+        "redirects": [display_url(url) for url in answer.redirects],
+    }
+
+
 def _findings(value: object) -> tuple[Finding, ...]:
     items = value if isinstance(value, list) else []
     return tuple(finding_from_json(item) for item in items if isinstance(item, Mapping))
@@ -244,6 +397,12 @@ class EnvSources(Event):
     project: str
     indexes: tuple[Mapping[str, Any], ...] = ()
     findings: tuple[Finding, ...] = json_field(default=(), read=_findings)
+    #: Every host the install contacts, with why (``host``, ``why``, ``url``): the indexes, then
+    #: the places of the Python build uv downloads, and where a download was sent on to.
+    hosts: tuple[Mapping[str, Any], ...] = ()
+    #: The Python build uv downloads and what its places answered (:func:`python_status_to_json`);
+    #: not written when none is downloaded.
+    python_download: Mapping[str, Any] | None = json_field(default=None, omit_none=True)
 
     @classmethod
     def of(cls, check: SourcesCheck) -> EnvSources:
@@ -257,4 +416,6 @@ class EnvSources(Event):
             project=check.project,
             indexes=tuple(status_to_json(status) for status in check.statuses),
             findings=check.findings,
+            hosts=tuple(host.to_json() for host in check.hosts()),
+            python_download=None if check.python is None else python_status_to_json(check.python),
         )

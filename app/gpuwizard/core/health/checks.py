@@ -84,6 +84,15 @@ class HealthReport:
         return not any(check.status == "broken" for check in self.checks)
 
     @property
+    def checked_something(self) -> bool:
+        """True when at least one check compared something (not every one skipped).
+
+        A run whose every check was skipped found nothing working: it is never recorded as the
+        last good state, and is not said to work (issue 37, point 7).
+        """
+        return any(check.status != "skipped" for check in self.checks)
+
+    @property
     def drifted(self) -> tuple[HealthCheck, ...]:
         """The checks whose value moved since the last good state (changed or broken)."""
         return tuple(

@@ -27,6 +27,7 @@ from gpuwizard.core.health.snapshot import (
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.libraries import CudaWheel, DllHook, dll_hook_from_json, wheels_from_json
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand, shell_argument
 
 
 @dataclass(frozen=True)
@@ -153,14 +154,20 @@ class EnvFixes:
     Attributes:
         recreate: ``gpuwizard env create ... --replace``, which makes it anew.
         reinstall: Reinstalls the recorded build into it with its own pip.
+        verify: ``gpuwizard verify``, to check again after a fix.
     """
 
     recreate: str
     reinstall: str
+    verify: str = BY_NAME.line("verify")
 
 
-def env_fixes(env: SnapshotEnv, *, windows: bool, prefix: str | None = None) -> EnvFixes:
+def env_fixes(
+    env: SnapshotEnv, *, windows: bool, prefix: str | None = None, wizard: WizardCommand = BY_NAME
+) -> EnvFixes:
     """The fix commands for ``env``; ``prefix`` when it is not in the default folder.
+
+    ``wizard``: how the person starts the wizard here (the recreate command is the wizard's).
 
     >>> env = SnapshotEnv("demo", "/e/demo", "/e/demo/bin/python", "venv", "pytorch", "2.13.0",
     ...                   framework_build="2.13.0+cu126", index_url="https://download.pytorch.org/whl/cu126")
@@ -171,7 +178,7 @@ def env_fixes(env: SnapshotEnv, *, windows: bool, prefix: str | None = None) -> 
     '/e/demo/bin/python -m pip install torch==2.13.0+cu126 --index-url https://download.pytorch.org/whl/cu126'
     """
     quote = _windows_quoted if windows else shlex.quote
-    parts = ["gpuwizard", "env", "create", quote(env.name), "--framework", env.framework or "pytorch"]
+    parts = ["env", "create", quote(env.name), "--framework", env.framework or "pytorch"]
     if env.framework_version:
         parts += ["--version", env.framework_version]
     if env.manager == "conda":
@@ -183,7 +190,9 @@ def env_fixes(env: SnapshotEnv, *, windows: bool, prefix: str | None = None) -> 
     reinstall = [quote(env.python), "-m", "pip", "install", quote(pin)]
     if env.index_url:
         reinstall += ["--index-url", env.index_url]
-    return EnvFixes(recreate=" ".join(parts), reinstall=" ".join(reinstall))
+    return EnvFixes(
+        recreate=wizard.line(" ".join(parts)), reinstall=" ".join(reinstall), verify=wizard.line("verify")
+    )
 
 
 def _default_pin(env: SnapshotEnv) -> str:
@@ -218,7 +227,9 @@ def compare_environment(
         _build_check(baseline, observed, fixes) if imported else _skipped(name, "build", "no import")
     )
     checks.append(_constraints_check(baseline, observed, fixes))
-    checks.append(_devices_check(baseline, observed) if imported else _skipped(name, "devices", "no import"))
+    checks.append(
+        _devices_check(baseline, observed, fixes) if imported else _skipped(name, "devices", "no import")
+    )
     return tuple(checks)
 
 
@@ -428,7 +439,7 @@ def _pin_broken(
     return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, after, finding)
 
 
-def _devices_check(baseline: SnapshotEnv, observed: EnvObservation) -> HealthCheck:
+def _devices_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFixes) -> HealthCheck:
     name = observed.name
     check_id = _check_id(name, "devices")
     after = None if observed.gpus_visible is None else _gpu_count(observed.gpus_visible, observed.gpu_names)
@@ -442,6 +453,7 @@ def _devices_check(baseline: SnapshotEnv, observed: EnvObservation) -> HealthChe
             framework=framework_module(observed.framework),
             before=before,
             after=after,
+            verify=fixes.verify,
         )
         return HealthCheck(check_id, "devices", name, "broken", before, after, finding)
     return HealthCheck(check_id, "devices", name, "ok", before, after)
@@ -459,9 +471,14 @@ def compare_test(
     result: LiveTestResult | None,
     *,
     machine_has_nvidia_gpu: bool,
+    wizard: WizardCommand = BY_NAME,
 ) -> HealthCheck:
-    """The short live test's verdict now against the recorded one (the rule of core.livetest.verdicts)."""
+    """The short live test's verdict now against the recorded one (the rule of core.livetest.verdicts).
+
+    ``wizard``: how the person starts the wizard here (a finding names the full test's command).
+    """
     check_id = _check_id(env, "test")
+    full_test = wizard.line(f"test --env {shell_argument(env)}")
     if result is None:
         return HealthCheck(check_id, "test", env, "skipped", recorded_verdict, None, note="not run")
     now = result.verdict
@@ -477,9 +494,12 @@ def compare_test(
             before=recorded_verdict or "none",
             after=now,
             reason=reason,
+            test=full_test,
         )
         return HealthCheck(check_id, "test", env, "broken", recorded_verdict, now, finding)
     if recorded_verdict == "gpu_ok" and now == "gpu_slow":
-        finding = make_finding("DRIFT_TEST_SLOWER", env=env, before=recorded_verdict, after=now)
+        finding = make_finding(
+            "DRIFT_TEST_SLOWER", env=env, before=recorded_verdict, after=now, test=full_test
+        )
         return HealthCheck(check_id, "test", env, "changed", recorded_verdict, now, finding)
     return HealthCheck(check_id, "test", env, "ok", recorded_verdict, now)

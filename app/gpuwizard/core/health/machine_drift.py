@@ -18,6 +18,7 @@ from gpuwizard.core.findings.model import make_finding
 from gpuwizard.core.health.checks import HealthCheck
 from gpuwizard.core.health.snapshot import Snapshot, SnapshotGpu
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, gpu_list
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,16 @@ class DriverNeed:
 
 
 def compare_driver(
-    snapshot: Snapshot | None, report: SystemReport, needs: Sequence[DriverNeed] = ()
+    snapshot: Snapshot | None,
+    report: SystemReport,
+    needs: Sequence[DriverNeed] = (),
+    *,
+    wizard: WizardCommand = BY_NAME,
 ) -> HealthCheck:
-    """The driver now against the recorded one, and against what each environment's build needs."""
+    """The driver now against the recorded one, and against what each environment's build needs.
+
+    ``wizard``: how the person starts the wizard here, for the commands the findings name.
+    """
     now = report.driver
     # Versions only: the highest CUDA follows from the version, and UIs show "before -> after".
     after = now.version if now else None
@@ -50,7 +58,7 @@ def compare_driver(
         if snapshot.driver_version is None:
             return HealthCheck("driver", "driver", "", "ok", None, None, note="no NVIDIA driver, then or now")
         # The GPUs were trained on at the last good state; without a driver nothing can use them.
-        finding = make_finding("DRIFT_DRIVER_GONE", before=before)
+        finding = make_finding("DRIFT_DRIVER_GONE", before=before, verify=wizard.line("verify"))
         return HealthCheck("driver", "driver", "", "broken", before, None, finding)
     too_old = [need for need in needs if _driver_too_old(now.version, now.cuda_max, need)]
     if too_old:
@@ -64,6 +72,7 @@ def compare_driver(
             min_driver=max(floors, key=_version_or_zero)
             if floors
             else f"one for CUDA {too_old[0].cuda_build}",
+            recreate=wizard.line("env create NAME --framework F --replace"),
         )
         return HealthCheck("driver", "driver", "", "broken", before, after, finding)
     if snapshot.driver_version != now.version:
@@ -93,8 +102,10 @@ def _version_or_zero(text: str) -> Version:
         return version_key("0")
 
 
-def compare_gpus(snapshot: Snapshot | None, report: SystemReport) -> HealthCheck:
-    """The NVIDIA GPUs now against the recorded ones."""
+def compare_gpus(
+    snapshot: Snapshot | None, report: SystemReport, *, wizard: WizardCommand = BY_NAME
+) -> HealthCheck:
+    """The NVIDIA GPUs now against the recorded ones (``wizard``: as :func:`compare_driver`)."""
     # A GPU without a driver is still there (the driver check says what is wrong); one that
     # fell off the bus ("lost", Xid 79) is not.
     present = tuple(
@@ -107,13 +118,15 @@ def compare_gpus(snapshot: Snapshot | None, report: SystemReport) -> HealthCheck
         return HealthCheck("gpus", "gpus", after, "skipped", None, after, note="no last good state yet")
     before = _gpus_text(snapshot.gpus)
     if len(present) < len(snapshot.gpus):
-        finding = make_finding("DRIFT_GPU_MISSING", before=before, after=after)
+        finding = make_finding("DRIFT_GPU_MISSING", before=before, after=after, verify=wizard.line("verify"))
         return HealthCheck("gpus", "gpus", after, "broken", before, after, finding)
     if report.driver is None:
         # Without a driver, names come from the PCI database and capabilities are unknown.
         return HealthCheck("gpus", "gpus", after, "skipped", before, after, note="no NVIDIA driver answers")
     if _gpu_keys(present) != _gpu_keys(snapshot.gpus):
-        finding = make_finding("DRIFT_GPU_CHANGED", before=before, after=after)
+        finding = make_finding(
+            "DRIFT_GPU_CHANGED", before=before, after=after, recommend=wizard.line("recommend")
+        )
         return HealthCheck("gpus", "gpus", after, "changed", before, after, finding)
     return HealthCheck("gpus", "gpus", after, "ok", before, after)
 

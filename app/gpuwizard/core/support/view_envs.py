@@ -179,7 +179,8 @@ def _probe_blocks(env: Mapping[str, Any], has_gpu: bool) -> list[Block]:
     warnings = [str(w) for w in probe.get("warnings") or []]
     blocks = [Paragraph("What its interpreter reports now:"), Facts(tuple(facts))]
     if warnings:
-        blocks.append(Raw(f"{len(warnings)} warning(s) while importing", "\n".join(warnings)))
+        said = f"{len(warnings)} warning{'' if len(warnings) == 1 else 's'} while importing"
+        blocks.append(Raw(said, "\n".join(warnings)))
     return blocks
 
 

@@ -12,8 +12,9 @@ running tool, removes what it made, and returns a ``cancelled`` result.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
-from typing import Final
+from typing import Any, Final
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFontDatabase
@@ -323,6 +324,8 @@ class InstallPage(QWizardPage):
         for event in events:
             if isinstance(event, EnvStart):
                 lines.append(self._start_line(event))
+                if event.python_download is not None:
+                    lines.append(self._python_line(event.python_download))
             elif isinstance(event, EnvPhase):
                 self._phase = event.phase
                 self._count_total, self._count_done, progress = None, 0, None
@@ -542,6 +545,14 @@ class InstallPage(QWizardPage):
             .replace("%3", event.tool)
             .replace("%4", event.manager)
             .replace("%5", source)
+        )
+
+    def _python_line(self, download: Mapping[str, Any]) -> str:
+        """The Python build uv downloads (none of the plan's is installed here), and from where."""
+        return (
+            self.tr("== Python %1 is downloaded by uv from %2: none is installed here")
+            .replace("%1", str(download.get("python") or "?"))
+            .replace("%2", str(download.get("url") or "?"))
         )
 
     def _phase_text(self, event: EnvPhase) -> str:

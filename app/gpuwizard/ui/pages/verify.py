@@ -140,6 +140,8 @@ class VerifyPage(QWizardPage):
         self.health: HealthReport | None = None
         # The result's status: complete, cancelled or nothing_to_verify (workflow/health/verify.py).
         self.outcome: str | None = None
+        # The last good state the run wrote (None: it recorded none).
+        self.saved: str | None = None
         self.checks: list[HealthCheck] = []
         self.rows: list[QtCheckRow] = []
         self.work = StreamedWork(self, self._take_events, self._finish, self._crashed)
@@ -225,6 +227,7 @@ class VerifyPage(QWizardPage):
         self.state = RUNNING
         self.health = None
         self.outcome = None
+        self.saved = None
         self.checks = []
         self._clear_rows()
         self.headline.setText(self.tr("Checking…"))
@@ -267,6 +270,7 @@ class VerifyPage(QWizardPage):
                 self._add_row(event.check)
             elif isinstance(event, VerifyResult):
                 self.outcome = event.status
+                self.saved = event.saved
 
     def _finish(self, outcome: object) -> None:
         health, report = outcome if isinstance(outcome, tuple) else (None, None)
@@ -331,7 +335,11 @@ class VerifyPage(QWizardPage):
         self.setButtonText(QWizard.WizardButton.NextButton, self.tr("Set &up again >"))
         broken = [check for check in health.checks if check.status == "broken"]
         changed = [check for check in health.checks if check.status == "changed"]
-        if broken:
+        if not health.checked_something:
+            # Every line says "not checked": nothing was found working (issue 37, point 7).
+            self.headline.setText(self.tr("Nothing could be checked this time, so nothing was recorded."))
+            self.headline.setStyleSheet(status_style("info", self))
+        elif broken:
             self.headline.setText(
                 self.tr("%n check(s) failed: something broke since the setup last worked.", "", len(broken))
             )
@@ -352,7 +360,7 @@ class VerifyPage(QWizardPage):
             since = self.tr(
                 "No good state was recorded yet: the environments were checked against what the wizard made."
             )
-        if health.healthy and health.checks:
+        if self.saved:
             since += " " + self.tr("This state is now the last good one.")
         self.since_label.setText(since)
         self.repair_button.setVisible(bool(self.broken_environments()))

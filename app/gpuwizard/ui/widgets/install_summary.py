@@ -22,6 +22,7 @@ from html import escape
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
+from gpuwizard.core.envs.package_sources import display_url
 from gpuwizard.ui.messages import change_html
 from gpuwizard.workflow.wizard.install_summary import DEFAULT_INDEX, InstallSummary
 
@@ -95,6 +96,7 @@ class InstallQuestion(QMessageBox):
             elif self.sources_ok is None:
                 checking = self.tr("The indexes are still being checked.")
                 parts.append(f"<p>{checking}</p>")
+            parts += self._python_html()
         disk = self.tr("The environment needs about %1 of free disk.").replace(
             "%1", _size(summary.disk_bytes)
         )
@@ -104,6 +106,23 @@ class InstallQuestion(QMessageBox):
         stop = self.tr("You can stop it while it runs: what was made is then removed.")
         parts.append(f"<p>{stop}</p>")
         return "".join(parts)
+
+    def _python_html(self) -> list[str]:
+        """The Python build uv downloads (none of the plan's is installed here), and from where."""
+        download = self.summary.python_download
+        if download is None or download.local:
+            return []
+        places = [f"<li><code>{escape(download.shown)}</code></li>"]
+        if download.fallback_url:
+            fallback = self.tr("%1 (GitHub's copy, if the first does not answer)").replace(
+                "%1", f"<code>{escape(display_url(download.fallback_url))}</code>"
+            )
+            places.append(f"<li>{fallback}</li>")
+        said = self.tr("No Python %1 is installed here, so uv downloads one too, from:").replace(
+            "%1", escape(download.python)
+        )
+        asked = self.tr("It is asked first when the install starts: if it does not answer, nothing is made.")
+        return [f"<p>{said}</p><ul>{''.join(places)}</ul><p>{asked}</p>"]
 
     def _source(self, source: str) -> str:
         if source == DEFAULT_INDEX:

@@ -132,6 +132,7 @@ class QtReportView(QWidget):
             ),
             "cuda_driver",
         )
+        none_needed, why = self._toolkit_texts(report.os.family)
         if report.cuda_toolkits:
             parts = []
             for kit in sorted(report.cuda_toolkits, key=lambda k: (k.path_rank is None, k.path_rank or 0)):
@@ -143,17 +144,8 @@ class QtReportView(QWidget):
                 parts.append(label)
             toolkit_text = ", ".join(parts)
         else:
-            toolkit_text = self.tr("None (PyTorch and current TensorFlow on Linux do not need one)")
-        self._add_row(
-            self.cuda_form,
-            self.tr("CUDA toolkits on disk"),
-            toolkit_text,
-            self.tr(
-                "Needed only for TensorFlow 2.10 or older on native Windows, or to compile CUDA "
-                "code. PyTorch and TensorFlow 2.14+ on Linux bring their own CUDA."
-            ),
-            "cuda_toolkits",
-        )
+            toolkit_text = none_needed
+        self._add_row(self.cuda_form, self.tr("CUDA toolkits on disk"), toolkit_text, why, "cuda_toolkits")
         self._add_row(
             self.cuda_form,
             self.tr("The framework brings"),
@@ -163,6 +155,27 @@ class QtReportView(QWidget):
                 "your GPU's compute capability."
             ),
             "cuda_framework",
+        )
+
+    def _toolkit_texts(self, family: str) -> tuple[str, str]:
+        """What "no toolkit" means on the report's system, and when one is needed there.
+
+        The report's, not this computer's: ``--system FILE`` shows another machine.
+        """
+        if family == "windows":
+            return self.tr("None (PyTorch on Windows does not need one)"), self.tr(
+                "Needed only to compile CUDA code, or for TensorFlow 2.10 or older in a venv "
+                "without NVIDIA's CUDA wheels. PyTorch brings its own CUDA; TensorFlow 2.11+ uses "
+                "the GPU only in WSL 2."
+            )
+        if family == "darwin":
+            return self.tr("None (current frameworks have no CUDA build for macOS)"), self.tr(
+                "CUDA for macOS ended with CUDA 10.2; PyTorch and TensorFlow use the GPU of a Mac "
+                "through Apple's Metal."
+            )
+        return self.tr("None (PyTorch and current TensorFlow on Linux do not need one)"), self.tr(
+            "Needed only for TensorFlow 2.10 or older on native Windows, or to compile CUDA "
+            "code. PyTorch and TensorFlow 2.14+ on Linux bring their own CUDA."
         )
 
     def _show_gpus(self, report: SystemReport) -> None:

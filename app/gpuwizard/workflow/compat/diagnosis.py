@@ -29,6 +29,7 @@ from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.log_facts import read_log_facts
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
 _PYTHON: Final = re.compile(r"3\.\d{1,2}")
 
@@ -38,8 +39,12 @@ def diagnose_on_machine(
     machine: Callable[[], SystemReport | None],
     *,
     compat: Callable[[], CompatData] | None = None,
+    wizard: WizardCommand = BY_NAME,
 ) -> tuple[list[Finding], dict[str, MachineBuild]]:
     """The findings of ``text``, made exact for the machine ``machine()`` describes.
+
+    ``wizard``: how the person starts the wizard on that machine, where a hint names it (this
+    machine's from ``adapters/wizard_program.py``; by its name for a saved report's).
 
     Returns the findings and the builds their hints name, by framework (empty when no finding
     needed one, the machine has no GPU a driver serves, or the log is another machine's).
@@ -67,14 +72,14 @@ def diagnose_on_machine(
     facts = replace(facts, python=python or facts.python)
     builds: dict[str, MachineBuild] = {}
     for framework in frameworks:
-        build = _build(report, framework, facts.python, data)
+        build = _build(report, framework, facts.python, data, wizard)
         if build is not None:
             builds[framework] = build
     return contextualise(findings, facts, report, builds), builds
 
 
 def _build(
-    report: SystemReport, framework: str, python: str | None, compat: CompatData
+    report: SystemReport, framework: str, python: str | None, compat: CompatData, wizard: WizardCommand
 ) -> MachineBuild | None:
     # The log's Python first: the build should fit the interpreter that failed. A Python no
     # release supports is a wish the recommender refuses; then the machine's best Python.
@@ -83,5 +88,5 @@ def _build(
             recommendation = recommend(report, parse_wish(framework, None, wished, None), compat)
         except WishError:
             continue
-        return machine_build(recommendation, "windows" if report.os.wsl else report.os.family)
+        return machine_build(recommendation, "windows" if report.os.wsl else report.os.family, wizard)
     return None

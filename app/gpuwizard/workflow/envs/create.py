@@ -35,9 +35,11 @@ from gpuwizard.adapters.envs.env_files import (
 )
 from gpuwizard.adapters.processes import process_identity
 from gpuwizard.adapters.runner import CommandCancelled, RunnerError
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvPhaseName, EnvProgress, EnvStart
 from gpuwizard.core.envs.package_sources import display_url, masked_command, sources_to_json
 from gpuwizard.core.envs.probe_output import LogEntry, ProbeOutput
+from gpuwizard.core.envs.python_download import contacted_hosts, download_to_json
 from gpuwizard.core.envs.rattler_output import rattler_message
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.envs.tool_output import TOOLS, parse_tool_line
@@ -51,6 +53,7 @@ from gpuwizard.workflow.envs.ownership import (
     new_id,
     owned_by,
     remove_owned,
+    shell_word,
     write_marker,
 )
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, check_target
@@ -282,8 +285,9 @@ class _Run:
         drop_pending(request.name)
         if self.cancel.is_set():
             # The cancel came after the last moment it could stop anything: said, not lost.
+            remove = wizard_command().line(f"env remove {shell_word(request.name)}")
             self._note(
-                "the cancel came after the environment was recorded: it is kept (`gpuwizard env remove` removes it)"
+                f"the cancel came after the environment was recorded: it is kept (`{remove}` removes it)"
             )
         return record
 
@@ -548,7 +552,7 @@ class _Run:
 
 def _start_event(prepared: PreparedEnv, log: Path) -> EnvStart:
     """What will be made, from what: the first event of the creation."""
-    source, plan = prepared.source, prepared.plan
+    source, plan, download = prepared.source, prepared.plan, prepared.python_download
     return EnvStart(
         name=prepared.request.name,
         path=str(prepared.prefix),
@@ -570,6 +574,10 @@ def _start_event(prepared: PreparedEnv, log: Path) -> EnvStart:
         package_sources=None
         if prepared.sources is None
         else sources_to_json(prepared.sources, prepared.requirements),
+        # The Python build uv downloads (none of the plan's is installed here), and every host
+        # contacted with why (core/envs/python_download.py; issue 37, point 6).
+        python_download=None if download is None else download_to_json(download),
+        hosts=tuple(host.to_json() for host in contacted_hosts(prepared.sources, download)),
     )
 
 

@@ -5,7 +5,9 @@ decision :mod:`.prepare` makes for the install itself); :func:`check_plan_source
 index of it at once, in parallel, for its page of the plan's first project, and returns a
 :class:`~gpuwizard.core.envs.index_reach.SourcesCheck` with what to say when one does not
 answer, the ways forward included: the same release from PyPI when that is a correct build for
-this machine (:func:`pypi_alternative`) and PyPI answers.
+this machine (:func:`pypi_alternative`) and PyPI answers. The places of the Python build uv
+downloads, when none of the plan's is installed (``PreparedEnv.python_download``), are asked in
+the same round (issue 37, point 6).
 
 ``gpuwizard env create``, ``gpuwizard apply`` (through :func:`gpuwizard.workflow.envs.setup.plan_setup`)
 and the Choose page (on a worker) call it; offline, nothing is asked.
@@ -13,6 +15,7 @@ and the Choose page (on a worker) call it; offline, nothing is asked.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,11 +23,18 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
-from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
+from gpuwizard.adapters.index_check import IndexProbe, probe_download_from_environment, probe_from_environment
 from gpuwizard.adapters.index_settings import read_index_settings
 from gpuwizard.core.compat.plan import Plan, Recommendation
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
-from gpuwizard.core.envs.index_reach import IndexAnswer, IndexStatus, SourcesCheck, check_findings
+from gpuwizard.core.envs.index_reach import (
+    IndexAnswer,
+    IndexStatus,
+    PythonStatus,
+    SourcesCheck,
+    check_findings,
+    python_unreachable_finding,
+)
 from gpuwizard.core.envs.package_sources import (
     IndexSettings,
     MirrorRefused,
@@ -33,6 +43,7 @@ from gpuwizard.core.envs.package_sources import (
     plan_sources,
     requirement_project,
 )
+from gpuwizard.core.envs.python_download import PythonDownload
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.machine.system_report import ManagerFacts, SystemReport
@@ -48,8 +59,9 @@ __all__ = [
     "sources_for",
 ]
 
-#: Indexes asked at once (a plan has two at most, three with PyPI's build as a way forward).
-_WORKERS: Final = 4
+#: Places asked at once (a plan has two indexes at most, three with PyPI's build as a way
+#: forward, and the Python build uv downloads two places more).
+_WORKERS: Final = 6
 
 
 @dataclass(frozen=True)
@@ -151,14 +163,24 @@ def ask_sources(
     name: str,
     probe: IndexProbe,
     settings: IndexSettings,
+    python: PythonDownload | None = None,
+    download_probe: IndexProbe = probe_download_from_environment,
 ) -> SourcesCheck:
     """Ask the indexes of ``sources``, with PyPI's build of the release as a way forward where it fits.
 
     The one check before an install (``plan_setup``) and on the Choose page; ``name`` is the
-    environment's, for the command the PyPI finding gives.
+    environment's, for the command the PyPI finding gives. ``python``: the Python build uv
+    downloads for the environment, whose places are asked with the indexes.
     """
     alternative = pypi_alternative(rec, report, name=name, tool=sources.tool, settings=settings)
-    return check_plan_sources(sources, rec.plan.requirements, probe=probe, alternative=alternative)
+    return check_plan_sources(
+        sources,
+        rec.plan.requirements,
+        probe=probe,
+        alternative=alternative,
+        python=python,
+        download_probe=download_probe,
+    )
 
 
 def check_plan_sources(
@@ -167,12 +189,17 @@ def check_plan_sources(
     *,
     probe: IndexProbe = probe_from_environment,
     alternative: PypiAlternative | None = None,
+    python: PythonDownload | None = None,
+    download_probe: IndexProbe = probe_download_from_environment,
 ) -> SourcesCheck:
     """Ask every index of ``sources`` whether it answers, in parallel; offline, nothing is asked.
 
     Each index is asked for its page of the first requirement's project (``<index>/torch/``);
     one that only brings pip, for pip's page. The PyPI build is offered as a way forward when
-    its index answers too.
+    its index answers too. ``python``'s places (the build uv downloads, and GitHub's copy uv
+    turns to) are asked in the same round, for the file itself as a download of it starts
+    (``download_probe``: its redirects followed, only the headers read), so the whole check
+    still ends within one probe's deadline.
     """
     project = requirement_project(requirements[0]) if requirements else "pip"
     if sources.offline:
@@ -180,8 +207,15 @@ def check_plan_sources(
     asked: list[tuple[SourceIndex, str]] = [
         (index, "pip" if index.needed_for == "pip" else project) for index in sources.indexes
     ]
-    answers = _ask(probe, [index.project_url(page) for index, page in asked])
+    downloads = python.urls if python is not None else ()
+    questions = [(probe, index.project_url(page)) for index, page in asked]
+    questions += [(download_probe, url) for url in downloads]
+    everything = _ask(questions)
+    answers, python_answers = everything[: len(asked)], everything[len(asked) :]
     own = tuple(IndexStatus(index, answer) for (index, _), answer in zip(asked, answers, strict=True))
+    python_status = None
+    if python is not None:
+        python_status = PythonStatus(python, *python_answers[:2])
     route = None
     if alternative is not None and any(status.index.essential and not status.reached for status in own):
         # Only now, with PyTorch's index known not to answer: does PyPI have the project's page?
@@ -191,8 +225,11 @@ def check_plan_sources(
         timed_out = {_server(answer.url) for answer in answers if answer and answer.failure == "timeout"}
         answer = None if _server(url) in timed_out else probe(url)
         route = alternative.finding if answer is not None and answer.ok else None
-    checked = any(answer is not None for answer in answers)
-    return SourcesCheck(sources, own, check_findings(sources, own, project, route), project, checked)
+    checked = any(answer is not None for answer in everything)
+    findings = check_findings(sources, own, project, route)
+    if python_status is not None and not python_status.reached:
+        findings = (*findings, python_unreachable_finding(python_status, family=this_family()))
+    return SourcesCheck(sources, own, findings, project, checked, python_status)
 
 
 def _server(url: str) -> tuple[str | None, int]:
@@ -200,8 +237,18 @@ def _server(url: str) -> tuple[str | None, int]:
     return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
 
 
-def _ask(probe: IndexProbe, urls: list[str]) -> list[IndexAnswer | None]:
-    if len(urls) <= 1:
-        return [probe(url) for url in urls]
-    with ThreadPoolExecutor(max_workers=min(_WORKERS, len(urls)), thread_name_prefix="index-check") as pool:
-        return list(pool.map(probe, urls))
+def _ask(questions: list[tuple[IndexProbe, str]]) -> list[IndexAnswer | None]:
+    """Each URL asked with its probe, all at once; the answers in the same order."""
+    if len(questions) <= 1:
+        return [probe(url) for probe, url in questions]
+    with ThreadPoolExecutor(
+        max_workers=min(_WORKERS, len(questions)), thread_name_prefix="index-check"
+    ) as pool:
+        return list(pool.map(lambda question: question[0](question[1]), questions))
+
+
+def this_family() -> str:
+    """This machine's OS family, as the reports name it: ``windows``, ``darwin`` or ``linux``."""
+    if sys.platform == "win32":
+        return "windows"
+    return "darwin" if sys.platform == "darwin" else "linux"

@@ -19,13 +19,16 @@ from gpuwizard.adapters.envs.base import CondaSpec, EnvBackend, PackageSource
 from gpuwizard.adapters.envs.conda import CondaBackend
 from gpuwizard.adapters.envs.rattler_backend import RattlerBackend
 from gpuwizard.adapters.envs.venv_backends import PipBackend, UvBackend
-from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
+from gpuwizard.adapters.index_check import IndexProbe, probe_download_from_environment, probe_from_environment
 from gpuwizard.adapters.index_settings import read_index_settings
-from gpuwizard.adapters.runner import StreamingRunner
+from gpuwizard.adapters.python_downloads import NoPythonBuild, find_python_download
+from gpuwizard.adapters.runner import Runner, StreamingRunner, SubprocessRunner
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.conda_channels import ChannelRefused, check_channels
 from gpuwizard.core.envs.names import EnvNameError, check_env_name
 from gpuwizard.core.envs.package_sources import IndexSettings, MirrorRefused, PlanSources
+from gpuwizard.core.envs.python_download import PythonDownload, host_of, provide_python
 from gpuwizard.core.envs.request import ENV_TOOLS, TOOL_MANAGERS, VENV_TOOLS, SetupRequest
 from gpuwizard.core.envs.space import required_bytes, space_message
 from gpuwizard.core.envs.variables import GpuSelectionError, activation_variables
@@ -34,8 +37,8 @@ from gpuwizard.core.machine.conda_engines import (
     RATTLER_ENGINE,
     conda_engine,
 )
-from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts
-from gpuwizard.workflow.envs.index_check import sources_for
+from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts, SystemReport
+from gpuwizard.workflow.envs.index_check import sources_for, this_family
 from gpuwizard.workflow.envs.ownership import read_marker, same_folder, shell_word
 from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, find_record_by_id
@@ -60,6 +63,8 @@ class EnvTools:
         index_settings: The machine's index settings (mirrors: ``adapters/index_settings.py``).
         index_probe: Asks an index whether it answers (``adapters/index_check.py``; it asks
             nothing when ``GPUWIZARD_NO_INDEX_CHECK=1``, as in the tests).
+        download_probe: Asks for a file as a download of it starts, its redirects followed (the
+            Python build uv downloads; the same variable turns it off).
     """
 
     runner: StreamingRunner
@@ -68,6 +73,7 @@ class EnvTools:
     disk_free: Callable[[Path], int] = field(default=lambda path: shutil.disk_usage(path).free)
     index_settings: Callable[[], IndexSettings] = field(default=read_index_settings)
     index_probe: IndexProbe = field(default=probe_from_environment)
+    download_probe: IndexProbe = field(default=probe_download_from_environment)
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,9 @@ class PreparedEnv:
     requirements: tuple[str, ...]
     sources: PlanSources | None = None
     conda: CondaSpec = field(default_factory=lambda: CondaSpec(()))
+    #: The Python build uv downloads for the environment (none of the plan's version is
+    #: installed here); None when none is downloaded (``core/envs/python_download.py``).
+    python_download: PythonDownload | None = None
 
 
 def default_envs_dir() -> Path:
@@ -123,7 +132,7 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
     conda = _conda_spec(request, plan, backend) if manager == "conda" else CondaSpec(())
     prefix = _prefix(request, backend, tools)
     check_target(request, prefix)
-    python, python_note = _interpreter(backend, plan.python, tools.interpreters, request.offline, conda)
+    python, python_note, python_download = _interpreter(backend, plan.python, tools, request.offline, conda)
     find_links = request.find_links.resolve() if request.find_links else None
     try:
         sources = sources_for(
@@ -170,6 +179,7 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
         requirements=requirements,
         sources=sources,
         conda=conda,
+        python_download=python_download,
     )
 
 
@@ -296,7 +306,7 @@ def _check_replaceable(name: str, prefix: Path, existing: EnvRecord | None) -> N
         if owner.name != name:
             raise SetupRefused(
                 f"{prefix} holds the wizard's environment {owner.name!r}; remove it first "
-                f"(gpuwizard env remove {shell_word(owner.name)}) or choose another --prefix"
+                f"({wizard_command().line(f'env remove {shell_word(owner.name)}')}) or choose another --prefix"
             )
         return
     if existing is not None and same_folder(existing.path, prefix) and not existing.id:
@@ -318,33 +328,80 @@ def _what_it_holds(prefix: Path) -> str:
 
 
 def _interpreter(
-    backend: EnvBackend, version: str, interpreters: Sequence[PythonFacts], offline: bool, conda: CondaSpec
-) -> tuple[str, str]:
+    backend: EnvBackend, version: str, tools: EnvTools, offline: bool, conda: CondaSpec
+) -> tuple[str, str, PythonDownload | None]:
     """The Python for the environment: a found interpreter of the plan's minor version.
 
     A conda environment's comes from its channels (``conda``). Base interpreters come before
     ones inside other environments (a venv made from a venv breaks when the first one is
     removed); 32-bit and Microsoft Store builds are left out (findings PYTHON_32BIT,
-    MS_STORE_PYTHON).
+    MS_STORE_PYTHON). With none, uv downloads one (online): which build, and from where, is
+    asked of uv now, so that the preview names the host and the check asks it (issue 37, point 6).
+    Returns the interpreter's path (or the version uv downloads), the note the log shows, and
+    the download (None when none is).
     """
     if backend.python_from_channels:
         note = "; no conda needed" if backend.tool == RATTLER else ""
-        return version, f"Python {version} from {', '.join(conda.channels)}{note}"
+        return version, f"Python {version} from {', '.join(conda.channels)}{note}", None
+    matching = usable_interpreters(tools.interpreters, version)
+    if matching:
+        chosen = matching[0]
+        return chosen.executable, f"Python {chosen.version} at {chosen.executable}", None
+    provide = provide_python(version, family=this_family(), uv=tools.managers.uv)
+    if backend.fetches_python and isinstance(backend, UvBackend) and not offline:
+        try:
+            download = find_python_download(backend.uv, version, tools.runner)
+        except NoPythonBuild:
+            # `uv python install` has no such build either: only the other ways are said.
+            others = provide_python(version, family=this_family(), uv=None)
+            raise SetupRefused(
+                f"no 64-bit Python {version} was found, and uv has no Python {version} build to download: "
+                f"install it first ({others}), then run this again"
+            ) from None
+        return (
+            version,
+            f"uv downloads Python {version} from {host_of(download.url)}: none is installed",
+            download,
+        )
+    if offline:
+        raise SetupRefused(
+            f"no 64-bit Python {version} was found, and --offline downloads none: install it first "
+            f"({provide}), then run this again"
+        )
+    uv_instead = ", or leave out --tool pip: uv then downloads one" if tools.managers.uv else ""
+    raise SetupRefused(f"no 64-bit Python {version} was found: install it first ({provide}){uv_instead}")
+
+
+def planned_python_download(
+    report: SystemReport, plan: Plan, request: SetupRequest, runner: Runner | None = None
+) -> PythonDownload | None:
+    """The Python build uv will download to carry out ``request`` for ``plan`` here (None: none).
+
+    The decision :func:`prepare_environment` makes, without its other checks, for the question
+    before the wizard's Install step, which names every place the install downloads from. None
+    also where uv has no such build: the install then refuses, in its own words.
+    """
+    manager = TOOL_MANAGERS.get(request.tool or "", request.wanted_manager or plan.manager)
+    uv = report.managers.uv
+    if manager != "venv" or request.offline or request.tool == "pip" or not uv:
+        return None
+    if usable_interpreters(report.interpreters, plan.python):
+        return None
+    try:
+        return find_python_download(uv, plan.python, runner if runner is not None else SubprocessRunner())
+    except NoPythonBuild:
+        return None
+
+
+def usable_interpreters(interpreters: Sequence[PythonFacts], version: str) -> list[PythonFacts]:
+    """The interpreters of ``version`` (``3.13``) an environment may be made from, the best first."""
     matching = [
         python
         for python in interpreters
         if ".".join(python.version.split(".")[:2]) == version and python.bits != 32 and not python.ms_store
     ]
     matching.sort(key=lambda python: _inside_venv(Path(python.executable)))
-    if matching:
-        chosen = matching[0]
-        return chosen.executable, f"Python {chosen.version} at {chosen.executable}"
-    if backend.fetches_python and not offline:
-        return version, f"uv downloads a managed CPython {version}: none is installed"
-    raise SetupRefused(
-        f"no 64-bit Python {version} was found; install it from python.org"
-        + ("" if offline else ", or let uv fetch one (the default tool)")
-    )
+    return matching
 
 
 def _inside_venv(executable: Path) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwizard.adapters.file_locks import try_hold
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.workflow.envs.ownership import owned_by, read_marker, remove_owned, shell_word
 from gpuwizard.workflow.envs.recovery import recover_interrupted
 from gpuwizard.workflow.envs.trees import mount_inside
@@ -77,7 +78,9 @@ def remove_environment(name: str) -> Removed:
         )
     record = find_record(name)
     if record is None:
-        raise EnvRemoveError(f"no environment {name!r} was made by the wizard (see `gpuwizard env list`)")
+        raise EnvRemoveError(
+            f"no environment {name!r} was made by the wizard (see `{wizard_command().line('env list')}`)"
+        )
     held = try_hold(name_lock(name))
     if held is None:
         raise EnvRemoveError(f"the environment {name!r} is being changed by another gpuwizard; try again")
@@ -172,7 +175,7 @@ def _proven_kernel(record: EnvRecord, kernel: Path) -> bool:
 
 
 def _unproven(record: EnvRecord, folder: Path) -> str:
-    forget = f"gpuwizard env remove {shell_word(record.name)}"
+    forget = wizard_command().line(f"env remove {shell_word(record.name)}")
     if not record.id:
         return (
             f"{folder} was made by an earlier version of the wizard, without the marker that proves it: "

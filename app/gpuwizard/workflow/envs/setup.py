@@ -50,10 +50,10 @@ __all__ = [
 
 
 class SourcesUnreachable(SetupRefused):
-    """A package index the install needs does not answer; nothing was changed (exit code 2).
+    """A package index or the Python download the install needs does not answer; nothing was changed (exit 2).
 
-    Its text is the one line naming the index and the failure; :attr:`check` holds the rest:
-    every index with its answer, and the findings with the ways forward.
+    Its text is the one line naming the index (or the download) and the failure; :attr:`check`
+    holds the rest: every index with its answer, and the findings with the ways forward.
     """
 
     def __init__(self, check: SourcesCheck) -> None:
@@ -120,10 +120,13 @@ def plan_setup(
     """Check ``request`` on this machine for its recommendation (made here when not given).
 
     With ``check`` (and not offline), every package index the install will contact is asked
-    whether it answers, before anything is made or downloaded (``tools.index_probe``).
+    whether it answers, before anything is made or downloaded (``tools.index_probe``), and so
+    are the places of the Python build uv downloads when none of the plan's is installed here
+    (``tools.download_probe``; issue 37, point 6).
 
     Raises:
-        SourcesUnreachable: An index the packages need does not answer; nothing was changed.
+        SourcesUnreachable: An index the packages need, or the place of the Python uv
+            downloads, does not answer; nothing was changed.
         SetupRefused: The request cannot be carried out here; nothing was changed.
     """
     # A creation of this name that a killed wizard left is settled first, or the half-made
@@ -150,7 +153,7 @@ def plan_setup(
 def check_sources(
     report: SystemReport, rec: Recommendation, prepared: PreparedEnv, tools: EnvTools
 ) -> SourcesCheck | None:
-    """Ask the indexes ``prepared`` will use whether they answer (None offline: nothing to ask)."""
+    """Ask the indexes ``prepared`` will use, and the Python download if any (None offline: nothing to ask)."""
     sources = prepared.sources
     if sources is None or sources.offline:
         return None
@@ -161,6 +164,8 @@ def check_sources(
         name=prepared.request.name,
         probe=tools.index_probe,
         settings=tools.index_settings(),
+        python=prepared.python_download,
+        download_probe=tools.download_probe,
     )
 
 

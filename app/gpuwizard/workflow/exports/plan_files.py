@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, replace
 from importlib import resources
 
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.compat.plan import FRAMEWORKS, Wish, plan_build_name
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.compat.tables import minor_of
@@ -59,7 +60,9 @@ def environment_source(env_name: str, fmt: str, manager: str) -> ExportSource:
     """
     record = find_record(env_name)
     if record is None:
-        raise ExportError(f"no environment called {env_name!r} (gpuwizard env list shows them)")
+        raise ExportError(
+            f"no environment called {env_name!r} ({wizard_command().line('env list')} shows them)"
+        )
     if record.framework not in FRAMEWORKS or not record.framework_version:
         raise ExportError(f"the environment {env_name!r} has no framework the wizard installed")
     if fmt == "requirements" and record.manager in ("venv", "conda"):

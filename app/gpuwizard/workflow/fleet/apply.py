@@ -35,6 +35,7 @@ from pathlib import Path
 
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
 from gpuwizard.core.compat.presentation import plan_view
 from gpuwizard.core.envs.changes import plan_changes
@@ -63,6 +64,7 @@ from gpuwizard.core.frameworks import FRAMEWORKS
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.core.wizard_command import registry_option, shell_argument
 from gpuwizard.workflow.envs.index_check import sources_for_request
 from gpuwizard.workflow.envs.prepare import default_envs_dir
 from gpuwizard.workflow.envs.setup import (
@@ -350,11 +352,13 @@ class _Apply:
                     status="kept", journal_id=self.made.path_entry_id, note="PATH changed since; not undone"
                 )
             )
-            return "PATH was changed by something else meanwhile, so the wizard's entry stays (gpuwizard path undo)"
+            undo = wizard_command().line("path undo" + registry_option(self.store.identity))
+            return f"PATH was changed by something else meanwhile, so the wizard's entry stays ({undo})"
         outcome = undo_last(self.store, self.journal, self.steps.runner)
         if outcome.error is not None:
             self.on_event(PathStage(status="kept", journal_id=self.made.path_entry_id, error=outcome.error))
-            return f"the PATH change could not be undone ({outcome.error}); run `gpuwizard path undo`"
+            undo = wizard_command().line("path undo" + registry_option(self.store.identity))
+            return f"the PATH change could not be undone ({outcome.error}); run `{undo}`"
         self.on_event(PathStage(status="undone", journal_id=self.made.path_entry_id))
         self.made.path_entry_id = None
         return "the PATH change was undone"
@@ -425,7 +429,7 @@ class _Apply:
         return self._result(
             "problem",
             f"the live test did not pass ({verdict}); the setup was kept for diagnosis "
-            f"(`gpuwizard env remove {self.answers.request.name}` removes it)",
+            f"(`{wizard_command().line(f'env remove {shell_argument(self.answers.request.name)}')}` removes it)",
             plan=plan,
             test=test_facts,
             findings=tuple(findings),
@@ -538,8 +542,13 @@ def _intact(record: EnvRecord) -> bool:
 def _machine_summary(report: SystemReport) -> str:
     gpus = report.nvidia_gpus
     if report.driver is None:
-        return f"{len(gpus)} NVIDIA GPU(s), no NVIDIA driver answering" if gpus else "no NVIDIA GPU"
+        return f"{_gpu_count(len(gpus))}, no NVIDIA driver answering" if gpus else "no NVIDIA GPU"
     names = ", ".join(sorted({gpu.name or "GPU" for gpu in gpus}))
     return (
-        f"{len(gpus)} NVIDIA GPU(s) ({names}), driver {report.driver.version} (CUDA {report.driver.cuda_max})"
+        f"{_gpu_count(len(gpus))} ({names}), driver {report.driver.version} (CUDA {report.driver.cuda_max})"
     )
+
+
+def _gpu_count(n: int) -> str:
+    """The number of NVIDIA GPUs in English ("1 NVIDIA GPU", "2 NVIDIA GPUs"); the command line has no translation."""
+    return "1 NVIDIA GPU" if n == 1 else f"{n} NVIDIA GPUs"

@@ -11,10 +11,11 @@ entries that were applied, minus later removals and undos) and that are still on
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Final
 
 from gpuwizard.adapters.file_locks import locked
@@ -430,11 +431,57 @@ def _keys(value: RegValue | None) -> set[str]:
 
 
 def journal_ownership(store: EnvironmentStore) -> PathOwnership:
-    """:func:`path_ownership` of ``store``'s journal; nothing owned when it cannot be read."""
+    """:func:`path_ownership` of ``store``'s journal; nothing owned when it cannot be read.
+
+    The folder the installed wizard runs from is left out (issue 37): the Windows installer puts
+    it on PATH with the journal, so that ``gpuwizard`` runs in cmd, and the uninstaller takes it
+    away again. It is the installer's, not part of a setup: it must neither make a fresh install
+    open on Verify nor be checked, recorded or reported as drift there.
+    """
     try:
-        return path_ownership(history(store, PathJournal(wizard_home())))
+        ownership = path_ownership(history(store, PathJournal(wizard_home())))
     except JournalError:
         return PathOwnership({}, frozenset())
+    program = installed_program_key()
+    if program is None:
+        return ownership
+    return PathOwnership(
+        {slot: folder for slot, folder in ownership.owned.items() if slot[1] != program},
+        frozenset(slot for slot in ownership.dropped if slot[1] != program),
+    )
+
+
+def installed_program_key() -> str | None:
+    """The comparison key of the folder of the running frozen wizard (PyInstaller); None when not frozen.
+
+    A frozen wizard is the Windows build (installer/gpuwizard.spec): its path is a Windows one.
+    """
+    if not getattr(sys, "frozen", False):
+        return None
+    return entry_key(str(PureWindowsPath(sys.executable).parent))
+
+
+def forget_undone_path_entries(store: EnvironmentStore) -> None:
+    """Take out of the last good state the PATH folders of ``store`` that the wizard itself took away.
+
+    ``path undo --all`` (what the uninstaller runs) puts PATH back as it was before the wizard:
+    the folders it undid are then no part of the setup, and a later ``verify`` (after a
+    reinstall, say) must not report them as changed. Nothing is written when no state holds one.
+    """
+    if not snapshot_path().is_file():
+        return
+    dropped = journal_ownership(store).dropped
+    with locked(snapshot_path()):
+        current = load_last_good()
+        if current is None:
+            return
+        kept = tuple(
+            entry
+            for entry in current.path_entries
+            if entry.registry != store.identity or (entry.scope, entry_key(entry.folder)) not in dropped
+        )
+        if kept != current.path_entries:
+            save_last_good(replace(current, path_entries=kept))
 
 
 def path_keys(store: EnvironmentStore, scope: str) -> set[str]:

@@ -46,6 +46,7 @@ from gpuwizard.adapters.envs.pin_reach import unread_pins
 from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.events import EventSink, Wrapped
 from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.health.checks import HealthCheck, HealthReport
@@ -64,7 +65,7 @@ from gpuwizard.core.health.events import (
     VerifyResult,
 )
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
-from gpuwizard.core.health.path_drift import compare_path
+from gpuwizard.core.health.path_drift import compare_path, path_entries_to_check
 from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv, cuda_of_build
 from gpuwizard.core.health.wheel_drift import compare_cuda_wheels
 from gpuwizard.core.json_lines import last_json_object
@@ -72,6 +73,7 @@ from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
+from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 from gpuwizard.workflow.health.good_state import (
     baseline_env,
     build_snapshot,
@@ -110,13 +112,17 @@ ENV_CHECK_KINDS: Final = ("interpreter", "import", "build", "constraints", "devi
 #: The note of each check of an environment another gpuwizard is making.
 BEING_MADE_NOTE: Final = "being made by another gpuwizard (env create); checked next time"
 
-#: What a verify that found nothing of the wizard's to check says (the ``message`` of its
-#: ``result``; the wizard's Verify page says it in words of its own).
-NOTHING_TO_VERIFY_MESSAGE: Final = (
-    "Nothing to verify: the wizard has not set up anything on this machine yet "
-    "(no environment it made, no PATH folder it added, no last good state). "
-    "Run `gpuwizard` to set up."
-)
+
+def nothing_to_verify_message(wizard: WizardCommand) -> str:
+    """What a verify that found nothing of the wizard's to check says.
+
+    The ``message`` of its ``result``; the wizard's Verify page says it in words of its own.
+    """
+    return (
+        "Nothing to verify: the wizard has not set up anything on this machine yet "
+        "(no environment it made, no PATH folder it added, no last good state). "
+        f"Run `{wizard.line()}` to set up."
+    )
 
 
 class VerifyUsageError(ValueError):
@@ -169,12 +175,13 @@ def verify_setup(
             ``cancelled`` and ``healthy`` false.
     """
     records = load_records()
+    wizard = wizard_command()
     if env_names is not None:
         known = {item.name for item in records}
         unknown = [name for name in env_names if name not in known]
         if unknown:
             raise VerifyUsageError(
-                f"no environment {unknown[0]!r} was made by the wizard (see `gpuwizard env list`)"
+                f"no environment {unknown[0]!r} was made by the wizard (see `{wizard.line('env list')}`)"
             )
         records = [item for item in records if item.name in env_names]
     loaded = snapshot = load_last_good()
@@ -184,7 +191,7 @@ def verify_setup(
         snapshot = None
     if not something_to_verify(records, snapshot, path_store):
         nothing = HealthReport(())
-        on_event(VerifyResult.of(nothing, NOTHING_TO_VERIFY, message=NOTHING_TO_VERIFY_MESSAGE))
+        on_event(VerifyResult.of(nothing, NOTHING_TO_VERIFY, message=nothing_to_verify_message(wizard)))
         return nothing
     run = _Verify(
         runner=runner,
@@ -194,6 +201,7 @@ def verify_setup(
         snapshot=snapshot,
         records=records,
         loaded=loaded,
+        wizard=wizard,
     )
     return run.execute(detect, short_test=short_test, record=record)
 
@@ -211,6 +219,7 @@ class _Verify:
         snapshot: Snapshot | None,
         records: Sequence[EnvRecord],
         loaded: Snapshot | None = None,
+        wizard: WizardCommand = BY_NAME,
     ) -> None:
         self.runner = runner
         self.on_event = on_event
@@ -227,6 +236,8 @@ class _Verify:
         self.loaded = loaded
         #: Environments another gpuwizard is making: not checked, not recorded this time.
         self.making: set[str] = set()
+        #: How the person starts the wizard here: the fixes name it (core/wizard_command.py).
+        self.wizard = wizard
 
     # -- events ---------------------------------------------------------------------------------
     def step(self, phase: VerifyPhaseName, subject: str, message: str) -> None:
@@ -255,7 +266,9 @@ class _Verify:
         health = self.report()
         saved = None
         save_error = None
-        if record and health.healthy:
+        # A run that checked nothing (every check skipped) found nothing working: it must not
+        # become the state later runs call "as before" (issue 37, point 7).
+        if record and health.healthy and health.checked_something:
             try:
                 # Read again, merged and written under the lock: docs/architecture.md, "Crashes and races".
                 saved = str(update_last_good(lambda current: self._new_snapshot(machine, current)))
@@ -274,8 +287,8 @@ class _Verify:
         self.baselines = {
             env.name: baseline_env(env, self.snapshot, index_template=template) for env in self.records
         }
-        self.decide(compare_driver(self.snapshot, machine, self._driver_needs(machine)))
-        self.decide(compare_gpus(self.snapshot, machine))
+        self.decide(compare_driver(self.snapshot, machine, self._driver_needs(machine), wizard=self.wizard))
+        self.decide(compare_gpus(self.snapshot, machine, wizard=self.wizard))
         return machine
 
     def _driver_needs(self, machine: SystemReport) -> list[DriverNeed]:
@@ -324,7 +337,7 @@ class _Verify:
             self._skip_being_made(env)
             return
         self.observed[env.name] = observed
-        fixes = env_fixes(baseline, windows=os.name == "nt", prefix=_custom_prefix(env))
+        fixes = env_fixes(baseline, windows=os.name == "nt", prefix=_custom_prefix(env), wizard=self.wizard)
         for check in compare_environment(baseline, observed, fixes=fixes):
             self.decide(check)
         # Only where the last good state recorded NVIDIA wheels (see core/health/wheel_drift.py).
@@ -333,11 +346,15 @@ class _Verify:
             self.decide(wheels)
         has_gpu = machine_has_nvidia_gpu(machine)
         if not short_test:
-            skipped = compare_test(env.name, baseline.test_verdict, None, machine_has_nvidia_gpu=has_gpu)
+            skipped = compare_test(
+                env.name, baseline.test_verdict, None, machine_has_nvidia_gpu=has_gpu, wizard=self.wizard
+            )
             self.decide(replace(skipped, note="the short live test was not asked for"))
             return
         if observed.interpreter_error is not None or observed.import_error is not None:
-            skipped = compare_test(env.name, baseline.test_verdict, None, machine_has_nvidia_gpu=has_gpu)
+            skipped = compare_test(
+                env.name, baseline.test_verdict, None, machine_has_nvidia_gpu=has_gpu, wizard=self.wizard
+            )
             self.decide(replace(skipped, note="the framework does not import"))
             return
         self.step("test", env.name, f"a short live training test in {env.name}")
@@ -355,7 +372,11 @@ class _Verify:
         if self.cancel.is_set():
             raise _Stop  # the test was killed: its "broken" says nothing about the environment
         self.tests[env.name] = result
-        self.decide(compare_test(env.name, baseline.test_verdict, result, machine_has_nvidia_gpu=has_gpu))
+        self.decide(
+            compare_test(
+                env.name, baseline.test_verdict, result, machine_has_nvidia_gpu=has_gpu, wizard=self.wizard
+            )
+        )
 
     def _observe(self, env: EnvRecord) -> EnvObservation:
         framework = env.framework or "pytorch"
@@ -394,19 +415,23 @@ class _Verify:
 
     def _path(self) -> None:
         store = self.path_store
-        if store is None or self.snapshot is None:
+        if store is None:
             return
-        entries = [entry for entry in self.snapshot.path_entries if entry.registry == store.identity]
+        # The folders the last good state records, and those the journal says the wizard added
+        # since: a first verify after `path add` has no good state yet, and must check them
+        # all the same (issue 37, point 7).
+        ownership = journal_ownership(store)
+        recorded = self.snapshot.path_entries if self.snapshot is not None else ()
+        entries = path_entries_to_check(recorded, ownership.owned, store.identity)
         if not entries:
             return
         self.step("path", store.identity, "checking the PATH folders the wizard added")
-        ownership = journal_ownership(store)
         keys: dict[str, set[str]] = {}
         for entry in entries:
             key = entry_key(entry.folder)
             present = key in keys.setdefault(entry.scope, path_keys(store, entry.scope))
             dropped = (entry.scope, key) in ownership.dropped
-            self.decide(compare_path(entry, present=present, removed_by_wizard=dropped))
+            self.decide(compare_path(entry, present=present, removed_by_wizard=dropped, wizard=self.wizard))
 
     # -- the new last good state ----------------------------------------------------------------
     def _new_snapshot(self, machine: SystemReport, current: Snapshot | None) -> Snapshot:

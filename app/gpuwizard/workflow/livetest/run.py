@@ -23,6 +23,7 @@ from gpuwizard import probes
 from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.nvml import UsageSampler
 from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.events import Event, EventSink, value_from_json
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.json_lines import json_object
@@ -77,13 +78,14 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
         record = find_record(env_name)
         if record is None:
             raise LiveTestUsageError(
-                f"no environment {env_name!r} was made by the wizard (see `gpuwizard env list`)"
+                f"no environment {env_name!r} was made by the wizard (see `{wizard_command().line('env list')}`)"
             )
     else:
         records = load_records()
         if not records:
+            create = wizard_command().line("env create NAME --framework F")
             raise LiveTestUsageError(
-                "nothing to test: give --python EXE or --env NAME, or create one with `gpuwizard env create`"
+                f"nothing to test: give --python EXE or --env NAME, or create one with `{create}`"
             )
         record = records[-1]
     return LiveTestTarget(
@@ -183,7 +185,8 @@ def run_live_test(
         + [warning.message for warning in run.warnings]
         + list(test.tail)
     )
-    diagnosed, _builds = diagnose_on_machine(error_text, lambda: machine)
+    # The test ran here: a hint that names the wizard names it as it starts here.
+    diagnosed, _builds = diagnose_on_machine(error_text, lambda: machine, wizard=wizard_command())
     verdict, findings = judge(run, end, machine_has_nvidia_gpu=machine_has_nvidia_gpu, diagnosed=diagnosed)
     return test.finish(verdict, findings)
 

@@ -38,6 +38,7 @@ from gpuwizard.adapters.registry import (
     RegValue,
     ValueChanged,
 )
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.pathedit.algebra import (
     DiffLine,
     OtherCuda,
@@ -51,6 +52,7 @@ from gpuwizard.core.pathedit.algebra import (
     remove_entries,
 )
 from gpuwizard.core.pathedit.provenance import unowned_removals
+from gpuwizard.core.wizard_command import registry_option
 from gpuwizard.workflow.state.path_journal import (
     JournalEntry,
     PathJournal,
@@ -142,9 +144,10 @@ def _settlement_note(settlement: Settlement) -> str:
         return f"{what} had been written: it is recorded as made"
     if settlement.outcome == "not_written":
         return f"{what} was never written: it is forgotten"
+    remove = wizard_command().line("path remove" + registry_option(entry.registry))
     return (
         f"{what} cannot be proven written, since the value has changed since: undo leaves it "
-        "alone; take its folders off with 'gpuwizard path remove' if they are the wizard's"
+        f"alone; take its folders off with '{remove}' if they are the wizard's"
     )
 
 
@@ -404,12 +407,14 @@ def _conflict_text(
     keeps its own journal), so neither home can undo all its changes until the other's are undone.
     """
     where = f"{target.key}\\{target.name}"
+    wizard, registry = wizard_command(), registry_option(target.registry)
+    remove, undo = wizard.line("path remove" + registry), wizard.line("path undo" + registry)
     if blocking:
         return (
             f"{where} changed after the {target.action} of {target.time}: the wizard keeps the later "
             f"{blocking[0].action} of {blocking[0].time}, which it cannot prove it made, and "
             "undoing the earlier change would take that away too, so nothing was changed; "
-            "take the wizard's folders off with 'gpuwizard path remove' ('gpuwizard path history' lists them)"
+            f"take the wizard's folders off with '{remove}' ('{wizard.line('path history' + registry)}' lists them)"
         )
     found = [
         f"{d.op} {d.entry}" for d in diff_entries(_string_of(target.new), _string_of(now)) if d.op != " "
@@ -417,7 +422,7 @@ def _conflict_text(
     what = f" ({', '.join(found)})" if found else (" (its type)" if now is not None else " (it was deleted)")
     between = f" and before its {newer[-1].action} of {newer[-1].time}" if newer else ""
     first = (
-        f"; 'gpuwizard path undo' still reverts this home's {len(newer)} later change(s) one at a time"
+        f"; '{undo}' still reverts this home's {_count(len(newer), 'later change')} one at a time"
         if newer
         else ""
     )
@@ -425,8 +430,8 @@ def _conflict_text(
         f"{where} changed after this home's {target.action} of {target.time}{between} by something its "
         f"PATH journal does not record{what}: another program, or a gpuwizard of another GPUWIZARD_HOME "
         "on the same registry; undoing it would lose that later change, so nothing was changed. "
-        "Undo that change first where it was made (for another home: 'gpuwizard path undo' with its "
-        f"GPUWIZARD_HOME), or take this home's folders off with 'gpuwizard path remove'{first}"
+        f"Undo that change first where it was made (for another home: '{undo}' with its "
+        f"GPUWIZARD_HOME), or take this home's folders off with '{remove}'{first}"
     )
 
 
@@ -532,3 +537,8 @@ def history(
     return journal.entries(
         store.identity, current=lambda e: store.read_value(e.key, e.name), statuses=statuses
     )
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` with ``noun`` in English's singular or plural ("1 later change", "2 later changes")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

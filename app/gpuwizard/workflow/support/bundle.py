@@ -30,7 +30,13 @@ from typing import Any, Final
 from gpuwizard import __version__, probes
 from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError
-from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
+from gpuwizard.adapters.runner import (
+    CommandCancelled,
+    CommandNotFound,
+    CommandTimedOut,
+    StreamingRunner,
+    inherited_path,
+)
 from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.findings.model import finding_to_json
 from gpuwizard.core.health.snapshot import Snapshot, snapshot_to_json
@@ -133,7 +139,9 @@ def gather_support_document(
 
 def _path(store: EnvironmentStore | None, environ: Mapping[str, str]) -> dict[str, Any]:
     windows = os.name == "nt"
-    value = environ.get("PATH", "")
+    # The PATH a child of the wizard gets: a frozen build's own folders (its _internal, which
+    # its Qt start-up put first) are neither the user's nor passed on (adapters/runner.py).
+    value = inherited_path(environ.get("PATH", ""))
     raw = [entry_of(segment) for segment in split_segments(value)] if windows else value.split(os.pathsep)
     missing = [entry for entry in raw if entry and not Path(os.path.expandvars(entry)).is_dir()]
     process = {

@@ -21,6 +21,7 @@ from typing import Final
 from gpuwizard.core.compat.plan import Recommendation
 from gpuwizard.core.envs.changes import Change, plan_changes
 from gpuwizard.core.envs.package_sources import PYPI_SIMPLE, PlanSources
+from gpuwizard.core.envs.python_download import ContactedHost, PythonDownload, contacted_hosts
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.space import download_bytes, required_bytes
 
@@ -41,6 +42,9 @@ class InstallSummary:
         sources: Where packages come from (index URLs, conda channels), in the order they are used;
             for an offline install, the folder alone.
         changes: What carrying the plan out changes on this machine, as the Choose page says it.
+        python_download: The Python build uv downloads too, none of the plan's version being
+            installed here (``core/envs/python_download.py``); None when none is.
+        hosts: Every host the install contacts, with why: the indexes, then the Python's places.
     """
 
     name: str
@@ -50,6 +54,8 @@ class InstallSummary:
     wheel_bytes: int | None
     sources: tuple[str, ...]
     changes: tuple[Change, ...]
+    python_download: PythonDownload | None = None
+    hosts: tuple[ContactedHost, ...] = ()
 
     @property
     def downloads(self) -> bool:
@@ -71,6 +77,7 @@ def install_summary(
     *,
     envs_folder: str,
     sources: PlanSources | None = None,
+    python_download: PythonDownload | None = None,
 ) -> InstallSummary:
     """The summary of installing ``rec`` for ``request``.
 
@@ -81,6 +88,8 @@ def install_summary(
         sources: The package indexes the install contacts, with the person's mirrors, as the
             Choose page shows them (``ui/widgets/source_check.py``); None: the plan's own (its
             index, or the default one).
+        python_download: The Python build uv downloads for the environment
+            (``workflow/envs/prepare.py``, ``planned_python_download``); None when none is.
     """
     plan = rec.plan
     changes = plan_changes(rec, request, envs_folder=envs_folder)
@@ -110,4 +119,6 @@ def install_summary(
         wheel_bytes=None,
         sources=tuple(dict.fromkeys((*channels, *indexes))),
         changes=changes,
+        python_download=python_download,
+        hosts=contacted_hosts(sources, python_download),
     )

@@ -19,12 +19,13 @@ class LanguageError(ValueError):
 def available_languages() -> list[str]:
     """``en`` and every language with a compiled translation, sorted after it."""
     folder = resources.files("gpuwizard.resources").joinpath("translations")
-    found = sorted(
+    found = {
         entry.name.removeprefix("gpuwizard_").removesuffix(".qm")
         for entry in folder.iterdir()
         if entry.name.startswith("gpuwizard_") and entry.name.endswith(".qm")
-    )
-    return [SOURCE_LANGUAGE, *found]
+    }
+    # English's own file holds only its plural forms (docs/architecture.md, translations).
+    return [SOURCE_LANGUAGE, *sorted(found - {SOURCE_LANGUAGE})]
 
 
 def check_language(lang: str) -> str:
