@@ -13,8 +13,14 @@ The steps (each timed on the output):
 4. NSIS (``gpuwizard.nsi``, ``Target amd64-unicode``) packs that folder into the installer:
    ``makensis`` from PATH (Debian's package ``nsis``; on Windows also the default NSIS folder).
 
-Exit codes: 0 built; 1 a step failed (its log is named); 2 bad input or a missing tool (one
-line on stderr, nothing built).
+Options for quicker rebuilds (the tests use them): ``--reuse-app`` keeps the PyInstaller folder
+of an earlier build in the same ``--work`` folder and runs only NSIS; ``--version`` stamps another
+version on what is built (the installer, the programs' version resources and ``gpuwizard
+--version``), e.g. an older one to test an upgrade over; ``--compression zlib`` packs in a
+fraction of the time of the release's solid LZMA, into a larger installer.
+
+Exit codes: 0 built; 1 a step failed (its log is named); 2 bad input or a missing tool, this
+Python's missing packages included (one line on stderr, nothing built).
 """
 
 from __future__ import annotations
@@ -31,18 +37,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-from packaging.markers import Marker
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name, parse_wheel_filename
-from packaging.version import Version
+try:
+    from packaging.markers import Marker
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name, parse_wheel_filename
+    from packaging.version import InvalidVersion, Version
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same library under its earlier name
-    import tomli as tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10: the same library under its earlier name
+        import tomli as tomllib
+except ImportError as _missing:  # a Python without the project's packages: said in one line by main()
+    _IMPORT_PROBLEM: str | None = f"{_missing}"
+else:
+    _IMPORT_PROBLEM = None
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's modules, however run
-from icon import write_icon
+from icon import QtMissing, qt_problem, write_bitmap, write_icon
 from wine_python import WineBuildError, WineBuildPython, provision, to_windows
 
 HERE: Final = Path(__file__).resolve().parent
@@ -61,6 +72,15 @@ WINE_MARKERS: Final = {
 }  # fmt: skip
 _PYINSTALLER_LIMIT_S: Final = 1800
 _NSIS_LIMIT_S: Final = 900
+#: NSIS's compressors as ``SetCompressor`` takes them: the release's, and the quick one for tests.
+#: Measured on the same PyInstaller folder (README, "Windows installer"): solid LZMA is the
+#: smallest by far; zlib takes a fifth of its time for an installer about half as large again.
+COMPRESSION: Final = {"lzma": "/SOLID lzma", "zlib": "zlib"}
+#: What to tell someone whose Python lacks the build's packages.
+_USE_THE_PROJECTS_PYTHON: Final = (
+    "run build.py with the project's Python, e.g. `.venv/bin/python installer/build.py ...` "
+    "(or `pip install . pyinstaller` into this one first)"
+)
 
 
 class UsageError(Exception):
@@ -83,6 +103,33 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--cache", type=Path, help=f"the Wine build's downloads (default: ${CACHE_ENV} or ~/.cache)"
+    )
+    parser.add_argument(
+        "--version",
+        help="the version to stamp on the build (default: the package's, from the wheel; with "
+        "--reuse-app only the installer gets it)",
+    )
+    parser.add_argument(
+        "--reuse-app",
+        action="store_true",
+        help="keep the PyInstaller folder an earlier build left in --work; run only NSIS",
+    )
+    parser.add_argument(
+        "--app-only",
+        action="store_true",
+        help="stop after PyInstaller (the programs to sign before --reuse-app packs them)",
+    )
+    parser.add_argument(
+        "--sign-command",
+        metavar="CMD",
+        help='makensis signs the uninstaller and the installer with CMD, "%%1" being the file '
+        "(-DSIGN_COMMAND; docs/signing.md)",
+    )
+    parser.add_argument(
+        "--compression",
+        choices=sorted(COMPRESSION),
+        default="lzma",
+        help="lzma: the release's (solid, smallest); zlib: much faster, larger (test builds)",
     )
     return parser.parse_args(argv)
 
@@ -173,12 +220,45 @@ def build_wheel(work: Path) -> Path:
     return wheel
 
 
-def stage_wheel(wheel: Path, stage: Path) -> str:
-    """Unpack ``wheel`` into ``stage``; returns its version."""
+def stage_wheel(wheel: Path, stage: Path, version: str | None = None) -> str:
+    """Unpack ``wheel`` into ``stage``; returns its version, or ``version`` stamped on it instead."""
     shutil.rmtree(stage, ignore_errors=True)
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(stage)
-    return str(parse_wheel_filename(wheel.name)[1])
+    if version is None:
+        return str(parse_wheel_filename(wheel.name)[1])
+    stamp_version(stage / "gpuwizard" / "__init__.py", version)
+    return version
+
+
+#: The line of gpuwizard/__init__.py that pyproject reads the version from.
+_VERSION_LINE: Final = "__version__ = "
+
+
+def stamp_version(init: Path, version: str) -> None:
+    """Make the staged package say ``version`` (``gpuwizard --version``, and what the build is named)."""
+    lines = init.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = [number for number, line in enumerate(lines) if line.startswith(_VERSION_LINE)]
+    if len(at) != 1:
+        raise UsageError(f"{init}: no single `{_VERSION_LINE}...` line to stamp --version on")
+    lines[at[0]] = f"{_VERSION_LINE}{version!r}\n"
+    init.write_text("".join(lines), encoding="utf-8")
+
+
+def staged_version(stage: Path) -> str:
+    """The version of the package staged by an earlier build (for ``--reuse-app``)."""
+    for line in (stage / "gpuwizard" / "__init__.py").read_text(encoding="utf-8").splitlines():
+        if line.startswith(_VERSION_LINE):
+            return line.removeprefix(_VERSION_LINE).strip().strip("\"'")
+    raise UsageError(f"{stage}: no staged package version")
+
+
+def check_version(version: str) -> str:
+    """``--version`` if it is a version Python packaging accepts (the resource needs its numbers)."""
+    try:
+        return str(Version(version))
+    except InvalidVersion:
+        raise UsageError(f"--version {version}: not a version (e.g. 0.1.0)") from None
 
 
 def pyinstaller_args(
@@ -251,41 +331,105 @@ def version_quad(version: str) -> str:
     return ".".join(str(n) for n in numbers)
 
 
-def run_makensis(makensis: str, app: Path, *, version: str, icon: Path, setup: Path, work: Path) -> None:
-    """Pack the PyInstaller folder ``app`` into the installer ``setup``."""
-    log = work / "makensis.log"
-    argv = [
+def makensis_args(
+    makensis: str,
+    app: Path,
+    *,
+    version: str,
+    icon: Path,
+    bitmap: Path,
+    setup: Path,
+    compression: str,
+    sign_command: str | None = None,
+) -> list[str]:
+    """The command line of makensis that packs the PyInstaller folder ``app`` into ``setup``.
+
+    ``sign_command`` becomes ``-DSIGN_COMMAND``, one argument as given: the script runs it on the
+    uninstaller and on the finished installer (``!uninstfinalize``, ``!finalize``).
+    """
+    signing = [] if sign_command is None else [f"-DSIGN_COMMAND={sign_command}"]
+    return [
         makensis, "-V2", "-WX", "-INPUTCHARSET", "UTF8",
         f"-DVERSION={version}", f"-DVI_VERSION={version_quad(version)}",
-        f"-DAPP_DIR={app}", f"-DICON={icon}", f"-DOUT_FILE={setup}",
+        f"-DAPP_DIR={app}", f"-DICON={icon}", f"-DBITMAP={bitmap}", f"-DOUT_FILE={setup}",
+        f"-DCOMPRESSION={COMPRESSION[compression]}", *signing,
         str(NSIS_SCRIPT),
     ]  # fmt: skip
+
+
+def run_makensis(argv: list[str], setup: Path, work: Path) -> None:
+    """Run makensis (``makensis_args``); its output goes to ``work/makensis.log``."""
+    log = work / "makensis.log"
+    setup.unlink(missing_ok=True)  # an earlier build's installer is no proof that this one was made
     if run_logged(argv, log, timeout=_NSIS_LIMIT_S) != 0 or not setup.is_file():
         raise _failed("makensis", log)
 
 
-def build(out: Path, work: Path, cache: Path) -> Path:
-    """Every step; returns the installer."""
+def check_python() -> None:
+    """This Python has what the build imports (packaging, PySide6 to draw the images), or UsageError."""
+    if _IMPORT_PROBLEM is not None:
+        raise UsageError(
+            f"this Python lacks a package the build needs ({_IMPORT_PROBLEM}): {_USE_THE_PROJECTS_PYTHON}"
+        )
+    problem = qt_problem()
+    if problem is not None:
+        raise UsageError(problem)
+
+
+def build(
+    out: Path,
+    work: Path,
+    cache: Path,
+    *,
+    version: str | None = None,
+    reuse_app: bool = False,
+    app_only: bool = False,
+    compression: str = "lzma",
+    sign_command: str | None = None,
+) -> Path:
+    """Every step; returns the installer (with ``app_only``, the PyInstaller folder).
+
+    ``reuse_app`` runs only NSIS, on the folder an earlier build left; ``app_only`` stops before it.
+    """
+    check_python()
+    if reuse_app and app_only:
+        raise UsageError("--reuse-app packs an earlier --app-only build; give one of them")
     out = check_out_folder(out)
+    if version is not None:
+        version = check_version(version)
+    work = work.resolve()
+    dist = work / "dist"
+    if reuse_app and not (dist / "gpuwizard" / "gpuwizard.exe").is_file():
+        raise UsageError(f"--reuse-app: {work} holds no earlier build's PyInstaller folder (dist/gpuwizard)")
     makensis = find_makensis()
-    if os.name != "nt":
+    if os.name != "nt" and not reuse_app:
         check_wine_pins(WINE_REQUIREMENTS, REPO / "pyproject.toml")
     out.mkdir(parents=True, exist_ok=True)
-    work = work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    with step("wheel"):
-        version = stage_wheel(build_wheel(work / "wheel"), work / "stage")
-    with step("icon"):
+    if reuse_app:
+        version = version or staged_version(work / "stage")
+    else:
+        with step("wheel"):
+            version = stage_wheel(build_wheel(work / "wheel"), work / "stage", version)
+    with step("icon and bitmap"):
         icon = write_icon(SVG_ICON, work / "gpuwizard.ico")
-    dist = work / "dist"
-    with step("pyinstaller" + ("" if os.name == "nt" else " (Windows Python under Wine)")):
-        args = pyinstaller_args(
-            dist, work / "pyinstaller", work / "stage", version, icon, wine=os.name != "nt"
-        )
-        run_pyinstaller(args, work, cache)
+        bitmap = write_bitmap(SVG_ICON, work / "wizard-side.bmp")
+    if not reuse_app:
+        with step("pyinstaller" + ("" if os.name == "nt" else " (Windows Python under Wine)")):
+            args = pyinstaller_args(
+                dist, work / "pyinstaller", work / "stage", version, icon, wine=os.name != "nt"
+            )
+            run_pyinstaller(args, work, cache)
+    if app_only:
+        print(f"build: wrote {dist / 'gpuwizard'}", flush=True)
+        return dist / "gpuwizard"
     setup = out / f"gpuwizard-setup-{version}.exe"
-    with step("makensis"):
-        run_makensis(makensis, dist / "gpuwizard", version=version, icon=icon, setup=setup, work=work)
+    with step(f"makensis ({compression})"):
+        argv = makensis_args(
+            makensis, dist / "gpuwizard", version=version, icon=icon, bitmap=bitmap, setup=setup,
+            compression=compression, sign_command=sign_command,
+        )  # fmt: skip
+        run_makensis(argv, setup, work)
     print(f"build: wrote {setup} ({setup.stat().st_size / 2**20:.1f} MiB)", flush=True)
     return setup
 
@@ -294,8 +438,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the build; returns the exit code."""
     args = parse_args(argv)
     try:
-        build(args.out, args.work, args.cache or default_cache())
-    except UsageError as error:
+        build(
+            args.out,
+            args.work,
+            args.cache or default_cache(),
+            version=args.version,
+            reuse_app=args.reuse_app,
+            app_only=args.app_only,
+            compression=args.compression,
+            sign_command=args.sign_command,
+        )
+    except (UsageError, QtMissing) as error:
         print(f"build.py: error: {error}", file=sys.stderr)
         return 2
     except StepFailed as error:

@@ -1,8 +1,10 @@
 r"""The Windows installer, built once per session, and fresh Wine prefixes to install it into.
 
 ``setup_exe`` runs ``installer/build.py`` (PyInstaller in a Windows CPython under Wine, then
-Debian's makensis); what it downloads is kept under ``~/.cache/gpuwizard-tests/installer``
-(``$XDG_CACHE_HOME`` honoured), so later sessions build without the network.
+Debian's makensis, with zlib: a fifth of the release's solid LZMA time); what it downloads is
+kept under ``~/.cache/gpuwizard-tests/installer`` (``$XDG_CACHE_HOME`` honoured), so later
+sessions build without the network. ``previous_setup_exe`` packs the same programs again as an
+older version (``--reuse-app --version``, makensis only), to upgrade from.
 
 ``wine_prefix`` is a new ``WINEPREFIX`` per test, with Wine's null graphics driver (no display
 needed) and a *keeper*: a Windows program (notepad) started first with its output sent to
@@ -31,8 +33,10 @@ from harness.wine_python import unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "installer" / "build.py"
-#: The build takes about 3 minutes here (2 cores); the limit leaves room for a slow CI machine.
+#: The build takes 2 to 5 minutes here (2 shared cores); the limit leaves room for a slow CI machine.
 BUILD_LIMIT_S = 2400
+#: The version ``previous_setup_exe`` says it is: older than any this package will have.
+PREVIOUS_VERSION = "0.0.1"
 _KEEPER_LIFETIME_S = 3600  # the keeper ends by itself even if the test run is killed
 
 
@@ -66,18 +70,32 @@ def setup_exe(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
                 f"`{tool}` is not installed (Debian package `{package}`): the installer cannot be built"
             )
     root = tmp_path_factory.mktemp("installer-build")
+    _build(request, "installer build", "--out", str(root / "out"), "--work", str(root / "work"),
+           "--cache", str(cache_folder()))  # fmt: skip
+    (setup,) = (root / "out").glob("gpuwizard-setup-*.exe")
+    return setup
+
+
+@pytest.fixture(scope="session")
+def previous_setup_exe(request: pytest.FixtureRequest, setup_exe: Path) -> Path:
+    """The same programs packed as ``PREVIOUS_VERSION``: an earlier install to upgrade from (NSIS only)."""
+    root = setup_exe.parents[1]  # ROOT/out/setup.exe; the build's folder is ROOT/work
+    _build(request, "previous version's installer", "--out", str(root / "previous"), "--work",
+           str(root / "work"), "--reuse-app", "--version", PREVIOUS_VERSION)  # fmt: skip
+    return root / "previous" / f"gpuwizard-setup-{PREVIOUS_VERSION}.exe"
+
+
+def _build(request: pytest.FixtureRequest, what: str, *args: str) -> None:
+    """``installer/build.py ARGS`` with the tests' quick compression; its timings are printed."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, str(BUILD), "--out", str(root / "out"), "--work", str(root / "work"),
-         "--cache", str(cache_folder())],
+        [sys.executable, str(BUILD), *args, "--compression", "zlib"],
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=BUILD_LIMIT_S, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    _say(request, f"\ninstaller build: {time.perf_counter() - started:.0f} s")
+    _say(request, f"\n{what}: {time.perf_counter() - started:.0f} s")
     for line in done.stdout.splitlines():
         _say(request, f"  {line}")
-    (setup,) = (root / "out").glob("gpuwizard-setup-*.exe")
-    return setup
 
 
 class WinePrefix:

@@ -131,7 +131,7 @@ class SourceIndex:
     @property
     def host(self) -> str:
         """The host (and port) the index lives on."""
-        return _host(self.url)
+        return host_of(self.url)
 
     @property
     def hostname(self) -> str:
@@ -379,7 +379,8 @@ def requirement_project(requirement: str) -> str:
     return match.group(1) if match else requirement.strip()
 
 
-def _host(url: str) -> str:
+def host_of(url: str) -> str:
+    """The host (and a port that is not the scheme's own) of ``url``."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or url

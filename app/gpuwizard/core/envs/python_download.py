@@ -34,7 +34,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from gpuwizard.core.compat.shell_commands import program_command
-from gpuwizard.core.envs.package_sources import PlanSources, display_url, index_reason
+from gpuwizard.core.envs.package_sources import PlanSources, display_url, host_of, index_reason
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
 #: Where python-build-standalone's builds are published (GitHub release assets).
@@ -275,17 +275,6 @@ def provide_python(python: str, *, family: str, uv: str | None) -> str:
     if uv:
         ways.append(f"or while online: {program_command(uv, f'python install {python}', windows=windows)}")
     return "; ".join(ways) if windows else ", ".join(ways)
-
-
-def host_of(url: str) -> str:
-    """The host (and a port that is not the scheme's own) of ``url``."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or url
-        port = parts.port
-    except ValueError:
-        return url
-    return f"{host}:{port}" if port else host
 
 
 def _scheme(url: str) -> str:
