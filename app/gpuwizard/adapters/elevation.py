@@ -28,7 +28,7 @@ class ElevationFailed(Exception):
     """The elevated helper could not be started or did not finish; the message says why."""
 
 
-def wizard_command() -> list[str]:
+def relaunch_argv() -> list[str]:
     """The argv that starts this wizard again: the frozen exe, or this interpreter with ``-m``."""
     if getattr(sys, "frozen", False):
         return [sys.executable]

@@ -377,9 +377,9 @@ def _forget_undone(store: EnvironmentStore) -> None:
     reinstall say, must not report it as drift. Only where a last good state exists: the PATH
     commands import little otherwise (the Wine tests' Windows Python has only their dependencies).
     """
-    from gpuwizard.workflow.state.home import wizard_home  # noqa: PLC0415
+    from gpuwizard.workflow.state.home import SNAPSHOT_NAME, wizard_home  # noqa: PLC0415
 
-    if not (wizard_home() / "last-good.json").is_file():  # good_state.SNAPSHOT_NAME
+    if not (wizard_home() / SNAPSHOT_NAME).is_file():
         return
     from gpuwizard.workflow.health.good_state import forget_undone_path_entries  # noqa: PLC0415
 

@@ -337,16 +337,7 @@ def status_to_json(status: IndexStatus) -> dict[str, Any]:
     data["reached"] = status.reached
     data["checked"] = answer is not None
     if answer is not None:
-        data.update(
-            {
-                "asked": display_url(answer.url),
-                "failure": answer.failure,
-                "detail": answer.detail,
-                "status": answer.status,
-                "proxy": answer.proxy,
-                "seconds": round(answer.seconds, 2),
-            }
-        )
+        data.update(_answer_to_json(answer))
     return data
 
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path, PureWindowsPath
-from typing import Final
 
 from gpuwizard.adapters.file_locks import locked
 from gpuwizard.adapters.registry import EnvironmentStore, RegistryWriteError, RegValue
@@ -44,10 +43,8 @@ from gpuwizard.workflow.pathedit.changes import PathChangeError, history, read_p
 from gpuwizard.workflow.state.damaged import DamagedFile, read_state_json, set_aside
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, load_records
 from gpuwizard.workflow.state.files import write_json_atomically
-from gpuwizard.workflow.state.home import wizard_home
+from gpuwizard.workflow.state.home import SNAPSHOT_NAME, wizard_home
 from gpuwizard.workflow.state.path_journal import JournalEntry, JournalError, PathJournal
-
-SNAPSHOT_NAME: Final = "last-good.json"
 
 
 def snapshot_path() -> Path:

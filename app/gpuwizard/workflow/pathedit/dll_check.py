@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from gpuwizard.adapters.elevation import wizard_command
+from gpuwizard.adapters.elevation import relaunch_argv
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import Runner, RunnerError
 from gpuwizard.core.exit_status import status_text
@@ -53,7 +53,7 @@ def resolve_dlls(store: EnvironmentStore, dlls: Sequence[str], runner: Runner) -
     """Start the wizard afresh with the registry's PATH and load each DLL by its bare name."""
     if not dlls:
         return DllResolution()
-    argv = [*wizard_command(), "path", "_resolve-dlls", *dlls]
+    argv = [*relaunch_argv(), "path", "_resolve-dlls", *dlls]
     try:
         done = runner.run(argv, timeout=60, env_overrides={"PATH": fresh_process_path(store)})
     except RunnerError as error:

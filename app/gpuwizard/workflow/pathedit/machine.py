@@ -30,8 +30,8 @@ from gpuwizard.adapters.elevation import (
     ElevationDeclined,
     ElevationFailed,
     is_elevated,
+    relaunch_argv,
     run_elevated,
-    wizard_command,
 )
 from gpuwizard.adapters.registry import (
     EnvironmentStore,
@@ -172,7 +172,7 @@ def elevated_write(store: EnvironmentStore, change: PathChange) -> RegValue | No
         request = Path(folder) / "request.json"
         request.write_bytes(body)
         digest = hashlib.sha256(body).hexdigest()
-        argv = [*wizard_command(), "path", "_elevated-write", str(request), "--sha256", digest]
+        argv = [*relaunch_argv(), "path", "_elevated-write", str(request), "--sha256", digest]
         try:
             code = run_elevated(argv)
         except (ElevationDeclined, ElevationFailed) as error:

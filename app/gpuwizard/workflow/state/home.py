@@ -16,6 +16,9 @@ from typing import Final
 _CANNOT_STORE: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 #: Warnings about the state (the command line prints each as one ``gpuwizard: warning:`` line).
 STATE_LOG: Final = logging.getLogger("gpuwizard.state")
+#: The last good state's file in the home (``workflow/health/good_state.py``). Named here, where
+#: little is imported, so that the PATH commands can look for it without loading the health checks.
+SNAPSHOT_NAME: Final = "last-good.json"
 
 
 def wizard_home() -> Path:
