@@ -238,6 +238,7 @@ def walk_path(qtbot: QtBot, wizard: SetupWizard) -> None:
     assert wizard.currentId() == PageId.PATH and wizard.session.env_result is None
     qtbot.waitUntil(lambda: path.isAncestorOf(focused()), timeout=EVENT_MS)
     press(qtbot, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: wizard.install_question is not None, timeout=EVENT_MS)  # prepared in a worker
     question = wizard.install_question
     assert question is not None
     wait_for_focus(qtbot, question.install_button)

@@ -68,7 +68,11 @@ def next_page(qtbot: QtBot, wizard: SetupWizard, timeout: int = 20_000) -> int:
     qtbot.waitUntil(page.isComplete, timeout=timeout)
     button = QWizard.WizardButton.CommitButton if page.isCommitPage() else QWizard.WizardButton.NextButton
     assert wizard.button(button).isEnabled()
+    before = wizard.currentId()
+    asks = wizard.nextId() == PageId.INSTALL and wizard.leads_to_install(before)
     qtbot.mouseClick(wizard.button(button), Qt.MouseButton.LeftButton)
+    if asks:  # the question is prepared in a worker (it asks uv which Python it would download)
+        qtbot.waitUntil(lambda: wizard.install_question is not None, timeout=timeout)
     if wizard.install_question is not None:  # Install asks first, with what it downloads (issue 20)
         qtbot.mouseClick(wizard.install_question.install_button, Qt.MouseButton.LeftButton)
     return wizard.currentId()

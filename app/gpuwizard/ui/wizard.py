@@ -29,6 +29,7 @@ the screen it opens on, frame included; the pages scroll what does not fit
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from enum import IntEnum
 from pathlib import Path
 
@@ -129,6 +130,9 @@ class SetupWizard(QWizard):
         self.install_question: InstallQuestion | None = None
         self.stop_question: StopQuestion | None = None
         self._install_agreed = False
+        # Preparing the question before Install (a worker: it asks uv), and its summary without uv.
+        self._question_work: FunctionWorker | None = None
+        self._without_uv: Callable[[], InstallSummary] | None = None
         self._next_text = self.buttonText(QWizard.WizardButton.NextButton)
         self._install_text = self.tr("&Install")
         self.currentIdChanged.connect(self._page_entered)
@@ -317,19 +321,40 @@ class SetupWizard(QWizard):
         choice, recommendation = self.session.choice, self.session.recommendation
         if choice is None or recommendation is None:
             return True  # the Install page says there is no plan
+        if self._question_work is not None and self._question_work.is_running():
+            return False  # the question is being prepared: it opens when it is ready
         report = self.session.report
         sources = shown_sources(report, recommendation, choice)  # with the person's mirrors
-        # The Python build uv downloads when none of the plan's is installed: named too (issue 37, point 6).
-        python = planned_python_download(report, recommendation.plan, choice) if report is not None else None
-        summary = install_summary(
-            recommendation,
-            choice,
-            envs_folder=str(default_envs_dir()),
-            sources=sources,
-            python_download=python,
-        )
-        self.ask_to_install(summary)
+        envs_folder = str(default_envs_dir())
+
+        def summarise(*, ask_uv: bool = True) -> InstallSummary:
+            # The Python build uv downloads when none of the plan's is installed is named too
+            # (issue 37, point 6); finding it asks uv, a process: so this runs in a worker.
+            python = None
+            if ask_uv and report is not None:
+                python = planned_python_download(report, recommendation.plan, choice)
+            return install_summary(
+                recommendation, choice, envs_folder=envs_folder, sources=sources, python_download=python
+            )
+
+        self._without_uv = lambda: summarise(ask_uv=False)
+        work = FunctionWorker(summarise, self)
+        work.succeeded.connect(self._question_ready)
+        work.failed.connect(self._question_not_ready)
+        self._question_work = work
+        work.start()
         return False
+
+    @Slot(object)
+    def _question_ready(self, summary: object) -> None:
+        if isinstance(summary, InstallSummary) and self.leads_to_install(self.currentId()):
+            self.ask_to_install(summary)
+
+    @Slot(str)
+    def _question_not_ready(self, _message: str) -> None:
+        # uv could not be asked: the question without the Python line (the install still checks it).
+        if self._without_uv is not None and self.leads_to_install(self.currentId()):
+            self.ask_to_install(self._without_uv())
 
     def ask_to_install(self, summary: InstallSummary) -> None:
         """Show what the install downloads and writes; go on to the Install page if the person agrees."""
