@@ -221,25 +221,28 @@ print("clean exit")
 def test_a_window_destroyed_while_its_worker_runs_does_not_end_the_process():
     # Qt aborts the process when a running QThread is destroyed; a page's worker must outlive
     # the page (a window dropped without being closed takes its pages with it).
-    # The function runs until the page is gone, and the process waits for it to end: an
-    # event each, no pause that a loaded machine could outlast.
+    # The function runs until the page is gone, and its thread is still running when the
+    # script ends (it waits for the exit to begin): the process must wait for it rather than
+    # destroy it. An event each, no pause that a loaded machine could outlast.
     code = """
-import gc, threading
+import atexit, gc, threading
 from PySide6.QtWidgets import QApplication, QWidget
 app = QApplication([])
 from gpuwizard.ui.workers import FunctionWorker
 results = []
-dropped, ended = threading.Event(), threading.Event()
+dropped, ended, exiting = threading.Event(), threading.Event(), threading.Event()
 def late():
     try:
         assert dropped.wait(120)
         return "late"
     finally:
         ended.set()
+        exiting.wait(120)
 page = QWidget()
 worker = FunctionWorker(late, page)
 worker.succeeded.connect(results.append)
 worker.start()
+atexit.register(exiting.set)  # runs first: registered after the worker's own
 del worker, page
 gc.collect()
 dropped.set()

@@ -7,11 +7,14 @@ on its own QThread and emits ``succeeded(result)`` or ``failed(message)`` on the
 A running thread must never be destroyed: Qt aborts the process ("QThread: Destroyed while
 thread is still running"). So a worker's thread has no parent that could take it down (a page
 deleted with its window, say), and every started worker is held by :class:`_Keeper` until its
-thread has ended; the keeper lets go of it on the UI thread.
+thread has ended; the keeper lets go of it on the UI thread. A process that ends without
+running the event loop to its end (a script, a test) waits at exit for the threads still
+finishing: a function that has returned still has its thread to stop.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +37,11 @@ class _Keeper(QObject):
         for worker in [w for w in self.running if w.has_ended()]:
             self.running.discard(worker)
 
+    def wait_for_all(self, milliseconds: int = 30_000) -> None:
+        """Block until every held worker's thread has ended (at process exit)."""
+        for worker in list(self.running):
+            worker.wait(milliseconds)
+
 
 _keeper: _Keeper | None = None
 
@@ -42,6 +50,9 @@ def _the_keeper() -> _Keeper:
     global _keeper  # noqa: PLW0603 - one keeper per process, made on the UI thread
     if _keeper is None:
         _keeper = _Keeper()
+        # Runs before the interpreter tears down the workers; aboutToQuit covers only an
+        # event loop that ran, and a thread destroyed while it runs aborts the process.
+        atexit.register(_keeper.wait_for_all)
     return _keeper
 
 
