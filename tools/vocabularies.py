@@ -7,7 +7,10 @@ cuBLAS's ``cublasStatus_t``, cuFFT's ``cufftResult``, cuSOLVER's ``cusolverStatu
 ``cusparseStatus_t`` and NCCL's ``ncclResult_t`` likewise; the Windows error numbers and
 NTSTATUS values from the MinGW-w64 headers installed here (names and numbers; the messages are
 Microsoft's, quoted with the page that lists them); and which wheel ships which Linux library,
-from the wheels' own file lists.
+from the wheels' own file lists. For AMD's ROCm and Intel's oneAPI: HIP's ``hipError_t`` (with the
+text hipGetErrorString prints for each value), HSA's ``hsa_status_t``, rocBLAS's
+``rocblas_status``, Level Zero's ``ze_result_t``, the Unified Runtime's ``ur_result_t`` and SYCL's
+PI codes, from the makers' repositories at pinned commits (:func:`accelerators`).
 
 The large wheels (cuDNN, cuBLAS, cuFFT, cuSOLVER, cuSPARSE, NCCL: hundreds of MB) are not
 downloaded: a wheel is a zip, whose directory sits at its end, so ranged HTTP requests read the
@@ -500,6 +503,266 @@ def libraries() -> list[dict[str, object]]:
     return entries
 
 
+# --- ROCm and oneAPI: the makers' repositories at a pinned commit ------------------------------
+
+#: The files read, each at the commit named: (repository, commit, path). The ROCm and Level Zero
+#: headers carry a doc comment per value; HIP's hipGetErrorString texts (what "HIP error: ..." quotes)
+#: are in the runtime's source (clr); SYCL's older PI codes have names and numbers only, and SYCL's
+#: own table maps each Unified Runtime value onto one (pi2ur.hpp), which gives them the UR doc text.
+HIP_HEADER: Final = ("ROCm/HIP", "c5e11fcac8249ce4f7e70157588ff9661a870b59", "include/hip/hip_runtime_api.h")
+HIP_STRINGS: Final = ("ROCm/clr", "f9f995c6d0aecec28debd3db0f41df0c15ec003d", "hipamd/src/hip_error.cpp")
+HSA_HEADER: Final = (
+    "ROCm/ROCR-Runtime",
+    "c7785a6da1c10c25bc8d527c00b1fe79bfbd84c9",
+    "runtime/hsa-runtime/inc/hsa.h",
+)
+HSA_AMD_HEADER: Final = (
+    "ROCm/ROCR-Runtime",
+    "c7785a6da1c10c25bc8d527c00b1fe79bfbd84c9",
+    "runtime/hsa-runtime/inc/hsa_ext_amd.h",
+)
+ROCBLAS_HEADER: Final = (
+    "ROCm/rocBLAS",
+    "b520bc83fa67045bed4544f33ba83ce3a7c39c44",
+    "library/include/internal/rocblas-types.h",
+)
+LEVEL_ZERO_HEADER: Final = (
+    "oneapi-src/level-zero",
+    "d3b3efbdaa27a0aef9a9812cc8fa4260557c1e7c",
+    "include/ze_api.h",
+)
+UR_HEADER: Final = (
+    "oneapi-src/unified-runtime",
+    "578c2a84af3c5a666afb5a0a0657d11f998e914b",
+    "include/unified-runtime/ur_api.h",
+)
+PI_CODES: Final = (
+    "intel/llvm",
+    "29f6beeeb5c3e4fe3d9f2adfff896439427324da",
+    "sycl/include/sycl/detail/pi_error.def",
+)
+PI_FROM_UR: Final = (
+    "intel/llvm",
+    "36a889fb3ac7ba0e31b3446fffb497e729220d81",
+    "sycl/plugins/unified_runtime/pi2ur.hpp",
+)
+
+
+def repository_url(source: tuple[str, str, str]) -> str:
+    """The address of a file of :data:`HIP_HEADER`'s shape on GitHub."""
+    repository, commit, path = source
+    return f"https://github.com/{repository}/blob/{commit}/{path}"
+
+
+def repository_file(source: tuple[str, str, str]) -> str:
+    """The text of one repository file at its commit: from GitHub, else from a local copy.
+
+    Without GitHub, a clone under ``GPUWIZARD_MIRRORS`` (``<owner>+<name>/repo``, as the fetch tool
+    leaves them in /work/.mirror) is read with ``git show``, or else a copy of the file under
+    ``GPUWIZARD_SOURCE_COPIES`` (``<owner>+<name>/<commit>/<path>``: for repositories too large to
+    clone, such as intel/llvm).
+    """
+    repository, commit, path = source
+    raw = f"https://raw.githubusercontent.com/{repository}/{commit}/{path}"
+    try:
+        with _open(raw, timeout=60) as reply:
+            return str(reply.read().decode("utf-8", "replace"))
+    except OSError:
+        pass
+    folder = repository.replace("/", "+")
+    clone = Path(os.environ.get("GPUWIZARD_MIRRORS", "/work/.mirror")) / folder / "repo"
+    if clone.is_dir():
+        git = shutil.which("git") or "git"
+        shown = subprocess.run(
+            [git, "-C", str(clone), "show", f"{commit}:{path}"], check=True, capture_output=True, text=True
+        )
+        return shown.stdout
+    copies = Path(os.environ.get("GPUWIZARD_SOURCE_COPIES", "/tmp/vocab-sources"))  # noqa: S108 - a folder the maintainer names
+    return (copies / folder / commit / path).read_text(encoding="utf-8")
+
+
+def _source(source: tuple[str, str, str]) -> dict[str, str]:
+    return {"path": f"{source[0]}/{source[2]}@{source[1]}", "url": repository_url(source)}
+
+
+#: One token of a C enum body: a block comment, a line comment, or a value (``NAME [[attr]] = N``).
+_ENUM_TOKEN: Final = re.compile(
+    r"/\*(?P<block>.*?)\*/|//(?P<line>[^\n]*)|(?P<name>[A-Za-z_]\w*)\s*(?:\[\[\w+\]\]\s*)?(?:=\s*(?P<value>[^,}/]+?))?\s*(?=,|/|$|\n)",
+    re.DOTALL,
+)
+
+
+def doc_enum_entries(body: str) -> list[dict[str, object]]:
+    """The values of a C enum ``body`` (the text between its braces), each with its doc comment.
+
+    A doc comment is the one before a value (``///``, ``/** */``) or after it (``///<``, ``/**<``,
+    continued on the next lines by more ``///<``); a plain ``//`` comment is not documentation
+    (HIP marks deprecated names with one). A value without a number follows the one before it.
+    """
+    entries: list[dict[str, object]] = []
+    numbers: dict[str, int] = {}
+    leading: list[str] = []
+    last: dict[str, object] | None = None
+    next_number = 0
+    for token in _ENUM_TOKEN.finditer(body):
+        comment = token.group("block") if token.group("block") is not None else token.group("line")
+        if comment is not None:
+            text = comment.lstrip("*!/")
+            if text.startswith("<") and last is not None:  # after a value: it documents that one
+                last["doc"] = f"{last.get('doc', '')} {_clean_comment(text[1:])}".strip()
+            elif token.group("block") is not None or token.group("line").startswith(("/", "!")):
+                leading.append(_clean_comment(text))
+            continue
+        name, value = token.group("name"), token.group("value")
+        if value is not None:
+            value = re.sub(r"/\*.*?\*/", "", value).strip()
+            number = numbers[value] if value in numbers else int(value, 0)
+        else:
+            number = next_number
+        numbers[name] = number
+        next_number = number + 1
+        last = {"name": name, "number": number, "doc": " ".join(part for part in leading if part)}
+        leading = []
+        entries.append(last)
+    return entries
+
+
+def enum_body(text: str, typedef: str | None = None, after: str | None = None) -> str:
+    """The text between the braces of the enum named ``typedef``, or of the first enum after ``after``."""
+    if typedef is not None:
+        # typedef enum [attribute] [tag] { ... } name;  (a body holds no other enum)
+        found = re.search(
+            rf"enum\s+(?:__\w+\s+)?(?:_?{re.escape(typedef)}_?\s*)?\{{(?P<body>(?:(?!\benum\b)[^}}])*)\}}\s*{re.escape(typedef)}\s*;",
+            text,
+        )
+    else:
+        start = text.index(after or "")
+        found = re.compile(r"enum\s*\{(?P<body>.*?)\}", re.DOTALL).search(text, start)
+    if found is None:
+        raise SystemExit(f"no enum {typedef or after}")
+    return found.group("body")
+
+
+def _status_entries(
+    entries: list[dict[str, object]], source: tuple[str, str, str], printed: dict[str, str] | None = None
+) -> list[dict[str, object]]:
+    """Vocabulary entries: the doc comment as the message (else the printed text), with their source."""
+    written: list[dict[str, object]] = []
+    by_number: dict[int, str] = {}
+    for entry in entries:
+        name, number = str(entry["name"]), int(str(entry["number"]))
+        text = (printed or {}).get(name) or (printed or {}).get(by_number.get(number, ""), "")
+        by_number.setdefault(number, name)
+        message = str(entry.get("doc") or "") or text
+        if not message:
+            print(f"{source[2]}: {name} has no documented meaning, left out")
+            continue
+        row: dict[str, object] = {"name": name, "number": number, "message": message}
+        if text:
+            row["printed"] = text
+        row["source"] = _source(source)
+        written.append(row)
+    return written
+
+
+def hip_printed() -> dict[str, str]:
+    """The text hipGetErrorString prints for each hipError_t name (clr's ihipGetErrorString)."""
+    source = repository_file(HIP_STRINGS)
+    body = source[source.index("ihipGetErrorString(hipError_t hip_error)") :]
+    body = body[: body.index("\n}\n")]
+    return dict(re.findall(r"case (\w+):\s*return \"([^\"]*)\";", body))
+
+
+def pi_entries(ur: list[dict[str, object]]) -> list[dict[str, object]]:
+    """SYCL's PI codes (pi_error.def), each with its meaning; those without one are left out.
+
+    The meaning is the message pi_error.def gives, or else the doc text of the Unified Runtime
+    values SYCL maps onto the code (ur2piResult in pi2ur.hpp).
+    """
+    codes = repository_file(PI_CODES)
+    mapping = repository_file(PI_FROM_UR)
+    function = mapping[mapping.index("static pi_result ur2piResult") :]
+    function = function[: function.index("\n}\n")]
+    ur_text = {str(entry["name"]): str(entry["message"]) for entry in ur}
+    from_ur: dict[str, list[str]] = {}
+    pending: list[str] = []
+    for kind, name in re.findall(r"(case|return) (\w+)[:;]", function):
+        if kind == "case":
+            pending.append(name)
+        else:
+            from_ur.setdefault(name, []).extend(pending)
+            pending = []
+    entries: list[dict[str, object]] = []
+    for name, number, message in re.findall(
+        r"_PI_ERRC(?:_WITH_MSG)?\((\w+), (-?\d+)(?:, \"([^\"]*)\")?\)", codes
+    ):
+        sources = [ur for ur in from_ur.get(name, []) if ur in ur_text]
+        same = [ur for ur in sources if ur.removeprefix("UR_RESULT_ERROR_") == name.removeprefix("PI_ERROR_")]
+        if message:
+            entries.append(
+                {"name": name, "number": int(number), "message": message, "source": _source(PI_CODES)}
+            )
+        elif sources:
+            texts = [ur_text[ur] for ur in [*same, *sources]]  # its namesake first, then the others
+            entries.append(
+                {
+                    "name": name,
+                    "number": int(number),
+                    "message": "; or: ".join(dict.fromkeys(texts)),
+                    "source": _source(PI_FROM_UR),
+                }
+            )
+        elif int(number) != 0:
+            print(f"sycl-pi: {name} has no documented meaning, left out")
+    return entries
+
+
+def accelerators() -> None:
+    """Write the ROCm (HIP, HSA, rocBLAS) and oneAPI (Level Zero, Unified Runtime, SYCL PI) vocabularies."""
+    hip = _status_entries(
+        doc_enum_entries(enum_body(repository_file(HIP_HEADER), "hipError_t")), HIP_HEADER, hip_printed()
+    )
+    _write_status("hip-runtime", "HIP runtime", "hipError_t", _source(HIP_HEADER), hip)
+    hsa = _status_entries(
+        doc_enum_entries(enum_body(repository_file(HSA_HEADER), "hsa_status_t")), HSA_HEADER
+    )
+    amd = doc_enum_entries(
+        enum_body(
+            repository_file(HSA_AMD_HEADER), after="@brief Enumeration constants added to ::hsa_status_t"
+        )
+    )
+    hsa += _status_entries(amd, HSA_AMD_HEADER)
+    _write_status("hsa-runtime", "ROCm runtime (HSA)", "hsa_status_t", _source(HSA_HEADER), hsa)
+    rocblas = doc_enum_entries(enum_body(repository_file(ROCBLAS_HEADER), "rocblas_status"))
+    _write_status(
+        "rocblas",
+        "rocBLAS",
+        "rocblas_status",
+        _source(ROCBLAS_HEADER),
+        _status_entries(rocblas, ROCBLAS_HEADER),
+    )
+    zero = [
+        entry
+        for entry in doc_enum_entries(enum_body(repository_file(LEVEL_ZERO_HEADER), "ze_result_t"))
+        if entry["name"] != "ZE_RESULT_FORCE_UINT32"  # the enum's size marker, no value
+    ]
+    _write_status(
+        "level-zero",
+        "Level Zero",
+        "ze_result_t",
+        _source(LEVEL_ZERO_HEADER),
+        _status_entries(zero, LEVEL_ZERO_HEADER),
+    )
+    ur = [
+        entry
+        for entry in doc_enum_entries(enum_body(repository_file(UR_HEADER), "ur_result_t"))
+        if not str(entry["name"]).endswith("_FORCE_UINT32")
+    ]
+    ur_entries = _status_entries(ur, UR_HEADER)
+    _write_status("unified-runtime", "Unified Runtime", "ur_result_t", _source(UR_HEADER), ur_entries)
+    _write_status("sycl-pi", "SYCL runtime (PI)", "pi_result", _source(PI_CODES), pi_entries(ur_entries))
+
+
 def main() -> int:
     """Write every vocabulary file."""
     runtime = open_wheel("nvidia-cuda-runtime-cu12")
@@ -559,6 +822,7 @@ def main() -> int:
             "entries": windows(MINGW / "ntstatus.h", NTSTATUS, NTSTATUS_VALUES, "ntstatus"),
         },
     )
+    accelerators()
     write(
         "libraries",
         {

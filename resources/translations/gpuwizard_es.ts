@@ -529,6 +529,18 @@
         <translation>Compilación para CPU</translation>
     </message>
     <message>
+        <source>ROCm build (%1)</source>
+        <translation>Compilación ROCm (%1)</translation>
+    </message>
+    <message>
+        <source>Intel GPU build (XPU)</source>
+        <translation>Compilación para GPU Intel (XPU)</translation>
+    </message>
+    <message>
+        <source>build for the Apple GPU (MPS)</source>
+        <translation>compilación para la GPU de Apple (MPS)</translation>
+    </message>
+    <message>
         <source>CUDA %1 build</source>
         <translation>Compilación CUDA %1</translation>
     </message>
@@ -1348,20 +1360,12 @@
         <translation>Nombre</translation>
     </message>
     <message>
-        <source>Compute capability</source>
-        <translation>Capacidad de cómputo</translation>
-    </message>
-    <message>
         <source>Memory</source>
         <translation>Memoria</translation>
     </message>
     <message>
         <source>Status</source>
         <translation>Estado</translation>
-    </message>
-    <message>
-        <source>The GPU generation&apos;s feature level, such as 8.6 for the GeForce RTX 30 series. A framework build runs only on the levels it was compiled for.</source>
-        <translation>El nivel de funciones de la generación de la GPU, como 8.6 para la serie GeForce RTX 30. Una compilación de un framework solo funciona en los niveles para los que se compiló.</translation>
     </message>
     <message>
         <source>What to look at</source>
@@ -1378,6 +1382,10 @@
     <message>
         <source>An NVIDIA GPU is here, but GPU training does not work yet.</source>
         <translation>Hay una GPU NVIDIA, pero el entrenamiento en GPU aún no funciona.</translation>
+    </message>
+    <message>
+        <source>%1 found: the next page checks which builds carry code for it.</source>
+        <translation>Se encontró %1: la página siguiente comprueba qué compilaciones incluyen código para ella.</translation>
     </message>
     <message>
         <source>No usable NVIDIA GPU: GPU training is not possible here yet.</source>
@@ -1474,6 +1482,26 @@
     <message>
         <source>No graphics hardware was found</source>
         <translation>No se encontró hardware gráfico</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>Arquitectura</translation>
+    </message>
+    <message>
+        <source>What a framework build must carry code for: the compute capability of an NVIDIA GPU (8.6 for the GeForce RTX 30 series), the target of an AMD GPU (gfx1100 for the Radeon RX 7900 series). A build runs only on the ones it was compiled for.</source>
+        <translation>Aquello para lo que una compilación de un framework debe incluir código: la capacidad de cómputo de una GPU NVIDIA (8.6 para la serie GeForce RTX 30) o el destino de una GPU AMD (gfx1100 para la serie Radeon RX 7900). Una compilación solo funciona en aquellas para las que se compiló.</translation>
+    </message>
+    <message>
+        <source>PCI id %1</source>
+        <translation>ID PCI %1</translation>
+    </message>
+    <message>
+        <source>Driver %1</source>
+        <translation>Controlador %1</translation>
+    </message>
+    <message>
+        <source>Kernel driver %1</source>
+        <translation>Controlador del kernel %1</translation>
     </message>
     <message>
         <source>System</source>
@@ -1694,6 +1722,14 @@
         <translation>(%1× la CPU)</translation>
     </message>
     <message>
+        <source>%1: whether it trains is the live test&apos;s answer.</source>
+        <translation>%1: la prueba en vivo dirá si entrena.</translation>
+    </message>
+    <message>
+        <source>This machine cannot train on a GPU yet.</source>
+        <translation>Esta máquina aún no puede entrenar en una GPU.</translation>
+    </message>
+    <message>
         <source>Saved the system report to %1.</source>
         <translation>Se guardó el informe del sistema en %1.</translation>
     </message>
@@ -1720,10 +1756,6 @@
     <message>
         <source>This machine is ready for GPU frameworks: %1.</source>
         <translation>Esta máquina está lista para frameworks de GPU: %1.</translation>
-    </message>
-    <message>
-        <source>This machine cannot train on an NVIDIA GPU yet.</source>
-        <translation>Esta máquina aún no puede entrenar en una GPU NVIDIA.</translation>
     </message>
     <message>
         <source>What to do first:</source>
@@ -2071,16 +2103,16 @@
 <context>
     <name>WelcomePage</name>
     <message>
-        <source>Set up your NVIDIA GPU for deep learning</source>
-        <translation>Configura tu GPU NVIDIA para deep learning</translation>
+        <source>Set up your GPU for deep learning</source>
+        <translation>Configura tu GPU para deep learning</translation>
     </message>
     <message>
-        <source>From “I have an NVIDIA card” to “my framework trains on it”, with proof.</source>
-        <translation>De “tengo una tarjeta NVIDIA” a “mi framework entrena con ella”, con pruebas.</translation>
+        <source>From “I have a GPU” to “my framework trains on it”, with proof.</source>
+        <translation>De “tengo una GPU” a “mi framework entrena en ella”, con pruebas.</translation>
     </message>
     <message>
-        <source>Look at this machine: the GPU, its driver, CUDA and cuDNN on disk, and Python.</source>
-        <translation>Examinar esta máquina: la GPU, su controlador, CUDA y cuDNN en el disco, y Python.</translation>
+        <source>Look at this machine: the GPU (NVIDIA, AMD, Intel or Apple), its driver, CUDA and cuDNN on disk, and Python.</source>
+        <translation>Examinar esta máquina: la GPU (NVIDIA, AMD, Intel o Apple), su controlador, CUDA y cuDNN en el disco, y Python.</translation>
     </message>
     <message>
         <source>Recommend a PyTorch or TensorFlow setup that fits, and explain every “no”.</source>
@@ -2350,10 +2382,6 @@
     <message>
         <source>macOS has no CUDA: neither PyTorch nor TensorFlow ships CUDA builds for it.</source>
         <translation>macOS no tiene CUDA: ni PyTorch ni TensorFlow publican compilaciones CUDA para él.</translation>
-    </message>
-    <message>
-        <source>On Apple silicon, PyTorch can use the GPU through MPS (macOS 14 or newer); otherwise use the CPU build, or a Linux machine with an NVIDIA GPU.</source>
-        <translation>En Apple silicon, PyTorch puede usar la GPU mediante MPS (macOS 14 o posterior); si no, usa la compilación para CPU o una máquina Linux con una GPU NVIDIA.</translation>
     </message>
     <message>
         <source>This is WSL 1, which cannot use the GPU.</source>
@@ -2692,6 +2720,14 @@
         <translation>El controlador de NVIDIA es demasiado antiguo para la versión de CUDA de la compilación del framework instalada (&apos;CUDA driver version is insufficient&apos;).</translation>
     </message>
     <message>
+        <source>The GPU here is not an NVIDIA GPU: {names}.</source>
+        <translation>La GPU de esta máquina no es una GPU NVIDIA: {names}.</translation>
+    </message>
+    <message>
+        <source>CUDA needs NVIDIA, but PyTorch has builds for AMD GPUs (ROCm, on Linux), Intel GPUs (XPU) and Apple silicon (MPS): the recommendation checks whether one carries code for this GPU, and says why not where none does.</source>
+        <translation>CUDA requiere NVIDIA, pero PyTorch tiene compilaciones para GPU AMD (ROCm, en Linux), GPU Intel (XPU) y Apple silicon (MPS): la recomendación comprueba si alguna incluye código para esta GPU y, si ninguna lo incluye, explica por qué.</translation>
+    </message>
+    <message>
         <source>Install the NVIDIA driver for your GPU from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), then restart the computer and run the wizard again.</source>
         <translation>Instala el controlador de NVIDIA para tu GPU desde https://www.nvidia.com/Download/index.aspx (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;), reinicia el equipo y vuelve a ejecutar el asistente.</translation>
     </message>
@@ -2712,12 +2748,124 @@
         <translation>La detección recurrió a otras fuentes. Si &apos;nvidia-smi&apos; también falla, reinstala el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx.</translation>
     </message>
     <message>
+        <source>On Apple silicon, PyTorch uses the GPU through MPS (macOS 12.3 or newer; the PyTorch releases from 2.12 need macOS 14); an Intel Mac has PyTorch wheels up to 2.2 only, for the CPU.</source>
+        <translation>En Apple silicon, PyTorch usa la GPU a través de MPS (macOS 12.3 o posterior; las versiones de PyTorch a partir de la 2.12 necesitan macOS 14); un Mac con Intel solo tiene wheels de PyTorch hasta la 2.2, y solo para la CPU.</translation>
+    </message>
+    <message>
         <source>Update the NVIDIA driver to {min_driver} or newer from https://www.nvidia.com/Download/index.aspx. {otherwise}</source>
         <translation>Actualiza el controlador de NVIDIA a la versión {min_driver} o posterior desde https://www.nvidia.com/Download/index.aspx. {otherwise}</translation>
     </message>
     <message>
         <source>Install the NVIDIA driver, {min_driver} or newer for {build}, from https://www.nvidia.com/Download/index.aspx, then restart the computer.</source>
         <translation>Instala el controlador de NVIDIA, versión {min_driver} o posterior para {build}, desde https://www.nvidia.com/Download/index.aspx y reinicia el equipo.</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}) is in no PyTorch ROCm build: the builds carry {targets}.</source>
+        <translation>{gpu} ({target}) no está en ninguna compilación ROCm de PyTorch: las compilaciones incluyen {targets}.</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s ROCm wheels have no code for this GPU, so the plan is the CPU build. A GPU whose target is listed would train on the GPU.</source>
+        <translation>Los wheels ROCm de PyTorch no tienen código para esta GPU, así que el plan es la compilación para CPU. Una GPU cuyo destino figure en la lista entrenaría en la GPU.</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s ROCm wheels have no code for this GPU, so the plan is the CPU build. AMD documents HSA_OVERRIDE_GFX_VERSION={override} for this GPU (accelerators.json names where); the wizard does not set it for you: it makes the runtime treat the GPU as another target, at your own risk.</source>
+        <translation>Los wheels ROCm de PyTorch no tienen código para esta GPU, así que el plan es la compilación para CPU. AMD documenta HSA_OVERRIDE_GFX_VERSION={override} para esta GPU (accelerators.json indica dónde); el asistente no lo establece por ti: hace que el runtime trate la GPU como si fuera otro destino, bajo tu propia responsabilidad.</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}) is in other PyTorch ROCm builds, not in those of {build}&apos;s release.</source>
+        <translation>{gpu} ({target}) está en otras compilaciones ROCm de PyTorch, pero no en las de la versión de {build}.</translation>
+    </message>
+    <message>
+        <source>Ask for the release whose ROCm build carries {target} (run the recommendation without a version to get it), or keep the CPU build.</source>
+        <translation>Pide la versión cuya compilación ROCm incluya {target} (ejecuta la recomendación sin indicar versión para obtenerla) o quédate con la compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>{gpu}: its gfx target could not be told, so no PyTorch ROCm build could be checked against it.</source>
+        <translation>{gpu}: no se pudo determinar su destino gfx, así que no se pudo comprobar ninguna compilación ROCm de PyTorch con ella.</translation>
+    </message>
+    <message>
+        <source>Check that the amdgpu driver is loaded (&apos;ls /sys/class/kfd/kfd/topology/nodes&apos; lists the GPU), or install ROCm&apos;s &apos;rocminfo&apos;, then run the wizard again.</source>
+        <translation>Comprueba que el controlador amdgpu esté cargado (&apos;ls /sys/class/kfd/kfd/topology/nodes&apos; muestra la GPU) o instala &apos;rocminfo&apos; de ROCm, y vuelve a ejecutar el asistente.</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch publishes its ROCm builds for Linux only, and this is {os}.</source>
+        <translation>{gpu}: PyTorch publica sus compilaciones ROCm solo para Linux, y este sistema es {os}.</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. On Linux (installed beside this system, for example) PyTorch&apos;s ROCm wheels would use this GPU. DirectML is not offered: Microsoft keeps it in maintenance only.</source>
+        <translation>El plan es la compilación para CPU. En Linux (instalado junto a este sistema, por ejemplo), los wheels ROCm de PyTorch usarían esta GPU. No se ofrece DirectML: Microsoft lo tiene solo en modo de mantenimiento.</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch publishes its ROCm builds for Linux only, and this is Windows.</source>
+        <translation>{gpu}: PyTorch publica sus compilaciones ROCm solo para Linux, y este sistema es Windows.</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. AMD publishes its own preview PyTorch wheels for Windows ({amd_builds}); the wizard does not plan them, because which GPUs they serve and which driver they need is not in its data yet. On Linux (installed beside Windows, for example) PyTorch&apos;s ROCm wheels would use this GPU where they carry its target. DirectML is not offered: Microsoft keeps it in maintenance only.</source>
+        <translation>El plan es la compilación para CPU. AMD publica sus propios wheels preliminares de PyTorch para Windows ({amd_builds}); el asistente no los incluye en el plan, porque sus datos aún no indican qué GPU admiten ni qué controlador necesitan. En Linux (instalado junto a Windows, por ejemplo), los wheels ROCm de PyTorch usarían esta GPU si incluyen su destino. No se ofrece DirectML: Microsoft lo tiene solo en modo de mantenimiento.</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}): AMD publishes its own PyTorch wheels for Windows that carry this target; the wizard does not set them up yet.</source>
+        <translation>{gpu} ({target}): AMD publica sus propios wheels de PyTorch para Windows que incluyen este destino; el asistente aún no los configura.</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. AMD&apos;s wheels are installed by hand from AMD&apos;s own download site (see AMD&apos;s &apos;PyTorch on Windows&apos; guide); PyTorch&apos;s ROCm wheels are for Linux only.</source>
+        <translation>El plan es la compilación para CPU. Los wheels de AMD se instalan a mano desde el sitio de descargas de AMD (consulta la guía &apos;PyTorch on Windows&apos; de AMD); los wheels ROCm de PyTorch son solo para Linux.</translation>
+    </message>
+    <message>
+        <source>{gpu} ({family}) is not served by PyTorch&apos;s XPU builds.</source>
+        <translation>{gpu} ({family}) no es compatible con las compilaciones XPU de PyTorch.</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. PyTorch&apos;s XPU builds serve {families}.</source>
+        <translation>El plan es la compilación para CPU. Las compilaciones XPU de PyTorch admiten {families}.</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch&apos;s XPU builds are for Linux and Windows, and this is {os}.</source>
+        <translation>{gpu}: las compilaciones XPU de PyTorch son para Linux y Windows, y este sistema es {os}.</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build.</source>
+        <translation>El plan es la compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>Intel graphics driver {driver} is older than the {min_driver} that {build} needs.</source>
+        <translation>El controlador de gráficos de Intel {driver} es anterior al {min_driver} que necesita {build}.</translation>
+    </message>
+    <message>
+        <source>Update the Intel graphics driver (Intel&apos;s Arc and Iris Xe graphics driver, or the Intel Driver &amp; Support Assistant) to {min_driver} or newer, restart Windows, and run the wizard again.</source>
+        <translation>Actualiza el controlador de gráficos de Intel (el controlador de gráficos Intel Arc e Iris Xe, o Intel Driver &amp; Support Assistant) a {min_driver} o posterior, reinicia Windows y vuelve a ejecutar el asistente.</translation>
+    </message>
+    <message>
+        <source>macOS {macos} is older than the {minimum} that PyTorch&apos;s MPS backend needs: PyTorch would not use the {gpu}.</source>
+        <translation>macOS {macos} es anterior a la {minimum} que necesita el backend MPS de PyTorch: PyTorch no usaría {gpu}.</translation>
+    </message>
+    <message>
+        <source>Update macOS to {minimum} or newer to train on the Apple GPU; until then the plan runs on the CPU.</source>
+        <translation>Actualiza macOS a {minimum} o posterior para entrenar en la GPU de Apple; hasta entonces, el plan se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>The wizard plans TensorFlow on the CPU here, not on {gpu}: {fact}</source>
+        <translation>Aquí el asistente planifica TensorFlow en la CPU, no en {gpu}: {fact}</translation>
+    </message>
+    <message>
+        <source>PyTorch may use this GPU: ask the wizard for a PyTorch plan.</source>
+        <translation>Es posible que PyTorch pueda usar esta GPU: pide al asistente un plan de PyTorch.</translation>
+    </message>
+    <message>
+        <source>This user cannot open the GPU&apos;s device files (/dev/kfd): {detail}.</source>
+        <translation>Este usuario no puede abrir los archivos de dispositivo de la GPU (/dev/kfd): {detail}.</translation>
+    </message>
+    <message>
+        <source>ROCm&apos;s install guide: add yourself to the {groups} groups (&apos;sudo usermod -a -G {groups} $LOGNAME&apos;), then log out and in again, and run the wizard again.</source>
+        <translation>Guía de instalación de ROCm: añádete a los grupos {groups} (&apos;sudo usermod -a -G {groups} $LOGNAME&apos;), cierra la sesión, vuelve a iniciarla y vuelve a ejecutar el asistente.</translation>
+    </message>
+    <message>
+        <source>PyTorch {first} and newer need macOS {minimum}; this Mac has {macos}, so the plan is PyTorch {version}.</source>
+        <translation>PyTorch {first} y posteriores necesitan macOS {minimum}; este Mac tiene {macos}, así que el plan es PyTorch {version}.</translation>
+    </message>
+    <message>
+        <source>Update macOS to {minimum} or newer for the newest PyTorch releases.</source>
+        <translation>Actualiza macOS a {minimum} o posterior para usar las versiones más recientes de PyTorch.</translation>
     </message>
     <message>
         <source>Install the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); in WSL 2, install the driver on Windows, not inside WSL.</source>
@@ -2942,6 +3090,78 @@
     <message>
         <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides every GPU), that the driver is new enough for the framework&apos;s CUDA build, and, in a container, that it was started with GPU access (--gpus all).</source>
         <translation>Comprueba CUDA_VISIBLE_DEVICES (un valor vacío o un índice erróneo oculta todas las GPU), que el controlador sea lo bastante reciente para la compilación CUDA del framework y, en un contenedor, que se haya iniciado con acceso a la GPU (--gpus all).</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}), which cannot use an NVIDIA GPU: {build} has no CUDA.</source>
+        <translation>PyTorch es una compilación ROCm (HIP {runtime}), que no puede usar una GPU NVIDIA: {build} no tiene CUDA.</translation>
+    </message>
+    <message>
+        <source>Install a CUDA build of PyTorch in this environment, from the CUDA index that fits your driver (for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;), or recreate the environment with the build the wizard recommends.</source>
+        <translation>Instala una compilación CUDA de PyTorch en este entorno, desde el índice CUDA que corresponda a tu controlador (por ejemplo, &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;), o vuelve a crear el entorno con la compilación que recomienda el asistente.</translation>
+    </message>
+    <message>
+        <source>PyTorch sees no ROCm GPU: torch.version.hip is None, so {build} is not a ROCm build.</source>
+        <translation>PyTorch no ve ninguna GPU ROCm: torch.version.hip es None, así que {build} no es una compilación ROCm.</translation>
+    </message>
+    <message>
+        <source>Install a ROCm build of PyTorch in this environment, from the ROCm index the wizard recommends for this GPU (for example &apos;pip install torch --index-url https://download.pytorch.org/whl/rocm6.4&apos;). PyTorch&apos;s own ROCm builds are for Linux; the builds from PyPI and from the CPU and CUDA indexes cannot use an AMD GPU.</source>
+        <translation>Instala una compilación ROCm de PyTorch en este entorno, desde el índice ROCm que el asistente recomienda para esta GPU (por ejemplo, &apos;pip install torch --index-url https://download.pytorch.org/whl/rocm6.4&apos;). Las compilaciones ROCm propias de PyTorch son para Linux; las compilaciones de PyPI y de los índices de CPU y CUDA no pueden usar una GPU AMD.</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}) but sees no GPU: /dev/kfd does not exist.</source>
+        <translation>PyTorch es una compilación ROCm (HIP {runtime}), pero no ve ninguna GPU: /dev/kfd no existe.</translation>
+    </message>
+    <message>
+        <source>ROCm reaches AMD GPUs through /dev/kfd, the amdgpu kernel driver&apos;s compute interface: without it the driver is not loaded or serves no GPU for compute. Check &apos;lsmod | grep amdgpu&apos; and &apos;sudo dmesg | grep -i kfd&apos;, install or update AMD&apos;s amdgpu driver for your ROCm version, and restart. In a container, start it with &apos;--device=/dev/kfd --device=/dev/dri&apos;.</source>
+        <translation>ROCm accede a las GPU AMD a través de /dev/kfd, la interfaz de cómputo del controlador del kernel amdgpu: si no existe, el controlador no está cargado o no ofrece ninguna GPU para cómputo. Comprueba &apos;lsmod | grep amdgpu&apos; y &apos;sudo dmesg | grep -i kfd&apos;, instala o actualiza el controlador amdgpu de AMD para tu versión de ROCm y reinicia. En un contenedor, inícialo con &apos;--device=/dev/kfd --device=/dev/dri&apos;.</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}) but sees no GPU: this user cannot open /dev/kfd.</source>
+        <translation>PyTorch es una compilación ROCm (HIP {runtime}), pero no ve ninguna GPU: este usuario no puede abrir /dev/kfd.</translation>
+    </message>
+    <message>
+        <source>ROCm needs read and write access to /dev/kfd and /dev/dri/renderD*: add the user to the render and video groups (&apos;sudo usermod -aG render,video $USER&apos;), then log out and in again. In a container, pass the host&apos;s own render and video group IDs (--group-add; &apos;getent group render video&apos; on the host tells them).</source>
+        <translation>ROCm necesita acceso de lectura y escritura a /dev/kfd y /dev/dri/renderD*: añade el usuario a los grupos render y video (&apos;sudo usermod -aG render,video $USER&apos;), cierra la sesión y vuelve a iniciarla. En un contenedor, pasa los ID de los grupos render y video del propio host (--group-add; &apos;getent group render video&apos; en el host los indica).</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}) but sees no AMD GPU.</source>
+        <translation>PyTorch es una compilación ROCm (HIP {runtime}), pero no ve ninguna GPU AMD.</translation>
+    </message>
+    <message>
+        <source>Check that HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES and CUDA_VISIBLE_DEVICES are not set to hide the GPU (an empty value or a wrong index hides every GPU), and that &apos;rocminfo&apos; lists the GPU as an agent; if it does not, the installed amdgpu driver and ROCm do not serve this GPU for compute: update them to a version that lists it as supported.</source>
+        <translation>Comprueba que HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES y CUDA_VISIBLE_DEVICES no tengan valores que oculten la GPU (un valor vacío o un índice erróneo ocultan todas las GPU) y que &apos;rocminfo&apos; muestre la GPU como agente; si no la muestra, el controlador amdgpu y ROCm instalados no ofrecen esta GPU para cómputo: actualízalos a una versión que la incluya entre las compatibles.</translation>
+    </message>
+    <message>
+        <source>PyTorch sees no Intel GPU: {build} is not an XPU build.</source>
+        <translation>PyTorch no ve ninguna GPU Intel: {build} no es una compilación XPU.</translation>
+    </message>
+    <message>
+        <source>Install PyTorch&apos;s XPU build in this environment, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos; (PyTorch 2.5 and newer, Linux and Windows), with Intel&apos;s GPU driver installed. The builds from PyPI and from the CPU and CUDA indexes cannot use an Intel GPU.</source>
+        <translation>Instala la compilación XPU de PyTorch en este entorno, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos; (PyTorch 2.5 y posteriores, Linux y Windows), con el controlador de GPU de Intel instalado. Las compilaciones de PyPI y de los índices de CPU y CUDA no pueden usar una GPU Intel.</translation>
+    </message>
+    <message>
+        <source>PyTorch is an XPU build ({build}) but sees no Intel GPU.</source>
+        <translation>PyTorch es una compilación XPU ({build}), pero no ve ninguna GPU Intel.</translation>
+    </message>
+    <message>
+        <source>PyTorch reaches Intel GPUs through the GPU driver&apos;s Level Zero runtime: install Intel&apos;s current GPU driver (on Linux its compute runtime, such as the libze-intel-gpu1 or intel-level-zero-gpu and intel-opencl-icd packages, with the user in the render group; on Windows the Intel Arc and Iris Xe graphics driver). Check that ZE_AFFINITY_MASK and ONEAPI_DEVICE_SELECTOR do not hide the GPU, and that it is one PyTorch supports (Arc A and B series, Core Ultra with Arc graphics, Data Center GPU Max).</source>
+        <translation>PyTorch accede a las GPU Intel a través del runtime Level Zero del controlador de GPU: instala el controlador de GPU actual de Intel (en Linux, su runtime de cómputo, como los paquetes libze-intel-gpu1 o intel-level-zero-gpu e intel-opencl-icd, con el usuario en el grupo render; en Windows, el controlador de gráficos Intel Arc e Iris Xe). Comprueba que ZE_AFFINITY_MASK y ONEAPI_DEVICE_SELECTOR no oculten la GPU y que esta sea una de las que admite PyTorch (series Arc A y B, Core Ultra con gráficos Arc, Data Center GPU Max).</translation>
+    </message>
+    <message>
+        <source>PyTorch sees no Apple GPU: {build} was built without MPS (torch.backends.mps.is_built() is False).</source>
+        <translation>PyTorch no ve ninguna GPU de Apple: {build} se compiló sin MPS (torch.backends.mps.is_built() es False).</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s macOS builds from PyPI carry MPS (PyTorch 1.12 and newer): install torch from PyPI into this environment with a native arm64 Python on Apple silicon. A Python running under Rosetta (x86_64) gets the Intel build, and PyTorch publishes no Intel macOS builds after 2.2.</source>
+        <translation>Las compilaciones de PyTorch para macOS de PyPI incluyen MPS (PyTorch 1.12 y posteriores): instala torch desde PyPI en este entorno con un Python arm64 nativo en Apple silicon. Un Python que se ejecuta bajo Rosetta (x86_64) obtiene la compilación para Intel, y PyTorch no publica compilaciones para macOS con Intel posteriores a la 2.2.</translation>
+    </message>
+    <message>
+        <source>PyTorch has MPS but cannot use this Mac&apos;s GPU (macOS {runtime}).</source>
+        <translation>PyTorch tiene MPS, pero no puede usar la GPU de este Mac (macOS {runtime}).</translation>
+    </message>
+    <message>
+        <source>MPS needs a Mac with Apple silicon or a Metal-capable AMD GPU, and the macOS the PyTorch release names (macOS 14 for recent releases: &apos;The MPS backend is supported on macOS 14.0+&apos;). Update macOS, or install the torch release the wizard recommends for this one. In a virtual machine, CI runners included, MPS is usually not available.</source>
+        <translation>MPS necesita un Mac con Apple silicon o con una GPU AMD compatible con Metal, y la versión de macOS que indique la versión de PyTorch (macOS 14 para las versiones recientes: &apos;The MPS backend is supported on macOS 14.0+&apos;). Actualiza macOS o instala la versión de torch que el asistente recomienda para el macOS actual. En una máquina virtual, incluidos los runners de CI, MPS no suele estar disponible.</translation>
     </message>
     <message>
         <source>The GPU trained only {speedup}x as fast as the CPU (expected at least {expected}x).</source>
@@ -4080,6 +4300,166 @@
         <translation>Instala la rama {branch} del controlador con su módulo de kernel propietario, no uno &apos;-open&apos; (los módulos abiertos necesitan una GPU Turing o más reciente), y evita que las actualizaciones pasen de ella: Ubuntu: &apos;sudo apt install nvidia-driver-{branch}&apos; y después &apos;sudo apt-mark hold nvidia-driver-{branch}&apos;; Arch: el paquete nvidia-{branch}xx-dkms; NixOS: hardware.nvidia.package = config.boot.kernelPackages.nvidiaPackages.legacy_{branch}; en otros sistemas, el controlador {legacy} de NVIDIA desde https://www.nvidia.com/object/unix.html. Después reinicia; &apos;nvidia-smi&apos; debe mostrar la GPU.</translation>
     </message>
     <message>
+        <source>The program has no GPU code for this AMD GPU: its build does not include the GPU&apos;s architecture (gfx target).</source>
+        <translation>El programa no tiene código de GPU para esta GPU AMD: su compilación no incluye la arquitectura de la GPU (destino gfx).</translation>
+    </message>
+    <message>
+        <source>ROCm programs carry compiled code for a list of gfx targets; on a GPU outside that list they fail with &apos;invalid device function&apos; or &apos;no kernel image is available&apos;. Find the GPU&apos;s target (&apos;rocminfo&apos; lists it as &apos;Name: gfx...&apos;), then install a build that includes it: for PyTorch, the ROCm wheels of a release whose ROCm supports the GPU (AMD&apos;s compatibility matrix lists them); for an extension or a program built from source, rebuild it for that target (PYTORCH_ROCM_ARCH, or --offload-arch=gfx...). On Linux, for a GPU of the same family as a supported target, HSA_OVERRIDE_GFX_VERSION makes ROCm load that target&apos;s code instead (Ollama&apos;s GPU guide documents HSA_OVERRIDE_GFX_VERSION=10.3.0 for a gfx1034 GPU); AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results.</source>
+        <translation>Los programas ROCm incluyen código compilado para una lista de destinos gfx; en una GPU que no esté en esa lista fallan con &apos;invalid device function&apos; o &apos;no kernel image is available&apos;. Averigua el destino de la GPU (&apos;rocminfo&apos; lo muestra como &apos;Name: gfx...&apos;) e instala una compilación que lo incluya: para PyTorch, los wheels ROCm de una versión cuyo ROCm admita la GPU (la matriz de compatibilidad de AMD las enumera); para una extensión o un programa compilado desde el código fuente, vuelve a compilarlo para ese destino (PYTORCH_ROCM_ARCH, o --offload-arch=gfx...). En Linux, para una GPU de la misma familia que un destino compatible, HSA_OVERRIDE_GFX_VERSION hace que ROCm cargue en su lugar el código de ese destino (la guía de GPU de Ollama documenta HSA_OVERRIDE_GFX_VERSION=10.3.0 para una GPU gfx1034); AMD no lo admite, no tiene efecto en Windows, y un valor erróneo hace que el programa se bloquee o calcule resultados incorrectos.</translation>
+    </message>
+    <message>
+        <source>The program has no GPU code for this AMD GPU ({gfx}): its build does not include that architecture.</source>
+        <translation>El programa no tiene código de GPU para esta GPU AMD ({gfx}): su compilación no incluye esa arquitectura.</translation>
+    </message>
+    <message>
+        <source>ROCm programs carry compiled code for a list of gfx targets, and {gfx} is not in this one&apos;s. Install a build that includes {gfx}: for PyTorch, the ROCm wheels of a release whose ROCm supports the GPU (AMD&apos;s compatibility matrix lists them); for an extension or a program built from source, rebuild it with --offload-arch={gfx} (PYTORCH_ROCM_ARCH={gfx} for PyTorch extensions). On Linux, for a GPU of the same family as a supported target, HSA_OVERRIDE_GFX_VERSION makes ROCm load that target&apos;s code instead (Ollama&apos;s GPU guide documents HSA_OVERRIDE_GFX_VERSION=10.3.0 for a gfx1034 GPU); AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results.</source>
+        <translation>Los programas ROCm incluyen código compilado para una lista de destinos gfx, y {gfx} no está en la de este. Instala una compilación que incluya {gfx}: para PyTorch, los wheels ROCm de una versión cuyo ROCm admita la GPU (la matriz de compatibilidad de AMD las enumera); para una extensión o un programa compilado desde el código fuente, vuelve a compilarlo con --offload-arch={gfx} (PYTORCH_ROCM_ARCH={gfx} para las extensiones de PyTorch). En Linux, para una GPU de la misma familia que un destino compatible, HSA_OVERRIDE_GFX_VERSION hace que ROCm cargue en su lugar el código de ese destino (la guía de GPU de Ollama documenta HSA_OVERRIDE_GFX_VERSION=10.3.0 para una GPU gfx1034); AMD no lo admite, no tiene efecto en Windows, y un valor erróneo hace que el programa se bloquee o calcule resultados incorrectos.</translation>
+    </message>
+    <message>
+        <source>rocBLAS has no kernels for this AMD GPU ({gfx}): it found no kernel library for it ({library}).</source>
+        <translation>rocBLAS no tiene kernels para esta GPU AMD ({gfx}): no encontró ninguna biblioteca de kernels para ella ({library}).</translation>
+    </message>
+    <message>
+        <source>The installed rocBLAS (from ROCm, the HIP SDK on Windows, or a program&apos;s own copy) was not built for {gfx}. Install a ROCm or HIP SDK release that supports {gfx} (AMD&apos;s compatibility matrix lists the GPUs of each release), or use a program build that brings a rocBLAS for it. On Linux, for a GPU of the same family as a supported target, HSA_OVERRIDE_GFX_VERSION makes ROCm use that target&apos;s kernels (Ollama&apos;s GPU guide documents it); AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results.</source>
+        <translation>El rocBLAS instalado (de ROCm, del HIP SDK en Windows o la copia propia de un programa) no se compiló para {gfx}. Instala una versión de ROCm o del HIP SDK que admita {gfx} (la matriz de compatibilidad de AMD enumera las GPU de cada versión) o usa una compilación del programa que traiga un rocBLAS para ella. En Linux, para una GPU de la misma familia que un destino compatible, HSA_OVERRIDE_GFX_VERSION hace que ROCm use los kernels de ese destino (la guía de GPU de Ollama lo documenta); AMD no lo admite, no tiene efecto en Windows, y un valor erróneo hace que el programa se bloquee o calcule resultados incorrectos.</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s ROCm libraries do not support this AMD GPU ({gfx}), so Ollama runs on the CPU.</source>
+        <translation>Las bibliotecas ROCm de Ollama no admiten esta GPU AMD ({gfx}), así que Ollama se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s GPU guide lists the gfx targets its ROCm build supports. On Linux, for a GPU of the same family as one of them, set HSA_OVERRIDE_GFX_VERSION in the Ollama server&apos;s environment (the guide&apos;s example: HSA_OVERRIDE_GFX_VERSION=10.3.0 for a gfx1034 GPU, to use gfx1030&apos;s code; HSA_OVERRIDE_GFX_VERSION_0, _1, ... per GPU) and restart the server. AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results; otherwise a newer Ollama release may support {gfx}.</source>
+        <translation>La guía de GPU de Ollama enumera los destinos gfx que admite su compilación ROCm. En Linux, para una GPU de la misma familia que uno de ellos, establece HSA_OVERRIDE_GFX_VERSION en el entorno del servidor de Ollama (el ejemplo de la guía: HSA_OVERRIDE_GFX_VERSION=10.3.0 para una GPU gfx1034, para usar el código de gfx1030; HSA_OVERRIDE_GFX_VERSION_0, _1, ... por GPU) y reinicia el servidor. AMD no lo admite, no tiene efecto en Windows, y un valor erróneo hace que el programa se bloquee o calcule resultados incorrectos; si no, puede que una versión más reciente de Ollama admita {gfx}.</translation>
+    </message>
+    <message>
+        <source>The ROCm runtime found no AMD GPU it can use.</source>
+        <translation>El runtime de ROCm no encontró ninguna GPU AMD que pueda usar.</translation>
+    </message>
+    <message>
+        <source>Check that &apos;rocminfo&apos; lists the GPU as an agent with a gfx name: if not, the amdgpu kernel driver is not loaded or the GPU is not one the installed ROCm release supports (AMD&apos;s compatibility matrix). Check that this user can open /dev/kfd and /dev/dri (members of the render and video groups: &apos;sudo usermod -a -G render,video $LOGNAME&apos;, then log in again), that HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES does not hide it, and, in a container, that it was started with --device=/dev/kfd --device=/dev/dri.</source>
+        <translation>Comprueba que &apos;rocminfo&apos; muestre la GPU como agente con un nombre gfx: si no, el controlador del kernel amdgpu no está cargado o la GPU no es una de las que admite la versión de ROCm instalada (matriz de compatibilidad de AMD). Comprueba que este usuario pueda abrir /dev/kfd y /dev/dri (miembros de los grupos render y video: &apos;sudo usermod -a -G render,video $LOGNAME&apos; y después vuelve a iniciar sesión), que HIP_VISIBLE_DEVICES o ROCR_VISIBLE_DEVICES no la oculten y, en un contenedor, que se haya iniciado con --device=/dev/kfd --device=/dev/dri.</translation>
+    </message>
+    <message>
+        <source>The ROCm runtime could not start: it failed to open the GPU through the kernel driver (/dev/kfd).</source>
+        <translation>El runtime de ROCm no pudo iniciarse: no logró abrir la GPU a través del controlador del kernel (/dev/kfd).</translation>
+    </message>
+    <message>
+        <source>Usual causes: this user may not open /dev/kfd (add it to the render and video groups: &apos;sudo usermod -a -G render,video $LOGNAME&apos;, then log in again; if it works as root, this is it), the amdgpu kernel driver does not serve this GPU for compute (&apos;sudo dmesg | grep kfd&apos; then says it is not supported: an older GPU that ROCm does not support), or a container was started without --device=/dev/kfd --device=/dev/dri.</source>
+        <translation>Causas habituales: este usuario no tiene permiso para abrir /dev/kfd (añádelo a los grupos render y video: &apos;sudo usermod -a -G render,video $LOGNAME&apos; y después vuelve a iniciar sesión; si funciona como root, es esto), el controlador del kernel amdgpu no ofrece esta GPU para cómputo (&apos;sudo dmesg | grep kfd&apos; indica entonces que no es compatible: una GPU antigua que ROCm no admite), o se inició un contenedor sin --device=/dev/kfd --device=/dev/dri.</translation>
+    </message>
+    <message>
+        <source>The HIP runtime found no AMD GPU it can use.</source>
+        <translation>El runtime de HIP no encontró ninguna GPU AMD que pueda usar.</translation>
+    </message>
+    <message>
+        <source>On Windows, HIP reaches the GPU through the AMD Software (Adrenalin) graphics driver: install its current version and restart, and check that the GPU is on the list of GPUs the installed HIP SDK release supports (AMD&apos;s &apos;System requirements (Windows)&apos;); a GPU outside it is not detected.</source>
+        <translation>En Windows, HIP accede a la GPU a través del controlador de gráficos AMD Software (Adrenalin): instala su versión actual y reinicia, y comprueba que la GPU esté en la lista de GPU que admite la versión instalada del HIP SDK (&apos;System requirements (Windows)&apos; de AMD); una GPU que no figure en ella no se detecta.</translation>
+    </message>
+    <message>
+        <source>This user cannot open the GPU&apos;s device file /dev/kfd (&apos;{reason}&apos;), so ROCm sees no GPU.</source>
+        <translation>Este usuario no puede abrir el archivo de dispositivo de la GPU /dev/kfd (&apos;{reason}&apos;), así que ROCm no ve ninguna GPU.</translation>
+    </message>
+    <message>
+        <source>ROCm needs read and write access to /dev/kfd and /dev/dri/renderD*, which belong to the render group (on older systems the video group). Add the user to both (&apos;sudo usermod -a -G render,video $LOGNAME&apos;), then log out and in again. In a container, pass the devices and a group that owns them: &apos;docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...&apos; (&apos;ls -l /dev/kfd&apos; shows the group).</source>
+        <translation>ROCm necesita acceso de lectura y escritura a /dev/kfd y /dev/dri/renderD*, que pertenecen al grupo render (en sistemas antiguos, al grupo video). Añade el usuario a ambos (&apos;sudo usermod -a -G render,video $LOGNAME&apos;), cierra la sesión y vuelve a iniciarla. En un contenedor, pasa los dispositivos y un grupo propietario de ellos: &apos;docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...&apos; (&apos;ls -l /dev/kfd&apos; muestra el grupo).</translation>
+    </message>
+    <message>
+        <source>{library}, part of AMD&apos;s ROCm ({component}), could not be loaded: ROCm is not installed, or not on the library path.</source>
+        <translation>No se pudo cargar {library}, parte de ROCm de AMD ({component}): ROCm no está instalado o no está en la ruta de bibliotecas.</translation>
+    </message>
+    <message>
+        <source>Install ROCm as AMD&apos;s installation guide says (amdgpu-install, or the distribution&apos;s ROCm packages), the release the program was built for, and make its library folder (/opt/rocm/lib) known to the loader. PyTorch&apos;s ROCm wheels bring their own ROCm libraries; programs such as llama.cpp&apos;s HIP build or ONNX Runtime&apos;s ROCm build use the system&apos;s.</source>
+        <translation>Instala ROCm como indica la guía de instalación de AMD (amdgpu-install, o los paquetes ROCm de la distribución), en la versión para la que se compiló el programa, y haz que el cargador conozca su carpeta de bibliotecas (/opt/rocm/lib). Los wheels ROCm de PyTorch traen sus propias bibliotecas de ROCm; programas como la compilación HIP de llama.cpp o la compilación ROCm de ONNX Runtime usan las del sistema.</translation>
+    </message>
+    <message>
+        <source>{library}, the HIP runtime of ROCm {rocm}, could not be loaded: ROCm {rocm} is not installed, or not on the library path.</source>
+        <translation>No se pudo cargar {library}, el runtime de HIP de ROCm {rocm}: ROCm {rocm} no está instalado o no está en la ruta de bibliotecas.</translation>
+    </message>
+    <message>
+        <source>The program was built against ROCm {rocm} (the number after .so is HIP&apos;s major version, which is ROCm&apos;s). Install ROCm {rocm}.x as AMD&apos;s installation guide says (amdgpu-install, or the distribution&apos;s ROCm packages) and make its library folder (/opt/rocm/lib) known to the loader, or install a build of the program for the ROCm release you have. PyTorch&apos;s ROCm wheels bring their own HIP runtime.</source>
+        <translation>El programa se compiló con ROCm {rocm} (el número tras .so es la versión mayor de HIP, que es la de ROCm). Instala ROCm {rocm}.x como indica la guía de instalación de AMD (amdgpu-install, o los paquetes ROCm de la distribución) y haz que el cargador conozca su carpeta de bibliotecas (/opt/rocm/lib), o instala una compilación del programa para la versión de ROCm que tienes. Los wheels ROCm de PyTorch traen su propio runtime de HIP.</translation>
+    </message>
+    <message>
+        <source>PyTorch found no Intel GPU (XPU) it can use.</source>
+        <translation>PyTorch no encontró ninguna GPU Intel (XPU) que pueda usar.</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s XPU build reaches the GPU through Intel&apos;s graphics driver (Level Zero). Install Intel&apos;s current graphics driver (Windows: the Arc and Iris Xe graphics driver; Linux: the client GPU packages of Intel&apos;s guide &apos;PyTorch Installation Prerequisites for Intel GPUs&apos;), at least the version the PyTorch or IPEX XPU release asks for: an older driver does not show the GPU. Check that the GPU is one PyTorch&apos;s XPU builds support (Intel Arc A- and B-series, Core Ultra graphics, Data Center GPU Max), that this user can open /dev/dri/renderD* (the render group), and that &apos;sycl-ls&apos; lists it as a level_zero:gpu device.</source>
+        <translation>La compilación XPU de PyTorch accede a la GPU a través del controlador de gráficos de Intel (Level Zero). Instala el controlador de gráficos actual de Intel (Windows: el controlador de gráficos Arc e Iris Xe; Linux: los paquetes de GPU cliente de la guía de Intel &apos;PyTorch Installation Prerequisites for Intel GPUs&apos;), como mínimo la versión que pide la versión XPU de PyTorch o IPEX: un controlador más antiguo no muestra la GPU. Comprueba que la GPU sea una de las que admiten las compilaciones XPU de PyTorch (Intel Arc series A y B, gráficos Core Ultra, Data Center GPU Max), que este usuario pueda abrir /dev/dri/renderD* (el grupo render) y que &apos;sycl-ls&apos; la muestre como dispositivo level_zero:gpu.</translation>
+    </message>
+    <message>
+        <source>{library}, part of Intel&apos;s GPU software ({component}), could not be loaded.</source>
+        <translation>No se pudo cargar {library}, parte del software de GPU de Intel ({component}).</translation>
+    </message>
+    <message>
+        <source>Intel GPU programs need Intel&apos;s graphics driver with its Level Zero loader (from the driver&apos;s packages, not pip) and the oneAPI runtime their release was built for. Install both as the program&apos;s installation guide says (for PyTorch: &apos;PyTorch Installation Prerequisites for Intel GPUs&apos;); then &apos;sycl-ls&apos; should list the GPU as a level_zero:gpu device.</source>
+        <translation>Los programas para GPU Intel necesitan el controlador de gráficos de Intel con su cargador Level Zero (de los paquetes del controlador, no de pip) y el runtime de oneAPI para el que se compiló su versión. Instala ambos como indica la guía de instalación del programa (para PyTorch: &apos;PyTorch Installation Prerequisites for Intel GPUs&apos;); después, &apos;sycl-ls&apos; debería mostrar la GPU como dispositivo level_zero:gpu.</translation>
+    </message>
+    <message>
+        <source>{library}, the Level Zero loader of Intel&apos;s graphics driver, could not be loaded.</source>
+        <translation>No se pudo cargar {library}, el cargador Level Zero del controlador de gráficos de Intel.</translation>
+    </message>
+    <message>
+        <source>Intel GPU programs (PyTorch&apos;s XPU build, IPEX, llama.cpp&apos;s SYCL build) reach the GPU through Level Zero, which comes with Intel&apos;s graphics driver packages, not with pip. On Linux, install the Level Zero loader and GPU driver as Intel&apos;s client GPU guide says (libze1 and libze-intel-gpu1; level-zero and intel-level-zero-gpu on older releases); under WSL 2, follow Intel&apos;s WSL instructions. Then &apos;sycl-ls&apos; should list the GPU as a level_zero:gpu device.</source>
+        <translation>Los programas para GPU Intel (la compilación XPU de PyTorch, IPEX, la compilación SYCL de llama.cpp) acceden a la GPU a través de Level Zero, que viene con los paquetes del controlador de gráficos de Intel, no con pip. En Linux, instala el cargador Level Zero y el controlador de GPU como indica la guía de GPU cliente de Intel (libze1 y libze-intel-gpu1; level-zero e intel-level-zero-gpu en versiones antiguas); en WSL 2, sigue las instrucciones de Intel para WSL. Después, &apos;sycl-ls&apos; debería mostrar la GPU como dispositivo level_zero:gpu.</translation>
+    </message>
+    <message>
+        <source>{library}, part of Intel&apos;s oneAPI runtime ({component}), could not be loaded.</source>
+        <translation>No se pudo cargar {library}, parte del runtime oneAPI de Intel ({component}).</translation>
+    </message>
+    <message>
+        <source>The Intel Extension for PyTorch (IPEX) XPU build loads the oneAPI libraries (oneMKL, the SYCL runtime) of the oneAPI release it was built for. Install that oneAPI release and set its environment before starting Python (&apos;source /opt/intel/oneapi/setvars.sh&apos;), or install the IPEX and PyTorch XPU releases whose wheels bring these libraries from pip (PyTorch&apos;s XPU wheels depend on intel-sycl-rt and onemkl-sycl-*), as their installation guides say.</source>
+        <translation>La compilación XPU de Intel Extension for PyTorch (IPEX) carga las bibliotecas de oneAPI (oneMKL, el runtime de SYCL) de la versión de oneAPI para la que se compiló. Instala esa versión de oneAPI y configura su entorno antes de iniciar Python (&apos;source /opt/intel/oneapi/setvars.sh&apos;), o instala desde pip las versiones XPU de IPEX y PyTorch cuyos wheels traen estas bibliotecas (los wheels XPU de PyTorch dependen de intel-sycl-rt y onemkl-sycl-*), como indican sus guías de instalación.</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend has no implementation of {op} for the Apple GPU.</source>
+        <translation>El backend MPS de PyTorch no tiene implementación de {op} para la GPU de Apple.</translation>
+    </message>
+    <message>
+        <source>Newer PyTorch releases implement more operators for MPS: install the latest release (or a nightly build) first. Otherwise set PYTORCH_ENABLE_MPS_FALLBACK=1 in the environment before the program starts (not inside it): the operators MPS lacks then run on the CPU while the rest stays on the GPU. That costs speed: each fallback runs at CPU speed and copies its data between GPU and CPU memory (PyTorch&apos;s &apos;MPS Environment Variables&apos;).</source>
+        <translation>Las versiones más recientes de PyTorch implementan más operadores para MPS: instala primero la última versión (o una compilación nightly). Si no, establece PYTORCH_ENABLE_MPS_FALLBACK=1 en el entorno antes de que se inicie el programa (no dentro de él): los operadores que le faltan a MPS se ejecutan entonces en la CPU y el resto sigue en la GPU. Eso cuesta velocidad: cada operador de respaldo se ejecuta a la velocidad de la CPU y copia sus datos entre la memoria de la GPU y la de la CPU (&apos;MPS Environment Variables&apos; de PyTorch).</translation>
+    </message>
+    <message>
+        <source>The Apple GPU ran out of memory for PyTorch&apos;s MPS backend.</source>
+        <translation>La GPU de Apple se quedó sin memoria para el backend MPS de PyTorch.</translation>
+    </message>
+    <message>
+        <source>Use a smaller batch size, image size or model (or a half-precision one), close other programs that use the Mac&apos;s unified memory, and free PyTorch&apos;s cached GPU memory with torch.mps.empty_cache(). The limit is PyTorch&apos;s high watermark (PYTORCH_MPS_HIGH_WATERMARK_RATIO, 1.7 times the GPU&apos;s recommended working set by default); PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes it, as the message says, but then macOS itself can run out of memory and the system may slow to a crawl or crash (PyTorch&apos;s &apos;MPS Environment Variables&apos;).</source>
+        <translation>Usa un tamaño de lote, un tamaño de imagen o un modelo más pequeños (o uno de media precisión), cierra otros programas que usen la memoria unificada del Mac y libera la memoria de GPU que PyTorch tiene en caché con torch.mps.empty_cache(). El límite es la marca de agua alta de PyTorch (PYTORCH_MPS_HIGH_WATERMARK_RATIO, de forma predeterminada 1.7 veces el conjunto de trabajo recomendado de la GPU); PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 lo elimina, como dice el mensaje, pero entonces el propio macOS puede quedarse sin memoria y el sistema puede volverse extremadamente lento o bloquearse (&apos;MPS Environment Variables&apos; de PyTorch).</translation>
+    </message>
+    <message>
+        <source>The Apple GPU ran out of memory for PyTorch&apos;s MPS backend (MPS allocated {allocated}, other allocations {other}, limit {max_allowed}).</source>
+        <translation>La GPU de Apple se quedó sin memoria para el backend MPS de PyTorch (MPS asignado {allocated}, otras asignaciones {other}, límite {max_allowed}).</translation>
+    </message>
+    <message>
+        <source>Use a smaller batch size, image size or model (or a half-precision one), close other programs that use the Mac&apos;s unified memory, and free PyTorch&apos;s cached GPU memory with torch.mps.empty_cache(). The limit {max_allowed} is PyTorch&apos;s high watermark (PYTORCH_MPS_HIGH_WATERMARK_RATIO, 1.7 times the GPU&apos;s recommended working set by default); PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes it, as the message says, but then macOS itself can run out of memory and the system may slow to a crawl or crash (PyTorch&apos;s &apos;MPS Environment Variables&apos;).</source>
+        <translation>Usa un tamaño de lote, un tamaño de imagen o un modelo más pequeños (o uno de media precisión), cierra otros programas que usen la memoria unificada del Mac y libera la memoria de GPU que PyTorch tiene en caché con torch.mps.empty_cache(). El límite {max_allowed} es la marca de agua alta de PyTorch (PYTORCH_MPS_HIGH_WATERMARK_RATIO, de forma predeterminada 1.7 veces el conjunto de trabajo recomendado de la GPU); PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 lo elimina, como dice el mensaje, pero entonces el propio macOS puede quedarse sin memoria y el sistema puede volverse extremadamente lento o bloquearse (&apos;MPS Environment Variables&apos; de PyTorch).</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend cannot hold {dtype} tensors: the Apple GPU has no 64-bit floating point.</source>
+        <translation>El backend MPS de PyTorch no puede contener tensores {dtype}: la GPU de Apple no tiene coma flotante de 64 bits.</translation>
+    </message>
+    <message>
+        <source>Convert data to float32 before moving it to &apos;mps&apos;: tensor.float() or .to(torch.float32), NumPy arrays with .astype(np.float32) (NumPy&apos;s default is float64, and torch.from_numpy keeps it), and remove torch.set_default_dtype(torch.float64) where code sets it. PYTORCH_ENABLE_MPS_FALLBACK does not help here. Where a computation needs float64, run that part on the CPU.</source>
+        <translation>Convierte los datos a float32 antes de moverlos a &apos;mps&apos;: tensor.float() o .to(torch.float32), y los arrays de NumPy con .astype(np.float32) (el tipo predeterminado de NumPy es float64, y torch.from_numpy lo conserva); y elimina torch.set_default_dtype(torch.float64) donde el código lo establezca. PYTORCH_ENABLE_MPS_FALLBACK no ayuda aquí. Donde un cálculo necesite float64, ejecuta esa parte en la CPU.</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend has no support for the {dtype} data type.</source>
+        <translation>El backend MPS de PyTorch no admite el tipo de datos {dtype}.</translation>
+    </message>
+    <message>
+        <source>Convert the data or model to a type MPS supports (float32 or float16) before moving it to &apos;mps&apos;, or run that part on the CPU; for a model file in this type, use a float16 version of it.</source>
+        <translation>Convierte los datos o el modelo a un tipo que MPS admita (float32 o float16) antes de moverlos a &apos;mps&apos;, o ejecuta esa parte en la CPU; si el archivo del modelo está en este tipo, usa una versión float16 de él.</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend did not start: it says it needs macOS {minimum} or newer.</source>
+        <translation>El backend MPS de PyTorch no se inició: indica que necesita macOS {minimum} o posterior.</translation>
+    </message>
+    <message>
+        <source>Check the macOS version (&apos;sw_vers&apos;). If it is older, update macOS, or install an older PyTorch release that supports it (newer releases need newer macOS: PyTorch 2.5 needs macOS 13, though its message still said 12.3); meanwhile the CPU works. If macOS is already newer, MPS is missing for another reason: a Mac without a Metal GPU, a virtual machine, or an x86-64 Python running under Rosetta on Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; should say arm64).</source>
+        <translation>Comprueba la versión de macOS (&apos;sw_vers&apos;). Si es anterior, actualiza macOS o instala una versión anterior de PyTorch que la admita (las versiones más recientes necesitan un macOS más reciente: PyTorch 2.5 necesita macOS 13, aunque su mensaje seguía diciendo 12.3); mientras tanto, la CPU funciona. Si macOS ya es más reciente, MPS falta por otro motivo: un Mac sin GPU Metal, una máquina virtual o un Python x86-64 que se ejecuta bajo Rosetta en Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; debería indicar arm64).</translation>
+    </message>
+    <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
         <translation>El {component} informó de {name} (error {number}): {meaning}</translation>
     </message>
@@ -4088,8 +4468,24 @@
         <translation>Es un error propio de la pila CUDA, comunicado por el programa que falló. Comprueba que el controlador de NVIDIA está al día y que la compilación CUDA del programa admite esta GPU (&apos;gpuwizard detect&apos; muestra el controlador y la GPU), y busca el nombre del error junto con el nombre del programa para conocer causas ya descritas.</translation>
     </message>
     <message>
+        <source>This is the ROCm stack&apos;s own error, reported by the program that failed. Check that the installed ROCm release and the program&apos;s build support this GPU (&apos;rocminfo&apos; names its gfx target), that this user can open /dev/kfd and /dev/dri (the render and video groups), and search the error name together with the program&apos;s name for known causes.</source>
+        <translation>Este es un error propio de la pila de ROCm, notificado por el programa que falló. Comprueba que la versión de ROCm instalada y la compilación del programa admitan esta GPU (&apos;rocminfo&apos; indica su destino gfx) y que este usuario pueda abrir /dev/kfd y /dev/dri (los grupos render y video), y busca el nombre del error junto con el nombre del programa para encontrar causas conocidas.</translation>
+    </message>
+    <message>
+        <source>The AMD kernel driver (amdgpu) is older than the ROCm release the program was built with. Install the amdgpu driver of that ROCm release as AMD&apos;s ROCm installation guide says (or a build of the program for the older ROCm), then restart the computer.</source>
+        <translation>El controlador del kernel de AMD (amdgpu) es anterior a la versión de ROCm con la que se compiló el programa. Instala el controlador amdgpu de esa versión de ROCm como indica la guía de instalación de ROCm de AMD (o una compilación del programa para el ROCm más antiguo) y reinicia el equipo.</translation>
+    </message>
+    <message>
         <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the NVIDIA driver is current (&apos;gpuwizard detect&apos; shows the driver and the GPU).</source>
         <translation>Es un estado propio de {component}, comunicado por el programa que falló. Comprueba que la versión de {component} que carga el programa es aquella con la que se compiló, que la GPU tiene memoria libre y que el controlador de NVIDIA está al día (&apos;gpuwizard detect&apos; muestra el controlador y la GPU).</translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, part of AMD&apos;s ROCm, reported by the program that failed. Check that the ROCm libraries the program loads come from the ROCm release it was built for, that the GPU is one that release supports (&apos;rocminfo&apos; names its gfx target), that it has memory free (&apos;rocm-smi&apos; shows it), and that this user can open /dev/kfd and /dev/dri (the render and video groups).</source>
+        <translation>Este es el estado propio de {component}, parte de ROCm de AMD, notificado por el programa que falló. Comprueba que las bibliotecas de ROCm que carga el programa provengan de la versión de ROCm para la que se compiló, que la GPU sea una de las que admite esa versión (&apos;rocminfo&apos; indica su destino gfx), que tenga memoria libre (&apos;rocm-smi&apos; lo muestra) y que este usuario pueda abrir /dev/kfd y /dev/dri (los grupos render y video).</translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, part of Intel&apos;s GPU software (oneAPI), reported by the program that failed. Check that Intel&apos;s graphics driver is current (at least the one the PyTorch XPU or IPEX release asks for), that &apos;sycl-ls&apos; lists the GPU as a level_zero device, that the GPU has memory free, and that the oneAPI runtime the program loads is the one it was built for.</source>
+        <translation>Este es el estado propio de {component}, parte del software de GPU de Intel (oneAPI), notificado por el programa que falló. Comprueba que el controlador de gráficos de Intel esté actualizado (como mínimo, el que pide la versión XPU de PyTorch o IPEX), que &apos;sycl-ls&apos; muestre la GPU como dispositivo level_zero, que la GPU tenga memoria libre y que el runtime de oneAPI que carga el programa sea aquel para el que se compiló.</translation>
     </message>
     <message>
         <source>This library comes with the NVIDIA driver, not with a Python package. Install or reinstall the NVIDIA driver; inside a container, start it with access to the GPU (docker run --gpus all, with the NVIDIA Container Toolkit) so that the driver&apos;s libraries are mounted into it.</source>
@@ -4812,6 +5208,30 @@
         <translation>{cuda} (viene dentro del entorno: no hace falta el CUDA Toolkit)</translation>
     </message>
     <message>
+        <source>ROCm {rocm}</source>
+        <translation>ROCm {rocm}</translation>
+    </message>
+    <message>
+        <source>ROCm {rocm} (comes inside the environment: only the amdgpu kernel driver is needed)</source>
+        <translation>ROCm {rocm} (viene dentro del entorno: solo se necesita el controlador del kernel amdgpu)</translation>
+    </message>
+    <message>
+        <source>Intel XPU build</source>
+        <translation>Compilación XPU de Intel</translation>
+    </message>
+    <message>
+        <source>Intel XPU build (its runtime comes inside the environment: Intel&apos;s GPU driver is needed)</source>
+        <translation>Compilación XPU de Intel (su runtime viene dentro del entorno: se necesita el controlador de GPU de Intel)</translation>
+    </message>
+    <message>
+        <source>Apple GPU (MPS)</source>
+        <translation>GPU de Apple (MPS)</translation>
+    </message>
+    <message>
+        <source>Apple GPU through Metal (MPS), part of macOS: nothing else to install</source>
+        <translation>GPU de Apple mediante Metal (MPS), que forma parte de macOS: no hay que instalar nada más</translation>
+    </message>
+    <message>
         <source>{minimum} or newer; no NVIDIA driver answers now</source>
         <translation>{minimum} o posterior; ahora no responde ningún controlador de NVIDIA</translation>
     </message>
@@ -5103,14 +5523,6 @@
         <translation>Necesita el controlador {minimum} o posterior en {os}; esta máquina tiene {driver}.</translation>
     </message>
     <message>
-        <source>On Apple silicon, PyTorch&apos;s CPU build also drives the Apple GPU through MPS (macOS 14 or newer).</source>
-        <translation>En Apple silicon, la compilación para CPU de PyTorch también usa la GPU de Apple mediante MPS (macOS 14 o posterior).</translation>
-    </message>
-    <message>
-        <source>PyTorch publishes ROCm builds for AMD GPUs on Linux; this wizard sets up NVIDIA (CUDA) builds only.</source>
-        <translation>PyTorch publica compilaciones ROCm para GPU AMD en Linux; este asistente solo configura compilaciones NVIDIA (CUDA).</translation>
-    </message>
-    <message>
         <source>The highest CUDA of driver {driver} ({cuda_max}) was derived from NVIDIA&apos;s toolkit-driver table.</source>
         <translation>La versión de CUDA más alta del controlador {driver} ({cuda_max}) se dedujo de la tabla de toolkit y controlador de NVIDIA.</translation>
     </message>
@@ -5133,6 +5545,39 @@
     <message>
         <source>From PyPI: its {variant} build, a CUDA build that also runs on the CPU, several GB larger than the CPU build.</source>
         <translation>Desde PyPI: su compilación {variant}, una compilación CUDA que también funciona en la CPU, varios GB más grande que la compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>{gpu} is not used: the plan runs on {device}.</source>
+        <translation>No se usa {gpu}: el plan se ejecuta en {device}.</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}) is covered by this build (it carries {targets}).</source>
+        <extracomment>Added for an integrated GPU: a discrete one of any kind comes first.</extracomment>
+        <translation>{gpu} ({target}) está cubierta por esta compilación (incluye {targets}).</translation>
+    </message>
+    <message>
+        <source>The wheel brings the ROCm {rocm} libraries: only the amdgpu kernel driver and access to /dev/kfd are needed.</source>
+        <translation>La wheel trae las bibliotecas de ROCm {rocm}: solo se necesitan el controlador del kernel amdgpu y acceso a /dev/kfd.</translation>
+    </message>
+    <message>
+        <source>{gpu} ({family}) is served by PyTorch&apos;s XPU build.</source>
+        <translation>{gpu} ({family}) es compatible con la compilación XPU de PyTorch.</translation>
+    </message>
+    <message>
+        <source>Needs Intel&apos;s graphics driver {minimum} or newer; this machine has {driver}.</source>
+        <translation>Necesita el controlador de gráficos de Intel {minimum} o posterior; esta máquina tiene {driver}.</translation>
+    </message>
+    <message>
+        <source>Intel&apos;s graphics driver {driver} is at least the {minimum} the XPU build needs.</source>
+        <translation>El controlador de gráficos de Intel {driver} es al menos el {minimum} que necesita la compilación XPU.</translation>
+    </message>
+    <message>
+        <source>Needs Intel&apos;s GPU driver: {minimum}.</source>
+        <translation>Necesita el controlador de GPU de Intel: {minimum}.</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s macOS wheel drives the {gpu} through Metal (MPS), which needs macOS {minimum} or newer; this Mac has {macos}.</source>
+        <translation>La wheel de PyTorch para macOS usa {gpu} a través de Metal (MPS), que necesita macOS {minimum} o posterior; este Mac tiene {macos}.</translation>
     </message>
 </context>
 <context>
@@ -5192,6 +5637,18 @@
     <message>
         <source>the device</source>
         <translation>el dispositivo</translation>
+    </message>
+    <message>
+        <source>Starting ROCm on the GPU…</source>
+        <translation>Iniciando ROCm en la GPU…</translation>
+    </message>
+    <message>
+        <source>Starting the Intel GPU runtime…</source>
+        <translation>Iniciando el runtime de GPU de Intel…</translation>
+    </message>
+    <message>
+        <source>Starting Metal on the GPU…</source>
+        <translation>Iniciando Metal en la GPU…</translation>
     </message>
     <message>
         <source>A framework loads about a thousand modules and large native libraries; the next time is faster.</source>

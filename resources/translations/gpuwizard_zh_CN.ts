@@ -527,6 +527,18 @@
         <translation>CPU 版本</translation>
     </message>
     <message>
+        <source>ROCm build (%1)</source>
+        <translation>ROCm 版本（%1）</translation>
+    </message>
+    <message>
+        <source>Intel GPU build (XPU)</source>
+        <translation>Intel GPU 版本（XPU）</translation>
+    </message>
+    <message>
+        <source>build for the Apple GPU (MPS)</source>
+        <translation>适用于 Apple GPU 的版本（MPS）</translation>
+    </message>
+    <message>
         <source>CUDA %1 build</source>
         <translation>CUDA %1 版本</translation>
     </message>
@@ -1343,20 +1355,12 @@
         <translation>名称</translation>
     </message>
     <message>
-        <source>Compute capability</source>
-        <translation>计算能力</translation>
-    </message>
-    <message>
         <source>Memory</source>
         <translation>显存</translation>
     </message>
     <message>
         <source>Status</source>
         <translation>状态</translation>
-    </message>
-    <message>
-        <source>The GPU generation&apos;s feature level, such as 8.6 for the GeForce RTX 30 series. A framework build runs only on the levels it was compiled for.</source>
-        <translation>GPU 架构代际的功能级别，例如 GeForce RTX 30 系列为 8.6。框架构建版本只能在其编译时支持的级别上运行。</translation>
     </message>
     <message>
         <source>What to look at</source>
@@ -1373,6 +1377,10 @@
     <message>
         <source>An NVIDIA GPU is here, but GPU training does not work yet.</source>
         <translation>本机有 NVIDIA GPU，但目前还无法进行 GPU 训练。</translation>
+    </message>
+    <message>
+        <source>%1 found: the next page checks which builds carry code for it.</source>
+        <translation>已找到 %1：下一页将检查哪些构建版本包含适用于它的代码。</translation>
     </message>
     <message>
         <source>No usable NVIDIA GPU: GPU training is not possible here yet.</source>
@@ -1469,6 +1477,26 @@
     <message>
         <source>No graphics hardware was found</source>
         <translation>未找到图形硬件</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>What a framework build must carry code for: the compute capability of an NVIDIA GPU (8.6 for the GeForce RTX 30 series), the target of an AMD GPU (gfx1100 for the Radeon RX 7900 series). A build runs only on the ones it was compiled for.</source>
+        <translation>框架构建版本必须包含其代码的对象：NVIDIA GPU 的计算能力（GeForce RTX 30 系列为 8.6），AMD GPU 的目标（Radeon RX 7900 系列为 gfx1100）。构建版本只能在其编译时所针对的 GPU 上运行。</translation>
+    </message>
+    <message>
+        <source>PCI id %1</source>
+        <translation>PCI ID %1</translation>
+    </message>
+    <message>
+        <source>Driver %1</source>
+        <translation>驱动程序 %1</translation>
+    </message>
+    <message>
+        <source>Kernel driver %1</source>
+        <translation>内核驱动程序 %1</translation>
     </message>
     <message>
         <source>System</source>
@@ -1689,6 +1717,14 @@
         <translation>（CPU 的 %1 倍）</translation>
     </message>
     <message>
+        <source>%1: whether it trains is the live test&apos;s answer.</source>
+        <translation>%1：能否训练，由实时测试给出答案。</translation>
+    </message>
+    <message>
+        <source>This machine cannot train on a GPU yet.</source>
+        <translation>本机目前还无法在 GPU 上训练。</translation>
+    </message>
+    <message>
         <source>Saved the system report to %1.</source>
         <translation>已将系统报告保存到 %1。</translation>
     </message>
@@ -1715,10 +1751,6 @@
     <message>
         <source>This machine is ready for GPU frameworks: %1.</source>
         <translation>本机已可使用 GPU 框架：%1。</translation>
-    </message>
-    <message>
-        <source>This machine cannot train on an NVIDIA GPU yet.</source>
-        <translation>本机目前还无法在 NVIDIA GPU 上训练。</translation>
     </message>
     <message>
         <source>What to do first:</source>
@@ -2063,16 +2095,16 @@
 <context>
     <name>WelcomePage</name>
     <message>
-        <source>Set up your NVIDIA GPU for deep learning</source>
-        <translation>为深度学习设置 NVIDIA GPU</translation>
+        <source>Set up your GPU for deep learning</source>
+        <translation>为深度学习设置您的 GPU</translation>
     </message>
     <message>
-        <source>From “I have an NVIDIA card” to “my framework trains on it”, with proof.</source>
-        <translation>从“我有一块 NVIDIA 显卡”到“我的框架能用它训练”，并用结果证明。</translation>
+        <source>From “I have a GPU” to “my framework trains on it”, with proof.</source>
+        <translation>从“我有一块 GPU”到“我的框架能在它上面训练”，全程有据可证。</translation>
     </message>
     <message>
-        <source>Look at this machine: the GPU, its driver, CUDA and cuDNN on disk, and Python.</source>
-        <translation>检查本机：GPU 及其驱动程序、磁盘上的 CUDA 和 cuDNN，以及 Python。</translation>
+        <source>Look at this machine: the GPU (NVIDIA, AMD, Intel or Apple), its driver, CUDA and cuDNN on disk, and Python.</source>
+        <translation>检查本机：GPU（NVIDIA、AMD、Intel 或 Apple）、其驱动程序、磁盘上的 CUDA 和 cuDNN，以及 Python。</translation>
     </message>
     <message>
         <source>Recommend a PyTorch or TensorFlow setup that fits, and explain every “no”.</source>
@@ -2342,10 +2374,6 @@
     <message>
         <source>macOS has no CUDA: neither PyTorch nor TensorFlow ships CUDA builds for it.</source>
         <translation>macOS 不支持 CUDA：PyTorch 和 TensorFlow 都不为其提供 CUDA 版本。</translation>
-    </message>
-    <message>
-        <source>On Apple silicon, PyTorch can use the GPU through MPS (macOS 14 or newer); otherwise use the CPU build, or a Linux machine with an NVIDIA GPU.</source>
-        <translation>在 Apple 芯片上，PyTorch 可通过 MPS 使用 GPU（macOS 14 或更高版本）；否则请使用 CPU 版本，或使用配有 NVIDIA GPU 的 Linux 计算机。</translation>
     </message>
     <message>
         <source>This is WSL 1, which cannot use the GPU.</source>
@@ -2684,6 +2712,14 @@
         <translation>NVIDIA 驱动程序太旧，不支持已安装框架构建版本的 CUDA 版本（&apos;CUDA driver version is insufficient&apos;）。</translation>
     </message>
     <message>
+        <source>The GPU here is not an NVIDIA GPU: {names}.</source>
+        <translation>本机的 GPU 不是 NVIDIA GPU：{names}。</translation>
+    </message>
+    <message>
+        <source>CUDA needs NVIDIA, but PyTorch has builds for AMD GPUs (ROCm, on Linux), Intel GPUs (XPU) and Apple silicon (MPS): the recommendation checks whether one carries code for this GPU, and says why not where none does.</source>
+        <translation>CUDA 需要 NVIDIA，但 PyTorch 提供了适用于 AMD GPU（ROCm，Linux 上）、Intel GPU（XPU）和 Apple 芯片（MPS）的构建版本：推荐会检查其中是否有包含此 GPU 代码的版本，如果都没有，则说明原因。</translation>
+    </message>
+    <message>
         <source>Install the NVIDIA driver for your GPU from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), then restart the computer and run the wizard again.</source>
         <translation>请从 https://www.nvidia.com/Download/index.aspx 安装适用于你的 GPU 的 NVIDIA 驱动（Ubuntu 上：&apos;sudo ubuntu-drivers install&apos;），然后重启计算机并再次运行向导。</translation>
     </message>
@@ -2704,12 +2740,124 @@
         <translation>检测改用了其他来源。如果 &apos;nvidia-smi&apos; 也失败，请从 https://www.nvidia.com/Download/index.aspx 重新安装 NVIDIA 驱动。</translation>
     </message>
     <message>
+        <source>On Apple silicon, PyTorch uses the GPU through MPS (macOS 12.3 or newer; the PyTorch releases from 2.12 need macOS 14); an Intel Mac has PyTorch wheels up to 2.2 only, for the CPU.</source>
+        <translation>在 Apple 芯片上，PyTorch 通过 MPS 使用 GPU（需要 macOS 12.3 或更高版本；PyTorch 2.12 起的版本需要 macOS 14）；Intel Mac 上的 PyTorch wheel 只到 2.2，且仅支持 CPU。</translation>
+    </message>
+    <message>
         <source>Update the NVIDIA driver to {min_driver} or newer from https://www.nvidia.com/Download/index.aspx. {otherwise}</source>
         <translation>请从 https://www.nvidia.com/Download/index.aspx 将 NVIDIA 驱动更新到 {min_driver} 或更新版本。{otherwise}</translation>
     </message>
     <message>
         <source>Install the NVIDIA driver, {min_driver} or newer for {build}, from https://www.nvidia.com/Download/index.aspx, then restart the computer.</source>
         <translation>请从 https://www.nvidia.com/Download/index.aspx 安装 NVIDIA 驱动（{build} 需要 {min_driver} 或更新版本），然后重启计算机。</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}) is in no PyTorch ROCm build: the builds carry {targets}.</source>
+        <translation>{gpu}（{target}）不在任何 PyTorch ROCm 构建版本中：这些构建版本包含 {targets}。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s ROCm wheels have no code for this GPU, so the plan is the CPU build. A GPU whose target is listed would train on the GPU.</source>
+        <translation>PyTorch 的 ROCm wheel 不含此 GPU 的代码，因此方案为 CPU 版本。目标在列表中的 GPU 才能在 GPU 上训练。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s ROCm wheels have no code for this GPU, so the plan is the CPU build. AMD documents HSA_OVERRIDE_GFX_VERSION={override} for this GPU (accelerators.json names where); the wizard does not set it for you: it makes the runtime treat the GPU as another target, at your own risk.</source>
+        <translation>PyTorch 的 ROCm wheel 不含此 GPU 的代码，因此方案为 CPU 版本。AMD 为此 GPU 记录了 HSA_OVERRIDE_GFX_VERSION={override}（accelerators.json 注明了出处）；向导不会替你设置：它会让运行时把该 GPU 当作另一个目标，风险自负。</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}) is in other PyTorch ROCm builds, not in those of {build}&apos;s release.</source>
+        <translation>{gpu}（{target}）在其他 PyTorch ROCm 构建版本中，但不在 {build} 所属版本的构建版本中。</translation>
+    </message>
+    <message>
+        <source>Ask for the release whose ROCm build carries {target} (run the recommendation without a version to get it), or keep the CPU build.</source>
+        <translation>请指定其 ROCm 构建版本包含 {target} 的版本（不指定版本运行推荐即可得到），或保留 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>{gpu}: its gfx target could not be told, so no PyTorch ROCm build could be checked against it.</source>
+        <translation>{gpu}：无法确定其 gfx 目标，因此无法针对它检查任何 PyTorch ROCm 构建版本。</translation>
+    </message>
+    <message>
+        <source>Check that the amdgpu driver is loaded (&apos;ls /sys/class/kfd/kfd/topology/nodes&apos; lists the GPU), or install ROCm&apos;s &apos;rocminfo&apos;, then run the wizard again.</source>
+        <translation>请检查 amdgpu 驱动程序是否已加载（&apos;ls /sys/class/kfd/kfd/topology/nodes&apos; 会列出该 GPU），或安装 ROCm 的 &apos;rocminfo&apos;，然后再次运行向导。</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch publishes its ROCm builds for Linux only, and this is {os}.</source>
+        <translation>{gpu}：PyTorch 仅为 Linux 发布 ROCm 构建版本，而本机是 {os}。</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. On Linux (installed beside this system, for example) PyTorch&apos;s ROCm wheels would use this GPU. DirectML is not offered: Microsoft keeps it in maintenance only.</source>
+        <translation>方案为 CPU 版本。在 Linux 上（例如与本系统并存安装），PyTorch 的 ROCm wheel 可以使用此 GPU。不提供 DirectML：Microsoft 已将其转为仅维护状态。</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch publishes its ROCm builds for Linux only, and this is Windows.</source>
+        <translation>{gpu}：PyTorch 仅为 Linux 发布 ROCm 构建版本，而本机是 Windows。</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. AMD publishes its own preview PyTorch wheels for Windows ({amd_builds}); the wizard does not plan them, because which GPUs they serve and which driver they need is not in its data yet. On Linux (installed beside Windows, for example) PyTorch&apos;s ROCm wheels would use this GPU where they carry its target. DirectML is not offered: Microsoft keeps it in maintenance only.</source>
+        <translation>方案为 CPU 版本。AMD 为 Windows 发布了自己的 PyTorch 预览版 wheel（{amd_builds}）；向导不会将其纳入方案，因为其数据中还没有这些 wheel 支持哪些 GPU、需要哪个驱动程序的信息。在 Linux 上（例如与 Windows 并存安装），只要 PyTorch 的 ROCm wheel 包含此 GPU 的目标，就可以使用此 GPU。不提供 DirectML：Microsoft 已将其转为仅维护状态。</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}): AMD publishes its own PyTorch wheels for Windows that carry this target; the wizard does not set them up yet.</source>
+        <translation>{gpu}（{target}）：AMD 为 Windows 发布了自己的、包含此目标的 PyTorch wheel；向导暂不支持设置它们。</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. AMD&apos;s wheels are installed by hand from AMD&apos;s own download site (see AMD&apos;s &apos;PyTorch on Windows&apos; guide); PyTorch&apos;s ROCm wheels are for Linux only.</source>
+        <translation>方案为 CPU 版本。AMD 的 wheel 需从 AMD 自己的下载网站手动安装（见 AMD 的 &apos;PyTorch on Windows&apos; 指南）；PyTorch 的 ROCm wheel 仅适用于 Linux。</translation>
+    </message>
+    <message>
+        <source>{gpu} ({family}) is not served by PyTorch&apos;s XPU builds.</source>
+        <translation>{gpu}（{family}）不受 PyTorch XPU 构建版本支持。</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. PyTorch&apos;s XPU builds serve {families}.</source>
+        <translation>方案为 CPU 版本。PyTorch 的 XPU 构建版本支持 {families}。</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch&apos;s XPU builds are for Linux and Windows, and this is {os}.</source>
+        <translation>{gpu}：PyTorch 的 XPU 构建版本适用于 Linux 和 Windows，而本机是 {os}。</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build.</source>
+        <translation>方案为 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>Intel graphics driver {driver} is older than the {min_driver} that {build} needs.</source>
+        <translation>Intel 显卡驱动程序 {driver} 低于 {build} 所需的 {min_driver}。</translation>
+    </message>
+    <message>
+        <source>Update the Intel graphics driver (Intel&apos;s Arc and Iris Xe graphics driver, or the Intel Driver &amp; Support Assistant) to {min_driver} or newer, restart Windows, and run the wizard again.</source>
+        <translation>请将 Intel 显卡驱动程序（Intel Arc 和 Iris Xe 显卡驱动程序，或 Intel Driver &amp; Support Assistant）更新到 {min_driver} 或更高版本，重启 Windows，然后再次运行向导。</translation>
+    </message>
+    <message>
+        <source>macOS {macos} is older than the {minimum} that PyTorch&apos;s MPS backend needs: PyTorch would not use the {gpu}.</source>
+        <translation>macOS {macos} 低于 PyTorch MPS 后端所需的 {minimum}：PyTorch 不会使用 {gpu}。</translation>
+    </message>
+    <message>
+        <source>Update macOS to {minimum} or newer to train on the Apple GPU; until then the plan runs on the CPU.</source>
+        <translation>请将 macOS 更新到 {minimum} 或更高版本，以便在 Apple GPU 上训练；在此之前，方案在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>The wizard plans TensorFlow on the CPU here, not on {gpu}: {fact}</source>
+        <translation>在本机上，向导为 TensorFlow 制定的方案在 CPU 上运行，而不是在 {gpu} 上：{fact}</translation>
+    </message>
+    <message>
+        <source>PyTorch may use this GPU: ask the wizard for a PyTorch plan.</source>
+        <translation>PyTorch 或许可以使用此 GPU：请让向导制定 PyTorch 方案。</translation>
+    </message>
+    <message>
+        <source>This user cannot open the GPU&apos;s device files (/dev/kfd): {detail}.</source>
+        <translation>当前用户无法打开 GPU 的设备文件（/dev/kfd）：{detail}。</translation>
+    </message>
+    <message>
+        <source>ROCm&apos;s install guide: add yourself to the {groups} groups (&apos;sudo usermod -a -G {groups} $LOGNAME&apos;), then log out and in again, and run the wizard again.</source>
+        <translation>ROCm 安装指南：将自己加入 {groups} 组（&apos;sudo usermod -a -G {groups} $LOGNAME&apos;），注销后重新登录，然后再次运行向导。</translation>
+    </message>
+    <message>
+        <source>PyTorch {first} and newer need macOS {minimum}; this Mac has {macos}, so the plan is PyTorch {version}.</source>
+        <translation>PyTorch {first} 及更新版本需要 macOS {minimum}；这台 Mac 的系统为 {macos}，因此方案为 PyTorch {version}。</translation>
+    </message>
+    <message>
+        <source>Update macOS to {minimum} or newer for the newest PyTorch releases.</source>
+        <translation>请将 macOS 更新到 {minimum} 或更高版本，以使用最新的 PyTorch 版本。</translation>
     </message>
     <message>
         <source>Install the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); in WSL 2, install the driver on Windows, not inside WSL.</source>
@@ -2934,6 +3082,78 @@
     <message>
         <source>Check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides every GPU), that the driver is new enough for the framework&apos;s CUDA build, and, in a container, that it was started with GPU access (--gpus all).</source>
         <translation>请检查 CUDA_VISIBLE_DEVICES（值为空或索引错误会隐藏所有 GPU）、驱动程序是否足够新以支持框架的 CUDA 版本，以及容器（如有）启动时是否启用了 GPU 访问（--gpus all）。</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}), which cannot use an NVIDIA GPU: {build} has no CUDA.</source>
+        <translation>PyTorch 是 ROCm 构建版本（HIP {runtime}），无法使用 NVIDIA GPU：{build} 不含 CUDA。</translation>
+    </message>
+    <message>
+        <source>Install a CUDA build of PyTorch in this environment, from the CUDA index that fits your driver (for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;), or recreate the environment with the build the wizard recommends.</source>
+        <translation>请在此环境中安装 PyTorch 的 CUDA 构建版本，从与你的驱动程序匹配的 CUDA 索引安装（例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;），或用向导推荐的构建版本重新创建环境。</translation>
+    </message>
+    <message>
+        <source>PyTorch sees no ROCm GPU: torch.version.hip is None, so {build} is not a ROCm build.</source>
+        <translation>PyTorch 看不到任何 ROCm GPU：torch.version.hip 为 None，因此 {build} 不是 ROCm 构建版本。</translation>
+    </message>
+    <message>
+        <source>Install a ROCm build of PyTorch in this environment, from the ROCm index the wizard recommends for this GPU (for example &apos;pip install torch --index-url https://download.pytorch.org/whl/rocm6.4&apos;). PyTorch&apos;s own ROCm builds are for Linux; the builds from PyPI and from the CPU and CUDA indexes cannot use an AMD GPU.</source>
+        <translation>请在此环境中安装 PyTorch 的 ROCm 构建版本，从向导为此 GPU 推荐的 ROCm 索引安装（例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/rocm6.4&apos;）。PyTorch 官方的 ROCm 构建版本适用于 Linux；来自 PyPI 以及 CPU 和 CUDA 索引的构建版本无法使用 AMD GPU。</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}) but sees no GPU: /dev/kfd does not exist.</source>
+        <translation>PyTorch 是 ROCm 构建版本（HIP {runtime}），但看不到任何 GPU：/dev/kfd 不存在。</translation>
+    </message>
+    <message>
+        <source>ROCm reaches AMD GPUs through /dev/kfd, the amdgpu kernel driver&apos;s compute interface: without it the driver is not loaded or serves no GPU for compute. Check &apos;lsmod | grep amdgpu&apos; and &apos;sudo dmesg | grep -i kfd&apos;, install or update AMD&apos;s amdgpu driver for your ROCm version, and restart. In a container, start it with &apos;--device=/dev/kfd --device=/dev/dri&apos;.</source>
+        <translation>ROCm 通过 /dev/kfd（amdgpu 内核驱动程序的计算接口）访问 AMD GPU：没有它，说明驱动程序未加载，或没有为任何 GPU 提供计算功能。请检查 &apos;lsmod | grep amdgpu&apos; 和 &apos;sudo dmesg | grep -i kfd&apos;，为你的 ROCm 版本安装或更新 AMD 的 amdgpu 驱动程序，然后重启。如果在容器中，请使用 &apos;--device=/dev/kfd --device=/dev/dri&apos; 启动容器。</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}) but sees no GPU: this user cannot open /dev/kfd.</source>
+        <translation>PyTorch 是 ROCm 构建版本（HIP {runtime}），但看不到任何 GPU：当前用户无法打开 /dev/kfd。</translation>
+    </message>
+    <message>
+        <source>ROCm needs read and write access to /dev/kfd and /dev/dri/renderD*: add the user to the render and video groups (&apos;sudo usermod -aG render,video $USER&apos;), then log out and in again. In a container, pass the host&apos;s own render and video group IDs (--group-add; &apos;getent group render video&apos; on the host tells them).</source>
+        <translation>ROCm 需要对 /dev/kfd 和 /dev/dri/renderD* 的读写权限：请将该用户加入 render 和 video 组（&apos;sudo usermod -aG render,video $USER&apos;），然后注销并重新登录。如果在容器中，请传入主机自己的 render 和 video 组 ID（--group-add；在主机上运行 &apos;getent group render video&apos; 可查看）。</translation>
+    </message>
+    <message>
+        <source>PyTorch is a ROCm build (HIP {runtime}) but sees no AMD GPU.</source>
+        <translation>PyTorch 是 ROCm 构建版本（HIP {runtime}），但看不到任何 AMD GPU。</translation>
+    </message>
+    <message>
+        <source>Check that HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES and CUDA_VISIBLE_DEVICES are not set to hide the GPU (an empty value or a wrong index hides every GPU), and that &apos;rocminfo&apos; lists the GPU as an agent; if it does not, the installed amdgpu driver and ROCm do not serve this GPU for compute: update them to a version that lists it as supported.</source>
+        <translation>请检查 HIP_VISIBLE_DEVICES、ROCR_VISIBLE_DEVICES 和 CUDA_VISIBLE_DEVICES 是否被设置成隐藏了该 GPU（空值或错误的索引会隐藏所有 GPU），以及 &apos;rocminfo&apos; 是否将该 GPU 列为代理（agent）；如果没有，说明已安装的 amdgpu 驱动程序和 ROCm 没有为此 GPU 提供计算支持：请将它们更新到将此 GPU 列为受支持的版本。</translation>
+    </message>
+    <message>
+        <source>PyTorch sees no Intel GPU: {build} is not an XPU build.</source>
+        <translation>PyTorch 看不到任何 Intel GPU：{build} 不是 XPU 构建版本。</translation>
+    </message>
+    <message>
+        <source>Install PyTorch&apos;s XPU build in this environment, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos; (PyTorch 2.5 and newer, Linux and Windows), with Intel&apos;s GPU driver installed. The builds from PyPI and from the CPU and CUDA indexes cannot use an Intel GPU.</source>
+        <translation>请在此环境中安装 PyTorch 的 XPU 构建版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos;（PyTorch 2.5 及更新版本，Linux 和 Windows），并安装 Intel 的 GPU 驱动程序。来自 PyPI 以及 CPU 和 CUDA 索引的构建版本无法使用 Intel GPU。</translation>
+    </message>
+    <message>
+        <source>PyTorch is an XPU build ({build}) but sees no Intel GPU.</source>
+        <translation>PyTorch 是 XPU 构建版本（{build}），但看不到任何 Intel GPU。</translation>
+    </message>
+    <message>
+        <source>PyTorch reaches Intel GPUs through the GPU driver&apos;s Level Zero runtime: install Intel&apos;s current GPU driver (on Linux its compute runtime, such as the libze-intel-gpu1 or intel-level-zero-gpu and intel-opencl-icd packages, with the user in the render group; on Windows the Intel Arc and Iris Xe graphics driver). Check that ZE_AFFINITY_MASK and ONEAPI_DEVICE_SELECTOR do not hide the GPU, and that it is one PyTorch supports (Arc A and B series, Core Ultra with Arc graphics, Data Center GPU Max).</source>
+        <translation>PyTorch 通过 GPU 驱动程序的 Level Zero 运行时访问 Intel GPU：请安装 Intel 最新的 GPU 驱动程序（在 Linux 上为其计算运行时，例如 libze-intel-gpu1 或 intel-level-zero-gpu 以及 intel-opencl-icd 软件包，并将用户加入 render 组；在 Windows 上为 Intel Arc 和 Iris Xe 显卡驱动程序）。请检查 ZE_AFFINITY_MASK 和 ONEAPI_DEVICE_SELECTOR 是否隐藏了该 GPU，以及它是否为 PyTorch 支持的 GPU（Arc A 和 B 系列、带 Arc 显卡的 Core Ultra、Data Center GPU Max）。</translation>
+    </message>
+    <message>
+        <source>PyTorch sees no Apple GPU: {build} was built without MPS (torch.backends.mps.is_built() is False).</source>
+        <translation>PyTorch 看不到 Apple GPU：{build} 构建时未包含 MPS（torch.backends.mps.is_built() 为 False）。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s macOS builds from PyPI carry MPS (PyTorch 1.12 and newer): install torch from PyPI into this environment with a native arm64 Python on Apple silicon. A Python running under Rosetta (x86_64) gets the Intel build, and PyTorch publishes no Intel macOS builds after 2.2.</source>
+        <translation>PyPI 上的 PyTorch macOS 构建版本包含 MPS（PyTorch 1.12 及更新版本）：请在 Apple 芯片上使用原生 arm64 Python，从 PyPI 将 torch 安装到此环境中。在 Rosetta 下运行的 Python（x86_64）会得到 Intel 版本，而 PyTorch 在 2.2 之后不再发布 Intel macOS 构建版本。</translation>
+    </message>
+    <message>
+        <source>PyTorch has MPS but cannot use this Mac&apos;s GPU (macOS {runtime}).</source>
+        <translation>PyTorch 包含 MPS，但无法使用这台 Mac 的 GPU（macOS {runtime}）。</translation>
+    </message>
+    <message>
+        <source>MPS needs a Mac with Apple silicon or a Metal-capable AMD GPU, and the macOS the PyTorch release names (macOS 14 for recent releases: &apos;The MPS backend is supported on macOS 14.0+&apos;). Update macOS, or install the torch release the wizard recommends for this one. In a virtual machine, CI runners included, MPS is usually not available.</source>
+        <translation>MPS 需要配备 Apple 芯片或支持 Metal 的 AMD GPU 的 Mac，以及该 PyTorch 版本指定的 macOS（近期版本需要 macOS 14：&apos;The MPS backend is supported on macOS 14.0+&apos;）。请更新 macOS，或安装向导为当前 macOS 推荐的 torch 版本。在虚拟机中（包括 CI 运行器），MPS 通常不可用。</translation>
     </message>
     <message>
         <source>The GPU trained only {speedup}x as fast as the CPU (expected at least {expected}x).</source>
@@ -4072,6 +4292,166 @@
         <translation>安装驱动的 {branch} 分支，使用其专有内核模块，而不是 &apos;-open&apos; 模块（开源模块需要 Turing 或更新的 GPU），并防止更新越过该分支：Ubuntu：&apos;sudo apt install nvidia-driver-{branch}&apos;，然后 &apos;sudo apt-mark hold nvidia-driver-{branch}&apos;；Arch：nvidia-{branch}xx-dkms 软件包；NixOS：hardware.nvidia.package = config.boot.kernelPackages.nvidiaPackages.legacy_{branch}；其他系统：从 https://www.nvidia.com/object/unix.html 获取 NVIDIA 的 {legacy} 驱动。然后重启；&apos;nvidia-smi&apos; 必须列出该 GPU。</translation>
     </message>
     <message>
+        <source>The program has no GPU code for this AMD GPU: its build does not include the GPU&apos;s architecture (gfx target).</source>
+        <translation>该程序没有适用于此 AMD GPU 的 GPU 代码：其构建中不包含该 GPU 的架构（gfx 目标）。</translation>
+    </message>
+    <message>
+        <source>ROCm programs carry compiled code for a list of gfx targets; on a GPU outside that list they fail with &apos;invalid device function&apos; or &apos;no kernel image is available&apos;. Find the GPU&apos;s target (&apos;rocminfo&apos; lists it as &apos;Name: gfx...&apos;), then install a build that includes it: for PyTorch, the ROCm wheels of a release whose ROCm supports the GPU (AMD&apos;s compatibility matrix lists them); for an extension or a program built from source, rebuild it for that target (PYTORCH_ROCM_ARCH, or --offload-arch=gfx...). On Linux, for a GPU of the same family as a supported target, HSA_OVERRIDE_GFX_VERSION makes ROCm load that target&apos;s code instead (Ollama&apos;s GPU guide documents HSA_OVERRIDE_GFX_VERSION=10.3.0 for a gfx1034 GPU); AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results.</source>
+        <translation>ROCm 程序包含针对一组 gfx 目标编译的代码；在列表之外的 GPU 上，它们会因 &apos;invalid device function&apos; 或 &apos;no kernel image is available&apos; 而失败。请查出 GPU 的目标（&apos;rocminfo&apos; 会将其列为 &apos;Name: gfx...&apos;），然后安装包含该目标的构建版本：对于 PyTorch，请安装其 ROCm 支持该 GPU 的版本的 ROCm wheel（AMD 的兼容性矩阵列出了这些版本）；对于扩展或从源代码构建的程序，请针对该目标重新构建（PYTORCH_ROCM_ARCH，或 --offload-arch=gfx...）。在 Linux 上，对于与某个受支持目标属于同一系列的 GPU，HSA_OVERRIDE_GFX_VERSION 可让 ROCm 改为加载该目标的代码（Ollama 的 GPU 指南记载了对 gfx1034 GPU 使用 HSA_OVERRIDE_GFX_VERSION=10.3.0）；AMD 不支持这种做法，它在 Windows 上无效，且错误的值会导致崩溃或计算结果错误。</translation>
+    </message>
+    <message>
+        <source>The program has no GPU code for this AMD GPU ({gfx}): its build does not include that architecture.</source>
+        <translation>该程序没有适用于此 AMD GPU（{gfx}）的 GPU 代码：其构建中不包含该架构。</translation>
+    </message>
+    <message>
+        <source>ROCm programs carry compiled code for a list of gfx targets, and {gfx} is not in this one&apos;s. Install a build that includes {gfx}: for PyTorch, the ROCm wheels of a release whose ROCm supports the GPU (AMD&apos;s compatibility matrix lists them); for an extension or a program built from source, rebuild it with --offload-arch={gfx} (PYTORCH_ROCM_ARCH={gfx} for PyTorch extensions). On Linux, for a GPU of the same family as a supported target, HSA_OVERRIDE_GFX_VERSION makes ROCm load that target&apos;s code instead (Ollama&apos;s GPU guide documents HSA_OVERRIDE_GFX_VERSION=10.3.0 for a gfx1034 GPU); AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results.</source>
+        <translation>ROCm 程序包含针对一组 gfx 目标编译的代码，而 {gfx} 不在此程序的列表中。请安装包含 {gfx} 的构建版本：对于 PyTorch，请安装其 ROCm 支持该 GPU 的版本的 ROCm wheel（AMD 的兼容性矩阵列出了这些版本）；对于扩展或从源代码构建的程序，请使用 --offload-arch={gfx} 重新构建（PyTorch 扩展使用 PYTORCH_ROCM_ARCH={gfx}）。在 Linux 上，对于与某个受支持目标属于同一系列的 GPU，HSA_OVERRIDE_GFX_VERSION 可让 ROCm 改为加载该目标的代码（Ollama 的 GPU 指南记载了对 gfx1034 GPU 使用 HSA_OVERRIDE_GFX_VERSION=10.3.0）；AMD 不支持这种做法，它在 Windows 上无效，且错误的值会导致崩溃或计算结果错误。</translation>
+    </message>
+    <message>
+        <source>rocBLAS has no kernels for this AMD GPU ({gfx}): it found no kernel library for it ({library}).</source>
+        <translation>rocBLAS 没有适用于此 AMD GPU（{gfx}）的内核：未找到适用于它的内核库（{library}）。</translation>
+    </message>
+    <message>
+        <source>The installed rocBLAS (from ROCm, the HIP SDK on Windows, or a program&apos;s own copy) was not built for {gfx}. Install a ROCm or HIP SDK release that supports {gfx} (AMD&apos;s compatibility matrix lists the GPUs of each release), or use a program build that brings a rocBLAS for it. On Linux, for a GPU of the same family as a supported target, HSA_OVERRIDE_GFX_VERSION makes ROCm use that target&apos;s kernels (Ollama&apos;s GPU guide documents it); AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results.</source>
+        <translation>已安装的 rocBLAS（来自 ROCm、Windows 上的 HIP SDK，或程序自带的副本）不是为 {gfx} 构建的。请安装支持 {gfx} 的 ROCm 或 HIP SDK 版本（AMD 的兼容性矩阵列出了每个版本支持的 GPU），或使用自带适用于它的 rocBLAS 的程序构建版本。在 Linux 上，对于与某个受支持目标属于同一系列的 GPU，HSA_OVERRIDE_GFX_VERSION 可让 ROCm 改用该目标的内核（Ollama 的 GPU 指南有相关说明）；AMD 不支持这种做法，它在 Windows 上无效，且错误的值会导致崩溃或计算结果错误。</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s ROCm libraries do not support this AMD GPU ({gfx}), so Ollama runs on the CPU.</source>
+        <translation>Ollama 的 ROCm 库不支持此 AMD GPU（{gfx}），因此 Ollama 在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Ollama&apos;s GPU guide lists the gfx targets its ROCm build supports. On Linux, for a GPU of the same family as one of them, set HSA_OVERRIDE_GFX_VERSION in the Ollama server&apos;s environment (the guide&apos;s example: HSA_OVERRIDE_GFX_VERSION=10.3.0 for a gfx1034 GPU, to use gfx1030&apos;s code; HSA_OVERRIDE_GFX_VERSION_0, _1, ... per GPU) and restart the server. AMD does not support this, it has no effect on Windows, and a wrong value crashes or computes wrong results; otherwise a newer Ollama release may support {gfx}.</source>
+        <translation>Ollama 的 GPU 指南列出了其 ROCm 构建版本支持的 gfx 目标。在 Linux 上，对于与其中某个目标属于同一系列的 GPU，请在 Ollama 服务器的环境中设置 HSA_OVERRIDE_GFX_VERSION（指南中的示例：对 gfx1034 GPU 设置 HSA_OVERRIDE_GFX_VERSION=10.3.0，以使用 gfx1030 的代码；多个 GPU 时分别使用 HSA_OVERRIDE_GFX_VERSION_0、_1、...），然后重启服务器。AMD 不支持这种做法，它在 Windows 上无效，且错误的值会导致崩溃或计算结果错误；否则，更新版本的 Ollama 可能会支持 {gfx}。</translation>
+    </message>
+    <message>
+        <source>The ROCm runtime found no AMD GPU it can use.</source>
+        <translation>ROCm 运行时未找到可用的 AMD GPU。</translation>
+    </message>
+    <message>
+        <source>Check that &apos;rocminfo&apos; lists the GPU as an agent with a gfx name: if not, the amdgpu kernel driver is not loaded or the GPU is not one the installed ROCm release supports (AMD&apos;s compatibility matrix). Check that this user can open /dev/kfd and /dev/dri (members of the render and video groups: &apos;sudo usermod -a -G render,video $LOGNAME&apos;, then log in again), that HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES does not hide it, and, in a container, that it was started with --device=/dev/kfd --device=/dev/dri.</source>
+        <translation>请检查 &apos;rocminfo&apos; 是否将该 GPU 列为带有 gfx 名称的代理（agent）：如果没有，说明 amdgpu 内核驱动程序未加载，或该 GPU 不受已安装的 ROCm 版本支持（见 AMD 的兼容性矩阵）。请检查当前用户能否打开 /dev/kfd 和 /dev/dri（需为 render 和 video 组成员：&apos;sudo usermod -a -G render,video $LOGNAME&apos;，然后重新登录），HIP_VISIBLE_DEVICES 或 ROCR_VISIBLE_DEVICES 是否隐藏了它；如果在容器中，还要检查容器是否以 --device=/dev/kfd --device=/dev/dri 启动。</translation>
+    </message>
+    <message>
+        <source>The ROCm runtime could not start: it failed to open the GPU through the kernel driver (/dev/kfd).</source>
+        <translation>ROCm 运行时无法启动：无法通过内核驱动程序（/dev/kfd）打开 GPU。</translation>
+    </message>
+    <message>
+        <source>Usual causes: this user may not open /dev/kfd (add it to the render and video groups: &apos;sudo usermod -a -G render,video $LOGNAME&apos;, then log in again; if it works as root, this is it), the amdgpu kernel driver does not serve this GPU for compute (&apos;sudo dmesg | grep kfd&apos; then says it is not supported: an older GPU that ROCm does not support), or a container was started without --device=/dev/kfd --device=/dev/dri.</source>
+        <translation>常见原因：当前用户无权打开 /dev/kfd（请将其加入 render 和 video 组：&apos;sudo usermod -a -G render,video $LOGNAME&apos;，然后重新登录；如果以 root 身份运行正常，就是这个原因）；amdgpu 内核驱动程序没有为此 GPU 提供计算支持（此时 &apos;sudo dmesg | grep kfd&apos; 会显示不受支持：ROCm 不支持的旧款 GPU）；或者容器启动时没有使用 --device=/dev/kfd --device=/dev/dri。</translation>
+    </message>
+    <message>
+        <source>The HIP runtime found no AMD GPU it can use.</source>
+        <translation>HIP 运行时未找到可用的 AMD GPU。</translation>
+    </message>
+    <message>
+        <source>On Windows, HIP reaches the GPU through the AMD Software (Adrenalin) graphics driver: install its current version and restart, and check that the GPU is on the list of GPUs the installed HIP SDK release supports (AMD&apos;s &apos;System requirements (Windows)&apos;); a GPU outside it is not detected.</source>
+        <translation>在 Windows 上，HIP 通过 AMD Software（Adrenalin）显卡驱动程序访问 GPU：请安装其最新版本并重启，并检查该 GPU 是否在已安装 HIP SDK 版本支持的 GPU 列表中（AMD 的 &apos;System requirements (Windows)&apos;）；不在列表中的 GPU 不会被检测到。</translation>
+    </message>
+    <message>
+        <source>This user cannot open the GPU&apos;s device file /dev/kfd (&apos;{reason}&apos;), so ROCm sees no GPU.</source>
+        <translation>当前用户无法打开 GPU 的设备文件 /dev/kfd（&apos;{reason}&apos;），因此 ROCm 看不到任何 GPU。</translation>
+    </message>
+    <message>
+        <source>ROCm needs read and write access to /dev/kfd and /dev/dri/renderD*, which belong to the render group (on older systems the video group). Add the user to both (&apos;sudo usermod -a -G render,video $LOGNAME&apos;), then log out and in again. In a container, pass the devices and a group that owns them: &apos;docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...&apos; (&apos;ls -l /dev/kfd&apos; shows the group).</source>
+        <translation>ROCm 需要对 /dev/kfd 和 /dev/dri/renderD* 的读写权限，这些设备属于 render 组（在较旧的系统上为 video 组）。请将该用户加入这两个组（&apos;sudo usermod -a -G render,video $LOGNAME&apos;），然后注销并重新登录。如果在容器中，请传入这些设备以及拥有它们的组：&apos;docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...&apos;（&apos;ls -l /dev/kfd&apos; 会显示所属组）。</translation>
+    </message>
+    <message>
+        <source>{library}, part of AMD&apos;s ROCm ({component}), could not be loaded: ROCm is not installed, or not on the library path.</source>
+        <translation>无法加载 {library}（AMD ROCm 的一部分，{component}）：ROCm 未安装，或不在库搜索路径中。</translation>
+    </message>
+    <message>
+        <source>Install ROCm as AMD&apos;s installation guide says (amdgpu-install, or the distribution&apos;s ROCm packages), the release the program was built for, and make its library folder (/opt/rocm/lib) known to the loader. PyTorch&apos;s ROCm wheels bring their own ROCm libraries; programs such as llama.cpp&apos;s HIP build or ONNX Runtime&apos;s ROCm build use the system&apos;s.</source>
+        <translation>请按照 AMD 安装指南安装 ROCm（amdgpu-install，或发行版的 ROCm 软件包），版本应与构建该程序时所用的版本一致，并让加载器能找到其库文件夹（/opt/rocm/lib）。PyTorch 的 ROCm wheel 自带 ROCm 库；llama.cpp 的 HIP 构建版本或 ONNX Runtime 的 ROCm 构建版本等程序则使用系统中的 ROCm 库。</translation>
+    </message>
+    <message>
+        <source>{library}, the HIP runtime of ROCm {rocm}, could not be loaded: ROCm {rocm} is not installed, or not on the library path.</source>
+        <translation>无法加载 {library}（ROCm {rocm} 的 HIP 运行时）：ROCm {rocm} 未安装，或不在库搜索路径中。</translation>
+    </message>
+    <message>
+        <source>The program was built against ROCm {rocm} (the number after .so is HIP&apos;s major version, which is ROCm&apos;s). Install ROCm {rocm}.x as AMD&apos;s installation guide says (amdgpu-install, or the distribution&apos;s ROCm packages) and make its library folder (/opt/rocm/lib) known to the loader, or install a build of the program for the ROCm release you have. PyTorch&apos;s ROCm wheels bring their own HIP runtime.</source>
+        <translation>该程序是针对 ROCm {rocm} 构建的（.so 后面的数字是 HIP 的主版本号，也就是 ROCm 的主版本号）。请按照 AMD 安装指南安装 ROCm {rocm}.x（amdgpu-install，或发行版的 ROCm 软件包），并让加载器能找到其库文件夹（/opt/rocm/lib），或者安装针对你现有 ROCm 版本构建的程序版本。PyTorch 的 ROCm wheel 自带 HIP 运行时。</translation>
+    </message>
+    <message>
+        <source>PyTorch found no Intel GPU (XPU) it can use.</source>
+        <translation>PyTorch 未找到可用的 Intel GPU（XPU）。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s XPU build reaches the GPU through Intel&apos;s graphics driver (Level Zero). Install Intel&apos;s current graphics driver (Windows: the Arc and Iris Xe graphics driver; Linux: the client GPU packages of Intel&apos;s guide &apos;PyTorch Installation Prerequisites for Intel GPUs&apos;), at least the version the PyTorch or IPEX XPU release asks for: an older driver does not show the GPU. Check that the GPU is one PyTorch&apos;s XPU builds support (Intel Arc A- and B-series, Core Ultra graphics, Data Center GPU Max), that this user can open /dev/dri/renderD* (the render group), and that &apos;sycl-ls&apos; lists it as a level_zero:gpu device.</source>
+        <translation>PyTorch 的 XPU 构建版本通过 Intel 显卡驱动程序（Level Zero）访问 GPU。请安装 Intel 最新的显卡驱动程序（Windows：Arc 和 Iris Xe 显卡驱动程序；Linux：Intel 指南 &apos;PyTorch Installation Prerequisites for Intel GPUs&apos; 中的客户端 GPU 软件包），版本至少为 PyTorch 或 IPEX XPU 版本所要求的版本：较旧的驱动程序不会显示该 GPU。请检查该 GPU 是否受 PyTorch XPU 构建版本支持（Intel Arc A 和 B 系列、Core Ultra 显卡、Data Center GPU Max），当前用户能否打开 /dev/dri/renderD*（render 组），以及 &apos;sycl-ls&apos; 是否将其列为 level_zero:gpu 设备。</translation>
+    </message>
+    <message>
+        <source>{library}, part of Intel&apos;s GPU software ({component}), could not be loaded.</source>
+        <translation>无法加载 {library}（Intel GPU 软件的一部分，{component}）。</translation>
+    </message>
+    <message>
+        <source>Intel GPU programs need Intel&apos;s graphics driver with its Level Zero loader (from the driver&apos;s packages, not pip) and the oneAPI runtime their release was built for. Install both as the program&apos;s installation guide says (for PyTorch: &apos;PyTorch Installation Prerequisites for Intel GPUs&apos;); then &apos;sycl-ls&apos; should list the GPU as a level_zero:gpu device.</source>
+        <translation>Intel GPU 程序需要带有 Level Zero 加载器的 Intel 显卡驱动程序（来自驱动程序的软件包，而不是 pip），以及构建该程序版本时所用的 oneAPI 运行时。请按照程序的安装指南安装这两者（PyTorch 请参阅 &apos;PyTorch Installation Prerequisites for Intel GPUs&apos;）；之后，&apos;sycl-ls&apos; 应会将该 GPU 列为 level_zero:gpu 设备。</translation>
+    </message>
+    <message>
+        <source>{library}, the Level Zero loader of Intel&apos;s graphics driver, could not be loaded.</source>
+        <translation>无法加载 {library}（Intel 显卡驱动程序的 Level Zero 加载器）。</translation>
+    </message>
+    <message>
+        <source>Intel GPU programs (PyTorch&apos;s XPU build, IPEX, llama.cpp&apos;s SYCL build) reach the GPU through Level Zero, which comes with Intel&apos;s graphics driver packages, not with pip. On Linux, install the Level Zero loader and GPU driver as Intel&apos;s client GPU guide says (libze1 and libze-intel-gpu1; level-zero and intel-level-zero-gpu on older releases); under WSL 2, follow Intel&apos;s WSL instructions. Then &apos;sycl-ls&apos; should list the GPU as a level_zero:gpu device.</source>
+        <translation>Intel GPU 程序（PyTorch 的 XPU 构建版本、IPEX、llama.cpp 的 SYCL 构建版本）通过 Level Zero 访问 GPU，它随 Intel 显卡驱动程序的软件包提供，而不是随 pip 提供。在 Linux 上，请按照 Intel 客户端 GPU 指南安装 Level Zero 加载器和 GPU 驱动程序（libze1 和 libze-intel-gpu1；较旧的版本上为 level-zero 和 intel-level-zero-gpu）；在 WSL 2 下，请按照 Intel 的 WSL 说明操作。之后，&apos;sycl-ls&apos; 应会将该 GPU 列为 level_zero:gpu 设备。</translation>
+    </message>
+    <message>
+        <source>{library}, part of Intel&apos;s oneAPI runtime ({component}), could not be loaded.</source>
+        <translation>无法加载 {library}（Intel oneAPI 运行时的一部分，{component}）。</translation>
+    </message>
+    <message>
+        <source>The Intel Extension for PyTorch (IPEX) XPU build loads the oneAPI libraries (oneMKL, the SYCL runtime) of the oneAPI release it was built for. Install that oneAPI release and set its environment before starting Python (&apos;source /opt/intel/oneapi/setvars.sh&apos;), or install the IPEX and PyTorch XPU releases whose wheels bring these libraries from pip (PyTorch&apos;s XPU wheels depend on intel-sycl-rt and onemkl-sycl-*), as their installation guides say.</source>
+        <translation>Intel Extension for PyTorch（IPEX）的 XPU 构建版本会加载构建它时所用 oneAPI 版本的 oneAPI 库（oneMKL、SYCL 运行时）。请安装该 oneAPI 版本，并在启动 Python 前设置其环境（&apos;source /opt/intel/oneapi/setvars.sh&apos;），或者按照安装指南，通过 pip 安装其 wheel 自带这些库的 IPEX 和 PyTorch XPU 版本（PyTorch 的 XPU wheel 依赖 intel-sycl-rt 和 onemkl-sycl-*）。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend has no implementation of {op} for the Apple GPU.</source>
+        <translation>PyTorch 的 MPS 后端没有为 Apple GPU 实现 {op}。</translation>
+    </message>
+    <message>
+        <source>Newer PyTorch releases implement more operators for MPS: install the latest release (or a nightly build) first. Otherwise set PYTORCH_ENABLE_MPS_FALLBACK=1 in the environment before the program starts (not inside it): the operators MPS lacks then run on the CPU while the rest stays on the GPU. That costs speed: each fallback runs at CPU speed and copies its data between GPU and CPU memory (PyTorch&apos;s &apos;MPS Environment Variables&apos;).</source>
+        <translation>较新的 PyTorch 版本为 MPS 实现了更多算子：请先安装最新版本（或 nightly 构建版本）。否则，请在程序启动前（而不是在程序内部）在环境中设置 PYTORCH_ENABLE_MPS_FALLBACK=1：这样 MPS 缺少的算子会在 CPU 上运行，其余部分仍在 GPU 上运行。这会降低速度：每个回退的算子都以 CPU 速度运行，并在 GPU 和 CPU 内存之间复制数据（见 PyTorch 的 &apos;MPS Environment Variables&apos;）。</translation>
+    </message>
+    <message>
+        <source>The Apple GPU ran out of memory for PyTorch&apos;s MPS backend.</source>
+        <translation>PyTorch 的 MPS 后端在 Apple GPU 上内存不足。</translation>
+    </message>
+    <message>
+        <source>Use a smaller batch size, image size or model (or a half-precision one), close other programs that use the Mac&apos;s unified memory, and free PyTorch&apos;s cached GPU memory with torch.mps.empty_cache(). The limit is PyTorch&apos;s high watermark (PYTORCH_MPS_HIGH_WATERMARK_RATIO, 1.7 times the GPU&apos;s recommended working set by default); PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes it, as the message says, but then macOS itself can run out of memory and the system may slow to a crawl or crash (PyTorch&apos;s &apos;MPS Environment Variables&apos;).</source>
+        <translation>请使用更小的批大小、图像尺寸或模型（或半精度模型），关闭其他使用 Mac 统一内存的程序，并用 torch.mps.empty_cache() 释放 PyTorch 缓存的 GPU 内存。该上限是 PyTorch 的高水位线（PYTORCH_MPS_HIGH_WATERMARK_RATIO，默认为 GPU 推荐工作集的 1.7 倍）；如消息所述，PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 可取消该上限，但这样 macOS 本身可能会内存不足，系统可能变得极慢或崩溃（见 PyTorch 的 &apos;MPS Environment Variables&apos;）。</translation>
+    </message>
+    <message>
+        <source>The Apple GPU ran out of memory for PyTorch&apos;s MPS backend (MPS allocated {allocated}, other allocations {other}, limit {max_allowed}).</source>
+        <translation>PyTorch 的 MPS 后端在 Apple GPU 上内存不足（MPS 已分配 {allocated}，其他分配 {other}，上限 {max_allowed}）。</translation>
+    </message>
+    <message>
+        <source>Use a smaller batch size, image size or model (or a half-precision one), close other programs that use the Mac&apos;s unified memory, and free PyTorch&apos;s cached GPU memory with torch.mps.empty_cache(). The limit {max_allowed} is PyTorch&apos;s high watermark (PYTORCH_MPS_HIGH_WATERMARK_RATIO, 1.7 times the GPU&apos;s recommended working set by default); PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes it, as the message says, but then macOS itself can run out of memory and the system may slow to a crawl or crash (PyTorch&apos;s &apos;MPS Environment Variables&apos;).</source>
+        <translation>请使用更小的批大小、图像尺寸或模型（或半精度模型），关闭其他使用 Mac 统一内存的程序，并用 torch.mps.empty_cache() 释放 PyTorch 缓存的 GPU 内存。上限 {max_allowed} 是 PyTorch 的高水位线（PYTORCH_MPS_HIGH_WATERMARK_RATIO，默认为 GPU 推荐工作集的 1.7 倍）；如消息所述，PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 可取消该上限，但这样 macOS 本身可能会内存不足，系统可能变得极慢或崩溃（见 PyTorch 的 &apos;MPS Environment Variables&apos;）。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend cannot hold {dtype} tensors: the Apple GPU has no 64-bit floating point.</source>
+        <translation>PyTorch 的 MPS 后端无法存放 {dtype} 张量：Apple GPU 不支持 64 位浮点。</translation>
+    </message>
+    <message>
+        <source>Convert data to float32 before moving it to &apos;mps&apos;: tensor.float() or .to(torch.float32), NumPy arrays with .astype(np.float32) (NumPy&apos;s default is float64, and torch.from_numpy keeps it), and remove torch.set_default_dtype(torch.float64) where code sets it. PYTORCH_ENABLE_MPS_FALLBACK does not help here. Where a computation needs float64, run that part on the CPU.</source>
+        <translation>请在将数据移到 &apos;mps&apos; 之前将其转换为 float32：tensor.float() 或 .to(torch.float32)，NumPy 数组使用 .astype(np.float32)（NumPy 默认为 float64，而 torch.from_numpy 会保留该类型）；如果代码中设置了 torch.set_default_dtype(torch.float64)，请将其删除。PYTORCH_ENABLE_MPS_FALLBACK 对此无效。如果某个计算需要 float64，请在 CPU 上运行该部分。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend has no support for the {dtype} data type.</source>
+        <translation>PyTorch 的 MPS 后端不支持 {dtype} 数据类型。</translation>
+    </message>
+    <message>
+        <source>Convert the data or model to a type MPS supports (float32 or float16) before moving it to &apos;mps&apos;, or run that part on the CPU; for a model file in this type, use a float16 version of it.</source>
+        <translation>请在将数据或模型移到 &apos;mps&apos; 之前，将其转换为 MPS 支持的类型（float32 或 float16），或在 CPU 上运行该部分；如果模型文件是这种类型，请使用它的 float16 版本。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s MPS backend did not start: it says it needs macOS {minimum} or newer.</source>
+        <translation>PyTorch 的 MPS 后端未能启动：它提示需要 macOS {minimum} 或更高版本。</translation>
+    </message>
+    <message>
+        <source>Check the macOS version (&apos;sw_vers&apos;). If it is older, update macOS, or install an older PyTorch release that supports it (newer releases need newer macOS: PyTorch 2.5 needs macOS 13, though its message still said 12.3); meanwhile the CPU works. If macOS is already newer, MPS is missing for another reason: a Mac without a Metal GPU, a virtual machine, or an x86-64 Python running under Rosetta on Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; should say arm64).</source>
+        <translation>请检查 macOS 版本（&apos;sw_vers&apos;）。如果版本较旧，请更新 macOS，或安装支持该版本的较旧 PyTorch 版本（较新的版本需要较新的 macOS：PyTorch 2.5 需要 macOS 13，尽管其消息中仍写着 12.3）；在此期间可以使用 CPU。如果 macOS 已经是较新版本，则 MPS 缺失另有原因：Mac 没有 Metal GPU、运行在虚拟机中，或在 Apple 芯片上通过 Rosetta 运行 x86-64 Python（&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; 应显示 arm64）。</translation>
+    </message>
+    <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
         <translation>{component} 报告了 {name}（错误 {number}）：{meaning}</translation>
     </message>
@@ -4080,8 +4460,24 @@
         <translation>这是 CUDA 软件栈自身的错误，由出错的程序报告。请检查 NVIDIA 驱动程序是否为最新版本，以及程序的 CUDA 构建是否支持这块 GPU（&apos;gpuwizard detect&apos; 会显示驱动程序和 GPU），并将错误名称与程序名称一起搜索，以查找已知原因。</translation>
     </message>
     <message>
+        <source>This is the ROCm stack&apos;s own error, reported by the program that failed. Check that the installed ROCm release and the program&apos;s build support this GPU (&apos;rocminfo&apos; names its gfx target), that this user can open /dev/kfd and /dev/dri (the render and video groups), and search the error name together with the program&apos;s name for known causes.</source>
+        <translation>这是 ROCm 软件栈自身的错误，由失败的程序报告。请检查已安装的 ROCm 版本和该程序的构建版本是否支持此 GPU（&apos;rocminfo&apos; 会显示其 gfx 目标），当前用户能否打开 /dev/kfd 和 /dev/dri（render 和 video 组），并将错误名称与程序名称一起搜索，以查找已知原因。</translation>
+    </message>
+    <message>
+        <source>The AMD kernel driver (amdgpu) is older than the ROCm release the program was built with. Install the amdgpu driver of that ROCm release as AMD&apos;s ROCm installation guide says (or a build of the program for the older ROCm), then restart the computer.</source>
+        <translation>AMD 内核驱动程序（amdgpu）早于构建该程序时所用的 ROCm 版本。请按照 AMD 的 ROCm 安装指南安装该 ROCm 版本的 amdgpu 驱动程序（或安装针对较旧 ROCm 构建的程序版本），然后重启计算机。</translation>
+    </message>
+    <message>
         <source>This is {component}&apos;s own status, reported by the program that failed. Check that the {component} version the program loads is the one it was built for, that the GPU has memory free, and that the NVIDIA driver is current (&apos;gpuwizard detect&apos; shows the driver and the GPU).</source>
         <translation>这是 {component} 自身的状态，由出错的程序报告。请检查程序加载的 {component} 版本是否与其构建时所用的版本一致、GPU 是否还有空闲显存，以及 NVIDIA 驱动程序是否为最新版本（&apos;gpuwizard detect&apos; 会显示驱动程序和 GPU）。</translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, part of AMD&apos;s ROCm, reported by the program that failed. Check that the ROCm libraries the program loads come from the ROCm release it was built for, that the GPU is one that release supports (&apos;rocminfo&apos; names its gfx target), that it has memory free (&apos;rocm-smi&apos; shows it), and that this user can open /dev/kfd and /dev/dri (the render and video groups).</source>
+        <translation>这是 {component}（AMD ROCm 的一部分）自身的状态，由失败的程序报告。请检查程序加载的 ROCm 库是否来自构建它时所用的 ROCm 版本，该 GPU 是否受该版本支持（&apos;rocminfo&apos; 会显示其 gfx 目标），GPU 是否有空闲显存（&apos;rocm-smi&apos; 可查看），以及当前用户能否打开 /dev/kfd 和 /dev/dri（render 和 video 组）。</translation>
+    </message>
+    <message>
+        <source>This is {component}&apos;s own status, part of Intel&apos;s GPU software (oneAPI), reported by the program that failed. Check that Intel&apos;s graphics driver is current (at least the one the PyTorch XPU or IPEX release asks for), that &apos;sycl-ls&apos; lists the GPU as a level_zero device, that the GPU has memory free, and that the oneAPI runtime the program loads is the one it was built for.</source>
+        <translation>这是 {component}（Intel GPU 软件 oneAPI 的一部分）自身的状态，由失败的程序报告。请检查 Intel 显卡驱动程序是否为最新版本（至少为 PyTorch XPU 或 IPEX 版本所要求的版本），&apos;sycl-ls&apos; 是否将该 GPU 列为 level_zero 设备，GPU 是否有空闲显存，以及程序加载的 oneAPI 运行时是否为构建它时所用的版本。</translation>
     </message>
     <message>
         <source>This library comes with the NVIDIA driver, not with a Python package. Install or reinstall the NVIDIA driver; inside a container, start it with access to the GPU (docker run --gpus all, with the NVIDIA Container Toolkit) so that the driver&apos;s libraries are mounted into it.</source>
@@ -4804,6 +5200,30 @@
         <translation>{cuda} （随环境提供：无需 CUDA 工具包）</translation>
     </message>
     <message>
+        <source>ROCm {rocm}</source>
+        <translation>ROCm {rocm}</translation>
+    </message>
+    <message>
+        <source>ROCm {rocm} (comes inside the environment: only the amdgpu kernel driver is needed)</source>
+        <translation>ROCm {rocm}（随环境提供：只需 amdgpu 内核驱动程序）</translation>
+    </message>
+    <message>
+        <source>Intel XPU build</source>
+        <translation>Intel XPU 版本</translation>
+    </message>
+    <message>
+        <source>Intel XPU build (its runtime comes inside the environment: Intel&apos;s GPU driver is needed)</source>
+        <translation>Intel XPU 版本（其运行时随环境提供：需要 Intel 的 GPU 驱动程序）</translation>
+    </message>
+    <message>
+        <source>Apple GPU (MPS)</source>
+        <translation>Apple GPU（MPS）</translation>
+    </message>
+    <message>
+        <source>Apple GPU through Metal (MPS), part of macOS: nothing else to install</source>
+        <translation>通过 Metal（MPS）使用 Apple GPU，Metal 是 macOS 的一部分：无需另外安装任何软件</translation>
+    </message>
+    <message>
         <source>{minimum} or newer; no NVIDIA driver answers now</source>
         <translation>{minimum} 或更高版本；当前没有 NVIDIA 驱动程序响应</translation>
     </message>
@@ -5095,14 +5515,6 @@
         <translation>在 {os} 上需要 {minimum} 或更高版本的驱动程序；本机为 {driver}。</translation>
     </message>
     <message>
-        <source>On Apple silicon, PyTorch&apos;s CPU build also drives the Apple GPU through MPS (macOS 14 or newer).</source>
-        <translation>在 Apple 芯片上，PyTorch 的 CPU 版本也能通过 MPS 驱动 Apple GPU（macOS 14 或更高版本）。</translation>
-    </message>
-    <message>
-        <source>PyTorch publishes ROCm builds for AMD GPUs on Linux; this wizard sets up NVIDIA (CUDA) builds only.</source>
-        <translation>PyTorch 在 Linux 上为 AMD GPU 提供 ROCm 版本；此向导只设置 NVIDIA（CUDA）版本。</translation>
-    </message>
-    <message>
         <source>The highest CUDA of driver {driver} ({cuda_max}) was derived from NVIDIA&apos;s toolkit-driver table.</source>
         <translation>驱动程序 {driver} 支持的最高 CUDA 版本（{cuda_max}）是根据 NVIDIA 的工具包与驱动程序对应表推算的。</translation>
     </message>
@@ -5125,6 +5537,39 @@
     <message>
         <source>From PyPI: its {variant} build, a CUDA build that also runs on the CPU, several GB larger than the CPU build.</source>
         <translation>来自 PyPI：其 {variant} 版本，这是一个也能在 CPU 上运行的 CUDA 版本，比 CPU 版本大数 GB。</translation>
+    </message>
+    <message>
+        <source>{gpu} is not used: the plan runs on {device}.</source>
+        <translation>未使用 {gpu}：方案在 {device} 上运行。</translation>
+    </message>
+    <message>
+        <source>{gpu} ({target}) is covered by this build (it carries {targets}).</source>
+        <extracomment>Added for an integrated GPU: a discrete one of any kind comes first.</extracomment>
+        <translation>{gpu}（{target}）在此构建版本的支持范围内（它包含 {targets}）。</translation>
+    </message>
+    <message>
+        <source>The wheel brings the ROCm {rocm} libraries: only the amdgpu kernel driver and access to /dev/kfd are needed.</source>
+        <translation>该 wheel 自带 ROCm {rocm} 库：只需 amdgpu 内核驱动程序和 /dev/kfd 的访问权限。</translation>
+    </message>
+    <message>
+        <source>{gpu} ({family}) is served by PyTorch&apos;s XPU build.</source>
+        <translation>{gpu}（{family}）受 PyTorch XPU 构建版本支持。</translation>
+    </message>
+    <message>
+        <source>Needs Intel&apos;s graphics driver {minimum} or newer; this machine has {driver}.</source>
+        <translation>需要 {minimum} 或更高版本的 Intel 显卡驱动程序；本机为 {driver}。</translation>
+    </message>
+    <message>
+        <source>Intel&apos;s graphics driver {driver} is at least the {minimum} the XPU build needs.</source>
+        <translation>Intel 显卡驱动程序 {driver} 不低于 XPU 构建版本所需的 {minimum}。</translation>
+    </message>
+    <message>
+        <source>Needs Intel&apos;s GPU driver: {minimum}.</source>
+        <translation>需要 Intel 的 GPU 驱动程序：{minimum}。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s macOS wheel drives the {gpu} through Metal (MPS), which needs macOS {minimum} or newer; this Mac has {macos}.</source>
+        <translation>PyTorch 的 macOS wheel 通过 Metal（MPS）驱动 {gpu}，需要 macOS {minimum} 或更高版本；这台 Mac 的系统为 {macos}。</translation>
     </message>
 </context>
 <context>
@@ -5184,6 +5629,18 @@
     <message>
         <source>the device</source>
         <translation>设备</translation>
+    </message>
+    <message>
+        <source>Starting ROCm on the GPU…</source>
+        <translation>正在 GPU 上启动 ROCm…</translation>
+    </message>
+    <message>
+        <source>Starting the Intel GPU runtime…</source>
+        <translation>正在启动 Intel GPU 运行时…</translation>
+    </message>
+    <message>
+        <source>Starting Metal on the GPU…</source>
+        <translation>正在 GPU 上启动 Metal…</translation>
     </message>
     <message>
         <source>A framework loads about a thousand modules and large native libraries; the next time is faster.</source>

@@ -22,11 +22,20 @@ def machine(
     other_gpus: Sequence[str] = (),
     python_extra: Mapping[str, Any] | None = None,
     lost: Sequence[int] = (),
+    arch: str = "x86_64",
+    macos_version: str | None = None,
 ) -> SystemReport:
     """A report: ``gpus`` are ``(name, compute capability or None)`` NVIDIA GPUs."""
     data: dict[str, Any] = {
         "schema": "gpuwizard.system/1",
-        "os": {"family": os, "wsl": wsl, "release": "", "arch": "x86_64", "wsl_version": 2 if wsl else None},
+        "os": {
+            "family": os,
+            "wsl": wsl,
+            "release": "",
+            "arch": arch,
+            "wsl_version": 2 if wsl else None,
+            "macos_version": macos_version,
+        },
         "python": (
             {"version": f"{python}.0", "executable": "python", "bits": 64, **(python_extra or {})}
             if python
@@ -43,10 +52,7 @@ def machine(
             }
             for i, (name, cc) in enumerate(gpus)
         ]
-        + [
-            {"index": len(gpus) + i, "vendor": "amd" if "AMD" in n or "Radeon" in n else "intel", "name": n}
-            for i, n in enumerate(other_gpus)
-        ],
+        + [{"index": len(gpus) + i, "vendor": _vendor_of(n), "name": n} for i, n in enumerate(other_gpus)],
         "cuda_toolkits": list(toolkits),
         "cudnn": list(cudnn),
         "managers": {
@@ -58,3 +64,10 @@ def machine(
         "findings": [],
     }
     return report_from_json(data)
+
+
+def _vendor_of(name: str) -> str:
+    """The vendor of a non-NVIDIA GPU named in a scenario."""
+    if "AMD" in name or "Radeon" in name:
+        return "amd"
+    return "apple" if name.startswith("Apple") else "intel"

@@ -15,10 +15,14 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
+from builders.gpu_machines import MACHINES as GPU_MACHINES
+from builders.gpu_machines import gpu_machine
 from builders.sysfs import NO_GPU_VM, NOUVEAU_DESKTOP
 from builders.trees import cudnn_zip, windows_toolkit
 from fakes.machines import (
@@ -73,7 +77,12 @@ def _windows_two_cuda(root: Path) -> tuple[Machine, dict[str, str]]:
     return machine, {str(pf): "C:\\Program Files", str(root / "tools"): "C:\\tools"}
 
 
-SAMPLES: dict[str, Callable[[Path], tuple[Machine, dict[str, str]]]] = {
+def _gpu_machine(name: str, root: Path) -> tuple[Any, dict[str, str]]:
+    """An AMD, Intel, Apple or hybrid machine recorded in tests/fixtures/gpus/ (gpu_machines.py)."""
+    return gpu_machine(name, root), {}
+
+
+SAMPLES: dict[str, Callable[[Path], tuple[Any, dict[str, str]]]] = {
     "windows-rtx2080super-two-cuda.json": _windows_two_cuda,
     "linux-4xa100-one-lost.json": lambda root: (Machine(root, nvml="four_a100_one_lost"), {}),
     "linux-h200.json": lambda root: (Machine(root, nvml="h200_linux_610"), {}),
@@ -86,6 +95,8 @@ SAMPLES: dict[str, Callable[[Path], tuple[Machine, dict[str, str]]]] = {
         {},
     ),
     "no-gpu.json": lambda root: (Machine(root, nvml="no_gpu", pci=NO_GPU_VM), {}),
+    # One sample per recorded machine of tests/fixtures/gpus/, named after its folder.
+    **{f"{name}.json": partial(_gpu_machine, name) for name in GPU_MACHINES},
 }
 
 
@@ -108,6 +119,10 @@ def sample_text(name: str) -> str:
                         for old, new in renames.items():
                             item[key] = item[key].replace(old, new)
                         item[key] = item[key].replace("/", "\\")
+        for item in data["gpu_runtimes"]:
+            for key in ("location", "source"):
+                if item[key]:
+                    item[key] = item[key].replace(str(root), "")
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         if folder in text or str(root) in text:
             raise AssertionError(f"{name}: a temporary path leaked into the sample")

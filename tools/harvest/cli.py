@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from gpuwizard.workflow.compat.files import COMPAT_FILES
 from harvest.compare import compare
 from harvest.harvest import Harvester, Note
 from harvest.net import Fetcher, FetchError, url_problem
@@ -32,8 +33,8 @@ DEFAULT_DATA: Final = ROOT / "resources" / "compat"
 DEFAULT_PYPI: Final = "https://pypi.org/pypi"
 DEFAULT_TORCH_INDEX: Final = "https://download.pytorch.org/whl"
 DEFAULT_CACHE: Final = Path("~/.cache/gpuwizard-harvest")
-#: Every file of the data set (validated together before --write writes).
-DATA_FILES: Final = ("tensorflow", "pytorch", "cuda", "gpus", "policies", "sources")
+#: Every file of the data set (validated together before --write writes): the bundled files.
+DATA_FILES: Final = COMPAT_FILES
 PROG: Final = "compat_harvest"
 _MIB: Final = 1 << 20
 EXIT_DISAGREE, EXIT_USAGE, EXIT_ERROR = 1, 2, 3

@@ -2,7 +2,9 @@
 
 Each device is a folder ``/sys/bus/pci/devices/0000:01:00.0`` holding ``vendor``
 (``0x10de``), ``device``, ``class`` (``0x030000``) and, when a driver is bound, a ``driver``
-link whose name is the driver (``nvidia``, ``nouveau``, ``vfio-pci``).
+link whose name is the driver (``nvidia``, ``nouveau``, ``amdgpu``, ``i915``, ``xe``,
+``vfio-pci``). GPUs are the display controllers and AMD's processing accelerators (the
+Instinct MI300 series is class 0x1200).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from gpuwizard.core.machine.display_devices import DisplayDevice, is_display_class, vendor_name
+from gpuwizard.core.machine.display_devices import DisplayDevice, is_gpu_class, vendor_name
 
 SYSFS_PCI_DEVICES: Final = Path("/sys/bus/pci/devices")
 #: Where distributions keep the PCI id database (Debian's pci.ids / Fedora's hwdata).
@@ -21,7 +23,7 @@ PCI_IDS_FILES: Final = (Path("/usr/share/misc/pci.ids"), Path("/usr/share/hwdata
 def scan_display_devices(
     root: Path = SYSFS_PCI_DEVICES, pci_ids: Iterable[Path] = PCI_IDS_FILES
 ) -> list[DisplayDevice]:
-    """Every display-class PCI device under ``root``, in address order.
+    """Every GPU-class PCI device under ``root`` (:func:`is_gpu_class`), in address order.
 
     A device folder that cannot be read is skipped; a missing ``root`` gives an empty list.
     """
@@ -37,7 +39,7 @@ def scan_display_devices(
             class_code = int((folder / "class").read_text().strip(), 16)
         except (OSError, ValueError):
             continue
-        if not is_display_class(class_code):
+        if not is_gpu_class(class_code, vendor_id):
             continue
         driver_link = folder / "driver"
         driver = driver_link.resolve().name if driver_link.exists() else None
@@ -49,6 +51,7 @@ def scan_display_devices(
             name=names.get((vendor_id, device_id)),
             pci_address=address,
             kernel_driver=driver,
+            pci_id=f"{vendor_id:04x}:{device_id:04x}",
         )
         for address, vendor_id, device_id, driver in found
     ]
@@ -80,7 +83,7 @@ def _names_from_pci_ids(wanted: list[tuple[int, int]], files: Iterable[Path]) ->
                         vendor = int(code, 16)
                     except ValueError:
                         vendor = None  # the device-class section at the end of the file
-                    vendor_label = label.strip().removesuffix(" Corporation")
+                    vendor_label = _short_vendor(label.strip())
                     continue
                 if vendor in vendors and not line.startswith("\t\t"):
                     code, _, label = line.strip().partition("  ")
@@ -90,3 +93,10 @@ def _names_from_pci_ids(wanted: list[tuple[int, int]], files: Iterable[Path]) ->
     except (OSError, ValueError):
         return names
     return names
+
+
+def _short_vendor(label: str) -> str:
+    """The vendor as names are written: ``NVIDIA``, ``Intel``, ``AMD`` (not ``Advanced Micro Devices, Inc. [AMD/ATI]``)."""
+    if label.startswith("Advanced Micro Devices"):
+        return "AMD"
+    return label.removesuffix(" Corporation")

@@ -81,4 +81,10 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         return common.EXIT_CANCELLED
     if tested.snapshot is not None and not args.json:  # JSON lines end with the result event (the contract)
         write(f"  recorded as the last good state: {snapshot_path()}\n")
-    return common.EXIT_OK if passed(result.verdict, machine_has_nvidia_gpu(report)) else common.EXIT_PROBLEM
+    return (
+        common.EXIT_OK
+        if passed(
+            result.verdict, machine_has_nvidia_gpu(report), gpu_expected=result.device_expected is not None
+        )
+        else common.EXIT_PROBLEM
+    )

@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser for every command (each command's own part added when it is needed)."""
     parser = common.Parser(
         prog="gpuwizard",
-        description="GPU Setup Wizard: from 'I have an NVIDIA card' to 'my framework trains on it'. "
+        description="GPU Setup Wizard: from 'I have a GPU' to 'my framework trains on it'. "
         "With no command, opens the wizard.",
     )
     parser.add_argument("--version", action="version", version=f"gpuwizard {__version__}")

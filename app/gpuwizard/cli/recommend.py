@@ -106,7 +106,7 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
         write(
             render_recommendation(
                 recommendation,
-                nvidia_gpu_present=bool(report.nvidia_gpus),
+                gpu_present=bool(report.compute_gpus),
                 host=command_host(report, plan),
                 width=common.terminal_width(),
                 sources=sources,

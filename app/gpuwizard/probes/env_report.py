@@ -19,6 +19,14 @@ It also names the NVIDIA wheels installed (``cuda_wheels``: ``[{"name", "version
 fails, and the CUDA-family libraries the process has loaded once the framework is imported, each
 with the file it came from (``cuda_libraries``: ``[{"name", "path"}]``): ``cuda_libraries.py``.
 
+PyTorch's GPUs are looked for per kind (``torch_devices.py``): NVIDIA through CUDA, AMD through
+ROCm (``hip_build``; each GPU's ``gcn_arch``, its gfx target, checked against the build's list),
+Intel through XPU, Apple through MPS. The report names the kind found (``gpu_kind``) and its
+runtime's version (``gpu_runtime_version``: the CUDA or HIP build, the XPU toolchain, the macOS
+version); with ``--device KIND`` (a kind the plan expects) it also says why that kind is not
+there (``gpu_unavailable``). Each key is written only when known, so a CPU build's report is as
+it always was.
+
 ``train_test.py`` beside this file imports these helpers, so the two report the same facts.
 """
 
@@ -33,10 +41,11 @@ from pathlib import Path
 from types import ModuleType
 
 try:  # imported as gpuwizard.probes.env_report (tests, doctests, train_test.py's own import)
-    from . import cuda_libraries
+    from . import cuda_libraries, torch_devices
 except ImportError:  # run by path (with -I the script's folder is not on sys.path): the file beside
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import cuda_libraries  # type: ignore[import-not-found,no-redef]
+    import torch_devices  # type: ignore[import-not-found,no-redef]
 
 FRAMEWORKS = ("pytorch", "tensorflow")
 _MODULES = {"pytorch": "torch", "tensorflow": "tensorflow"}
@@ -97,12 +106,19 @@ def tensorflow_memory_growth(tf: ModuleType) -> "list":
     return problems
 
 
-def framework_report(framework: str, module: ModuleType) -> "dict":
-    """Version, build (CUDA, cuDNN, architectures) and the GPUs the framework sees."""
-    report = _torch_report(module) if framework == "pytorch" else _tensorflow_report(module)
+def framework_report(framework: str, module: ModuleType, device: str = "auto") -> "dict":
+    """Version, build (CUDA, cuDNN, architectures) and the GPUs the framework sees.
+
+    ``device`` (PyTorch): the GPU kind to look for (``torch_devices.REQUESTS``); ``auto`` takes
+    the first that has one. TensorFlow is looked at as before, whatever it is.
+    """
+    report = _torch_report(module, device) if framework == "pytorch" else _tensorflow_report(module)
     arch_list = report["arch_list"]
     for gpu in report["gpus"]:
-        covered, ptx_only, matched = arch_coverage(gpu.get("compute_capability"), arch_list)
+        if gpu.get("gcn_arch"):  # an AMD GPU: the build's list names gfx targets
+            covered, ptx_only, matched = gfx_coverage(gpu["gcn_arch"], arch_list)
+        else:
+            covered, ptx_only, matched = arch_coverage(gpu.get("compute_capability"), arch_list)
         gpu["arch_in_build"] = covered
         gpu["ptx_only"] = ptx_only
         gpu["arch_matched"] = matched
@@ -161,13 +177,35 @@ def _parse_arch(entry: object) -> "tuple | None":
     return match.group(1), (int(digits[:-1]), int(digits[-1])), match.group(3)
 
 
+def gfx_coverage(gcn_arch: str, arch_list: "list") -> "tuple":
+    """Whether a ROCm build with ``arch_list`` carries code for an AMD GPU of ``gcn_arch``.
+
+    ROCm code objects are built per gfx target, with no PTX-like fallback, so the GPU's target
+    (``gcnArchName`` without its features) must be in the list. Returns ``(arch_in_build,
+    ptx_only, matched_entry)`` as :func:`arch_coverage` does; the first two are None when the
+    list is empty.
+
+    >>> gfx_coverage("gfx942:sramecc+:xnack-", ["gfx90a", "gfx942", "gfx1100"])
+    (True, False, 'gfx942')
+    >>> gfx_coverage("gfx1031", ["gfx1030", "gfx1100"])
+    (False, False, None)
+    """
+    if not arch_list:
+        return None, None, None
+    target = str(gcn_arch).split(":")[0].strip().lower()
+    for entry in arch_list:
+        if str(entry).split(":")[0].strip().lower() == target:
+            return True, False, str(entry)
+    return False, False, None
+
+
 def capability_tuple(capability: "str | None") -> "tuple | None":
     """``"8.6"`` as ``(8, 6)``; None when it is not of that form."""
     match = re.match(r"^(\d+)\.(\d+)$", str(capability or "").strip())
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def _torch_report(torch: ModuleType) -> "dict":
+def _torch_report(torch: ModuleType, device: str = "auto") -> "dict":
     cuda_build = getattr(torch.version, "cuda", None)
     hip_build = getattr(torch.version, "hip", None)
     report = {
@@ -179,27 +217,37 @@ def _torch_report(torch: ModuleType) -> "dict":
         "arch_list": [],
         "gpus": [],
     }  # type: dict
-    available = False
     if cuda_build is not None or hip_build is not None:
-        available = bool(torch.cuda.is_available())
         report["arch_list"] = _torch_arch_list(torch)
         try:
             cudnn = torch.backends.cudnn.version()
         except Exception:  # noqa: BLE001 - a missing libcudnn says so here
             cudnn = None
-        report["cudnn_build"] = _torch_cudnn_text(cudnn)
-    if available:
-        for index in range(torch.cuda.device_count()):
-            props = torch.cuda.get_device_properties(index)
-            report["gpus"].append(
-                {
-                    "index": index,
-                    "name": str(props.name),
-                    "compute_capability": "%d.%d" % (props.major, props.minor),
-                    "memory_total_mib": int(props.total_memory // (1024 * 1024)),
-                }
-            )
+        if hip_build is not None:
+            # On ROCm torch.backends.cudnn is MIOpen, its version MAJOR*1000000 + MINOR*1000 + PATCH
+            # (pytorch/pytorch, torch/csrc/cuda/shared/cudnn.cpp): 3001000 is MIOpen 3.1.0.
+            report["miopen_build"] = _miopen_text(cudnn)
+        else:
+            report["cudnn_build"] = _torch_cudnn_text(cudnn)
+    # Which GPU it trains on, CUDA, ROCm, XPU or MPS, and the GPUs of that kind it sees: the
+    # device kind, its runtime's version, and why a kind asked for is not there (torch_devices).
+    # Only what is known is added: a CPU build's report reads as it always did.
+    if device != "auto":
+        report["device_requested"] = device
+    choice = torch_devices.choose(torch, device)
+    report.update((key, value) for key, value in choice.items() if value is not None)
+    if choice["gpu_kind"] == "xpu":
+        report["arch_list"] = _xpu_arch_list(torch)
+    report["gpus"] = torch_devices.list_gpus(torch, choice["gpu_kind"])
     return report
+
+
+def _xpu_arch_list(torch: ModuleType) -> "list":
+    # The device targets the XPU build carries code for ("bmg", "dg2", "pvc", ...).
+    try:
+        return [str(arch) for arch in torch.xpu.get_arch_list()]
+    except Exception:  # noqa: BLE001
+        return []
 
 
 def _torch_arch_list(torch: ModuleType) -> "list":
@@ -223,6 +271,17 @@ def _torch_cudnn_text(version: object) -> "str | None":
     if version >= 10000:  # cuDNN 9 and later: major*10000 + minor*100 + patch
         return "%d.%d.%d" % (version // 10000, version // 100 % 100, version % 100)
     return "%d.%d.%d" % (version // 1000, version // 100 % 10, version % 100)
+
+
+def _miopen_text(version: object) -> "str | None":
+    """MIOpen's version as ``torch.backends.cudnn.version()`` gives it on ROCm: ``3001000`` as ``3.1.0``.
+
+    >>> _miopen_text(3001000), _miopen_text(None)
+    ('3.1.0', None)
+    """
+    if not isinstance(version, int) or version <= 0:
+        return None
+    return "%d.%d.%d" % (version // 1000000, version // 1000 % 1000, version % 1000)
 
 
 def _tensorflow_report(tf: ModuleType) -> "dict":
@@ -284,16 +343,31 @@ def _parse_framework(argv: "list") -> "str | None":
     return args[0] if args and not args[0].startswith("-") else None
 
 
+def _parse_device(argv: "list") -> str:
+    """``--device KIND`` (``torch_devices.REQUESTS``); ``auto`` when not given."""
+    args = list(argv[1:])
+    for position, arg in enumerate(args):
+        if arg.startswith("--device="):
+            return arg.split("=", 1)[1]
+        if arg == "--device" and position + 1 < len(args):
+            return args[position + 1]
+    return "auto"
+
+
 def main(argv: "list") -> int:
-    """Print the report for ``--framework pytorch|tensorflow``; 0 when it could be made."""
+    """Print the report for ``--framework pytorch|tensorflow [--device KIND]``; 0 when it could be made."""
     report = {"probe": "env_report"}  # type: dict
     report.update(python_info())
     framework = _parse_framework(argv)
     if framework == "tensorflow-gpu":
         framework = "tensorflow"
     report["framework"] = framework
-    if framework not in FRAMEWORKS:
-        report.update(ok=False, error="usage: env_report.py --framework pytorch|tensorflow", traceback="")
+    device = _parse_device(argv)
+    if framework not in FRAMEWORKS or device not in torch_devices.REQUESTS:
+        usage = "usage: env_report.py --framework pytorch|tensorflow [--device %s]" % "|".join(
+            torch_devices.REQUESTS
+        )
+        report.update(ok=False, error=usage, traceback="")
         _print(report)
         return 2
     # Before the import: which NVIDIA wheels are there (and the DLL hook) says most when it fails.
@@ -302,7 +376,7 @@ def main(argv: "list") -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             module = import_framework(framework)
-            report.update(framework_report(framework, module))
+            report.update(framework_report(framework, module, device))
     except ImportFailed as failure:
         report.update(ok=False, phase="import", error=str(failure), traceback=failure.trace[-4000:])
         return _finish(report, caught, 1)

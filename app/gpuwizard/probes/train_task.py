@@ -57,3 +57,20 @@ def cpu_budget() -> int:
 def matmul_repeats(one_run: float) -> int:
     """Repeats that make a matmul measurement last about MATMUL_SECONDS, when one took ``one_run`` s."""
     return int(max(3, min(1000, math.ceil(MATMUL_SECONDS / max(one_run, 1e-6)))))
+
+
+def capability_dtypes(capability: "tuple | None") -> "list":
+    """The dtypes an NVIDIA GPU's matmul is measured in, from its compute capability ``(major, minor)``.
+
+    float16 from 7.0 (Volta's tensor cores), bfloat16 from 8.0 (Ampere); an unknown capability
+    (None) gets all three.
+
+    >>> capability_dtypes((6, 1)), capability_dtypes((8, 6))[-1], len(capability_dtypes(None))
+    (['float32'], 'bfloat16', 3)
+    """
+    dtypes = ["float32"]
+    if capability is None or capability >= (7, 0):
+        dtypes.append("float16")
+    if capability is None or capability >= (8, 0):
+        dtypes.append("bfloat16")
+    return dtypes

@@ -4,6 +4,7 @@ Run by the environment's own interpreter::
 
     python train_test.py --framework pytorch|tensorflow [--steps N] [--cpu-steps N] [--batch B]
                          [--cpu-batch B] [--matmul-size N] [--seed S] [--cpu-only]
+                         [--device auto|cuda|rocm|xpu|mps]
 
 Stdlib only besides the framework (numpy is never required), Python 3.7 syntax, never imports
 gpuwizard. It talks back only through JSON lines on stdout, one event per line, flushed as they
@@ -15,7 +16,14 @@ This file is the entry: the arguments, the events and the run from import to sum
 beside it, imported from here (this file puts its folder on ``sys.path``, so it runs from any
 current directory): ``train_task.py`` (the task, the model's shape, the CPU budget),
 ``train_torch.py`` and ``train_tensorflow.py`` (a backend and a trainer per framework), and
-``env_report.py`` (the framework's build and GPUs, reported the same way as that probe does).
+``env_report.py`` (the framework's build and GPUs, reported the same way as that probe does)
+and ``torch_devices.py`` (which GPU PyTorch trains on: CUDA, ROCm, XPU or MPS).
+
+The GPU (PyTorch): ``--device`` names the kind the plan expects (``cuda``, ``rocm`` for AMD,
+``xpu`` for Intel, ``mps`` for Apple), or ``auto`` (the default) takes the first PyTorch sees:
+``torch.cuda`` (CUDA, or HIP on a ROCm build), then ``torch.xpu``, then MPS. A kind asked for
+and not there is no error: the test trains on the CPU and ``start`` says why (``gpu_unavailable``),
+so the wizard can say which GPU it expected and why none is visible.
 
 The task: a synthetic image classification shaped like CIFAR-10 (32x32x3 images, 10 classes;
 nothing is downloaded). Each class has a fixed low-frequency colour pattern; an image is its
@@ -33,15 +41,22 @@ Events, in order (fields beyond these may be added, never removed):
 
 - ``prepare`` before each slow preparation that shows no step, so the wizard can say what the
   test is doing: stage ``import`` (with framework) before the framework is imported, so before
-  ``start``; stage ``cuda_context`` (device ``gpu``), after ``device_summary`` when the test
-  trains on a GPU, before its first use creates the CUDA context; in each warm-up, stage
+  ``start``; stage ``cuda_context`` (device ``gpu``; ``rocm_context``, ``xpu_context`` or
+  ``mps_context`` on those GPUs), after ``device_summary`` when the test trains on a GPU,
+  before its first use creates the CUDA (HIP, Level Zero, Metal) context; in each warm-up, stage
   ``compile`` (device, warmup_steps) before the model is built and its warm-up steps run (graph
   tracing, kernel autotuning, the optimizer's set-up). A stage lasts until the next event;
   older wizards ignore the kind;
 - ``start``: framework, framework_version, python, python_executable, built_with_cuda,
-  cuda_build, cudnn_build, arch_list, config, model, import_seconds;
-- ``device`` per GPU the framework sees (kind ``gpu``, index, name, compute_capability,
-  memory_total_mib, arch_in_build, ptx_only), then ``device`` kind ``cpu`` (name, threads);
+  cuda_build, cudnn_build, arch_list, config, model, import_seconds; each only when known:
+  device_requested (``--device`` when not ``auto``), gpu_kind (``cuda``, ``rocm``, ``xpu``,
+  ``mps``: the GPU it trains on), gpu_runtime_version (the CUDA or HIP build, the XPU
+  toolchain, the macOS version), gpu_unavailable (the kind asked for is not there: expected,
+  reason ``not_built``/``other_build``/``no_device``, build, runtime_version, kfd, hidden_by,
+  machine, error); then PyTorch's hip_build, TensorFlow's keras_version;
+- ``device`` per GPU the framework sees (kind ``gpu``, index, name, gpu_kind, gcn_arch on ROCm,
+  compute_capability, memory_total_mib, driver_version on XPU, arch_in_build, ptx_only), then
+  ``device`` kind ``cpu`` (name, threads);
   then ``device_summary`` (gpu_count, gpu_available, gpu_used);
 - ``phase`` (data, warmup, train, matmul, compare) as each starts, with its device;
 - ``step`` per measured training step: device, step (from 1), loss, samples_per_s, batch,
@@ -50,7 +65,8 @@ Events, in order (fields beyond these may be added, never removed):
   steps are queued in groups and synchronised once per group (a sync per step would measure
   the pipeline drain, not the GPU); each step of a group carries the group's rate;
 - ``matmul`` (GPU only) per dtype: float32 (``tf32`` when the framework lets float32 matmul use
-  TF32 by default), float16 from compute capability 7.0, bfloat16 from 8.0: size, tflops,
+  TF32 by default, CUDA only), float16 from compute capability 7.0, bfloat16 from 8.0 (on
+  ROCm, XPU and MPS: float16, and bfloat16 where the device supports it): size, tflops,
   seconds, repeats;
 - ``compare`` (GPU only): the GPU-trained weights, in inference mode, on the same input on GPU
   and CPU: max_abs_diff, tolerance (``atol + rtol * max |CPU logits|``), ok;
@@ -82,19 +98,21 @@ from types import ModuleType
 from typing import NoReturn, TextIO, Union
 
 try:  # imported as gpuwizard.probes.train_test (tests, doctests)
-    from . import cuda_libraries, env_report
-    from .train_task import CHANNELS, CLASSES, IMAGE, LEARNING_RATE, model_flops_per_sample
+    from . import cuda_libraries, env_report, torch_devices
+    from .train_task import CHANNELS, CLASSES, IMAGE, LEARNING_RATE, capability_dtypes, model_flops_per_sample
     from .train_tensorflow import TensorflowBackend
     from .train_torch import TorchBackend
 except ImportError:  # run by path inside the target environment: the files beside this one
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import cuda_libraries  # type: ignore[import-not-found,no-redef]
     import env_report  # type: ignore[import-not-found,no-redef]
+    import torch_devices  # type: ignore[import-not-found,no-redef]
     from train_task import (  # type: ignore[import-not-found,no-redef]
         CHANNELS,
         CLASSES,
         IMAGE,
         LEARNING_RATE,
+        capability_dtypes,
         model_flops_per_sample,
     )
     from train_tensorflow import TensorflowBackend  # type: ignore[import-not-found,no-redef]
@@ -226,6 +244,7 @@ def parse_args(argv: "list") -> "dict":
         parser.add_argument("--" + name.replace("_", "-"), type=int, default=DEFAULTS[name])
     parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     parser.add_argument("--cpu-only", action="store_true")
+    parser.add_argument("--device", choices=torch_devices.REQUESTS, default="auto")
     args = parser.parse_args(argv)
     config = vars(args)
     if config["framework"] == "tensorflow-gpu":
@@ -274,9 +293,9 @@ def _rounded(value: "float | None", digits: int) -> "float | None":
 
 
 def make_backend(framework: str, module: ModuleType, config: "dict") -> "Backend":
-    """The backend for the imported framework module."""
+    """The backend for the imported framework module (PyTorch's on ``config["gpu_kind"]``'s GPU)."""
     if framework == "pytorch":
-        return TorchBackend(module, config)
+        return TorchBackend(module, config, gpu_kind=config.get("gpu_kind"))
     return TensorflowBackend(module, config)
 
 
@@ -327,11 +346,8 @@ def measure_matmul(backend: "Backend", out: Output, size: int, capability: "str 
     """The GPU's achieved TFLOP/s on large matmuls, per dtype it supports."""
     out.start_phase("matmul", "gpu")
     major = env_report.capability_tuple(capability)
-    dtypes = ["float32"]
-    if major is None or major >= (7, 0):
-        dtypes.append("float16")
-    if major is None or major >= (8, 0):
-        dtypes.append("bfloat16")
+    chooser = getattr(backend, "matmul_dtypes", None)  # PyTorch's knows its kinds; else by capability
+    dtypes = chooser(major) if callable(chooser) else capability_dtypes(major)
     for dtype in dtypes:
         current = size
         while True:
@@ -383,7 +399,8 @@ def run(config: "dict", out: Output, started: float) -> int:
     import_seconds = time.perf_counter() - started
     out.imported = True
     out.phase = "start"
-    report = env_report.framework_report(framework, module)
+    report = env_report.framework_report(framework, module, config.get("device", "auto"))
+    config = dict(config, gpu_kind=report.get("gpu_kind"))
     backend = make_backend(framework, module, config)
     return run_backend(config, out, report, backend, started=started, import_seconds=import_seconds)
 
@@ -403,6 +420,16 @@ def run_backend(
     use_gpu = bool(gpus) and not config["cpu_only"]
     flops = model_flops_per_sample()
     extra = {key: report[key] for key in ("keras_version", "hip_build") if key in report}
+    # The GPU kind and why one asked for is not there: only what is known, so a CPU run's
+    # `start` reads as before; in the order of the wizard's Start event (before the extras).
+    requested = config.get("device", "auto")
+    device_facts = {
+        "device_requested": None if requested == "auto" else requested,
+        "gpu_kind": report.get("gpu_kind"),
+        "gpu_runtime_version": report.get("gpu_runtime_version"),
+        "gpu_unavailable": report.get("gpu_unavailable"),
+    }
+    device_facts = {key: value for key, value in device_facts.items() if value is not None}
     out.emit(
         "start",
         probe="train_test",
@@ -432,7 +459,7 @@ def run_backend(
             "lr": LEARNING_RATE,
         },
         import_seconds=round(import_seconds, 3),
-        **dict(env_report.python_info(), **extra),
+        **dict(env_report.python_info(), **dict(device_facts, **extra)),
     )
     out.release_warnings()
     for gpu in gpus:
@@ -443,7 +470,8 @@ def run_backend(
     if use_gpu:
         # Before anything else runs: TensorFlow starts its runtime, GPUs and their CUDA contexts
         # included, on its first op wherever it runs (the data below are made on the CPU).
-        out.prepare("cuda_context", device="gpu")
+        kind = report.get("gpu_kind")
+        out.prepare("%s_context" % kind if kind in ("rocm", "xpu", "mps") else "cuda_context", device="gpu")
         backend.open_device("gpu")
     out.start_phase("data", None)
     backend.make_data(max(config["batch"] if use_gpu else 1, config["cpu_batch"]))

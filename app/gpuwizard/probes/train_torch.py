@@ -4,6 +4,12 @@ Part of the ``train_test.py`` probe (run by path inside the target environment; 
 Python 3.7 syntax, never imports gpuwizard). ``torch`` itself is never imported here: the
 backend is handed the module ``train_test.py`` imported, so importing this file costs nothing
 and works where PyTorch is missing.
+
+The "gpu" is the kind ``torch_devices.choose`` found (``gpu_kind``): CUDA and ROCm through
+``torch.cuda`` (device ``cuda:0``), Intel through ``torch.xpu`` (``xpu:0``), Apple through MPS
+(``mps``). Each waits for its device and gives cached memory back through its own module
+(``torch.cuda``/``torch.xpu``/``torch.mps``: ``synchronize``, ``empty_cache``); TF32 and cuDNN's
+autotuner are CUDA's alone.
 """
 
 import time
@@ -11,27 +17,50 @@ from types import ModuleType
 from typing import Any
 
 try:  # imported as gpuwizard.probes.train_torch (tests, doctests)
+    from . import torch_devices
     from . import train_task as task
 except ImportError:  # imported by train_test.py run by path: its folder is on sys.path
+    import torch_devices  # type: ignore[import-not-found,no-redef]
     import train_task as task  # type: ignore[import-not-found,no-redef]
+
+#: The torch module that waits for each kind's device and frees its cache.
+_RUNTIME_MODULES = {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu", "mps": "mps"}
 
 
 class TorchBackend:
-    """The test in PyTorch; ``gpu_device`` is where the "gpu" runs go (``cuda:0``)."""
+    """The test in PyTorch; ``gpu_device`` is where the "gpu" runs go (``cuda:0``).
+
+    ``gpu_kind`` (``cuda``, ``rocm``, ``xpu``, ``mps``) is the GPU's kind; without it a
+    ``cuda`` device is taken for CUDA and any other device (the CPU standing in for a GPU in
+    the suite) for none, as before there were kinds.
+    """
 
     matmul_tf32 = False
 
-    def __init__(self, torch: ModuleType, config: "dict", gpu_device: str = "cuda:0") -> None:
+    def __init__(
+        self,
+        torch: ModuleType,
+        config: "dict",
+        gpu_device: "str | None" = None,
+        gpu_kind: "str | None" = None,
+    ) -> None:
         self.torch = torch
         self.config = config
+        if gpu_device is None:
+            gpu_device = torch_devices.TORCH_DEVICES.get(gpu_kind or "cuda", "cuda:0")
+        if gpu_kind is None and gpu_device.startswith("cuda"):
+            gpu_kind = "cuda"
+        self.gpu_kind = gpu_kind
         self.devices = {"gpu": gpu_device, "cpu": "cpu"}
-        self.on_cuda = gpu_device.startswith("cuda")
+        self.on_cuda = gpu_kind == "cuda"
         self.pool_x = None  # type: Any
         self.pool_y = None  # type: Any
         threads = torch.get_num_threads()
         budget = task.cpu_budget()
         if threads > budget:  # torch counts the host's cores, not a container's quota
             torch.set_num_threads(budget)
+        if gpu_kind not in (None, "cuda"):
+            return  # TF32 is NVIDIA's (tensor cores from Ampere): float32 is float32 elsewhere
         try:
             precision = torch.get_float32_matmul_precision()
             self.matmul_tf32 = precision != "highest"
@@ -85,8 +114,16 @@ class TorchBackend:
     def trainer(self, device: str, batch: int) -> "TorchTrainer":
         """A model, optimizer and data on ``device`` (``gpu``/``cpu``)."""
         if device == "gpu" and self.on_cuda:
+            # cuDNN's autotuner, measured on NVIDIA GPUs; on ROCm the same switch drives MIOpen's
+            # own kernel search instead, which the test leaves at the build's default.
             self.torch.backends.cudnn.benchmark = True
         return TorchTrainer(self, self.devices[device], batch)
+
+    def matmul_dtypes(self, capability: "tuple | None") -> "list":
+        """The dtypes the GPU's matmul is measured in: by compute capability on CUDA, else as its kind allows."""
+        if self.gpu_kind in (None, "cuda"):
+            return task.capability_dtypes(capability)
+        return torch_devices.matmul_dtypes(self.torch, self.gpu_kind)
 
     def matmul(self, size: int, dtype: str) -> "tuple":
         """Time ``size`` x ``size`` matmuls on the GPU; returns (seconds, repeats)."""
@@ -122,15 +159,21 @@ class TorchBackend:
             on_cpu = cpu.model(inputs).float()
         return float((on_gpu - on_cpu).abs().max()), float(on_cpu.abs().max())
 
+    def _runtime(self) -> "ModuleType | None":
+        name = _RUNTIME_MODULES.get(self.gpu_kind or "")
+        return None if name is None else getattr(self.torch, name)
+
     def sync(self) -> None:
-        """Wait for the GPU."""
-        if self.on_cuda:
-            self.torch.cuda.synchronize()
+        """Wait for the GPU (``torch.cuda``, ``torch.xpu`` or ``torch.mps``.synchronize)."""
+        runtime = self._runtime()
+        if runtime is not None:
+            runtime.synchronize()
 
     def release(self) -> None:
-        """Give cached GPU memory back."""
-        if self.on_cuda:
-            self.torch.cuda.empty_cache()
+        """Give cached GPU memory back (the kind's ``empty_cache``)."""
+        runtime = self._runtime()
+        if runtime is not None:
+            runtime.empty_cache()
 
     @staticmethod
     def is_out_of_memory(error: BaseException) -> bool:

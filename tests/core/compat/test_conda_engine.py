@@ -93,7 +93,7 @@ def test_a_py_rattler_plan_says_who_makes_it_and_how_to_by_hand():
     rec = advise(windows_gtx1060(), "tensorflow", "2.10", manager="conda")
     plan = rec.plan
     assert plan.conda_engine == "rattler"
-    view = plan_view(rec, nvidia_gpu_present=True)
+    view = plan_view(rec, gpu_present=True)
     assert view.manager == "conda environment, made by py-rattler inside the wizard (no conda needed)"
     assert view.conda_command == "python=3.10 cudatoolkit=11.2 cudnn=8.1.0 from conda-forge"
     commands = install_commands(plan, host=command_host(windows_gtx1060(), plan))
@@ -109,7 +109,7 @@ def test_a_py_rattler_plan_says_who_makes_it_and_how_to_by_hand():
 
 def test_a_found_tool_is_named_in_the_commands():
     rec = advise(windows_gtx1060(mamba="C:\\mf\\Scripts\\mamba.exe"), "tensorflow", "2.10", manager="conda")
-    assert plan_view(rec, nvidia_gpu_present=True).manager == "conda environment, made by mamba"
+    assert plan_view(rec, gpu_present=True).manager == "conda environment, made by mamba"
     assert install_commands(rec.plan, host=command_host(windows_gtx1060(), rec.plan))[:2] == [
         "mamba create -n ENV -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0",
         "mamba activate ENV",

@@ -77,8 +77,8 @@ def advise(
 
 
 def gpu_present(report: str | SystemReport) -> bool:
-    """As the Choose page, recommend and apply tell it: an NVIDIA GPU is in the report."""
-    return bool((saved(report) if isinstance(report, str) else report).nvidia_gpus)
+    """As the Choose page, recommend and apply tell it: a GPU frameworks train on is in the report."""
+    return bool((saved(report) if isinstance(report, str) else report).compute_gpus)
 
 
 def too_old_gpu() -> SystemReport:
@@ -123,17 +123,16 @@ def test_the_saved_reports_are_all_there():
 def test_headline_a_gpu_machine_as_it_is():
     rec = advise("linux-h200.json", "pytorch")
     assert (
-        headline(rec, nvidia_gpu_present=True)
-        == "GPU training with PyTorch is possible on this machine as it is."
+        headline(rec, gpu_present=True) == "GPU training with PyTorch is possible on this machine as it is."
     )
-    assert plan_view(rec, nvidia_gpu_present=True).headline == headline(rec, nvidia_gpu_present=True)
+    assert plan_view(rec, gpu_present=True).headline == headline(rec, gpu_present=True)
 
 
 def test_headline_a_machine_without_a_gpu():
     rec = advise("no-gpu.json", "tensorflow")
     assert gpu_present("no-gpu.json") is False
     assert (
-        headline(rec, nvidia_gpu_present=False)
+        headline(rec, gpu_present=False)
         == "No NVIDIA GPU here: TensorFlow will train on the CPU (slower, but it works)."
     )
 
@@ -142,10 +141,10 @@ def test_headline_a_driver_update_first():
     rec = advise("linux-gtx970-nouveau.json", "pytorch")
     assert rec.plan.driver_update_required
     assert (
-        headline(rec, nvidia_gpu_present=gpu_present("linux-gtx970-nouveau.json"))
+        headline(rec, gpu_present=gpu_present("linux-gtx970-nouveau.json"))
         == "GPU training with PyTorch is possible after a driver update."
     )
-    assert headline(advise(old_driver(), "pytorch"), nvidia_gpu_present=True) == (
+    assert headline(advise(old_driver(), "pytorch"), gpu_present=True) == (
         "GPU training with PyTorch is possible after a driver update."
     )
 
@@ -154,7 +153,7 @@ def test_headline_a_wsl2_plan():
     rec = advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.15")
     assert rec.plan.target == "wsl2"
     assert (
-        headline(rec, nvidia_gpu_present=True)
+        headline(rec, gpu_present=True)
         == "GPU training with TensorFlow is possible inside WSL 2 (Linux on this Windows)."
     )
 
@@ -164,7 +163,7 @@ def test_headline_a_cpu_only_plan_on_a_gpu_machine():
     rec = advise(machine, "pytorch")
     assert rec.plan.cpu_only
     assert gpu_present(machine) is True
-    assert headline(rec, nvidia_gpu_present=gpu_present(machine)) == (
+    assert headline(rec, gpu_present=gpu_present(machine)) == (
         "PyTorch will train on the CPU only: the GPU cannot be used (the reasons are below)."
     )
 
@@ -173,7 +172,7 @@ def test_headline_another_plan_than_the_one_picked():
     rec = advise("linux-k80-470.256.02.json", "pytorch", "2.13")
     assert rec.gpu_supported and not rec.some_release_gpu_supported
     assert rec.plan.framework_version != "2.13.0"
-    assert headline(rec, nvidia_gpu_present=True) == (
+    assert headline(rec, gpu_present=True) == (
         "GPU training with PyTorch is possible with the plan below, not with exactly what you picked."
     )
 
@@ -261,7 +260,7 @@ def test_no_driver_line_for_a_cpu_build():
     for rec in (advise("no-gpu.json", "pytorch"), advise(too_old_gpu(), "pytorch")):
         assert driver_minimum(rec) is None
         assert driver_text(rec) is None
-        assert plan_view(rec, nvidia_gpu_present=True).driver is None
+        assert plan_view(rec, gpu_present=True).driver is None
 
 
 # --- the plan's lines ---------------------------------------------------------------------------------
@@ -271,7 +270,7 @@ def test_the_view_of_a_venv_wheel_plan():
     rec = advise("linux-h200.json", "pytorch", "2.14")  # cu132: from the PyTorch index in 2.14
     plan = rec.plan
     assert plan.index_url
-    view = plan_view(rec, nvidia_gpu_present=True)
+    view = plan_view(rec, gpu_present=True)
     assert view.framework == f"PyTorch {plan.framework_version} (wheel {plan.torch_variant})"
     assert view.python == plan.python
     assert view.manager == "venv (Python virtual environment)"
@@ -283,7 +282,7 @@ def test_the_view_of_a_venv_wheel_plan():
 def test_a_cpu_wheel_is_named_in_words_not_by_its_tag():
     rec = advise("no-gpu.json", "pytorch", "2.13")
     assert rec.plan.torch_variant == "cpu"
-    framework = plan_view(rec, nvidia_gpu_present=False).framework
+    framework = plan_view(rec, gpu_present=False).framework
     assert framework == f"PyTorch {rec.plan.framework_version} (CPU-only build)"
     assert "(CPU-only build)" in [
         part.template for part in framework.params.values() if hasattr(part, "template")
@@ -292,7 +291,7 @@ def test_a_cpu_wheel_is_named_in_words_not_by_its_tag():
 
 def test_the_view_of_a_conda_plan():
     rec = advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.10")
-    view = plan_view(rec, nvidia_gpu_present=True)
+    view = plan_view(rec, gpu_present=True)
     assert view.framework == "TensorFlow 2.10.1"
     assert view.manager == "conda environment, made by conda"  # conda is installed there
     assert view.conda_command == "conda create -c conda-forge python=3.10 cudatoolkit=11.2 cudnn=8.1.0"
@@ -301,9 +300,7 @@ def test_the_view_of_a_conda_plan():
 
 
 def test_the_view_of_a_wsl2_plan():
-    view = plan_view(
-        advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.15"), nvidia_gpu_present=True
-    )
+    view = plan_view(advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.15"), gpu_present=True)
     assert view.manager == "venv (Python virtual environment) inside WSL 2"
     assert view.manager.params["environment"] == "venv (Python virtual environment)"
 
@@ -311,7 +308,7 @@ def test_the_view_of_a_wsl2_plan():
 def test_reasons_said_once_for_identical_gpus():
     rec = advise("linux-4xa100-one-lost.json", "pytorch")
     assert len(set(rec.plan.reasons)) < len(rec.plan.reasons)
-    reasons = plan_view(rec, nvidia_gpu_present=True).reasons
+    reasons = plan_view(rec, gpu_present=True).reasons
     assert reasons == tuple(dict.fromkeys((*rec.plan.reasons, *rec.notes)))
     assert len(set(reasons)) == len(reasons)
 
@@ -612,7 +609,7 @@ def _all_sentences() -> list[object]:
     for machine in machines:
         for framework, version, manager in WISHES:
             rec = advise(machine, framework, version, manager=manager)
-            view = plan_view(rec, nvidia_gpu_present=gpu_present(machine))
+            view = plan_view(rec, gpu_present=gpu_present(machine))
             found += [
                 view.headline,
                 view.framework,
@@ -623,19 +620,19 @@ def _all_sentences() -> list[object]:
             ]
             found += [view.driver] if view.driver is not None else []
             found += [view.freshness] if view.freshness is not None else []
-            found += [headline(rec, nvidia_gpu_present=False)]
+            found += [headline(rec, gpu_present=False)]
             # The same plan served only through PTX, and data that knows fewer releases than the index.
             if rec.plan.gpu_indices:
                 found += [
                     headline(
                         replace(rec, plan=replace(rec.plan, ptx_jit=rec.plan.gpu_indices)),
-                        nvidia_gpu_present=True,
+                        gpu_present=True,
                     )
                 ]
             fresher = replace(
                 rec.freshness, data_origin="https://example.org/bundle.json", unverified=("9.9.0",)
             )
-            found += [plan_view(replace(rec, freshness=fresher), nvidia_gpu_present=True).freshness]
+            found += [plan_view(replace(rec, freshness=fresher), gpu_present=True).freshness]
             for preview in (False, True):
                 lines = changes(
                     rec,

@@ -61,6 +61,8 @@ def report_for(description: dict[str, Any]):
         conda=description.get("conda", False),
         other_gpus=description.get("other_gpus", []),
         lost=description.get("lost", []),
+        arch=description.get("arch", "x86_64"),
+        macos_version=description.get("macos_version"),
     )
 
 

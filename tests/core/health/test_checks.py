@@ -186,6 +186,22 @@ def test_gpus(now, status, code):
     assert check.before == f"2 × {RTX[0]}"
 
 
+def test_an_amd_gpu_that_vanishes_is_drift_and_an_igpu_beside_old_nvidia_gpus_is_not():
+    radeon = machine(gpus=[], driver=None, other_gpus=["AMD Radeon RX 7900 XTX"])
+    radeon = replace(radeon, gpus=tuple(replace(gpu, gfx_target="gfx1100") for gpu in radeon.gpus))
+    recorded = snapshot(driver_version=None, driver_cuda_max=None, gpus=snapshot_gpus(radeon))
+    assert [(gpu.vendor, gpu.gfx_target) for gpu in recorded.gpus] == [("amd", "gfx1100")]
+    back = snapshot_from_json(json.loads(json.dumps(snapshot_to_json(recorded))))
+    assert back.gpus == recorded.gpus
+    assert compare_gpus(recorded, radeon).status == "ok"
+    gone = compare_gpus(recorded, replace(radeon, gpus=()))
+    assert (gone.status, code_of(gone)) == ("broken", "DRIFT_GPU_MISSING")
+    # A snapshot written before other vendors were kept: NVIDIA only, the iGPU is not compared.
+    old = snapshot(gpus=(SnapshotGpu(0, RTX[0], RTX[1], 12288),))
+    hybrid = machine(gpus=[RTX], driver="560.35", cuda_max="12.6", other_gpus=["Intel UHD Graphics 770"])
+    assert compare_gpus(old, hybrid).status == "ok"
+
+
 # --- environments ---------------------------------------------------------------------------------
 
 FIXES = env_fixes(env(), windows=False)

@@ -13,6 +13,7 @@ from gpuwizard.core.machine.system_report import (
     GpuFacts,
     OsFacts,
     PythonFacts,
+    RuntimeFacts,
     SystemReport,
 )
 
@@ -45,9 +46,29 @@ def test_no_gpu_at_all():
 
 
 def test_no_nvidia_gpu_but_another_vendors_gpu_is_named():
+    # An Intel, AMD or Apple GPU is a fact, not an error: the recommendation checks its builds.
     report = SystemReport(os=LINUX, python=PY, gpus=(INTEL,))
     (finding,) = detection_findings(report, DetectionEvidence(nvml_failure="library_not_found"))
-    assert finding.code == "NO_NVIDIA_GPU" and "Intel UHD Graphics" in finding.message
+    assert finding.code == "GPU_NOT_NVIDIA" and "Intel UHD Graphics" in finding.message
+    assert finding.severity == "info"
+    # A virtual adapter is not such a GPU: no NVIDIA GPU, as before.
+    vmware = replace(INTEL, vendor="vmware", name="VMware SVGA II Adapter")
+    (finding,) = detection_findings(
+        SystemReport(os=LINUX, python=PY, gpus=(vmware,)), DetectionEvidence(nvml_failure="library_not_found")
+    )
+    assert finding.code == "NO_NVIDIA_GPU" and finding.params.get("variant") == "other_gpu"
+
+
+def test_a_rocm_runtime_this_user_cannot_reach_is_a_warning():
+    amd = replace(INTEL, vendor="amd", name="AMD Radeon RX 7900 XTX")
+    runtime = RuntimeFacts("rocm", "7.2.0", "/opt/rocm", "/opt/rocm/.info/version", usable=False, detail="x")
+    report = SystemReport(os=LINUX, python=PY, gpus=(amd,), gpu_runtimes=(runtime,))
+    codes = [f.code for f in detection_findings(report, DetectionEvidence(nvml_failure="library_not_found"))]
+    assert "ROCM_DEVICE_ACCESS" in codes
+    usable = replace(report, gpu_runtimes=(replace(runtime, usable=True),))
+    assert "ROCM_DEVICE_ACCESS" not in [
+        f.code for f in detection_findings(usable, DetectionEvidence(nvml_failure="library_not_found"))
+    ]
 
 
 @pytest.mark.parametrize(

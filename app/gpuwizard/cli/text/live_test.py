@@ -19,6 +19,7 @@ from typing import Final
 from gpuwizard.cli.common import Write
 from gpuwizard.cli.text.findings import bracketed
 from gpuwizard.core.events import Event
+from gpuwizard.core.livetest.devices import KIND_NAMES
 from gpuwizard.core.livetest.events import (
     Device,
     FindingEvent,
@@ -100,10 +101,9 @@ class LiveTestProgress:
     def _text(self, event: Event) -> str:  # noqa: PLR0911 - one return per kind of event
         match event:
             case Start():
-                cuda = event.cuda_build or "none (CPU build)"
-                return f"Testing {event.framework} {event.framework_version} (CUDA build: {cuda})\n"
+                return start_text(event)
             case Device():
-                return f"  sees {'gpu' if event.is_gpu else 'cpu'}: {event.label}\n"
+                return f"  sees {'gpu' if event.is_gpu else 'cpu'}{_gpu_kind(event)}: {event.label}\n"
             case Phase():
                 return f"- {phase_line(event)}\n"
             case Step(loss=float(loss)) if event.step % 5 == 0:
@@ -119,6 +119,35 @@ class LiveTestProgress:
             case Libraries():
                 return libraries_text(event)
         return ""
+
+
+def start_text(event: Start) -> str:
+    """What is tested: the framework and its build; the GPU kind the plan expects, when it names one.
+
+    A CUDA or CPU build reads as it always did; a ROCm build names its HIP, an XPU or MPS run
+    its runtime.
+    """
+    if event.cuda_build:
+        build = f"CUDA build: {event.cuda_build}"
+    elif event.hip_build:
+        build = f"ROCm build: HIP {event.hip_build}"
+    elif event.gpu_kind in ("xpu", "mps"):
+        version = f" {event.gpu_runtime_version}" if event.gpu_runtime_version else ""
+        build = f"{KIND_NAMES[event.gpu_kind]}{' on macOS' if event.gpu_kind == 'mps' else ''}{version}"
+    else:
+        build = "CUDA build: none (CPU build)"
+    line = f"Testing {event.framework} {event.framework_version} ({build})\n"
+    if event.device_requested:
+        line += f"  expects: {KIND_NAMES.get(event.device_requested, event.device_requested)} GPU\n"
+    return line
+
+
+def _gpu_kind(event: Device) -> str:
+    """`` (ROCm, gfx942:sramecc+:xnack-)`` for a GPU of a kind other than CUDA; CUDA's line is as it was."""
+    if not event.is_gpu or event.gpu_kind in (None, "cuda"):
+        return ""
+    name = KIND_NAMES.get(event.gpu_kind or "", event.gpu_kind or "")
+    return f" ({name}, {event.gcn_arch})" if event.gcn_arch else f" ({name})"
 
 
 def libraries_text(event: Libraries) -> str:
@@ -161,5 +190,11 @@ def result_text(result: LiveTestResult) -> str:
             lines.append(f"  the GPU is {result.speedup}x the CPU")
     elif result.samples_per_s_cpu:
         lines.append(f"  CPU {result.samples_per_s_cpu:,.0f} samples/s")
+    if result.gpu_kind not in (None, "cuda"):  # CUDA's lines are as they always were
+        runtime = f", runtime {result.gpu_runtime_version}" if result.gpu_runtime_version else ""
+        lines.append(f"  GPU kind: {KIND_NAMES.get(result.gpu_kind or '', result.gpu_kind)}{runtime}")
+    elif result.device_expected and result.verdict == "cpu_only":
+        expected = KIND_NAMES.get(result.device_expected, result.device_expected)
+        lines.append(f"  expected GPU: {expected}; the framework sees none (the finding above says why)")
     lines.append(f"  {result.seconds} s; interpreter {result.python}")
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ _LABEL = 12
 def render_recommendation(
     rec: Recommendation,
     *,
-    nvidia_gpu_present: bool,
+    gpu_present: bool,
     host: CommandHost,
     width: int = 100,
     sources: PlanSources | None = None,
@@ -32,10 +32,12 @@ def render_recommendation(
     ``sources``: where the packages would come from here (a mirror the person set included);
     the commands then name those indexes, and a line says each one and why.
     """
-    view = plan_view(rec, nvidia_gpu_present=nvidia_gpu_present)
+    view = plan_view(rec, gpu_present=gpu_present)
     lines = textwrap.wrap(view.headline, width)
     lines += ["", *_plan_lines(rec, view, host, width, sources)]
-    lines += ["", *_cuda_number_lines(rec)]
+    if rec.plan.device in ("cuda", "cpu"):
+        # The three CUDA numbers say nothing of a ROCm, XPU or MPS build (issue 38).
+        lines += ["", *_cuda_number_lines(rec)]
     lines += _other_lines(rec, width)
     lines += ["", *textwrap.wrap(view.freshness or f"(compatibility data: {rec.compat_origin})", width)]
     return "\n".join(lines) + "\n"

@@ -39,7 +39,7 @@ def render_report(report: SystemReport, width: int = 100) -> str:
             str(gpu.index),
             display_name(gpu),
             gpu.vendor,
-            gpu.compute_capability or "-",
+            gpu.compute_capability or gpu.gfx_target or "-",
             f"{gpu.memory_total_mib / 1024:.1f} GiB" if gpu.memory_total_mib is not None else "-",
             gpu.pci_bus_id or "-",
             gpu.status,
@@ -47,6 +47,18 @@ def render_report(report: SystemReport, width: int = 100) -> str:
         for gpu in report.gpus
     ]
     lines += _table(["#", "Name", "Vendor", "Compute", "Memory", "PCI bus", "Status"], gpu_rows, "none found")
+    for gpu in report.gpus:
+        if gpu.driver_version:
+            lines.append(
+                f"  #{gpu.index} driver {gpu.driver_version} (from {gpu.driver_version_source or '?'})"
+            )
+    for runtime in report.gpu_runtimes:
+        usable = {True: "usable", False: f"not usable: {runtime.detail or '?'}", None: "access unknown"}
+        where = f" in {runtime.location}" if runtime.location else ""
+        lines.append(
+            f"  {runtime.name} {runtime.version or '(version unknown)'}{where}"
+            f" (from {runtime.source}; {usable[runtime.usable]})"
+        )
     lines.append("")
 
     lines.append("CUDA toolkits on disk")

@@ -25,6 +25,43 @@ class GpuView:
 
 
 @dataclass(frozen=True)
+class AcceleratorView:
+    """An AMD, Intel or Apple GPU as the recommender sees it.
+
+    Attributes:
+        index: The GPU's index in the report.
+        name: A readable name.
+        vendor: ``amd``, ``intel`` or ``apple``.
+        target: AMD: the gfx target (``gfx1100``); Intel: the family (``Arc A-series (Alchemist)``);
+            Apple: the chip's name. None when neither the OS nor the tables tell it.
+        target_source: Where the target came from: the report's source (``kfd``, ``rocminfo``)
+            or ``tables`` (the name or PCI id looked up in accelerators.json).
+        integrated: An integrated GPU (APU, iGPU, Apple silicon); None when unknown.
+        driver_version: The vendor's driver as the vendor numbers it, when known.
+        xpu: Intel: PyTorch's XPU builds serve the family.
+    """
+
+    index: int
+    name: str
+    vendor: str
+    target: str | None
+    target_source: str | None
+    integrated: bool | None
+    driver_version: str | None
+    xpu: bool = False
+
+
+@dataclass(frozen=True)
+class RuntimeView:
+    """A GPU runtime found on the machine (ROCm, Level Zero), and whether this user can use it."""
+
+    name: str
+    version: str | None
+    usable: bool | None
+    detail: str | None
+
+
+@dataclass(frozen=True)
 class MachineView:
     """What the recommender needs of a report.
 
@@ -47,6 +84,19 @@ class MachineView:
     cudnn: tuple[CudnnFacts, ...]
     has_conda: bool
     conda_engine: str = "rattler"
+    #: The AMD, Intel and Apple GPUs (the NVIDIA ones are ``gpus``).
+    accelerators: tuple[AcceleratorView, ...] = ()
+    runtimes: tuple[RuntimeView, ...] = ()
+    arch: str = "x86_64"
+    macos_version: str | None = None
+
+    def accelerators_of(self, vendor: str) -> tuple[AcceleratorView, ...]:
+        """The GPUs of ``vendor`` (``amd``, ``intel``, ``apple``), in index order."""
+        return tuple(gpu for gpu in self.accelerators if gpu.vendor == vendor)
+
+    def runtime(self, name: str) -> RuntimeView | None:
+        """The runtime called ``name`` (``rocm``), if found."""
+        return next((r for r in self.runtimes if r.name == name), None)
 
 
 def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
@@ -83,6 +133,7 @@ def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
         if minor not in pythons:
             pythons.append(minor)
     managers = report.managers
+    accelerators = _accelerators(report, compat)
     return MachineView(
         family=family,
         platform="linux" if report.os.wsl else family,
@@ -93,12 +144,53 @@ def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
         cuda_max_source=cuda_max_source,
         gpus=tuple(gpus),
         other_gpus=tuple(display_name(g) for g in report.gpus if g.vendor != "nvidia"),
+        accelerators=accelerators,
+        runtimes=tuple(RuntimeView(r.name, r.version, r.usable, r.detail) for r in report.gpu_runtimes),
+        arch=report.os.arch,
+        macos_version=report.os.macos_version,
         pythons=tuple(pythons),
         toolkits=report.cuda_toolkits,
         cudnn=report.cudnn,
         has_conda=found_conda_tool(managers) is not None,
         conda_engine=conda_engine(managers),
     )
+
+
+def _accelerators(report: SystemReport, compat: CompatData) -> tuple[AcceleratorView, ...]:
+    """The AMD, Intel and Apple GPUs of the report, their targets completed from the tables."""
+    tables = compat.accelerators
+    found: list[AcceleratorView] = []
+    for gpu in report.gpus:
+        if gpu.vendor not in ("amd", "intel", "apple") or gpu.status == "lost":
+            continue
+        target, source, integrated, xpu = None, None, gpu.integrated, False
+        if gpu.vendor == "amd":
+            target, source = gpu.gfx_target, gpu.gfx_target_source
+            row = tables.amd_target(gpu.name, gpu.pci_id)
+            if target is None and row is not None:
+                target, source = row.gfx_target, "tables"
+            if integrated is None and row is not None:
+                integrated = row.integrated
+        elif gpu.vendor == "intel":
+            family = tables.intel_family(gpu.name, gpu.pci_id)
+            if family is not None:
+                target, source, xpu = family.family, "tables", family.xpu
+                integrated = family.integrated if integrated is None else integrated
+        else:
+            target, source, integrated = gpu.name, "report", True
+        found.append(
+            AcceleratorView(
+                index=gpu.index,
+                name=display_name(gpu),
+                vendor=gpu.vendor,
+                target=target,
+                target_source=source,
+                integrated=integrated,
+                driver_version=gpu.driver_version,
+                xpu=xpu,
+            )
+        )
+    return tuple(found)
 
 
 def gpus_where(machine: MachineView, test: Callable[[str], bool], *, unknown: bool) -> tuple[int, ...]:

@@ -172,6 +172,12 @@ class Plan:
         resolved: The CUDA libraries the build leaves to a range, what an install resolves each
             to (today, or the data's recorded day) and the pin the plan adds where that release
             drops a GPU it serves (issue 36); the pins are in ``requirements`` too.
+        device: The kind of GPU the build runs on: ``cuda`` (NVIDIA), ``rocm`` (AMD, through
+            HIP), ``xpu`` (Intel), ``mps`` (Apple) or ``cpu``. Derived from ``cpu_only`` for plans
+            made (or saved) before it existed: ``cuda`` or ``cpu``.
+        rocm: The ROCm release a ``rocm`` build brings (``7.1``); None for others.
+        vendor_driver_min: For ``xpu`` plans, the lowest Intel driver per OS the build needs
+            (``min_driver`` stays NVIDIA's); None where the data states none.
     """
 
     framework: str = field(metadata=json_metadata(after="min_driver"))
@@ -199,6 +205,14 @@ class Plan:
     summary: str = ""
     reasons: tuple[str, ...] = ()
     resolved: tuple[ResolvedLibrary, ...] = ()
+    device: str = json_field(default="", after="cpu_only")
+    vendor_driver_min: Mapping[str, str | None] | None = None
+    rocm: str | None = json_field(default=None, after="cudnn")
+
+    def __post_init__(self) -> None:
+        if not self.device:
+            # Frozen: the derived value is set once, here, for plans that predate the field.
+            object.__setattr__(self, "device", "cpu" if self.cpu_only else "cuda")
 
     @property
     def library_pins(self) -> tuple[str, ...]:

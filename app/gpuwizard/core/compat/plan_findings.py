@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpuwizard.core.compat.accelerator_findings import accelerator_findings, unused_gpu_notes
 from gpuwizard.core.compat.candidates import (
     TIER_CPU,
     TIER_GPU_AFTER_DRIVER_UPDATE,
@@ -48,15 +49,13 @@ def findings_for_plan(
         findings.append(make_finding("TENSORFLOW_GPU_PACKAGE_REMOVED"))
     if machine.family == "darwin":
         findings.append(make_finding("NO_CUDA_ON_MACOS"))
-    elif not machine.gpus:
-        if machine.other_gpus:
-            findings.append(
-                make_finding("NO_NVIDIA_GPU", variant="other_gpu", names=list(machine.other_gpus))
-            )
-        else:
-            findings.append(make_finding("NO_NVIDIA_GPU"))
-    else:
+    elif machine.gpus:
         findings += _gpu_findings(machine, wish, wanted=wanted, compat=compat, plan=plan, ranked=ranked)
+    elif machine.other_gpus and not machine.accelerators:
+        findings.append(make_finding("NO_NVIDIA_GPU", variant="other_gpu", names=list(machine.other_gpus)))
+    elif not machine.accelerators:
+        findings.append(make_finding("NO_NVIDIA_GPU"))
+    # AMD, Intel and Apple GPUs: accelerator_findings (below) says why each is used or not.
     if wish.python and plan.python != wish.python:
         findings.append(
             make_finding(
@@ -68,13 +67,14 @@ def findings_for_plan(
                 chosen=plan.python,
             )
         )
+    findings += accelerator_findings(machine, wish, compat, plan)
     return findings + _toolkit_findings(machine, plan) + _gpu_use_findings(machine, plan)
 
 
 def _toolkit_findings(machine: MachineView, plan: Plan) -> list[Finding]:
     """Whether the plan needs a system CUDA toolkit and cuDNN, and whether they are here."""
-    if plan.cpu_only:
-        return []
+    if plan.device != "cuda":
+        return []  # CPU, ROCm, XPU and MPS builds: no CUDA toolkit question
     if not plan.system_cuda_toolkit_required:
         variant = "conda" if plan.conda_channels else ("wheels" if plan.cuda_wheels else None)
         wheels = (
@@ -319,25 +319,7 @@ def notes_for_plan(
     machine: MachineView, wish: Wish, compat: CompatData, plan: Plan, ranked: list[Candidate]
 ) -> list[str]:
     """Notes on the plan: MPS, ROCm, derived numbers, a driver update's gain, conda, WSL 2."""
-    notes: list[str] = []
-    if machine.family == "darwin" and wish.framework == "pytorch":
-        notes.append(
-            reason_text(
-                QT_TRANSLATE_NOOP(
-                    "reasons",
-                    "On Apple silicon, PyTorch's CPU build also drives the Apple GPU through MPS (macOS 14 or newer).",
-                )
-            )
-        )
-    if machine.other_gpus and not machine.gpus and machine.family == "linux" and wish.framework == "pytorch":
-        notes.append(
-            reason_text(
-                QT_TRANSLATE_NOOP(
-                    "reasons",
-                    "PyTorch publishes ROCm builds for AMD GPUs on Linux; this wizard sets up NVIDIA (CUDA) builds only.",
-                )
-            )
-        )
+    notes: list[str] = list(unused_gpu_notes(machine, plan))
     if machine.cuda_max_source == "driver tables":
         notes.append(
             reason_text(

@@ -70,8 +70,10 @@ class PlanView:
     freshness: TranslatableText | None = None
 
 
-def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool, install_line: str | None = None) -> PlanView:
-    """The presentation of ``rec``; ``nvidia_gpu_present``: an NVIDIA GPU is in the machine (usable or not).
+def plan_view(rec: Recommendation, *, gpu_present: bool, install_line: str | None = None) -> PlanView:
+    """The presentation of ``rec``; ``gpu_present``: a GPU frameworks train on is in the machine.
+
+    That is an NVIDIA, AMD, Intel or Apple GPU, usable or not.
 
     ``install_line``: the install command as it will really run on this machine, with the
     person's mirror or the offline folder (``core/envs/package_sources.py``, ``install_line``);
@@ -106,7 +108,7 @@ def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool, install_line: st
     # The recommender gives one reason per GPU; four identical GPUs need saying once.
     reasons = tuple(dict.fromkeys((*plan.reasons, *rec.notes)))
     return PlanView(
-        headline=headline(rec, nvidia_gpu_present=nvidia_gpu_present),
+        headline=headline(rec, gpu_present=gpu_present),
         framework=framework,
         python=plan.python,
         cuda=cuda_text(plan),
@@ -121,11 +123,11 @@ def plan_view(rec: Recommendation, *, nvidia_gpu_present: bool, install_line: st
     )
 
 
-def headline(rec: Recommendation, *, nvidia_gpu_present: bool) -> TranslatableText:
+def headline(rec: Recommendation, *, gpu_present: bool) -> TranslatableText:
     """Whether, and how, the GPU can be used with the recommended plan."""
     plan, title = rec.plan, framework_title(rec.framework)
     if plan.cpu_only:
-        if not nvidia_gpu_present:
+        if not gpu_present:
             return _text(
                 QT_TRANSLATE_NOOP(
                     "plans", "No NVIDIA GPU here: {framework} will train on the CPU (slower, but it works)."
@@ -183,7 +185,13 @@ def _gpu_headline(rec: Recommendation, title: str) -> TranslatableText:
 
 
 def cuda_text(plan: Plan, *, short: bool = False) -> TranslatableText:
-    """The CUDA and cuDNN the build uses; in full, also where they come from."""
+    """The CUDA and cuDNN the build uses (or ROCm, XPU, MPS); in full, also where they come from."""
+    if plan.device in ("rocm", "xpu", "mps"):
+        return _device_text(plan, short=short)
+    return _cuda_text(plan, short=short)
+
+
+def _cuda_text(plan: Plan, *, short: bool) -> TranslatableText:
     if plan.cpu_only or plan.cuda is None:
         if short:
             return _text(QT_TRANSLATE_NOOP("plans", "CPU build"))
@@ -216,6 +224,34 @@ def cuda_text(plan: Plan, *, short: bool = False) -> TranslatableText:
         )
     return _text(
         QT_TRANSLATE_NOOP("plans", "{cuda} (comes inside the environment: no CUDA toolkit needed)"), cuda=cuda
+    )
+
+
+def _device_text(plan: Plan, *, short: bool) -> TranslatableText:
+    """What a ROCm, XPU or MPS build runs on."""
+    if plan.device == "rocm":
+        if short:
+            return _text(QT_TRANSLATE_NOOP("plans", "ROCm {rocm}"), rocm=plan.rocm or "?")
+        return _text(
+            QT_TRANSLATE_NOOP(
+                "plans",
+                "ROCm {rocm} (comes inside the environment: only the amdgpu kernel driver is needed)",
+            ),
+            rocm=plan.rocm or "?",
+        )
+    if plan.device == "xpu":
+        if short:
+            return _text(QT_TRANSLATE_NOOP("plans", "Intel XPU build"))
+        return _text(
+            QT_TRANSLATE_NOOP(
+                "plans",
+                "Intel XPU build (its runtime comes inside the environment: Intel's GPU driver is needed)",
+            )
+        )
+    if short:
+        return _text(QT_TRANSLATE_NOOP("plans", "Apple GPU (MPS)"))
+    return _text(
+        QT_TRANSLATE_NOOP("plans", "Apple GPU through Metal (MPS), part of macOS: nothing else to install")
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any, Final, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
+from gpuwizard.core.compat.accelerators import Accelerators, accelerators_from_json
 from gpuwizard.core.compat.plan import CudaWheels  # the plan carries it; defined there, free of packaging
 from gpuwizard.core.events import json_field, value_from_json
 from gpuwizard.core.events.codec import json_metadata
@@ -310,6 +311,8 @@ class CompatData:
     library_floors: tuple[LibraryFloor, ...] = ()
     #: The date of the data (``sources.json``'s ``generated``).
     generated: str = ""
+    #: AMD, Intel and Apple GPUs and their builds (``accelerators.json``; empty in older bundles).
+    accelerators: Accelerators = field(default_factory=Accelerators.empty)
 
     # --- drivers ------------------------------------------------------------------------
 
@@ -424,6 +427,7 @@ def compat_from_json(files: Mapping[str, Mapping[str, Any]], origin: str = "bund
         origin=origin,
         library_floors=_rows(LibraryFloor, cuda.get("library_architectures", ())),
         generated=str(files.get("sources", {}).get("generated", "")),
+        accelerators=accelerators_from_json(files.get("accelerators")),
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gpuwizard.core.compat.accelerator_plans import DEVICE_RANK, candidates_for, has_macos_wheel
 from gpuwizard.core.compat.candidates import (
     TIER_CPU,
     TIER_GPU_AFTER_DRIVER_UPDATE,
@@ -42,6 +43,23 @@ def torch_candidates(
     for release in compat.pytorch:
         version = wanted if wanted and is_wished_release(wanted, release.version) else release.latest
         python, penalty = choose_python(release.python.min, release.python.max, wish, machine)
+        matches, distance = (
+            is_wished_release(wanted, release.version),
+            distance_from_wish(wanted, release.version, releases),
+        )
+        if machine.family == "darwin" and not has_macos_wheel(release, machine, compat):
+            continue  # no wheel for this Mac (its architecture or macOS): pip would pick another release
+        found += candidates_for(
+            release,
+            version=version,
+            python=python,
+            penalty=penalty,
+            manager=wish.manager or "venv",
+            machine=machine,
+            compat=compat,
+            matches=matches,
+            distance=distance,
+        )
         for variant in release.variants:
             archs = variant.platforms.get(machine.platform)
             if archs is None:
@@ -68,14 +86,14 @@ def torch_candidates(
                 needs_update=needs_update,
             )
             if variant.cuda is None:
-                tier, preference = TIER_CPU, (0, 0, 0, 0)
+                tier, preference = TIER_CPU, (0, 0, 0, 0, 0)
             else:
                 tier = TIER_GPU_AFTER_DRIVER_UPDATE if needs_update else TIER_GPU_NOW
-                preference = (int(variant.experimental), *cuda_preference(variant.cuda, machine.cuda_max))
-            matches, distance = (
-                is_wished_release(wanted, release.version),
-                distance_from_wish(wanted, release.version, releases),
-            )
+                preference = (
+                    DEVICE_RANK["cuda"],
+                    int(variant.experimental),
+                    *cuda_preference(variant.cuda, machine.cuda_max),
+                )
             found.append(Candidate(plan, tier, matches, distance, penalty, preference))
     return with_conda_engine(found, machine)
 

@@ -204,7 +204,9 @@ def _conda_change(
 def _setting_changes(plan: Plan, request: SetupRequest) -> list[Change]:
     lines: list[Change] = []
     try:
-        variables: Mapping[str, str] = activation_variables(plan.framework, plan.cpu_only, request.gpus)
+        variables: Mapping[str, str] = activation_variables(
+            plan.framework, plan.cpu_only, request.gpus, plan.device
+        )
     except GpuSelectionError:
         variables = {}
     if variables:

@@ -9,7 +9,19 @@ class GpuSelectionError(ValueError):
     """A GPU selection that CUDA_VISIBLE_DEVICES cannot express (one line, exit code 2)."""
 
 
-def activation_variables(framework: str, cpu_only: bool, gpus: str | None = None) -> dict[str, str]:
+#: The variable that limits the framework to chosen GPUs, per plan device: NVIDIA's
+#: CUDA_VISIBLE_DEVICES; ROCm's HIP_VISIBLE_DEVICES (ROCm docs, "GPU isolation techniques");
+#: Level Zero's ZE_AFFINITY_MASK for Intel GPUs (oneAPI Level Zero specification, "Affinity Mask").
+VISIBLE_DEVICES_VARIABLE = {
+    "cuda": "CUDA_VISIBLE_DEVICES",
+    "rocm": "HIP_VISIBLE_DEVICES",
+    "xpu": "ZE_AFFINITY_MASK",
+}
+
+
+def activation_variables(
+    framework: str, cpu_only: bool, gpus: str | None = None, device: str = "cuda"
+) -> dict[str, str]:
     """The variables for a new environment.
 
     TensorFlow on a GPU: ``TF_FORCE_GPU_ALLOW_GROWTH=true`` makes it take GPU memory as needed
@@ -24,6 +36,8 @@ def activation_variables(framework: str, cpu_only: bool, gpus: str | None = None
     {'TF_FORCE_GPU_ALLOW_GROWTH': 'true', 'TF_CPP_MIN_LOG_LEVEL': '1', 'CUDA_VISIBLE_DEVICES': '0,2'}
     >>> activation_variables("pytorch", cpu_only=True)
     {}
+    >>> activation_variables("pytorch", cpu_only=False, gpus="1", device="rocm")
+    {'HIP_VISIBLE_DEVICES': '1'}
     """
     variables: dict[str, str] = {}
     if framework == "tensorflow":
@@ -31,7 +45,9 @@ def activation_variables(framework: str, cpu_only: bool, gpus: str | None = None
             variables["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"
         variables["TF_CPP_MIN_LOG_LEVEL"] = "1"
     if gpus is not None:
-        variables["CUDA_VISIBLE_DEVICES"] = check_gpu_selection(gpus)
+        # MPS has one GPU and no such variable; CPU plans keep the NVIDIA one as before.
+        name = VISIBLE_DEVICES_VARIABLE.get(device, "CUDA_VISIBLE_DEVICES")
+        variables[name] = check_gpu_selection(gpus)
     return variables
 
 

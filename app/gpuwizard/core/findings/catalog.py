@@ -30,6 +30,7 @@ from gpuwizard.core.findings.template import FindingTemplate
 PART_NAMES: Final = (
     "machine",
     "plan",
+    "gpus",
     "logs",
     "packages",
     "architectures",
@@ -46,6 +47,7 @@ PART_NAMES: Final = (
     "toolchains",
     "serving",
     "kernel",
+    "accelerators",
     "vendors",
 )
 

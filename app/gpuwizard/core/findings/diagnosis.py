@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from gpuwizard.core.findings.diagnosis_accelerators import ACCELERATORS_PART
 from gpuwizard.core.findings.diagnosis_containers import CONTAINERS_PART
 from gpuwizard.core.findings.diagnosis_devices import DEVICES_PART
 from gpuwizard.core.findings.diagnosis_extensions import EXTENSIONS_PART
@@ -78,6 +79,7 @@ PARTS: Final[tuple[DiagnosisPart, ...]] = (
     TOOLCHAINS_PART,  # nvcc's host compiler, CUDA_HOME, Triton's ptxas and C compiler, PTX and the driver
     SERVING_PART,  # llama.cpp/Ollama, vLLM, NCCL, torch.distributed, TensorFlow GPU builds
     KERNEL_PART,  # the kernel driver's NVRM lines: RmInitAdapter failed (BAR1, GSP), Xid reports
+    ACCELERATORS_PART,  # AMD ROCm, Intel XPU, Apple MPS: gfx targets, devices, runtimes, MPS limits
     VENDORS_PART,  # the vendors' own status names and numbers, the last resort
 )
 

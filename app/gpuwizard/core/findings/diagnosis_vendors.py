@@ -4,7 +4,10 @@ Part of :mod:`gpuwizard.core.findings.diagnosis`, tried after every theme that k
 by its cause. The vocabularies are data, written by tools/vocabularies.py from their makers' files
 (resources/vocabularies/<name>.json, each entry with its source): the CUDA runtime's and driver's
 status names, cuDNN's, cuBLAS's, NCCL's and NVML's, the Windows error numbers and NTSTATUS values
-loaders print, and which package ships which Linux library of the CUDA stack.
+loaders print, and which package ships which Linux library of the CUDA stack; for AMD's ROCm, HIP's
+hipError_t (with the text hipGetErrorString prints for each, which "HIP error: ..." quotes), the
+HSA runtime's and rocBLAS's statuses; for Intel's oneAPI, Level Zero's, the Unified Runtime's and
+SYCL's older PI result codes.
 
 A log that shows one of these gets a finding that names the component and what the vendor says the
 value means. Any finding of another part explains the failure better (it knows the cause), so each
@@ -39,8 +42,29 @@ _STATUS_VOCABULARIES: Final = {
     "cusparse": "VENDOR_LIBRARY_STATUS",
     "nccl": "VENDOR_LIBRARY_STATUS",
     "nvml": "VENDOR_LIBRARY_STATUS",
+    "hip-runtime": "VENDOR_HIP_ERROR",
+    "hsa-runtime": "VENDOR_LIBRARY_STATUS",
+    "rocblas": "VENDOR_LIBRARY_STATUS",
+    "level-zero": "VENDOR_LIBRARY_STATUS",
+    "unified-runtime": "VENDOR_LIBRARY_STATUS",
+    "sycl-pi": "VENDOR_LIBRARY_STATUS",
 }
-CODES: Final = ("VENDOR_CUDA_ERROR", "VENDOR_LIBRARY_STATUS", "WINDOWS_ERROR_CODE", "LIBRARY_NOT_LOADED")
+#: The software stack of the vocabularies that are not NVIDIA's: the variant whose advice fits it.
+_STACKS: Final = {
+    "hip-runtime": "rocm",
+    "hsa-runtime": "rocm",
+    "rocblas": "rocm",
+    "level-zero": "oneapi",
+    "unified-runtime": "oneapi",
+    "sycl-pi": "oneapi",
+}
+CODES: Final = (
+    "VENDOR_CUDA_ERROR",
+    "VENDOR_HIP_ERROR",
+    "VENDOR_LIBRARY_STATUS",
+    "WINDOWS_ERROR_CODE",
+    "LIBRARY_NOT_LOADED",
+)
 
 #: Values whose vendor text means the driver is older than the CUDA the program was built for
 #: (the CUDA driver API's documentation of each; cuda.h, driver_types.h): update the driver.
@@ -52,6 +76,9 @@ _DRIVER_TOO_OLD: Final = frozenset(
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
         "cudaErrorCompatNotSupportedOnDevice",
         "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+        # "the installed ... driver is older than the runtime" (clr's hipGetErrorString: "driver
+        # version is insufficient for runtime version"): the amdgpu driver, the same advice.
+        "hipErrorInsufficientDriver",
     }
 )
 
@@ -63,6 +90,25 @@ STATUS_NAMES: Final[dict[str, tuple[str, Entry]]] = {
     for entry in _entries(vocabulary)
     if entry.number != 0
 }
+#: The stack (``rocm``, ``oneapi``) of each status name that is not NVIDIA's.
+NAME_STACKS: Final[dict[str, str]] = {
+    entry.name: stack for vocabulary, stack in _STACKS.items() for entry in _entries(vocabulary)
+}
+#: HIP's values by the text hipGetErrorString prints for them (in lower case), and by number; a
+#: text or number two names share (a deprecated alias) is the first name's, as the header lists them.
+HIP_PRINTED: Final[dict[str, Entry]] = {}
+HIP_NUMBERS: Final[dict[int, Entry]] = {}
+
+
+def _hip_tables() -> None:
+    for entry in _entries("hip-runtime"):
+        if entry.number:
+            HIP_NUMBERS.setdefault(entry.number, entry)
+            if entry.printed:
+                HIP_PRINTED.setdefault(entry.printed.lower(), entry)
+
+
+_hip_tables()
 _RUNTIME_NUMBERS: Final = {entry.number: entry for entry in _entries("cuda-runtime") if entry.number}
 _DRIVER_NUMBERS: Final = {entry.number: entry for entry in _entries("cuda-driver") if entry.number}
 #: The Windows codes loaders print, by their unsigned number.
@@ -86,12 +132,39 @@ def _status_name(match: re.Match[str]) -> Values | None:
 
 
 def _entry_values(entry: Entry) -> Values:
-    return {
+    values: Values = {
         "name": entry.name,
         "number": str(entry.number),
         "meaning": entry.message,
         "component": entry.component,
     }
+    if stack := NAME_STACKS.get(entry.name):
+        values["stack"] = stack
+    return values
+
+
+def _hip_printed(match: re.Match[str]) -> Values | None:
+    """HIP's own text after "HIP error: " (hipGetErrorString), read back to the value it stands for.
+
+    The longest text of the vocabulary the quoted one begins with, ending at a word's end: "invalid
+    device function" is hipErrorInvalidDeviceFunction, "invalid device ordinal" another value.
+    """
+    quoted = (match.group("printed") or match.group("printed2") or "").strip().lower()
+    best: Entry | None = None
+    for text, entry in HIP_PRINTED.items():
+        if (
+            quoted.startswith(text)
+            and (len(quoted) == len(text) or not quoted[len(text)].isalnum())
+            and (best is None or len(text) > len(best.printed))
+        ):
+            best = entry
+    return _entry_values(best) if best else None
+
+
+def _hip_number(match: re.Match[str]) -> Values | None:
+    """HIP's value by its number, where a tool prints it beside HIP's text (hipInfo: "error = 0100")."""
+    entry = HIP_NUMBERS.get(int(match.group("number")))
+    return _entry_values(entry) if entry else None
 
 
 def _cuda_number(match: re.Match[str]) -> Values | None:
@@ -191,6 +264,15 @@ def _vendor_variant(
     return ("driver" if set(values.get("name", ())) & _DRIVER_TOO_OLD else None), {}
 
 
+def _library_status_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    variant, extra = _vendor_variant(values, variants, text)
+    # ROCm's and oneAPI's statuses: advice for their stack, not for NVIDIA's driver.
+    stacks = values.get("stack", ())
+    return (variant or (stacks[0] if stacks else None)), extra
+
+
 #: What libraries.json names as the package of the libraries the driver installs.
 _DRIVER_PACKAGE: Final = "NVIDIA driver"
 
@@ -211,6 +293,8 @@ VENDORS_PART: Final = DiagnosisPart(
     name="vendors",
     extractors=(
         _status_name,
+        _hip_printed,
+        _hip_number,
         _cuda_number,
         _windows_code,
         _windows_number,
@@ -220,7 +304,8 @@ VENDORS_PART: Final = DiagnosisPart(
     suppresses=dict.fromkeys(_SPECIFIC, CODES),
     refiners={
         "VENDOR_CUDA_ERROR": _vendor_variant,
-        "VENDOR_LIBRARY_STATUS": _vendor_variant,
+        "VENDOR_HIP_ERROR": _vendor_variant,
+        "VENDOR_LIBRARY_STATUS": _library_status_variant,
         "LIBRARY_NOT_LOADED": _library_variant,
     },
 )

@@ -26,6 +26,8 @@ class Entry:
     component: str
     hex: str = ""
     package: str = ""
+    #: What the library's error-string function prints for it (HIP's hipGetErrorString), if known.
+    printed: str = ""
 
 
 def _read(name: str) -> tuple[str, list[dict[str, object]]]:
@@ -45,6 +47,7 @@ def entries(name: str) -> list[Entry]:
             str(entry.get("component", component)),
             str(entry.get("hex", "")),
             str(entry.get("package", "")),
+            str(entry.get("printed", "")),
         )
         for entry in rows
     ]

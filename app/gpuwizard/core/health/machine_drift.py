@@ -105,13 +105,20 @@ def _version_or_zero(text: str) -> Version:
 def compare_gpus(
     snapshot: Snapshot | None, report: SystemReport, *, wizard: WizardCommand = BY_NAME
 ) -> HealthCheck:
-    """The NVIDIA GPUs now against the recorded ones (``wizard``: as :func:`compare_driver`)."""
+    """The GPUs now against the recorded ones (``wizard``: as :func:`compare_driver`).
+
+    Compared by the vendors the snapshot recorded: one from before other vendors were kept
+    holds NVIDIA GPUs only, and an Intel iGPU beside them is no drift.
+    """
     # A GPU without a driver is still there (the driver check says what is wrong); one that
     # fell off the bus ("lost", Xid 79) is not.
+    vendors = {gpu.vendor for gpu in snapshot.gpus} if snapshot and snapshot.gpus else {"nvidia"}
     present = tuple(
-        SnapshotGpu(gpu.index, gpu.name, gpu.compute_capability, gpu.memory_total_mib)
-        for gpu in report.nvidia_gpus
-        if gpu.status != "lost"
+        SnapshotGpu(
+            gpu.index, gpu.name, gpu.compute_capability, gpu.memory_total_mib, gpu.vendor, gpu.gfx_target
+        )
+        for gpu in report.compute_gpus
+        if gpu.status != "lost" and gpu.vendor in vendors
     )
     after = _gpus_text(present)
     if snapshot is None:
@@ -120,7 +127,7 @@ def compare_gpus(
     if len(present) < len(snapshot.gpus):
         finding = make_finding("DRIFT_GPU_MISSING", before=before, after=after, verify=wizard.line("verify"))
         return HealthCheck("gpus", "gpus", after, "broken", before, after, finding)
-    if report.driver is None:
+    if report.driver is None and "nvidia" in vendors:
         # Without a driver, names come from the PCI database and capabilities are unknown.
         return HealthCheck("gpus", "gpus", after, "skipped", before, after, note="no NVIDIA driver answers")
     if _gpu_keys(present) != _gpu_keys(snapshot.gpus):
@@ -134,9 +141,9 @@ def compare_gpus(
 def _gpus_text(gpus: Sequence[SnapshotGpu]) -> str:
     if not gpus:
         return "none"
-    return gpu_list([GpuFacts(gpu.index, "nvidia", gpu.name) for gpu in gpus])
+    return gpu_list([GpuFacts(gpu.index, gpu.vendor, gpu.name) for gpu in gpus])
 
 
 def _gpu_keys(gpus: Sequence[SnapshotGpu]) -> list[tuple[str, str]]:
     # Memory is left out: drivers round it differently; name and architecture decide what runs.
-    return sorted((gpu.name or "", gpu.compute_capability or "") for gpu in gpus)
+    return sorted((gpu.name or "", gpu.compute_capability or gpu.gfx_target or "") for gpu in gpus)

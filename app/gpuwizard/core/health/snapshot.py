@@ -53,6 +53,10 @@ class SnapshotGpu:
     name: str | None
     compute_capability: str | None = None
     memory_total_mib: int | None = None
+    #: ``nvidia``, ``amd``, ``intel`` or ``apple``; a snapshot from before it held NVIDIA GPUs only.
+    vendor: str = "nvidia"
+    #: An AMD GPU's gfx target, what its builds must carry (issue 38).
+    gfx_target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -140,10 +144,17 @@ class Snapshot:
 
 
 def snapshot_gpus(report: SystemReport) -> tuple[SnapshotGpu, ...]:
-    """The usable NVIDIA GPUs of a report, as a snapshot keeps them (no UUIDs)."""
+    """The usable GPUs of a report, as a snapshot keeps them (no UUIDs).
+
+    The NVIDIA GPUs a driver serves, and the AMD, Intel and Apple GPUs the OS lists: a GPU of
+    any kind that vanishes after an update is drift (issue 38).
+    """
+    others = [gpu for gpu in report.compute_gpus if gpu.vendor != "nvidia" and gpu.status != "lost"]
     return tuple(
-        SnapshotGpu(gpu.index, gpu.name, gpu.compute_capability, gpu.memory_total_mib)
-        for gpu in usable_gpus(report)
+        SnapshotGpu(
+            gpu.index, gpu.name, gpu.compute_capability, gpu.memory_total_mib, gpu.vendor, gpu.gfx_target
+        )
+        for gpu in (*usable_gpus(report), *others)
     )
 
 
@@ -179,6 +190,8 @@ def snapshot_from_json(data: object) -> Snapshot:
                     name=_text(gpu.get("name")),
                     compute_capability=_text(gpu.get("compute_capability")),
                     memory_total_mib=_integer(gpu.get("memory_total_mib")),
+                    vendor=_text(gpu.get("vendor")) or "nvidia",
+                    gfx_target=_text(gpu.get("gfx_target")),
                 )
                 for gpu in _list(data, "gpus")
             ),

@@ -14,6 +14,12 @@ out when None (``omit_none``); those it always prints are written always, null i
 The probe's ``libraries`` event (:class:`Libraries`) says where each CUDA library was loaded
 from, which NVIDIA wheels are installed and what the DLL start-up hook did; the result keeps them.
 
+The GPU may be NVIDIA's (CUDA), AMD's (ROCm), Intel's (XPU) or Apple's (MPS): ``start`` names the
+kind the test trains on and its runtime's version, the kind the plan expected when it was given
+one, and why that kind is not there (:class:`~gpuwizard.core.livetest.devices.GpuUnavailable`);
+each GPU's ``device`` event its kind and, on ROCm, its gfx target. All are added fields, left out
+when unknown, so a run before them (and a CPU run now) reads and writes as it did.
+
 The wizard adds ``log`` (a line of the probe that is no event), ``gpu_usage`` (NVML samples
 taken while it trains) and ``finding``; the last event of a test is its :class:`LiveTestResult`.
 
@@ -36,6 +42,7 @@ from typing import Any, ClassVar, Literal
 
 from gpuwizard.core.events import Event, EventKinds, Other, json_field, to_json, value_from_json
 from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.livetest.devices import GpuUnavailable
 from gpuwizard.core.livetest.libraries import (
     CudaLibrary,
     CudaWheel,
@@ -50,7 +57,7 @@ from gpuwizard.core.livetest.verdicts import CANCELLED
 #: probe may add one: :attr:`Phase.phase` stays a plain ``str`` so it is passed on as it came.
 LiveTestPhase = Literal["data", "warmup", "train", "matmul", "compare"]
 #: The probe's slow preparations (``prepare`` events); a newer probe may add one, likewise.
-PrepareStage = Literal["import", "cuda_context", "compile"]
+PrepareStage = Literal["import", "cuda_context", "rocm_context", "xpu_context", "mps_context", "compile"]
 
 __all__ = [
     "LIVE_TEST_EVENTS",
@@ -58,6 +65,7 @@ __all__ = [
     "Device",
     "DeviceSummary",
     "FindingEvent",
+    "GpuUnavailable",
     "GpuUsage",
     "Libraries",
     "LiveTestEvent",
@@ -95,6 +103,12 @@ class Start(LiveTestEvent):
 
     ``steps`` and ``cpu_steps`` are the members of the probe's ``config`` object the wizard
     reads (its other members stay in it, written back as they came).
+
+    The GPU's kind, each only when the probe knew it: ``device_requested`` (the kind the plan
+    expected, ``--device``), ``gpu_kind`` (``cuda``, ``rocm``, ``xpu``, ``mps``: the GPU it trains
+    on), ``gpu_runtime_version`` (the CUDA or HIP build, the XPU toolchain, the macOS version),
+    ``gpu_unavailable`` (the kind expected is not there, and why). PyTorch's ``hip_build`` and
+    TensorFlow's ``keras_version`` stay in ``extra``, after them.
     """
 
     KIND: ClassVar[str] = "start"
@@ -111,14 +125,26 @@ class Start(LiveTestEvent):
     import_seconds: float | None = json_field(default=None, omit_none=True)
     python: str | None = json_field(default=None, omit_none=True)
     python_executable: str | None = json_field(default=None, omit_none=True)
+    device_requested: str | None = json_field(default=None, omit_none=True)
+    gpu_kind: str | None = json_field(default=None, omit_none=True)
+    gpu_runtime_version: str | None = json_field(default=None, omit_none=True)
+    gpu_unavailable: GpuUnavailable | None = json_field(default=None, omit_none=True)
+
+    @property
+    def hip_build(self) -> str | None:
+        """PyTorch's HIP version when it is a ROCm build (``torch.version.hip``), else None."""
+        value = self.extra.get("hip_build")
+        return str(value) if isinstance(value, str) and value else None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Device(LiveTestEvent):
     """A device the framework sees: each GPU (``device_kind`` ``gpu``), then the CPU (``cpu``).
 
-    A GPU's facts beyond its index and name (compute capability, memory, whether the build has
-    its architecture) stay as the probe printed them, in ``extra``.
+    A GPU's kind (``gpu_kind``: ``cuda``, ``rocm``, ``xpu``, ``mps``) and an AMD GPU's gfx target
+    (``gcn_arch``, "gfx942:sramecc+:xnack-") are read when the probe gives them; its other facts
+    (compute capability, memory, whether the build has its architecture) stay as the probe
+    printed them, in ``extra``.
     """
 
     KIND: ClassVar[str] = "device"
@@ -126,6 +152,8 @@ class Device(LiveTestEvent):
     index: int | None = json_field(default=None, omit_none=True)
     name: str = ""
     threads: int | None = json_field(default=None, omit_none=True)
+    gpu_kind: str | None = json_field(default=None, omit_none=True)
+    gcn_arch: str | None = json_field(default=None, omit_none=True)
 
     @property
     def is_gpu(self) -> bool:
@@ -162,7 +190,8 @@ class Prepare(LiveTestEvent):
     """A slow preparation begins, before the first step shows any progress.
 
     ``stage`` is ``import`` (the framework is imported: ``framework``), ``cuda_context`` (the
-    first use of the GPU creates its CUDA context) or ``compile`` (the model is built and its
+    first use of the GPU creates its CUDA context; ``rocm_context``, ``xpu_context`` and
+    ``mps_context`` on AMD, Intel and Apple GPUs) or ``compile`` (the model is built and its
     first ``warmup_steps`` run: graph tracing, kernel selection and autotuning, the optimizer's
     set-up); a newer probe may name others. Each lasts until the next ``prepare``, ``phase`` or
     ``step``.
@@ -357,6 +386,11 @@ class LiveTestResult(LiveTestEvent):
         cuda_wheels: The ``nvidia-*`` wheels installed in the environment; None when unknown
             (the probe sent no ``libraries`` event).
         dll_hook: What the DLL start-up hook did; None when there is none (or it is unknown).
+        device_expected: The GPU kind the plan expected (``cuda``, ``rocm``, ``xpu``, ``mps``);
+            None when the test looked for any (``auto``). Left out when None, as the three after.
+        gpu_kind: The kind of the GPU the framework saw and trained on.
+        gpu_runtime_version: That kind's runtime: the CUDA or HIP build, the XPU toolchain, macOS.
+        gpu_arch: An AMD GPU's gfx target as ROCm names it (``gfx942:sramecc+:xnack-``).
         status: ``cancelled`` when stopped before the end, else ``complete`` (as verify's and
             apply's results say it): follows from ``verdict``, whatever it is given.
     """
@@ -386,6 +420,10 @@ class LiveTestResult(LiveTestEvent):
     cuda_libraries: tuple[CudaLibrary, ...] = json_field(default=(), read=libraries_from_json)
     cuda_wheels: tuple[CudaWheel, ...] | None = json_field(default=None, read=wheels_from_json)
     dll_hook: DllHook | None = json_field(default=None, read=dll_hook_from_json)
+    device_expected: str | None = json_field(default=None, omit_none=True)
+    gpu_kind: str | None = json_field(default=None, omit_none=True)
+    gpu_runtime_version: str | None = json_field(default=None, omit_none=True)
+    gpu_arch: str | None = json_field(default=None, omit_none=True)
     status: str = field(default="complete", compare=False)
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from gpuwizard.core.events import Event
 from gpuwizard.core.exit_status import describe_exit, status_text
 from gpuwizard.core.findings.model import Finding, make_finding, sort_findings
+from gpuwizard.core.livetest.devices import unavailable_finding
 from gpuwizard.core.livetest.events import (
     Compare,
     Device,
@@ -130,7 +131,9 @@ def judge(  # noqa: PLR0911 - one return per rule, checked in order
 
     ``diagnosed`` are findings recognised in the probe's error output (core.findings.diagnosis).
     ``machine_has_nvidia_gpu``: whether detection saw an NVIDIA GPU (None: unknown); a
-    CPU-only result on such a machine is explained.
+    CPU-only result on such a machine is explained. So is one where the plan expected a GPU
+    kind (the probe's ``--device``) that the framework does not see, on any machine: the
+    finding names the kind and why none is visible (:mod:`.devices`).
     """
     findings: list[Finding] = list(diagnosed)
     summary = run.summary
@@ -162,11 +165,7 @@ def judge(  # noqa: PLR0911 - one return per rule, checked in order
         )
         return "broken", _unique(findings)
     if not summary.gpu_used:
-        if machine_has_nvidia_gpu:
-            if run.start is not None and run.start.built_with_cuda is False:
-                findings.append(make_finding("CPU_ONLY_BUILD"))
-            else:
-                findings.append(make_finding("GPU_NOT_VISIBLE"))
+        findings.extend(_why_cpu_only(run.start, machine_has_nvidia_gpu))
         return "cpu_only", _unique(findings)
     speedup = speedup_of(summary)
     if speedup is not None and speedup < GPU_SLOW_SPEEDUP:
@@ -175,6 +174,23 @@ def judge(  # noqa: PLR0911 - one return per rule, checked in order
         )
         return "gpu_slow", _unique(findings)
     return "gpu_ok", _unique(findings)
+
+
+def _why_cpu_only(start: Start | None, machine_has_nvidia_gpu: bool | None) -> list[Finding]:
+    """Why it trained on the CPU, when that needs saying.
+
+    The GPU kind the plan expected and why it is not there; else, on a machine with an NVIDIA
+    GPU, a CPU-only build or a GPU the framework does not see.
+    """
+    expected = start.gpu_unavailable if start is not None else None
+    explained = unavailable_finding(expected) if expected is not None else None
+    if explained is not None:
+        return [explained]
+    if not machine_has_nvidia_gpu:
+        return []
+    if start is not None and start.built_with_cuda is False:
+        return [make_finding("CPU_ONLY_BUILD")]
+    return [make_finding("GPU_NOT_VISIBLE")]
 
 
 def speedup_of(summary: Summary) -> float | None:
@@ -194,10 +210,13 @@ def result_of(
     seconds: float,
     python: str | None,
     env: str | None,
+    device_expected: str | None = None,
 ) -> LiveTestResult:
     """The result of a test: the contract's fields, then the wizard's own.
 
-    The contract: docs/architecture.md, "The command-line and JSON contract".
+    ``device_expected``: the GPU kind the test was told to use (else the one the probe says it
+    was told, if it got that far). The contract: docs/architecture.md, "The command-line and
+    JSON contract".
     """
     summary = run.summary
     start = run.start
@@ -230,6 +249,10 @@ def result_of(
         cuda_libraries=run.libraries.cuda_libraries if run.libraries is not None else (),
         cuda_wheels=run.libraries.cuda_wheels if run.libraries is not None else None,
         dll_hook=run.libraries.dll_hook if run.libraries is not None else None,
+        device_expected=device_expected or (start.device_requested if start is not None else None),
+        gpu_kind=start.gpu_kind if start is not None else None,
+        gpu_runtime_version=start.gpu_runtime_version if start is not None else None,
+        gpu_arch=next((gpu.gcn_arch for gpu in run.gpus if gpu.gcn_arch), None) if gpu_used else None,
     )
 
 

@@ -21,6 +21,8 @@ GPU before its first step:
 - ``cuda_context``: the first allocation on a GPU creates its CUDA context and loads the
   framework's kernels (CUDA C Programming Guide, "Initialization": the runtime creates the
   primary context on first use; with lazy loading, kernels load when first needed);
+  ``rocm_context``, ``xpu_context`` and ``mps_context`` are the same first use on an AMD GPU
+  (HIP), an Intel GPU (Level Zero through SYCL) and an Apple GPU (Metal);
 - ``compile``: building the model and its first steps: creating PyTorch's first Adam
   optimizer imported ``torch._dynamo`` (4.5 s of the 5.6 s warm-up there), cuDNN's autotuner
   tries kernels on the first steps (``torch.backends.cudnn.benchmark``), TensorFlow traces its
@@ -58,6 +60,9 @@ _ANY_DEVICE: Final = QT_TRANSLATE_NOOP("stages", "the device")
 STAGE_WORDS: Final[Mapping[PrepareStage, str]] = {
     "import": QT_TRANSLATE_NOOP("stages", "Importing {framework}…"),
     "cuda_context": QT_TRANSLATE_NOOP("stages", "Starting CUDA on the GPU…"),
+    "rocm_context": QT_TRANSLATE_NOOP("stages", "Starting ROCm on the GPU…"),
+    "xpu_context": QT_TRANSLATE_NOOP("stages", "Starting the Intel GPU runtime…"),
+    "mps_context": QT_TRANSLATE_NOOP("stages", "Starting Metal on the GPU…"),
     "compile": QT_TRANSLATE_NOOP("stages", "Compiling the model…"),
 }
 
@@ -73,6 +78,16 @@ _WHY: Final[Mapping[PrepareStage, str]] = {
         "A framework loads about a thousand modules and large native libraries; the next time is faster.",
     ),
     "cuda_context": QT_TRANSLATE_NOOP(
+        "stages", "The driver sets the GPU up for this program and loads the framework's GPU code."
+    ),
+    # The same sentence for every GPU runtime: HIP, Level Zero and Metal start up as CUDA does.
+    "rocm_context": QT_TRANSLATE_NOOP(
+        "stages", "The driver sets the GPU up for this program and loads the framework's GPU code."
+    ),
+    "xpu_context": QT_TRANSLATE_NOOP(
+        "stages", "The driver sets the GPU up for this program and loads the framework's GPU code."
+    ),
+    "mps_context": QT_TRANSLATE_NOOP(
         "stages", "The driver sets the GPU up for this program and loads the framework's GPU code."
     ),
     "compile": QT_TRANSLATE_NOOP(

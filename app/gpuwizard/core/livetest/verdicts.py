@@ -16,7 +16,8 @@ says nothing about the environment (``gpuwizard test`` exits 130, as ``apply`` a
 **The pass rule** (:func:`passed`): training on the GPU passes, slow or not (slowness is a
 warning: the setup works, and ``verify`` later reports a fall from ``gpu_ok`` to ``gpu_slow`` as
 a change); the CPU passes only on a machine without an NVIDIA GPU a driver serves, since the CPU
-is then all there is; ``broken`` never passes. A test that passed is recorded as the last good
+is then all there is, and only when the plan expected no GPU (``gpu_expected``: the result's
+``device_expected``, an AMD, Intel or Apple GPU the test was told to use); ``broken`` never passes. A test that passed is recorded as the last good
 state, and ``gpuwizard test`` exits 0; otherwise nothing is recorded and it exits 1.
 
 The words are English templates marked for Qt's ``lupdate`` in the ``verdicts`` context; the GUI
@@ -85,20 +86,24 @@ WORDS: Final[dict[str, VerdictWords]] = {
 }
 
 
-def passed(verdict: str, machine_has_nvidia_gpu: bool | None) -> bool:
+def passed(verdict: str, machine_has_nvidia_gpu: bool | None, *, gpu_expected: bool = False) -> bool:
     """Whether a verdict counts as a pass on this machine (the rule above).
 
     ``machine_has_nvidia_gpu``: whether the machine has an NVIDIA GPU a driver serves; None
     (unknown) is taken as yes, so a CPU-only result is never called a pass by mistake.
+    ``gpu_expected``: the test was told which GPU to use (its result's ``device_expected``), so
+    training on the CPU is a failure whatever the machine's NVIDIA GPUs.
 
     >>> [passed(v, True) for v in VERDICTS]
     [True, True, False, False]
     >>> [passed(v, False) for v in VERDICTS], passed(CANCELLED, False)
     ([True, True, True, False], False)
+    >>> passed("cpu_only", False, gpu_expected=True), passed("gpu_ok", False, gpu_expected=True)
+    (False, True)
     """
     if verdict in ("gpu_ok", "gpu_slow"):
         return True
-    return verdict == "cpu_only" and machine_has_nvidia_gpu is False
+    return verdict == "cpu_only" and machine_has_nvidia_gpu is False and not gpu_expected
 
 
 def on_gpu(verdict: str) -> bool:
@@ -106,7 +111,7 @@ def on_gpu(verdict: str) -> bool:
     return verdict in ("gpu_ok", "gpu_slow")
 
 
-def level(verdict: str, machine_has_nvidia_gpu: bool | None) -> Level:
+def level(verdict: str, machine_has_nvidia_gpu: bool | None, *, gpu_expected: bool = False) -> Level:
     """How a verdict reads at a glance: ``ok``, a ``warning`` (works, but not as it should), an ``error``.
 
     >>> [level(v, True) for v in VERDICTS]
@@ -116,7 +121,7 @@ def level(verdict: str, machine_has_nvidia_gpu: bool | None) -> Level:
     """
     if verdict == "broken":
         return "error"
-    if verdict == "gpu_slow" or not passed(verdict, machine_has_nvidia_gpu):
+    if verdict == "gpu_slow" or not passed(verdict, machine_has_nvidia_gpu, gpu_expected=gpu_expected):
         return "warning"
     return "ok"
 

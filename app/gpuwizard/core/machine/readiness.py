@@ -20,6 +20,8 @@ class Readiness:
     Attributes:
         ready: An NVIDIA GPU answers through a working driver and no error finding remains.
         usable_gpus: The NVIDIA GPUs the driver reports as working.
+        other_gpus: AMD, Intel and Apple GPUs: whether a build carries code for them is the
+            recommendation's answer, so they never make a machine "ready" here.
         blocking: The error findings, in report order.
         warnings: The warning findings, in report order.
     """
@@ -28,6 +30,7 @@ class Readiness:
     usable_gpus: tuple[GpuFacts, ...]
     blocking: tuple[Finding, ...]
     warnings: tuple[Finding, ...]
+    other_gpus: tuple[GpuFacts, ...] = ()
 
 
 def usable_gpus(report: SystemReport) -> tuple[GpuFacts, ...]:
@@ -52,4 +55,5 @@ def gpu_readiness(report: SystemReport) -> Readiness:
     # A lost GPU is an error finding, but the other GPUs still work: judge by what works.
     only_lost = bool(usable) and all(f.code == "GPU_NOT_RESPONDING" for f in blocking)
     ready = report.driver is not None and bool(usable) and (not blocking or only_lost)
-    return Readiness(ready=ready, usable_gpus=usable, blocking=blocking, warnings=warnings)
+    others = tuple(gpu for gpu in report.compute_gpus if gpu.vendor != "nvidia" and gpu.status != "lost")
+    return Readiness(ready=ready, usable_gpus=usable, blocking=blocking, warnings=warnings, other_gpus=others)

@@ -55,6 +55,7 @@ def detection_findings(report: SystemReport, evidence: DetectionEvidence) -> lis
     """Return the findings for ``report``, errors first."""
     findings: list[Finding] = []
     findings += _gpu_and_driver(report, evidence)
+    findings += _gpu_runtimes(report)
     findings += _cuda_on_path(report, evidence)
     findings += _python(report)
     if report.os.family == "windows" and report.long_paths_enabled is False:
@@ -94,6 +95,17 @@ def _gpu_and_driver(report: SystemReport, evidence: DetectionEvidence) -> list[F
     return findings
 
 
+def _gpu_runtimes(report: SystemReport) -> list[Finding]:
+    """A ROCm runtime this user cannot reach the GPU through (``/dev/kfd`` refused)."""
+    return [
+        make_finding(
+            "ROCM_DEVICE_ACCESS", detail=runtime.detail or "permission denied", groups="render,video"
+        )
+        for runtime in report.gpu_runtimes
+        if runtime.name == "rocm" and runtime.usable is False
+    ]
+
+
 def _why_no_driver(report: SystemReport, evidence: DetectionEvidence) -> Finding:  # noqa: PLR0911 - one return per cause: the decision table it is
     """The one finding that explains why no NVIDIA driver answered."""
     if evidence.nvml_failure == NVML_DRIVER_LIBRARY_MISMATCH:
@@ -119,6 +131,11 @@ def _why_no_driver(report: SystemReport, evidence: DetectionEvidence) -> Finding
         # on WSL User Guide), so its absence is "no driver", not "no GPU".
         return make_finding("NO_NVIDIA_DRIVER", variant="wsl")
 
+    compute = report.compute_gpus
+    if compute:
+        # AMD, Intel or Apple GPUs: not an error of the machine; whether a build carries code
+        # for them is the recommendation's question (core/compat/accelerator_plans.py).
+        return make_finding("GPU_NOT_NVIDIA", names=names_of(compute))
     others = [gpu for gpu in report.gpus if gpu.vendor != "nvidia"]
     if others:
         return make_finding("NO_NVIDIA_GPU", variant="other_gpu", names=names_of(others))

@@ -29,6 +29,8 @@ from gpuwizard.core.events.codec import json_metadata
 from gpuwizard.core.findings.model import Finding
 
 SYSTEM_SCHEMA: Final = "gpuwizard.system/1"
+#: The GPU vendors with framework builds (CUDA, ROCm, XPU, MPS).
+COMPUTE_VENDORS: Final = frozenset({"nvidia", "amd", "intel", "apple"})
 
 _T = TypeVar("_T")
 
@@ -55,6 +57,8 @@ class OsFacts:
         wsl_version: 1 or 2 inside WSL, else None.
         container: True when the process runs inside a container (Docker, Podman).
         distribution: A readable OS name (``Debian GNU/Linux 12 (bookworm)``) when known.
+        macos_version: On macOS, its version (``14.5``, ``platform.mac_ver()``); ``release``
+            there is the Darwin kernel's.
     """
 
     family: str = field(metadata=json_metadata(read=_or("unknown")))
@@ -64,6 +68,7 @@ class OsFacts:
     wsl_version: int | None = None
     container: bool = False
     distribution: str | None = None
+    macos_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,14 @@ class GpuFacts:
         pci_bus_id: The PCI address as the driver reports it (``00000000:01:00.0``).
         status: ``ok``, or why the GPU cannot be used (``lost``, ``no-driver``).
         uuid: The GPU UUID, for the wizard's own use; never written to a report.
+        pci_id: ``vendor:device`` PCI ids in lower-case hex (``1002:744c``).
+        gfx_target: An AMD GPU's LLVM target (``gfx1100``), the code a ROCm build must carry.
+        gfx_target_source: Where it came from: ``kfd``, ``rocminfo``, ``amd-smi`` or ``tables``.
+        driver_version: A non-NVIDIA GPU's driver as its vendor numbers it (AMD Adrenalin
+            ``25.10.1``, Intel ``32.0.101.6256``, the amdgpu module's version).
+        driver_version_source: Where that came from (``windows-registry``, ``sysfs``, ...).
+        kernel_driver: The Linux driver bound to it (``amdgpu``, ``i915``, ``xe``, ``nvidia``).
+        integrated: An integrated GPU (APU, iGPU, Apple silicon); None when unknown.
     """
 
     index: int
@@ -124,6 +137,35 @@ class GpuFacts:
     pci_bus_id: str | None = None
     status: str = "ok"
     uuid: str | None = field(default=None, compare=False, repr=False, metadata=json_metadata(skip=True))
+    pci_id: str | None = None
+    gfx_target: str | None = None
+    gfx_target_source: str | None = None
+    driver_version: str | None = None
+    driver_version_source: str | None = None
+    kernel_driver: str | None = None
+    integrated: bool | None = None
+
+
+@dataclass(frozen=True)
+class RuntimeFacts:
+    """A GPU runtime other than NVIDIA's driver: ROCm, Intel's Level Zero.
+
+    Attributes:
+        name: ``rocm``, ``level-zero``.
+        version: Its version, when a source tells it.
+        location: Where it is installed (``/opt/rocm``).
+        source: Where the version came from (``/opt/rocm/.info/version``, ``rocminfo``).
+        usable: Whether this user can reach the GPU through it (ROCm: ``/dev/kfd`` opens);
+            None when not checked.
+        detail: Why not, when not usable (``the user is not in the render group``).
+    """
+
+    name: str
+    version: str | None
+    location: str | None
+    source: str
+    usable: bool | None = None
+    detail: str | None = None
 
 
 @dataclass(frozen=True)
@@ -221,11 +263,20 @@ class SystemReport:
     long_paths_enabled: bool | None = None
     wizard_version: str | None = None
     detection_seconds: float | None = field(default=None, compare=False)
+    gpu_runtimes: tuple[RuntimeFacts, ...] = ()
 
     @property
     def nvidia_gpus(self) -> tuple[GpuFacts, ...]:
         """The NVIDIA GPUs, in index order."""
         return tuple(gpu for gpu in self.gpus if gpu.vendor == "nvidia")
+
+    @property
+    def compute_gpus(self) -> tuple[GpuFacts, ...]:
+        """The GPUs of vendors whose GPUs frameworks train on (NVIDIA, AMD, Intel, Apple), in index order.
+
+        Not the virtual or server-management adapters (ASPEED, VMware, QEMU).
+        """
+        return tuple(gpu for gpu in self.gpus if gpu.vendor in COMPUTE_VENDORS)
 
 
 # --- JSON ----------------------------------------------------------------------------------
@@ -246,7 +297,7 @@ def report_from_json(data: Mapping[str, Any]) -> SystemReport:
 
 
 #: How vendors are written in sentences.
-_VENDOR_NAMES: Final = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
+_VENDOR_NAMES: Final = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple"}
 
 
 def display_name(gpu: GpuFacts) -> str:

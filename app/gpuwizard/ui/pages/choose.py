@@ -574,7 +574,7 @@ class ChoosePage(QWizardPage):
                 self.pypi_route = False  # not for this plan: PyTorch's index it is
         self.sources_view.set_pypi_taken(self.pypi_route)
         self.recommendation = rec
-        view = plan_view(rec, nvidia_gpu_present=report is not None and bool(report.nvidia_gpus))
+        view = plan_view(rec, gpu_present=report is not None and bool(report.compute_gpus))
         self.panel.show_recommendation(rec, view, self.change_lines(rec))
         self._show_sources(rec)
         self.inputs.folder_status.set_plan(rec.plan, report)  # the offline folder is checked against it

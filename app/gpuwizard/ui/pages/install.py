@@ -524,9 +524,12 @@ class InstallPage(QWizardPage):
             return self.tr("No plan has been chosen yet.")
         plan = recommendation.plan
         framework = framework_title(plan.framework)
-        build = (
-            self.tr("CPU build") if plan.cpu_only else self.tr("CUDA %1 build").replace("%1", str(plan.cuda))
-        )
+        build = {
+            "cpu": self.tr("CPU build"),
+            "rocm": self.tr("ROCm build (%1)").replace("%1", str(plan.torch_variant)),
+            "xpu": self.tr("Intel GPU build (XPU)"),
+            "mps": self.tr("build for the Apple GPU (MPS)"),
+        }.get(plan.device) or self.tr("CUDA %1 build").replace("%1", str(plan.cuda))
         return (
             self.tr("The environment %1 gets %2 %3 (%4) with Python %5.")
             .replace("%1", choice.name)

@@ -186,8 +186,14 @@ class SummaryPage(QWizardPage):
             self.verdict.setText(
                 self.tr("This machine is ready for GPU frameworks: %1.").replace("%1", names)
             )
+        elif readiness.other_gpus and not report.nvidia_gpus:
+            self.verdict.setText(
+                self.tr("%1: whether it trains is the live test's answer.").replace(
+                    "%1", gpu_list(readiness.other_gpus)
+                )
+            )
         else:
-            self.verdict.setText(self.tr("This machine cannot train on an NVIDIA GPU yet."))
+            self.verdict.setText(self.tr("This machine cannot train on a GPU yet."))
         items = [finding_texts(f) for f in (*readiness.blocking, *readiness.warnings)]
         if items:
             heading = self.tr("What to do first:") if readiness.blocking else self.tr("Worth a look:")

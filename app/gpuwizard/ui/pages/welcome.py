@@ -14,10 +14,12 @@ class WelcomePage(QWizardPage):
     def __init__(self, preview: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("welcome_page")
-        self.setTitle(self.tr("Set up your NVIDIA GPU for deep learning"))
-        self.setSubTitle(self.tr("From “I have an NVIDIA card” to “my framework trains on it”, with proof."))
+        self.setTitle(self.tr("Set up your GPU for deep learning"))
+        self.setSubTitle(self.tr("From “I have a GPU” to “my framework trains on it”, with proof."))
         steps = [
-            self.tr("Look at this machine: the GPU, its driver, CUDA and cuDNN on disk, and Python."),
+            self.tr(
+                "Look at this machine: the GPU (NVIDIA, AMD, Intel or Apple), its driver, CUDA and cuDNN on disk, and Python."
+            ),
             self.tr("Recommend a PyTorch or TensorFlow setup that fits, and explain every “no”."),
             self.tr("Create an environment with the right build, and fix PATH where it is needed."),
             self.tr("Train a small network on the GPU and on the CPU, and show the numbers."),

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuwizard.core.machine.readiness import gpu_readiness
-from gpuwizard.core.machine.system_report import SystemReport, display_name, gpu_list
+from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name, gpu_list
 from gpuwizard.ui.widgets.finding_view import QtFindingView
 from gpuwizard.ui.widgets.labels import headline_label
 
@@ -49,14 +49,15 @@ class QtReportView(QWidget):
         self.gpu_table.setObjectName("gpu_table")
         self.gpu_table.setAccessibleName(self.tr("GPUs"))
         self.gpu_table.setHorizontalHeaderLabels(
-            [self.tr("Name"), self.tr("Compute capability"), self.tr("Memory"), self.tr("Status")]
+            [self.tr("Name"), self.tr("Architecture"), self.tr("Memory"), self.tr("Status")]
         )
         header_item = self.gpu_table.horizontalHeaderItem(1)
         if header_item is not None:
             header_item.setToolTip(
                 self.tr(
-                    "The GPU generation's feature level, such as 8.6 for the GeForce RTX 30 series. "
-                    "A framework build runs only on the levels it was compiled for."
+                    "What a framework build must carry code for: the compute capability of an NVIDIA "
+                    "GPU (8.6 for the GeForce RTX 30 series), the target of an AMD GPU (gfx1100 for the "
+                    "Radeon RX 7900 series). A build runs only on the ones it was compiled for."
                 )
             )
         self.gpu_table.verticalHeader().setVisible(False)
@@ -104,6 +105,10 @@ class QtReportView(QWidget):
             text = self.tr("Ready for GPU training on %1.").replace("%1", gpu_list(readiness.usable_gpus))
         elif report.nvidia_gpus or report.driver is not None:
             text = self.tr("An NVIDIA GPU is here, but GPU training does not work yet.")
+        elif readiness.other_gpus:
+            text = self.tr("%1 found: the next page checks which builds carry code for it.").replace(
+                "%1", gpu_list(readiness.other_gpus)
+            )
         else:
             text = self.tr("No usable NVIDIA GPU: GPU training is not possible here yet.")
         self.headline.setText(text)
@@ -192,14 +197,14 @@ class QtReportView(QWidget):
                 memory = locale.formattedDataSize(gpu.memory_total_mib * 1024 * 1024, 1)
             cells = [
                 display_name(gpu),
-                gpu.compute_capability or "—",
+                gpu.compute_capability or gpu.gfx_target or "—",
                 memory or "—",
                 statuses.get(gpu.status, gpu.status),
             ]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if column == 0 and gpu.pci_bus_id:
-                    item.setToolTip(self.tr("PCI bus %1").replace("%1", gpu.pci_bus_id))
+                if column == 0:
+                    item.setToolTip(self._gpu_tooltip(gpu))
                 self.gpu_table.setItem(row, column, item)
         if not report.gpus:
             self.gpu_table.setRowCount(1)
@@ -211,6 +216,19 @@ class QtReportView(QWidget):
         height = self.gpu_table.horizontalHeader().height() + 2 * self.gpu_table.frameWidth()
         height += sum(self.gpu_table.rowHeight(row) for row in range(self.gpu_table.rowCount()))
         self.gpu_table.setFixedHeight(height)
+
+    def _gpu_tooltip(self, gpu: GpuFacts) -> str:
+        """Where the GPU sits and which driver serves it, as far as the report tells."""
+        lines = []
+        if gpu.pci_bus_id:
+            lines.append(self.tr("PCI bus %1").replace("%1", gpu.pci_bus_id))
+        if gpu.pci_id:
+            lines.append(self.tr("PCI id %1").replace("%1", gpu.pci_id))
+        if gpu.driver_version:
+            lines.append(self.tr("Driver %1").replace("%1", gpu.driver_version))
+        if gpu.kernel_driver:
+            lines.append(self.tr("Kernel driver %1").replace("%1", gpu.kernel_driver))
+        return "\n".join(lines)
 
     def _show_findings(self, report: SystemReport) -> None:
         for view in self.finding_views:

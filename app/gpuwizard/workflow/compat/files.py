@@ -14,7 +14,7 @@ from typing import Any, Final
 from gpuwizard.core.json_input import parse_json
 
 #: The data files, by the key compat_from_json expects.
-COMPAT_FILES: Final = ("tensorflow", "pytorch", "cuda", "gpus", "policies", "sources")
+COMPAT_FILES: Final = ("tensorflow", "pytorch", "cuda", "gpus", "policies", "accelerators", "sources")
 
 
 def schema_for(name: str) -> dict[str, Any]:

@@ -275,6 +275,7 @@ class _Run:
             jupyter_kernel=kernel,
             log=str(self.log_path),
             id=self.id,
+            device=plan.device,
         )
         if self.cancel.is_set():
             raise _Cancelled

@@ -117,7 +117,7 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
         raise SetupRefused("--channel is for conda environments: add --manager conda")
     try:
         check_env_name(request.name, manager=manager)
-        variables = activation_variables(plan.framework, plan.cpu_only, request.gpus)
+        variables = activation_variables(plan.framework, plan.cpu_only, request.gpus, plan.device)
         if manager == "conda":
             # A `channel::package` spec names its channel too (docs.conda.io match specifications).
             named = [package.split("::", 1)[0] for package in plan.conda_packages if "::" in package]

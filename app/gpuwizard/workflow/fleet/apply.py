@@ -228,7 +228,7 @@ class _Apply:
         # the install command as it will run (with the person's mirror or the offline folder).
         view = plan_view(
             recommendation,
-            nvidia_gpu_present=bool(report.nvidia_gpus),
+            gpu_present=bool(report.compute_gpus),
             install_line=sources.install_line(plan.requirements),
         )
         changes = plan_changes(
@@ -414,9 +414,9 @@ class _Apply:
         self.on_event(LiveTestStage.done(test_facts))
         findings: list[Finding] = list(result.findings)
         trained_on_gpu = on_gpu(verdict)
-        if passed(verdict, machine_has_nvidia_gpu(report)) and (
-            trained_on_gpu or not self.answers.require_gpu
-        ):
+        if passed(
+            verdict, machine_has_nvidia_gpu(report), gpu_expected=result.device_expected is not None
+        ) and (trained_on_gpu or not self.answers.require_gpu):
             name = self.answers.request.name
             if tested.error is not None:
                 # The setup works; only its record failed (a full or read-only disk).

@@ -338,7 +338,11 @@ def record_good_state(
         test_result: The live test's result.
         path_store: The registry whose PATH the wizard edits (live on Windows).
     """
-    if not passed(test_result.verdict, machine_has_nvidia_gpu(report)):
+    if not passed(
+        test_result.verdict,
+        machine_has_nvidia_gpu(report),
+        gpu_expected=test_result.device_expected is not None,
+    ):
         return None
     record = find_record(env_name)
     if record is None:

@@ -91,7 +91,9 @@ def run_test_and_record(
         or target.env_name is None
         or cancel.is_set()
         or result.cancelled
-        or not passed(result.verdict, machine_has_nvidia_gpu(report))
+        or not passed(
+            result.verdict, machine_has_nvidia_gpu(report), gpu_expected=result.device_expected is not None
+        )
         or (require_gpu and not on_gpu(result.verdict))
     ):
         return Tested(result)

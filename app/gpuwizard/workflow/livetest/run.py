@@ -6,6 +6,11 @@ on, with GPU utilisation samples from NVML added while it runs, then one ``findi
 finding and the :class:`~gpuwizard.core.livetest.events.LiveTestResult`. A probe that errors,
 dies or hangs gives the verdict ``broken`` with findings, never a traceback and never a hang.
 A test whose ``cancel`` was set ends ``cancelled`` (no verdict) and is not remembered.
+
+``device`` names the GPU the plan expects (``plan.device``: ``cuda``, ``rocm``, ``xpu``, ``mps``,
+or ``cpu``/``auto`` for none in particular): the probe is told it (``--device``) and trains on
+that kind only, and when the framework sees none of it the verdict is ``cpu_only`` with a
+finding that names the kind and why it is not visible (:mod:`gpuwizard.core.livetest.devices`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.events import Event, EventSink, value_from_json
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.json_lines import json_object
+from gpuwizard.core.livetest.devices import GPU_KINDS
 from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, FindingEvent, GpuUsage, LiveTestResult, Log
 from gpuwizard.core.livetest.judge import ProbeEnd, ProbeRun, judge, result_of
 from gpuwizard.core.livetest.verdicts import CANCELLED
@@ -41,6 +47,8 @@ TRAIN_PROBE: Final = probes.script("train_test")
 #: Far above the probe's own run (under a minute on a 2-core CPU); only a hang reaches it.
 DEFAULT_TIMEOUT_S: Final = 600.0
 _TAIL_LINES: Final = 200
+#: What ``device`` may be: a GPU kind the probe is told to use, or none in particular.
+DEVICES: Final = ("auto", "cpu", *GPU_KINDS)
 
 #: The old name of the test's sink, now the one sink type of every long operation: kept only
 #: while the wizard's session, its replay and ``apply`` still import it.
@@ -58,6 +66,8 @@ class LiveTestTarget:
     python: str
     framework: str
     env_name: str | None = None
+    #: The GPU kind the environment's plan named (its record's ``device``); ``auto`` when unknown.
+    device: str = "auto"
 
 
 def resolve_target(env_name: str | None, python: str | None, framework: str | None) -> LiveTestTarget:
@@ -89,7 +99,12 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
             )
         record = records[-1]
     return LiveTestTarget(
-        python=record.python, framework=framework or record.framework or "pytorch", env_name=record.name
+        python=record.python,
+        framework=framework or record.framework or "pytorch",
+        env_name=record.name,
+        # CUDA environments are judged as before, by the NVIDIA GPUs the driver serves; the
+        # other kinds have no such machine-wide fact, so the test is told the kind to expect.
+        device=record.device if record.device in ("rocm", "xpu", "mps") else "auto",
     )
 
 
@@ -122,11 +137,17 @@ def run_test(
     cancel: threading.Event,
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    device: str = "auto",
 ) -> LiveTestResult:
     """The live test as every caller runs it (``gpuwizard test``, the Test page, ``apply``).
 
     The probe in a real process, with NVML samples of the GPUs' use when this machine
     (``report``) has an NVIDIA GPU a driver serves; judged with the same knowledge.
+    ``device``: the GPU kind the plan expects (``plan.device``), ``auto`` for the one the
+    environment's record names (``target.device``), else whichever the framework sees.
+
+    Raises:
+        LiveTestUsageError: ``device`` is none of :data:`DEVICES`.
     """
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
 
@@ -140,6 +161,7 @@ def run_test(
         sampler=UsageSampler() if has_gpu else None,
         timeout_s=timeout_s,
         machine=report,
+        device=target.device if device == "auto" else device,
     )
 
 
@@ -154,17 +176,27 @@ def run_live_test(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     probe_args: Sequence[str] = (),
     machine: SystemReport | None = None,
+    device: str = "auto",
 ) -> LiveTestResult:
     """Run the training probe and return its result (also sent to ``on_event``, last).
 
     ``machine``: this machine's report, when known; a failure's findings then name the build
     to install here (:func:`gpuwizard.workflow.compat.diagnosis.diagnose_on_machine`).
+    ``device``: the GPU kind the plan expects; ``auto`` and ``cpu`` leave the probe's choice
+    to it (the first GPU the framework sees), as before there were kinds.
+
+    Raises:
+        LiveTestUsageError: ``device`` is none of :data:`DEVICES`.
     """
-    test = _Test(target, on_event, cancel, probe_args)
+    if device not in DEVICES:
+        raise LiveTestUsageError(f"unknown device {device!r}: give one of {', '.join(DEVICES)}")
+    test = _Test(target, on_event, cancel, probe_args, device if device in GPU_KINDS else None)
     python = target.python
     if not is_program(python):
         return test.finish("broken", [make_finding("PYTHON_NOT_FOUND", python=python)])
-    argv = [python, str(TRAIN_PROBE), "--framework", target.framework, *probe_args]
+    # Told only a GPU kind: the command line of a test that expects none stays as it was.
+    expected = ["--device", device] if device in GPU_KINDS else []
+    argv = [python, str(TRAIN_PROBE), "--framework", target.framework, *expected, *probe_args]
     if sampler is not None:
         sampler.start(lambda sample: test.emit(value_from_json(GpuUsage, sample)))
     try:
@@ -195,12 +227,18 @@ class _Test:
     """One run of the probe: its events folded as they come, the lines that were no event."""
 
     def __init__(
-        self, target: LiveTestTarget, on_event: EventSink, cancel: threading.Event, probe_args: Sequence[str]
+        self,
+        target: LiveTestTarget,
+        on_event: EventSink,
+        cancel: threading.Event,
+        probe_args: Sequence[str],
+        device_expected: str | None = None,
     ) -> None:
         self.target = target
         self.on_event = on_event
         self.cancel = cancel
         self.probe_args = probe_args
+        self.device_expected = device_expected
         self.started = time.perf_counter()
         self.run = ProbeRun()
         self.tail: list[str] = []
@@ -235,6 +273,7 @@ class _Test:
             seconds=time.perf_counter() - self.started,
             python=self.target.python,
             env=self.target.env_name,
+            device_expected=self.device_expected,
         )
         if not result.cancelled:  # a cancelled test says nothing about the environment
             remember_test(result, probe_args=self.probe_args)

@@ -5,6 +5,12 @@ GPU"), not an error; a missing folder, an interpreter that does not answer or a 
 that cannot be read leaves its part of the report empty. The sources are passed in
 (:class:`DetectionSources`), so tests run the same code over fakes built from recorded
 outputs and over temporary folder trees shaped like real installs.
+
+GPUs of other vendors come from the OS's device list (sysfs on Linux, the display class keys
+on Windows), joined on Linux with the AMD driver's compute topology (KFD), ``rocminfo`` and
+``amd-smi`` (``core/machine/gpu_list.py``); an Apple silicon Mac's GPU is its chip
+(``sysctl machdep.cpu.brand_string``). ROCm and Level Zero are reported as runtimes, with
+whether this user can open their device files.
 """
 
 from __future__ import annotations
@@ -20,12 +26,17 @@ from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from gpuwizard import __version__
 from gpuwizard.adapters.cuda_files import LINUX_SYSTEM_LIBRARY_DIRS, CudaFiles, FoundToolkit
+from gpuwizard.adapters.device_access import DeviceAccess, check_device
 from gpuwizard.adapters.executables import find_nvidia_smi
 from gpuwizard.adapters.host import HostReading, os_facts, read_host
 from gpuwizard.adapters.interpreters import find_interpreters, own_python
+from gpuwizard.adapters.kfd import read_amdgpu_module_version, read_kfd_nodes
+from gpuwizard.adapters.level_zero import LevelZeroFiles, find_level_zero
+from gpuwizard.adapters.macos import read_cpu_brand, read_macos_version
 from gpuwizard.adapters.managers import find_managers
 from gpuwizard.adapters.nvml import NvmlReading, NvmlSource, NvmlUnavailable, PynvmlSource
 from gpuwizard.adapters.pci import SYSFS_PCI_DEVICES, scan_display_devices
+from gpuwizard.adapters.rocm_tools import DEFAULT_ROCM_ROOTS, ROCM_TOOLS_DEADLINE_S, RocmReading, read_rocm
 from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.machine.cuda_on_path import toolkit_path_ranks
 from gpuwizard.core.machine.display_devices import (
@@ -34,6 +45,7 @@ from gpuwizard.core.machine.display_devices import (
     display_device_from_windows,
     same_pci_address,
 )
+from gpuwizard.core.machine.gpu_list import AmdFacts, apple_gpu, device_gpu, kfd_only_gpus
 from gpuwizard.core.machine.rules import NVML_STEP_FAILED, DetectionEvidence, detection_findings
 from gpuwizard.core.machine.system_report import (
     CudaToolkitFacts,
@@ -43,6 +55,7 @@ from gpuwizard.core.machine.system_report import (
     ManagerFacts,
     OsFacts,
     PythonFacts,
+    RuntimeFacts,
     SystemReport,
 )
 from gpuwizard.core.machine.version_sources import cuda_version_from_nvml
@@ -67,6 +80,10 @@ _MIB: Final = 1024 * 1024
 #: NVML can hang on a GPU in a bad state, and a PATH entry on an unreachable network share can
 #: stall a folder scan; past this, that part of the report is given up and said so.
 DETECTION_STEP_TIMEOUT_S: Final = 30.0
+SYSFS: Final = Path("/sys")
+DEV: Final = Path("/dev")
+#: ROCm's compute device: the HSA runtime opens it read-write (``/dev/kfd``, below ``dev_dir``).
+KFD_DEVICE: Final = "kfd"
 
 
 @dataclass
@@ -89,6 +106,13 @@ class DetectionSources:
         loader_dirs: Linux folders the dynamic loader searches without LD_LIBRARY_PATH.
         scripts_dir: The wizard's own environment's scripts folder (a bundled uv lives there).
         step_timeout_s: How long a background step may take before its part is given up.
+        sysfs: The sysfs root (``/sys``) for the KFD topology and the amdgpu module's
+            version; None reads neither.
+        dev_dir: Where the device files are (``/dev``); None checks no GPU runtime's access.
+        device_access: Opens a device file read-write and says whether it could.
+        rocm_roots: Where ROCm may be installed besides ``$ROCM_PATH`` (``/opt/rocm``).
+        rocm_deadline_s: How long rocminfo and amd-smi may take together.
+        macos_version: The macOS version (``platform.mac_ver()``), None elsewhere.
     """
 
     nvml: NvmlSource
@@ -106,6 +130,12 @@ class DetectionSources:
     loader_dirs: Sequence[Path] = field(default_factory=lambda: list(LINUX_SYSTEM_LIBRARY_DIRS))
     scripts_dir: Path = field(default_factory=lambda: Path(sys.executable).parent)
     step_timeout_s: float = DETECTION_STEP_TIMEOUT_S
+    sysfs: Path | None = None
+    dev_dir: Path | None = None
+    device_access: Callable[[Path], DeviceAccess] = check_device
+    rocm_roots: Sequence[Path] = ()
+    rocm_deadline_s: float = ROCM_TOOLS_DEADLINE_S
+    macos_version: Callable[[], str | None] = lambda: None
 
     @classmethod
     def for_this_machine(cls) -> DetectionSources:
@@ -134,6 +164,10 @@ class DetectionSources:
             own_python=own_python,
             cuda_files=lambda family: CudaFiles(family, env, runner),
             loader_dirs=list(LINUX_SYSTEM_LIBRARY_DIRS) + _ld_so_conf_dirs(),
+            sysfs=SYSFS,
+            dev_dir=DEV,
+            rocm_roots=list(DEFAULT_ROCM_ROOTS),
+            macos_version=read_macos_version,
         )
 
 
@@ -144,6 +178,8 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     steps = _Steps()
     host = sources.host()
     os_info = os_facts(host)
+    if os_info.family == "darwin":
+        os_info = replace(os_info, macos_version=steps.run("macOS version", sources.macos_version, None))
     windows = os_info.family == "windows"
     path_dirs = split_path_value(sources.env.get("PATH", ""), windows=windows)
 
@@ -158,6 +194,8 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     devices: list[DisplayDevice] = steps.run(
         "display devices", lambda: _display_devices(sources, os_info), []
     )
+    # rocminfo and amd-smi take seconds where ROCm is installed: beside the other waits.
+    extras_job = _Background(lambda: _gpu_extras(sources, os_info, devices, path_dirs))
     managers = steps.run(
         "environment managers",
         lambda: find_managers(os_info.family, sources.env, path_dirs, sources.home, sources.scripts_dir),
@@ -168,6 +206,7 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     reading, failure, detail = steps.wait("NVIDIA driver", nvml_job, deadline, (None, NVML_STEP_FAILED, None))
     toolkits, cudnn, cuda_path_root = steps.wait("CUDA and cuDNN", cuda_job, deadline, ((), (), None))
     interpreters = steps.wait("Python interpreters", python_job, deadline, [])
+    extras = steps.wait("GPU runtimes", extras_job, deadline, _GpuExtras())
 
     driver = None
     if reading is not None and reading.driver_version:
@@ -188,13 +227,14 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
         os=os_info,
         python=python,
         driver=driver,
-        gpus=_gpus(reading, devices),
+        gpus=_gpus(reading, devices, extras, windows=windows),
         cuda_toolkits=toolkits,
         cudnn=cudnn,
         managers=managers,
         interpreters=((own,) if not host.frozen else ()) + others,
         long_paths_enabled=long_paths if windows else None,
         wizard_version=__version__,
+        gpu_runtimes=_runtimes(extras),
     )
     evidence = DetectionEvidence(
         nvml_failure=failure,
@@ -299,7 +339,97 @@ def _display_devices(sources: DetectionSources, os_info: OsFacts) -> list[Displa
     return []
 
 
-def _gpus(reading: NvmlReading | None, devices: list[DisplayDevice]) -> tuple[GpuFacts, ...]:
+@dataclass(frozen=True)
+class _GpuExtras:
+    """What detection learnt of GPUs besides NVML and the device list (all empty when absent)."""
+
+    amd: AmdFacts = field(default_factory=AmdFacts)
+    rocm: RocmReading | None = None
+    kfd_access: DeviceAccess | None = None
+    level_zero: LevelZeroFiles | None = None
+    render_access: DeviceAccess | None = None
+    apple_brand: str | None = None
+
+
+def _gpu_extras(
+    sources: DetectionSources, os_info: OsFacts, devices: Sequence[DisplayDevice], path_dirs: Sequence[str]
+) -> _GpuExtras:
+    """Ask the AMD and Intel sources on Linux, the chip on macOS; only where such a GPU may be."""
+    if os_info.family == "darwin":
+        return _GpuExtras(apple_brand=read_cpu_brand(sources.runner))
+    if os_info.family != "linux":
+        return _GpuExtras()
+    nodes = tuple(read_kfd_nodes(sources.sysfs)) if sources.sysfs else ()
+    amd_here = any(node.is_gpu for node in nodes) or any(device.vendor == "amd" for device in devices)
+    rocm = None
+    if amd_here:
+        rocm = read_rocm(sources.runner, sources.env, path_dirs, sources.rocm_roots, sources.rocm_deadline_s)
+    amd = AmdFacts(
+        kfd_nodes=nodes,
+        module_version=read_amdgpu_module_version(sources.sysfs) if sources.sysfs and amd_here else None,
+        rocminfo=rocm.rocminfo if rocm else None,
+        amd_smi=rocm.amd_smi if rocm else (),
+    )
+    kfd_access = None
+    if sources.dev_dir is not None and amd_here:
+        kfd_access = sources.device_access(sources.dev_dir / KFD_DEVICE)
+    level_zero = render_access = None
+    if any(device.vendor == "intel" for device in devices):
+        library_path = split_path_value(sources.env.get("LD_LIBRARY_PATH", ""), windows=False)
+        level_zero = find_level_zero([Path(entry) for entry in library_path] + list(sources.loader_dirs))
+        if sources.dev_dir is not None:
+            render_access = _render_access(sources)
+    return _GpuExtras(amd, rocm, kfd_access, level_zero, render_access)
+
+
+def _render_access(sources: DetectionSources) -> DeviceAccess | None:
+    """The first render node that opens, else the first one's failure; None when there is none."""
+    assert sources.dev_dir is not None  # noqa: S101 - checked by the caller
+    nodes = sorted((sources.dev_dir / "dri").glob("renderD*"))
+    results = [sources.device_access(node) for node in nodes]
+    return next((result for result in results if result.usable), results[0] if results else None)
+
+
+def _runtimes(extras: _GpuExtras) -> tuple[RuntimeFacts, ...]:
+    """ROCm and Level Zero as the report's runtimes: found on disk, or (ROCm) its device is there."""
+    found: list[RuntimeFacts] = []
+    rocm, kfd = extras.rocm, extras.kfd_access
+    if (rocm is not None and rocm.found) or (kfd is not None and kfd.present):
+        # Where the version came from; without one, what showed ROCm is there.
+        source = (
+            (rocm.version_source if rocm else None)
+            or ("rocminfo" if rocm is not None and rocm.rocminfo is not None else None)
+            or (str(rocm.root) if rocm is not None and rocm.root is not None else None)
+            or (kfd.path if kfd else "")
+        )
+        found.append(
+            RuntimeFacts(
+                name="rocm",
+                version=rocm.version if rocm else None,
+                location=str(rocm.root) if rocm and rocm.root else None,
+                source=source,
+                usable=kfd.usable if kfd else None,
+                detail=kfd.detail if kfd and not kfd.usable else None,
+            )
+        )
+    zero, render = extras.level_zero, extras.render_access
+    if zero is not None and zero.driver is not None:
+        found.append(
+            RuntimeFacts(
+                name="level-zero",
+                version=zero.driver_version,
+                location=str(zero.driver.parent),
+                source=zero.driver.name,
+                usable=render.usable if render else None,
+                detail=render.detail if render and not render.usable else None,
+            )
+        )
+    return tuple(found)
+
+
+def _gpus(
+    reading: NvmlReading | None, devices: list[DisplayDevice], extras: _GpuExtras, *, windows: bool
+) -> tuple[GpuFacts, ...]:
     gpus: list[GpuFacts] = []
     for gpu in reading.gpus if reading else ():
         capability = gpu.compute_capability
@@ -317,21 +447,43 @@ def _gpus(reading: NvmlReading | None, devices: list[DisplayDevice]) -> tuple[Gp
                 uuid=gpu.uuid,
             )
         )
-    known = [gpu.pci_bus_id for gpu in gpus if gpu.pci_bus_id]
     driver_answered = bool(gpus)
     next_index = len(gpus)
     for device in devices:
         if device.vendor == "nvidia":
-            if device.pci_address and any(same_pci_address(device.pci_address, bus) for bus in known):
+            seen = next(
+                (
+                    place
+                    for place, gpu in enumerate(gpus)
+                    if device.pci_address
+                    and gpu.pci_bus_id
+                    and same_pci_address(device.pci_address, gpu.pci_bus_id)
+                ),
+                None,
+            )
+            if seen is not None:
+                # The same GPU NVML reported: sysfs adds its PCI ids and the driver bound to it.
+                gpus[seen] = replace(gpus[seen], pci_id=device.pci_id, kernel_driver=device.kernel_driver)
                 continue
             if device.pci_address is None and driver_answered:
                 continue  # Windows lists the same GPUs NVML already reported, without addresses.
-        status = "no-driver" if device.vendor == "nvidia" else "ok"
-        gpus.append(
-            GpuFacts(next_index, device.vendor, device.name, pci_bus_id=device.pci_address, status=status)
-        )
+            gpus.append(
+                GpuFacts(
+                    next_index,
+                    device.vendor,
+                    device.name,
+                    pci_bus_id=device.pci_address,
+                    status="no-driver",
+                    pci_id=device.pci_id,
+                    kernel_driver=device.kernel_driver,
+                )
+            )
+        else:
+            gpus.append(device_gpu(device, next_index, extras.amd, windows=windows))
         next_index += 1
-    return tuple(gpus)
+    gpus += kfd_only_gpus(devices, extras.amd, next_index)
+    apple = apple_gpu(extras.apple_brand, len(gpus))
+    return tuple(gpus + ([apple] if apple else []))
 
 
 def _wsl_driver_present(sources: DetectionSources, os_info: OsFacts) -> bool | None:

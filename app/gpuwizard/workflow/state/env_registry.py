@@ -48,6 +48,9 @@ class EnvRecord:
     #: The environment's id, the same as in the marker in its folder (``workflow/envs/ownership.py``);
     #: empty for environments made before markers existed, which the wizard never deletes.
     id: str = ""
+    #: The kind of GPU its plan named (``plan.device``: ``cuda``, ``rocm``, ``xpu``, ``mps``,
+    #: ``cpu``); empty for environments made before it was recorded (the test then takes any).
+    device: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """As JSON: the contract's six fields first."""
@@ -84,7 +87,7 @@ def load_records() -> list[EnvRecord]:
 
 _RECORD_TEXT: Final = (
     "name", "path", "python", "manager", "framework", "framework_version", "framework_build", "tool",
-    "python_version", "created", "id",
+    "python_version", "created", "id", "device",
 )  # fmt: skip
 _RECORD_TEXT_OR_NULL: Final = ("constraints", "jupyter_kernel", "log")
 
