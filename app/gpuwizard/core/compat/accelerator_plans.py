@@ -11,6 +11,7 @@ maintenance, ``accelerators.json``'s ``directml``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from gpuwizard.core.compat.accelerators import RocmBuild, XpuBuild
 from gpuwizard.core.compat.candidates import (
@@ -98,6 +99,40 @@ def _xpu_builds(release: TorchRelease, machine: MachineView, compat: CompatData)
     return compat.accelerators.xpu_builds_of(release.version, machine.family)
 
 
+def _gpu_plan(
+    device: str,
+    *,
+    version: str,
+    python: str,
+    manager: str,
+    variant: str,
+    index_url: str | None,
+    served: tuple[int, ...],
+    summary: str,
+    reasons: Sequence[str],
+    **more: Any,  # noqa: ANN401 - Plan's own fields (rocm, driver_update_required, ...)
+) -> Plan:
+    """A PyTorch plan for a ROCm, XPU or MPS build: ``torch==version`` from ``index_url``."""
+    return Plan(
+        framework="pytorch",
+        framework_version=version,
+        python=python,
+        cpu_only=False,
+        cuda=None,
+        cudnn=None,
+        torch_variant=variant,
+        requirements=(f"torch=={version}",),
+        index_url=index_url,
+        conda_packages=(f"python={python}",) if manager == "conda" else (),
+        manager=manager,
+        gpu_indices=served,
+        summary=summary,
+        reasons=tuple(reasons),
+        device=device,
+        **more,
+    )
+
+
 def _where(manager: str) -> str:
     return "a conda environment" if manager == "conda" else "a venv"
 
@@ -134,22 +169,16 @@ def _rocm_plan(
             rocm=build.rocm,
         )
     )
-    return Plan(
-        framework="pytorch",
-        framework_version=version,
+    return _gpu_plan(
+        "rocm",
+        version=version,
         python=python,
-        cpu_only=False,
-        cuda=None,
-        cudnn=None,
-        torch_variant=build.variant,
-        requirements=(f"torch=={version}",),
-        index_url=plan_index_url(compat.torch_index_url, build.variant),
-        conda_packages=(f"python={python}",) if manager == "conda" else (),
         manager=manager,
-        gpu_indices=tuple(gpu.index for gpu in served),
+        variant=build.variant,
+        index_url=plan_index_url(compat.torch_index_url, build.variant),
+        served=tuple(gpu.index for gpu in served),
         summary=f"PyTorch {version} with ROCm {build.rocm} ({build.variant}) for Python {python} in {_where(manager)}",
-        reasons=tuple(reasons),
-        device="rocm",
+        reasons=reasons,
         rocm=build.rocm,
     )
 
@@ -178,50 +207,34 @@ def _xpu_plan(
         )
     if minimum and machine.family == "windows":
         drivers = [gpu.driver_version for gpu in served if gpu.driver_version]
-        if drivers and not all(_driver_at_least(d, minimum) for d in drivers):
-            needs_update = True
-            reasons.append(
-                reason_text(
-                    QT_TRANSLATE_NOOP(
-                        "reasons",
-                        "Needs Intel's graphics driver {minimum} or newer; this machine has {driver}.",
-                    ),
-                    minimum=minimum,
-                    driver=", ".join(sorted(set(drivers))),
+        if drivers:
+            needs_update = not all(_driver_at_least(d, minimum) for d in drivers)
+            template = (
+                QT_TRANSLATE_NOOP(
+                    "reasons", "Needs Intel's graphics driver {minimum} or newer; this machine has {driver}."
+                )
+                if needs_update
+                else QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "Intel's graphics driver {driver} is at least the {minimum} the XPU build needs.",
                 )
             )
-        elif drivers:
-            reasons.append(
-                reason_text(
-                    QT_TRANSLATE_NOOP(
-                        "reasons",
-                        "Intel's graphics driver {driver} is at least the {minimum} the XPU build needs.",
-                    ),
-                    minimum=minimum,
-                    driver=", ".join(sorted(set(drivers))),
-                )
-            )
+            reasons.append(reason_text(template, minimum=minimum, driver=", ".join(sorted(set(drivers)))))
     elif minimum:
         reasons.append(
             reason_text(QT_TRANSLATE_NOOP("reasons", "Needs Intel's GPU driver: {minimum}."), minimum=minimum)
         )
-    plan = Plan(
-        framework="pytorch",
-        framework_version=version,
+    plan = _gpu_plan(
+        "xpu",
+        version=version,
         python=python,
-        cpu_only=False,
-        cuda=None,
-        cudnn=None,
-        torch_variant=build.variant,
-        requirements=(f"torch=={version}",),
-        index_url=plan_index_url(compat.torch_index_url, build.variant),
-        conda_packages=(f"python={python}",) if manager == "conda" else (),
         manager=manager,
-        gpu_indices=tuple(gpu.index for gpu in served),
-        driver_update_required=needs_update,
+        variant=build.variant,
+        index_url=plan_index_url(compat.torch_index_url, build.variant),
+        served=tuple(gpu.index for gpu in served),
         summary=f"PyTorch {version} for Intel GPUs ({build.variant}) for Python {python} in {_where(manager)}",
-        reasons=tuple(reasons),
-        device="xpu",
+        reasons=reasons,
+        driver_update_required=needs_update,
         vendor_driver_min=dict(build.driver_min) if build.driver_min else None,
     )
     return plan, TIER_GPU_AFTER_DRIVER_UPDATE if needs_update else TIER_GPU_NOW
@@ -296,22 +309,16 @@ def _mps_plan(
             macos=machine.macos_version,
         )
     ]
-    return Plan(
-        framework="pytorch",
-        framework_version=version,
+    return _gpu_plan(
+        "mps",
+        version=version,
         python=python,
-        cpu_only=False,
-        cuda=None,
-        cudnn=None,
-        torch_variant=cpu.name,
-        requirements=(f"torch=={version}",),
-        index_url=None,
-        conda_packages=(f"python={python}",) if manager == "conda" else (),
         manager=manager,
-        gpu_indices=(gpu.index,),
+        variant=cpu.name,
+        index_url=None,  # the macOS wheel on PyPI carries MPS
+        served=(gpu.index,),
         summary=f"PyTorch {version} on the Apple GPU (MPS) for Python {python} in {_where(manager)}",
-        reasons=tuple(reasons),
-        device="mps",
+        reasons=reasons,
     )
 
 
