@@ -1939,6 +1939,10 @@
         <translation>%1: %2 TFLOP/s</translation>
     </message>
     <message>
+        <source>not measured: the wizard samples NVIDIA GPUs only</source>
+        <translation>no medido: el asistente solo muestrea GPU de NVIDIA</translation>
+    </message>
+    <message>
         <source>no NVIDIA GPU on this machine</source>
         <translation>no hay GPU NVIDIA en esta máquina</translation>
     </message>
@@ -1965,6 +1969,18 @@
     <message>
         <source>%1 MiB at most</source>
         <translation>%1 MiB como máximo</translation>
+    </message>
+    <message>
+        <source>ROCm build (HIP %1)</source>
+        <translation>compilación ROCm (HIP %1)</translation>
+    </message>
+    <message>
+        <source>Intel XPU build</source>
+        <translation>compilación Intel XPU</translation>
+    </message>
+    <message>
+        <source>Apple GPU through MPS (macOS %1)</source>
+        <translation>GPU de Apple mediante MPS (macOS %1)</translation>
     </message>
     <message>
         <source>CUDA %1 build</source>

@@ -1933,6 +1933,10 @@
         <translation>%1：%2 TFLOP/s</translation>
     </message>
     <message>
+        <source>not measured: the wizard samples NVIDIA GPUs only</source>
+        <translation>未测量：向导只对 NVIDIA GPU 采样</translation>
+    </message>
+    <message>
         <source>no NVIDIA GPU on this machine</source>
         <translation>本机没有 NVIDIA GPU</translation>
     </message>
@@ -1959,6 +1963,18 @@
     <message>
         <source>%1 MiB at most</source>
         <translation>最高 %1 MiB</translation>
+    </message>
+    <message>
+        <source>ROCm build (HIP %1)</source>
+        <translation>ROCm 构建版本（HIP %1）</translation>
+    </message>
+    <message>
+        <source>Intel XPU build</source>
+        <translation>Intel XPU 构建版本</translation>
+    </message>
+    <message>
+        <source>Apple GPU through MPS (macOS %1)</source>
+        <translation>通过 MPS 使用 Apple GPU（macOS %1）</translation>
     </message>
     <message>
         <source>CUDA %1 build</source>

@@ -86,6 +86,7 @@ class TestNumbers(QGroupBox):
         self._usage_max: tuple[int | None, int | None] = (None, None)
         self._gpus: list[str] = []
         self._cpu = ""
+        self._gpu_kind: str | None = None
         for key, value in self.values.items():
             value.setText("—")
             self.form.setRowVisible(value, key != "matmul")
@@ -104,6 +105,8 @@ class TestNumbers(QGroupBox):
                 changed.add("usage")
             elif isinstance(event, Start):
                 self.values["framework"].setText(self._framework_text(event))
+                self._gpu_kind = event.gpu_kind
+                changed.add("usage")
             elif isinstance(event, Device):
                 self._take_device(event)
                 changed.add("devices")
@@ -178,6 +181,11 @@ class TestNumbers(QGroupBox):
     def show_gpu_usage(self, *, final: bool = False) -> None:
         """The GPU's utilisation and memory now and at most (at most only, once ``final``)."""
         use_label, memory_label = self.values["utilisation"], self.values["memory"]
+        if self._gpu_kind in ("rocm", "xpu", "mps"):
+            # NVML is NVIDIA's: the use of other GPUs is not sampled (issue 38).
+            use_label.setText(self.tr("not measured: the wizard samples NVIDIA GPUs only"))
+            self.form.setRowVisible(memory_label, False)
+            return
         if not self.has_nvidia_gpu():
             use_label.setText(self.tr("no NVIDIA GPU on this machine"))
             self.form.setRowVisible(memory_label, False)
@@ -213,7 +221,14 @@ class TestNumbers(QGroupBox):
 
     def _framework_text(self, event: Start) -> str:
         cuda = event.cuda_build
-        build = (
+        kind = {
+            "rocm": self.tr("ROCm build (HIP %1)").replace("%1", event.hip_build or "?"),
+            "xpu": self.tr("Intel XPU build"),
+            "mps": self.tr("Apple GPU through MPS (macOS %1)").replace(
+                "%1", event.gpu_runtime_version or "?"
+            ),
+        }.get(event.gpu_kind or ("rocm" if event.hip_build else ""))
+        build = kind or (
             self.tr("CUDA %1 build").replace("%1", cuda)
             if cuda
             else self.tr("CPU build (no CUDA)")
