@@ -18,6 +18,7 @@ import pytest
 
 from gpuwizard.core.compat.accelerators import Accelerators, XpuBuild
 from gpuwizard.core.compat.plan import Plan, Recommendation, parse_wish, recommendation_to_json
+from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.compat.tables import CompatData
 from gpuwizard.core.envs.variables import activation_variables
@@ -249,3 +250,11 @@ def test_xpu_builds_serve_only_the_families_in_their_rows() -> None:
     narrowed = replace(compat, accelerators=replace(compat.accelerators, xpu_builds=only_battlemage))
     assert advise("linux-arc-a770.json", compat=narrowed).plan.device == "cpu"
     assert advise("linux-arc-b580.json", compat=narrowed).plan.device == "xpu"
+
+
+def test_pypi_is_no_way_to_an_amd_or_intel_gpu() -> None:
+    # PyPI's torch is a CUDA or CPU build: offering it for a ROCm or XPU plan would lose the GPU.
+    for sample, kind in (("linux-rx7900xtx.json", "AMD"), ("linux-arc-a770.json", "Intel")):
+        rec = advise(sample)
+        with pytest.raises(NoPypiBuild, match=f"machine's {kind} GPU"):
+            pypi_build(rec, saved(sample), tables())

@@ -248,14 +248,16 @@ def test_summary_names_the_gpu_the_driver_and_the_toolkits_in_path_order():
 
 def test_summary_of_a_machine_without_an_nvidia_gpu():
     view = support_view(document(system=no_gpu_system()))
-    assert summary_fact(view, "GPU") == Fact(
-        "GPU", "no NVIDIA GPU (only Intel UHD Graphics 630)", level="warning"
-    )
+    # An Intel GPU is not an error: whether a build (XPU) uses it is the recommendation's answer.
+    assert summary_fact(view, "GPU") == Fact("GPU", "no NVIDIA GPU; Intel UHD Graphics 630", level="")
     assert summary_fact(view, "Driver") == Fact("Driver", "no NVIDIA driver answered", level="")
     assert summary_fact(view, "CUDA toolkits").value == (
         "none on disk (pip and conda builds bring their own CUDA)"
     )
-    assert view.summary.detail == "No NVIDIA GPU was found: frameworks run on the CPU here."
+    assert view.summary.detail == (
+        "No NVIDIA GPU; Intel UHD Graphics 630: the recommendation says which build (ROCm, XPU, MPS) "
+        "uses it, and the live test whether it trains."
+    )
 
 
 def test_summary_of_an_nvidia_gpu_that_no_driver_serves():
@@ -418,8 +420,8 @@ def test_the_machine_section_has_its_facts_tables_and_the_report_itself():
     assert found["Windows long paths"].value == "disabled"
     assert found["Detected by"].value == "gpuwizard 0.9.0"
     (gpu,) = table(machine, "GPUs").rows
-    assert texts(gpu) == ["0", RTX, "nvidia", "8.9", "8 GiB", "00000000:01:00.0", "ok"]
-    assert gpu[-1].level == "ok"
+    assert texts(gpu) == ["0", RTX, "nvidia", "8.9", "8 GiB", "00000000:01:00.0", "ok", "—", "—"]
+    assert gpu[6].level == "ok"
     toolkits = table(machine, "CUDA toolkits on disk").rows
     assert [texts(row)[:3] for row in toolkits] == [
         ["12.4", "first", "/usr/local/cuda-12.4"],
@@ -791,3 +793,16 @@ def test_malformed_optional_parts_are_skipped_not_fatal():
     assert facts(good)["Driver"].value == "none"
     assert table(good, "Environments in the last good state").rows == ()
     assert table(good, "PATH folders the wizard added").rows == ()
+
+
+def test_an_amd_gpu_is_named_with_its_target_and_driver():
+    amd = {
+        "index": 0, "vendor": "amd", "name": "AMD Radeon RX 7900 XTX", "status": "ok",
+        "gfx_target": "gfx1100", "kernel_driver": "amdgpu", "pci_id": "1002:744c",
+    }  # fmt: skip
+    view = support_view(document(system=system(driver=None, gpus=[amd])))
+    assert summary_fact(view, "GPU") == Fact(
+        "GPU", "no NVIDIA GPU; AMD Radeon RX 7900 XTX, gfx1100, kernel driver amdgpu", level=""
+    )
+    (row,) = table(section(view, "machine"), "GPUs").rows
+    assert texts(row)[-2:] == ["gfx1100", "amdgpu"]

@@ -63,6 +63,12 @@ def pypi_build(rec: Recommendation, report: SystemReport, compat: CompatData) ->
         raise NoPypiBuild("--from-pypi is for PyTorch: the other frameworks always come from PyPI")
     if plan.index_url is None:
         return PypiBuild(plan, plan.torch_variant or "?", on_gpu=not plan.cpu_only)
+    if plan.device in ("rocm", "xpu"):
+        # PyPI's PyTorch is a CUDA or CPU build: nothing there uses an AMD or Intel GPU.
+        raise NoPypiBuild(
+            f"PyPI has no {plan.torch_variant} build of PyTorch: only PyTorch's own index has the "
+            f"builds for this machine's {'AMD' if plan.device == 'rocm' else 'Intel'} GPU"
+        )
     machine = machine_view(report, compat)
     release, variant = _pypi_variant(plan, machine, compat)
     version = plan.framework_version

@@ -18,7 +18,7 @@ from typing import Any, Final
 from gpuwizard.core.findings.model import SEVERITY_ORDER
 from gpuwizard.core.livetest.verdicts import level, phrase
 from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu
-from gpuwizard.core.machine.system_report import SystemReport, display_name, report_from_json
+from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name, report_from_json
 from gpuwizard.core.support.blocks import (
     Fact,
     FindingItem,
@@ -119,6 +119,12 @@ def _summary(
         detail = f"GPU frameworks can use {names} through the NVIDIA driver."
     elif report.nvidia_gpus:
         detail = "This machine has an NVIDIA GPU, but frameworks cannot use it as it is now."
+    elif report.compute_gpus:
+        names = ", ".join(display_name(gpu) for gpu in report.compute_gpus)
+        detail = (
+            f"No NVIDIA GPU; {names}: the recommendation says which build (ROCm, XPU, MPS) uses it, "
+            "and the live test whether it trains."
+        )
     else:
         detail = "No NVIDIA GPU was found: frameworks run on the CPU here."
     facts = (
@@ -137,6 +143,10 @@ def _count(number: int, word: str) -> str:
 
 def _gpu_fact(report: SystemReport) -> Fact:
     gpus = report.nvidia_gpus
+    compute = report.compute_gpus
+    if not gpus and compute:
+        # AMD, Intel, Apple: named with what decides their builds (the gfx target, the driver).
+        return Fact("GPU", "no NVIDIA GPU; " + "; ".join(_other_gpu_text(gpu) for gpu in compute), level="")
     if not gpus:
         others = ", ".join(display_name(gpu) for gpu in report.gpus)
         return Fact("GPU", f"no NVIDIA GPU (only {others})" if others else "none found", level="warning")
@@ -150,6 +160,15 @@ def _gpu_fact(report: SystemReport) -> Fact:
         parts.append(text if gpu.status == "ok" else f"{text} ({gpu.status})")
     level = "ok" if all(gpu.status == "ok" for gpu in gpus) else "error"
     return Fact("GPU", "; ".join(parts), level=level)
+
+
+def _other_gpu_text(gpu: GpuFacts) -> str:
+    extra = [
+        gpu.gfx_target or "",
+        f"driver {gpu.driver_version}" if gpu.driver_version else "",
+        f"kernel driver {gpu.kernel_driver}" if gpu.kernel_driver else "",
+    ]
+    return display_name(gpu) + "".join(f", {item}" for item in extra if item)
 
 
 def _driver_fact(report: SystemReport) -> Fact:

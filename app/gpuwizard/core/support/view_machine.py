@@ -88,7 +88,7 @@ def machine_section(report: SystemReport, system: Mapping[str, Any]) -> Section:
         facts.append(Fact("Detected by", f"gpuwizard {report.wizard_version}"))
     gpus = Table(
         "GPUs",
-        ("#", "Name", "Vendor", "Compute capability", "Memory", "PCI bus", "Status"),
+        ("#", "Name", "Vendor", "Compute capability", "Memory", "PCI bus", "Status", "Target", "Driver"),
         tuple(
             (
                 Cell(str(gpu.index)),
@@ -98,6 +98,8 @@ def machine_section(report: SystemReport, system: Mapping[str, Any]) -> Section:
                 Cell(memory_text(gpu.memory_total_mib) or "—"),
                 code_cell(gpu.pci_bus_id),
                 Cell(gpu.status, level="ok" if gpu.status == "ok" else "error"),
+                code_cell(gpu.gfx_target),
+                code_cell(gpu.driver_version or gpu.kernel_driver),
             )
             for gpu in report.gpus
         ),

@@ -63,7 +63,7 @@ from gpuwizard.core.fleet.events import (
 from gpuwizard.core.frameworks import FRAMEWORKS
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
-from gpuwizard.core.machine.system_report import SystemReport
+from gpuwizard.core.machine.system_report import SystemReport, gpu_list
 from gpuwizard.core.wizard_command import registry_option, shell_argument
 from gpuwizard.workflow.envs.index_check import sources_for_request
 from gpuwizard.workflow.envs.prepare import default_envs_dir
@@ -541,6 +541,9 @@ def _intact(record: EnvRecord) -> bool:
 
 def _machine_summary(report: SystemReport) -> str:
     gpus = report.nvidia_gpus
+    others = [gpu for gpu in report.compute_gpus if gpu.vendor != "nvidia"]
+    if not gpus and others:
+        return gpu_list(others)  # AMD, Intel, Apple: the plan says what uses them
     if report.driver is None:
         return f"{_gpu_count(len(gpus))}, no NVIDIA driver answering" if gpus else "no NVIDIA GPU"
     names = ", ".join(sorted({gpu.name or "GPU" for gpu in gpus}))
