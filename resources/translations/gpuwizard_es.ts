@@ -2788,6 +2788,14 @@
         <translation>Los wheels ROCm de PyTorch no tienen código para esta GPU, así que el plan es la compilación para CPU. AMD documenta HSA_OVERRIDE_GFX_VERSION={override} para esta GPU (accelerators.json indica dónde); el asistente no lo establece por ti: hace que el runtime trate la GPU como si fuera otro destino, bajo tu propia responsabilidad.</translation>
     </message>
     <message>
+        <source>{gpu} ({target}) is in no PyTorch ROCm build (they carry {targets}); the plan uses the other AMD GPUs.</source>
+        <translation>{gpu} ({target}) no está en ninguna compilación ROCm de PyTorch (estas incluyen {targets}); el plan usa las otras GPU de AMD.</translation>
+    </message>
+    <message>
+        <source>Hide it from PyTorch, or work may land on it and fail with &apos;invalid device function&apos;: set HIP_VISIBLE_DEVICES to the other GPUs, numbered as ROCm counts them (&apos;rocminfo&apos; lists them in that order; ROCm&apos;s docs, &apos;GPU isolation techniques&apos;).</source>
+        <translation>Ocúltala a PyTorch, o el trabajo puede acabar en ella y fallar con &apos;invalid device function&apos;: pon en HIP_VISIBLE_DEVICES las otras GPU, numeradas como las cuenta ROCm (&apos;rocminfo&apos; las lista en ese orden; documentación de ROCm, &apos;GPU isolation techniques&apos;).</translation>
+    </message>
+    <message>
         <source>{gpu} ({target}) is in other PyTorch ROCm builds, not in those of {build}&apos;s release.</source>
         <translation>{gpu} ({target}) está en otras compilaciones ROCm de PyTorch, pero no en las de la versión de {build}.</translation>
     </message>

@@ -2780,6 +2780,14 @@
         <translation>PyTorch 的 ROCm wheel 不含此 GPU 的代码，因此方案为 CPU 版本。AMD 为此 GPU 记录了 HSA_OVERRIDE_GFX_VERSION={override}（accelerators.json 注明了出处）；向导不会替你设置：它会让运行时把该 GPU 当作另一个目标，风险自负。</translation>
     </message>
     <message>
+        <source>{gpu} ({target}) is in no PyTorch ROCm build (they carry {targets}); the plan uses the other AMD GPUs.</source>
+        <translation>{gpu}（{target}）不在任何 PyTorch ROCm 构建版本中（这些版本包含 {targets}）；方案使用其他 AMD GPU。</translation>
+    </message>
+    <message>
+        <source>Hide it from PyTorch, or work may land on it and fail with &apos;invalid device function&apos;: set HIP_VISIBLE_DEVICES to the other GPUs, numbered as ROCm counts them (&apos;rocminfo&apos; lists them in that order; ROCm&apos;s docs, &apos;GPU isolation techniques&apos;).</source>
+        <translation>请对 PyTorch 隐藏它，否则任务可能落在它上面并以 &apos;invalid device function&apos; 失败：将 HIP_VISIBLE_DEVICES 设为其他 GPU，按 ROCm 的编号（&apos;rocminfo&apos; 按此顺序列出；ROCm 文档 &apos;GPU isolation techniques&apos;）。</translation>
+    </message>
+    <message>
         <source>{gpu} ({target}) is in other PyTorch ROCm builds, not in those of {build}&apos;s release.</source>
         <translation>{gpu}（{target}）在其他 PyTorch ROCm 构建版本中，但不在 {build} 所属版本的构建版本中。</translation>
     </message>

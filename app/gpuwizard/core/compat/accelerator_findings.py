@@ -103,7 +103,8 @@ def _amd(machine: MachineView, tables: Accelerators, plan: Plan, gpu: Accelerato
         add(
             "AMD_GPU_TARGET_NOT_BUILT",
             gpu,
-            variant="override" if override else None,
+            # Beside GPUs the plan serves (an APU's iGPU beside a Radeon card): hide it.
+            variant="mixed" if plan.device == "rocm" else "override" if override else None,
             target=gpu.target,
             targets=", ".join(carried) or "none",
             **({"override": override.override} if override else {}),
