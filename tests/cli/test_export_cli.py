@@ -428,3 +428,35 @@ def test_the_file_names_the_saved_report_but_not_the_folder_it_came_from(tmp_pat
         text = export(tmp_path / name, fmt, "--framework", "pytorch", "--system", str(saved))
         assert "the saved report lab-pc.json" in text
         assert "zorblaxqu" not in text
+
+
+# --- AMD and Intel GPUs (issue 38) --------------------------------------------------------------
+
+SAMPLES = Path(__file__).parent.parent.parent / "resources" / "samples"
+
+
+@pytest.mark.parametrize(
+    ("sample", "flags", "check"),
+    [
+        (
+            "linux-rx7900xtx.json",
+            "--device=/dev/kfd --device=/dev/dri --group-add video",
+            "torch.version.hip",
+        ),
+        ("linux-arc-b580.json", "--device=/dev/dri", "torch.xpu.get_device_name(0)"),
+    ],
+)
+def test_an_amd_or_intel_gpu_gets_the_python_image_its_build_and_its_devices(
+    tmp_path: Path, sample: str, flags: str, check: str
+):
+    system = SAMPLES / sample
+    text = export(tmp_path / "Dockerfile", "dockerfile", "--framework", "pytorch", "--system", str(system))
+    base, steps = check_dockerfile(text)
+    assert base.startswith("python:") and base.endswith("-slim")  # the wheels bring their runtime
+    plan = recommended(system, "--framework", "pytorch")
+    variant = plan["torch_variant"]
+    assert variant.startswith(("rocm", "xpu"))
+    install = next(args for keyword, args in steps if keyword == "RUN" and "pip install" in args)
+    assert f'--index-url {TORCH_INDEX}{variant} "torch=={plan["framework_version"]}+{variant}"' in install
+    assert f"# Run:   docker run {flags} --rm -it pytorch-" in text and check in text
+    assert "--gpus" not in text and "NVIDIA driver is the host's" not in text

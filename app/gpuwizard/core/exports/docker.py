@@ -46,6 +46,17 @@ _GPU_CHECKS: Final = {
     "pytorch": "import torch; print(torch.__version__, torch.cuda.get_device_name(0))",
     "tensorflow": "import tensorflow as tf; print(tf.__version__, tf.config.list_physical_devices('GPU'))",
 }
+#: How a container reaches an AMD or Intel GPU: its device files (ROCm's docs, "Running ROCm
+#: Docker containers"; Intel's "Run PyTorch on Intel GPUs in Docker").
+_DEVICE_FLAGS: Final = {
+    "rocm": "--device=/dev/kfd --device=/dev/dri --group-add video ",
+    "xpu": "--device=/dev/dri ",
+}
+ROCM_DOCKER_DOCS: Final = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"
+_DEVICE_CHECKS: Final = {
+    "rocm": "import torch; print(torch.__version__, torch.version.hip, torch.cuda.get_device_name(0))",
+    "xpu": "import torch; print(torch.__version__, torch.xpu.get_device_name(0))",
+}
 _CPU_CHECKS: Final = {
     "pytorch": "import torch; print(torch.__version__, torch.rand(2, 2).sum().item())",
     "tensorflow": "import tensorflow as tf; print(tf.__version__, float(tf.reduce_sum(tf.ones((2, 2)))))",
@@ -132,7 +143,9 @@ class BaseImage:
 
 def base_image(plan: Plan, images: DockerImages) -> BaseImage | None:
     """The official image the plan builds on, or None when the table has none for it."""
-    if plan.cpu_only:
+    if plan.cpu_only or plan.device in ("rocm", "xpu"):
+        # PyTorch's ROCm and XPU wheels bring their runtimes (accelerators.json, rocm_requirements):
+        # the official Python image is base enough; the host gives the kernel driver and devices.
         tag = images.python_slim_tag.format(python=plan.python)
         return BaseImage(f"python:{tag}", "python", plan.python, None, images.urls["python"])
     if plan.framework == "tensorflow":
@@ -253,8 +266,8 @@ def render_dockerfile(export: Export, base: BaseImage, *, wished_python: str | N
     plan = export.plan
     framework_version = base.framework_version or plan.framework_version
     image = export.name
-    check = (_CPU_CHECKS if plan.cpu_only else _GPU_CHECKS)[plan.framework]
-    gpus = "" if plan.cpu_only else "--gpus all "
+    check = _DEVICE_CHECKS.get(plan.device) or (_CPU_CHECKS if plan.cpu_only else _GPU_CHECKS)[plan.framework]
+    gpus = "" if plan.cpu_only else _DEVICE_FLAGS.get(plan.device, "--gpus all ")
     lines = [
         f"Dockerfile for {plan_build_name(replace(plan, framework_version=framework_version))} "
         f"in a Linux container ({_python_words(base)}).",
@@ -272,6 +285,17 @@ def render_dockerfile(export: Export, base: BaseImage, *, wished_python: str | N
     ]
     if plan.cpu_only:
         lines.append("This image runs on the CPU: it needs no GPU, no NVIDIA driver and no --gpus.")
+    elif plan.device == "rocm":
+        lines.append(
+            "The AMD GPU is the host's: its amdgpu kernel driver, and its /dev/kfd and /dev/dri passed "
+            f"in ({ROCM_DOCKER_DOCS})."
+        )
+        lines.append(
+            "Where the host's /dev/kfd belongs to its render group, add that group by number: "
+            "--group-add $(getent group render | cut -d: -f3)."
+        )
+    elif plan.device == "xpu":
+        lines.append("The Intel GPU is the host's: its kernel driver, and /dev/dri passed in.")
     else:
         lines.append(f"--gpus needs the NVIDIA Container Toolkit on a Linux host ({DOCKER_GPU_DOCS}).")
     sections = [f"FROM {base.reference}\n", _environment(plan, base), _install(plan, base)]
