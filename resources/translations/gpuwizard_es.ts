@@ -2644,6 +2644,22 @@
         <translation>Windows notificó el cambio al Explorador, así que los programas que se inicien a partir de ahora lo verán. Cierra y vuelve a abrir los terminales, VS Code, PyCharm, Jupyter y Anaconda Prompt que estén abiertos ahora: {programs}.</translation>
     </message>
     <message>
+        <source>No TensorFlow build uses this GPU; the CPU build works. Ask the wizard for a PyTorch plan: it says whether PyTorch uses this GPU.</source>
+        <translation>Ninguna compilación de TensorFlow usa esta GPU; la compilación para CPU funciona. Pide al asistente un plan de PyTorch: dice si PyTorch usa esta GPU.</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s own packages have no build for this GPU. {package} is its vendor&apos;s, and the wizard does not plan it: it comes from outside the package indexes the wizard installs from, or without a table of the TensorFlow releases it fits. Install it by hand following the vendor&apos;s guide, or ask the wizard for a PyTorch plan: it says whether PyTorch uses this GPU.</source>
+        <translation>Los paquetes propios de TensorFlow no tienen compilación para esta GPU. {package} es del fabricante, y el asistente no lo planifica: viene de fuera de los índices de paquetes desde los que instala el asistente, o sin una tabla de las versiones de TensorFlow con las que encaja. Instálalo a mano siguiendo la guía del fabricante, o pide al asistente un plan de PyTorch: dice si PyTorch usa esta GPU.</translation>
+    </message>
+    <message>
+        <source>PyTorch {first} and newer use the Apple GPU only on macOS {minimum}; this Mac has {macos}, so the plan is PyTorch {version} on the Apple GPU.</source>
+        <translation>PyTorch {first} y posteriores usan la GPU de Apple solo en macOS {minimum}; este Mac tiene {macos}, así que el plan es PyTorch {version} en la GPU de Apple.</translation>
+    </message>
+    <message>
+        <source>Update macOS to {minimum} or newer for the newest PyTorch releases on the GPU.</source>
+        <translation>Actualiza macOS a {minimum} o posterior para las versiones más nuevas de PyTorch en la GPU.</translation>
+    </message>
+    <message>
         <source>A library the GPU needs could not be loaded: {libraries}.</source>
         <translation>No se pudo cargar una biblioteca que necesita la GPU: {libraries}.</translation>
     </message>
@@ -2674,6 +2690,22 @@
     <message>
         <source>On native Windows, TensorFlow 2.10 is the last release with GPU support: it needs CUDA 11.2 and cuDNN 8.1 with their bin folders on PATH (or in a conda environment: &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;). TensorFlow 2.11 and newer use the GPU only inside WSL 2.</source>
         <translation>En Windows nativo, TensorFlow 2.10 es la última versión con GPU: necesita CUDA 11.2 y cuDNN 8.1 con sus carpetas bin en PATH (o en un entorno de conda: &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;). TensorFlow 2.11 y posteriores solo usan la GPU dentro de WSL 2.</translation>
+    </message>
+    <message>
+        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only). macOS has no CUDA build: on a Mac, use its GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (Apple silicon; macOS 14 or newer for PyTorch 2.10 and later). Without a GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
+        <translation>Desinstala torch e instala una compilación CUDA del índice que corresponda a tu controlador, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (en Windows, torch de PyPI es solo para CPU). macOS no tiene compilación CUDA: en un Mac, usa su GPU mediante el dispositivo &apos;mps&apos; en lugar de &apos;cuda&apos; (Apple silicon; macOS 14 o posterior para PyTorch 2.10 y posteriores). Sin GPU, ejecuta el código en la CPU (dispositivo &apos;cpu&apos;).</translation>
+    </message>
+    <message>
+        <source>No PyTorch build for macOS uses CUDA, so installing another one will not help. Use the Mac&apos;s own GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() tells whether it works: Apple silicon; macOS 14 or newer for PyTorch 2.10 and later), or the CPU. Many programs have an option for it (--device mps, --cpu); code that calls torch.cuda functions directly must be changed to do so.</source>
+        <translation>Ninguna compilación de PyTorch para macOS usa CUDA, así que instalar otra no ayudará. Usa la GPU del propio Mac mediante el dispositivo &apos;mps&apos; en lugar de &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() indica si funciona: Apple silicon; macOS 14 o posterior para PyTorch 2.10 y posteriores), o la CPU. Muchos programas tienen una opción para ello (--device mps, --cpu); el código que llama directamente a funciones de torch.cuda debe cambiarse para hacerlo.</translation>
+    </message>
+    <message>
+        <source>The installed PyTorch has no Intel GPU (XPU) support (&apos;Torch not compiled with XPU enabled&apos;): it is a CPU or CUDA build.</source>
+        <translation>El PyTorch instalado no es compatible con GPU de Intel (XPU) (&apos;Torch not compiled with XPU enabled&apos;): es una compilación para CPU o CUDA.</translation>
+    </message>
+    <message>
+        <source>Install PyTorch&apos;s XPU build, for Intel Arc and Core Ultra GPUs on Linux and Windows with Intel&apos;s graphics driver: &apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos; (PyTorch&apos;s &apos;Getting Started on Intel GPU&apos;). Or run on the CPU.</source>
+        <translation>Instala la compilación XPU de PyTorch, para GPU Intel Arc y Core Ultra en Linux y Windows con el controlador gráfico de Intel: &apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos; (&apos;Getting Started on Intel GPU&apos; de PyTorch). O ejecuta en la CPU.</translation>
     </message>
     <message>
         <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
@@ -2828,6 +2860,14 @@
         <translation>El plan es la compilación para CPU. AMD publica sus propios wheels preliminares de PyTorch para Windows ({amd_builds}); el asistente no los incluye en el plan, porque sus datos aún no indican qué GPU admiten ni qué controlador necesitan. En Linux (instalado junto a Windows, por ejemplo), los wheels ROCm de PyTorch usarían esta GPU si incluyen su destino. No se ofrece DirectML: Microsoft lo tiene solo en modo de mantenimiento.</translation>
     </message>
     <message>
+        <source>{gpu}: PyTorch&apos;s ROCm wheels are built for x86_64 only, and this machine is {arch}.</source>
+        <translation>{gpu}: los wheels ROCm de PyTorch se compilan solo para x86_64, y esta máquina es {arch}.</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. On an x86_64 Linux machine PyTorch&apos;s ROCm wheels would use this GPU where they carry its target.</source>
+        <translation>El plan es la compilación para CPU. En una máquina Linux x86_64, los wheels ROCm de PyTorch usarían esta GPU cuando incluyen su destino.</translation>
+    </message>
+    <message>
         <source>{gpu} ({target}): AMD publishes its own PyTorch wheels for Windows that carry this target; the wizard does not set them up yet.</source>
         <translation>{gpu} ({target}): AMD publica sus propios wheels de PyTorch para Windows que incluyen este destino; el asistente aún no los configura.</translation>
     </message>
@@ -2844,12 +2884,24 @@
         <translation>El plan es la compilación para CPU. Las compilaciones XPU de PyTorch admiten {families}.</translation>
     </message>
     <message>
+        <source>{gpu} ({family}) is not served by PyTorch&apos;s XPU builds; the plan uses the other Intel GPUs.</source>
+        <translation>{gpu} ({family}) no está cubierta por las compilaciones XPU de PyTorch; el plan usa las otras GPU de Intel.</translation>
+    </message>
+    <message>
+        <source>Hide it from PyTorch, or work may land on it and fail: set ZE_AFFINITY_MASK to the other GPUs, numbered as Level Zero counts them (oneAPI Level Zero specification, &apos;Affinity Mask&apos;).</source>
+        <translation>Ocúltala a PyTorch, o el trabajo puede acabar en ella y fallar: pon en ZE_AFFINITY_MASK las otras GPU, numeradas como las cuenta Level Zero (especificación oneAPI Level Zero, &apos;Affinity Mask&apos;).</translation>
+    </message>
+    <message>
         <source>{gpu}: PyTorch&apos;s XPU builds are for Linux and Windows, and this is {os}.</source>
         <translation>{gpu}: las compilaciones XPU de PyTorch son para Linux y Windows, y este sistema es {os}.</translation>
     </message>
     <message>
         <source>The plan is the CPU build.</source>
         <translation>El plan es la compilación para CPU.</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch&apos;s XPU wheels are built for x86_64 only, and this machine is {arch}.</source>
+        <translation>{gpu}: los wheels XPU de PyTorch se compilan solo para x86_64, y esta máquina es {arch}.</translation>
     </message>
     <message>
         <source>Intel graphics driver {driver} is older than the {min_driver} that {build} needs.</source>
@@ -2870,10 +2922,6 @@
     <message>
         <source>The wizard plans TensorFlow on the CPU here, not on {gpu}: {fact}</source>
         <translation>Aquí el asistente planifica TensorFlow en la CPU, no en {gpu}: {fact}</translation>
-    </message>
-    <message>
-        <source>PyTorch may use this GPU: ask the wizard for a PyTorch plan.</source>
-        <translation>Es posible que PyTorch pueda usar esta GPU: pide al asistente un plan de PyTorch.</translation>
     </message>
     <message>
         <source>This user cannot open the GPU&apos;s device files (/dev/kfd): {detail}.</source>
@@ -2938,10 +2986,6 @@
     <message>
         <source>The code asked for a CUDA GPU on a Mac, where PyTorch has no CUDA (&apos;Torch not compiled with CUDA enabled&apos;).</source>
         <translation>El código pidió una GPU CUDA en un Mac, donde PyTorch no tiene CUDA (&apos;Torch not compiled with CUDA enabled&apos;).</translation>
-    </message>
-    <message>
-        <source>No PyTorch build for macOS uses CUDA, so installing another one will not help. Use the Mac&apos;s own GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() tells whether it works: Apple silicon, macOS 12.3 or newer), or the CPU. Many programs have an option for it (--device mps, --cpu); code that calls torch.cuda functions directly must be changed to do so.</source>
-        <translation>Ninguna compilación de PyTorch para macOS usa CUDA, así que instalar otra no servirá de nada. Usa la GPU propia del Mac mediante el dispositivo &apos;mps&apos; en lugar de &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() indica si funciona: Apple silicon, macOS 12.3 o posterior), o la CPU. Muchos programas tienen una opción para ello (--device mps, --cpu); el código que llama directamente a funciones de torch.cuda debe modificarse para hacerlo.</translation>
     </message>
     <message>
         <source>cuDNN could not find zlibwapi.dll.</source>
@@ -4480,10 +4524,6 @@
         <translation>El backend MPS de PyTorch no se inició: indica que necesita macOS {minimum} o posterior.</translation>
     </message>
     <message>
-        <source>Check the macOS version (&apos;sw_vers&apos;). If it is older, update macOS, or install an older PyTorch release that supports it (newer releases need newer macOS: PyTorch 2.5 needs macOS 13, though its message still said 12.3); meanwhile the CPU works. If macOS is already newer, MPS is missing for another reason: a Mac without a Metal GPU, a virtual machine, or an x86-64 Python running under Rosetta on Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; should say arm64).</source>
-        <translation>Comprueba la versión de macOS (&apos;sw_vers&apos;). Si es anterior, actualiza macOS o instala una versión anterior de PyTorch que la admita (las versiones más recientes necesitan un macOS más reciente: PyTorch 2.5 necesita macOS 13, aunque su mensaje seguía diciendo 12.3); mientras tanto, la CPU funciona. Si macOS ya es más reciente, MPS falta por otro motivo: un Mac sin GPU Metal, una máquina virtual o un Python x86-64 que se ejecuta bajo Rosetta en Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; debería indicar arm64).</translation>
-    </message>
-    <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
         <translation>El {component} informó de {name} (error {number}): {meaning}</translation>
     </message>
@@ -4538,6 +4578,10 @@
     <message>
         <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2. If you meant to train on one GPU, run without torch.distributed: in &apos;accelerate config&apos; choose &apos;No distributed training&apos;, or start with &apos;accelerate launch --num_processes 1&apos;.</source>
         <translation>Establece USE_LIBUV=0 en el entorno antes de que se inicie el programa (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; en Python, antes de que se inicie torch.distributed: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), o añade ?use_libuv=0 a una URL de init_method (init_method=&quot;env://?use_libuv=0&quot;). Usa el backend gloo en Windows, o ejecuta el programa en WSL 2. Si querías entrenar en una sola GPU, ejecútalo sin torch.distributed: en &apos;accelerate config&apos; elige &apos;No distributed training&apos;, o inícialo con &apos;accelerate launch --num_processes 1&apos;.</translation>
+    </message>
+    <message>
+        <source>Check the macOS version (&apos;sw_vers&apos;). If it is older, update macOS, or install an older PyTorch release that supports it (newer releases need newer macOS, whatever the message says: PyTorch 2.5 to 2.9 need macOS 13, PyTorch 2.10 and newer macOS 14); meanwhile the CPU works. If macOS is newer than that, compare it with the release&apos;s real minimum first; beyond it, MPS is missing for another reason: a Mac without a Metal GPU, a virtual machine, or an x86-64 Python running under Rosetta on Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; should say arm64).</source>
+        <translation>Comprueba la versión de macOS (&apos;sw_vers&apos;). Si es anterior, actualiza macOS o instala una versión anterior de PyTorch que lo admita (las versiones nuevas necesitan macOS más nuevo, diga lo que diga el mensaje: PyTorch 2.5 a 2.9 necesitan macOS 13, PyTorch 2.10 y posteriores macOS 14); mientras tanto, la CPU funciona. Si macOS es más nuevo que eso, compáralo primero con el mínimo real de la versión; más allá, falta MPS por otro motivo: un Mac sin GPU Metal, una máquina virtual o un Python x86-64 que se ejecuta con Rosetta en Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; debería decir arm64).</translation>
     </message>
     <message>
         <source>{component} reported {name} (status {number}): {meaning}</source>
@@ -4835,10 +4879,6 @@
     <message>
         <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts: where &apos;nvidia-smi&apos; on the host shows a driver new enough, the container was given an older driver&apos;s libraries; after a driver update, regenerate the device list (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;) and restart the container.</source>
         <translation>Actualiza el controlador de NVIDIA desde https://www.nvidia.com/Download/index.aspx y reinicia, o instala una versión del framework para un CUDA más antiguo. En un contenedor, lo que cuenta es el controlador del host. Si &apos;nvidia-smi&apos; en el host muestra un controlador lo bastante reciente, el contenedor recibió las bibliotecas de un controlador anterior: tras actualizar el controlador, vuelve a generar la lista de dispositivos (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;) y reinicia el contenedor.</translation>
-    </message>
-    <message>
-        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only). macOS has no CUDA build: on a Mac, use its GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (Apple silicon, macOS 12.3 or newer). Without a GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
-        <translation>Desinstala torch e instala una versión con CUDA desde el índice que corresponda a tu controlador, por ejemplo &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (en Windows, torch de PyPI es solo para CPU). macOS no tiene versión con CUDA: en un Mac, usa su GPU a través del dispositivo &apos;mps&apos; en lugar de &apos;cuda&apos; (Apple silicon, macOS 12.3 o posterior). Sin GPU, ejecuta el código en la CPU (dispositivo &apos;cpu&apos;).</translation>
     </message>
     <message>
         <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run {verify} again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>

@@ -2636,6 +2636,22 @@
         <translation>Windows 已将此更改通知资源管理器，因此从现在起启动的程序都能看到它。请关闭并重新打开当前已打开的终端、VS Code、PyCharm、Jupyter 和 Anaconda Prompt：{programs}。</translation>
     </message>
     <message>
+        <source>No TensorFlow build uses this GPU; the CPU build works. Ask the wizard for a PyTorch plan: it says whether PyTorch uses this GPU.</source>
+        <translation>没有任何 TensorFlow 构建版本使用此 GPU；CPU 版本可以运行。请向向导索取 PyTorch 方案：它会说明 PyTorch 是否使用此 GPU。</translation>
+    </message>
+    <message>
+        <source>TensorFlow&apos;s own packages have no build for this GPU. {package} is its vendor&apos;s, and the wizard does not plan it: it comes from outside the package indexes the wizard installs from, or without a table of the TensorFlow releases it fits. Install it by hand following the vendor&apos;s guide, or ask the wizard for a PyTorch plan: it says whether PyTorch uses this GPU.</source>
+        <translation>TensorFlow 自己的软件包没有适用于此 GPU 的构建版本。{package} 由厂商提供，向导不会为其制定方案：它来自向导安装所用的软件包索引之外，或者没有与之匹配的 TensorFlow 版本表。请按照厂商指南手动安装，或向向导索取 PyTorch 方案：它会说明 PyTorch 是否使用此 GPU。</translation>
+    </message>
+    <message>
+        <source>PyTorch {first} and newer use the Apple GPU only on macOS {minimum}; this Mac has {macos}, so the plan is PyTorch {version} on the Apple GPU.</source>
+        <translation>PyTorch {first} 及更新版本仅在 macOS {minimum} 上使用 Apple GPU；这台 Mac 是 {macos}，因此方案是在 Apple GPU 上运行 PyTorch {version}。</translation>
+    </message>
+    <message>
+        <source>Update macOS to {minimum} or newer for the newest PyTorch releases on the GPU.</source>
+        <translation>请将 macOS 更新到 {minimum} 或更新版本，以便在 GPU 上使用最新的 PyTorch 版本。</translation>
+    </message>
+    <message>
         <source>A library the GPU needs could not be loaded: {libraries}.</source>
         <translation>无法加载 GPU 所需的库：{libraries}。</translation>
     </message>
@@ -2666,6 +2682,22 @@
     <message>
         <source>On native Windows, TensorFlow 2.10 is the last release with GPU support: it needs CUDA 11.2 and cuDNN 8.1 with their bin folders on PATH (or in a conda environment: &apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;). TensorFlow 2.11 and newer use the GPU only inside WSL 2.</source>
         <translation>在原生 Windows 上，TensorFlow 2.10 是最后一个支持 GPU 的版本：它需要 CUDA 11.2 和 cuDNN 8.1，并将其 bin 文件夹加入 PATH（或使用 conda 环境：&apos;conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0&apos;）。TensorFlow 2.11 及更高版本只能在 WSL 2 中使用 GPU。</translation>
+    </message>
+    <message>
+        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only). macOS has no CUDA build: on a Mac, use its GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (Apple silicon; macOS 14 or newer for PyTorch 2.10 and later). Without a GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
+        <translation>请卸载 torch，并从与你的驱动程序匹配的索引安装 CUDA 构建版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 的 torch 仅支持 CPU）。macOS 没有 CUDA 构建版本：在 Mac 上，请通过 &apos;mps&apos; 设备（而不是 &apos;cuda&apos;）使用其 GPU（Apple silicon；PyTorch 2.10 及更新版本需要 macOS 14 或更新版本）。没有 GPU 时，请在 CPU 上运行代码（设备 &apos;cpu&apos;）。</translation>
+    </message>
+    <message>
+        <source>No PyTorch build for macOS uses CUDA, so installing another one will not help. Use the Mac&apos;s own GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() tells whether it works: Apple silicon; macOS 14 or newer for PyTorch 2.10 and later), or the CPU. Many programs have an option for it (--device mps, --cpu); code that calls torch.cuda functions directly must be changed to do so.</source>
+        <translation>macOS 上的 PyTorch 构建版本都不使用 CUDA，因此安装其他版本无济于事。请通过 &apos;mps&apos; 设备（而不是 &apos;cuda&apos;）使用 Mac 自己的 GPU（torch.device(&apos;mps&apos;)；torch.backends.mps.is_available() 可判断是否可用：Apple silicon；PyTorch 2.10 及更新版本需要 macOS 14 或更新版本），或使用 CPU。许多程序为此提供选项（--device mps、--cpu）；直接调用 torch.cuda 函数的代码需要修改。</translation>
+    </message>
+    <message>
+        <source>The installed PyTorch has no Intel GPU (XPU) support (&apos;Torch not compiled with XPU enabled&apos;): it is a CPU or CUDA build.</source>
+        <translation>已安装的 PyTorch 不支持 Intel GPU（XPU）（&apos;Torch not compiled with XPU enabled&apos;）：它是 CPU 或 CUDA 构建版本。</translation>
+    </message>
+    <message>
+        <source>Install PyTorch&apos;s XPU build, for Intel Arc and Core Ultra GPUs on Linux and Windows with Intel&apos;s graphics driver: &apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos; (PyTorch&apos;s &apos;Getting Started on Intel GPU&apos;). Or run on the CPU.</source>
+        <translation>请安装 PyTorch 的 XPU 构建版本，适用于装有 Intel 显卡驱动程序的 Linux 和 Windows 上的 Intel Arc 和 Core Ultra GPU：&apos;pip install torch --index-url https://download.pytorch.org/whl/xpu&apos;（PyTorch 的 &apos;Getting Started on Intel GPU&apos;）。或者在 CPU 上运行。</translation>
     </message>
     <message>
         <source>The installed build has no code for this GPU (&apos;no kernel image is available for execution on the device&apos;).</source>
@@ -2820,6 +2852,14 @@
         <translation>方案为 CPU 版本。AMD 为 Windows 发布了自己的 PyTorch 预览版 wheel（{amd_builds}）；向导不会将其纳入方案，因为其数据中还没有这些 wheel 支持哪些 GPU、需要哪个驱动程序的信息。在 Linux 上（例如与 Windows 并存安装），只要 PyTorch 的 ROCm wheel 包含此 GPU 的目标，就可以使用此 GPU。不提供 DirectML：Microsoft 已将其转为仅维护状态。</translation>
     </message>
     <message>
+        <source>{gpu}: PyTorch&apos;s ROCm wheels are built for x86_64 only, and this machine is {arch}.</source>
+        <translation>{gpu}：PyTorch 的 ROCm wheel 仅为 x86_64 构建，而这台机器是 {arch}。</translation>
+    </message>
+    <message>
+        <source>The plan is the CPU build. On an x86_64 Linux machine PyTorch&apos;s ROCm wheels would use this GPU where they carry its target.</source>
+        <translation>方案是 CPU 版本。在 x86_64 Linux 机器上，只要 PyTorch 的 ROCm wheel 包含此 GPU 的目标，就会使用它。</translation>
+    </message>
+    <message>
         <source>{gpu} ({target}): AMD publishes its own PyTorch wheels for Windows that carry this target; the wizard does not set them up yet.</source>
         <translation>{gpu}（{target}）：AMD 为 Windows 发布了自己的、包含此目标的 PyTorch wheel；向导暂不支持设置它们。</translation>
     </message>
@@ -2836,12 +2876,24 @@
         <translation>方案为 CPU 版本。PyTorch 的 XPU 构建版本支持 {families}。</translation>
     </message>
     <message>
+        <source>{gpu} ({family}) is not served by PyTorch&apos;s XPU builds; the plan uses the other Intel GPUs.</source>
+        <translation>{gpu}（{family}）不受 PyTorch 的 XPU 构建版本支持；方案使用其他 Intel GPU。</translation>
+    </message>
+    <message>
+        <source>Hide it from PyTorch, or work may land on it and fail: set ZE_AFFINITY_MASK to the other GPUs, numbered as Level Zero counts them (oneAPI Level Zero specification, &apos;Affinity Mask&apos;).</source>
+        <translation>请对 PyTorch 隐藏它，否则任务可能落在它上面并失败：将 ZE_AFFINITY_MASK 设为其他 GPU，按 Level Zero 的编号（oneAPI Level Zero 规范 &apos;Affinity Mask&apos;）。</translation>
+    </message>
+    <message>
         <source>{gpu}: PyTorch&apos;s XPU builds are for Linux and Windows, and this is {os}.</source>
         <translation>{gpu}：PyTorch 的 XPU 构建版本适用于 Linux 和 Windows，而本机是 {os}。</translation>
     </message>
     <message>
         <source>The plan is the CPU build.</source>
         <translation>方案为 CPU 版本。</translation>
+    </message>
+    <message>
+        <source>{gpu}: PyTorch&apos;s XPU wheels are built for x86_64 only, and this machine is {arch}.</source>
+        <translation>{gpu}：PyTorch 的 XPU wheel 仅为 x86_64 构建，而这台机器是 {arch}。</translation>
     </message>
     <message>
         <source>Intel graphics driver {driver} is older than the {min_driver} that {build} needs.</source>
@@ -2862,10 +2914,6 @@
     <message>
         <source>The wizard plans TensorFlow on the CPU here, not on {gpu}: {fact}</source>
         <translation>在本机上，向导为 TensorFlow 制定的方案在 CPU 上运行，而不是在 {gpu} 上：{fact}</translation>
-    </message>
-    <message>
-        <source>PyTorch may use this GPU: ask the wizard for a PyTorch plan.</source>
-        <translation>PyTorch 或许可以使用此 GPU：请让向导制定 PyTorch 方案。</translation>
     </message>
     <message>
         <source>This user cannot open the GPU&apos;s device files (/dev/kfd): {detail}.</source>
@@ -2930,10 +2978,6 @@
     <message>
         <source>The code asked for a CUDA GPU on a Mac, where PyTorch has no CUDA (&apos;Torch not compiled with CUDA enabled&apos;).</source>
         <translation>代码在 Mac 上请求了 CUDA GPU，但 Mac 上的 PyTorch 不支持 CUDA（&apos;Torch not compiled with CUDA enabled&apos;）。</translation>
-    </message>
-    <message>
-        <source>No PyTorch build for macOS uses CUDA, so installing another one will not help. Use the Mac&apos;s own GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (torch.device(&apos;mps&apos;); torch.backends.mps.is_available() tells whether it works: Apple silicon, macOS 12.3 or newer), or the CPU. Many programs have an option for it (--device mps, --cpu); code that calls torch.cuda functions directly must be changed to do so.</source>
-        <translation>macOS 上的 PyTorch 构建版本都不使用 CUDA，因此安装其他版本也无济于事。请改用 Mac 自带的 GPU，即使用 &apos;mps&apos; 设备代替 &apos;cuda&apos;（torch.device(&apos;mps&apos;)；torch.backends.mps.is_available() 可判断是否可用：需要 Apple 芯片及 macOS 12.3 或更高版本），或使用 CPU。许多程序为此提供了选项（--device mps、--cpu）；直接调用 torch.cuda 函数的代码则必须修改后才能这样做。</translation>
     </message>
     <message>
         <source>cuDNN could not find zlibwapi.dll.</source>
@@ -4472,10 +4516,6 @@
         <translation>PyTorch 的 MPS 后端未能启动：它提示需要 macOS {minimum} 或更高版本。</translation>
     </message>
     <message>
-        <source>Check the macOS version (&apos;sw_vers&apos;). If it is older, update macOS, or install an older PyTorch release that supports it (newer releases need newer macOS: PyTorch 2.5 needs macOS 13, though its message still said 12.3); meanwhile the CPU works. If macOS is already newer, MPS is missing for another reason: a Mac without a Metal GPU, a virtual machine, or an x86-64 Python running under Rosetta on Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; should say arm64).</source>
-        <translation>请检查 macOS 版本（&apos;sw_vers&apos;）。如果版本较旧，请更新 macOS，或安装支持该版本的较旧 PyTorch 版本（较新的版本需要较新的 macOS：PyTorch 2.5 需要 macOS 13，尽管其消息中仍写着 12.3）；在此期间可以使用 CPU。如果 macOS 已经是较新版本，则 MPS 缺失另有原因：Mac 没有 Metal GPU、运行在虚拟机中，或在 Apple 芯片上通过 Rosetta 运行 x86-64 Python（&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; 应显示 arm64）。</translation>
-    </message>
-    <message>
         <source>The {component} reported {name} (error {number}): {meaning}</source>
         <translation>{component} 报告了 {name}（错误 {number}）：{meaning}</translation>
     </message>
@@ -4530,6 +4570,10 @@
     <message>
         <source>Set USE_LIBUV=0 in the environment before the program starts (PowerShell: $env:USE_LIBUV=&quot;0&quot;; cmd: set USE_LIBUV=0; in Python before torch.distributed starts: os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;), or add ?use_libuv=0 to an init_method URL (init_method=&quot;env://?use_libuv=0&quot;). Use the gloo backend on Windows, or run the program in WSL 2. If you meant to train on one GPU, run without torch.distributed: in &apos;accelerate config&apos; choose &apos;No distributed training&apos;, or start with &apos;accelerate launch --num_processes 1&apos;.</source>
         <translation>请在程序启动前在环境中设置 USE_LIBUV=0（PowerShell：$env:USE_LIBUV=&quot;0&quot;；cmd：set USE_LIBUV=0；在 Python 中，于 torch.distributed 启动前：os.environ[&quot;USE_LIBUV&quot;] = &quot;0&quot;），或者在 init_method URL 中添加 ?use_libuv=0（init_method=&quot;env://?use_libuv=0&quot;）。在 Windows 上请使用 gloo 后端，或者在 WSL 2 中运行程序。如果您原本打算在单个 GPU 上训练，请不使用 torch.distributed 运行：在 &apos;accelerate config&apos; 中选择 &apos;No distributed training&apos;，或者用 &apos;accelerate launch --num_processes 1&apos; 启动。</translation>
+    </message>
+    <message>
+        <source>Check the macOS version (&apos;sw_vers&apos;). If it is older, update macOS, or install an older PyTorch release that supports it (newer releases need newer macOS, whatever the message says: PyTorch 2.5 to 2.9 need macOS 13, PyTorch 2.10 and newer macOS 14); meanwhile the CPU works. If macOS is newer than that, compare it with the release&apos;s real minimum first; beyond it, MPS is missing for another reason: a Mac without a Metal GPU, a virtual machine, or an x86-64 Python running under Rosetta on Apple silicon (&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; should say arm64).</source>
+        <translation>请检查 macOS 版本（&apos;sw_vers&apos;）。如果版本较旧，请更新 macOS，或安装支持它的较旧 PyTorch 版本（无论消息怎么说，较新的版本需要较新的 macOS：PyTorch 2.5 到 2.9 需要 macOS 13，PyTorch 2.10 及更新版本需要 macOS 14）；在此期间 CPU 可以运行。如果 macOS 比这更新，请先将其与该版本的实际最低要求比较；超过后，MPS 缺失另有原因：没有 Metal GPU 的 Mac、虚拟机，或在 Apple silicon 上通过 Rosetta 运行的 x86-64 Python（&apos;python3 -c &quot;import platform; print(platform.machine())&quot;&apos; 应输出 arm64）。</translation>
     </message>
     <message>
         <source>{component} reported {name} (status {number}): {meaning}</source>
@@ -4827,10 +4871,6 @@
     <message>
         <source>Update the NVIDIA driver from https://www.nvidia.com/Download/index.aspx and restart, or install a framework build for an older CUDA. In a container, the host&apos;s driver is the one that counts: where &apos;nvidia-smi&apos; on the host shows a driver new enough, the container was given an older driver&apos;s libraries; after a driver update, regenerate the device list (&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;) and restart the container.</source>
         <translation>请从 https://www.nvidia.com/Download/index.aspx 更新 NVIDIA 驱动并重启，或安装面向较旧 CUDA 的框架版本。在容器中，起作用的是主机的驱动。如果主机上的 &apos;nvidia-smi&apos; 显示的驱动已足够新，说明容器拿到的是旧驱动的库：更新驱动后，请重新生成设备列表（&apos;sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml&apos;）并重启容器。</translation>
-    </message>
-    <message>
-        <source>Uninstall torch and install a CUDA build from the index that fits your driver, for example &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos; (on Windows, torch from PyPI is CPU-only). macOS has no CUDA build: on a Mac, use its GPU through the &apos;mps&apos; device instead of &apos;cuda&apos; (Apple silicon, macOS 12.3 or newer). Without a GPU, run the code on the CPU instead (device &apos;cpu&apos;).</source>
-        <translation>卸载 torch，并从与你的驱动匹配的索引安装 CUDA 版本，例如 &apos;pip install torch --index-url https://download.pytorch.org/whl/cu126&apos;（在 Windows 上，PyPI 上的 torch 仅支持 CPU）。macOS 没有 CUDA 版本：在 Mac 上，请通过 &apos;mps&apos; 设备而不是 &apos;cuda&apos; 使用其 GPU（Apple 芯片，macOS 12.3 或更高版本）。没有 GPU 时，请在 CPU 上运行代码（设备 &apos;cpu&apos;）。</translation>
     </message>
     <message>
         <source>Reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;), restart the computer, and run {verify} again. An interrupted driver update, or a Linux kernel update without the driver&apos;s module, leaves this state.</source>

@@ -16,11 +16,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from gpuwizard.core.compat.accelerator_plans import has_macos_wheel, mps_macos_min
 from gpuwizard.core.compat.accelerators import Accelerators, XpuBuild
+from gpuwizard.core.compat.machine_view import machine_view
 from gpuwizard.core.compat.plan import Plan, Recommendation, parse_wish, recommendation_to_json
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.compat.recommend import recommend
-from gpuwizard.core.compat.tables import CompatData
+from gpuwizard.core.compat.tables import CompatData, at_least, version_key
 from gpuwizard.core.envs.variables import activation_variables
 from gpuwizard.core.events import value_from_json
 from gpuwizard.core.machine.system_report import GpuFacts, OsFacts, RuntimeFacts, SystemReport
@@ -209,15 +211,68 @@ def test_an_intel_driver_older_than_the_xpu_build_needs_is_a_driver_update_first
 
 
 def test_a_mac_too_old_for_the_newest_wheels_gets_the_newest_release_it_can_install() -> None:
+    # Each release's MPS needs its own macOS (12.3 up to 2.4, 13.0 for 2.5-2.9, 14.0 from 2.10:
+    # accelerators.json apple.mps_macos, from PyTorch's own statements); the plan is the newest
+    # release that has a wheel for this macOS and uses the GPU on it.
     machine = saved("macos-m1.json")
-    on_13 = advise(replace(machine, os=replace(machine.os, macos_version="13.6")))
+    compat = tables()
+
+    def newest_on_gpu(macos: str) -> str:
+        fits = [
+            r.latest
+            for r in compat.pytorch
+            if has_macos_wheel(r, machine_view(with_macos(macos), compat), compat)
+            and at_least(macos, mps_macos_min(r, compat))
+        ]
+        return max(fits, key=version_key)
+
+    def with_macos(macos: str) -> SystemReport:
+        return replace(machine, os=replace(machine.os, macos_version=macos))
+
+    on_13 = advise(with_macos("13.6"))
     assert on_13.plan.device == "mps"
-    first = next(row for row in tables().accelerators.apple.torch_macos if row.macos_min == "14.0")
-    assert on_13.plan.framework_version < first.torch_from  # an older release, with a wheel for 13.6
-    assert "TORCH_NEEDS_NEWER_MACOS" in codes(on_13)
-    on_12 = advise(replace(machine, os=replace(machine.os, macos_version="12.0")))
+    assert on_13.plan.framework_version == newest_on_gpu("13.6")
+    assert version_key(on_13.plan.framework_version) < version_key("2.10")  # 2.10 needs macOS 14 for MPS
+    newer = next(f for f in on_13.findings if f.code == "TORCH_NEEDS_NEWER_MACOS")
+    assert newer.params["variant"] == "mps" and newer.params["minimum"] == "14.0"
+    on_12 = advise(with_macos("12.0"))
     assert on_12.plan.device == "cpu"
-    assert "MPS_MACOS_TOO_OLD" in codes(on_12)
+    too_old = next(f for f in on_12.findings if f.code == "MPS_MACOS_TOO_OLD")
+    assert too_old.params["minimum"] == mps_macos_min(
+        next(r for r in compat.pytorch if on_12.plan.framework_version.startswith(r.version + ".")), compat
+    )
+
+
+def test_an_intel_mac_gets_the_last_release_with_its_wheels() -> None:
+    intel = SystemReport(os=OsFacts("darwin", False, "21.6.0", "x86_64", macos_version="12.6"))
+    rec = advise(intel)
+    last = tables().accelerators.apple.x86_64_last
+    assert last and rec.plan.device == "cpu" and rec.plan.framework_version.startswith(last + ".")
+
+
+def test_an_amd_or_intel_gpu_on_arm64_linux_is_said_to_have_no_wheels() -> None:
+    for gpu, code in (
+        (
+            GpuFacts(0, "amd", "AMD Radeon RX 9060 XT", gfx_target="gfx1200", gfx_target_source="kfd"),
+            "AMD_GPU_NO_BUILD_ON_OS",
+        ),
+        (GpuFacts(0, "intel", "Intel(R) Arc(TM) A380 Graphics"), "INTEL_GPU_NO_BUILD_ON_OS"),
+    ):
+        rec = advise(SystemReport(os=replace(LINUX, arch="aarch64"), gpus=(gpu,)))
+        assert rec.plan.device == "cpu"
+        finding = next(f for f in rec.findings if f.code == code)
+        assert finding.params["variant"] == "arch" and "aarch64" in finding.message
+
+
+def test_a_gpu_of_another_kind_beside_the_plans_is_named_not_called_a_cpu_plan() -> None:
+    # An Arc B580 beside an AMD iGPU: the plan is XPU; the AMD GPU is a note, with no finding
+    # that says "the plan is the CPU build".
+    arc = GpuFacts(0, "intel", "Intel(R) Arc(TM) B580 Graphics", pci_id="8086:e20b")
+    igpu = GpuFacts(1, "amd", "AMD Radeon(TM) Graphics", pci_id="1002:13c0")
+    rec = advise(SystemReport(os=WINDOWS, gpus=(arc, igpu)))
+    assert rec.plan.device == "xpu" and rec.plan.gpu_indices == (0,)
+    assert not [f for f in rec.findings if "CPU build" in f.hint]
+    assert any("AMD Radeon(TM) Graphics is not used" in note for note in rec.notes)
 
 
 def test_data_without_accelerators_plans_these_machines_as_before() -> None:

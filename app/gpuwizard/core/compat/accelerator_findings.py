@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpuwizard.core.compat.accelerator_plans import macos_wheel_min
+from gpuwizard.core.compat.accelerator_plans import macos_wheel_min, mps_macos_min
 from gpuwizard.core.compat.accelerators import Accelerators
 from gpuwizard.core.compat.machine_view import AcceleratorView, MachineView
 from gpuwizard.core.compat.plan import Plan, Wish, plan_build_name
@@ -47,7 +47,7 @@ def accelerator_findings(machine: MachineView, wish: Wish, compat: CompatData, p
         elif gpu.vendor == "intel":
             _intel(machine, tables, plan, gpu, add)
         elif gpu.vendor == "apple":
-            _apple(machine, tables, plan, gpu, add)
+            _apple(machine, compat, plan, gpu, add)
     findings += _runtime_findings(machine, plan, tables)
     findings += _macos_findings(machine, wish, compat, plan)
     return findings
@@ -57,19 +57,23 @@ def _macos_findings(machine: MachineView, wish: Wish, compat: CompatData, plan: 
     """The newer PyTorch releases this Mac's macOS is too old for, when the plan is older for it."""
     if machine.family != "darwin" or wish.framework != "pytorch" or machine.macos_version is None:
         return []
-    skipped = [
-        (release, minimum)
-        for release in compat.pytorch
-        if (minimum := macos_wheel_min(release, machine, compat))
-        and not at_least(machine.macos_version, minimum)
-        and version_key(release.version) > version_key(plan.framework_version)
-    ]
+    macos = machine.macos_version
+    newer = [r for r in compat.pytorch if version_key(r.version) > version_key(plan.framework_version)]
+    # On the Apple GPU, the newer releases left out are those whose MPS needs a newer macOS;
+    # on the CPU, those without a wheel for this macOS.
+    need = (
+        (lambda r: mps_macos_min(r, compat))
+        if plan.device == "mps"
+        else (lambda r: macos_wheel_min(r, machine, compat))
+    )
+    skipped = [(r, minimum) for r in newer if (minimum := need(r)) and not at_least(macos, minimum)]
     if not skipped:
         return []
     first, minimum = min(skipped, key=lambda item: version_key(item[0].version))
     return [
         make_finding(
             "TORCH_NEEDS_NEWER_MACOS",
+            variant="mps" if plan.device == "mps" else None,
             first=first.version,
             minimum=minimum,
             macos=machine.macos_version,
@@ -79,8 +83,11 @@ def _macos_findings(machine: MachineView, wish: Wish, compat: CompatData, plan: 
 
 
 def _amd(machine: MachineView, tables: Accelerators, plan: Plan, gpu: AcceleratorView, add: _Add) -> None:
-    if plan.device == "cuda":
-        return  # an NVIDIA GPU serves the plan; the note names the others
+    if plan.device not in ("cpu", "rocm"):
+        return  # another kind of GPU serves the plan; unused_gpu_notes names this one
+    if machine.family == "linux" and not machine.wsl and machine.arch != "x86_64":
+        add("AMD_GPU_NO_BUILD_ON_OS", gpu, variant="arch", arch=machine.arch)
+        return
     if machine.family != "linux" or machine.wsl:
         windows = tables.amd_windows_builds
         targets = sorted({t for b in windows for t in b.gfx_targets})
@@ -114,22 +121,27 @@ def _amd(machine: MachineView, tables: Accelerators, plan: Plan, gpu: Accelerato
 
 
 def _intel(machine: MachineView, tables: Accelerators, plan: Plan, gpu: AcceleratorView, add: _Add) -> None:
-    if plan.device == "cuda":
-        return
+    if plan.device not in ("cpu", "xpu"):
+        return  # another kind of GPU serves the plan; unused_gpu_notes names this one
     served = sorted({family for build in tables.xpu_builds for family in build.families})
     if not gpu.xpu:
         add(
             "INTEL_GPU_NOT_SERVED",
             gpu,
+            # Beside Intel GPUs the plan serves (an iGPU beside an Arc card): hide it.
+            variant="mixed" if plan.device == "xpu" else None,
             family=gpu.target or "unknown family",
             families=", ".join(served) or "none",
         )
+    elif machine.arch != "x86_64":
+        add("INTEL_GPU_NO_BUILD_ON_OS", gpu, variant="arch", arch=machine.arch)
     elif machine.family not in ("linux", "windows") or machine.wsl:
         add("INTEL_GPU_NO_BUILD_ON_OS", gpu, os=_os_name(machine))
 
 
-def _apple(machine: MachineView, tables: Accelerators, plan: Plan, gpu: AcceleratorView, add: _Add) -> None:
-    minimum = tables.apple.mps_macos_min
+def _apple(machine: MachineView, compat: CompatData, plan: Plan, gpu: AcceleratorView, add: _Add) -> None:
+    release = next((r for r in compat.pytorch if plan.framework_version.startswith(r.version + ".")), None)
+    minimum = mps_macos_min(release, compat) if release else compat.accelerators.apple.mps_macos_min
     if machine.macos_version and not at_least(machine.macos_version, minimum):
         add("MPS_MACOS_TOO_OLD", gpu, macos=machine.macos_version, minimum=minimum)
 
@@ -145,7 +157,17 @@ def _tensorflow_findings(machine: MachineView, tables: Accelerators, plan: Plan)
     for platform, names in by_platform.items():
         fact = tables.stack_fact(platform)
         if fact is not None:
-            findings.append(make_finding("TENSORFLOW_NO_GPU_BUILD", gpu=", ".join(names), fact=fact.text))
+            # A vendor's own package (tensorflow-rocm, tensorflow-metal) exists but is not planned.
+            variant = "vendor_package" if fact.state == "supported" and fact.package else None
+            findings.append(
+                make_finding(
+                    "TENSORFLOW_NO_GPU_BUILD",
+                    variant=variant,
+                    gpu=", ".join(names),
+                    fact=fact.text,
+                    **({"package": fact.package} if variant else {}),
+                )
+            )
     return findings
 
 

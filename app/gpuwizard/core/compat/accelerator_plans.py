@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gpuwizard.core.compat.accelerators import RocmBuild, XpuBuild
+from gpuwizard.core.compat.accelerators import RocmBuild, TorchMacos, XpuBuild
 from gpuwizard.core.compat.candidates import (
     TIER_GPU_AFTER_DRIVER_UPDATE,
     TIER_GPU_NOW,
@@ -127,7 +127,7 @@ def _gpu_plan(
         manager=manager,
         gpu_indices=served,
         summary=summary,
-        reasons=tuple(reasons),
+        reasons=tuple(dict.fromkeys(reasons)),  # identical GPUs (a node of 8 MI300X) said once
         device=device,
         **more,
     )
@@ -249,15 +249,26 @@ def _driver_at_least(driver: str, minimum: str) -> bool:
 
 def macos_wheel_min(release: TorchRelease, machine: MachineView, compat: CompatData) -> str | None:
     """The lowest macOS of ``release``'s PyPI wheels for this Mac's architecture, when the data states it."""
-    for row in compat.accelerators.apple.torch_macos:
-        if row.arch != machine.arch:
-            continue
-        if version_key(release.version) < version_key(row.torch_from):
-            continue
-        if row.torch_to is not None and version_key(release.version) > version_key(row.torch_to):
-            continue
-        return row.macos_min
-    return None
+    return next(
+        (
+            row.macos_min
+            for row in compat.accelerators.apple.torch_macos
+            if row.arch == machine.arch and _covers(row, release)
+        ),
+        None,
+    )
+
+
+def _covers(row: TorchMacos, release: TorchRelease) -> bool:
+    if version_key(release.version) < version_key(row.torch_from):
+        return False
+    return row.torch_to is None or version_key(release.version) <= version_key(row.torch_to)
+
+
+def mps_macos_min(release: TorchRelease, compat: CompatData) -> str:
+    """The lowest macOS on which ``release`` uses the Apple GPU (MPS), by the data's ranges."""
+    apple = compat.accelerators.apple
+    return next((row.macos_min for row in apple.mps_macos if _covers(row, release)), apple.mps_macos_min)
 
 
 def has_macos_wheel(release: TorchRelease, machine: MachineView, compat: CompatData) -> bool:
@@ -265,7 +276,11 @@ def has_macos_wheel(release: TorchRelease, machine: MachineView, compat: CompatD
 
     True where the data says nothing of the release (older bundles plan as before).
     """
-    rows = compat.accelerators.apple.torch_macos
+    apple = compat.accelerators.apple
+    if machine.arch == "x86_64" and apple.x86_64_last:
+        # Intel Macs: PyPI's macOS x86_64 wheels end with x86_64_last.
+        return version_key(release.version) <= version_key(apple.x86_64_last)
+    rows = apple.torch_macos
     if not rows:
         return True
     minimum = macos_wheel_min(release, machine, compat)
@@ -292,7 +307,8 @@ def _mps_plan(
         return None  # a bundle from before accelerators.json: no MPS plan, as before
     if not has_macos_wheel(release, machine, compat):
         return None
-    if machine.macos_version is None or not at_least(machine.macos_version, apple.mps_macos_min):
+    minimum = mps_macos_min(release, compat)
+    if machine.macos_version is None or not at_least(machine.macos_version, minimum):
         return None
     cpu = next((v for v in release.variants if v.is_cpu and "darwin" in v.platforms), None)
     if cpu is None:
@@ -305,7 +321,7 @@ def _mps_plan(
                 "PyTorch's macOS wheel drives the {gpu} through Metal (MPS), which needs macOS {minimum} or newer; this Mac has {macos}.",
             ),
             gpu=gpu.name,
-            minimum=apple.mps_macos_min,
+            minimum=minimum,
             macos=machine.macos_version,
         )
     ]

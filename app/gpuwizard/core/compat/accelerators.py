@@ -119,6 +119,10 @@ class AppleFacts:
     arch: str = "arm64"
     torch_macos: tuple[TorchMacos, ...] = ()
     source: tuple[str, ...] = ()
+    #: The macOS each range of releases needs for MPS (rising: 12.3, 13.0 from 2.5, 14.0 from 2.10).
+    mps_macos: tuple[TorchMacos, ...] = ()
+    #: The last release with wheels for Intel Macs (x86_64); None where the data says nothing.
+    x86_64_last: str | None = None
 
 
 @dataclass(frozen=True)
