@@ -103,6 +103,19 @@ def apple_gpu(brand: str | None, index: int) -> GpuFacts | None:
     return GpuFacts(index=index, vendor="apple", name=chip, integrated=True) if chip else None
 
 
+def _agent_name(agent: RocminfoAgent | None, rocminfo: RocminfoReading | None) -> str | None:
+    """A GPU agent's marketing name, unless it is a CPU agent's: an APU's iGPU agent may carry the
+    processor's name (``AMD Ryzen 7 9800X3D 8-Core Processor``), which names no GPU."""
+    if agent is None or not agent.marketing_name:
+        return None
+    cpus = {
+        a.marketing_name
+        for a in (rocminfo.agents if rocminfo else ())
+        if (a.device_type or "").upper() == "CPU"
+    }
+    return None if agent.marketing_name in cpus else agent.marketing_name
+
+
 def _amd(gpu: GpuFacts, node: KfdNode | None, amd: AmdFacts, *, windows: bool) -> GpuFacts:
     agent = _agent_for(amd.rocminfo, node, gpu.pci_bus_id)
     smi = next(
@@ -114,7 +127,7 @@ def _amd(gpu: GpuFacts, node: KfdNode | None, amd: AmdFacts, *, windows: bool) -
         None,
     )
     target, target_source = _target(node, agent, smi)
-    name = (agent.marketing_name if agent else None) or (smi.market_name if smi else None) or gpu.name
+    name = _agent_name(agent, amd.rocminfo) or (smi.market_name if smi else None) or gpu.name
     integrated = _amd_integrated(node, agent, name)
     changes: dict[str, Any] = {
         "name": name,
