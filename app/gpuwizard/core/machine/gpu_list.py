@@ -104,8 +104,10 @@ def apple_gpu(brand: str | None, index: int) -> GpuFacts | None:
 
 
 def _agent_name(agent: RocminfoAgent | None, rocminfo: RocminfoReading | None) -> str | None:
-    """A GPU agent's marketing name, unless it is a CPU agent's: an APU's iGPU agent may carry the
-    processor's name (``AMD Ryzen 7 9800X3D 8-Core Processor``), which names no GPU.
+    """A GPU agent's marketing name, unless it is a CPU agent's.
+
+    An APU's iGPU agent may carry the processor's name (``AMD Ryzen 7 9800X3D 8-Core Processor``),
+    which names no GPU.
     """
     if agent is None or not agent.marketing_name:
         return None
