@@ -83,6 +83,8 @@ while os.path.exists(sys.argv[1]):
 
 # Creating a prefix takes about 10 s here; the limits leave room for a slow CI machine.
 _PREFIX_LIMIT_S = 300
+#: How many times a new prefix's first start is tried (see WinePython._make_prefix).
+_PREFIX_ATTEMPTS = 3
 _PIP_LIMIT_S = 600
 
 
@@ -289,11 +291,46 @@ class WinePython:
         if done.returncode != 0:
             raise WineUnavailable(f"`{' '.join(argv)}` failed under Wine (exit {done.returncode})")
 
+    def _make_prefix(self) -> None:
+        """Create the prefix and ask for the null driver: Wine's first start, tried again on failure.
+
+        A new prefix's first start (wineboot) now and then fails on a loaded machine, `wine reg
+        add` exiting 1 or 53 with nothing printed (2 of 7 fresh-clone CI runs); the same command
+        succeeds on the next try. What the failed start left (its wineserver, the half-made
+        prefix) is removed first, so each try starts from nothing.
+        """
+        failures: list[str] = []
+        for _ in range(_PREFIX_ATTEMPTS):
+            try:
+                self._quiet(
+                    self.wine,
+                    "reg",
+                    "add",
+                    r"HKCU\Software\Wine\Drivers",
+                    "/v",
+                    "Graphics",
+                    "/d",
+                    "null",
+                    "/f",
+                )
+                return
+            except WineUnavailable as error:
+                failures.append(str(error))
+                subprocess.run(
+                    [self.wineserver, "-k"],
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=_PREFIX_LIMIT_S,
+                    check=False,
+                )
+                shutil.rmtree(self.prefix, ignore_errors=True)
+        raise WineUnavailable(f"{failures[-1]} ({len(failures)} tries)")
+
     def _start(self) -> None:
         # The first command creates the prefix (about 10 s) and asks for the null driver...
-        self._quiet(
-            self.wine, "reg", "add", r"HKCU\Software\Wine\Drivers", "/v", "Graphics", "/d", "null", "/f"
-        )
+        self._make_prefix()
         # ...which only a desktop started afterwards uses: let the prefix shut down (this also
         # writes the registry to disk), then start it again under the keeper.
         self._quiet(self.wineserver, "--wait")
