@@ -13,6 +13,7 @@ from gpuwizard.core.compat.plan import Recommendation
 from gpuwizard.core.compat.presentation import PlanView, install_commands, plan_line, plan_view
 from gpuwizard.core.compat.shell_commands import CommandHost
 from gpuwizard.core.envs.package_sources import PlanSources
+from gpuwizard.core.gpu_kinds import NON_CUDA_KINDS
 
 _LABEL = 12
 
@@ -35,7 +36,7 @@ def render_recommendation(
     view = plan_view(rec, gpu_present=gpu_present)
     lines = textwrap.wrap(view.headline, width)
     lines += ["", *_plan_lines(rec, view, host, width, sources)]
-    if rec.plan.device in ("cuda", "cpu"):
+    if rec.plan.device not in NON_CUDA_KINDS:
         # The three CUDA numbers say nothing of a ROCm, XPU or MPS build (issue 38).
         lines += ["", *_cuda_number_lines(rec)]
     lines += _other_lines(rec, width)

@@ -39,7 +39,7 @@ def render_report(report: SystemReport, width: int = 100) -> str:
             str(gpu.index),
             display_name(gpu),
             gpu.vendor,
-            gpu.compute_capability or gpu.gfx_target or "-",
+            gpu.architecture or "-",
             f"{gpu.memory_total_mib / 1024:.1f} GiB" if gpu.memory_total_mib is not None else "-",
             gpu.pci_bus_id or "-",
             gpu.status,

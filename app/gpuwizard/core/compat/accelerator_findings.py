@@ -16,8 +16,9 @@ from gpuwizard.core.compat.accelerators import Accelerators
 from gpuwizard.core.compat.machine_view import AcceleratorView, MachineView
 from gpuwizard.core.compat.plan import Plan, Wish, plan_build_name
 from gpuwizard.core.compat.reasons import reason_text
-from gpuwizard.core.compat.tables import CompatData, at_least, version_key
+from gpuwizard.core.compat.tables import CompatData, at_least, minor_of, version_key
 from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.gpu_kinds import KIND_OF_VENDOR, NON_CUDA_KINDS
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
 #: Adds a finding (code, GPU, template parameters) once per GPU model.
@@ -27,7 +28,7 @@ _Add = Callable[..., None]
 def accelerator_findings(machine: MachineView, wish: Wish, compat: CompatData, plan: Plan) -> list[Finding]:
     """Why each AMD, Intel or Apple GPU the plan does not use is left out, and what would change it."""
     tables = compat.accelerators
-    used = frozenset(plan.gpu_indices) if plan.device in ("rocm", "xpu", "mps") else frozenset()
+    used = frozenset(plan.gpu_indices) if plan.device in NON_CUDA_KINDS else frozenset()
     findings: list[Finding] = []
     said: set[tuple[str, str, str | None]] = set()
 
@@ -140,7 +141,7 @@ def _intel(machine: MachineView, tables: Accelerators, plan: Plan, gpu: Accelera
 
 
 def _apple(machine: MachineView, compat: CompatData, plan: Plan, gpu: AcceleratorView, add: _Add) -> None:
-    release = next((r for r in compat.pytorch if plan.framework_version.startswith(r.version + ".")), None)
+    release = next((r for r in compat.pytorch if r.version == minor_of(plan.framework_version)), None)
     minimum = mps_macos_min(release, compat) if release else compat.accelerators.apple.mps_macos_min
     if machine.macos_version and not at_least(machine.macos_version, minimum):
         add("MPS_MACOS_TOO_OLD", gpu, macos=machine.macos_version, minimum=minimum)
@@ -214,7 +215,9 @@ def unused_gpu_notes(machine: MachineView, plan: Plan) -> list[str]:
     if plan.device == "cpu":
         return []
     used = frozenset(plan.gpu_indices)
-    others = [g for g in machine.accelerators if g.index not in used and plan.device != _kind_of(g)]
+    others = [
+        g for g in machine.accelerators if g.index not in used and plan.device != KIND_OF_VENDOR.get(g.vendor)
+    ]
     return [
         reason_text(
             QT_TRANSLATE_NOOP("reasons", "{gpu} is not used: the plan runs on {device}."),
@@ -223,10 +226,6 @@ def unused_gpu_notes(machine: MachineView, plan: Plan) -> list[str]:
         )
         for gpu in others
     ]
-
-
-def _kind_of(gpu: AcceleratorView) -> str:
-    return {"amd": "rocm", "intel": "xpu", "apple": "mps"}.get(gpu.vendor, "")
 
 
 def _device_words(plan: Plan) -> str:

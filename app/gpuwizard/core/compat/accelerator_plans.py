@@ -48,7 +48,6 @@ def accelerator_plans(
         served = [gpu for gpu in machine.accelerators_of("amd") if gpu.target in build.gfx_targets]
         if served:
             plan = _rocm_plan(
-                release,
                 build,
                 version=version,
                 python=python,
@@ -62,7 +61,6 @@ def accelerator_plans(
         served = [gpu for gpu in machine.accelerators_of("intel") if gpu.xpu and gpu.target in xpu.families]
         if served:
             plan, tier = _xpu_plan(
-                release,
                 xpu,
                 version=version,
                 python=python,
@@ -138,7 +136,6 @@ def _where(manager: str) -> str:
 
 
 def _rocm_plan(
-    release: TorchRelease,
     build: RocmBuild,
     *,
     version: str,
@@ -184,7 +181,6 @@ def _rocm_plan(
 
 
 def _xpu_plan(
-    release: TorchRelease,
     build: XpuBuild,
     *,
     version: str,

@@ -15,12 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from gpuwizard.core.events import value_from_json
-
-#: A GPU kind the recommender plans for, as ``plan.device`` names it.
-DEVICE_KINDS: Final = ("cuda", "rocm", "xpu", "mps", "cpu")
 
 
 @dataclass(frozen=True)

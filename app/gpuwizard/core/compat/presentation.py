@@ -17,6 +17,7 @@ from typing import Final
 from gpuwizard.core.compat.plan import Plan, Recommendation, quoted_requirements
 from gpuwizard.core.compat.shell_commands import CommandHost, activate_command, venv_commands
 from gpuwizard.core.frameworks import framework_title
+from gpuwizard.core.gpu_kinds import NON_CUDA_KINDS
 from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS, RATTLER_ENGINE, engine_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 
@@ -186,7 +187,7 @@ def _gpu_headline(rec: Recommendation, title: str) -> TranslatableText:
 
 def cuda_text(plan: Plan, *, short: bool = False) -> TranslatableText:
     """The CUDA and cuDNN the build uses (or ROCm, XPU, MPS); in full, also where they come from."""
-    if plan.device in ("rocm", "xpu", "mps"):
+    if plan.device in NON_CUDA_KINDS:
         return _device_text(plan, short=short)
     return _cuda_text(plan, short=short)
 

@@ -24,11 +24,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from gpuwizard.core import gpu_kinds
 from gpuwizard.core.events import json_field
 from gpuwizard.core.findings.model import Finding, make_finding
 
 #: The GPU kinds, as the probe and the plan (``plan.device``) name them.
-GPU_KINDS: Final = ("cuda", "rocm", "xpu", "mps")
+GPU_KINDS: Final = gpu_kinds.GPU_KINDS
 #: Each kind as people know it (names, never translated).
 KIND_NAMES: Final[Mapping[str, str]] = {
     "cuda": "CUDA",

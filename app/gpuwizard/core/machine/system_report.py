@@ -145,6 +145,15 @@ class GpuFacts:
     kernel_driver: str | None = None
     integrated: bool | None = None
 
+    @property
+    def architecture(self) -> str | None:
+        """What a framework build must carry code for: the compute capability, or the gfx target.
+
+        >>> GpuFacts(0, "amd", None, gfx_target="gfx1100").architecture
+        'gfx1100'
+        """
+        return self.compute_capability or self.gfx_target
+
 
 @dataclass(frozen=True)
 class RuntimeFacts:

@@ -197,7 +197,7 @@ class QtReportView(QWidget):
                 memory = locale.formattedDataSize(gpu.memory_total_mib * 1024 * 1024, 1)
             cells = [
                 display_name(gpu),
-                gpu.compute_capability or gpu.gfx_target or "—",
+                gpu.architecture or "—",
                 memory or "—",
                 statuses.get(gpu.status, gpu.status),
             ]

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QSizePolicy, QWidg
 
 from gpuwizard.core.events import Event
 from gpuwizard.core.frameworks import framework_title
+from gpuwizard.core.gpu_kinds import NON_CUDA_KINDS
 from gpuwizard.core.livetest.events import (
     Device,
     DeviceSummary,
@@ -181,7 +182,7 @@ class TestNumbers(QGroupBox):
     def show_gpu_usage(self, *, final: bool = False) -> None:
         """The GPU's utilisation and memory now and at most (at most only, once ``final``)."""
         use_label, memory_label = self.values["utilisation"], self.values["memory"]
-        if self._gpu_kind in ("rocm", "xpu", "mps"):
+        if self._gpu_kind in NON_CUDA_KINDS:
             # NVML is NVIDIA's: the use of other GPUs is not sampled (issue 38).
             use_label.setText(self.tr("not measured: the wizard samples NVIDIA GPUs only"))
             self.form.setRowVisible(memory_label, False)

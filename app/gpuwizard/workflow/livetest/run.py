@@ -31,6 +31,7 @@ from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, Command
 from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.events import Event, EventSink, value_from_json
 from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.gpu_kinds import NON_CUDA_KINDS
 from gpuwizard.core.json_lines import json_object
 from gpuwizard.core.livetest.devices import GPU_KINDS
 from gpuwizard.core.livetest.events import LIVE_TEST_EVENTS, FindingEvent, GpuUsage, LiveTestResult, Log
@@ -104,7 +105,7 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
         env_name=record.name,
         # CUDA environments are judged as before, by the NVIDIA GPUs the driver serves; the
         # other kinds have no such machine-wide fact, so the test is told the kind to expect.
-        device=record.device if record.device in ("rocm", "xpu", "mps") else "auto",
+        device=record.device if record.device in NON_CUDA_KINDS else "auto",
     )
 
 
