@@ -38,6 +38,8 @@ BUILD_LIMIT_S = 2400
 #: The version ``previous_setup_exe`` says it is: older than any this package will have.
 PREVIOUS_VERSION = "0.0.1"
 _KEEPER_LIFETIME_S = 3600  # the keeper ends by itself even if the test run is killed
+#: How many times a registry write, or a new prefix's first start, is tried (WinePrefix.reg_add).
+_WINE_ATTEMPTS = 3
 
 
 def cache_folder() -> Path:
@@ -152,14 +154,25 @@ class WinePrefix:
         return subprocess.CompletedProcess(process.args, process.returncode, text["stdout"], text["stderr"])
 
     def start(self) -> None:
-        """Create the prefix with the null graphics driver, then start the keeper."""
+        """Create the prefix with the null graphics driver, then start the keeper.
+
+        The first start is tried again from nothing (its wineserver stopped, the half-made prefix
+        removed) when it fails: see :meth:`reg_add` for how Wine fails here now and then.
+        """
         quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        made = subprocess.run(
-            ["wine", "reg", "add", r"HKCU\Software\Wine\Drivers", "/v", "Graphics", "/d", "null", "/f"],
-            env=self.env, timeout=300, check=False, **quiet,
-        )  # fmt: skip
-        if made.returncode != 0:
-            unavailable(f"Wine cannot create a prefix here (exit {made.returncode})")
+        failures: list[int] = []
+        while len(failures) < _WINE_ATTEMPTS:
+            made = subprocess.run(
+                ["wine", "reg", "add", r"HKCU\Software\Wine\Drivers", "/v", "Graphics", "/d", "null", "/f"],
+                env=self.env, timeout=300, check=False, **quiet,
+            )  # fmt: skip
+            if made.returncode == 0:
+                break
+            failures.append(made.returncode)
+            subprocess.run(["wineserver", "--kill"], env=self.env, timeout=120, check=False, **quiet)
+            shutil.rmtree(self.prefix, ignore_errors=True)
+        else:
+            unavailable(f"Wine cannot create a prefix here (exits {failures})")
         # The driver is read when the desktop starts: let this first server end, then start anew.
         subprocess.run(["wineserver", "--wait"], env=self.env, timeout=300, check=False, **quiet)
         self._keeper = subprocess.Popen(
@@ -167,6 +180,23 @@ class WinePrefix:
         )
         echo = self.run("cmd.exe", "/c", "echo", "ready")
         assert echo.stdout.strip() == "ready", echo.stderr
+
+    def reg_add(self, key: str, name: str, kind: str, data: str) -> None:
+        r"""Write one registry value (``reg add ... /f``), tried again when Wine fails to run it.
+
+        Under load, ``wine reg add`` now and then exits non-zero (1 or 53) with nothing printed,
+        on a new prefix and on one already running (3 of 9 fresh-clone CI runs); the same
+        command succeeds when run again. A write with ``/f`` is the same however often it is
+        made, so a second try changes nothing a first one would not have.
+        """
+        failures: list[str] = []
+        while len(failures) < _WINE_ATTEMPTS:
+            done = self.run("reg", "add", key, "/v", name, "/t", kind, "/d", data, "/f")
+            if done.returncode == 0:
+                return
+            said = (done.stdout + done.stderr).strip() or "nothing printed"
+            failures.append(f"exit {done.returncode}, {said}")
+        pytest.fail(f"wine reg add {key} /v {name} failed {len(failures)} times: {'; '.join(failures)}")
 
     def close(self) -> None:
         """Stop every Wine process of this prefix, the keeper included."""

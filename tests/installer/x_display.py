@@ -219,8 +219,7 @@ def show_on(prefix: WinePrefix, screen: Screen) -> None:
         (r"HKCU\Control Panel\Desktop", "LogPixels", "REG_DWORD", str(screen.dpi)),
     )
     for key, name, kind, data in settings:
-        done = prefix.run("reg", "add", key, "/v", name, "/t", kind, "/d", data, "/f")
-        assert done.returncode == 0, done.stderr
+        prefix.reg_add(key, name, kind, data)
     # The graphics driver is chosen when the prefix's desktop starts: stop this prefix's Wine
     # (its keeper too), so that the next program starts it anew, on the X screen.
     subprocess.run(["wineserver", "--kill"], env=prefix.env, stdin=subprocess.DEVNULL,
