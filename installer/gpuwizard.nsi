@@ -405,6 +405,9 @@ Function un.RemoveData
   !insertmacro DELETE_STATE_FILE "$Home\cache\compat" "bundle" "json"
   !insertmacro DELETE_STATE_FILE "$Home\cache\compat" "meta" "json"
   Delete "$Home\cache\compat\bundle.json.sig"
+  ; uv's Linux binaries for WSL distributions (workflow/envs/wsl_uv.py), each with its record.
+  Delete "$Home\cache\uv\uv-*"
+  Delete "$Home\cache\uv\.uv-*"
   Delete "$Home\logs\env-create-*.log"
   !insertmacro DELETE_STATE_FILE "$Home\pending" "env-*" "json"
   !insertmacro DELETE_STATE_FILE "$Home\pending" "remove-*" "json"
@@ -412,6 +415,7 @@ Function un.RemoveData
   Delete "$Home\locks\prefix-*.lock"
   ; Folders only when empty: never what someone else put there.
   RMDir "$Home\cache\compat"
+  RMDir "$Home\cache\uv"
   RMDir "$Home\cache"
   RMDir "$Home\logs"
   RMDir "$Home\pending"
@@ -509,6 +513,12 @@ Section "Uninstall"
 
   ${If} $RemoveData == 1
     Call un.RemoveData
+  ${Else}
+    ; What stays, said: every environment the wizard made, those inside WSL 2 named with their
+    ; distribution (they live there, under ~/.local/share/gpuwizard, not in $Home).
+    DetailPrint "Kept: the environments the ${APP_NAME} made (installing it again finds them):"
+    nsExec::ExecToLog '"$INSTDIR\gpuwizard.exe" env list'
+    Pop $R0
   ${EndIf}
 
   Delete "${SHORTCUT}"

@@ -1710,6 +1710,22 @@
         <translation>Prueba en vivo:</translation>
     </message>
     <message>
+        <source>in PowerShell or cmd</source>
+        <translation>en PowerShell o cmd</translation>
+    </message>
+    <message>
+        <source>in %1&apos;s shell</source>
+        <translation>en el shell de %1</translation>
+    </message>
+    <message>
+        <source>PowerShell or cmd</source>
+        <translation>PowerShell o cmd</translation>
+    </message>
+    <message>
+        <source>then in %1</source>
+        <translation>luego en %1</translation>
+    </message>
+    <message>
         <source>%1, %2 %3 in %4</source>
         <translation>%1, %2 %3 en %4</translation>
     </message>
@@ -4556,6 +4572,62 @@
         <translation>Esta biblioteca viene con el controlador de NVIDIA, no con un paquete de Python. Instala o reinstala el controlador de NVIDIA; dentro de un contenedor, inícialo con acceso a la GPU (docker run --gpus all, con NVIDIA Container Toolkit) para que se monten en él las bibliotecas del controlador.</translation>
     </message>
     <message>
+        <source>This log comes from WSL 1 (&apos;{evidence}&apos;), which cannot use the GPU: CUDA works only in WSL 2 distributions.</source>
+        <translation>Este registro proviene de WSL 1 (&apos;{evidence}&apos;), que no puede usar la GPU: CUDA solo funciona en distribuciones de WSL 2.</translation>
+    </message>
+    <message>
+        <source>Convert the distribution to WSL 2. In PowerShell or cmd on Windows, list the distributions and their versions with &apos;wsl -l -v&apos;, convert yours with &apos;wsl --set-version &lt;distro&gt; 2&apos;, and run &apos;wsl --set-default-version 2&apos; so that new ones are WSL 2 too. If the conversion fails with HCS_E_HYPERV_NOT_INSTALLED or 0x80370102, turn on virtualization first. Inside WSL 2 the Windows NVIDIA driver serves the GPU: do not install a Linux NVIDIA driver in the distribution, and remove one that is there.</source>
+        <translation>Convierte la distribución a WSL 2. En PowerShell o cmd en Windows, muestra las distribuciones y sus versiones con &apos;wsl -l -v&apos;, convierte la tuya con &apos;wsl --set-version &lt;distro&gt; 2&apos; y ejecuta &apos;wsl --set-default-version 2&apos; para que las nuevas también sean WSL 2. Si la conversión falla con HCS_E_HYPERV_NOT_INSTALLED o 0x80370102, activa primero la virtualización. Dentro de WSL 2, el controlador NVIDIA de Windows da servicio a la GPU: no instales un controlador NVIDIA de Linux en la distribución y elimina el que haya.</translation>
+    </message>
+    <message>
+        <source>The WSL distribution &apos;{distro}&apos; runs as WSL 1 (&apos;{evidence}&apos;), which cannot use the GPU: CUDA works only in WSL 2 distributions.</source>
+        <translation>La distribución de WSL &apos;{distro}&apos; se ejecuta como WSL 1 (&apos;{evidence}&apos;), que no puede usar la GPU: CUDA solo funciona en distribuciones de WSL 2.</translation>
+    </message>
+    <message>
+        <source>Convert it to WSL 2: in PowerShell or cmd on Windows, run &apos;wsl --set-version {distro} 2&apos; (it can take minutes; back up large projects first), then &apos;wsl --set-default-version 2&apos; so that new distributions are WSL 2 too. &apos;wsl -l -v&apos; must then show VERSION 2. If the conversion fails with HCS_E_HYPERV_NOT_INSTALLED or 0x80370102, turn on virtualization first. Inside WSL 2 the Windows NVIDIA driver serves the GPU: do not install a Linux NVIDIA driver in the distribution.</source>
+        <translation>Conviértela a WSL 2: en PowerShell o cmd en Windows, ejecuta &apos;wsl --set-version {distro} 2&apos; (puede tardar minutos; haz antes una copia de seguridad de los proyectos grandes) y después &apos;wsl --set-default-version 2&apos; para que las nuevas distribuciones también sean WSL 2. Después, &apos;wsl -l -v&apos; debe mostrar VERSION 2. Si la conversión falla con HCS_E_HYPERV_NOT_INSTALLED o 0x80370102, activa primero la virtualización. Dentro de WSL 2, el controlador NVIDIA de Windows da servicio a la GPU: no instales un controlador NVIDIA de Linux en la distribución.</translation>
+    </message>
+    <message>
+        <source>WSL 2 could not start its virtual machine (&apos;{evidence}&apos;): virtualization is off in the computer&apos;s firmware, or the Virtual Machine Platform feature of Windows is not enabled.</source>
+        <translation>WSL 2 no pudo iniciar su máquina virtual (&apos;{evidence}&apos;): la virtualización está desactivada en el firmware del equipo, o la característica Plataforma de máquina virtual de Windows no está habilitada.</translation>
+    </message>
+    <message>
+        <source>Turn on virtualization in the firmware (UEFI/BIOS) setup, usually among the CPU settings: &apos;Intel Virtualization Technology&apos; (VT-x) or, on AMD, &apos;SVM Mode&apos; (AMD-V). Then, in PowerShell or cmd run as administrator, enable the Virtual Machine Platform with &apos;wsl.exe --install --no-distribution&apos; (or &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;) and restart Windows. If both are on already, &apos;bcdedit /enum | findstr -i hypervisorlaunchtype&apos; (as administrator) must not say Off; if it does, run &apos;bcdedit /set hypervisorlaunchtype Auto&apos; and restart. For 0x80370114 (the Host Compute Service missing), also turn on &apos;Hyper-V&apos; with its &apos;Hyper-V Hypervisor&apos; and &apos;Hyper-V Services&apos; in &apos;Turn Windows features on or off&apos; where Windows has them, and restart. When Windows itself runs in a virtual machine, its host must allow nested virtualization. WSL 2 also needs a CPU with SLAT (Intel Core 1st generation or AMD Opteron and newer).</source>
+        <translation>Activa la virtualización en la configuración del firmware (UEFI/BIOS), normalmente entre las opciones de la CPU: &apos;Intel Virtualization Technology&apos; (VT-x) o, en AMD, &apos;SVM Mode&apos; (AMD-V). Después, en PowerShell o cmd ejecutados como administrador, habilita la Plataforma de máquina virtual con &apos;wsl.exe --install --no-distribution&apos; (o &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;) y reinicia Windows. Si ambas ya están activadas, &apos;bcdedit /enum | findstr -i hypervisorlaunchtype&apos; (como administrador) no debe indicar Off; si lo indica, ejecuta &apos;bcdedit /set hypervisorlaunchtype Auto&apos; y reinicia. Para 0x80370114 (falta el Host Compute Service), activa también &apos;Hyper-V&apos; con su &apos;Hipervisor de Hyper-V&apos; y sus &apos;Servicios de Hyper-V&apos; en &apos;Activar o desactivar las características de Windows&apos;, si tu Windows los incluye, y reinicia. Cuando el propio Windows se ejecuta en una máquina virtual, su host debe permitir la virtualización anidada. WSL 2 también necesita una CPU con SLAT (Intel Core de 1.ª generación o AMD Opteron y posteriores).</translation>
+    </message>
+    <message>
+        <source>The Windows Subsystem for Linux is not enabled on this Windows (&apos;{evidence}&apos;), so no distribution can start.</source>
+        <translation>El Subsistema de Windows para Linux no está habilitado en este Windows (&apos;{evidence}&apos;), por lo que no se puede iniciar ninguna distribución.</translation>
+    </message>
+    <message>
+        <source>In PowerShell or cmd run as administrator, run &apos;wsl.exe --install --no-distribution&apos; (or &apos;dism.exe /online /enable-feature /featurename:Microsoft-Windows-Subsystem-Linux /all /norestart&apos; and, for WSL 2, &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;), restart Windows, then start the distribution again. The GPU needs WSL 2: check with &apos;wsl -l -v&apos; that the distribution&apos;s VERSION is 2.</source>
+        <translation>En PowerShell o cmd ejecutados como administrador, ejecuta &apos;wsl.exe --install --no-distribution&apos; (o &apos;dism.exe /online /enable-feature /featurename:Microsoft-Windows-Subsystem-Linux /all /norestart&apos; y, para WSL 2, &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;), reinicia Windows y vuelve a iniciar la distribución. La GPU necesita WSL 2: comprueba con &apos;wsl -l -v&apos; que la VERSION de la distribución sea 2.</translation>
+    </message>
+    <message>
+        <source>The WSL 2 distribution ran out of disk space (&apos;{evidence}&apos;): its files live in a virtual disk (ext4.vhdx) with a maximum size, on a Windows drive that must have room for it to grow.</source>
+        <translation>La distribución de WSL 2 se quedó sin espacio en disco (&apos;{evidence}&apos;): sus archivos se guardan en un disco virtual (ext4.vhdx) con un tamaño máximo, en una unidad de Windows que debe tener espacio para que crezca.</translation>
+    </message>
+    <message>
+        <source>In the distribution&apos;s shell, see what is full: &apos;df -h / /tmp&apos;. Free space there: &apos;pip cache purge&apos;, &apos;uv cache clean&apos;, &apos;conda clean --all&apos;, and environments or models you no longer need. If &apos;/&apos; is at 100% of its size, grow the virtual disk from Windows, in PowerShell or cmd: &apos;wsl --shutdown&apos;, then &apos;wsl --manage &lt;distro&gt; --resize 2TB&apos; (any size larger than the one &apos;df -h /&apos; shows; WSL 2.5 and newer; older WSL: the diskpart steps of Microsoft&apos;s &apos;How to manage WSL disk space&apos;). If instead the Windows drive that holds the distribution is full, free space on it or move the distribution to another drive: &apos;wsl --shutdown&apos;, then &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos;. Deleting files inside WSL does not give the space back to Windows by itself.</source>
+        <translation>En el shell de la distribución, comprueba qué está lleno: &apos;df -h / /tmp&apos;. Libera espacio ahí: &apos;pip cache purge&apos;, &apos;uv cache clean&apos;, &apos;conda clean --all&apos;, así como entornos o modelos que ya no necesites. Si &apos;/&apos; está al 100 % de su tamaño, amplía el disco virtual desde Windows, en PowerShell o cmd: &apos;wsl --shutdown&apos; y después &apos;wsl --manage &lt;distro&gt; --resize 2TB&apos; (cualquier tamaño mayor que el que muestra &apos;df -h /&apos;; WSL 2.5 y posteriores; en versiones anteriores de WSL: los pasos con diskpart de &apos;Cómo administrar el espacio en disco de WSL&apos;, de Microsoft). Si, en cambio, la unidad de Windows que contiene la distribución está llena, libera espacio en ella o mueve la distribución a otra unidad: &apos;wsl --shutdown&apos; y después &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos;. Borrar archivos dentro de WSL no devuelve por sí solo el espacio a Windows.</translation>
+    </message>
+    <message>
+        <source>The Windows drive ran out of space for WSL (&apos;{evidence}&apos;): the drive that holds the distribution&apos;s virtual disk (ext4.vhdx), or the file being written, is full.</source>
+        <translation>La unidad de Windows se quedó sin espacio para WSL (&apos;{evidence}&apos;): la unidad que contiene el disco virtual de la distribución (ext4.vhdx), o el archivo que se está escribiendo, está llena.</translation>
+    </message>
+    <message>
+        <source>Free space on that Windows drive (Settings &gt; System &gt; Storage), or move the distribution to a drive with room: in PowerShell or cmd, &apos;wsl --shutdown&apos;, then &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos; (&apos;wsl -l -v&apos; lists the names). For &apos;wsl --export&apos;, give a file on a drive with room. Deleting files inside WSL does not give the space back to Windows by itself; inside the distribution, &apos;df -h /&apos; shows how full its own disk is.</source>
+        <translation>Libera espacio en esa unidad de Windows (Configuración &gt; Sistema &gt; Almacenamiento) o mueve la distribución a una unidad con espacio: en PowerShell o cmd, &apos;wsl --shutdown&apos; y después &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos; (&apos;wsl -l -v&apos; muestra los nombres). Para &apos;wsl --export&apos;, indica un archivo en una unidad con espacio. Borrar archivos dentro de WSL no devuelve por sí solo el espacio a Windows; dentro de la distribución, &apos;df -h /&apos; muestra cuánto está ocupado su propio disco.</translation>
+    </message>
+    <message>
+        <source>A process was killed inside WSL 2 (&apos;{evidence}&apos;): most often Linux&apos;s out-of-memory killer, because the WSL 2 virtual machine gets only part of the computer&apos;s memory (by default half of it).</source>
+        <translation>Se finalizó un proceso dentro de WSL 2 (&apos;{evidence}&apos;): casi siempre lo hace el OOM killer de Linux (el mecanismo que actúa cuando falta memoria), porque la máquina virtual de WSL 2 recibe solo una parte de la memoria del equipo (de forma predeterminada, la mitad).</translation>
+    </message>
+    <message>
+        <source>This is the computer&apos;s memory (RAM), not the GPU&apos;s. Give the WSL 2 virtual machine more memory or swap: on Windows, open the file .wslconfig in your user folder (PowerShell: &apos;notepad $env:USERPROFILE\.wslconfig&apos;; cmd: &apos;notepad %UserProfile%\.wslconfig&apos;; or the WSL Settings app), put under a &apos;[wsl2]&apos; line for example &apos;memory=24GB&apos; and &apos;swap=16GB&apos; (leave Windows a few GB), save, run &apos;wsl --shutdown&apos; and open the distribution again; &apos;free -h&apos; inside it shows the new total. Or use less memory: a smaller batch size, fewer data-loader workers, a smaller or quantised model. Inside the distribution, &apos;sudo dmesg | grep -i -E &quot;out of memory|oom&quot;&apos; confirms an out-of-memory kill.</source>
+        <translation>Se trata de la memoria del equipo (RAM), no de la de la GPU. Da más memoria o swap a la máquina virtual de WSL 2: en Windows, abre el archivo .wslconfig de tu carpeta de usuario (PowerShell: &apos;notepad $env:USERPROFILE\.wslconfig&apos;; cmd: &apos;notepad %UserProfile%\.wslconfig&apos;; o la aplicación Configuración de WSL), escribe bajo una línea &apos;[wsl2]&apos;, por ejemplo, &apos;memory=24GB&apos; y &apos;swap=16GB&apos; (deja unos pocos GB a Windows), guarda, ejecuta &apos;wsl --shutdown&apos; y vuelve a abrir la distribución; &apos;free -h&apos; dentro de ella muestra el nuevo total. O usa menos memoria: un tamaño de lote menor, menos workers del cargador de datos, un modelo más pequeño o cuantizado. Dentro de la distribución, &apos;sudo dmesg | grep -i -E &quot;out of memory|oom&quot;&apos; confirma que el proceso se finalizó por falta de memoria.</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
         <translation>El controlador de NVIDIA es más antiguo que la versión de CUDA con la que se compiló el programa. Actualiza el controlador de NVIDIA (o instala una compilación del programa para una CUDA más antigua) y vuelve a iniciar el programa.</translation>
     </message>
@@ -5360,10 +5432,6 @@
         <translation>Nada: esto es una vista previa; abajo se muestra lo que haría.</translation>
     </message>
     <message>
-        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
-        <translation>Nada en Windows: este plan se ejecuta dentro de WSL 2. Inicia el asistente dentro de tu Linux de WSL 2 para configurarlo allí.</translation>
-    </message>
-    <message>
         <source>The existing environment {name} is replaced: it is moved aside, and put back if the new one fails.</source>
         <translation>El entorno existente {name} se reemplaza: se aparta y se restaura si el nuevo falla.</translation>
     </message>
@@ -5374,6 +5442,26 @@
     <message>
         <source>Packages are downloaded from {index} ({why}).</source>
         <translation>Los paquetes se descargan de {index} ({why}).</translation>
+    </message>
+    <message>
+        <source>This report does not say what WSL there is: detect again on this Windows machine to see what the route needs first.</source>
+        <translation>Este informe no dice qué WSL hay: vuelve a detectar en este equipo Windows para ver qué necesita antes la ruta.</translation>
+    </message>
+    <message>
+        <source>First, on Windows, you make WSL ready (the wizard does not run these): {commands}. Then come back here.</source>
+        <translation>Primero, en Windows, preparas WSL tú (el asistente no ejecuta esto): {commands}. Después vuelve aquí.</translation>
+    </message>
+    <message>
+        <source>Inside {distro}: a new folder {folder} holding a Python {python} environment with {packages}, made by uv; uv and Python {python} go in {home} too. No sudo: nothing else in the distribution changes, its own Python included.</source>
+        <translation>Dentro de {distro}: una carpeta nueva {folder} con un entorno de Python {python} con {packages}, creado por uv; uv y Python {python} también van en {home}. Sin sudo: nada más cambia en la distribución, ni siquiera su propio Python.</translation>
+    </message>
+    <message>
+        <source>Downloads: uv&apos;s Linux build from PyPI (checked against the digest PyPI publishes), Python {python} by uv, and the packages from PyPI; CUDA and cuDNN come as pip packages.</source>
+        <translation>Descargas: la compilación de uv para Linux desde PyPI (comprobada con el resumen que publica PyPI), Python {python} mediante uv y los paquetes desde PyPI; CUDA y cuDNN llegan como paquetes de pip.</translation>
+    </message>
+    <message>
+        <source>Nothing in Windows: no PATH change, no CUDA toolkit; the Windows NVIDIA driver serves WSL 2.</source>
+        <translation>Nada en Windows: ningún cambio en PATH, ningún CUDA toolkit; el controlador NVIDIA de Windows da servicio a WSL 2.</translation>
     </message>
     <message>
         <source>A new folder {folder} in the wizard&apos;s home folder, holding a Python {python} environment with {packages}.</source>
@@ -5523,10 +5611,6 @@
         <translation>PyTorch considera experimental su compilación CUDA {cuda} de esta versión.</translation>
     </message>
     <message>
-        <source>Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver.</source>
-        <translation>Se ejecuta dentro de WSL 2 (Ubuntu), que usa esta GPU a través del controlador de Windows.</translation>
-    </message>
-    <message>
         <source>{package} {spec} resolves to {version} (the data&apos;s resolution of {day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment&apos;s constraints too.</source>
         <translation>{package} {spec} se resuelve a {version} (la resolución registrada en los datos el {day}), que ya no admite la capacidad de cómputo {capabilities}: el plan fija {package}{pin}, también en las restricciones del entorno.</translation>
     </message>
@@ -5603,6 +5687,10 @@
         <translation>Esto es WSL 2: el controlador de NVIDIA es el del host Windows, y su mínimo es una versión de controlador de Windows.</translation>
     </message>
     <message>
+        <source>To stay on native Windows instead (no WSL), choose {framework} {minor}: {summary}.</source>
+        <translation>Para quedarte en Windows nativo (sin WSL), elige {framework} {minor}: {summary}.</translation>
+    </message>
+    <message>
         <source>The index has {framework} {patch}, newer than the {known} the data knows: a patch release keeps its minor&apos;s builds, so it is used.</source>
         <translation>El índice tiene {framework} {patch}, más reciente que la {known} que conocen los datos: una versión de corrección conserva las compilaciones de su versión menor, así que se usa.</translation>
     </message>
@@ -5642,6 +5730,39 @@
     <message>
         <source>PyTorch&apos;s macOS wheel drives the {gpu} through Metal (MPS), which needs macOS {minimum} or newer; this Mac has {macos}.</source>
         <translation>La wheel de PyTorch para macOS usa {gpu} a través de Metal (MPS), que necesita macOS {minimum} o posterior; este Mac tiene {macos}.</translation>
+    </message>
+    <message>
+        <source>Runs inside WSL 2 ({distro}), which uses this GPU through the Windows driver.</source>
+        <extracomment>The distribution installed when there is none: the newest Ubuntu LTS in WSL&apos;s online list (``wsl --list --online``), the one TensorFlow&apos;s pip guide tests (&quot;Ubuntu 16.04 or higher&quot;; NVIDIA&apos;s CUDA on WSL guide uses Ubuntu throughout). Where the wizard keeps what it makes inside a distribution (its Linux home there). Distributions that WSL lists but that are other programs&apos; engines, not a place for a person&apos;s environment: Docker Desktop&apos;s (docker-desktop, docker-desktop-data), Rancher Desktop&apos;s (rancher-desktop, rancher-desktop-data) and Podman&apos;s machines (podman-machine-default). What a route&apos;s state means, in the order a person meets them.</extracomment>
+        <translation>Se ejecuta dentro de WSL 2 ({distro}), que usa esta GPU a través del controlador de Windows.</translation>
+    </message>
+    <message>
+        <source>WSL is not installed. Before anything else changes, installing it (&apos;{command}&apos;) needs the administrator&apos;s consent and a download, and Windows may have to restart; the wizard goes on where it stopped.</source>
+        <translation>WSL no está instalado. Antes de cualquier otro cambio, instalarlo (&apos;{command}&apos;) requiere el consentimiento del administrador y una descarga, y puede que Windows tenga que reiniciarse; el asistente continúa donde se detuvo.</translation>
+    </message>
+    <message>
+        <source>WSL has no Linux distribution for the environment: &apos;{command}&apos; downloads {distro} first (no administrator needed).</source>
+        <translation>WSL no tiene ninguna distribución de Linux para el entorno: &apos;{command}&apos; descarga primero {distro} (no se necesita administrador).</translation>
+    </message>
+    <message>
+        <source>{distro} runs under WSL 1, which has no GPU: &apos;{command}&apos; converts it to WSL 2 first (its files are kept).</source>
+        <translation>{distro} se ejecuta en WSL 1, que no tiene GPU: &apos;{command}&apos; primero la convierte a WSL 2 (sus archivos se conservan).</translation>
+    </message>
+    <message>
+        <source>An installation of WSL waits for Windows to restart: restart, then go on.</source>
+        <translation>Una instalación de WSL está esperando a que Windows se reinicie: reinicia y después continúa.</translation>
+    </message>
+    <message>
+        <source>This report does not say whether WSL is installed: detect again on this Windows machine to know what the route needs first.</source>
+        <translation>Este informe no indica si WSL está instalado: vuelve a detectar en este equipo Windows para saber qué necesita primero la ruta.</translation>
+    </message>
+    <message>
+        <source>WSL says virtualization is off: turn it on in the firmware settings (Intel VT-x or AMD-V/SVM) before WSL 2 can start.</source>
+        <translation>WSL indica que la virtualización está desactivada: actívala en la configuración del firmware (Intel VT-x o AMD-V/SVM) para que WSL 2 pueda iniciarse.</translation>
+    </message>
+    <message>
+        <source>Inside {distro}, the wizard keeps everything it makes under {home}: uv, Python and the environment (no sudo, and the distribution&apos;s own Python is left alone).</source>
+        <translation>Dentro de {distro}, el asistente guarda todo lo que crea en {home}: uv, Python y el entorno (sin sudo, y el Python propio de la distribución no se modifica).</translation>
     </message>
 </context>
 <context>
@@ -5725,6 +5846,45 @@
     <message>
         <source>The first training steps prepare the model: the framework picks and tunes its kernels. The steps after them are quick.</source>
         <translation>Los primeros pasos de entrenamiento preparan el modelo: el framework elige y ajusta sus kernels. Los pasos siguientes son rápidos.</translation>
+    </message>
+</context>
+<context>
+    <name>usage</name>
+    <message>
+        <source>Open {distro}&apos;s shell from Windows</source>
+        <translation>Abre el shell de {distro} desde Windows</translation>
+    </message>
+    <message>
+        <source>Activate the environment in that shell</source>
+        <translation>Activa el entorno en ese shell</translation>
+    </message>
+    <message>
+        <source>Run a script of the current Windows folder with the environment&apos;s Python</source>
+        <translation>Ejecuta un script de la carpeta actual de Windows con el Python del entorno</translation>
+    </message>
+    <message>
+        <source>VS Code (with its WSL extension, ms-vscode-remote.remote-wsl)</source>
+        <translation>VS Code (con su extensión de WSL, ms-vscode-remote.remote-wsl)</translation>
+    </message>
+    <message>
+        <source>Then run &apos;Python: Select Interpreter&apos; and enter {python}.</source>
+        <translation>Después, ejecuta &apos;Python: Select Interpreter&apos; e introduce {python}.</translation>
+    </message>
+    <message>
+        <source>Jupyter, opened in the Windows browser</source>
+        <translation>Jupyter, abierto en el navegador de Windows</translation>
+    </message>
+    <message>
+        <source>Then open the http://localhost:8888/... address it prints in the Windows browser: WSL 2 passes localhost through.</source>
+        <translation>Después, abre en el navegador de Windows la dirección http://localhost:8888/... que muestra: WSL 2 reenvía localhost.</translation>
+    </message>
+    <message>
+        <source>PyCharm</source>
+        <translation>PyCharm</translation>
+    </message>
+    <message>
+        <source>Settings, Python Interpreter, Add Interpreter, On WSL: choose {distro}, then the existing interpreter {python}.</source>
+        <translation>Settings, Python Interpreter, Add Interpreter, On WSL: elige {distro} y después el intérprete existente {python}.</translation>
     </message>
 </context>
 <context>

@@ -1705,6 +1705,22 @@
         <translation>实时测试：</translation>
     </message>
     <message>
+        <source>in PowerShell or cmd</source>
+        <translation>在 PowerShell 或 cmd 中</translation>
+    </message>
+    <message>
+        <source>in %1&apos;s shell</source>
+        <translation>在 %1 的 shell 中</translation>
+    </message>
+    <message>
+        <source>PowerShell or cmd</source>
+        <translation>PowerShell 或 cmd</translation>
+    </message>
+    <message>
+        <source>then in %1</source>
+        <translation>然后在 %1 中</translation>
+    </message>
+    <message>
         <source>%1, %2 %3 in %4</source>
         <translation>%1，%2 %3，位于 %4</translation>
     </message>
@@ -4548,6 +4564,62 @@
         <translation>这个库随 NVIDIA 驱动程序一起提供，而不是来自某个 Python 包。请安装或重新安装 NVIDIA 驱动程序；在容器中，请以可访问 GPU 的方式启动容器（docker run --gpus all，并安装 NVIDIA Container Toolkit），以便将驱动程序的库挂载进去。</translation>
     </message>
     <message>
+        <source>This log comes from WSL 1 (&apos;{evidence}&apos;), which cannot use the GPU: CUDA works only in WSL 2 distributions.</source>
+        <translation>此日志来自 WSL 1（&apos;{evidence}&apos;），WSL 1 无法使用 GPU：CUDA 仅在 WSL 2 发行版中可用。</translation>
+    </message>
+    <message>
+        <source>Convert the distribution to WSL 2. In PowerShell or cmd on Windows, list the distributions and their versions with &apos;wsl -l -v&apos;, convert yours with &apos;wsl --set-version &lt;distro&gt; 2&apos;, and run &apos;wsl --set-default-version 2&apos; so that new ones are WSL 2 too. If the conversion fails with HCS_E_HYPERV_NOT_INSTALLED or 0x80370102, turn on virtualization first. Inside WSL 2 the Windows NVIDIA driver serves the GPU: do not install a Linux NVIDIA driver in the distribution, and remove one that is there.</source>
+        <translation>请将该发行版转换为 WSL 2。在 Windows 的 PowerShell 或 cmd 中，用 &apos;wsl -l -v&apos; 列出各发行版及其版本，用 &apos;wsl --set-version &lt;distro&gt; 2&apos; 转换你的发行版，并运行 &apos;wsl --set-default-version 2&apos;，使新的发行版也为 WSL 2。如果转换失败并报错 HCS_E_HYPERV_NOT_INSTALLED 或 0x80370102，请先开启虚拟化。在 WSL 2 中，GPU 由 Windows 的 NVIDIA 驱动提供支持：不要在发行版中安装 Linux 版 NVIDIA 驱动，已安装的请卸载。</translation>
+    </message>
+    <message>
+        <source>The WSL distribution &apos;{distro}&apos; runs as WSL 1 (&apos;{evidence}&apos;), which cannot use the GPU: CUDA works only in WSL 2 distributions.</source>
+        <translation>WSL 发行版 &apos;{distro}&apos; 以 WSL 1 运行（&apos;{evidence}&apos;），WSL 1 无法使用 GPU：CUDA 仅在 WSL 2 发行版中可用。</translation>
+    </message>
+    <message>
+        <source>Convert it to WSL 2: in PowerShell or cmd on Windows, run &apos;wsl --set-version {distro} 2&apos; (it can take minutes; back up large projects first), then &apos;wsl --set-default-version 2&apos; so that new distributions are WSL 2 too. &apos;wsl -l -v&apos; must then show VERSION 2. If the conversion fails with HCS_E_HYPERV_NOT_INSTALLED or 0x80370102, turn on virtualization first. Inside WSL 2 the Windows NVIDIA driver serves the GPU: do not install a Linux NVIDIA driver in the distribution.</source>
+        <translation>请将其转换为 WSL 2：在 Windows 的 PowerShell 或 cmd 中运行 &apos;wsl --set-version {distro} 2&apos;（可能需要几分钟；请先备份大型项目），然后运行 &apos;wsl --set-default-version 2&apos;，使新的发行版也为 WSL 2。之后 &apos;wsl -l -v&apos; 应显示 VERSION 为 2。如果转换失败并报错 HCS_E_HYPERV_NOT_INSTALLED 或 0x80370102，请先开启虚拟化。在 WSL 2 中，GPU 由 Windows 的 NVIDIA 驱动提供支持：不要在发行版中安装 Linux 版 NVIDIA 驱动。</translation>
+    </message>
+    <message>
+        <source>WSL 2 could not start its virtual machine (&apos;{evidence}&apos;): virtualization is off in the computer&apos;s firmware, or the Virtual Machine Platform feature of Windows is not enabled.</source>
+        <translation>WSL 2 无法启动其虚拟机（&apos;{evidence}&apos;）：计算机固件中的虚拟化已关闭，或 Windows 的“虚拟机平台”功能未启用。</translation>
+    </message>
+    <message>
+        <source>Turn on virtualization in the firmware (UEFI/BIOS) setup, usually among the CPU settings: &apos;Intel Virtualization Technology&apos; (VT-x) or, on AMD, &apos;SVM Mode&apos; (AMD-V). Then, in PowerShell or cmd run as administrator, enable the Virtual Machine Platform with &apos;wsl.exe --install --no-distribution&apos; (or &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;) and restart Windows. If both are on already, &apos;bcdedit /enum | findstr -i hypervisorlaunchtype&apos; (as administrator) must not say Off; if it does, run &apos;bcdedit /set hypervisorlaunchtype Auto&apos; and restart. For 0x80370114 (the Host Compute Service missing), also turn on &apos;Hyper-V&apos; with its &apos;Hyper-V Hypervisor&apos; and &apos;Hyper-V Services&apos; in &apos;Turn Windows features on or off&apos; where Windows has them, and restart. When Windows itself runs in a virtual machine, its host must allow nested virtualization. WSL 2 also needs a CPU with SLAT (Intel Core 1st generation or AMD Opteron and newer).</source>
+        <translation>请在固件（UEFI/BIOS）设置中开启虚拟化，该选项通常位于 CPU 相关设置中：&apos;Intel Virtualization Technology&apos;（VT-x），AMD 平台上则为 &apos;SVM Mode&apos;（AMD-V）。然后在以管理员身份运行的 PowerShell 或 cmd 中，用 &apos;wsl.exe --install --no-distribution&apos;（或 &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;）启用虚拟机平台，并重启 Windows。如果两者都已开启，以管理员身份运行的 &apos;bcdedit /enum | findstr -i hypervisorlaunchtype&apos; 不应显示 Off；如果显示 Off，请运行 &apos;bcdedit /set hypervisorlaunchtype Auto&apos; 并重启。对于 0x80370114（缺少 Host Compute Service），如果你的 Windows 提供相关功能，还需在 &apos;启用或关闭 Windows 功能&apos; 中开启 &apos;Hyper-V&apos; 及其 &apos;Hyper-V 虚拟机监控程序&apos; 和 &apos;Hyper-V 服务&apos;，然后重启。如果 Windows 本身运行在虚拟机中，其宿主机必须允许嵌套虚拟化。WSL 2 还需要支持 SLAT 的 CPU（第一代 Intel Core 或 AMD Opteron 及更新的型号）。</translation>
+    </message>
+    <message>
+        <source>The Windows Subsystem for Linux is not enabled on this Windows (&apos;{evidence}&apos;), so no distribution can start.</source>
+        <translation>此 Windows 未启用适用于 Linux 的 Windows 子系统（&apos;{evidence}&apos;），因此无法启动任何发行版。</translation>
+    </message>
+    <message>
+        <source>In PowerShell or cmd run as administrator, run &apos;wsl.exe --install --no-distribution&apos; (or &apos;dism.exe /online /enable-feature /featurename:Microsoft-Windows-Subsystem-Linux /all /norestart&apos; and, for WSL 2, &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;), restart Windows, then start the distribution again. The GPU needs WSL 2: check with &apos;wsl -l -v&apos; that the distribution&apos;s VERSION is 2.</source>
+        <translation>在以管理员身份运行的 PowerShell 或 cmd 中，运行 &apos;wsl.exe --install --no-distribution&apos;（或 &apos;dism.exe /online /enable-feature /featurename:Microsoft-Windows-Subsystem-Linux /all /norestart&apos;，如需 WSL 2，再运行 &apos;dism.exe /online /enable-feature /featurename:VirtualMachinePlatform /all /norestart&apos;），重启 Windows，然后重新启动该发行版。使用 GPU 需要 WSL 2：请用 &apos;wsl -l -v&apos; 确认该发行版的 VERSION 为 2。</translation>
+    </message>
+    <message>
+        <source>The WSL 2 distribution ran out of disk space (&apos;{evidence}&apos;): its files live in a virtual disk (ext4.vhdx) with a maximum size, on a Windows drive that must have room for it to grow.</source>
+        <translation>WSL 2 发行版的磁盘空间已用完（&apos;{evidence}&apos;）：其文件存放在一个有最大容量的虚拟磁盘（ext4.vhdx）中，该虚拟磁盘所在的 Windows 驱动器必须留有空间供其增长。</translation>
+    </message>
+    <message>
+        <source>In the distribution&apos;s shell, see what is full: &apos;df -h / /tmp&apos;. Free space there: &apos;pip cache purge&apos;, &apos;uv cache clean&apos;, &apos;conda clean --all&apos;, and environments or models you no longer need. If &apos;/&apos; is at 100% of its size, grow the virtual disk from Windows, in PowerShell or cmd: &apos;wsl --shutdown&apos;, then &apos;wsl --manage &lt;distro&gt; --resize 2TB&apos; (any size larger than the one &apos;df -h /&apos; shows; WSL 2.5 and newer; older WSL: the diskpart steps of Microsoft&apos;s &apos;How to manage WSL disk space&apos;). If instead the Windows drive that holds the distribution is full, free space on it or move the distribution to another drive: &apos;wsl --shutdown&apos;, then &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos;. Deleting files inside WSL does not give the space back to Windows by itself.</source>
+        <translation>在发行版的 shell 中查看哪里已满：&apos;df -h / /tmp&apos;。在那里释放空间：&apos;pip cache purge&apos;、&apos;uv cache clean&apos;、&apos;conda clean --all&apos;，以及删除不再需要的环境或模型。如果 &apos;/&apos; 已用满其容量的 100%，请在 Windows 的 PowerShell 或 cmd 中扩大虚拟磁盘：先运行 &apos;wsl --shutdown&apos;，再运行 &apos;wsl --manage &lt;distro&gt; --resize 2TB&apos;（可使用任何大于 &apos;df -h /&apos; 所示容量的大小；需要 WSL 2.5 及更新版本；旧版 WSL 请参照 Microsoft 文档 &apos;如何管理 WSL 磁盘空间&apos; 中的 diskpart 步骤）。如果是存放该发行版的 Windows 驱动器已满，请在该驱动器上释放空间，或将发行版移动到另一个驱动器：先运行 &apos;wsl --shutdown&apos;，再运行 &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos;。在 WSL 中删除文件本身并不会把空间归还给 Windows。</translation>
+    </message>
+    <message>
+        <source>The Windows drive ran out of space for WSL (&apos;{evidence}&apos;): the drive that holds the distribution&apos;s virtual disk (ext4.vhdx), or the file being written, is full.</source>
+        <translation>Windows 驱动器上已没有可供 WSL 使用的空间（&apos;{evidence}&apos;）：存放该发行版虚拟磁盘（ext4.vhdx）的驱动器或正在写入的文件所在的驱动器已满。</translation>
+    </message>
+    <message>
+        <source>Free space on that Windows drive (Settings &gt; System &gt; Storage), or move the distribution to a drive with room: in PowerShell or cmd, &apos;wsl --shutdown&apos;, then &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos; (&apos;wsl -l -v&apos; lists the names). For &apos;wsl --export&apos;, give a file on a drive with room. Deleting files inside WSL does not give the space back to Windows by itself; inside the distribution, &apos;df -h /&apos; shows how full its own disk is.</source>
+        <translation>请释放该 Windows 驱动器上的空间（设置 &gt; 系统 &gt; 存储），或将发行版移动到有空间的驱动器：在 PowerShell 或 cmd 中，先运行 &apos;wsl --shutdown&apos;，再运行 &apos;wsl --manage &lt;distro&gt; --move D:\WSL\&lt;distro&gt;&apos;（&apos;wsl -l -v&apos; 会列出名称）。使用 &apos;wsl --export&apos; 时，请指定位于有空间的驱动器上的文件。在 WSL 中删除文件本身并不会把空间归还给 Windows；在发行版中，&apos;df -h /&apos; 会显示其自身磁盘的占用情况。</translation>
+    </message>
+    <message>
+        <source>A process was killed inside WSL 2 (&apos;{evidence}&apos;): most often Linux&apos;s out-of-memory killer, because the WSL 2 virtual machine gets only part of the computer&apos;s memory (by default half of it).</source>
+        <translation>WSL 2 中有进程被终止（&apos;{evidence}&apos;）：最常见的原因是 Linux 的内存不足终止机制（OOM killer），因为 WSL 2 虚拟机只能获得计算机的一部分内存（默认为一半）。</translation>
+    </message>
+    <message>
+        <source>This is the computer&apos;s memory (RAM), not the GPU&apos;s. Give the WSL 2 virtual machine more memory or swap: on Windows, open the file .wslconfig in your user folder (PowerShell: &apos;notepad $env:USERPROFILE\.wslconfig&apos;; cmd: &apos;notepad %UserProfile%\.wslconfig&apos;; or the WSL Settings app), put under a &apos;[wsl2]&apos; line for example &apos;memory=24GB&apos; and &apos;swap=16GB&apos; (leave Windows a few GB), save, run &apos;wsl --shutdown&apos; and open the distribution again; &apos;free -h&apos; inside it shows the new total. Or use less memory: a smaller batch size, fewer data-loader workers, a smaller or quantised model. Inside the distribution, &apos;sudo dmesg | grep -i -E &quot;out of memory|oom&quot;&apos; confirms an out-of-memory kill.</source>
+        <translation>这里指的是计算机的内存（RAM），而不是 GPU 的显存。请为 WSL 2 虚拟机分配更多内存或交换空间（swap）：在 Windows 上打开用户文件夹中的 .wslconfig 文件（PowerShell：&apos;notepad $env:USERPROFILE\.wslconfig&apos;；cmd：&apos;notepad %UserProfile%\.wslconfig&apos;；或使用 WSL 设置应用），在 &apos;[wsl2]&apos; 一行下写入例如 &apos;memory=24GB&apos; 和 &apos;swap=16GB&apos;（给 Windows 留出几 GB），保存后运行 &apos;wsl --shutdown&apos;，再重新打开发行版；在发行版中运行 &apos;free -h&apos; 可看到新的总量。或者减少内存占用：使用更小的批大小（batch size）、更少的数据加载器工作进程（worker）、更小或量化后的模型。在发行版中，&apos;sudo dmesg | grep -i -E &quot;out of memory|oom&quot;&apos; 可确认进程是否因内存不足而被终止。</translation>
+    </message>
+    <message>
         <source>The NVIDIA driver is older than the CUDA release the program was built with. Update the NVIDIA driver (or install a build of the program for an older CUDA), then restart the program.</source>
         <translation>NVIDIA 驱动程序比构建该程序所用的 CUDA 版本更旧。请更新 NVIDIA 驱动程序（或安装面向较旧 CUDA 的程序构建），然后重新启动程序。</translation>
     </message>
@@ -5352,10 +5424,6 @@
         <translation>无：这只是预览；下面是它将执行的操作。</translation>
     </message>
     <message>
-        <source>Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there.</source>
-        <translation>Windows 中无更改：此方案在 WSL 2 中运行。请在 WSL 2 Linux 中启动向导进行设置。</translation>
-    </message>
-    <message>
         <source>The existing environment {name} is replaced: it is moved aside, and put back if the new one fails.</source>
         <translation>现有环境 {name} 将被替换：它会先被移到一旁，新环境创建失败时再恢复。</translation>
     </message>
@@ -5366,6 +5434,26 @@
     <message>
         <source>Packages are downloaded from {index} ({why}).</source>
         <translation>软件包从 {index} 下载（{why}）。</translation>
+    </message>
+    <message>
+        <source>This report does not say what WSL there is: detect again on this Windows machine to see what the route needs first.</source>
+        <translation>此报告未说明有哪种 WSL：请在这台 Windows 电脑上重新检测，以了解该路线需要先做什么。</translation>
+    </message>
+    <message>
+        <source>First, on Windows, you make WSL ready (the wizard does not run these): {commands}. Then come back here.</source>
+        <translation>首先，请在 Windows 上自行准备好 WSL（向导不会运行这些命令）：{commands}。然后回到这里。</translation>
+    </message>
+    <message>
+        <source>Inside {distro}: a new folder {folder} holding a Python {python} environment with {packages}, made by uv; uv and Python {python} go in {home} too. No sudo: nothing else in the distribution changes, its own Python included.</source>
+        <translation>在 {distro} 内：新文件夹 {folder}，其中是由 uv 创建的 Python {python} 环境，包含 {packages}；uv 和 Python {python} 也放在 {home} 中。无需 sudo：发行版中的其他内容都不会改变，包括它自带的 Python。</translation>
+    </message>
+    <message>
+        <source>Downloads: uv&apos;s Linux build from PyPI (checked against the digest PyPI publishes), Python {python} by uv, and the packages from PyPI; CUDA and cuDNN come as pip packages.</source>
+        <translation>下载：来自 PyPI 的 uv Linux 版本（已与 PyPI 公布的摘要核对）、由 uv 下载的 Python {python}，以及来自 PyPI 的软件包；CUDA 和 cuDNN 以 pip 软件包的形式提供。</translation>
+    </message>
+    <message>
+        <source>Nothing in Windows: no PATH change, no CUDA toolkit; the Windows NVIDIA driver serves WSL 2.</source>
+        <translation>Windows 中不做任何更改：不改 PATH，不装 CUDA toolkit；Windows 的 NVIDIA 驱动为 WSL 2 提供支持。</translation>
     </message>
     <message>
         <source>A new folder {folder} in the wizard&apos;s home folder, holding a Python {python} environment with {packages}.</source>
@@ -5515,10 +5603,6 @@
         <translation>PyTorch 将此版本的 CUDA {cuda} 构建标为实验性。</translation>
     </message>
     <message>
-        <source>Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver.</source>
-        <translation>在 WSL 2（Ubuntu）中运行，WSL 2 通过 Windows 驱动程序使用此 GPU。</translation>
-    </message>
-    <message>
         <source>{package} {spec} resolves to {version} (the data&apos;s resolution of {day}), which no longer supports compute capability {capabilities}: the plan pins {package}{pin}, in the environment&apos;s constraints too.</source>
         <translation>{package} {spec} 解析为 {version}（数据中记录的 {day} 的解析结果），该版本已不再支持计算能力 {capabilities}：方案固定为 {package}{pin}，环境的约束文件中也是如此。</translation>
     </message>
@@ -5595,6 +5679,10 @@
         <translation>这是 WSL 2：NVIDIA 驱动程序来自 Windows 主机，因此最低版本要求指的是 Windows 驱动程序版本。</translation>
     </message>
     <message>
+        <source>To stay on native Windows instead (no WSL), choose {framework} {minor}: {summary}.</source>
+        <translation>若要改为留在原生 Windows 上（不用 WSL），请选择 {framework} {minor}：{summary}。</translation>
+    </message>
+    <message>
         <source>The index has {framework} {patch}, newer than the {known} the data knows: a patch release keeps its minor&apos;s builds, so it is used.</source>
         <translation>索引中有 {framework} {patch}，比数据所知的 {known} 更新：补丁版本沿用其次版本的构建，因此采用它。</translation>
     </message>
@@ -5634,6 +5722,39 @@
     <message>
         <source>PyTorch&apos;s macOS wheel drives the {gpu} through Metal (MPS), which needs macOS {minimum} or newer; this Mac has {macos}.</source>
         <translation>PyTorch 的 macOS wheel 通过 Metal（MPS）驱动 {gpu}，需要 macOS {minimum} 或更高版本；这台 Mac 的系统为 {macos}。</translation>
+    </message>
+    <message>
+        <source>Runs inside WSL 2 ({distro}), which uses this GPU through the Windows driver.</source>
+        <extracomment>The distribution installed when there is none: the newest Ubuntu LTS in WSL&apos;s online list (``wsl --list --online``), the one TensorFlow&apos;s pip guide tests (&quot;Ubuntu 16.04 or higher&quot;; NVIDIA&apos;s CUDA on WSL guide uses Ubuntu throughout). Where the wizard keeps what it makes inside a distribution (its Linux home there). Distributions that WSL lists but that are other programs&apos; engines, not a place for a person&apos;s environment: Docker Desktop&apos;s (docker-desktop, docker-desktop-data), Rancher Desktop&apos;s (rancher-desktop, rancher-desktop-data) and Podman&apos;s machines (podman-machine-default). What a route&apos;s state means, in the order a person meets them.</extracomment>
+        <translation>在 WSL 2（{distro}）中运行，WSL 2 通过 Windows 驱动使用此 GPU。</translation>
+    </message>
+    <message>
+        <source>WSL is not installed. Before anything else changes, installing it (&apos;{command}&apos;) needs the administrator&apos;s consent and a download, and Windows may have to restart; the wizard goes on where it stopped.</source>
+        <translation>未安装 WSL。在进行任何其他更改之前，安装 WSL（&apos;{command}&apos;）需要管理员授权并下载文件，且 Windows 可能需要重启；向导会从中断处继续。</translation>
+    </message>
+    <message>
+        <source>WSL has no Linux distribution for the environment: &apos;{command}&apos; downloads {distro} first (no administrator needed).</source>
+        <translation>WSL 中没有可用于该环境的 Linux 发行版：&apos;{command}&apos; 会先下载 {distro}（无需管理员权限）。</translation>
+    </message>
+    <message>
+        <source>{distro} runs under WSL 1, which has no GPU: &apos;{command}&apos; converts it to WSL 2 first (its files are kept).</source>
+        <translation>{distro} 运行在 WSL 1 下，而 WSL 1 无法使用 GPU：&apos;{command}&apos; 会先将其转换为 WSL 2（其文件会保留）。</translation>
+    </message>
+    <message>
+        <source>An installation of WSL waits for Windows to restart: restart, then go on.</source>
+        <translation>一项 WSL 安装正在等待 Windows 重启：请重启，然后继续。</translation>
+    </message>
+    <message>
+        <source>This report does not say whether WSL is installed: detect again on this Windows machine to know what the route needs first.</source>
+        <translation>此报告未说明是否已安装 WSL：请在这台 Windows 计算机上重新检测，以了解该路线首先需要什么。</translation>
+    </message>
+    <message>
+        <source>WSL says virtualization is off: turn it on in the firmware settings (Intel VT-x or AMD-V/SVM) before WSL 2 can start.</source>
+        <translation>WSL 报告虚拟化已关闭：请先在固件设置中开启虚拟化（Intel VT-x 或 AMD-V/SVM），WSL 2 才能启动。</translation>
+    </message>
+    <message>
+        <source>Inside {distro}, the wizard keeps everything it makes under {home}: uv, Python and the environment (no sudo, and the distribution&apos;s own Python is left alone).</source>
+        <translation>在 {distro} 中，向导会将其创建的所有内容都放在 {home} 下：uv、Python 和环境（无需 sudo，也不会改动发行版自带的 Python）。</translation>
     </message>
 </context>
 <context>
@@ -5717,6 +5838,45 @@
     <message>
         <source>The first training steps prepare the model: the framework picks and tunes its kernels. The steps after them are quick.</source>
         <translation>最初的几个训练步骤用于准备模型：框架会选择并调优其内核。之后的步骤会很快。</translation>
+    </message>
+</context>
+<context>
+    <name>usage</name>
+    <message>
+        <source>Open {distro}&apos;s shell from Windows</source>
+        <translation>从 Windows 打开 {distro} 的 shell</translation>
+    </message>
+    <message>
+        <source>Activate the environment in that shell</source>
+        <translation>在该 shell 中激活环境</translation>
+    </message>
+    <message>
+        <source>Run a script of the current Windows folder with the environment&apos;s Python</source>
+        <translation>用环境中的 Python 运行当前 Windows 文件夹中的脚本</translation>
+    </message>
+    <message>
+        <source>VS Code (with its WSL extension, ms-vscode-remote.remote-wsl)</source>
+        <translation>VS Code（配合其 WSL 扩展 ms-vscode-remote.remote-wsl）</translation>
+    </message>
+    <message>
+        <source>Then run &apos;Python: Select Interpreter&apos; and enter {python}.</source>
+        <translation>然后运行 &apos;Python: Select Interpreter&apos; 并输入 {python}。</translation>
+    </message>
+    <message>
+        <source>Jupyter, opened in the Windows browser</source>
+        <translation>Jupyter，在 Windows 浏览器中打开</translation>
+    </message>
+    <message>
+        <source>Then open the http://localhost:8888/... address it prints in the Windows browser: WSL 2 passes localhost through.</source>
+        <translation>然后在 Windows 浏览器中打开它输出的 http://localhost:8888/... 地址：WSL 2 会转发 localhost。</translation>
+    </message>
+    <message>
+        <source>PyCharm</source>
+        <translation>PyCharm</translation>
+    </message>
+    <message>
+        <source>Settings, Python Interpreter, Add Interpreter, On WSL: choose {distro}, then the existing interpreter {python}.</source>
+        <translation>Settings, Python Interpreter, Add Interpreter, On WSL：选择 {distro}，然后选择现有解释器 {python}。</translation>
     </message>
 </context>
 <context>

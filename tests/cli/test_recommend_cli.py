@@ -179,8 +179,12 @@ def test_text_output_explains_the_three_cuda_numbers():
         (
             WINDOWS_TWO_CUDA,
             ["--framework", "tensorflow", "--version", "2.15"],
-            ["(inside WSL 2) python3.", "(inside WSL 2) source ENV/bin/activate"],
-            ["py -3", "Scripts", "PowerShell"],
+            [
+                "(Windows) wsl -d Ubuntu-24.04",
+                "(Ubuntu-24.04) ~/.local/bin/uv venv --python 3.",
+                "(Ubuntu-24.04) source ENV/bin/activate",
+            ],
+            ["py -3", "Scripts", "PowerShell", "python3."],
         ),
     ],
     ids=["windows", "linux", "wsl2"],

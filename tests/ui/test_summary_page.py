@@ -95,3 +95,31 @@ def test_a_support_report_that_cannot_be_written_says_so(
     assert not (tmp_path / "no such folder").exists()
     assert page.support.button.isEnabled()
     assert page.support.status.text() == warnings[0]  # the line says so too, naming no earlier file
+
+
+def test_an_environment_inside_wsl_says_how_to_open_it_from_windows(qtbot: QtBot):
+    from gpuwizard.core.compat.plan import parse_wish
+    from gpuwizard.core.compat.recommend import recommend
+    from gpuwizard.workflow.compat.data import load_compat
+
+    report = load_system_report(
+        Path(__file__).parents[1] / "fixtures" / "reports" / "windows-rtx4070-581.57-wsl-ubuntu2404.json"
+    )
+    session = WizardSession(report=report, choice=SetupRequest("tensorflow", name="tf"))
+    session.recommendation = recommend(report, parse_wish("tensorflow", None), load_compat())
+    env = "/home/zoe/.local/share/gpuwizard/envs/tf"
+    session.env_result = env_result_from_json({
+        "event": "result", "status": "ok", "name": "tf", "path": env, "python": f"{env}/bin/python",
+        "framework_version": "2.21.0", "manager": "wsl", "tool": "uv",
+    })  # fmt: skip
+    _wizard, page = open_summary(qtbot, session)
+    # Its shell opened from Windows, then the Linux venv activated there: no Windows script.
+    assert page.activate.text().splitlines() == [
+        "wsl -d Ubuntu-24.04    (PowerShell or cmd)",
+        f"source {env}/bin/activate    (then in Ubuntu-24.04)",
+    ]
+    usage = page.usage.text()
+    assert page.usage.isVisible()
+    assert "code --remote wsl+Ubuntu-24.04 /home/zoe" in usage
+    assert "jupyter lab --no-browser" in usage and "On WSL" in usage
+    assert page.interpreter.text() == f"{env}/bin/python"

@@ -71,7 +71,15 @@ _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 
 
 class HttpError(Exception):
-    """A fetch failed (offline, refused, timed out, an HTTP error); the message says which, in one line."""
+    """A fetch failed (offline, refused, timed out, an HTTP error); the message says which, in one line.
+
+    Attributes:
+        status: The HTTP status of the answer that was not 200 (404: nothing there), else None.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _DeadlinePassed(Exception):
@@ -347,7 +355,7 @@ class RequestsClient:
             with self._session.get(current, timeout=timeout, allow_redirects=False, stream=True) as response:
                 if response.status_code not in _REDIRECTS or "location" not in response.headers:
                     if response.status_code != 200:
-                        raise HttpError(f"{url}: HTTP {response.status_code}")
+                        raise HttpError(f"{url}: HTTP {response.status_code}", status=response.status_code)
                     return _body(url, response, max_bytes)
                 # The Location header as requests itself reads it (bytes decoded as it does),
                 # relative to the URL that answered.

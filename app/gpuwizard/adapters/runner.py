@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import ntpath
 import os
 import posixpath
@@ -81,6 +82,35 @@ class Runner(Protocol):
             CommandNotFound: The executable is missing or not executable.
             CommandTimedOut: It ran longer than ``timeout`` seconds.
         """
+        ...
+
+
+@dataclass(frozen=True)
+class CompletedBytes:
+    """What a finished command left behind, as the bytes it wrote (see :class:`BytesRunner`)."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    seconds: float
+
+
+class BytesRunner(Protocol):
+    """Runs a command to completion and returns its output undecoded.
+
+    For tools that do not write UTF-8: ``wsl.exe`` writes UTF-16 to a pipe
+    (``adapters/wsl.py``), which :meth:`Runner.run`'s UTF-8 reading would garble.
+    """
+
+    def run_bytes(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env_overrides: Mapping[str, str] | None = None,
+    ) -> CompletedBytes:
+        """Run ``argv`` and wait for it; raises as :meth:`Runner.run` does."""
         ...
 
 
@@ -198,6 +228,42 @@ class SubprocessRunner:
             seconds=time.perf_counter() - started,
         )
 
+    def run_bytes(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env_overrides: Mapping[str, str] | None = None,
+    ) -> CompletedBytes:
+        """Run ``argv`` as :meth:`run` does; its output as the bytes it wrote, undecoded."""
+        args = [os.fspath(part) for part in argv]
+        started = time.perf_counter()
+        flags = _CREATE_NO_WINDOW if sys.platform == "win32" else 0
+        try:
+            done = subprocess.run(
+                args,
+                capture_output=True,
+                timeout=timeout,
+                env=child_environment(env_overrides),
+                stdin=subprocess.DEVNULL,
+                creationflags=flags,
+                check=False,
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as error:
+            raise CommandNotFound(args, error.strerror or str(error)) from error
+        except OSError as error:
+            # e.g. ENOEXEC for a file that is not a program, or a Windows stub that refuses.
+            raise CommandNotFound(args, str(error)) from error
+        except subprocess.TimeoutExpired as error:
+            raise CommandTimedOut(args, f"no answer within {timeout:g} s") from error
+        return CompletedBytes(
+            argv=tuple(args),
+            returncode=done.returncode,
+            stdout=done.stdout or b"",
+            stderr=done.stderr or b"",
+            seconds=time.perf_counter() - started,
+        )
+
 
 class CommandCancelled(RunnerError):
     """The command was stopped because the user cancelled; its whole process tree was killed."""
@@ -257,8 +323,14 @@ class StreamingSubprocessRunner(SubprocessRunner):
         env_overrides: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         on_start: Callable[[int], None] | None = None,
+        stdin: bytes | None = None,
     ) -> int:
-        """Run ``argv`` with its output handed over line by line (see :class:`StreamingRunner`)."""
+        """Run ``argv`` with its output handed over line by line (see :class:`StreamingRunner`).
+
+        ``stdin``: bytes the command reads on its standard input, then end of file (the WSL
+        steps feed a file into the distro this way: ``workflow/envs/wsl_create.py``); without
+        it the command reads nothing.
+        """
         args = [os.fspath(part) for part in argv]
         windows = sys.platform == "win32"
         # CREATE_NEW_PROCESS_GROUP keeps the console's Ctrl+C from reaching the child directly:
@@ -269,7 +341,7 @@ class StreamingSubprocessRunner(SubprocessRunner):
                 args,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                 text=True,
                 encoding="utf-8",
                 errors="replace",
@@ -291,6 +363,8 @@ class StreamingSubprocessRunner(SubprocessRunner):
                 except BaseException:
                     kill_tree(process)
                     raise
+            if stdin is not None:
+                _feed(process, stdin)
             return self._follow(process, args, on_line, cancel, timeout)
         finally:
             if job is not None:
@@ -411,6 +485,27 @@ def _kill_on_close_job(process: subprocess.Popen[str]) -> int | None:
 def _close_handle(handle: int) -> None:
     with contextlib.suppress(AttributeError, OSError):
         ctypes.WinDLL("kernel32").CloseHandle(ctypes.c_void_p(handle))  # type: ignore[attr-defined,unused-ignore]
+
+
+def _feed(process: subprocess.Popen[str], data: bytes) -> None:
+    """Write ``data`` to the child's standard input on a thread of its own, then close it.
+
+    On a thread: a child that prints while it reads would otherwise fill its output pipe and
+    wait for us while we wait for it. A child that ends (or is ended) before reading it all
+    breaks the pipe, which is no error here: its exit status says what happened.
+    """
+    pipe = process.stdin
+    # text=True makes it a TextIOWrapper; the bytes go to the binary stream beneath.
+    assert isinstance(pipe, io.TextIOWrapper)  # noqa: S101 - set by stdin=PIPE
+
+    def write() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            pipe.buffer.write(data)
+            pipe.buffer.flush()
+        with contextlib.suppress(OSError, ValueError):
+            pipe.close()
+
+    threading.Thread(target=write, daemon=True, name="stdin-feed").start()
 
 
 def _pump(process: subprocess.Popen[str], on_line: Callable[[str], None]) -> None:

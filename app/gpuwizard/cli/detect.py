@@ -1,4 +1,4 @@
-"""``gpuwizard detect [--json] [--system FILE]``: describe this machine (schema ``gpuwizard.system/1``)."""
+"""``gpuwizard detect [--json] [--system FILE] [--wsl [DISTRO]]``: describe this machine (schema ``gpuwizard.system/1``)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,24 @@ def add_parser(commands: common.Subcommands) -> None:
     detect = commands.add_parser("detect", help="describe this machine (schema gpuwizard.system/1)")
     common.add_json_option(detect, "print JSON instead of a table")
     common.add_system_option(detect, "detect_system", "describe a saved report instead of this machine")
+    detect.add_argument(
+        "--wsl",
+        nargs="?",
+        const="",
+        metavar="DISTRO",
+        help="Windows: also read the facts inside a WSL distribution (the default one, or DISTRO): "
+        "the driver's libraries, a Linux driver that shadows Windows', its Python; this starts it",
+    )
 
 
 def run(args: argparse.Namespace, write: common.Write) -> int:
     """Detect (or read the saved report) and print it."""
     report = common.detector(args.detect_system)()
+    if args.wsl is not None:
+        from gpuwizard.workflow.machine.detect import WslLookFailed, with_distro_facts  # noqa: PLC0415
+
+        with common.bad_input(WslLookFailed):
+            report = with_distro_facts(report, distro=args.wsl or None)
     if args.json:
         from gpuwizard.core.machine.system_report import report_to_json  # noqa: PLC0415
 

@@ -15,6 +15,7 @@ command exits 3 with a ``cancelled`` result.
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from gpuwizard.core.envs.request import SetupRequest
     from gpuwizard.core.events import EventSink
     from gpuwizard.workflow.envs.setup import Setup
+    from gpuwizard.workflow.envs.wsl_setup import WslSetup
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -77,6 +79,14 @@ def add_parser(commands: common.Subcommands) -> None:
         "--with", dest="extra", metavar="PKG", action="append", default=[], help="another package"
     )
     create.add_argument("--replace", action="store_true", help="replace an environment of the same name")
+    create.add_argument(
+        "--wsl",
+        nargs="?",
+        const="",
+        metavar="DISTRO",
+        help="Windows: make the environment inside WSL 2 (the default WSL 2 distribution, or DISTRO), "
+        "with the framework's Linux build; the plan's WSL 2 route is taken even when a native one ranks first",
+    )
     common.add_json_option(create, "stream progress events as JSON lines")
 
     listing = actions.add_parser("list", help="the environments this wizard made")
@@ -140,6 +150,10 @@ def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cance
     show = _json_events(write) if args.json else EnvCreateText(write)
     if not cancel.is_set():
         with common.bad_input(SetupRefused):
+            wsl = _wsl_planned(request, args)
+        if wsl is not None:
+            return _create_in_wsl(wsl, args, write, show, cancel)
+        with common.bad_input(SetupRefused):
             setup = _planned(request, args, write)
     if cancel.is_set():
         return _cancelled_early(args.name, show)
@@ -147,6 +161,43 @@ def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cance
         _show_sources(setup.sources_check, args.json, write)
     with common.bad_input(SetupRefused):
         result = run_setup(setup, show, cancel)
+    return common.EXIT_OK if result.ok else common.EXIT_ROLLED_BACK
+
+
+def _wsl_planned(request: SetupRequest, args: argparse.Namespace) -> WslSetup | None:
+    """The WSL 2 route checked, when asked (``--wsl``) or when it is the plan on Windows; else None.
+
+    Raises:
+        SetupRefused: The route cannot be carried out (bad input, exit code 2): one line says
+            what it takes (installing WSL, converting a WSL 1 distribution...).
+    """
+    from gpuwizard.workflow.envs.setup import recommend_for  # noqa: PLC0415
+    from gpuwizard.workflow.envs.wsl_setup import plan_wsl_setup  # noqa: PLC0415
+    from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
+
+    if args.wsl is None and sys.platform != "win32":
+        return None  # a wsl2 plan exists only for Windows reports: nothing to look at
+    report = detect_system()
+    rec = recommend_for(report, request)
+    if args.wsl is None and rec.plan.target != "wsl2":
+        return None
+    return plan_wsl_setup(report, request, rec, distro=args.wsl or None)
+
+
+def _create_in_wsl(
+    setup: WslSetup, args: argparse.Namespace, write: common.Write, show: EventSink, cancel: threading.Event
+) -> int:
+    """Make the environment inside the distribution (uv's Linux binary fetched and checked first)."""
+    from gpuwizard.adapters.wsl import distro_transport  # noqa: PLC0415
+    from gpuwizard.cli.text.env import wsl_usage_text  # noqa: PLC0415
+    from gpuwizard.workflow.envs.wsl_setup import run_wsl_setup  # noqa: PLC0415
+    from gpuwizard.workflow.envs.wsl_uv import fetch_wsl_uv  # noqa: PLC0415
+
+    result = run_wsl_setup(
+        setup, show, cancel, transport=distro_transport, uv=lambda arch: fetch_wsl_uv(arch).binary
+    )
+    if result.ok and not args.json and result.path:
+        write(wsl_usage_text(setup.route.distro, result.path))
     return common.EXIT_OK if result.ok else common.EXIT_ROLLED_BACK
 
 

@@ -489,14 +489,45 @@ def test_changes_of_a_conda_preview_name_the_environment_as_usual():
     assert texts(changes(rec, name="tf", preview=True))[1:] == texts(changes(rec, name="tf"))
 
 
-def test_changes_of_a_wsl2_plan_nothing_in_windows():
+WSL_NOTHING_IN_WINDOWS = (
+    "Nothing in Windows: no PATH change, no CUDA toolkit; the Windows NVIDIA driver serves WSL 2."
+)
+
+
+def test_changes_of_a_wsl2_plan_are_in_the_distribution():
     rec = advise("windows-rtx2080super-two-cuda.json", "tensorflow", "2.15")
-    nothing = "Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it up there."
-    assert texts(changes(rec, name="tf", replace=True, jupyter=True)) == [nothing]
-    assert texts(changes(rec, name="tf", preview=True)) == [
-        "Nothing: this is a preview; below is what it would do.",
-        nothing,
-    ]
+    lines = texts(changes(rec, name="tf"))
+    home = "~/.local/share/gpuwizard"
+    # The saved report was made before reports said what WSL there is.
+    assert lines.pop(0).startswith("This report does not say what WSL there is: detect again")
+    assert lines[0].startswith(f"Inside Ubuntu-24.04: a new folder {home}/envs/tf holding a Python ")
+    assert "made by uv" in lines[0] and "No sudo" in lines[0]
+    assert lines[1].startswith("Downloads: uv's Linux build from PyPI (checked against the digest")
+    assert lines[-1] == WSL_NOTHING_IN_WINDOWS
+    assert (
+        texts(changes(rec, name="tf", preview=True))[0]
+        == "Nothing: this is a preview; below is what it would do."
+    )
+    assert texts(changes(rec, name="tf", preview=True))[2:] == lines
+
+
+def test_changes_of_a_wsl2_plan_say_first_what_windows_needs():
+    import json
+
+    from gpuwizard.core.compat.plan import parse_wish
+    from gpuwizard.core.compat.recommend import recommend
+    from gpuwizard.core.machine.system_report import report_from_json
+    from gpuwizard.workflow.compat.data import load_compat
+
+    path = Path(__file__).parents[2] / "fixtures" / "reports" / "windows-rtx4070-581.57-no-wsl.json"
+    report = report_from_json(json.loads(path.read_text(encoding="utf-8")))
+    rec = recommend(report, parse_wish("tensorflow", None), load_compat())
+    first = changes(rec, name="tf")[0]
+    assert first.strong
+    assert str(first.text) == (
+        "First, on Windows, you make WSL ready (the wizard does not run these): "
+        "wsl --install -d Ubuntu-24.04. Then come back here."
+    )
 
 
 def test_you_install_the_driver_yourself():
@@ -550,10 +581,7 @@ def test_the_last_line_is_nothing_else_unless_the_plan_runs_in_wsl2(
     rec = advise(path.name, framework, version, manager=manager)
     lines = changes(rec, name="demo")
     if rec.plan.target == "wsl2":
-        assert texts(lines) == [
-            "Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside your WSL 2 Linux to set it "
-            "up there."
-        ]
+        assert texts(lines)[-1] == WSL_NOTHING_IN_WINDOWS
     else:
         assert texts(lines)[-1] == (NOTHING_ELSE_BUT_PATH if rec.plan.path_entries else NOTHING_ELSE)
         assert sum(text.startswith("Nothing else:") for text in texts(lines)) == 1

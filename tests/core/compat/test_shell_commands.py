@@ -110,12 +110,18 @@ def test_a_wsl2_plan_gets_linux_commands_on_a_windows_machine():
     assert rec.plan.target == "wsl2"
     steps = commands(report, rec.plan)
     python = rec.plan.python
-    assert steps[:2] == [
-        f"(inside WSL 2) python{python} -m venv ENV",
-        f"(inside WSL 2) {ACTIVATE_POSIX}",
+    distro = rec.plan.wsl.distro
+    # The distribution's Python has no venv module on Ubuntu and refuses pip (PEP 668): uv,
+    # installed by its own installer into ~/.local/bin, makes the venv and fetches the Python.
+    assert steps[-4:] == [
+        f"({distro}) curl -LsSf https://astral.sh/uv/install.sh | sh",
+        f"({distro}) ~/.local/bin/uv venv --python {python} ENV",
+        f"({distro}) source ENV/bin/activate",
+        f'({distro}) ~/.local/bin/uv pip install "tensorflow[and-cuda]=={rec.plan.framework_version}"',
     ]
-    assert steps[2].startswith("(inside WSL 2) pip install ")
-    assert "py -" not in "".join(steps) and "Scripts" not in "".join(steps) and "uv" not in "".join(steps)
+    assert steps[-5].startswith(f"(Windows) wsl -d {distro} ")
+    joined = "".join(steps)
+    assert "py -" not in joined and "Scripts" not in joined and "uv.exe" not in joined
 
 
 def test_uv_is_offered_by_the_path_the_report_found_it_at():

@@ -85,6 +85,7 @@ def test_env_record_json_and_reading() -> None:
     assert list(record.to_json()) == [
         "name", "path", "python", "manager", "framework", "framework_version", "framework_build", "tool",
         "python_version", "created", "constraints", "variables", "jupyter_kernel", "log", "id", "device",
+        "distro", "wsl_home", "wsl_home_id",
     ]  # fmt: skip
     save_record(record)
     assert load_records() == [record]

@@ -35,9 +35,10 @@ def result_text(result: EnvResult) -> str:
         log = f" Full log: {result.log}" if result.log else ""
         return f"\nNot created ({result.status}): {result.error or ''}\nEverything made was removed.{log}\n"
     activate = activation_commands(
-        result.manager or "venv",
+        "venv" if result.manager == "wsl" else result.manager or "venv",
         str(result.path),
-        windows=sys.platform == "win32",
+        # A WSL environment is a Linux venv, activated in its distribution's bash.
+        windows=sys.platform == "win32" and result.manager != "wsl",
         tool=result.tool,
     )[0][1]
     lines = [
@@ -58,9 +59,26 @@ def environment_lines(environments: Sequence[Mapping[str, Any]], wizard: WizardC
         return f"No environments made by the wizard yet (create one with `{create}`).\n"
     lines = []
     for env in environments:
-        missing = "" if env["exists"] else "  (folder missing)"
+        missing = "  (folder missing)" if env["exists"] is False else ""
+        inside = f"  in WSL: {env['distro']}" if env.get("manager") == "wsl" and env.get("distro") else ""
         lines.append(
-            f"{env['name']}  {env['framework']} {env['framework_version']}  {env['manager']}/{env['tool']}{missing}"
+            f"{env['name']}  {env['framework']} {env['framework_version']}  "
+            f"{env['manager']}/{env['tool']}{inside}{missing}"
         )
         lines.append(f"    python: {env['python']}")
+    return "\n".join(lines) + "\n"
+
+
+def wsl_usage_text(distro: str, env_path: str) -> str:
+    """How to use an environment made inside WSL 2 from Windows' tools (issue 39, point 4)."""
+    from gpuwizard.core.envs.wsl_usage import wsl_usage  # noqa: PLC0415
+
+    where = {"windows": "in PowerShell or cmd", "distro": f"in {distro}'s shell"}
+    lines = ["", "Using it from Windows:"]
+    for way in wsl_usage(distro, env_path):
+        lines.append(f"  {way.title}")
+        if way.command:
+            lines.append(f"    {where[way.where]}: {way.command}")
+        if way.then:
+            lines.append(f"    {way.then}")
     return "\n".join(lines) + "\n"

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 from gpuwizard.core.compat.tables import CompatData, minor_of, version_key
 from gpuwizard.core.machine.conda_engines import conda_engine, found_conda_tool
-from gpuwizard.core.machine.system_report import CudaToolkitFacts, CudnnFacts, SystemReport, display_name
+from gpuwizard.core.machine.system_report import (
+    CudaToolkitFacts,
+    CudnnFacts,
+    SystemReport,
+    WslFacts,
+    display_name,
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class MachineView:
     ``has_conda``: conda, mamba or micromamba is installed (the TensorFlow routes prefer conda
     then); ``conda_engine``: what would make a conda environment here, that tool or ``rattler``
     (py-rattler, inside the wizard: conda environments are possible on every machine).
+    ``wsl_host``: on Windows, what ``wsl.exe`` told detection (None: not asked, an older report).
     """
 
     family: str
@@ -89,6 +96,7 @@ class MachineView:
     runtimes: tuple[RuntimeView, ...] = ()
     arch: str = "x86_64"
     macos_version: str | None = None
+    wsl_host: WslFacts | None = None
 
     def accelerators_of(self, vendor: str) -> tuple[AcceleratorView, ...]:
         """The GPUs of ``vendor`` (``amd``, ``intel``, ``apple``), in index order."""
@@ -148,6 +156,7 @@ def machine_view(report: SystemReport, compat: CompatData) -> MachineView:
         runtimes=tuple(RuntimeView(r.name, r.version, r.usable, r.detail) for r in report.gpu_runtimes),
         arch=report.os.arch,
         macos_version=report.os.macos_version,
+        wsl_host=report.wsl if family == "windows" else None,
         pythons=tuple(pythons),
         toolkits=report.cuda_toolkits,
         cudnn=report.cudnn,

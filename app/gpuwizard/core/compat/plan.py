@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from gpuwizard.core.compat.wsl_route import WslRoute
 from gpuwizard.core.events import json_field, value_to_json
 from gpuwizard.core.events.codec import json_metadata
 from gpuwizard.core.findings.model import Finding
@@ -178,6 +179,8 @@ class Plan:
         rocm: The ROCm release a ``rocm`` build brings (``7.1``); None for others.
         vendor_driver_min: For ``xpu`` plans, the lowest Intel driver per OS the build needs
             (``min_driver`` stays NVIDIA's); None where the data states none.
+        wsl: For ``wsl2`` plans, the distribution and what must change on Windows first
+            (:class:`~gpuwizard.core.compat.wsl_route.WslRoute`); None for others.
     """
 
     framework: str = field(metadata=json_metadata(after="min_driver"))
@@ -208,6 +211,7 @@ class Plan:
     device: str = json_field(default="", after="cpu_only")
     vendor_driver_min: Mapping[str, str | None] | None = None
     rocm: str | None = json_field(default=None, after="cudnn")
+    wsl: WslRoute | None = None
 
     def __post_init__(self) -> None:
         if not self.device:

@@ -370,4 +370,19 @@ def notes_for_plan(
                 )
             )
         )
+    native = next((c.plan for c in ranked if c.plan.target == "native" and not c.plan.cpu_only), None)
+    if plan.target == "wsl2" and native is not None:
+        # The person chooses between the two routes on the Choose page (issue 39): the release
+        # chooses, since native Windows GPU builds ended at 2.10.
+        notes.append(
+            reason_text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "To stay on native Windows instead (no WSL), choose {framework} {minor}: {summary}.",
+                ),
+                framework=framework_title(plan.framework),
+                minor=minor_of(native.framework_version),
+                summary=native.summary,
+            )
+        )
     return notes

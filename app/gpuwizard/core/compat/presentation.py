@@ -16,6 +16,7 @@ from typing import Final
 
 from gpuwizard.core.compat.plan import Plan, Recommendation, quoted_requirements
 from gpuwizard.core.compat.shell_commands import CommandHost, activate_command, venv_commands
+from gpuwizard.core.compat.wsl_route import WslRoute
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.gpu_kinds import NON_CUDA_KINDS
 from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS, RATTLER_ENGINE, engine_title
@@ -324,6 +325,8 @@ def install_commands(
     ``index_options``: pip's source options as the install will use them here (a mirror, or
     ``--no-index --find-links DIR``: ``PlanSources.index_options``); None: the plan's own index.
     """
+    if plan.target == "wsl2" and plan.wsl is not None and plan.manager == "venv":
+        return _wsl_commands(plan, plan.wsl, index_options)
     commands: list[str] = []
     inside = "(inside WSL 2) " if plan.target == "wsl2" else ""
     if plan.system_cuda_toolkit_required and plan.cuda:
@@ -346,6 +349,38 @@ def install_commands(
             "put every ENV\\Lib\\site-packages\\nvidia\\*\\bin folder on PATH before starting Python"
         )
     return commands
+
+
+def _wsl_commands(plan: Plan, route: WslRoute, index_options: Sequence[str] | None) -> list[str]:
+    """The WSL 2 route by hand: Windows made ready, then uv inside the distribution.
+
+    The distribution's own Python is left alone: Ubuntu's has no ``venv`` module until
+    ``python3-venv`` is installed with sudo, and PEP 668 refuses ``pip install`` outside an
+    environment (tensorflow/tensorflow#79370). uv's own installer puts uv in ``~/.local/bin``
+    (docs.astral.sh/uv, "Installing uv": ``curl -LsSf https://astral.sh/uv/install.sh | sh``),
+    and ``uv venv --python`` fetches the Python the plan names. The wizard does the same with uv's
+    wheel from PyPI, checked against the digest PyPI publishes, in its own folder there.
+    """
+    where = "(Windows, as administrator) " if route.administrator else "(Windows) "
+    commands = [f"{where}{command}" for command in route.windows_commands]
+    if route.restart or route.state == "restart":
+        commands.append("(Windows) restart Windows if asked to, then go on")
+    distro = route.distro
+    inside = f"({distro}) "
+    commands.append(f"(Windows) wsl -d {distro}   (opens {distro}'s shell: the lines below run there)")
+    uv = "~/.local/bin/uv"
+    pip = f"{inside}{uv} pip install {quoted_requirements(plan.requirements)}"
+    if index_options is not None:
+        pip += "".join(f" {option}" for option in index_options)
+    elif plan.index_url:
+        pip += f" --index-url {plan.index_url}"
+    return [
+        *commands,
+        f"{inside}curl -LsSf https://astral.sh/uv/install.sh | sh",
+        f"{inside}{uv} venv --python {plan.python} ENV",
+        f"{inside}source ENV/bin/activate",
+        pip,
+    ]
 
 
 def conda_environment_text(plan: Plan) -> TranslatableText:

@@ -164,7 +164,8 @@ def _alternatives(ranked: list[Candidate]) -> tuple[Plan, ...]:
 
     Not the next few in rank (those differ only by an older release): the same release with
     another build or manager, the best plan of each other way of using the GPU (now, after a
-    driver update, in WSL 2), and the CPU build; then the next in rank to fill up.
+    driver update, in WSL 2), the best plan of the other target (native Windows or WSL 2), and
+    the CPU build; then the next in rank to fill up.
     """
     best = ranked[0]
     others = ranked[1:]
@@ -185,6 +186,9 @@ def _alternatives(ranked: list[Candidate]) -> tuple[Plan, ...]:
     ]
     for candidate in same_release[:2]:
         pick(candidate)
+    # On Windows, TensorFlow's WSL 2 route and its native one are different ways to go (issue
+    # 39): whichever is best, the best of the other is offered.
+    pick(next((c for c in others if c.plan.target != best.plan.target and c.tier < TIER_CPU), None))
     for tier in (TIER_GPU_NOW, TIER_GPU_AFTER_DRIVER_UPDATE, TIER_GPU_IN_WSL2):
         pick(next((c for c in others if c.tier == tier and c.tier != best.tier), None))
     cpu = [c for c in others if c.tier == TIER_CPU]

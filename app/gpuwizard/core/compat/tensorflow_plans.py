@@ -40,6 +40,7 @@ from gpuwizard.core.compat.tables import (
     minor_of,
     version_key,
 )
+from gpuwizard.core.compat.wsl_route import wsl_route, wsl_route_reasons
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP
 
 
@@ -140,7 +141,7 @@ def tensorflow_candidates(
                 found.append(
                     Candidate(
                         plan,
-                        TIER_GPU_IN_WSL2,
+                        _wsl_tier(machine, needs_update, compat),
                         matches,
                         distance,
                         penalty,
@@ -151,6 +152,27 @@ def tensorflow_candidates(
             plan = _tensorflow_cpu_plan(release, version, python, wish.manager or "venv", compat)
             found.append(Candidate(plan, TIER_CPU, matches, distance, penalty, (0, 0, 0)))
     return with_conda_engine(found, machine)
+
+
+def _wsl_tier(machine: MachineView, needs_update: bool, compat: CompatData) -> int:
+    """How the WSL 2 route ranks: beside the native builds once detection asked ``wsl.exe``.
+
+    The wizard carries the route out itself (issue 39), installing WSL when it must: where the
+    report says what WSL there is and Windows is new enough for CUDA in WSL 2, the route counts
+    as using the GPU now (after a driver update, when the driver is too old). A report without
+    that block (made elsewhere, or by an older wizard) keeps it an alternative, as does a
+    Windows build older than the one CUDA in WSL 2 needs.
+    """
+    host = machine.wsl_host
+    if host is None or not windows_build_supports_wsl_gpu(host.windows_build, compat):
+        return TIER_GPU_IN_WSL2
+    return TIER_GPU_AFTER_DRIVER_UPDATE if needs_update else TIER_GPU_NOW
+
+
+def windows_build_supports_wsl_gpu(build: int | None, compat: CompatData) -> bool:
+    """Whether Windows build ``build`` gives CUDA to WSL 2 (policy ``wsl2_gpu``); True when unknown."""
+    minimum = compat.policy("wsl2_gpu").get("min_windows_build")
+    return build is None or minimum is None or build >= int(minimum)
 
 
 def _tensorflow_served(
@@ -291,14 +313,9 @@ def _tensorflow_plan(
         reasons += driver_reasons(machine, wheels.cuda, compat, minimum=minimum)
     else:
         reasons += driver_reasons(machine, build.cuda, compat, wsl=target == "wsl2")
-    if target == "wsl2":
-        reasons.append(
-            reason_text(
-                QT_TRANSLATE_NOOP(
-                    "reasons", "Runs inside WSL 2 (Ubuntu), which uses this GPU through the Windows driver."
-                )
-            )
-        )
+    route = wsl_route(machine.wsl_host) if target == "wsl2" else None
+    if route is not None:
+        reasons += wsl_route_reasons(route)
     reasons += _supply_reasons(build, wheels, conda_supplies=conda_supplies, windows=windows, version=version)
     reasons += [_pin_reason(library) for library in resolved if library.pin]
     where = "a conda environment" if manager == "conda" else "a venv"
@@ -338,6 +355,7 @@ def _tensorflow_plan(
         f"for Python {python} in {where}{inside}",
         reasons=tuple(reasons),
         resolved=resolved,
+        wsl=route,
     )
 
 

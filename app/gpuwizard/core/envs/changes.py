@@ -74,18 +74,7 @@ def plan_changes(
             )
         )
     if plan.target == "wsl2":
-        lines.append(
-            Change(
-                _text(
-                    QT_TRANSLATE_NOOP(
-                        "plans",
-                        "Nothing in Windows: this plan runs inside WSL 2. Start the wizard inside "
-                        "your WSL 2 Linux to set it up there.",
-                    )
-                )
-            )
-        )
-        return tuple(lines)
+        return (*lines, *_wsl_changes(plan, request))
     if request.replace:
         lines.append(
             Change(
@@ -125,6 +114,79 @@ def plan_changes(
     lines += _setting_changes(plan, request)
     lines += _your_part(rec)
     return tuple(lines)
+
+
+def _wsl_changes(plan: Plan, request: SetupRequest) -> list[Change]:
+    """A ``wsl2`` plan: what Windows needs first (done by the person), then what changes in the distribution."""
+    route = plan.wsl
+    distro = route.distro if route is not None else "WSL 2"
+    home = route.home if route is not None else "~/.local/share/gpuwizard"
+    lines: list[Change] = []
+    if route is not None and route.state == "unknown":
+        lines.append(
+            Change(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "plans",
+                        "This report does not say what WSL there is: detect again on this Windows machine "
+                        "to see what the route needs first.",
+                    )
+                )
+            )
+        )
+    elif route is not None and route.state != "ready":
+        lines.append(
+            Change(
+                _text(
+                    QT_TRANSLATE_NOOP(
+                        "plans",
+                        "First, on Windows, you make WSL ready (the wizard does not run these): {commands}. "
+                        "Then come back here.",
+                    ),
+                    commands=" ; ".join(route.windows_commands) or "restart Windows",
+                ),
+                code=("commands",),
+                strong=True,
+            )
+        )
+    packages = ", ".join([*plan.requirements, *request.extra_requirements])
+    lines += [
+        Change(
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "plans",
+                    "Inside {distro}: a new folder {folder} holding a Python {python} environment with {packages}, "
+                    "made by uv; uv and Python {python} go in {home} too. No sudo: nothing else in the "
+                    "distribution changes, its own Python included.",
+                ),
+                distro=distro,
+                folder=f"{home}/envs/{request.name}",
+                python=plan.python,
+                packages=packages,
+                home=home,
+            ),
+            code=("folder", "packages", "home"),
+        ),
+        Change(
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "plans",
+                    "Downloads: uv's Linux build from PyPI (checked against the digest PyPI publishes), "
+                    "Python {python} by uv, and the packages from PyPI; CUDA and cuDNN come as pip packages.",
+                ),
+                python=plan.python,
+            )
+        ),
+        Change(
+            _text(
+                QT_TRANSLATE_NOOP(
+                    "plans",
+                    "Nothing in Windows: no PATH change, no CUDA toolkit; the Windows NVIDIA driver serves WSL 2.",
+                )
+            )
+        ),
+    ]
+    return lines
 
 
 def _environment_change(plan: Plan, request: SetupRequest, *, envs_folder: str, preview: bool) -> Change:

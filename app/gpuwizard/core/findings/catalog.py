@@ -49,6 +49,7 @@ PART_NAMES: Final = (
     "kernel",
     "accelerators",
     "vendors",
+    "wsl",
 )
 
 _SEVERITIES: Final[dict[object, Literal["error", "warning", "info"]]] = {

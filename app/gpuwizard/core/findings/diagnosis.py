@@ -51,6 +51,7 @@ from gpuwizard.core.findings.diagnosis_serving import SERVING_PART
 from gpuwizard.core.findings.diagnosis_toolchains import TOOLCHAINS_PART
 from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
 from gpuwizard.core.findings.diagnosis_vendors import VENDORS_PART
+from gpuwizard.core.findings.diagnosis_wsl import WSL_PART
 from gpuwizard.core.findings.log_facts import forget_logs
 from gpuwizard.core.findings.log_views import log_views
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
@@ -80,6 +81,7 @@ PARTS: Final[tuple[DiagnosisPart, ...]] = (
     SERVING_PART,  # llama.cpp/Ollama, vLLM, NCCL, torch.distributed, TensorFlow GPU builds
     KERNEL_PART,  # the kernel driver's NVRM lines: RmInitAdapter failed (BAR1, GSP), Xid reports
     ACCELERATORS_PART,  # AMD ROCm, Intel XPU, Apple MPS: gfx targets, devices, runtimes, MPS limits
+    WSL_PART,  # the WSL 2 route itself: WSL 1, virtualization, the distribution's disk and memory
     VENDORS_PART,  # the vendors' own status names and numbers, the last resort
 )
 

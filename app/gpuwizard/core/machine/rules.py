@@ -8,6 +8,7 @@ driver" and picks the hint that fits (Linux, nouveau, WSL 2, a container, Window
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from gpuwizard.core.findings.model import Finding, make_finding, sort_findings
 from gpuwizard.core.machine.system_report import SystemReport, names_of
@@ -58,6 +59,7 @@ def detection_findings(report: SystemReport, evidence: DetectionEvidence) -> lis
     findings += _gpu_runtimes(report)
     findings += _cuda_on_path(report, evidence)
     findings += _python(report)
+    findings += wsl_findings(report)
     if report.os.family == "windows" and report.long_paths_enabled is False:
         findings.append(make_finding("LONG_PATHS_DISABLED"))
     findings += [
@@ -92,6 +94,45 @@ def _gpu_and_driver(report: SystemReport, evidence: DetectionEvidence) -> list[F
         make_finding("GPU_NOT_RESPONDING", index=index, reason=reason)
         for index, reason in evidence.gpu_problems
     )
+    return findings
+
+
+#: The findings :func:`wsl_findings` makes (``detect --wsl`` makes them again with the inside facts).
+WSL_WINDOWS_CODES: Final = frozenset(
+    {"WSL_VIRTUALIZATION_DISABLED", "WSL1_NO_GPU", "WSL_LINUX_DRIVER_INSTALLED", "WSL_LIBCUDA_NOT_FOUND"}
+)
+
+
+def wsl_findings(report: SystemReport) -> list[Finding]:
+    """What a Windows report's ``wsl`` block says stands between an NVIDIA GPU and CUDA in WSL 2.
+
+    Virtualization off (WSL 2 cannot start), a default distribution under WSL 1 with no WSL 2
+    one beside it, and from inside a distribution (``detect --wsl``): a Linux NVIDIA driver
+    that shadows the Windows one, or no ``libcuda.so`` in ``/usr/lib/wsl/lib``.
+    """
+    wsl = report.wsl
+    if report.os.family != "windows" or wsl is None or not report.nvidia_gpus or not wsl.installed:
+        return []
+    findings: list[Finding] = []
+    if wsl.virtualization is False:
+        findings.append(make_finding("WSL_VIRTUALIZATION_DISABLED", evidence=wsl.detail or "wsl.exe"))
+    default = wsl.default_distro
+    if default is not None and default.version == 1 and not any(d.version == 2 for d in wsl.distros):
+        findings.append(
+            make_finding(
+                "WSL1_NO_GPU",
+                variant="distro",
+                distro=default.name,
+                evidence=f"wsl -l -v: {default.name} VERSION 1",
+            )
+        )
+    for distro in wsl.distros:
+        if distro.linux_driver:
+            findings.append(
+                make_finding("WSL_LINUX_DRIVER_INSTALLED", path=f"{distro.name}: {distro.linux_driver}")
+            )
+        if distro.version == 2 and distro.libcuda is False:
+            findings.append(make_finding("WSL_LIBCUDA_NOT_FOUND"))
     return findings
 
 

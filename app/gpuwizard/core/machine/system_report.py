@@ -242,6 +242,83 @@ class ManagerFacts:
         return [(name, path) for name, path in named if path]
 
 
+@dataclass(frozen=True)
+class WslDistroFacts:
+    """One Linux distribution registered with WSL, as Windows lists it (``wsl.exe -l -v``).
+
+    The facts from inside the distribution are None until they are asked for (``detect --wsl``,
+    or before an environment is made there): reading them starts the distribution's VM.
+
+    Attributes:
+        name: The distribution's name (``Ubuntu-24.04``), as ``wsl.exe -d`` takes it.
+        version: The WSL version it runs under: 1 or 2 (None when the listing gave none).
+        default: Whether it is the default distribution (``*`` in the listing).
+        state: ``running``, ``stopped``, ``installing``, ``converting`` or ``uninstalling``
+            (the listing's words, in whatever language Windows prints them, normalised).
+        libcuda: Inside: whether ``/usr/lib/wsl/lib`` holds ``libcuda.so*`` (the Windows
+            driver's CUDA library, which WSL 2 mounts there).
+        nvidia_smi: Inside: whether ``/usr/lib/wsl/lib/nvidia-smi`` is there.
+        linux_driver: Inside: the path of a Linux NVIDIA driver library installed in the
+            distribution, which shadows the Windows driver's (None when there is none).
+        python: Inside: the version of the distribution's ``python3`` (``3.12.3``).
+        externally_managed: Inside: whether that Python is marked externally managed (PEP 668),
+            so that ``pip install`` outside a virtual environment is refused.
+        os_name: Inside: the distribution's ``PRETTY_NAME`` (``Ubuntu 24.04.1 LTS``).
+        home_free_mib: Inside: free space in the home folder, MiB.
+        memory_total_mib: Inside: the memory the WSL VM has, MiB (``.wslconfig`` limits it).
+    """
+
+    name: str
+    version: int | None = None
+    default: bool = False
+    state: str | None = None
+    libcuda: bool | None = None
+    nvidia_smi: bool | None = None
+    linux_driver: str | None = None
+    python: str | None = None
+    externally_managed: bool | None = None
+    os_name: str | None = None
+    home_free_mib: int | None = None
+    memory_total_mib: int | None = None
+
+
+@dataclass(frozen=True)
+class WslFacts:
+    """Windows Subsystem for Linux, seen from Windows (``wsl.exe``); None in a report made elsewhere.
+
+    Attributes:
+        installed: Whether WSL is installed and can run a distribution.
+        gpu_compute: Whether this Windows build and NVIDIA driver give CUDA to WSL 2 (None when
+            it cannot be told: no NVIDIA GPU, or the build unknown).
+        distros: The registered distributions, in the listing's order.
+        default_version: The WSL version new distributions get (``wsl --status``).
+        wsl_version: The version of WSL itself when it is the Store package (``wsl --version``:
+            ``2.3.26.0``); None for the WSL built into older Windows.
+        kernel_version: The WSL 2 kernel's version (``wsl --version``).
+        windows_build: The Windows build number the decision on ``gpu_compute`` used.
+        needs_restart: Whether ``wsl.exe`` said that an installation waits for a restart.
+        virtualization: False when ``wsl.exe`` said virtualization (or the Virtual Machine
+            Platform) is off, so that WSL 2 cannot start; None when not known.
+        detail: What ``wsl.exe`` said when it could not answer, first line only.
+    """
+
+    installed: bool
+    gpu_compute: bool | None = None
+    distros: tuple[WslDistroFacts, ...] = ()
+    default_version: int | None = None
+    wsl_version: str | None = None
+    kernel_version: str | None = None
+    windows_build: int | None = None
+    needs_restart: bool = False
+    virtualization: bool | None = None
+    detail: str | None = None
+
+    @property
+    def default_distro(self) -> WslDistroFacts | None:
+        """The default distribution, else the first one listed, else None."""
+        return next((d for d in self.distros if d.default), self.distros[0] if self.distros else None)
+
+
 def _gpus(raw: object) -> tuple[GpuFacts, ...]:
     """The GPUs of a report; one without an index (an older report) has its place in the list."""
     listed = raw if isinstance(raw, list) else []
@@ -273,6 +350,7 @@ class SystemReport:
     wizard_version: str | None = None
     detection_seconds: float | None = field(default=None, compare=False)
     gpu_runtimes: tuple[RuntimeFacts, ...] = ()
+    wsl: WslFacts | None = json_field(default=None, read=_part(WslFacts))
 
     @property
     def nvidia_gpus(self) -> tuple[GpuFacts, ...]:

@@ -20,6 +20,8 @@ After the training the probe names each CUDA library it loaded and the file it c
 
 from __future__ import annotations
 
+import posixpath
+
 from PySide6.QtCore import QElapsedTimer, QLocale, Qt, QTimer
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -217,6 +219,17 @@ class LiveTestPage(QWizardPage):
             return None
         choice = self.session.choice
         framework = choice.framework if choice is not None else (env.framework or "pytorch")
+        if env.manager == "wsl" and env.path:
+            # Made inside WSL 2: the probe runs in its distribution (envs/NAME in the wizard's folder there).
+            rec = self.session.recommendation
+            route = rec.plan.wsl if rec is not None else None
+            return LiveTestTarget(
+                python=env.python,
+                framework=framework,
+                env_name=env.name,
+                distro=route.distro if route is not None else None,
+                wsl_home=posixpath.dirname(posixpath.dirname(env.path.rstrip("/"))),
+            )
         return LiveTestTarget(python=env.python, framework=framework, env_name=env.name)
 
     def start(self) -> None:

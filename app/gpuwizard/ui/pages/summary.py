@@ -7,6 +7,7 @@ interpreter to select in VS Code or PyCharm, the Jupyter kernel, and what the li
 from __future__ import annotations
 
 import os
+import shlex
 from html import escape
 
 from PySide6.QtCore import QLocale, Qt
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuwizard.core.envs.activation import activation_commands
+from gpuwizard.core.envs.wsl_usage import wsl_usage
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.livetest.events import LiveTestResult
@@ -104,9 +106,29 @@ class SummaryPage(QWizardPage):
         copy_row.addStretch(1)
         form.addRow("", copy_row)
         form.addRow(self.tr("Jupyter kernel:"), self.kernel)
+        # An environment inside WSL 2: how to open it from VS Code, Jupyter and PyCharm.
+        self.usage = self._selectable("wsl_usage", box)
+        self.usage.hide()
+        form.addRow(self.usage)
         form.addRow(self.tr("Live test:"), self.test_line)
         box.hide()
         return box
+
+    def _wsl_ways(self, distro: str, path: str) -> str:
+        """The ways to use an environment inside WSL 2 from Windows' tools, one paragraph each."""
+        where = {
+            "windows": self.tr("in PowerShell or cmd"),
+            "distro": self.tr("in %1's shell").replace("%1", distro),
+        }
+        parts = []
+        for way in wsl_usage(distro, path)[2:]:  # the first two are the activation above
+            lines = [display_text(way.title)]
+            if way.command:
+                lines.append(f"{where[way.where]}: {way.command}")
+            if way.then:
+                lines.append(display_text(way.then))
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts)
 
     def _selectable(self, name: str, parent: QWidget) -> QLabel:
         label = QLabel(parent)
@@ -125,6 +147,21 @@ class SummaryPage(QWizardPage):
         commands = activation_commands(
             result.manager or "venv", result.path, windows=windows, tool=result.tool
         )
+        rec = self.session.recommendation if self.session else None
+        if result.manager == "wsl" and rec is not None and rec.plan.wsl is not None:
+            # Inside WSL 2: its shell opened from Windows, then the venv activated there (issue 39, point 4).
+            distro = rec.plan.wsl.distro
+            commands = [
+                (self.tr("PowerShell or cmd"), f"wsl -d {distro}"),
+                (
+                    self.tr("then in %1").replace("%1", distro),
+                    f"source {shlex.quote(result.path)}/bin/activate",
+                ),
+            ]
+            self.usage.setText(self._wsl_ways(distro, result.path))
+            self.usage.show()
+        else:
+            self.usage.hide()
         choice = self.session.choice if self.session else None
         framework = result.framework or (choice.framework if choice is not None else "")
         self.env_name.setText(

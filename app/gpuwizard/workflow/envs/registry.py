@@ -18,6 +18,7 @@ from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.workflow.envs.ownership import owned_by, read_marker, remove_owned, shell_word
 from gpuwizard.workflow.envs.recovery import recover_interrupted
 from gpuwizard.workflow.envs.trees import mount_inside
+from gpuwizard.workflow.envs.wsl_setup import TransportFactory, remove_wsl_record
 from gpuwizard.workflow.state.env_pending import (
     PendingRemoval,
     being_made,
@@ -49,9 +50,14 @@ def list_environments() -> list[dict[str, Any]]:
     """
     recover_interrupted()
     return [
-        {**record.to_json(), "exists": Path(record.path).is_dir(), "being_made": being_made(record.name)}
+        {**record.to_json(), "exists": _exists(record), "being_made": being_made(record.name)}
         for record in load_records()
     ]
+
+
+def _exists(record: EnvRecord) -> bool | None:
+    """Whether the environment's folder is there; None for one inside WSL (looking would start its VM)."""
+    return None if record.manager == "wsl" else Path(record.path).is_dir()
 
 
 def trash_folder(folder: Path, owner_id: str) -> Path:
@@ -59,7 +65,7 @@ def trash_folder(folder: Path, owner_id: str) -> Path:
     return folder.with_name(f".gpuwizard-removing-{owner_id[:16]}")
 
 
-def remove_environment(name: str) -> Removed:
+def remove_environment(name: str, *, wsl_transport: TransportFactory | None = None) -> Removed:
     """Remove the environment called ``name``: its folder, its Jupyter kernel, its entry.
 
     Only a folder and a kernel that carry the wizard's marker with the entry's id are deleted,
@@ -70,6 +76,9 @@ def remove_environment(name: str) -> Removed:
         EnvRemoveError: No such environment, it is being made, or its folder is not provably
             the wizard's (kept, with what to do).
         OSError: What was renamed aside could not all be deleted (the next command finishes it).
+
+    ``wsl_transport``: how to reach a WSL environment's distribution (tests give a local one);
+    by default ``wsl.exe`` (``adapters/wsl.py``).
     """
     recover_interrupted()
     if being_made(name):
@@ -89,6 +98,8 @@ def remove_environment(name: str) -> Removed:
         if folder_lock is None:
             raise EnvRemoveError(f"{record.path} is being changed by another gpuwizard; try again")
         try:
+            if record.manager == "wsl":
+                return _remove_in_wsl(record, wsl_transport)
             return _remove(record)
         finally:
             folder_lock.release()
@@ -152,6 +163,25 @@ def _remove(record: EnvRecord) -> Removed:
         folder.mkdir(parents=True, exist_ok=True)  # the empty folder the person gave stays theirs
     drop_removal(record.name)
     return Removed(record, kept)
+
+
+def _remove_in_wsl(record: EnvRecord, transport: TransportFactory | None) -> Removed:
+    """A WSL environment: removed inside its distribution by its marker, then forgotten (``wsl_setup``)."""
+    from gpuwizard.adapters.runner import RunnerError  # noqa: PLC0415
+    from gpuwizard.adapters.wsl import distro_transport  # noqa: PLC0415 - only for WSL environments
+
+    if not record.id or not record.distro:
+        raise EnvRemoveError(
+            f"{record.name!r} in WSL was recorded without the marker that proves it the wizard's: nothing "
+            f"was removed; delete {record.path} in {record.distro or 'its distribution'} yourself"
+        )
+    try:
+        removal = remove_wsl_record(record, transport or distro_transport)
+    except (RunnerError, ValueError) as error:
+        raise EnvRemoveError(f"{record.distro} cannot be reached ({error}); nothing was removed") from None
+    if removal.problems:
+        raise OSError("; ".join(removal.problems))
+    return Removed(record, removal.kept)
 
 
 def _proven(record: EnvRecord, folder: Path) -> bool:

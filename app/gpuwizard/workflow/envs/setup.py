@@ -133,6 +133,12 @@ def plan_setup(
     # folder it left would be refused as "not an environment" (the only change made here).
     recover_interrupted(only=request.name)
     chosen = recommendation if recommendation is not None else recommend_for(report, request)
+    if chosen.plan.target == "wsl2":
+        # Made inside the distribution, not here (wsl_setup): never a Windows venv of Linux wheels.
+        raise SetupRefused(
+            f"this plan runs inside WSL 2: `gpuwizard env create {request.name} --framework "
+            f"{chosen.plan.framework} --wsl` makes it there"
+        )
     if tools is None:
         tools = EnvTools(
             runner=runner if runner is not None else StreamingSubprocessRunner(),
@@ -192,6 +198,8 @@ def setup_environment(
     as cards.
     """
     try:
+        if recommendation.plan.target == "wsl2":
+            return _setup_in_wsl(report, recommendation, request, on_event, cancel)
         setup = plan_setup(report, request, recommendation=recommendation)
         return run_setup(setup, on_event, cancel)
     except SetupRefused as error:
@@ -200,3 +208,26 @@ def setup_environment(
         result = EnvResult(status="failed", name=request.name, error=str(error))
         on_event(result)
         return result
+
+
+def _setup_in_wsl(
+    report: SystemReport,
+    recommendation: Recommendation,
+    request: SetupRequest,
+    on_event: EventSink,
+    cancel: threading.Event,
+) -> EnvResult:
+    """The Install step of a ``wsl2`` plan: made inside its distribution (issue 39).
+
+    Raises:
+        SetupRefused: The distribution is not ready (WSL to install, a WSL 1 distribution...):
+            the one line says what it takes.
+    """
+    from gpuwizard.adapters.wsl import distro_transport  # noqa: PLC0415 - the WSL route only
+    from gpuwizard.workflow.envs.wsl_setup import plan_wsl_setup, run_wsl_setup  # noqa: PLC0415
+    from gpuwizard.workflow.envs.wsl_uv import fetch_wsl_uv  # noqa: PLC0415
+
+    setup = plan_wsl_setup(report, request, recommendation)
+    return run_wsl_setup(
+        setup, on_event, cancel, transport=distro_transport, uv=lambda arch: fetch_wsl_uv(arch).binary
+    )

@@ -74,6 +74,7 @@ from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
+from gpuwizard.workflow.envs.wsl_setup import TransportFactory
 from gpuwizard.workflow.health.good_state import (
     baseline_env,
     build_snapshot,
@@ -87,7 +88,7 @@ from gpuwizard.workflow.health.good_state import (
     torch_index_template,
     update_last_good,
 )
-from gpuwizard.workflow.livetest.run import DEFAULT_TIMEOUT_S, LiveTestTarget, run_live_test
+from gpuwizard.workflow.livetest.run import DEFAULT_TIMEOUT_S, LiveTestTarget, ProbeRunner, run_live_test
 from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import EnvRecord, load_records
 from gpuwizard.workflow.state.home import STATE_LOG, state_unwritable
@@ -151,6 +152,7 @@ def verify_setup(
     short_test: bool = True,
     record: bool = True,
     env_names: Sequence[str] | None = None,
+    wsl_transport: TransportFactory | None = None,
 ) -> HealthReport:
     """Compare the machine and the wizard's environments with the last good state.
 
@@ -163,6 +165,8 @@ def verify_setup(
         short_test: Run the short live test in each environment that imports its framework.
         record: Save a new last good state when the result is healthy.
         env_names: Check only these environments (default: every one the wizard made).
+        wsl_transport: How to reach the distribution of an environment inside WSL 2 (tests give
+            a local one); by default ``wsl.exe``.
 
     Returns:
         The report (also sent in the ``result`` event); without checks when there was nothing
@@ -202,6 +206,7 @@ def verify_setup(
         records=records,
         loaded=loaded,
         wizard=wizard,
+        wsl_transport=wsl_transport,
     )
     return run.execute(detect, short_test=short_test, record=record)
 
@@ -220,8 +225,10 @@ class _Verify:
         records: Sequence[EnvRecord],
         loaded: Snapshot | None = None,
         wizard: WizardCommand = BY_NAME,
+        wsl_transport: TransportFactory | None = None,
     ) -> None:
         self.runner = runner
+        self.wsl_transport = wsl_transport
         self.on_event = on_event
         self.cancel = cancel
         self.path_store = path_store
@@ -358,9 +365,13 @@ class _Verify:
             self.decide(replace(skipped, note="the framework does not import"))
             return
         self.step("test", env.name, f"a short live training test in {env.name}")
+        runner, in_distro = self._runner_for(env)
+        if runner is None:  # not reached: the environment report above failed the same way
+            return
         result = run_live_test(
             LiveTestTarget(python=env.python, framework=env.framework or "pytorch", env_name=env.name),
-            runner=self.runner,
+            runner=runner,
+            in_distro=in_distro,
             on_event=lambda event: self.on_event(Wrapped(source="test", inner=event, env=env.name)),
             cancel=self.cancel,
             machine_has_nvidia_gpu=has_gpu,
@@ -384,13 +395,14 @@ class _Verify:
         failure: str | None = None
         status: int | None = None
         argv = [env.python, "-I", str(ENV_PROBE), "--framework", framework]
-        if not is_program(env.python):
+        runner, in_distro = self._runner_for(env)
+        if runner is None:
+            failure = f"{env.distro} cannot be reached: wsl.exe is not installed here"
+        elif not in_distro and not is_program(env.python):
             failure = f"{env.python} does not exist"
         else:
             try:
-                status = self.runner.stream(
-                    argv, lines.append, cancel=self.cancel, timeout=ENV_PROBE_TIMEOUT_S
-                )
+                status = runner.stream(argv, lines.append, cancel=self.cancel, timeout=ENV_PROBE_TIMEOUT_S)
             except CommandNotFound as error:
                 failure = error.reason
             except CommandTimedOut:
@@ -412,6 +424,23 @@ class _Verify:
             # Whether pip and uv are still pointed at it (issue 33: a path with a space was not).
             constraints_unread=unread_pins(Path(env.path), Path(env.constraints)) if env.constraints else (),
         )
+
+    def _runner_for(self, env: EnvRecord) -> tuple[ProbeRunner | None, bool]:
+        """What runs ``env``'s probes, and whether inside a WSL distribution (None: it cannot be reached).
+
+        An environment inside WSL 2 is probed there (``livetest/in_wsl.py``): its interpreter
+        and the probes' copies are paths in the distribution, reached through ``wsl.exe``.
+        """
+        if env.manager != "wsl":
+            return self.runner, False
+        from gpuwizard.adapters.wsl import distro_transport  # noqa: PLC0415 - WSL environments only
+        from gpuwizard.workflow.livetest.in_wsl import DistroProbeRunner  # noqa: PLC0415
+
+        try:
+            transport = (self.wsl_transport or distro_transport)(env.distro)
+            return DistroProbeRunner(transport, python=env.python, wsl_home=env.wsl_home), True
+        except (CommandNotFound, ValueError):
+            return None, True
 
     def _path(self) -> None:
         store = self.path_store

@@ -15,19 +15,20 @@ finding that names the kind and why it is not visible (:mod:`gpuwizard.core.live
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from gpuwizard import probes
 from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.nvml import UsageSampler
-from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, StreamingRunner
+from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut
 from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.events import Event, EventSink, value_from_json
 from gpuwizard.core.findings.model import Finding, make_finding
@@ -56,6 +57,24 @@ DEVICES: Final = ("auto", "cpu", *GPU_KINDS)
 TestEvents = EventSink
 
 
+class ProbeRunner(Protocol):
+    """What runs the probe: a :class:`StreamingRunner`'s ``stream`` (here, or inside WSL: ``in_wsl``)."""
+
+    def stream(
+        self,
+        argv: Sequence[str],
+        on_line: Callable[[str], None],
+        *,
+        cancel: threading.Event,
+        timeout: float | None = None,
+        env_overrides: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        on_start: Callable[[int], None] | None = None,
+    ) -> int:
+        """See :meth:`StreamingRunner.stream`."""
+        ...
+
+
 class LiveTestUsageError(ValueError):
     """The test cannot be started as asked (one line, exit code 2)."""
 
@@ -69,6 +88,10 @@ class LiveTestTarget:
     env_name: str | None = None
     #: The GPU kind the environment's plan named (its record's ``device``); ``auto`` when unknown.
     device: str = "auto"
+    #: For an environment inside WSL 2 (``manager: wsl``): its distribution and the wizard's
+    #: folder there (the probes' place); ``python`` is then a path inside the distribution.
+    distro: str | None = None
+    wsl_home: str | None = None
 
 
 def resolve_target(env_name: str | None, python: str | None, framework: str | None) -> LiveTestTarget:
@@ -106,6 +129,8 @@ def resolve_target(env_name: str | None, python: str | None, framework: str | No
         # CUDA environments are judged as before, by the NVIDIA GPUs the driver serves; the
         # other kinds have no such machine-wide fact, so the test is told the kind to expect.
         device=record.device if record.device in NON_CUDA_KINDS else "auto",
+        distro=record.distro or None if record.manager == "wsl" else None,
+        wsl_home=record.wsl_home or None if record.manager == "wsl" else None,
     )
 
 
@@ -153,9 +178,22 @@ def run_test(
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
 
     has_gpu = machine_has_nvidia_gpu(report)
+    runner: ProbeRunner = StreamingSubprocessRunner()
+    in_distro = False
+    if target.distro is not None:
+        from gpuwizard.adapters.wsl import distro_transport  # noqa: PLC0415
+        from gpuwizard.workflow.livetest.in_wsl import DistroProbeRunner  # noqa: PLC0415
+
+        # Without wsl.exe (a report of another machine), the interpreter is not found here: said so.
+        with contextlib.suppress(CommandNotFound, ValueError):
+            transport = distro_transport(target.distro)
+            runner, in_distro = (
+                DistroProbeRunner(transport, python=target.python, wsl_home=target.wsl_home),
+                True,
+            )
     return run_live_test(
         target,
-        runner=StreamingSubprocessRunner(),
+        runner=runner,
         on_event=on_event,
         cancel=cancel,
         machine_has_nvidia_gpu=has_gpu,
@@ -163,13 +201,14 @@ def run_test(
         timeout_s=timeout_s,
         machine=report,
         device=target.device if device == "auto" else device,
+        in_distro=in_distro,
     )
 
 
 def run_live_test(
     target: LiveTestTarget,
     *,
-    runner: StreamingRunner,
+    runner: ProbeRunner,
     on_event: EventSink,
     cancel: threading.Event,
     machine_has_nvidia_gpu: bool | None = None,
@@ -178,8 +217,12 @@ def run_live_test(
     probe_args: Sequence[str] = (),
     machine: SystemReport | None = None,
     device: str = "auto",
+    in_distro: bool = False,
 ) -> LiveTestResult:
     """Run the training probe and return its result (also sent to ``on_event``, last).
+
+    ``in_distro``: ``runner`` runs it inside a WSL 2 distribution (``target.python`` is a path
+    there, not looked for here; :mod:`.in_wsl`).
 
     ``machine``: this machine's report, when known; a failure's findings then name the build
     to install here (:func:`gpuwizard.workflow.compat.diagnosis.diagnose_on_machine`).
@@ -193,7 +236,7 @@ def run_live_test(
         raise LiveTestUsageError(f"unknown device {device!r}: give one of {', '.join(DEVICES)}")
     test = _Test(target, on_event, cancel, probe_args, device if device in GPU_KINDS else None)
     python = target.python
-    if not is_program(python):
+    if not in_distro and not is_program(python):
         return test.finish("broken", [make_finding("PYTHON_NOT_FOUND", python=python)])
     # Told only a GPU kind: the command line of a test that expects none stays as it was.
     expected = ["--device", device] if device in GPU_KINDS else []

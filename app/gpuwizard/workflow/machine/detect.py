@@ -11,6 +11,11 @@ on Windows), joined on Linux with the AMD driver's compute topology (KFD), ``roc
 ``amd-smi`` (``core/machine/gpu_list.py``); an Apple silicon Mac's GPU is its chip
 (``sysctl machdep.cpu.brand_string``). ROCm and Level Zero are reported as runtimes, with
 whether this user can open their device files.
+
+On Windows the report says what ``wsl.exe`` lists of WSL (``adapters/wsl.py``): the
+distributions, their state and WSL's versions, and whether this build and driver give CUDA to
+WSL 2. Detection never starts a distribution (that starts its VM): the facts from inside one are
+read when asked for (:meth:`~gpuwizard.adapters.wsl.WslSource.distro_facts`).
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ from gpuwizard.adapters.nvml import NvmlReading, NvmlSource, NvmlUnavailable, Py
 from gpuwizard.adapters.pci import SYSFS_PCI_DEVICES, scan_display_devices
 from gpuwizard.adapters.rocm_tools import DEFAULT_ROCM_ROOTS, ROCM_TOOLS_DEADLINE_S, RocmReading, read_rocm
 from gpuwizard.adapters.runner import Runner, SubprocessRunner
+from gpuwizard.adapters.wsl import WslProbeFailed, WslSource, find_wsl_exe
+from gpuwizard.core.findings.model import sort_findings
 from gpuwizard.core.machine.cuda_on_path import toolkit_path_ranks
 from gpuwizard.core.machine.display_devices import (
     WINDOWS_DISPLAY_CLASS_KEY,
@@ -46,7 +53,13 @@ from gpuwizard.core.machine.display_devices import (
     same_pci_address,
 )
 from gpuwizard.core.machine.gpu_list import AmdFacts, apple_gpu, device_gpu, kfd_only_gpus
-from gpuwizard.core.machine.rules import NVML_STEP_FAILED, DetectionEvidence, detection_findings
+from gpuwizard.core.machine.rules import (
+    NVML_STEP_FAILED,
+    WSL_WINDOWS_CODES,
+    DetectionEvidence,
+    detection_findings,
+    wsl_findings,
+)
 from gpuwizard.core.machine.system_report import (
     CudaToolkitFacts,
     CudnnFacts,
@@ -57,8 +70,10 @@ from gpuwizard.core.machine.system_report import (
     PythonFacts,
     RuntimeFacts,
     SystemReport,
+    WslFacts,
 )
 from gpuwizard.core.machine.version_sources import cuda_version_from_nvml
+from gpuwizard.core.machine.wsl_listing import gpu_compute, windows_build
 from gpuwizard.core.pathedit.pathlist import comparison_key, split_path_value
 
 if TYPE_CHECKING:
@@ -113,6 +128,7 @@ class DetectionSources:
         rocm_roots: Where ROCm may be installed besides ``$ROCM_PATH`` (``/opt/rocm``).
         rocm_deadline_s: How long rocminfo and amd-smi may take together.
         macos_version: The macOS version (``platform.mac_ver()``), None elsewhere.
+        wsl: Asks ``wsl.exe`` about WSL (read on Windows only); None reads nothing.
     """
 
     nvml: NvmlSource
@@ -136,6 +152,7 @@ class DetectionSources:
     rocm_roots: Sequence[Path] = ()
     rocm_deadline_s: float = ROCM_TOOLS_DEADLINE_S
     macos_version: Callable[[], str | None] = lambda: None
+    wsl: WslSource | None = None
 
     @classmethod
     def for_this_machine(cls) -> DetectionSources:
@@ -168,6 +185,7 @@ class DetectionSources:
             dev_dir=DEV,
             rocm_roots=list(DEFAULT_ROCM_ROOTS),
             macos_version=read_macos_version,
+            wsl=_windows_wsl(runner, env),
         )
 
 
@@ -196,6 +214,9 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     )
     # rocminfo and amd-smi take seconds where ROCm is installed: beside the other waits.
     extras_job = _Background(lambda: _gpu_extras(sources, os_info, devices, path_dirs))
+    # wsl.exe answers in a second or so, but the first call after boot starts WSL's service.
+    build = windows_build(os_info.release) if windows else None
+    wsl_job = _wsl_job(sources.wsl, build) if windows else None
     managers = steps.run(
         "environment managers",
         lambda: find_managers(os_info.family, sources.env, path_dirs, sources.home, sources.scripts_dir),
@@ -207,6 +228,7 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     toolkits, cudnn, cuda_path_root = steps.wait("CUDA and cuDNN", cuda_job, deadline, ((), (), None))
     interpreters = steps.wait("Python interpreters", python_job, deadline, [])
     extras = steps.wait("GPU runtimes", extras_job, deadline, _GpuExtras())
+    wsl: WslFacts | None = steps.wait("WSL", wsl_job, deadline, None) if wsl_job else None
 
     driver = None
     if reading is not None and reading.driver_version:
@@ -223,11 +245,16 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
     own_key = comparison_key(own.executable, windows=windows)
     others = tuple(p for p in interpreters if comparison_key(p.executable, windows=windows) != own_key)
 
+    gpus = _gpus(reading, devices, extras, windows=windows)
+    if wsl is not None:
+        # CUDA in WSL 2 is the Windows driver's: decided once NVML has named it.
+        has_nvidia = any(gpu.vendor == "nvidia" for gpu in gpus)
+        wsl = replace(wsl, gpu_compute=gpu_compute(build, driver.version if driver else None, has_nvidia))
     report = SystemReport(
         os=os_info,
         python=python,
         driver=driver,
-        gpus=_gpus(reading, devices, extras, windows=windows),
+        gpus=gpus,
         cuda_toolkits=toolkits,
         cudnn=cudnn,
         managers=managers,
@@ -235,6 +262,7 @@ def detect_system(sources: DetectionSources | None = None) -> SystemReport:
         long_paths_enabled=long_paths if windows else None,
         wizard_version=__version__,
         gpu_runtimes=_runtimes(extras),
+        wsl=wsl,
     )
     evidence = DetectionEvidence(
         nvml_failure=failure,
@@ -608,6 +636,21 @@ def _windows_registry() -> RegistryReader | None:
     return WinregReader()
 
 
+def _wsl_job(source: WslSource | None, build: int | None) -> _Background[WslFacts | None] | None:
+    """Ask ``wsl.exe`` beside the other sources (its own deadline keeps it short)."""
+    if source is None:
+        return None
+    job: _Background[WslFacts | None] = _Background(lambda: source.facts(windows_build=build))
+    return job
+
+
+def _windows_wsl(runner: SubprocessRunner, env: Mapping[str, str]) -> WslSource | None:
+    """The ``wsl.exe`` of this Windows (a source that says so when there is none); None elsewhere."""
+    if os.name != "nt":
+        return None
+    return WslSource(runner, find_wsl_exe(env))
+
+
 def _long_paths(registry: RegistryReader | None) -> bool | None:
     """``LongPathsEnabled`` (Microsoft Learn, "Maximum Path Length Limitation"); unset means off."""
     if registry is None:
@@ -618,3 +661,45 @@ def _long_paths(registry: RegistryReader | None) -> bool | None:
     if value is None:
         return False if registry.values(LONG_PATHS_KEY) is not None else None
     return value.value == 1
+
+
+class WslLookFailed(ValueError):
+    """The facts inside a WSL distribution could not be read (one line: why; exit code 2)."""
+
+
+def with_distro_facts(
+    report: SystemReport, source: WslSource | None = None, *, distro: str | None = None
+) -> SystemReport:
+    """``report`` with the facts from inside a WSL distribution: the default one, or ``distro``.
+
+    This starts the distribution's VM (``detect --wsl``): the driver's libraries in
+    ``/usr/lib/wsl/lib``, a Linux driver that shadows the Windows one, its Python and PEP 668,
+    the free space and the VM's memory (``probes/wsl_distro.py``).
+
+    Raises:
+        WslLookFailed: Not a Windows report with WSL, no such distribution, or the probe gave
+            no answer.
+    """
+    wsl = report.wsl
+    if report.os.family != "windows" or wsl is None:
+        raise WslLookFailed("--wsl reads WSL from Windows: this report is not of a Windows machine with WSL")
+    chosen = (
+        next((d for d in wsl.distros if d.name.lower() == distro.lower()), None)
+        if distro
+        else wsl.default_distro
+    )
+    if chosen is None:
+        listed = ", ".join(d.name for d in wsl.distros) or "none"
+        raise WslLookFailed(f"no WSL distribution {distro or '(default)'} here (listed: {listed})")
+    asked = source if source is not None else _windows_wsl(SubprocessRunner(), os.environ)
+    if asked is None:
+        raise WslLookFailed("wsl.exe is not there to ask")
+    try:
+        inside = asked.distro_facts(chosen.name, chosen)
+    except (ValueError, WslProbeFailed) as error:
+        raise WslLookFailed(f"{chosen.name}: {error}") from None
+    distros = tuple(inside if d is chosen else d for d in wsl.distros)
+    looked = replace(report, wsl=replace(wsl, distros=distros))
+    # The findings of the wsl block again, now with what the distribution said of itself.
+    kept = [finding for finding in report.findings if finding.code not in WSL_WINDOWS_CODES]
+    return replace(looked, findings=tuple(sort_findings([*kept, *wsl_findings(looked)])))

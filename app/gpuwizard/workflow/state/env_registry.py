@@ -51,6 +51,12 @@ class EnvRecord:
     #: The kind of GPU its plan named (``plan.device``: ``cuda``, ``rocm``, ``xpu``, ``mps``,
     #: ``cpu``); empty for environments made before it was recorded (the test then takes any).
     device: str = ""
+    #: ``manager: wsl`` (issue 39): the WSL distribution it is in (``path`` and ``python`` are
+    #: paths inside it), the wizard's folder there and that folder's marker id (removed with the
+    #: last of the wizard's environments in the distribution); empty for others.
+    distro: str = ""
+    wsl_home: str = ""
+    wsl_home_id: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """As JSON: the contract's six fields first."""
@@ -87,7 +93,7 @@ def load_records() -> list[EnvRecord]:
 
 _RECORD_TEXT: Final = (
     "name", "path", "python", "manager", "framework", "framework_version", "framework_build", "tool",
-    "python_version", "created", "id", "device",
+    "python_version", "created", "id", "device", "distro", "wsl_home", "wsl_home_id",
 )  # fmt: skip
 _RECORD_TEXT_OR_NULL: Final = ("constraints", "jupyter_kernel", "log")
 
