@@ -316,3 +316,24 @@ def test_without_a_recorded_live_test_the_glance_falls_back_to_the_last_good_sta
     report = machine(os="linux", gpus=(("NVIDIA GeForce RTX 3060", "8.6"),), driver="560.94", cuda_max="12.6")
     markdown = render_support(redact_document(_gather(probe=False, report=report), Identities()), "markdown")
     assert r"1: lab (gpu\_ok in the last good state)" in _glance(markdown)["Environments"]
+
+
+def test_an_environment_inside_wsl_is_not_called_missing_where_wsl_exe_is_not():
+    # Its folder and interpreter are paths inside the distribution: not looked for here, and
+    # without wsl.exe (this machine) not probed either; nothing says they are missing.
+    save_record(
+        EnvRecord(
+            name="tf", path="/home/zoe/.local/share/gpuwizard/envs/tf",
+            python="/home/zoe/.local/share/gpuwizard/envs/tf/bin/python", manager="wsl",
+            framework="tensorflow", framework_version="2.21.0", id="e1", distro="Ubuntu-24.04",
+            wsl_home="/home/zoe/.local/share/gpuwizard", wsl_home_id="h1",
+        )
+    )  # fmt: skip
+    document = _gather()
+    (env,) = document["environments"]
+    assert (env["manager"], env["distro"]) == ("wsl", "Ubuntu-24.04")
+    assert env["folder_exists"] is None and env["interpreter_exists"] is None and env["probed"] is False
+    assert not [f for f in env["findings"] if "NOT_FOUND" in f["code"] or "MISSING" in f["code"]]
+    jsonschema.validate(
+        document | {"redaction": {"rules": [], "counts": {}}}, schema("support-1.schema.json")
+    )

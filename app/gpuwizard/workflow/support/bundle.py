@@ -60,6 +60,7 @@ from gpuwizard.core.support.redaction import Identities, identities_in, merged, 
 from gpuwizard.core.support.view import support_view
 from gpuwizard.workflow.health.good_state import load_last_good
 from gpuwizard.workflow.health.verify import ENV_PROBE
+from gpuwizard.workflow.livetest.run import ProbeRunner
 from gpuwizard.workflow.pathedit.changes import PathChangeError, history
 from gpuwizard.workflow.pathedit.request import review_store
 from gpuwizard.workflow.state.env_registry import EnvRecord, load_records
@@ -190,25 +191,35 @@ def _path(store: EnvironmentStore | None, environ: Mapping[str, str]) -> dict[st
 def _environment(
     record: EnvRecord,
     *,
-    runner: StreamingRunner | None,
+    runner: ProbeRunner | None,
     cancel: threading.Event,
     has_gpu: bool,
     snapshot: Snapshot | None,
     tests: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
     data = record.to_json()
-    data["folder_exists"] = Path(record.path).is_dir()
-    data["interpreter_exists"] = is_program(record.python)
-    data["probed"] = runner is not None and data["interpreter_exists"]
+    if record.manager == "wsl":
+        # Inside a WSL distribution: its folder is not looked for here (looking starts its VM);
+        # the probes run there when asked (livetest/in_wsl.py), and their answer says it exists.
+        runner = _in_distro(record) if runner is not None else None
+        data["folder_exists"] = data["interpreter_exists"] = None
+        reachable = runner is not None
+    else:
+        data["folder_exists"] = Path(record.path).is_dir()
+        data["interpreter_exists"] = is_program(record.python)
+        reachable = data["interpreter_exists"]
+    data["probed"] = runner is not None and reachable
     data["probe"] = None
     data["probe_error"] = None
     data["packages"] = None
-    if runner is not None and data["interpreter_exists"]:
+    if runner is not None and reachable:
         framework = record.framework or "pytorch"
         probe, error = _run_probe(
             runner, [record.python, "-I", str(ENV_PROBE), "--framework", framework], "env_report", cancel
         )
         data["probe"], data["probe_error"] = probe, error
+        if record.manager == "wsl" and probe is not None:
+            data["folder_exists"] = data["interpreter_exists"] = True
         listing, _ = _run_probe(
             runner, [record.python, "-I", str(PACKAGES_PROBE)], "package_versions", cancel
         )
@@ -221,8 +232,22 @@ def _environment(
     return data
 
 
+def _in_distro(record: EnvRecord) -> ProbeRunner | None:
+    """What runs a WSL environment's probes in its distribution; None where ``wsl.exe`` is not there."""
+    from gpuwizard.adapters.runner import CommandNotFound  # noqa: PLC0415
+    from gpuwizard.adapters.wsl import distro_transport  # noqa: PLC0415 - WSL environments only
+    from gpuwizard.workflow.livetest.in_wsl import DistroProbeRunner  # noqa: PLC0415
+
+    try:
+        return DistroProbeRunner(
+            distro_transport(record.distro), python=record.python, wsl_home=record.wsl_home
+        )
+    except (CommandNotFound, ValueError):
+        return None
+
+
 def _run_probe(
-    runner: StreamingRunner, argv: Sequence[str], name: str, cancel: threading.Event
+    runner: ProbeRunner, argv: Sequence[str], name: str, cancel: threading.Event
 ) -> tuple[dict[str, Any] | None, str | None]:
     """The probe's JSON object, or None and why there is none."""
     lines: list[str] = []
