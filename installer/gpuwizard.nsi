@@ -411,6 +411,7 @@ Function un.RemoveData
   Delete "$Home\logs\env-create-*.log"
   !insertmacro DELETE_STATE_FILE "$Home\pending" "env-*" "json"
   !insertmacro DELETE_STATE_FILE "$Home\pending" "remove-*" "json"
+  !insertmacro DELETE_STATE_FILE "$Home\pending" "wsl-route" "json"
   Delete "$Home\locks\env-*.lock"
   Delete "$Home\locks\prefix-*.lock"
   ; Folders only when empty: never what someone else put there.

@@ -193,3 +193,42 @@ def test_wsl_exe_is_found_by_full_path_only():
     seen.clear()
     assert find_wsl_exe(env, exists_at()) is None
     assert all(not place.startswith(r"C:\evil") for place in seen)
+
+
+# --- the route's Windows step ------------------------------------------------------------------
+
+
+def test_the_windows_steps_run_where_the_person_sees_them_installing_wsl_elevated():
+    from gpuwizard.adapters.wsl import run_windows_step, windows_step_argv
+
+    exe = r"C:\Windows\System32\wsl.exe"
+    elevated: list[list[str]] = []
+    in_console: list[list[str]] = []
+
+    def elevate(argv):
+        elevated.append(list(argv))
+        return 0
+
+    def console(argv):
+        in_console.append(list(argv))
+        return 0
+
+    for step in ("install_wsl", "install_distro", "convert"):
+        assert run_windows_step(exe, step, "Ubuntu-24.04", elevated=elevate, in_console=console) == 0
+    assert elevated == [[exe, "--install", "--distribution", "Ubuntu-24.04"]]
+    assert in_console == [
+        [exe, "--install", "--distribution", "Ubuntu-24.04"],
+        [exe, "--set-version", "Ubuntu-24.04", "2"],
+    ]
+    with pytest.raises(ValueError, match="distribution name"):
+        windows_step_argv(exe, "convert", "--help")
+    with pytest.raises(ValueError, match="no Windows step"):
+        windows_step_argv(exe, "format", "Ubuntu")
+
+
+def test_a_program_run_in_the_console_gives_its_exit_status(tmp_path: Path):
+    from gpuwizard.adapters.runner import run_in_console
+
+    assert (
+        run_in_console([sys.executable, "-c", "raise SystemExit(7)"], timeout=EVENT_S, own_window=True) == 7
+    )

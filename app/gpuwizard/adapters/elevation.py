@@ -44,8 +44,11 @@ def is_elevated() -> bool:
     return bool(ctypes.windll.shell32.IsUserAnAdmin())  # type: ignore[attr-defined]
 
 
-def run_elevated(argv: Sequence[str], *, timeout_s: float = 120.0) -> int:
+def run_elevated(argv: Sequence[str], *, timeout_s: float = 120.0, visible: bool = False) -> int:
     """Run ``argv`` elevated, wait for it, and return its exit code.
+
+    ``visible``: in a window the person sees (``wsl --install`` shows its download and asks
+    for the distribution's Linux user); hidden otherwise (the system PATH write).
 
     Raises:
         ElevationDeclined: The user declined the UAC prompt.
@@ -75,14 +78,14 @@ def run_elevated(argv: Sequence[str], *, timeout_s: float = 120.0) -> int:
             ("hProcess", wintypes.HANDLE),
         ]
 
-    see_mask_nocloseprocess, sw_hide, wait_timeout = 0x40, 0, 0x102
+    see_mask_nocloseprocess, sw_hide, sw_shownormal, wait_timeout = 0x40, 0, 1, 0x102
     info = ShellExecuteInfo()
     info.cbSize = ctypes.sizeof(info)
     info.fMask = see_mask_nocloseprocess
     info.lpVerb = "runas"
     info.lpFile = argv[0]
     info.lpParameters = windows_command_line(argv[1:])
-    info.nShow = sw_hide
+    info.nShow = sw_shownormal if visible else sw_hide
     # Private library objects, so the argtypes set here change nothing for other code; handles
     # are pointer-sized, and without argtypes ctypes would pass them as 32-bit ints.
     kernel32: Any = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]

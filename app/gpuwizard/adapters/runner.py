@@ -265,6 +265,33 @@ class SubprocessRunner:
         )
 
 
+#: Windows: the program gets a console window of its own (process-creation flags).
+_CREATE_NEW_CONSOLE: Final = 0x00000010
+
+
+def run_in_console(argv: Sequence[str], *, timeout: float, own_window: bool) -> int:
+    """Run ``argv`` where the person sees it and can answer it; its exit status.
+
+    For the few programs that ask the person something themselves (``wsl --install``: a
+    distribution's first start asks for a Linux user name and password). ``own_window``: in a
+    console window of its own (the wizard's window has no console); else in this one.
+
+    Raises:
+        CommandNotFound: The program cannot be started.
+        CommandTimedOut: It ran longer than ``timeout`` seconds (it is left to the person then).
+    """
+    args = [os.fspath(part) for part in argv]
+    flags = _CREATE_NEW_CONSOLE if own_window and sys.platform == "win32" else 0
+    try:
+        process = subprocess.Popen(args, env=child_environment(), creationflags=flags)
+    except OSError as error:
+        raise CommandNotFound(args, getattr(error, "strerror", None) or str(error)) from error
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        raise CommandTimedOut(args, f"still running after {timeout:g} s") from error
+
+
 class CommandCancelled(RunnerError):
     """The command was stopped because the user cancelled; its whole process tree was killed."""
 

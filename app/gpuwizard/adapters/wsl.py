@@ -298,3 +298,61 @@ def distro_transport(name: str, env: Mapping[str, str] | None = None) -> WslDist
     if not DISTRO_NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a WSL distribution name")
     return WslDistro(str(found), name)
+
+
+#: Installing WSL downloads it and a distribution (hundreds of MB) and may wait on the person's
+#: answers (the distribution's Linux user): an hour before the wizard stops waiting.
+WINDOWS_STEP_LIMIT_S: Final = 3600.0
+
+
+def windows_step_argv(executable: str, step: str, distro: str) -> list[str]:
+    """The ``wsl.exe`` command of a route's Windows step (``install_wsl``, ``install_distro``, ``convert``).
+
+    Microsoft, "How to install Linux on Windows with WSL" and "Basic commands for WSL":
+    ``wsl --install --distribution NAME`` installs WSL when it is not (as administrator) and the
+    distribution, whose first start asks for a Linux user; ``wsl --set-version NAME 2`` converts
+    a WSL 1 distribution, keeping its files.
+
+    Raises:
+        ValueError: An unknown step, or a name WSL would refuse.
+    """
+    if not DISTRO_NAME.fullmatch(distro) or distro.startswith("-"):
+        raise ValueError(f"{distro!r} is not a WSL distribution name")
+    if step in ("install_wsl", "install_distro"):
+        return [executable, "--install", "--distribution", distro]
+    if step == "convert":
+        return [executable, "--set-version", distro, "2"]
+    raise ValueError(f"no Windows step {step!r}")
+
+
+def run_windows_step(
+    executable: str,
+    step: str,
+    distro: str,
+    *,
+    elevated: Callable[[Sequence[str]], int] | None = None,
+    in_console: Callable[[Sequence[str]], int] | None = None,
+) -> int:
+    """Run a route's Windows step where the person sees it; its exit status.
+
+    Installing WSL runs elevated (the administrator prompt first: ``elevated``, by default
+    :func:`gpuwizard.adapters.elevation.run_elevated` in a visible window); the others as the
+    person, in a console they can answer (``in_console``, by default
+    :func:`gpuwizard.adapters.runner.run_in_console`, a window of its own).
+
+    Raises:
+        ElevationDeclined: The administrator prompt was declined; nothing ran.
+        ElevationFailed, CommandNotFound, CommandTimedOut: It could not be run to its end.
+    """
+    argv = windows_step_argv(executable, step, distro)
+    if step == "install_wsl":
+        if elevated is None:
+            from gpuwizard.adapters.elevation import run_elevated  # noqa: PLC0415
+
+            return run_elevated(argv, timeout_s=WINDOWS_STEP_LIMIT_S, visible=True)
+        return elevated(argv)
+    if in_console is None:
+        from gpuwizard.adapters.runner import run_in_console  # noqa: PLC0415
+
+        return run_in_console(argv, timeout=WINDOWS_STEP_LIMIT_S, own_window=True)
+    return in_console(argv)

@@ -15,6 +15,7 @@ command exits 3 with a ``cancelled`` result.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from pathlib import Path
@@ -24,6 +25,7 @@ from gpuwizard.cli import common
 from gpuwizard.cli.recommend import add_wish_options
 
 if TYPE_CHECKING:
+    from gpuwizard.core.compat.wsl_route import WslRoute
     from gpuwizard.core.envs.index_reach import SourcesCheck
     from gpuwizard.core.envs.request import SetupRequest
     from gpuwizard.core.events import EventSink
@@ -87,6 +89,13 @@ def add_parser(commands: common.Subcommands) -> None:
         help="Windows: make the environment inside WSL 2 (the default WSL 2 distribution, or DISTRO), "
         "with the framework's Linux build; the plan's WSL 2 route is taken even when a native one ranks first",
     )
+    create.add_argument(
+        "--set-up-wsl",
+        action="store_true",
+        help="with --wsl: first run the Windows step the route needs (installing WSL, as administrator "
+        "after a prompt, downloading it and the distribution; installing a distribution; converting a WSL 1 "
+        "one); Windows may ask to restart, and the same command then goes on",
+    )
     common.add_json_option(create, "stream progress events as JSON lines")
 
     listing = actions.add_parser("list", help="the environments this wizard made")
@@ -125,6 +134,7 @@ def _create(args: argparse.Namespace, write: common.Write) -> int:
 
 
 def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cancel: threading.Event) -> int:
+    from gpuwizard.adapters.elevation import ElevationDeclined  # noqa: PLC0415
     from gpuwizard.cli.text.env import EnvCreateText  # noqa: PLC0415
     from gpuwizard.core.envs.request import SetupRequest, SetupRequestError  # noqa: PLC0415
     from gpuwizard.workflow.envs.setup import SetupRefused, run_setup  # noqa: PLC0415
@@ -149,8 +159,11 @@ def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cance
         )
     show = _json_events(write) if args.json else EnvCreateText(write)
     if not cancel.is_set():
-        with common.bad_input(SetupRefused):
-            wsl = _wsl_planned(request, args)
+        with common.bad_input(SetupRefused, ElevationDeclined):
+            wsl = _wsl_planned(request, args, write)
+        if isinstance(wsl, str):  # the Windows step ran; the distribution is not ready yet
+            common.say(wsl)
+            return common.EXIT_PROBLEM
         if wsl is not None:
             return _create_in_wsl(wsl, args, write, show, cancel)
         with common.bad_input(SetupRefused):
@@ -164,24 +177,76 @@ def _create_until_cancelled(args: argparse.Namespace, write: common.Write, cance
     return common.EXIT_OK if result.ok else common.EXIT_ROLLED_BACK
 
 
-def _wsl_planned(request: SetupRequest, args: argparse.Namespace) -> WslSetup | None:
+def _wsl_planned(
+    request: SetupRequest, args: argparse.Namespace, write: common.Write
+) -> WslSetup | str | None:
     """The WSL 2 route checked, when asked (``--wsl``) or when it is the plan on Windows; else None.
+
+    With ``--set-up-wsl``, the Windows step the route needs runs first (said before it starts);
+    when the distribution is not ready after it (a restart, its first start), the one line that
+    says what is left is returned instead (exit 1: the same command goes on afterwards).
 
     Raises:
         SetupRefused: The route cannot be carried out (bad input, exit code 2): one line says
             what it takes (installing WSL, converting a WSL 1 distribution...).
+        ElevationDeclined: The administrator prompt was declined; nothing was changed.
     """
-    from gpuwizard.workflow.envs.setup import recommend_for  # noqa: PLC0415
-    from gpuwizard.workflow.envs.wsl_setup import plan_wsl_setup  # noqa: PLC0415
+    from gpuwizard.workflow.envs.setup import SetupRefused, recommend_for  # noqa: PLC0415
+    from gpuwizard.workflow.envs.wsl_setup import WINDOWS_STEPS, plan_wsl_setup, wsl_route_for  # noqa: PLC0415
     from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
+    from gpuwizard.workflow.state.wsl_pending import load_wsl_step  # noqa: PLC0415
 
+    if args.set_up_wsl and args.wsl is None:
+        raise SetupRefused("--set-up-wsl goes with --wsl")
     if args.wsl is None and sys.platform != "win32":
         return None  # a wsl2 plan exists only for Windows reports: nothing to look at
     report = detect_system()
     rec = recommend_for(report, request)
     if args.wsl is None and rec.plan.target != "wsl2":
         return None
-    return plan_wsl_setup(report, request, rec, distro=args.wsl or None)
+    distro = args.wsl or None
+    if not args.set_up_wsl:
+        try:
+            return plan_wsl_setup(report, request, rec, distro=distro)
+        except SetupRefused as error:
+            _, route = wsl_route_for(report, rec, distro=distro)
+            if route.state in WINDOWS_STEPS and load_wsl_step() is None:
+                raise SetupRefused(f"{error} (--set-up-wsl runs it for you)") from None
+            raise
+    if args.set_up_wsl:
+        _, route = wsl_route_for(report, rec, distro=distro)
+        if route.state in WINDOWS_STEPS:
+            _run_windows_step(route, write)
+            report = detect_system()
+            rec = recommend_for(report, request)
+            try:
+                return plan_wsl_setup(report, request, rec, distro=route.distro)
+            except SetupRefused as error:
+                return str(error)
+    return plan_wsl_setup(report, request, rec, distro=distro)
+
+
+def _run_windows_step(route: WslRoute, write: common.Write) -> None:
+    """Say what the Windows step does, then run it (recorded first: the next run knows it asked)."""
+    from gpuwizard.adapters import wsl  # noqa: PLC0415
+    from gpuwizard.workflow.envs.setup import SetupRefused  # noqa: PLC0415
+    from gpuwizard.workflow.envs.wsl_setup import run_windows_step  # noqa: PLC0415
+
+    command = " ".join(route.windows_commands)
+    if route.administrator:
+        write(
+            f"Running `{command}` as administrator (Windows asks first): it downloads WSL and {route.distro}; "
+            f"{route.distro} then asks for a Linux user name and password, and Windows may ask to restart.\n"
+        )
+    else:
+        write(f"Running `{command}` in a window of its own: answer it there if it asks.\n")
+    exe = wsl.find_wsl_exe(os.environ)
+    if exe is None:  # never a wsl.exe found on PATH: only System32's (adapters/wsl.py)
+        raise SetupRefused(
+            "this Windows has no wsl.exe (Windows 10 version 2004 or newer has it): update Windows"
+        )
+    ran = run_windows_step(route, lambda step, distro: wsl.run_windows_step(str(exe), step, distro))
+    write(f"`{command}` ended with exit status {ran.exit_code}.\n")
 
 
 def _create_in_wsl(

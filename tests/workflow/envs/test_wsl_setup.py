@@ -34,9 +34,16 @@ from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.envs.prepare import SetupRefused
 from gpuwizard.workflow.envs.registry import EnvRemoveError, list_environments, remove_environment
 from gpuwizard.workflow.envs.wsl_create import LocalDistro
-from gpuwizard.workflow.envs.wsl_setup import WslSetup, plan_wsl_setup, run_wsl_setup
+from gpuwizard.workflow.envs.wsl_setup import (
+    WslSetup,
+    plan_wsl_setup,
+    run_windows_step,
+    run_wsl_setup,
+    wsl_route_for,
+)
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.state.env_registry import find_record
+from gpuwizard.workflow.state.wsl_pending import WslStepRun, load_wsl_step, save_wsl_step
 
 pytestmark = pytest.mark.slow
 
@@ -247,3 +254,45 @@ def test_through_wsl_exe_every_step_is_an_argument_list_into_the_distribution(
     assert not (
         home / ".local" / "share" / "gpuwizard"
     ).exists()  # the last one: the wizard's folder went too
+
+
+def test_the_windows_step_is_recorded_before_it_runs_and_the_next_run_knows_it_asked():
+    bare = load_system_report(WITHOUT_WSL)
+    request = SetupRequest.checked(framework="tensorflow", name="tf")
+    rec = recommend(bare, parse_wish("tensorflow", None), load_compat())
+    _, route = wsl_route_for(bare, rec)
+    assert route.state == "install_wsl"
+    seen: list[tuple[str, str, object]] = []
+
+    def run_step(step: str, distro: str) -> int:
+        seen.append((step, distro, load_wsl_step()))  # the record is there while it runs
+        return 0
+
+    ran = run_windows_step(route, run_step)
+    assert [(step, distro) for step, distro, _ in seen] == [("install_wsl", "Ubuntu-24.04")]
+    assert seen[0][2] is not None and seen[0][2].exit_code == -1
+    assert load_wsl_step() == ran and ran.exit_code == 0
+    # After the restart wsl.exe still says "not installed": the next run says what it asked.
+    with pytest.raises(SetupRefused, match=r"installation ran on .* restart Windows"):
+        plan_wsl_setup(bare, request, rec)
+    # Nothing to run for a route that is ready, or that waits on a restart.
+    ready = load_system_report(WITH_WSL)
+    _, ready_route = wsl_route_for(ready, recommend(ready, parse_wish("tensorflow", None), load_compat()))
+    with pytest.raises(SetupRefused, match="nothing to set up"):
+        run_windows_step(ready_route, run_step)
+    assert len(seen) == 1
+
+
+def test_a_creation_after_the_windows_step_goes_on_and_forgets_it(
+    tmp_path: Path, home: Path, wsl_lib: Path, uv_binary: UvBinary
+):
+    save_wsl_step(WslStepRun("Ubuntu-24.04", "install_wsl", "2026-11-29T10:00:00+00:00", 0))
+    setup = checked(tmp_path, wsl_lib)
+    result = run_wsl_setup(
+        setup,
+        lambda event: None,
+        threading.Event(),
+        transport=lambda d: LocalDistro(home),
+        uv=lambda arch: uv_binary,
+    )
+    assert result.ok and load_wsl_step() is None

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path, PureWindowsPath
+from typing import Final
 
 from gpuwizard import probes
 from gpuwizard.core.compat.plan import Plan, Recommendation
@@ -51,6 +52,7 @@ from gpuwizard.workflow.state.env_registry import (
     load_records,
     save_record,
 )
+from gpuwizard.workflow.state.wsl_pending import WslStepRun, drop_wsl_step, load_wsl_step, save_wsl_step
 
 #: Makes the transport into a distribution (on Windows: ``adapters.wsl.distro_transport``).
 TransportFactory = Callable[[str], DistroTransport]
@@ -114,13 +116,13 @@ def distro_path(windows: Path | str) -> str:
     return "/".join(["/mnt", drive[0].lower(), *path.parts[1:]])
 
 
-def plan_wsl_setup(
-    report: SystemReport, request: SetupRequest, recommendation: Recommendation, *, distro: str | None = None
-) -> WslSetup:
-    """Check ``request`` for the WSL 2 route on the machine ``report`` describes; nothing changes.
+def wsl_route_for(
+    report: SystemReport, recommendation: Recommendation, *, distro: str | None = None
+) -> tuple[Recommendation, WslRoute]:
+    """The recommendation with its ``wsl2`` plan first, and the route to its distribution.
 
     Raises:
-        SetupRefused: The route cannot be carried out as asked (one line: why, and what to do).
+        SetupRefused: Not a Windows report, or no ``wsl2`` plan for the wish.
     """
     if report.os.family != "windows":
         raise SetupRefused(
@@ -134,14 +136,27 @@ def plan_wsl_setup(
             "it runs natively on Windows (recommend shows why)"
         )
     plan = rec.plan
+    route = plan.wsl if plan.wsl is not None and distro is None else wsl_route(report.wsl, distro)
+    return rec, route
+
+
+def plan_wsl_setup(
+    report: SystemReport, request: SetupRequest, recommendation: Recommendation, *, distro: str | None = None
+) -> WslSetup:
+    """Check ``request`` for the WSL 2 route on the machine ``report`` describes; nothing changes.
+
+    Raises:
+        SetupRefused: The route cannot be carried out as asked (one line: why, and what to do).
+    """
+    rec, route = wsl_route_for(report, recommendation, distro=distro)
+    plan = rec.plan
     _refuse_options(request)
     if find_record(request.name) is not None:
         raise SetupRefused(
             f"an environment called {request.name!r} exists; choose another name or remove it first"
         )
-    route = plan.wsl if plan.wsl is not None and distro is None else wsl_route(report.wsl, distro)
     if route.state != "ready":
-        raise SetupRefused(_not_ready(route))
+        raise SetupRefused(_not_ready(route, load_wsl_step()))
     find_links = distro_path(request.find_links) if request.find_links is not None else None
     offline = request.offline
     env_request = WslEnvRequest(
@@ -159,6 +174,40 @@ def plan_wsl_setup(
         distro=route.distro,
     )
     return WslSetup(report, request, rec, route, env_request)
+
+
+#: The states of a route whose Windows step the wizard can run (when the person agrees).
+WINDOWS_STEPS: Final = ("install_wsl", "install_distro", "convert")
+
+
+def run_windows_step(route: WslRoute, run_step: Callable[[str, str], int]) -> WslStepRun:
+    """Run the Windows step ``route`` needs (the person agreed); what ran, as recorded.
+
+    Recorded before it runs and again with its exit status: installing WSL usually ends in a
+    restart, after which ``wsl.exe`` cannot tell a pending installation from none; the record
+    is how the next run knows what it asked and goes on (``plan_wsl_setup`` says so).
+    ``run_step(step, distro)`` is ``adapters.wsl.run_windows_step`` on Windows.
+
+    Raises:
+        SetupRefused: The route needs no Windows step the wizard can run (a pending restart, an
+            unknown state, or nothing at all).
+    """
+    if route.state not in WINDOWS_STEPS:
+        raise SetupRefused(
+            _not_ready(route, load_wsl_step())
+            if route.state != "ready"
+            else "WSL is ready: nothing to set up"
+        )
+    ran = WslStepRun(
+        distro=route.distro,
+        step=route.state,
+        ran_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        exit_code=-1,
+    )
+    save_wsl_step(ran)
+    ran = replace(ran, exit_code=run_step(route.state, route.distro))
+    save_wsl_step(ran)
+    return ran
 
 
 def _refuse_options(request: SetupRequest) -> None:
@@ -186,16 +235,25 @@ def _refuse_options(request: SetupRequest) -> None:
             raise SetupRefused(why)
 
 
-def _not_ready(route: WslRoute) -> str:
+def _not_ready(route: WslRoute, asked: WslStepRun | None = None) -> str:
     """Why the distribution is not ready, and the commands that make it so (one line)."""
     commands = " then ".join(f"`{command}`" for command in route.windows_commands)
+    if asked is not None and asked.step == "install_wsl" and route.state in ("install_wsl", "restart"):
+        # After WSL's installation, until Windows restarts, wsl.exe says it is not installed.
+        return (
+            f"WSL's installation ran on {asked.ran_at} (exit {asked.exit_code}): restart Windows if you have "
+            f"not, open {asked.distro} once to create its Linux user, then run this again"
+        )
     if route.state == "install_wsl":
         return (
-            f"WSL is not installed: run {commands} in an administrator PowerShell or cmd, restart Windows if "
-            f"asked, open {route.distro} once to create its Linux user, then run this again"
+            f"WSL is not installed: run {commands} in an administrator PowerShell or cmd, "
+            f"restart Windows if asked, open {route.distro} once to create its Linux user, then run this again"
         )
     if route.state == "install_distro":
-        return f"WSL has no distribution for the environment: run {commands}, create its Linux user, then run this again"
+        return (
+            f"WSL has no distribution for the environment: run {commands}, create its "
+            "Linux user, then run this again"
+        )
     if route.state == "convert":
         return (
             f"{route.distro} runs under WSL 1, which cannot use the GPU: run {commands}, then run this again"
@@ -235,6 +293,8 @@ def run_wsl_setup(
         setup.env_request, read_payloads(binary), transport(setup.route.distro), on_event, cancel
     )
     result = creation.result
+    if creation.ok:
+        drop_wsl_step()  # the route went past the Windows step it may have waited on
     if creation.ok and creation.home is not None:
         save_record(
             EnvRecord(
