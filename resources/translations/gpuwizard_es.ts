@@ -545,6 +545,10 @@
         <translation>Compilación CUDA %1</translation>
     </message>
     <message>
+        <source>The environment %1 gets %2 %3 (%4) with Python %5, inside WSL 2 (%6).</source>
+        <translation>El entorno %1 recibe %2 %3 (%4) con Python %5, dentro de WSL 2 (%6).</translation>
+    </message>
+    <message>
         <source>The environment %1 gets %2 %3 (%4) with Python %5.</source>
         <translation>El entorno %1 recibe %2 %3 (%4) con Python %5.</translation>
     </message>

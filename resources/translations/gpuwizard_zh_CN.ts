@@ -543,6 +543,10 @@
         <translation>CUDA %1 版本</translation>
     </message>
     <message>
+        <source>The environment %1 gets %2 %3 (%4) with Python %5, inside WSL 2 (%6).</source>
+        <translation>环境 %1 将获得 %2 %3（%4），使用 Python %5，位于 WSL 2（%6）内。</translation>
+    </message>
+    <message>
         <source>The environment %1 gets %2 %3 (%4) with Python %5.</source>
         <translation>环境 %1 将安装 %2 %3（%4），Python 版本为 %5。</translation>
     </message>

@@ -34,6 +34,7 @@ import pytest
 from fakes.wsl_exe import FIXTURES, INDEX, stand_in_wsl
 from gpuwizard.adapters.runner import SubprocessRunner
 from gpuwizard.adapters.wsl import WslSource, probe_command
+from gpuwizard.core.machine.system_report import WslFacts
 from harness.waits import EVENT_S
 from harness.wine_python import WinePython, to_windows, unavailable
 
@@ -46,8 +47,8 @@ MINGW_GCC = "x86_64-w64-mingw32-gcc"
 #: Each case: the fixtures answering ``--list --verbose``, ``--status`` and ``--version``, and
 #: what ``facts()`` is given. The languages: every one tests/fixtures/wsl has.
 RENDERED = ("de-DE", "es-ES", "fr-FR", "it-IT", "ja-JP", "ko-KR", "pt-BR", "ru-RU", "zh-CN")
-GPU = {"windows_build": 22631, "driver_version": "581.57", "has_nvidia_gpu": True}
-CASES: dict[str, tuple[tuple[str, str, str], Mapping[str, object]]] = {
+GPU: dict[str, Any] = {"windows_build": 22631, "driver_version": "581.57", "has_nvidia_gpu": True}
+CASES: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
     "en-installed": (("en-list-verbose", "en-status", "en-version"), GPU),
     "en-no-default": (("en-list-verbose-no-default", "en-status-no-default", "en-version-windows10"), {}),
     "en-inbox-wsl1": (("en-list-wsl1", "en-status-inbox", "en-install-old-wsl"), {}),
@@ -170,9 +171,9 @@ def answers_of(fixtures: tuple[str, str, str]) -> dict[str, str]:
     return {" ".join(args): fixture for args, fixture in zip(COMMANDS, fixtures, strict=True)}
 
 
-def as_json(value: object) -> Any:
-    """A dataclass as the JSON the Windows side printed (tuples become lists)."""
-    return json.loads(json.dumps(dataclasses.asdict(value)))  # type: ignore[call-overload]
+def as_json(facts: WslFacts) -> Any:
+    """Facts as the JSON the Windows side printed (tuples become lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(facts)))
 
 
 @pytest.fixture(scope="module")
@@ -181,10 +182,14 @@ def on_windows(
 ) -> tuple[dict[str, Any], dict[str, Path]]:
     """Every case's facts from the Windows Python (one run), and each case's stand-in."""
     root = tmp_path_factory.mktemp("wsl-cases")
-    exes = {name: placed(stand_in, root / name, answers_of(fixtures)) for name, (fixtures, _) in CASES.items()}
+    exes = {
+        name: placed(stand_in, root / name, answers_of(fixtures)) for name, (fixtures, _) in CASES.items()
+    }
     request = root / "cases.json"
     request.write_text(
-        json.dumps({name: {"exe": to_windows(exes[name]), "kwargs": kwargs} for name, (_, kwargs) in CASES.items()}),
+        json.dumps(
+            {name: {"exe": to_windows(exes[name]), "kwargs": kwargs} for name, (_, kwargs) in CASES.items()}
+        ),
         encoding="utf-8",
     )
     done = wine_python.run(_FACTS, to_windows(request), str(EVENT_S), timeout=EVENT_S * 2)
@@ -206,7 +211,7 @@ def test_windows_reads_wsl_exe_as_linux_does(
     found, exes = on_windows
     fixtures, kwargs = CASES[case]
     linux = stand_in_wsl(tmp_path / "linux", answers_of(fixtures))
-    expected = WslSource(SubprocessRunner(), linux.path, deadline_s=EVENT_S).facts(**kwargs)  # type: ignore[arg-type]
+    expected = WslSource(SubprocessRunner(), linux.path, deadline_s=EVENT_S).facts(**kwargs)
 
     assert found[case] == as_json(expected)
     # Each command once, as its own arguments, with WSL_UTF8=1 in its environment.

@@ -2,7 +2,8 @@
  *
  * A real Windows console program, so that what the wizard's Windows code sends and reads goes
  * the way it goes on Windows: the argv list that subprocess joins into one command line
- * (list2cmdline) and CreateProcessW hands over, split here again by CommandLineToArgvW; the
+ * (list2cmdline) and CreateProcessW hands over, split here again by CommandLineToArgvW, as
+ * wsl.exe splits it (microsoft/WSL, src/shared/inc/CommandLine.h: ArgumentParser); the
  * bytes written to a pipe in binary mode; the exit status as a DWORD (-1 is 4294967295).
  *
  * Each call appends one UTF-8 JSON line to calls.jsonl beside this program:

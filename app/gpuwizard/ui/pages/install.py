@@ -530,6 +530,16 @@ class InstallPage(QWizardPage):
             "xpu": self.tr("Intel GPU build (XPU)"),
             "mps": self.tr("build for the Apple GPU (MPS)"),
         }.get(plan.device) or self.tr("CUDA %1 build").replace("%1", str(plan.cuda))
+        if plan.target == "wsl2" and plan.wsl is not None:
+            return (
+                self.tr("The environment %1 gets %2 %3 (%4) with Python %5, inside WSL 2 (%6).")
+                .replace("%1", choice.name)
+                .replace("%2", framework)
+                .replace("%3", plan.framework_version)
+                .replace("%4", build)
+                .replace("%5", plan.python)
+                .replace("%6", plan.wsl.distro)
+            )
         return (
             self.tr("The environment %1 gets %2 %3 (%4) with Python %5.")
             .replace("%1", choice.name)
