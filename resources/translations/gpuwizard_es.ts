@@ -3772,10 +3772,6 @@
         <translation>Dentro de WSL 2, las herramientas de NVIDIA no pudieron acceder a la GPU (&apos;{evidence}&apos;): lo más habitual es que un controlador de NVIDIA para Linux o un paquete nvidia-utils instalado dentro de WSL oculte el controlador de Windows.</translation>
     </message>
     <message>
-        <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
-        <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL.</translation>
-    </message>
-    <message>
         <source>JAX could not load {library} (&apos;{evidence}&apos;), so its CUDA backend did not start and JAX runs on the CPU.</source>
         <translation>JAX no pudo cargar {library} (&apos;{evidence}&apos;), así que su backend de CUDA no arrancó y JAX se ejecuta en la CPU.</translation>
     </message>
@@ -4993,6 +4989,10 @@
         <translation>Un instalador u otra herramienta reescribió PATH. Vuelva a añadirla: {command}  ({history} muestra lo que cambió el asistente.)</translation>
     </message>
     <message>
+        <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL. If WSL was opened from a terminal run as administrator, open it from a normal one: people found the GPU unreachable only there (microsoft/WSL#9099, #9640).</source>
+        <translation>WSL 2 obtiene la GPU del controlador de NVIDIA para Windows; su nvidia-smi es /usr/lib/wsl/lib/nvidia-smi. Compruébalo con &apos;which nvidia-smi&apos; y &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; elimina esos paquetes (por ejemplo, &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), conservando nvidia-container-toolkit, y luego ejecuta &apos;wsl --shutdown&apos; en Windows y vuelve a abrir WSL. Obtén el CUDA toolkit del repositorio WSL-Ubuntu de NVIDIA, o del de Ubuntu solo como &apos;cuda-toolkit-12-x&apos; (no &apos;cuda&apos; ni &apos;cuda-drivers&apos;, que instalan un controlador para Linux). Si no se instaló nada, actualiza el controlador de NVIDIA en Windows; las GPU para centros de datos en modo TCC no están disponibles para WSL. Si abriste WSL desde un terminal ejecutado como administrador, ábrelo desde uno normal: hay quien encontró la GPU inalcanzable solo allí (microsoft/WSL#9099, #9640).</translation>
+    </message>
+    <message>
         <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>
         <translation>Un simple &apos;pip install jax&apos; instala la compilación para CPU. Instala la compilación con CUDA en este entorno: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; en su lugar cuando nvidia-smi muestre CUDA 13.0 o posterior); incluye el plugin de CUDA y los wheels de CUDA y cuDNN de NVIDIA. JAX admite GPU NVIDIA en Linux y (de forma experimental) en WSL 2, no en Windows nativo. Luego compruébalo: python -c &quot;import jax; print(jax.devices())&quot; debe mostrar un CudaDevice.</translation>
     </message>
@@ -5691,6 +5691,10 @@
         <translation>Esto es WSL 2: el controlador de NVIDIA es el del host Windows, y su mínimo es una versión de controlador de Windows.</translation>
     </message>
     <message>
+        <source>WSL 2 gives CUDA to Linux from Windows build {minimum} on (Windows 10 21H2, or Windows 11); this Windows is build {build}: after a Windows update, current TensorFlow runs on this GPU inside WSL 2.</source>
+        <translation>WSL 2 da CUDA a Linux a partir de la compilación {minimum} de Windows (Windows 10 21H2, o Windows 11); este Windows es la compilación {build}: tras una actualización de Windows, TensorFlow actual funciona en esta GPU dentro de WSL 2.</translation>
+    </message>
+    <message>
         <source>To stay on native Windows instead (no WSL), choose {framework} {minor}: {summary}.</source>
         <translation>Para quedarte en Windows nativo (sin WSL), elige {framework} {minor}: {summary}.</translation>
     </message>
@@ -5755,6 +5759,14 @@
     <message>
         <source>An installation of WSL waits for Windows to restart: restart, then go on.</source>
         <translation>Una instalación de WSL está esperando a que Windows se reinicie: reinicia y después continúa.</translation>
+    </message>
+    <message>
+        <source>WSL 2 cannot start its virtual machine: turn virtualization on in the computer&apos;s firmware settings (Intel VT-x or AMD-V/SVM), run &apos;{command}&apos; as administrator for the Virtual Machine Platform feature, and restart Windows.</source>
+        <translation>WSL 2 no puede iniciar su máquina virtual: activa la virtualización en la configuración del firmware del equipo (Intel VT-x o AMD-V/SVM), ejecuta &apos;{command}&apos; como administrador para la característica Plataforma de máquina virtual y reinicia Windows.</translation>
+    </message>
+    <message>
+        <source>{distro}&apos;s first start asks you for a Linux user name and password (they need not match Windows&apos;).</source>
+        <translation>El primer inicio de {distro} te pide un nombre de usuario y una contraseña de Linux (no tienen por qué coincidir con los de Windows).</translation>
     </message>
     <message>
         <source>This report does not say whether WSL is installed: detect again on this Windows machine to know what the route needs first.</source>

@@ -3764,10 +3764,6 @@
         <translation>在 WSL 2 中，NVIDIA 工具无法访问 GPU（&apos;{evidence}&apos;）：最常见的原因是 WSL 内安装的 Linux NVIDIA 驱动或 nvidia-utils 软件包遮蔽了 Windows 驱动。</translation>
     </message>
     <message>
-        <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL.</source>
-        <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。</translation>
-    </message>
-    <message>
         <source>JAX could not load {library} (&apos;{evidence}&apos;), so its CUDA backend did not start and JAX runs on the CPU.</source>
         <translation>JAX 无法加载 {library}（&apos;{evidence}&apos;），因此其 CUDA 后端没有启动，JAX 在 CPU 上运行。</translation>
     </message>
@@ -4985,6 +4981,10 @@
         <translation>某个安装程序或其他工具重写了 PATH。请把它加回去：{command}  （{history} 会显示向导做过的更改。）</translation>
     </message>
     <message>
+        <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL. If WSL was opened from a terminal run as administrator, open it from a normal one: people found the GPU unreachable only there (microsoft/WSL#9099, #9640).</source>
+        <translation>WSL 2 通过 Windows NVIDIA 驱动获得 GPU；其 nvidia-smi 为 /usr/lib/wsl/lib/nvidia-smi。请用 &apos;which nvidia-smi&apos; 和 &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos; 检查；删除这些软件包（例如 &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;），但保留 nvidia-container-toolkit，然后在 Windows 中运行 &apos;wsl --shutdown&apos; 并重新打开 WSL。请从 NVIDIA 的 WSL-Ubuntu 软件源获取 CUDA toolkit，或者仅以 &apos;cuda-toolkit-12-x&apos; 的形式从 Ubuntu 软件源获取（不要用 &apos;cuda&apos; 或 &apos;cuda-drivers&apos;，它们会带入 Linux 驱动）。如果没有安装过这些软件包，请更新 Windows 上的 NVIDIA 驱动；处于 TCC 模式的数据中心 GPU 无法在 WSL 中使用。 如果是从以管理员身份运行的终端打开的 WSL，请改从普通终端打开：有人发现只有在那种情况下才无法访问 GPU（microsoft/WSL#9099、#9640）。</translation>
+    </message>
+    <message>
         <source>A plain &apos;pip install jax&apos; is the CPU build. Install the CUDA build into this environment: &apos;pip install -U &quot;jax[cuda12]&quot;&apos; (&apos;jax[cuda13]&apos; instead when nvidia-smi shows CUDA 13.0 or newer); it brings the CUDA plugin and NVIDIA&apos;s CUDA and cuDNN wheels. JAX supports NVIDIA GPUs on Linux and (experimentally) in WSL 2, not on native Windows. Then check: python -c &quot;import jax; print(jax.devices())&quot; must list a CudaDevice.</source>
         <translation>单纯的 &apos;pip install jax&apos; 安装的是 CPU 版本。请在此环境中安装 CUDA 版本：&apos;pip install -U &quot;jax[cuda12]&quot;&apos;（当 nvidia-smi 显示 CUDA 13.0 或更新版本时改用 &apos;jax[cuda13]&apos;）；它会一并安装 CUDA 插件以及 NVIDIA 的 CUDA 和 cuDNN wheel 包。JAX 在 Linux 上以及（实验性地）在 WSL 2 中支持 NVIDIA GPU，不支持原生 Windows。然后检查：python -c &quot;import jax; print(jax.devices())&quot; 的输出中必须列出 CudaDevice。</translation>
     </message>
@@ -5683,6 +5683,10 @@
         <translation>这是 WSL 2：NVIDIA 驱动程序来自 Windows 主机，因此最低版本要求指的是 Windows 驱动程序版本。</translation>
     </message>
     <message>
+        <source>WSL 2 gives CUDA to Linux from Windows build {minimum} on (Windows 10 21H2, or Windows 11); this Windows is build {build}: after a Windows update, current TensorFlow runs on this GPU inside WSL 2.</source>
+        <translation>从 Windows 内部版本 {minimum} 起（Windows 10 21H2 或 Windows 11），WSL 2 才为 Linux 提供 CUDA；此 Windows 为内部版本 {build}：更新 Windows 后，当前的 TensorFlow 即可在 WSL 2 中使用这块 GPU。</translation>
+    </message>
+    <message>
         <source>To stay on native Windows instead (no WSL), choose {framework} {minor}: {summary}.</source>
         <translation>若要改为留在原生 Windows 上（不用 WSL），请选择 {framework} {minor}：{summary}。</translation>
     </message>
@@ -5747,6 +5751,14 @@
     <message>
         <source>An installation of WSL waits for Windows to restart: restart, then go on.</source>
         <translation>一项 WSL 安装正在等待 Windows 重启：请重启，然后继续。</translation>
+    </message>
+    <message>
+        <source>WSL 2 cannot start its virtual machine: turn virtualization on in the computer&apos;s firmware settings (Intel VT-x or AMD-V/SVM), run &apos;{command}&apos; as administrator for the Virtual Machine Platform feature, and restart Windows.</source>
+        <translation>WSL 2 无法启动其虚拟机：请在电脑的固件设置中开启虚拟化（Intel VT-x 或 AMD-V/SVM），以管理员身份运行 &apos;{command}&apos; 以启用虚拟机平台功能，然后重启 Windows。</translation>
+    </message>
+    <message>
+        <source>{distro}&apos;s first start asks you for a Linux user name and password (they need not match Windows&apos;).</source>
+        <translation>{distro} 首次启动时会要求你设置 Linux 用户名和密码（不必与 Windows 的相同）。</translation>
     </message>
     <message>
         <source>This report does not say whether WSL is installed: detect again on this Windows machine to know what the route needs first.</source>

@@ -115,7 +115,7 @@ def test_an_environment_inside_wsl_says_how_to_open_it_from_windows(qtbot: QtBot
     _wizard, page = open_summary(qtbot, session)
     # Its shell opened from Windows, then the Linux venv activated there: no Windows script.
     assert page.activate.text().splitlines() == [
-        "wsl -d Ubuntu-24.04    (PowerShell or cmd)",
+        'wsl -d Ubuntu-24.04 --cd "~"    (PowerShell or cmd)',
         f"source {env}/bin/activate    (then in Ubuntu-24.04)",
     ]
     usage = page.usage.text()

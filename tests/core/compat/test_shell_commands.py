@@ -113,13 +113,15 @@ def test_a_wsl2_plan_gets_linux_commands_on_a_windows_machine():
     distro = rec.plan.wsl.distro
     # The distribution's Python has no venv module on Ubuntu and refuses pip (PEP 668): uv,
     # installed by its own installer into ~/.local/bin, makes the venv and fetches the Python.
-    assert steps[-4:] == [
-        f"({distro}) curl -LsSf https://astral.sh/uv/install.sh | sh",
+    assert steps[-5:-1] == [
+        f"({distro}) curl -LsSf https://astral.sh/uv/install.sh | sh   (without curl: sudo apt install curl)",
         f"({distro}) ~/.local/bin/uv venv --python {python} ENV",
         f"({distro}) source ENV/bin/activate",
         f'({distro}) ~/.local/bin/uv pip install "tensorflow[and-cuda]=={rec.plan.framework_version}"',
     ]
-    assert steps[-5].startswith(f"(Windows) wsl -d {distro} ")
+    # In the Linux home (quoted: PowerShell 7.5 may expand a bare ~), then a check that lists the GPU.
+    assert steps[-6].startswith(f'(Windows) wsl -d {distro} --cd "~" ')
+    assert "list_physical_devices('GPU')" in steps[-1]
     joined = "".join(steps)
     assert "py -" not in joined and "Scripts" not in joined and "uv.exe" not in joined
 

@@ -122,10 +122,43 @@ def test_a_pending_restart_and_virtualization_off_are_said():
     assert any("firmware" in reason for reason in rec.plan.reasons)
 
 
-def test_a_windows_build_without_cuda_in_wsl_keeps_the_native_plan_first():
+def test_a_windows_build_without_cuda_in_wsl_has_no_route_and_says_what_would_give_it():
     rec = tensorflow(with_wsl(load_system_report(WITH_WSL), windows_build=19041))
     assert rec.plan.target == "native"
-    assert any(p.target == "wsl2" for p in rec.alternatives)
+    assert not any(p.target == "wsl2" for p in rec.alternatives)
+    assert any("build 19044" in note and "19041" in note for note in rec.notes)
+
+
+def test_virtualization_off_is_a_windows_step_not_a_ready_route():
+    rec = tensorflow(with_wsl(load_system_report(WITH_WSL), virtualization=False))
+    route = rec.plan.wsl
+    assert route is not None
+    assert (route.state, route.administrator, route.restart) == ("virtualization", True, True)
+    assert route.windows_commands == ("wsl --install --no-distribution",)
+    assert any("firmware" in reason for reason in rec.plan.reasons)
+
+
+def test_a_restart_pending_without_a_distribution_installs_one_after_it():
+    rec = tensorflow(with_wsl(load_system_report(WITHOUT_WSL), installed=True, needs_restart=True))
+    route = rec.plan.wsl
+    assert route is not None and route.state == "restart"
+    assert route.windows_commands == ("wsl --install -d Ubuntu-24.04",)
+    steps = install_commands(rec.plan, host=command_host(load_system_report(WITHOUT_WSL), rec.plan))
+    assert steps[:2] == [
+        "(Windows) restart Windows: an installation of WSL waits for it",
+        "(Windows) wsl --install -d Ubuntu-24.04",
+    ]
+
+
+def test_a_ptx_only_route_is_not_headlined_as_possible():
+    from gpuwizard.core.compat.presentation import headline
+    from gpuwizard.core.machine.system_report import GpuFacts
+
+    report = load_system_report(WITH_WSL)
+    report = replace(report, gpus=(GpuFacts(0, "nvidia", "NVIDIA GeForce RTX 5090", "12.0", 32607),))
+    rec = tensorflow(report)
+    assert rec.plan.target == "wsl2" and not rec.gpu_supported
+    assert "only through PTX" in str(headline(rec, gpu_present=True))
 
 
 def test_a_report_that_does_not_say_what_wsl_there_is_ranks_as_before():

@@ -180,3 +180,36 @@ def test_the_outside_checks_new_forms_of_a_linux_driver_and_libcuda_in_wsl():
     assert (
         codes('Unable to find cuda lib under the names ["cuda", "nvcuda"]. Please open GitHub issue.') == []
     )
+
+
+@pytest.mark.parametrize(
+    ("log", "code"),
+    [
+        # Issue 39's outside check, fresh logs: the name written out is a sign of WSL...
+        (
+            "Fresh Windows Subsystem for Linux install of Ubuntu.\n"
+            "OSError: libcuda.so: cannot open shared object file: No such file or directory\n",
+            "WSL_LIBCUDA_NOT_FOUND",
+        ),
+        # ...a person's "WSL1" (microsoft/WSL#9099 style) and Docker Desktop's WSL 1 message
+        # (AbdBarho/stable-diffusion-webui-docker#117) say WSL 1...
+        (
+            "I'm using WSL1 with Ubuntu 20.04\nNVIDIA-SMI has failed because it couldn't communicate "
+            "with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n",
+            "WSL1_NO_GPU",
+        ),
+        (
+            "The command 'docker' could not be found in this WSL 1 distro.\n"
+            "We recommend to convert this distro to WSL 2 and activate the WSL integration in Docker Desktop settings.\n",
+            "WSL1_NO_GPU",
+        ),
+        # ...but a comparison of the two is no claim.
+        (
+            "Comparing WSL 1 and WSL 2 in WSL 2 now.\nNVIDIA-SMI has failed because it couldn't communicate "
+            "with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n",
+            "WSL_LINUX_DRIVER_CONFLICT",
+        ),
+    ],
+)
+def test_fresh_forms_of_the_route_failures(log: str, code: str):
+    assert [finding.code for finding in diagnose(log)] == [code]

@@ -80,3 +80,11 @@ def test_a_mistake_in_the_data_is_refused_with_its_place(document: object, extra
     with pytest.raises(SignatureDataError, match=re.escape(said)) as refused:
         parse_signatures("demo", document, extractors)
     assert "findings/demo.json" in str(refused.value)
+
+
+def test_every_signature_has_a_fixed_text_to_be_found_by():
+    # A pattern without one (under ignore_case, letters such as i and s cut the runs) is read
+    # in no region at all: it would never match (issue 39's outside check found one).
+    from gpuwizard.core.findings.diagnosis import SIGNATURES
+
+    assert [signature.pattern.pattern for signature in SIGNATURES if not signature.choices] == []

@@ -370,6 +370,28 @@ def notes_for_plan(
                 )
             )
         )
+    host = machine.wsl_host
+    minimum = compat.policy("wsl2_gpu").get("min_windows_build")
+    if (
+        wish.framework == "tensorflow"
+        and host is not None
+        and host.windows_build is not None
+        and minimum is not None
+        and host.windows_build < int(minimum)
+        and machine.gpus
+    ):
+        notes.append(
+            reason_text(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "WSL 2 gives CUDA to Linux from Windows build {minimum} on (Windows 10 21H2, or Windows 11); "
+                    "this Windows is build {build}: after a Windows update, current TensorFlow runs on this GPU "
+                    "inside WSL 2.",
+                ),
+                minimum=minimum,
+                build=host.windows_build,
+            )
+        )
     native = next((c.plan for c in ranked if c.plan.target == "native" and not c.plan.cpu_only), None)
     if plan.target == "wsl2" and native is not None:
         # The person chooses between the two routes on the Choose page (issue 39): the release

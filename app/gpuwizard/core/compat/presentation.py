@@ -154,7 +154,9 @@ def _gpu_headline(rec: Recommendation, title: str) -> TranslatableText:
             QT_TRANSLATE_NOOP("plans", "GPU training with {framework} is possible after a driver update."),
             framework=title,
         )
-    if plan.target == "wsl2":
+    if plan.target == "wsl2" and not (
+        plan.gpu_indices and frozenset(plan.gpu_indices) <= frozenset(plan.ptx_jit)
+    ):
         return _text(
             QT_TRANSLATE_NOOP(
                 "plans", "GPU training with {framework} is possible inside WSL 2 (Linux on this Windows)."
@@ -362,24 +364,42 @@ def _wsl_commands(plan: Plan, route: WslRoute, index_options: Sequence[str] | No
     wheel from PyPI, checked against the digest PyPI publishes, in its own folder there.
     """
     where = "(Windows, as administrator) " if route.administrator else "(Windows) "
-    commands = [f"{where}{command}" for command in route.windows_commands]
-    if route.restart or route.state == "restart":
-        commands.append("(Windows) restart Windows if asked to, then go on")
+    commands: list[str] = []
+    if route.state == "restart":
+        # The restart is known to be due: first, then what is left of the installation.
+        commands.append("(Windows) restart Windows: an installation of WSL waits for it")
+        commands += [f"{where}{command}" for command in route.windows_commands]
+    else:
+        commands += [f"{where}{command}" for command in route.windows_commands]
+        if route.restart:
+            commands.append("(Windows) restart Windows if asked to, then go on")
     distro = route.distro
     inside = f"({distro}) "
-    commands.append(f"(Windows) wsl -d {distro}   (opens {distro}'s shell: the lines below run there)")
+    # --cd ~: in the Linux home, not the Windows folder the prompt is in (/mnt/c/...): an
+    # environment there would be slow and outside ~ (Microsoft, "Basic commands for WSL"). Quoted:
+    # PowerShell 7.5 may expand a bare ~ of a native command to the Windows home.
+    commands.append(
+        f'(Windows) wsl -d {distro} --cd "~"   (opens {distro}\'s shell: the lines below run there)'
+    )
     uv = "~/.local/bin/uv"
     pip = f"{inside}{uv} pip install {quoted_requirements(plan.requirements)}"
     if index_options is not None:
         pip += "".join(f" {option}" for option in index_options)
     elif plan.index_url:
         pip += f" --index-url {plan.index_url}"
+    check = (
+        "python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
+        if plan.framework == "tensorflow"
+        else 'python -c "import torch; print(torch.cuda.is_available())"'
+    )
     return [
         *commands,
-        f"{inside}curl -LsSf https://astral.sh/uv/install.sh | sh",
+        # Debian's WSL image has no curl; Ubuntu's has it.
+        f"{inside}curl -LsSf https://astral.sh/uv/install.sh | sh   (without curl: sudo apt install curl)",
         f"{inside}{uv} venv --python {plan.python} ENV",
         f"{inside}source ENV/bin/activate",
         pip,
+        f"{inside}{check}   (lists the GPU)",
     ]
 
 

@@ -111,7 +111,16 @@ def tensorflow_candidates(
                         )
                     )
         linux_build = release.gpu.get("linux")
-        if has_gpu and machine.family == "windows" and build is None and linux_build is not None:
+        if (
+            has_gpu
+            and machine.family == "windows"
+            and build is None
+            and linux_build is not None
+            # A Windows build that gives no CUDA to WSL 2 has no such route (a note says so).
+            and windows_build_supports_wsl_gpu(
+                machine.wsl_host.windows_build if machine.wsl_host else None, compat
+            )
+        ):
             # TensorFlow > 2.10 has no native-Windows GPU build; WSL 2 runs the Linux one on this GPU.
             served, ptx = _tensorflow_served(machine, linux_build, compat)
             if served or ptx:
@@ -158,13 +167,12 @@ def _wsl_tier(machine: MachineView, needs_update: bool, compat: CompatData) -> i
     """How the WSL 2 route ranks: beside the native builds once detection asked ``wsl.exe``.
 
     The wizard carries the route out itself (issue 39), installing WSL when it must: where the
-    report says what WSL there is and Windows is new enough for CUDA in WSL 2, the route counts
-    as using the GPU now (after a driver update, when the driver is too old). A report without
-    that block (made elsewhere, or by an older wizard) keeps it an alternative, as does a
-    Windows build older than the one CUDA in WSL 2 needs.
+    report says what WSL there is, the route counts as using the GPU now (after a driver update,
+    when the driver is too old). A report without that block (made elsewhere, or by an older
+    wizard) keeps it an alternative. (A Windows build older than the one CUDA in WSL 2 needs gets
+    no route at all.)
     """
-    host = machine.wsl_host
-    if host is None or not windows_build_supports_wsl_gpu(host.windows_build, compat):
+    if machine.wsl_host is None:
         return TIER_GPU_IN_WSL2
     return TIER_GPU_AFTER_DRIVER_UPDATE if needs_update else TIER_GPU_NOW
 

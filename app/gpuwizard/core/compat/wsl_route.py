@@ -39,7 +39,7 @@ DISTRO_HOME: Final = "~/.local/share/gpuwizard"
 _ENGINE_PREFIXES: Final = ("docker-desktop", "rancher-desktop", "podman-machine")
 
 #: What a route's state means, in the order a person meets them.
-STATES: Final = ("ready", "convert", "install_distro", "install_wsl", "restart", "unknown")
+STATES: Final = ("ready", "convert", "install_distro", "install_wsl", "virtualization", "restart", "unknown")
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,9 @@ class WslRoute:
             default first), else the one to convert or install.
         state: ``ready`` (nothing to change on Windows), ``convert`` (the distribution runs
             under WSL 1), ``install_distro`` (WSL is there, no usable distribution),
-            ``install_wsl`` (WSL is not installed), ``restart`` (an installation waits for a
-            restart), ``unknown`` (the report says nothing of WSL: made elsewhere, or by an
+            ``install_wsl`` (WSL is not installed), ``virtualization`` (WSL 2 cannot start its
+            VM: virtualization is off in the firmware, or the Virtual Machine Platform feature is
+            missing), ``restart`` (an installation waits for a restart), ``unknown`` (the report says nothing of WSL: made elsewhere, or by an
             older wizard).
         administrator: The Windows step needs the administrator's consent (installing WSL).
         download: The Windows step downloads (WSL, a distribution image).
@@ -79,14 +80,34 @@ def usable_distros(facts: WslFacts) -> tuple[WslDistroFacts, ...]:
     return tuple(d for d in facts.distros if not d.name.lower().startswith(_ENGINE_PREFIXES))
 
 
-def wsl_route(facts: WslFacts | None, wished: str | None = None) -> WslRoute:
+def wsl_route(facts: WslFacts | None, wished: str | None = None) -> WslRoute:  # noqa: PLR0911 - one return per state: the decision table it is
     """The route on a machine whose WSL is ``facts`` (None: unknown), to ``wished`` when named."""
     if facts is None:
         return WslRoute(distro=wished or DEFAULT_DISTRO, state="unknown")
     off = facts.virtualization is False
     if facts.needs_restart:
+        # After the restart, the distribution is installed as part of WSL's installation unless
+        # none was asked for: then it is a step of its own (outside check of issue 39).
+        waiting = _chosen(usable_distros(facts), wished)
+        distro = waiting.name if waiting is not None else wished or DEFAULT_DISTRO
         return WslRoute(
-            distro=wished or DEFAULT_DISTRO, state="restart", restart=True, virtualization_off=off
+            distro=distro,
+            state="restart",
+            restart=True,
+            windows_commands=() if waiting is not None else (f"wsl --install -d {distro}",),
+            virtualization_off=off,
+        )
+    if off and facts.installed:
+        # WSL 2 cannot start its VM: the Virtual Machine Platform feature (installed with WSL,
+        # as administrator) and virtualization in the firmware (by the person, in its setup).
+        chosen = _chosen(usable_distros(facts), wished)
+        return WslRoute(
+            distro=chosen.name if chosen is not None else wished or DEFAULT_DISTRO,
+            state="virtualization",
+            administrator=True,
+            restart=True,
+            windows_commands=("wsl --install --no-distribution",),
+            virtualization_off=True,
         )
     if not facts.installed:
         distro = wished or DEFAULT_DISTRO
@@ -195,6 +216,29 @@ def wsl_route_reasons(route: WslRoute) -> list[TranslatableText]:
                 )
             )
         )
+    elif route.state == "virtualization":
+        reasons.append(
+            said(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "WSL 2 cannot start its virtual machine: turn virtualization on in the computer's "
+                    "firmware settings (Intel VT-x or AMD-V/SVM), run '{command}' as administrator for "
+                    "the Virtual Machine Platform feature, and restart Windows.",
+                ),
+                command=command,
+            )
+        )
+    if route.state in ("install_wsl", "install_distro"):
+        reasons.append(
+            said(
+                QT_TRANSLATE_NOOP(
+                    "reasons",
+                    "{distro}'s first start asks you for a Linux user name and password (they need not "
+                    "match Windows').",
+                ),
+                distro=route.distro,
+            )
+        )
     elif route.state == "unknown":
         reasons.append(
             said(
@@ -205,7 +249,7 @@ def wsl_route_reasons(route: WslRoute) -> list[TranslatableText]:
                 )
             )
         )
-    if route.virtualization_off:
+    if route.virtualization_off and route.state != "virtualization":
         reasons.append(
             said(
                 QT_TRANSLATE_NOOP(

@@ -17,7 +17,7 @@ The sources of each way:
 
 >>> ways = wsl_usage("Ubuntu-24.04", "/home/zoe/.local/share/gpuwizard/envs/tf")
 >>> [(way.where, way.command) for way in ways][:2]
-[('windows', 'wsl -d Ubuntu-24.04'), ('distro', 'source /home/zoe/.local/share/gpuwizard/envs/tf/bin/activate')]
+[('windows', 'wsl -d Ubuntu-24.04 --cd "~"'), ('distro', 'source /home/zoe/.local/share/gpuwizard/envs/tf/bin/activate')]
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def wsl_usage(distro: str, env_path: str, *, home_uv: str | None = None) -> list
         WslUsageWay(
             _said(QT_TRANSLATE_NOOP("usage", "Open {distro}'s shell from Windows"), distro=distro),
             "windows",
-            f"wsl -d {distro}",
+            f'wsl -d {distro} --cd "~"',
         ),
         WslUsageWay(
             _said(QT_TRANSLATE_NOOP("usage", "Activate the environment in that shell")),

@@ -133,8 +133,11 @@ _CAPABILITY_DOTTED: Final = re.compile(
 #: User Guide, "Getting Started with CUDA on WSL 2"), the word WSL or the wsl command (a prompt
 #: "PS C:\> wsl -d Ubuntu", NVIDIA's repository name "wsl-ubuntu"), and Windows drives under
 #: /mnt (/mnt/c/Users/..., WSL's default automount root, learn.microsoft.com/en-us/windows/wsl/
-#: wsl-config, "automount settings").
-_WSL: Final = re.compile(r"wsl\b(?<=\bwsl)|wsl2\b(?<=\bwsl2)|microsoft-standard|/mnt/[a-z]/users/")
+#: wsl-config, "automount settings"), and its name written out, "Windows Subsystem for Linux" (a
+#: person's "Fresh Windows Subsystem for Linux install of Ubuntu", outside check of issue 39).
+_WSL: Final = re.compile(
+    r"wsl\b(?<=\bwsl)|wsl[12]\b(?<=\bwsl[12])|microsoft-standard|/mnt/[a-z]/users/|windows subsystem for linux"
+)
 #: macOS: home folders under /Users (not Git Bash's /c/Users), Homebrew, the kernel's or the
 #: system's name, Apple silicon ("mac M2", "Apple M3"), PyTorch's Metal device.
 _MACOS: Final = tuple(

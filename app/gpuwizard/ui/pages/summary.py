@@ -152,7 +152,7 @@ class SummaryPage(QWizardPage):
             # Inside WSL 2: its shell opened from Windows, then the venv activated there (issue 39, point 4).
             distro = rec.plan.wsl.distro
             commands = [
-                (self.tr("PowerShell or cmd"), f"wsl -d {distro}"),
+                (self.tr("PowerShell or cmd"), f'wsl -d {distro} --cd "~"'),
                 (
                     self.tr("then in %1").replace("%1", distro),
                     f"source {shlex.quote(result.path)}/bin/activate",
