@@ -12,6 +12,7 @@ removed by ``env remove``'s code: only what carries the wizard's marker goes.
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import sys
 import threading
@@ -30,6 +31,7 @@ from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.uv_wheel import UvBinary, uv_from_wheel
 from gpuwizard.core.envs.wsl_steps import DISTRO_PYTHON
 from gpuwizard.core.events import Event
+from gpuwizard.core.machine.system_report import WslDistroFacts
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.envs.prepare import SetupRefused
 from gpuwizard.workflow.envs.registry import EnvRemoveError, list_environments, remove_environment
@@ -296,3 +298,20 @@ def test_a_creation_after_the_windows_step_goes_on_and_forgets_it(
         uv=lambda arch: uv_binary,
     )
     assert result.ok and load_wsl_step() is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"virtualization": False}, "turn virtualization on in the firmware settings"),
+        ({"needs_restart": True, "distros": ()}, "restart, then run `wsl --install -d Ubuntu-24.04`"),
+        ({"distros": (WslDistroFacts("Debian", 1, True),)}, "Debian runs under WSL 1"),
+    ],
+)
+def test_a_route_that_is_not_ready_is_refused_with_what_it_takes(changes: dict[str, object], said: str):
+    report = load_system_report(WITH_WSL)
+    assert report.wsl is not None
+    report = replace(report, wsl=replace(report.wsl, **changes))
+    rec = recommend(report, parse_wish("tensorflow", None), load_compat())
+    with pytest.raises(SetupRefused, match=re.escape(said)):
+        plan_wsl_setup(report, SetupRequest.checked(framework="tensorflow", name="tf"), rec)

@@ -235,7 +235,7 @@ def _refuse_options(request: SetupRequest) -> None:
             raise SetupRefused(why)
 
 
-def _not_ready(route: WslRoute, asked: WslStepRun | None = None) -> str:
+def _not_ready(route: WslRoute, asked: WslStepRun | None = None) -> str:  # noqa: PLR0911 - one return per state
     """Why the distribution is not ready, and the commands that make it so (one line)."""
     commands = " then ".join(f"`{command}`" for command in route.windows_commands)
     if asked is not None and asked.step == "install_wsl" and route.state in ("install_wsl", "restart"):
@@ -259,7 +259,12 @@ def _not_ready(route: WslRoute, asked: WslStepRun | None = None) -> str:
             f"{route.distro} runs under WSL 1, which cannot use the GPU: run {commands}, then run this again"
         )
     if route.state == "restart":
-        return "WSL's installation waits for Windows to restart: restart, then run this again"
+        return f"WSL's installation waits for Windows to restart: restart{', then run ' + commands if commands else ''}, then run this again"
+    if route.state == "virtualization":
+        return (
+            "WSL 2 cannot start its virtual machine: turn virtualization on in the firmware settings (Intel VT-x "
+            f"or AMD-V/SVM), run {commands} in an administrator PowerShell or cmd, restart Windows, then run this again"
+        )
     return "this report does not say what WSL there is: detect again on this Windows machine"
 
 
