@@ -197,35 +197,15 @@ class SubprocessRunner:
         env_overrides: Mapping[str, str] | None = None,
     ) -> CompletedRun:
         """Run ``argv`` (a list, never a shell string) and wait at most ``timeout`` seconds."""
-        args = [os.fspath(part) for part in argv]
-        started = time.perf_counter()
-        flags = _CREATE_NO_WINDOW if sys.platform == "win32" else 0
-        try:
-            done = subprocess.run(
-                args,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout,
-                env=child_environment(env_overrides),
-                stdin=subprocess.DEVNULL,
-                creationflags=flags,
-                check=False,
-            )
-        except (FileNotFoundError, PermissionError, NotADirectoryError) as error:
-            raise CommandNotFound(args, error.strerror or str(error)) from error
-        except OSError as error:
-            # e.g. ENOEXEC for a file that is not a program, or a Windows stub that refuses.
-            raise CommandNotFound(args, str(error)) from error
-        except subprocess.TimeoutExpired as error:
-            raise CommandTimedOut(args, f"no answer within {timeout:g} s") from error
+        done = self.run_bytes(argv, timeout=timeout, env_overrides=env_overrides)
+        # As text=True, encoding="utf-8", errors="replace" gave: UTF-8, bad bytes replaced,
+        # newlines translated as text mode does.
         return CompletedRun(
-            argv=tuple(args),
+            argv=done.argv,
             returncode=done.returncode,
-            stdout=done.stdout or "",
-            stderr=done.stderr or "",
-            seconds=time.perf_counter() - started,
+            stdout=_text(done.stdout),
+            stderr=_text(done.stderr),
+            seconds=done.seconds,
         )
 
     def run_bytes(
@@ -265,6 +245,11 @@ class SubprocessRunner:
         )
 
 
+def _text(data: bytes) -> str:
+    """A program's output as text mode reads it: UTF-8 (bad bytes replaced), universal newlines."""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
 #: Windows: the program gets a console window of its own (process-creation flags).
 _CREATE_NEW_CONSOLE: Final = 0x00000010
 
@@ -296,8 +281,12 @@ class CommandCancelled(RunnerError):
     """The command was stopped because the user cancelled; its whole process tree was killed."""
 
 
-class StreamingRunner(Runner, Protocol):
-    """A runner that can also hand over output line by line and be cancelled."""
+class LineStreamer(Protocol):
+    """Runs a program and hands over its output line by line, cancellable (a runner's ``stream``).
+
+    Apart from :class:`StreamingRunner` for what runs programs elsewhere than here: the probes of
+    an environment inside WSL run in its distribution (``workflow/livetest/in_wsl.py``).
+    """
 
     def stream(
         self,
@@ -324,6 +313,10 @@ class StreamingRunner(Runner, Protocol):
             CommandTimedOut: It ran longer than ``timeout`` seconds; the tree was killed.
         """
         ...
+
+
+class StreamingRunner(Runner, LineStreamer, Protocol):
+    """A runner that can also hand over output line by line and be cancelled."""
 
 
 # How long a tree gets to exit after a polite signal before it is killed outright.

@@ -20,15 +20,15 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 from gpuwizard import probes
 from gpuwizard.adapters.executables import is_program
 from gpuwizard.adapters.nvml import UsageSampler
-from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut
+from gpuwizard.adapters.runner import CommandCancelled, CommandNotFound, CommandTimedOut, LineStreamer
 from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.events import Event, EventSink, value_from_json
 from gpuwizard.core.findings.model import Finding, make_finding
@@ -57,22 +57,8 @@ DEVICES: Final = ("auto", "cpu", *GPU_KINDS)
 TestEvents = EventSink
 
 
-class ProbeRunner(Protocol):
-    """What runs the probe: a :class:`StreamingRunner`'s ``stream`` (here, or inside WSL: ``in_wsl``)."""
-
-    def stream(
-        self,
-        argv: Sequence[str],
-        on_line: Callable[[str], None],
-        *,
-        cancel: threading.Event,
-        timeout: float | None = None,
-        env_overrides: Mapping[str, str] | None = None,
-        cwd: Path | None = None,
-        on_start: Callable[[int], None] | None = None,
-    ) -> int:
-        """See :meth:`StreamingRunner.stream`."""
-        ...
+#: What runs the probe: a runner's ``stream``, here or inside a WSL distribution (``in_wsl``).
+ProbeRunner = LineStreamer
 
 
 class LiveTestUsageError(ValueError):
