@@ -441,6 +441,14 @@
         <translation>Iniciando…</translation>
     </message>
     <message>
+        <source>WSL is not ready: run %1 yourself, then come back to this page.</source>
+        <translation>WSL no está listo: ejecuta %1 tú mismo y luego vuelve a esta página.</translation>
+    </message>
+    <message>
+        <source>Making WSL ready: answer the windows Windows opens…</source>
+        <translation>Preparando WSL: responde en las ventanas que abra Windows…</translation>
+    </message>
+    <message>
         <source>Cancelling: removing what was made…</source>
         <translation>Cancelando: quitando lo creado…</translation>
     </message>
@@ -2217,6 +2225,37 @@
     <message>
         <source>Checking the folder against the plan…</source>
         <translation>Comprobando la carpeta frente al plan…</translation>
+    </message>
+</context>
+<context>
+    <name>WindowsStepQuestion</name>
+    <message>
+        <source>Make WSL ready</source>
+        <translation>Preparar WSL</translation>
+    </message>
+    <message>
+        <source>Run %1 as administrator now?</source>
+        <translation>¿Ejecutar %1 como administrador ahora?</translation>
+    </message>
+    <message>
+        <source>Windows asks for the administrator first. It downloads WSL and %1; %1 then asks for a Linux user name and password in its window, and Windows may ask to restart: then open the wizard again and install the same plan.</source>
+        <translation>Windows pide primero permiso de administrador. Descarga WSL y %1; después %1 pide un nombre de usuario y una contraseña de Linux en su ventana, y Windows puede pedir reiniciar: entonces abre de nuevo el asistente e instala el mismo plan.</translation>
+    </message>
+    <message>
+        <source>Run %1 now?</source>
+        <translation>¿Ejecutar %1 ahora?</translation>
+    </message>
+    <message>
+        <source>It runs in a window of its own: answer it there if it asks (a new distribution asks for a Linux user name and password). Then the environment is made.</source>
+        <translation>Se ejecuta en una ventana propia: responde allí si pregunta algo (una distribución nueva pide un nombre de usuario y una contraseña de Linux). Después se crea el entorno.</translation>
+    </message>
+    <message>
+        <source>&amp;Run it</source>
+        <translation>&amp;Ejecutarlo</translation>
+    </message>
+    <message>
+        <source>&amp;Not now</source>
+        <translation>&amp;Ahora no</translation>
     </message>
 </context>
 <context>

@@ -439,6 +439,14 @@
         <translation>正在启动…</translation>
     </message>
     <message>
+        <source>WSL is not ready: run %1 yourself, then come back to this page.</source>
+        <translation>WSL 尚未就绪：请自行运行 %1，然后回到此页面。</translation>
+    </message>
+    <message>
+        <source>Making WSL ready: answer the windows Windows opens…</source>
+        <translation>正在准备 WSL：请在 Windows 打开的窗口中作答…</translation>
+    </message>
+    <message>
         <source>Cancelling: removing what was made…</source>
         <translation>正在取消：删除已创建的内容…</translation>
     </message>
@@ -2209,6 +2217,37 @@
     <message>
         <source>Checking the folder against the plan…</source>
         <translation>正在对照方案检查该文件夹…</translation>
+    </message>
+</context>
+<context>
+    <name>WindowsStepQuestion</name>
+    <message>
+        <source>Make WSL ready</source>
+        <translation>准备 WSL</translation>
+    </message>
+    <message>
+        <source>Run %1 as administrator now?</source>
+        <translation>现在以管理员身份运行 %1 吗？</translation>
+    </message>
+    <message>
+        <source>Windows asks for the administrator first. It downloads WSL and %1; %1 then asks for a Linux user name and password in its window, and Windows may ask to restart: then open the wizard again and install the same plan.</source>
+        <translation>Windows 会先请求管理员权限。它会下载 WSL 和 %1；随后 %1 会在其窗口中要求设置 Linux 用户名和密码，Windows 也可能要求重启：之后请再次打开向导并安装同一方案。</translation>
+    </message>
+    <message>
+        <source>Run %1 now?</source>
+        <translation>现在运行 %1 吗？</translation>
+    </message>
+    <message>
+        <source>It runs in a window of its own: answer it there if it asks (a new distribution asks for a Linux user name and password). Then the environment is made.</source>
+        <translation>它会在自己的窗口中运行：如有提问请在那里作答（新的发行版会要求设置 Linux 用户名和密码）。然后创建环境。</translation>
+    </message>
+    <message>
+        <source>&amp;Run it</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Not now</source>
+        <translation>暂不(&amp;N)</translation>
     </message>
 </context>
 <context>

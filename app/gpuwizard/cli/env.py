@@ -15,7 +15,6 @@ command exits 3 with a ``cancelled`` result.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import threading
 from pathlib import Path
@@ -228,9 +227,7 @@ def _wsl_planned(
 
 def _run_windows_step(route: WslRoute, write: common.Write) -> None:
     """Say what the Windows step does, then run it (recorded first: the next run knows it asked)."""
-    from gpuwizard.adapters import wsl  # noqa: PLC0415
-    from gpuwizard.workflow.envs.setup import SetupRefused  # noqa: PLC0415
-    from gpuwizard.workflow.envs.wsl_setup import run_windows_step  # noqa: PLC0415
+    from gpuwizard.workflow.envs.wsl_setup import run_windows_step_here  # noqa: PLC0415
 
     command = " ".join(route.windows_commands)
     if route.administrator:
@@ -240,12 +237,7 @@ def _run_windows_step(route: WslRoute, write: common.Write) -> None:
         )
     else:
         write(f"Running `{command}` in a window of its own: answer it there if it asks.\n")
-    exe = wsl.find_wsl_exe(os.environ)
-    if exe is None:  # never a wsl.exe found on PATH: only System32's (adapters/wsl.py)
-        raise SetupRefused(
-            "this Windows has no wsl.exe (Windows 10 version 2004 or newer has it): update Windows"
-        )
-    ran = run_windows_step(route, lambda step, distro: wsl.run_windows_step(str(exe), step, distro))
+    ran = run_windows_step_here(route)
     write(f"`{command}` ended with exit status {ran.exit_code}.\n")
 
 

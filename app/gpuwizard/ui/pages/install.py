@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from gpuwizard.core.compat.wsl_route import WslRoute
 from gpuwizard.core.envs.events import (
     PHASE_CONTEXT,
     EnvLog,
@@ -52,7 +53,12 @@ from gpuwizard.ui.deferred import call_soon
 from gpuwizard.ui.theme import status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.install_preview import planned_steps
-from gpuwizard.ui.widgets.install_summary import StopQuestion, ask_before_stopping
+from gpuwizard.ui.widgets.install_summary import (
+    StopQuestion,
+    WindowsStepQuestion,
+    ask_before_stopping,
+    ask_windows_step,
+)
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.workers import StreamedWork
@@ -79,6 +85,7 @@ class InstallPage(QWizardPage):
         self.result: EnvResult | None = None
         #: The question the Cancel installation button opens, while it is open.
         self.stop_question: StopQuestion | None = None
+        self.wsl_question: WindowsStepQuestion | None = None
         self.work = StreamedWork(self, self._take_events, self._show_result, self._crashed)
         self._phase = ""
         self._count_total: int | None = None
@@ -283,11 +290,41 @@ class InstallPage(QWizardPage):
                 )
             )
             return
+        route = session.wsl_step_needed(recommendation)
+        if route is not None:
+            # Windows must be made ready first (issue 39): said, and asked, before anything runs.
+            self.wsl_question = ask_windows_step(
+                self, route, lambda agreed: self._windows_step_answered(route, agreed)
+            )
+            return
         self.state = RUNNING
         create_env = session.create_env
         self.work.start(lambda sink, cancel: create_env(report, recommendation, choice, sink, cancel))
         self.cancel_button.setEnabled(True)
         self.phase_label.setText(self.tr("Starting…"))
+        self._announce()
+
+    def _windows_step_answered(self, route: WslRoute, agreed: bool) -> None:
+        """Run the Windows step and then the install (Yes), or say what is left to do (No)."""
+        self.wsl_question = None
+        session, choice = self.session, self.session.choice
+        if choice is None:
+            return
+        if not agreed:
+            self._show_result(
+                EnvResult(
+                    status="failed",
+                    name=choice.name,
+                    error=self.tr("WSL is not ready: run %1 yourself, then come back to this page.").replace(
+                        "%1", " ; ".join(route.windows_commands)
+                    ),
+                )
+            )
+            return
+        self.state = RUNNING
+        self.work.start(lambda sink, cancel: session.prepare_wsl_and_create(route, choice, sink, cancel))
+        self.cancel_button.setEnabled(True)
+        self.phase_label.setText(self.tr("Making WSL ready: answer the windows Windows opens…"))
         self._announce()
 
     def ask_to_cancel(self) -> None:

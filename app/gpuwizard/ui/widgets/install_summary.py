@@ -22,6 +22,7 @@ from html import escape
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
+from gpuwizard.core.compat.wsl_route import WslRoute
 from gpuwizard.core.envs.package_sources import display_url
 from gpuwizard.ui.messages import change_html
 from gpuwizard.workflow.wizard.install_summary import DEFAULT_INDEX, InstallSummary
@@ -164,6 +165,62 @@ def ask_before_stopping(parent: QWidget, answered: Callable[[bool], None]) -> St
     meanwhile) answers False.
     """
     question = StopQuestion(parent)
+
+    def finished(_result: int) -> None:
+        question.deleteLater()
+        answered(question.agreed())
+
+    question.finished.connect(finished)
+    question.open()
+    return question
+
+
+class WindowsStepQuestion(QMessageBox):
+    """Before the WSL 2 route's Windows step: what runs, as whom, what it downloads; No is the default."""
+
+    def __init__(self, route: WslRoute, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("wsl_step_question")
+        self.setIcon(QMessageBox.Icon.Question)
+        self.setWindowTitle(self.tr("Make WSL ready"))
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        command = " ; ".join(route.windows_commands)
+        if route.administrator:
+            self.setText(self.tr("Run %1 as administrator now?").replace("%1", command))
+            self.setInformativeText(
+                self.tr(
+                    "Windows asks for the administrator first. It downloads WSL and %1; %1 then asks for a Linux "
+                    "user name and password in its window, and Windows may ask to restart: then open the wizard "
+                    "again and install the same plan."
+                ).replace("%1", route.distro)
+            )
+        else:
+            self.setText(self.tr("Run %1 now?").replace("%1", command))
+            self.setInformativeText(
+                self.tr(
+                    "It runs in a window of its own: answer it there if it asks (a new distribution asks for a "
+                    "Linux user name and password). Then the environment is made."
+                )
+            )
+        self.run_button: QPushButton = self.addButton(self.tr("&Run it"), QMessageBox.ButtonRole.AcceptRole)
+        self.run_button.setObjectName("wsl_step_run")
+        self.not_now_button: QPushButton = self.addButton(
+            self.tr("&Not now"), QMessageBox.ButtonRole.RejectRole
+        )
+        self.not_now_button.setObjectName("wsl_step_not_now")
+        self.setDefaultButton(self.not_now_button)
+        self.setEscapeButton(self.not_now_button)
+
+    def agreed(self) -> bool:
+        """True once the person pressed Run it."""
+        return self.clickedButton() is self.run_button
+
+
+def ask_windows_step(
+    parent: QWidget, route: WslRoute, answered: Callable[[bool], None]
+) -> WindowsStepQuestion:
+    """Open the question over ``parent``; ``answered(True)`` once the person pressed Run it."""
+    question = WindowsStepQuestion(route, parent)
 
     def finished(_result: int) -> None:
         question.deleteLater()

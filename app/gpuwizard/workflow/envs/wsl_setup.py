@@ -21,6 +21,7 @@ last environment), then the record.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -349,3 +350,25 @@ def remove_wsl_record(record: EnvRecord, transport: TransportFactory) -> WslRemo
     if not removal.problems:
         drop_record(record.name)
     return removal
+
+
+def run_windows_step_here(route: WslRoute) -> WslStepRun:
+    """:func:`run_windows_step` on this Windows: ``wsl.exe`` from System32 (never one on PATH).
+
+    Raises:
+        SetupRefused: This Windows has no ``wsl.exe``, or the route needs no step the wizard runs.
+        ElevationDeclined: The administrator prompt was declined; nothing ran.
+    """
+    from gpuwizard.adapters import wsl  # noqa: PLC0415 - Windows only
+
+    exe = wsl.find_wsl_exe(os.environ)
+    if exe is None:
+        raise SetupRefused(
+            "this Windows has no wsl.exe (Windows 10 version 2004 or newer has it): update Windows"
+        )
+    return run_windows_step(route, lambda step, distro: wsl.run_windows_step(str(exe), step, distro))
+
+
+def not_ready_reason(route: WslRoute) -> str:
+    """Why ``route``'s distribution is not ready, and what it takes (one line), the step recorded included."""
+    return _not_ready(route, load_wsl_step())

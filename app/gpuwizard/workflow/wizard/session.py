@@ -16,26 +16,32 @@ from typing import TYPE_CHECKING
 from gpuwizard.adapters.registry import EnvironmentStore
 from gpuwizard.adapters.runner import Runner, SubprocessRunner
 from gpuwizard.core.compat.plan import Recommendation
+from gpuwizard.core.compat.wsl_route import WslRoute
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.events import EventSink
 from gpuwizard.core.livetest.events import LiveTestResult, log_event
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.envs.setup import recommend_for, setup_environment
+from gpuwizard.workflow.envs.wsl_setup import WINDOWS_STEPS, not_ready_reason, run_windows_step_here
 from gpuwizard.workflow.health.good_state import record_good_state, setup_to_verify
 from gpuwizard.workflow.health.tested import GoodStateRecorder, TestRunner, run_test_and_record
 from gpuwizard.workflow.livetest.run import LiveTestTarget, TestEvents, run_test
 from gpuwizard.workflow.machine.detect import detect_system
 from gpuwizard.workflow.pathedit.request import PathRequest
+from gpuwizard.workflow.state.wsl_pending import WslStepRun
 from gpuwizard.workflow.wizard import steps as wizard_steps
 
 if TYPE_CHECKING:
     from gpuwizard.core.health.checks import HealthReport
     from gpuwizard.core.health.snapshot import Snapshot
+    from gpuwizard.workflow.state.wsl_pending import WslStepRun
 
 #: The wizard's long steps, swappable for fakes in tests (the real ones: workflow.envs.setup, workflow.livetest.run, workflow.health).
 Recommender = Callable[[SystemReport, SetupRequest], Recommendation]
 EnvCreator = Callable[[SystemReport, Recommendation, SetupRequest, EventSink, threading.Event], EnvResult]
+#: Runs the WSL 2 route's Windows step (the person agreed): workflow.envs.wsl_setup.run_windows_step_here.
+WslWindowsStep = Callable[[WslRoute], WslStepRun]
 Verifier = Callable[
     [Callable[[], SystemReport], "EnvironmentStore | None", EventSink, threading.Event], "HealthReport"
 ]
@@ -82,6 +88,7 @@ class WizardSession:
     test_result: LiveTestResult | None = None
     recommend: Recommender = field(default=recommend_for)
     create_env: EnvCreator = field(default=setup_environment)
+    wsl_windows_step: WslWindowsStep = field(default=run_windows_step_here)
     run_test: TestRunner = field(default=run_test)
     verify: Verifier = field(default=wizard_steps.verify)
     record_good: GoodStateRecorder = field(default=record_good_state)
@@ -107,6 +114,39 @@ class WizardSession:
         that the Choose page's "the next page shows the change first" holds there as well.
         """
         return request is not None and (self.path_store is not None or self.preview)
+
+    def wsl_step_needed(self, recommendation: Recommendation | None) -> WslRoute | None:
+        """The route whose Windows step must run before ``recommendation``'s environment, if any."""
+        plan = recommendation.plan if recommendation is not None else None
+        if plan is None or plan.target != "wsl2" or plan.wsl is None or self.preview:
+            return None
+        return plan.wsl if plan.wsl.state in WINDOWS_STEPS else None
+
+    def prepare_wsl_and_create(
+        self, route: WslRoute, choice: SetupRequest, on_event: EventSink, cancel: threading.Event
+    ) -> EnvResult:
+        """Run the route's Windows step (the person agreed), look again, then make the environment.
+
+        Runs on a worker. When the distribution is not ready after the step (Windows asks to
+        restart, the distribution's first start is still to come), the result says what is left
+        and the environment is made the next time (the step is recorded: ``wsl_pending``).
+        """
+        try:
+            ran = self.wsl_windows_step(route)
+        except Exception as error:  # noqa: BLE001 - declined, refused, failed: all said as the result
+            result = EnvResult(status="failed", name=choice.name, error=str(error))
+            on_event(result)
+            return result
+        on_event(log_event(f"{' '.join(route.windows_commands)}: exit status {ran.exit_code}"))
+        report = self.detect()
+        recommendation = self.recommend(report, choice)
+        self.report, self.recommendation = report, recommendation
+        still = recommendation.plan.wsl if recommendation.plan.target == "wsl2" else None
+        if still is not None and still.state != "ready":
+            result = EnvResult(status="failed", name=choice.name, error=not_ready_reason(still))
+            on_event(result)
+            return result
+        return self.create_env(report, recommendation, choice, on_event, cancel)
 
     def test_and_record(
         self, report: SystemReport, target: LiveTestTarget, on_event: TestEvents, cancel: threading.Event
