@@ -86,6 +86,16 @@ _PREFIX_LIMIT_S = 300
 #: How many times a new prefix's first start is tried (see WinePython._make_prefix).
 _PREFIX_ATTEMPTS = 3
 _PIP_LIMIT_S = 600
+#: How many times :meth:`WinePython.run` starts a script that Wine did not start at all.
+_START_ATTEMPTS = 3
+#: The launcher of :meth:`WinePython.run`: ``launch.py MARK SCRIPT ARGS...`` leaves MARK, then runs
+#: SCRIPT as ``__main__`` with ``sys.argv`` as if it had been started itself.
+_LAUNCHER = """\
+import pathlib, runpy, sys
+pathlib.Path(sys.argv[1]).touch()
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
 
 
 class WineUnavailable(Exception):
@@ -377,18 +387,41 @@ class WinePython:
         return [self.wine, str(self.python), self._script(code), *args]
 
     def run(self, code: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        """Run ``code`` in the Windows Python and wait; output captured through pipes."""
-        return subprocess.run(
-            self.command(code, *args),
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-            check=False,
-        )
+        """Run ``code`` in the Windows Python and wait; output captured through pipes.
+
+        Under load, Wine now and then fails to start a Windows program at all: it exits non-zero
+        with nothing printed (``wine reg add`` exited 1 or 53, ``python.exe`` 1, in fresh-clone
+        CI runs; the same command runs on the next try). The script is started through a
+        launcher that first leaves a mark: a run that ended without the mark never ran the
+        code, and only such a run is tried again (up to :data:`_START_ATTEMPTS` times), so no
+        code of a test ever runs twice.
+        """
+        script = self._script(code)
+        done: subprocess.CompletedProcess[str] | None = None
+        for attempt in range(_START_ATTEMPTS):
+            mark = self.scripts / f"{Path(script.replace(chr(92), '/')).stem}-started-{attempt}"
+            done = subprocess.run(
+                [self.wine, str(self.python), self._launcher(), self.to_windows(mark), script, *args],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+                check=False,
+            )
+            if done.returncode == 0 or mark.exists():
+                return done
+        assert done is not None
+        return done
+
+    def _launcher(self) -> str:
+        """The launcher :meth:`run` starts scripts through (written once): mark, then the script as __main__."""
+        launcher = self.scripts / "launch.py"
+        if not launcher.exists():
+            launcher.write_text(_LAUNCHER, encoding="utf-8")
+        return self.to_windows(launcher)
 
     def popen(self, code: str, *args: str) -> subprocess.Popen[str]:
         """Start ``code`` in the Windows Python without waiting; read its output from the pipes."""
