@@ -18,6 +18,7 @@ Wine 8 aborts a Windows program whose standard output or error is a file.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,10 @@ PREVIOUS_VERSION = "0.0.1"
 _KEEPER_LIFETIME_S = 3600  # the keeper ends by itself even if the test run is killed
 #: How many times a registry write, or a new prefix's first start, is tried (WinePrefix.reg_add).
 _WINE_ATTEMPTS = 3
+#: What Wine's start says when it could not start a program at all (programs/start/start.c:
+#: "Application could not be started, or no application associated with the specified file.",
+#: then "ShellExecuteEx failed: ..."): nothing of the program ran.
+_NOT_STARTED = re.compile(r"^Application could not be started|^ShellExecuteEx failed", re.MULTILINE)
 
 
 def cache_folder() -> Path:
@@ -127,7 +132,20 @@ class WinePrefix:
         Not until the pipes close: a Wine background process that the program started (the
         desktop, a service) may hold them open long after it (module docstring). What the
         program wrote is all there once it has ended, since the pipes are read all along.
+
+        When Wine says it could not start the program at all ("Application could not be
+        started ... ShellExecuteEx failed: Internal error.", seen once under load in a
+        fresh-clone CI run, the prefix's desktop still starting), nothing of it ran: it is
+        started again, up to :data:`_WINE_ATTEMPTS` times.
         """
+        done = self._run_once(argv, timeout)
+        for _ in range(_WINE_ATTEMPTS - 1):
+            if not _NOT_STARTED.search(done.stdout + done.stderr):
+                break
+            done = self._run_once(argv, timeout)
+        return done
+
+    def _run_once(self, argv: tuple[str, ...], timeout: float) -> subprocess.CompletedProcess[str]:
         process = subprocess.Popen(
             ["wine", *argv],
             env=self.env,
