@@ -140,7 +140,7 @@ class _Run:
         self.on_event = on_event
         self.cancel = cancel
         self.started = time.perf_counter()
-        self.log_path, self.log = _new_log(self.request.name)
+        self.log_path, self.log = new_env_log(self.request.name)
         # The new environment's id: in its marker, its pending record and its entry (ownership.py).
         self.id = new_id()
         self.backup: Path | None = None
@@ -612,13 +612,17 @@ def _file_safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def _new_log(name: str) -> tuple[Path, TextIO]:
-    """A log file of its own: runs started in the same second (or by two wizards) never share one."""
+def new_env_log(name: str, kind: str = "env-create") -> tuple[Path, TextIO]:
+    """A creation's log file of its own: runs started in the same second (or by two wizards) never share one.
+
+    ``kind`` starts its name (``env-create-wsl`` for one inside WSL 2: ``wsl_create``); the
+    uninstaller's "remove data" deletes ``env-create-*.log`` in the logs folder.
+    """
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     logs = wizard_home() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     while True:
-        path = logs / f"env-create-{_file_safe(name)}-{stamp}-{secrets.token_hex(4)}.log"
+        path = logs / f"{kind}-{_file_safe(name)}-{stamp}-{secrets.token_hex(4)}.log"
         try:
             # "x": created here or not at all. Lines the tool prints that are not UTF-8 are kept
             # escaped rather than ending the run.

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol, TextIO
+from typing import Any, Final, Literal, Protocol
 
 from gpuwizard import probes
 from gpuwizard.adapters.runner import (
@@ -62,8 +60,8 @@ from gpuwizard.core.envs.wsl_steps import (
 from gpuwizard.core.events import Event, EventSink, to_json
 from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.json_lines import json_object
+from gpuwizard.workflow.envs.create import new_env_log
 from gpuwizard.workflow.envs.ownership import new_id
-from gpuwizard.workflow.state.home import wizard_home
 
 #: The probes sent into the distro: every module beside ``env_report.py`` and ``train_test.py``
 #: they may import, not the helper itself nor the package's ``__init__``.
@@ -337,7 +335,7 @@ class _WslRun:
         self.env_id = env_id
         self.home_id = home_id
         self.started = time.perf_counter()
-        self.log_path, self.log = _new_log(request.name)
+        self.log_path, self.log = new_env_log(request.name, "env-create-wsl")
         self.phase: EnvPhaseName = "check"
         self.tail: list[str] = []
         self.begun: list[WslStep] = []
@@ -654,17 +652,3 @@ def _kept_line(item: object) -> str:
     if isinstance(item, Mapping):
         return f"{item.get('path')} is kept: {item.get('why')}"
     return f"{item} is kept"
-
-
-def _new_log(name: str) -> tuple[Path, TextIO]:
-    """A log file of its own, as ``env create`` writes one (``workflow/envs/create.py``)."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    logs = wizard_home() / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    safe = "".join(char if char.isalnum() or char in "._-" else "_" for char in name)
-    while True:
-        path = logs / f"env-create-wsl-{safe}-{stamp}-{secrets.token_hex(4)}.log"
-        try:
-            return path, path.open("x", encoding="utf-8", errors="backslashreplace")
-        except FileExistsError:
-            continue
