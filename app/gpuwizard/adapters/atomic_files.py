@@ -40,18 +40,22 @@ _STARTED: Final = time.time()
 _RANDOM: Final = r"[a-z0-9_]{8}"
 
 
-def _temporary_name_parts(path: Path) -> tuple[str, str]:
+def _temporary_name_parts(path: Path, ending: str | None = None) -> tuple[str, str]:
     """The prefix and suffix of ``path``'s temporary files, as ``mkstemp`` takes them."""
-    return f".{path.stem}-", f".pid{os.getpid()}{path.suffix}"
+    return f".{path.stem}-", f".pid{os.getpid()}{path.suffix if ending is None else ending}"
 
 
-def write_bytes_atomically(path: Path, data: bytes) -> None:
+def write_bytes_atomically(path: Path, data: bytes, *, temporary_suffix: str | None = None) -> None:
     """Replace ``path`` with ``data`` in one step; the folder must exist.
+
+    ``temporary_suffix`` ends the temporary file's name instead of ``path``'s suffix, where a
+    reader of the folder takes every file of that suffix (a textfile collector reads each
+    ``*.prom``); :func:`remove_stale_temporaries` does not know such names.
 
     Raises:
         OSError: The folder cannot be written.
     """
-    prefix, suffix = _temporary_name_parts(path)
+    prefix, suffix = _temporary_name_parts(path, temporary_suffix)
     handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
     try:
         Path(temporary).chmod(_mode_for(path))

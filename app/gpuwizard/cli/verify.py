@@ -6,6 +6,13 @@ checks the PATH folders the wizard added, and compares it all with the last good
 wizard set nothing up (no environment it made, no PATH folder it added), it says there is
 nothing to verify and records nothing.
 
+``--prometheus FILE`` also writes the run's metrics to FILE (``*.prom``) for the textfile
+collector of node_exporter or windows_exporter, atomically (docs/architecture.md, "Metrics for
+Prometheus"). ``--oneline`` prints one line and nothing else on stdout, what a cluster scheduler
+puts in a drain reason: ``gpuwizard verify --no-test --oneline`` is the cluster gate (a Slurm
+prolog or ``HealthCheckProgram``), which reuses each unchanged environment's recorded probe
+answer instead of importing its framework again, so it answers within a second.
+
 Exit codes: 0 healthy (changes such as an upgraded driver are fine), or nothing to verify (not a
 failure: the ``result`` has ``status`` ``nothing_to_verify``); 1 something is broken; 2 bad input
 (one line on stderr); 130 cancelled (Ctrl+C, SIGTERM).
@@ -15,8 +22,14 @@ from __future__ import annotations
 
 import argparse
 import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuwizard.cli import common
+
+if TYPE_CHECKING:
+    from gpuwizard.core.events import Event
+    from gpuwizard.core.machine.system_report import SystemReport
 
 
 def add_parser(commands: common.Subcommands) -> None:
@@ -41,6 +54,18 @@ def add_parser(commands: common.Subcommands) -> None:
     common.add_registry_option(
         verify, "verify_registry", "check the PATH of a registry snapshot file instead of the live registry"
     )
+    verify.add_argument(
+        "--prometheus",
+        dest="verify_prometheus",
+        metavar="FILE",
+        type=Path,
+        help="also write the result as Prometheus metrics to FILE (*.prom), for a textfile collector",
+    )
+    verify.add_argument(
+        "--oneline",
+        action="store_true",
+        help="print one line only (a scheduler's drain reason); not with --json",
+    )
     common.add_json_option(verify, "stream JSON lines ending in one result event")
 
 
@@ -49,25 +74,50 @@ def run(args: argparse.Namespace, write: common.Write) -> int:
     from gpuwizard.adapters.runner import StreamingSubprocessRunner  # noqa: PLC0415
     from gpuwizard.adapters.wizard_program import wizard_command  # noqa: PLC0415
     from gpuwizard.cli.text.verify import VerifyView  # noqa: PLC0415
+    from gpuwizard.core.health.events import VerifyResult  # noqa: PLC0415
+    from gpuwizard.core.health.gate_line import gate_line  # noqa: PLC0415
+    from gpuwizard.workflow.health.metrics import MetricsFileError, check_metrics_file  # noqa: PLC0415
     from gpuwizard.workflow.health.verify import VerifyCancelled, VerifyUsageError, verify_setup  # noqa: PLC0415
 
+    if args.oneline and args.json:
+        raise common.UsageError("--oneline and --json cannot be used together: choose one")
+    if args.verify_prometheus is not None:
+        # Before anything is checked: a mistyped path is refused at once, nothing written.
+        with common.bad_input(MetricsFileError):
+            check_metrics_file(args.verify_prometheus)
     detect = common.detector(args.verify_system)
     store = common.path_store(args.verify_registry)
+    machines: list[SystemReport] = []
+    results: list[VerifyResult] = []
+
+    def detect_and_keep() -> SystemReport:
+        machines.append(detect())
+        return machines[-1]
+
+    def keep_result(event: Event) -> None:
+        if isinstance(event, VerifyResult):  # verify's own; the short test's come wrapped
+            results.append(event)
+
     show = common.json_lines(write) if args.json else VerifyView(write, wizard_command())
     cancel = threading.Event()
     try:
         with common.cancel_on_signals(cancel), common.bad_input(VerifyUsageError):
             health = verify_setup(
-                detect=detect,
+                detect=detect_and_keep,
                 runner=StreamingSubprocessRunner(),
-                on_event=show,
+                on_event=keep_result if args.oneline else show,
                 cancel=cancel,
                 path_store=store,
                 short_test=not args.no_test,
                 record=not args.no_record,
                 env_names=args.verify_envs,
+                metrics_file=args.verify_prometheus,
             )
     except VerifyCancelled:
+        if args.oneline:
+            write(gate_line(results[-1], machines[-1] if machines else None) + "\n")
         return common.EXIT_CANCELLED
+    if args.oneline:  # the result is always the last event: one line for it, and only it
+        write(gate_line(results[-1], machines[-1] if machines else None) + "\n")
     # Nothing to verify (a report without checks, so nothing broken) is not a failure: exit 0.
     return common.EXIT_OK if health.healthy else common.EXIT_PROBLEM

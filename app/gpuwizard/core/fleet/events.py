@@ -178,6 +178,9 @@ class PathStage(ApplyStage):
         note: Why there is no change to make, or why it was not undone.
         scope, registry, folders, changed: The change asked for: the scope, the registry it is
             made in, the folders added, and whether that changes PATH (None: none was asked for).
+        entries_before, entries_after: That scope's PATH entries now and after the change, in
+            order (None where no change was planned): a diff of the whole value, moves made by
+            ``other_cuda`` included, for a reader such as Ansible's ``--diff``.
     """
 
     stage: str = "path"
@@ -189,6 +192,8 @@ class PathStage(ApplyStage):
     registry: str | None = json_field(default=None, when=_path_requested)
     folders: tuple[str, ...] = json_field(default=(), when=_path_requested)
     changed: bool = json_field(default=False, when=_path_requested)
+    entries_before: tuple[str, ...] | None = json_field(default=None, omit_none=True)
+    entries_after: tuple[str, ...] | None = json_field(default=None, omit_none=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,6 +211,9 @@ class EnvironmentStage(ApplyStage):
     tool: str | None = json_field(default=None, omit_none=True)
     python: str | None = json_field(default=None, omit_none=True)
     requirements: tuple[str, ...] | None = json_field(default=None, omit_none=True)
+    #: The variables set while the environment is active (``TF_FORCE_GPU_ALLOW_GROWTH``,
+    #: ``CUDA_VISIBLE_DEVICES``...); None where not planned here.
+    variables: Mapping[str, str] | None = json_field(default=None, omit_none=True)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from gpuwizard.core.findings.model import make_finding
 from gpuwizard.core.frameworks import FRAMEWORKS, framework_module
@@ -73,6 +73,10 @@ class EnvObservation:
             then ``cuda_wheels`` is None too).
         constraints_unread: The tools that do not read the constraints file (pip's config or
             ``UV_CONSTRAINT`` names another file, or none); empty when both read it.
+        probe_facts: The env probe's answer as far as this observation was made from it
+            (:func:`probe_facts`); None when the probe gave none. The last good state keeps it,
+            so ``verify --no-test`` can observe an environment that provably did not change
+            without importing its framework again.
     """
 
     name: str
@@ -92,6 +96,30 @@ class EnvObservation:
     cuda_wheels: tuple[CudaWheel, ...] | None = None
     dll_hook: DllHook | None = None
     constraints_unread: tuple[UnreadPin, ...] = ()
+    # Carried for the record, not an observed fact: two observations of the same facts are equal.
+    probe_facts: Mapping[str, Any] | None = field(default=None, compare=False)
+
+
+#: The keys of the env probe's answer (``probes/env_report.py``) that :func:`observe_environment`
+#: reads: what a recorded answer must keep to be observed again as the probe's own. A key read
+#: there and missing here would make a reused answer differ from a fresh one
+#: (tests/core/health/test_probe_reuse.py checks the two agree on real answers).
+PROBE_FACTS: Final = (
+    "probe", "python", "framework", "ok", "phase", "error", "framework_version", "built_with_cuda",
+    "cuda_build", "gpus", "cuda_wheels", "dll_hook",
+)  # fmt: skip
+
+
+def probe_facts(probe: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of an env probe's answer that verify judges (:data:`PROBE_FACTS`), to record it.
+
+    What else it says (the libraries loaded and their files, warnings, the architectures) is left
+    out: the last good state stays small and holds no more paths than it needs.
+
+    >>> probe_facts({"probe": "env_report", "ok": True, "cuda_libraries": [{"name": "cudart"}]})
+    {'probe': 'env_report', 'ok': True}
+    """
+    return {key: probe[key] for key in PROBE_FACTS if key in probe}
 
 
 def observe_environment(
@@ -122,6 +150,7 @@ def observe_environment(
     }
     if probe is None:
         return EnvObservation(**common, interpreter_error=probe_failure or "no answer from the interpreter")
+    common["probe_facts"] = probe_facts(probe)
     common["python_version"] = text_or_none(probe.get("python"))
     # Read before the import is judged: the probe lists the wheels even when the import fails.
     common["cuda_wheels"] = wheels_from_json(probe.get("cuda_wheels"))

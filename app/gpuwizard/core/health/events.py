@@ -156,6 +156,9 @@ class VerifyResult(Event):
         saved: The last good state this run wrote (None: none was).
         message: What a run with nothing to verify says; written only then.
         save_error: Why a healthy run's new last good state could not be saved; written only then.
+        prometheus_file: The metrics file this run wrote (``verify --prometheus FILE``, its full
+            path); written only then.
+        prometheus_error: Why that file could not be written (one line); written only then.
     """
 
     KIND: ClassVar[str] = "result"
@@ -170,6 +173,8 @@ class VerifyResult(Event):
     saved: str | None = None
     message: str | None = json_field(default=None, omit_none=True)
     save_error: str | None = json_field(default=None, omit_none=True)
+    prometheus_file: str | None = json_field(default=None, omit_none=True)
+    prometheus_error: str | None = json_field(default=None, omit_none=True)
 
     @classmethod
     def of(

@@ -6,8 +6,10 @@ the machine as it is now against it (machine_drift.py, env_drift.py and path_dri
 it). It keeps what decides whether a setup still works: driver, GPUs (never their UUIDs or
 serial numbers), each environment's framework build and pin, the GPUs the framework saw and
 the test's verdict, the NVIDIA wheels installed in it and whether its DLL start-up hook was
-active, and the PATH folders the wizard added. Pure data and parsing, no I/O. Fields added
-later are optional: an older file still loads, its missing facts read as unknown.
+active, and the PATH folders the wizard added; and, for ``verify --no-test`` to reuse, each
+environment's fingerprint with its env probe's answer (core/health/probe_reuse.py). Pure data
+and parsing, no I/O. Fields added later are optional: an older file still loads, its missing
+facts read as unknown.
 
 >>> snapshot = Snapshot(recorded="2026-01-01T00:00:00+00:00", driver_version="550.54", driver_cuda_max="12.4")
 >>> snapshot_from_json(snapshot_to_json(snapshot)) == snapshot
@@ -87,6 +89,14 @@ class SnapshotEnv:
             (an older snapshot, or the probe could not list them).
         dll_hook_active: Whether the DLL start-up hook put the wheels' folders on the DLL search
             path (Windows); None when not recorded.
+        probe_fingerprint: What the environment's installed files, its interpreter, the
+            variables that steer the framework and the machine's driver and GPUs were when
+            verify's env probe gave ``probe`` (``sha256:...``,
+            ``workflow/health/env_fingerprint.py``); None when not recorded (an older file, a
+            WSL environment, or files that changed while the probe ran).
+        probe: What that probe answered, as far as verify judges it (``probe_reuse.PROBE_FACTS``):
+            ``verify --no-test`` reuses it instead of importing the framework again while the
+            fingerprint is the same. None when not recorded.
     """
 
     name: str
@@ -110,6 +120,8 @@ class SnapshotEnv:
     tested: str | None = None
     cuda_wheels: tuple[CudaWheel, ...] | None = None
     dll_hook_active: bool | None = None
+    probe_fingerprint: str | None = None
+    probe: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -213,6 +225,7 @@ def _env_from_json(env: Mapping[str, Any]) -> SnapshotEnv:
     rates = env.get("samples_per_s")
     built = env.get("built_with_cuda")
     hook = env.get("dll_hook_active")
+    fingerprint, probe = env.get("probe_fingerprint"), env.get("probe")
     return SnapshotEnv(
         name=str(env["name"]),
         path=str(env["path"]),
@@ -235,6 +248,9 @@ def _env_from_json(env: Mapping[str, Any]) -> SnapshotEnv:
         tested=_text(env.get("tested")),
         cuda_wheels=wheels_from_json(env.get("cuda_wheels")),
         dll_hook_active=hook if isinstance(hook, bool) else None,
+        # Both or neither: a fingerprint without the answer it vouches for reuses nothing.
+        probe_fingerprint=_text(fingerprint) if isinstance(probe, Mapping) and fingerprint else None,
+        probe=dict(probe) if isinstance(probe, Mapping) and fingerprint else None,
     )
 
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpuwizard.adapters.registry import EnvironmentStore
+from gpuwizard.adapters.registry import EnvironmentStore, RegValue
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
 from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.compat.plan import Plan, Recommendation, plan_to_json
@@ -64,6 +64,7 @@ from gpuwizard.core.frameworks import FRAMEWORKS
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
+from gpuwizard.core.pathedit.pathlist import split_path_value
 from gpuwizard.core.wizard_command import registry_option, shell_argument
 from gpuwizard.workflow.envs.index_check import sources_for_request
 from gpuwizard.workflow.envs.prepare import default_envs_dir
@@ -455,6 +456,8 @@ class _Apply:
             registry=self.store.identity if self.store is not None else None,
             folders=tuple(request.folders),
             changed=bool(change is not None and change.changed),
+            entries_before=None if change is None else _entries(change.old),
+            entries_after=None if change is None else _entries(change.new),
         )
 
     def _path_skip_reason(self) -> str:
@@ -479,6 +482,7 @@ class _Apply:
             tool=prepared.backend.tool,
             python=prepared.python,
             requirements=tuple(prepared.requirements),
+            variables=dict(prepared.variables),
         )
 
     def _result(
@@ -555,3 +559,10 @@ def _machine_summary(report: SystemReport) -> str:
 def _gpu_count(n: int) -> str:
     """The number of NVIDIA GPUs in English ("1 NVIDIA GPU", "2 NVIDIA GPUs"); the command line has no translation."""
     return "1 NVIDIA GPU" if n == 1 else f"{n} NVIDIA GPUs"
+
+
+def _entries(value: RegValue | None) -> tuple[str, ...]:
+    """A PATH value's entries as the registry holds them (``%VARIABLES%`` unexpanded)."""
+    if value is None or not isinstance(value.value, str):
+        return ()
+    return tuple(split_path_value(value.value, windows=True))

@@ -199,6 +199,7 @@ def snapshot_env(
     test: LiveTestResult | None,
     previous: SnapshotEnv | None,
     index_template: str,
+    fingerprint: str | None = None,
 ) -> SnapshotEnv:
     """The snapshot entry of an environment found good.
 
@@ -206,6 +207,10 @@ def snapshot_env(
     the live test's result (None: keep the previous verdict when the build is the same);
     ``previous``: the entry in the last good state. The NVIDIA wheels and the DLL hook's state
     come from the probe, else from the live test's ``libraries`` event, else stay as recorded.
+    ``fingerprint``: the environment's fingerprint when the probe gave ``observed``
+    (``env_fingerprint.py``), recorded with the probe's answer so ``verify --no-test`` can reuse
+    it; a probe without one records none. A live test alone keeps the recorded pair: the
+    fingerprint is checked against the files whenever it is used, so an old one reuses nothing.
     """
     base = baseline_env(record, None, index_template=index_template)
     if previous is not None and not _same_making(previous, record):
@@ -233,6 +238,12 @@ def snapshot_env(
     if gpus_visible is None and same_build and previous is not None:
         gpus_visible, gpu_names = previous.gpus_visible, previous.gpu_names
     kept = previous if (test is None and same_build) else None
+    if observed is not None:
+        vouched = fingerprint is not None and observed.probe_facts is not None
+        probe_fingerprint, probe = (fingerprint, observed.probe_facts) if vouched else (None, None)
+    else:
+        probe_fingerprint = previous.probe_fingerprint if previous is not None else None
+        probe = previous.probe if previous is not None else None
     return replace(
         base,
         framework_build=build,
@@ -252,6 +263,8 @@ def snapshot_env(
         tested=now_utc() if test is not None else (kept.tested if kept else None),
         cuda_wheels=wheels,
         dll_hook_active=hook,
+        probe_fingerprint=probe_fingerprint,
+        probe=probe,
     )
 
 
@@ -289,11 +302,13 @@ def build_snapshot(
     path_entries: Sequence[SnapshotPathEntry],
     *,
     previous: Snapshot | None = None,
+    fingerprints: Mapping[str, str] | None = None,
 ) -> Snapshot:
     """A last good state of this machine (``report``) with the environments in ``records``.
 
     ``env_facts`` and ``tests`` are verify's findings per environment name (a missing test
-    keeps the previous verdict while the build is the same).
+    keeps the previous verdict while the build is the same); ``fingerprints`` the fingerprint
+    of each environment whose probe answer may be reused (see :func:`snapshot_env`).
     """
     template = torch_index_template()
     environments = tuple(
@@ -303,6 +318,7 @@ def build_snapshot(
             test=tests.get(record.name),
             previous=previous.environment(record.name) if previous is not None else None,
             index_template=template,
+            fingerprint=(fingerprints or {}).get(record.name),
         )
         for record in records
     )

@@ -25,6 +25,18 @@ state as it is on disk when the run ends, not as it was when the run began: an e
 whose entry another wizard recorded meanwhile (``gpuwizard test`` passed) keeps that entry,
 and one made meanwhile is kept as well (docs/architecture.md, "Crashes and races").
 
+Without the short test (``verify --no-test``, the cluster gate), an environment whose
+fingerprint (its installed files, its interpreter, the variables that steer the framework, the
+machine's driver and GPUs: ``env_fingerprint.py``) is the one recorded with the last good state
+is not probed again: the probe answer recorded with it is judged instead, and each check made
+from it says so in its ``note`` (``core/health/probe_reuse.py``). A full verify always probes.
+Every probe that ran records the environment's fingerprint with its answer, unless the files
+changed while it ran.
+
+With ``metrics_file`` (``verify --prometheus FILE``), the metrics of the run are written to it
+before the ``result`` is sent, which then names the file (``prometheus_file``) or says why it
+could not be written (``prometheus_error``): ``workflow/health/metrics.py``.
+
 An environment that another gpuwizard is making right now (``env create --replace`` has moved
 the old one aside; ``workflow/state/env_pending.py``) is not probed: each of its checks is
 ``skipped`` with a note that says so, it is not counted as broken, its recorded state is kept,
@@ -36,10 +48,11 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from gpuwizard import probes
 from gpuwizard.adapters.envs.pin_reach import unread_pins
@@ -66,6 +79,7 @@ from gpuwizard.core.health.events import (
 )
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
 from gpuwizard.core.health.path_drift import compare_path, path_entries_to_check
+from gpuwizard.core.health.probe_reuse import noted_as_reused
 from gpuwizard.core.health.snapshot import Snapshot, SnapshotEnv, cuda_of_build
 from gpuwizard.core.health.wheel_drift import compare_cuda_wheels
 from gpuwizard.core.json_lines import last_json_object
@@ -74,7 +88,7 @@ from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.pathedit.algebra import entry_key
 from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
-from gpuwizard.workflow.envs.wsl_setup import TransportFactory
+from gpuwizard.workflow.health.env_fingerprint import environment_fingerprint
 from gpuwizard.workflow.health.good_state import (
     baseline_env,
     build_snapshot,
@@ -88,10 +102,16 @@ from gpuwizard.workflow.health.good_state import (
     torch_index_template,
     update_last_good,
 )
-from gpuwizard.workflow.livetest.run import DEFAULT_TIMEOUT_S, LiveTestTarget, ProbeRunner, run_live_test
+from gpuwizard.workflow.health.metrics import write_metrics
 from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import EnvRecord, load_records
 from gpuwizard.workflow.state.home import STATE_LOG, state_unwritable
+
+if TYPE_CHECKING:
+    # The live test's module is imported only when a short test runs: with its diagnosis
+    # signatures it costs a tenth of a second, which the cluster gate (`--no-test`) has not.
+    from gpuwizard.workflow.envs.wsl_setup import TransportFactory
+    from gpuwizard.workflow.livetest.run import ProbeRunner
 
 #: The env probe, run by path with the environment's interpreter (it imports nothing of ours).
 ENV_PROBE: Final = probes.script("env_report")
@@ -153,6 +173,7 @@ def verify_setup(
     record: bool = True,
     env_names: Sequence[str] | None = None,
     wsl_transport: TransportFactory | None = None,
+    metrics_file: Path | None = None,
 ) -> HealthReport:
     """Compare the machine and the wizard's environments with the last good state.
 
@@ -167,6 +188,8 @@ def verify_setup(
         env_names: Check only these environments (default: every one the wizard made).
         wsl_transport: How to reach the distribution of an environment inside WSL 2 (tests give
             a local one); by default ``wsl.exe``.
+        metrics_file: Write the run's metrics there for Prometheus before the ``result`` is sent
+            (checked beforehand: ``workflow.health.metrics.check_metrics_file``).
 
     Returns:
         The report (also sent in the ``result`` event); without checks when there was nothing
@@ -178,6 +201,7 @@ def verify_setup(
         VerifyCancelled: ``cancel`` was set; the last event was a ``result`` with status
             ``cancelled`` and ``healthy`` false.
     """
+    started = time.monotonic()
     records = load_records()
     wizard = wizard_command()
     if env_names is not None:
@@ -195,7 +219,13 @@ def verify_setup(
         snapshot = None
     if not something_to_verify(records, snapshot, path_store):
         nothing = HealthReport(())
-        on_event(VerifyResult.of(nothing, NOTHING_TO_VERIFY, message=nothing_to_verify_message(wizard)))
+        result = VerifyResult.of(nothing, NOTHING_TO_VERIFY, message=nothing_to_verify_message(wizard))
+        if metrics_file is not None:
+            duration = time.monotonic() - started
+            result = write_metrics(
+                metrics_file, result, machine=None, last_good=None, tests={}, duration_s=duration
+            )
+        on_event(result)
         return nothing
     run = _Verify(
         runner=runner,
@@ -207,6 +237,8 @@ def verify_setup(
         loaded=loaded,
         wizard=wizard,
         wsl_transport=wsl_transport,
+        metrics_file=metrics_file,
+        started=started,
     )
     return run.execute(detect, short_test=short_test, record=record)
 
@@ -226,6 +258,8 @@ class _Verify:
         loaded: Snapshot | None = None,
         wizard: WizardCommand = BY_NAME,
         wsl_transport: TransportFactory | None = None,
+        metrics_file: Path | None = None,
+        started: float | None = None,
     ) -> None:
         self.runner = runner
         self.wsl_transport = wsl_transport
@@ -245,6 +279,14 @@ class _Verify:
         self.making: set[str] = set()
         #: How the person starts the wizard here: the fixes name it (core/wizard_command.py).
         self.wizard = wizard
+        #: The fingerprint of each environment whose probe answer this run may record with it.
+        self.fingerprints: dict[str, str] = {}
+        #: The environments judged from the answer recorded with the last good state (not probed).
+        self.reused: set[str] = set()
+        #: The machine as detected (None until then), for the new state and the metrics.
+        self.machine: SystemReport | None = None
+        self.metrics_file = metrics_file
+        self.started = time.monotonic() if started is None else started
 
     # -- events ---------------------------------------------------------------------------------
     def step(self, phase: VerifyPhaseName, subject: str, message: str) -> None:
@@ -268,28 +310,48 @@ class _Verify:
             self._path()
         except (_Stop, CommandCancelled):
             partial = self.report()
-            self.on_event(VerifyResult.of(partial, "cancelled"))
+            self.on_event(self._finished(VerifyResult.of(partial, "cancelled"), self.snapshot))
             raise VerifyCancelled(partial) from None
         health = self.report()
         saved = None
         save_error = None
+        recorded: list[Snapshot] = []
+
+        def merged(current: Snapshot | None) -> Snapshot:
+            recorded.append(self._new_snapshot(machine, current))
+            return recorded[-1]
+
         # A run that checked nothing (every check skipped) found nothing working: it must not
         # become the state later runs call "as before" (issue 37, point 7).
         if record and health.healthy and health.checked_something:
             try:
                 # Read again, merged and written under the lock: docs/architecture.md, "Crashes and races".
-                saved = str(update_last_good(lambda current: self._new_snapshot(machine, current)))
+                saved = str(update_last_good(merged))
             except OSError as error:
                 # A full or read-only GPUWIZARD_HOME (issue 33): what was checked still stands and
                 # is reported; only the new last good state is lost, and the result says why.
                 save_error = state_unwritable(error) or str(error)
                 STATE_LOG.warning("the last good state was not saved: %s", save_error)
-        self.on_event(VerifyResult.of(health, "complete", saved=saved, save_error=save_error))
+        result = VerifyResult.of(health, "complete", saved=saved, save_error=save_error)
+        self.on_event(self._finished(result, recorded[-1] if saved is not None else self.snapshot))
         return health
+
+    def _finished(self, result: VerifyResult, last_good: Snapshot | None) -> VerifyResult:
+        """``result``, once the metrics are written when asked (it then says what became of them)."""
+        if self.metrics_file is None:
+            return result
+        return write_metrics(
+            self.metrics_file,
+            result,
+            machine=self.machine,
+            last_good=last_good,
+            tests=self.tests,
+            duration_s=time.monotonic() - self.started,
+        )
 
     def _machine(self, detect: Callable[[], SystemReport]) -> SystemReport:
         self.step("detect", "", "detecting the NVIDIA driver and GPUs")
-        machine = detect()
+        machine = self.machine = detect()
         template = torch_index_template()
         self.baselines = {
             env.name: baseline_env(env, self.snapshot, index_template=template) for env in self.records
@@ -326,6 +388,7 @@ class _Verify:
     def _skip_being_made(self, env: EnvRecord) -> None:
         """Every check of ``env`` skipped: it is being made (replaced), so nothing can be said yet."""
         self.observed.pop(env.name, None)
+        self.fingerprints.pop(env.name, None)
         for kind in ENV_CHECK_KINDS:
             self.decide(
                 HealthCheck(f"env:{env.name}:{kind}", kind, env.name, "skipped", note=BEING_MADE_NOTE)
@@ -338,19 +401,20 @@ class _Verify:
             self._skip_being_made(env)
             return
         self.step("environment", env.name, f"checking {env.name} ({env.path})")
-        observed = self._observe(env)
+        observed = self._observe(env, baseline, machine, reuse=not short_test)
         if (observed.interpreter_error or observed.import_error) and self._being_made(env.name):
             # The replacement began while it was probed: its old interpreter was moved aside.
             self._skip_being_made(env)
             return
         self.observed[env.name] = observed
         fixes = env_fixes(baseline, windows=os.name == "nt", prefix=_custom_prefix(env), wizard=self.wizard)
+        reused = env.name in self.reused
         for check in compare_environment(baseline, observed, fixes=fixes):
-            self.decide(check)
+            self.decide(noted_as_reused(check) if reused else check)
         # Only where the last good state recorded NVIDIA wheels (see core/health/wheel_drift.py).
         wheels = compare_cuda_wheels(baseline, observed, windows=os.name == "nt", recreate=fixes.recreate)
         if wheels is not None:
-            self.decide(wheels)
+            self.decide(noted_as_reused(wheels) if reused else wheels)
         has_gpu = machine_has_nvidia_gpu(machine)
         if not short_test:
             skipped = compare_test(
@@ -364,6 +428,12 @@ class _Verify:
             )
             self.decide(replace(skipped, note="the framework does not import"))
             return
+        from gpuwizard.workflow.livetest.run import (  # noqa: PLC0415 - only with the short test
+            DEFAULT_TIMEOUT_S,
+            LiveTestTarget,
+            run_live_test,
+        )
+
         self.step("test", env.name, f"a short live training test in {env.name}")
         runner, in_distro = self._runner_for(env)
         if runner is None:  # not reached: the environment report above failed the same way
@@ -389,8 +459,47 @@ class _Verify:
             )
         )
 
-    def _observe(self, env: EnvRecord) -> EnvObservation:
+    def _observe(
+        self, env: EnvRecord, baseline: SnapshotEnv, machine: SystemReport, *, reuse: bool
+    ) -> EnvObservation:
+        """What ``env`` is now: its probe's answer (or the recorded one, when ``reuse`` may and can) and pins.
+
+        The fingerprint is taken before the probe and again after it: when the two differ, the
+        files changed while it ran (an install meanwhile), and the answer vouches for neither.
+        """
         framework = env.framework or "pytorch"
+        fingerprint = environment_fingerprint(env, machine)
+        recorded = (
+            baseline.probe if fingerprint is not None and baseline.probe_fingerprint == fingerprint else None
+        )
+        probe: Mapping[str, Any] | None
+        if reuse and recorded is not None:
+            probe, failure = recorded, None
+            self.reused.add(env.name)
+        else:
+            probe, failure = self._probe(env, framework)
+            if (
+                probe is not None
+                and fingerprint is not None
+                and environment_fingerprint(env, machine) != fingerprint
+            ):
+                fingerprint = None
+        if probe is not None and fingerprint is not None:
+            self.fingerprints[env.name] = fingerprint
+        return observe_environment(
+            env.name,
+            framework,
+            env.python,
+            probe=probe,
+            probe_failure=failure,
+            constraints_path=env.constraints,
+            constraints_text=read_constraints(env.constraints),
+            # Whether pip and uv are still pointed at it (issue 33: a path with a space was not).
+            constraints_unread=unread_pins(Path(env.path), Path(env.constraints)) if env.constraints else (),
+        )
+
+    def _probe(self, env: EnvRecord, framework: str) -> tuple[Mapping[str, Any] | None, str | None]:
+        """Run the env probe in ``env``: its answer, else why there is none."""
         lines: list[str] = []
         failure: str | None = None
         status: int | None = None
@@ -413,17 +522,7 @@ class _Verify:
             failure = f"exit {status_text(status, windows=sys.platform == 'win32')}" + (
                 f": {last[:300]}" if last else ", printing nothing"
             )
-        return observe_environment(
-            env.name,
-            framework,
-            env.python,
-            probe=probe,
-            probe_failure=failure,
-            constraints_path=env.constraints,
-            constraints_text=read_constraints(env.constraints),
-            # Whether pip and uv are still pointed at it (issue 33: a path with a space was not).
-            constraints_unread=unread_pins(Path(env.path), Path(env.constraints)) if env.constraints else (),
-        )
+        return probe, failure
 
     def _runner_for(self, env: EnvRecord) -> tuple[ProbeRunner | None, bool]:
         """What runs ``env``'s probes, and whether inside a WSL distribution (None: it cannot be reached).
@@ -479,7 +578,15 @@ class _Verify:
             else recorded_entries
         )
         checked = [env for env in self.records if env.name not in self.making]
-        fresh = build_snapshot(machine, checked, self.observed, self.tests, entries, previous=current)
+        fresh = build_snapshot(
+            machine,
+            checked,
+            self.observed,
+            self.tests,
+            entries,
+            previous=current,
+            fingerprints=self.fingerprints,
+        )
         registered = {env.name for env in load_records()}
         checked_names = {env.name for env in checked}
         kept = {

@@ -1,0 +1,272 @@
+"""The Ansible collection gpuwizard.gpu (integrations/ansible), tested for real (issue 40, point 1).
+
+The acceptance: the collection built with ``ansible-galaxy collection build`` and installed, the
+example playbook (integrations/ansible/examples/site.yml) run with ``ansible-playbook -i
+localhost, -c local`` against a saved report of this machine and the test's GPUWIZARD_HOME gives
+the facts, check mode's diff without creating anything, ``changed`` true then false on the second
+run (a real environment from the local torch wheel folder, offline) and verify's healthy result.
+Beyond it: ``ansible-test sanity`` and ``units`` pass on the collection, and the collection's code
+agrees with the wizard's (its answer keys, the diff of a real preview, a real recommendation's
+driver branch).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from harness.entry_point import ENTRY_POINT, gpuwizard
+from integrations.ansible_harness import (
+    ANSIBLE,
+    COLLECTION,
+    EXAMPLE,
+    ansible_env,
+    ansible_test,
+    ansible_test_home,
+    build_and_install,
+    collection_copy,
+    program,
+    record_callback,
+    run,
+)
+
+SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
+
+
+# --- the playbook, for real -------------------------------------------------------------------
+
+
+def recorded(path: Path) -> dict[str, dict[str, Any]]:
+    """Each task's record (ansible_harness.RECORD_CALLBACK) by its name."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {line["task"]: line for line in lines}
+
+
+@pytest.mark.slow
+def test_acceptance_the_example_playbook_gives_facts_a_diff_then_changed_true_false_and_verify(
+    torch_folder: Path, tmp_path: Path
+):
+    home = Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
+    collections = build_and_install(tmp_path)
+    report = tmp_path / "report.json"
+    detected = gpuwizard("detect", "--json")
+    assert detected.returncode == 0, detected.stderr
+    report.write_text(detected.stdout, encoding="utf-8")  # a saved report of this machine
+    record = tmp_path / "record.jsonl"
+    env = ansible_env(
+        tmp_path,
+        ANSIBLE_COLLECTIONS_PATH=str(collections),
+        ANSIBLE_CALLBACK_PLUGINS=str(record_callback(tmp_path / "callbacks")),
+        ANSIBLE_CALLBACKS_ENABLED="record_results",
+        GPUWIZARD_ANSIBLE_RECORD=str(record),
+    )
+    variables = {
+        "ansible_python_interpreter": sys.executable,
+        "gpuwizard_system": str(report),
+        "gpuwizard_home": str(home),
+        "gpuwizard_wheels": str(torch_folder),
+        "gpuwizard_executable": ENTRY_POINT,
+        "gpuwizard_verify_test": False,
+    }
+    done = run(
+        [
+            program("ansible-playbook"),
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            "-e",
+            json.dumps(variables),
+            str(EXAMPLE),
+        ],
+        env,
+    )
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    tasks = recorded(record)
+
+    facts = tasks["Gather the GPU facts"]
+    assert facts["status"] == "ok"
+    assert facts["result"]["ansible_facts"]["gpuwizard"]["schema"] == "gpuwizard.system/1"
+    assert facts["result"]["changed"] is False
+
+    preview = tasks["What the setup would change"]
+    assert (preview["status"], preview["result"]["changed"]) == ("ok", True)
+    assert preview["result"]["result"]["status"] == "preview"
+    headers = [diff["after_header"] for diff in preview["result"]["diff"]]
+    assert headers == [
+        "environment lab",
+        f"pins of lab ({home / 'envs' / 'lab' / 'gpuwizard-constraints.txt'})",
+    ]
+    assert preview["result"]["diff"][1]["after"] == "torch==2.13.0\n"
+    assert "--- before: environment lab" in done.stdout  # --diff shown by the default callback
+    assert preview["home_files"] == []  # check mode created nothing
+
+    first = tasks["Set it up"]
+    assert (first["status"], first["result"]["changed"]) == ("ok", True)
+    assert first["result"]["result"]["test"]["verdict"] == "cpu_only"
+    assert "environments.json" in first["home_files"]
+
+    again = tasks["Set it up again (nothing left to change)"]
+    assert (again["status"], again["result"]["changed"]) == ("ok", False)
+    assert ["environment", "kept"] in [
+        [stage["stage"], stage["status"]] for stage in again["result"]["stages"]
+    ]
+
+    verified = tasks["Verify the setup"]
+    assert verified["status"] == "ok"
+    assert (verified["result"]["healthy"], verified["result"]["status"]) == (True, "complete")
+    assert verified["result"]["changed"] is False
+    assert "ok=7" in done.stdout and "changed=2" in done.stdout and "failed=0" in done.stdout
+
+
+# --- ansible-test ------------------------------------------------------------------------------
+
+# Sanity and units share one HOME (its virtual environments, made once) and one copy.
+ansible_test_group = pytest.mark.xdist_group("ansible-test")
+
+
+@pytest.fixture(scope="session")
+def ansible_test_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the collection's copy, the HOME ansible-test runs with)."""
+    folder = tmp_path_factory.mktemp("ansible-test")
+    return collection_copy(folder / "copy"), ansible_test_home(folder / "home")
+
+
+@pytest.mark.slow
+@ansible_test_group
+def test_ansible_test_sanity_passes(ansible_test_workspace: tuple[Path, Path]):
+    copy, home = ansible_test_workspace
+    done = ansible_test(["sanity"], copy, home)
+    assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-4000:]
+    assert 'Running sanity test "validate-modules"' in done.stdout
+
+
+@pytest.mark.slow
+@ansible_test_group
+def test_ansible_test_units_pass(ansible_test_workspace: tuple[Path, Path]):
+    copy, home = ansible_test_workspace
+    done = ansible_test(["units", "--venv"], copy, home)
+    assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-4000:]
+    assert "Unit test module_utils" in done.stdout and "Unit test controller" in done.stdout
+    assert " failed" not in done.stdout
+
+
+# --- the collection's code against the wizard's ------------------------------------------------
+
+
+@pytest.fixture
+def collection_code(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, ModuleType]]:
+    """The collection's module_utils and filter, imported from integrations/ansible."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(ANSIBLE))
+    names = {
+        "utils": "ansible_collections.gpuwizard.gpu.plugins.module_utils.gpuwizard",
+        "branches": "ansible_collections.gpuwizard.gpu.plugins.module_utils.driver_branches",
+        "filter": "ansible_collections.gpuwizard.gpu.plugins.filter.nvidia_driver_branch",
+    }
+    yield {key: importlib.import_module(name) for key, name in names.items()}
+    for name in list(sys.modules):
+        if name == "ansible_collections" or name.startswith("ansible_collections."):
+            del sys.modules[name]
+
+
+def test_the_setup_options_are_the_answer_file_s_keys(collection_code: dict[str, ModuleType]):
+    from gpuwizard.core.fleet.answers import KNOWN_KEYS, parse_answers
+
+    utils = collection_code["utils"]
+    assert set(utils.ANSWER_KEYS) == set(KNOWN_KEYS) - {"schema"}
+    assert set(utils.ANSWER_KEYS) <= set(utils.SETUP_SPEC)
+    options = {"framework": "pytorch", "version": "2.13", "environment": "lab", "gpus": [0, 1], "offline": True,
+               "find_links": "/srv/wheels", "path_scope": "none", "test": False, "python": None}  # fmt: skip
+    answers = parse_answers(utils.build_answers(options))
+    assert (answers.request.name, answers.request.gpus, answers.path_scope, answers.test) == (
+        "lab",
+        "0,1",
+        "none",
+        False,
+    )
+
+
+def test_the_diff_of_a_real_windows_preview(collection_code: dict[str, ModuleType], tmp_path: Path):
+    utils = collection_code["utils"]
+    registry = tmp_path / "registry.json"
+    shutil.copy(SAMPLES / "registry" / "windows-cuda12.json", registry)
+    answers = tmp_path / "answers.json"
+    answers.write_text(
+        utils.answers_text(
+            {"framework": "tensorflow", "version": "2.10", "manager": "venv", "environment": "tf"}
+        ),
+        encoding="utf-8",
+    )
+    system = SAMPLES / "windows-rtx2080super-two-cuda.json"
+    done = gpuwizard(*utils.apply_argv("gpuwizard", str(answers), False, str(system), str(registry))[1:])
+    assert done.returncode == 0, done.stderr
+    outcome = utils.apply_outcome(done.returncode, done.stdout, done.stderr, check_mode=True, want_diff=True)
+    assert (outcome["failed"], outcome["changed"]) == (False, True)
+    assert [diff["after_header"].split(" ")[0] for diff in outcome["diff"]] == [
+        "PATH",
+        "environment",
+        "pins",
+    ], done.stdout
+    path, environment, pins = outcome["diff"]
+    assert path["before_header"] == f"PATH (user scope, file:{registry})"
+    assert "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin\n" in path["after"]
+    assert "variable: TF_FORCE_GPU_ALLOW_GROWTH=true" in environment["after"]
+    assert pins["after"] == "tensorflow==2.10.1\nnumpy<1.24\n"
+
+
+@pytest.mark.parametrize(
+    ("sample", "framework", "branch"),
+    [("linux-h200.json", "pytorch", "580"), ("linux-4xa100-one-lost.json", "pytorch", "525")],
+)
+def test_the_driver_branch_of_a_real_recommendation(
+    collection_code: dict[str, ModuleType], sample: str, framework: str, branch: str
+):
+    done = gpuwizard("recommend", "--framework", framework, "--system", str(SAMPLES / sample), "--json")
+    assert done.returncode == 0, done.stderr
+    recommendation = json.loads(done.stdout)
+    nvidia_driver_branch = collection_code["filter"].nvidia_driver_branch
+    assert nvidia_driver_branch(recommendation) == branch
+    assert nvidia_driver_branch(done.stdout) == branch  # the registered stdout, as text
+    assert nvidia_driver_branch(recommendation["plan"]["min_driver"]["linux"]) == branch
+
+
+@pytest.mark.parametrize(
+    ("sample", "says"), [("no-gpu.json", "trains on the CPU"), ("linux-mi300x.json", "not for an NVIDIA GPU")]
+)
+def test_a_plan_without_an_nvidia_driver_has_no_branch(
+    collection_code: dict[str, ModuleType], sample: str, says: str
+):
+    from ansible.errors import AnsibleFilterError
+
+    done = gpuwizard("recommend", "--framework", "pytorch", "--system", str(SAMPLES / sample), "--json")
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(AnsibleFilterError, match=says):
+        collection_code["filter"].nvidia_driver_branch(json.loads(done.stdout))
+
+
+def test_a_cuda_12_minimum_is_branch_525_and_a_production_branch_skips_feature_ones(
+    collection_code: dict[str, ModuleType],
+):
+    branch = collection_code["branches"].driver_branch
+    assert branch("525.60.13") == "525"
+    assert branch("450.80.02") == "450"
+    assert (branch("530.30.02"), branch("530.30.02", production_only=True)) == ("530", "535")
+
+
+def test_the_collection_s_version_is_the_wizard_s():
+    import yaml
+
+    from gpuwizard import __version__
+
+    galaxy = yaml.safe_load((COLLECTION / "galaxy.yml").read_text(encoding="utf-8"))
+    assert (galaxy["namespace"], galaxy["name"], galaxy["version"]) == ("gpuwizard", "gpu", __version__)
