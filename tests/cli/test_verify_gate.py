@@ -21,27 +21,16 @@ import pytest
 from gpuwizard.core.health.gate_line import MAX_LENGTH
 from gpuwizard.core.health.probe_reuse import REUSED_NOTE
 from harness.entry_point import gpuwizard
+from harness.path_states import CUDA_BIN, USER, registry_with_a_folder_the_wizard_added
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 H200 = SAMPLES / "linux-h200.json"  # driver 610.43.02, one NVIDIA H200
 NO_GPU = SAMPLES / "no-gpu.json"
-USER = "HKCU\\Environment"
-CUDA_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin"
 GATE = ("verify", "--no-test", "--oneline")
 
 
 def home() -> Path:
     return Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
-
-
-def registry_with_a_folder_the_wizard_added(folder: Path) -> Path:
-    registry = folder / "registry.json"
-    registry.write_text(
-        json.dumps({USER: {"Path": {"type": "REG_EXPAND_SZ", "value": "%USERPROFILE%\\bin"}}})
-    )
-    added = gpuwizard("path", "add", CUDA_BIN, "--scope", "user", "--registry", str(registry), timeout=60)
-    assert added.returncode == 0, added.stderr
-    return registry
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:

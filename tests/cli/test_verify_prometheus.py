@@ -20,27 +20,15 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from harness import faulty_home
 from harness.entry_point import ENTRY_POINT, gpuwizard
+from harness.path_states import CUDA_BIN, USER, registry_with_a_folder_the_wizard_added
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 H200 = SAMPLES / "linux-h200.json"  # driver 610.43.02 (CUDA 13.3), one NVIDIA H200
 NO_GPU = SAMPLES / "no-gpu.json"
-USER = "HKCU\\Environment"
-CUDA_BIN = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin"
 
 
 def home() -> Path:
     return Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
-
-
-def registry_with_a_folder_the_wizard_added(folder: Path) -> Path:
-    """A registry snapshot whose user PATH got ``CUDA_BIN`` from ``gpuwizard path add``: something to verify."""
-    registry = folder / "registry.json"
-    registry.write_text(
-        json.dumps({USER: {"Path": {"type": "REG_EXPAND_SZ", "value": "%USERPROFILE%\\bin"}}})
-    )
-    added = gpuwizard("path", "add", CUDA_BIN, "--scope", "user", "--registry", str(registry), timeout=60)
-    assert added.returncode == 0, added.stderr
-    return registry
 
 
 def take_the_folder_away(registry: Path) -> None:

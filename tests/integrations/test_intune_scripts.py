@@ -20,25 +20,13 @@ import pytest
 from gpuwizard.cli import common
 from gpuwizard.core.machine.display_devices import VENDORS
 from gpuwizard.workflow.state.home import SNAPSHOT_NAME
+from harness.nsis_script import NSIS_SCRIPT, nsis_defines
 
 ROOT = Path(__file__).resolve().parents[2]
 INTUNE = ROOT / "integrations" / "windows" / "intune"
-NSIS_SCRIPT = ROOT / "installer" / "gpuwizard.nsi"
 SCRIPTS = ("detect.ps1", "requirement.ps1", "install.ps1", "uninstall.ps1")
 #: Generous: one PowerShell start; the limit guards against a hang, it is no estimate.
 LIMIT = 300
-
-
-def nsis_defines() -> dict[str, str]:
-    """The script's ``!define NAME value`` lines, ``${OTHER}`` references expanded."""
-    defines: dict[str, str] = {}
-    for match in re.finditer(
-        r'^\s*!define\s+(\w+)\s+(?:"([^"]*)"|(\S+))', NSIS_SCRIPT.read_text(), re.MULTILINE
-    ):
-        name, quoted, bare = match.groups()
-        value = quoted if quoted is not None else bare
-        defines.setdefault(name, re.sub(r"\$\{(\w+)\}", lambda ref: defines.get(ref[1], ref[0]), value))
-    return defines
 
 
 def text(name: str) -> str:

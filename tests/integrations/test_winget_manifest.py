@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from gpuwizard import __version__
+from harness.nsis_script import NSIS_SCRIPT, nsis_defines
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,25 +35,12 @@ ROOT = Path(__file__).resolve().parents[2]
 WINGET = ROOT / "integrations" / "windows" / "winget"
 SCHEMAS = WINGET / "schemas"
 PACKAGE = WINGET / "manifests" / "g" / "GPUWizard" / "GPUSetupWizard"
-NSIS_SCRIPT = ROOT / "installer" / "gpuwizard.nsi"
 IDENTIFIER = "GPUWizard.GPUSetupWizard"
 SCHEMA_VERSION = "1.10.0"
 KINDS = ("version", "installer", "defaultLocale")
 PLACEHOLDER = "0" * 64
 #: Generous: one Python process; the limit guards against a hang, it is no estimate.
 LIMIT = 300
-
-
-def nsis_defines() -> dict[str, str]:
-    """The script's ``!define NAME value`` lines, ``${OTHER}`` references expanded."""
-    defines: dict[str, str] = {}
-    for match in re.finditer(
-        r'^\s*!define\s+(\w+)\s+(?:"([^"]*)"|(\S+))', NSIS_SCRIPT.read_text(), re.MULTILINE
-    ):
-        name, quoted, bare = match.groups()
-        value = quoted if quoted is not None else bare
-        defines.setdefault(name, re.sub(r"\$\{(\w+)\}", lambda ref: defines.get(ref[1], ref[0]), value))
-    return defines
 
 
 def windows_folder(nsis_path: str) -> str:

@@ -26,27 +26,9 @@ author:
 requirements:
   - The C(gpuwizard) program on the target (the P(gpuwizard.gpu.install#role) role installs it).
   - On Windows targets, the C(ansible.windows) collection on the controller.
+extends_documentation_fragment:
+  - gpuwizard.gpu.wizard
 options:
-  executable:
-    description:
-      - The C(gpuwizard) program to run.
-      - Default on Linux, C(gpuwizard) on PATH, then C(/opt/gpuwizard/bin/gpuwizard) and
-        C(/usr/local/bin/gpuwizard) (where the install role puts it).
-      - Default on Windows, C(%LOCALAPPDATA%\Programs\GPU Setup Wizard\gpuwizard.exe) then
-        C(%ProgramFiles%\GPU Setup Wizard\gpuwizard.exe), expanded on the host.
-    type: str
-  home:
-    description:
-      - The wizard's state folder (C(GPUWIZARD_HOME)); default the wizard's own.
-    type: str
-  system:
-    description:
-      - A saved C(gpuwizard detect --json) report on the target to read instead of detecting.
-    type: str
-  registry:
-    description:
-      - A registry snapshot file on the target that verify reads PATH from instead of the live registry.
-    type: str
   verify:
     description:
       - Also run C(gpuwizard verify --json --no-record) and add its result as C(verify).

@@ -36,6 +36,8 @@ notes:
     wizard's repository); an unknown value is refused by the wizard before anything changes.
   - A real run takes minutes (it installs a framework and trains a small network); use the task
     keywords C(async) and C(poll) for long runs on many hosts.
+extends_documentation_fragment:
+  - gpuwizard.gpu.wizard
 options:
   answers:
     description:
@@ -117,26 +119,6 @@ options:
       - Fail (before changing anything) when the framework cannot use a GPU here, and when the
         live test does not train on one.
     type: bool
-  system:
-    description:
-      - A saved C(gpuwizard detect --json) report on the target to plan for instead of this machine.
-    type: str
-  registry:
-    description:
-      - A registry snapshot file on the target whose PATH is changed instead of the live registry.
-    type: str
-  home:
-    description:
-      - The wizard's state folder (C(GPUWIZARD_HOME)); default the wizard's own.
-    type: str
-  executable:
-    description:
-      - The C(gpuwizard) program to run.
-      - Default on Linux, C(gpuwizard) on PATH, then C(/opt/gpuwizard/bin/gpuwizard) and
-        C(/usr/local/bin/gpuwizard) (where the install role puts it).
-      - Default on Windows, C(%LOCALAPPDATA%\Programs\GPU Setup Wizard\gpuwizard.exe) then
-        C(%ProgramFiles%\GPU Setup Wizard\gpuwizard.exe), expanded on the host.
-    type: str
 attributes:
   check_mode:
     description: Runs apply's preview; nothing changes.

@@ -28,6 +28,8 @@ author:
 requirements:
   - The C(gpuwizard) program on the target (the P(gpuwizard.gpu.install#role) role installs it).
   - On Windows targets, the C(ansible.windows) collection on the controller.
+extends_documentation_fragment:
+  - gpuwizard.gpu.wizard
 options:
   env:
     description:
@@ -49,26 +51,6 @@ options:
     description:
       - Also write the result for node_exporter's or windows_exporter's textfile collector to this
         file on the target (C(--prometheus FILE)); passed only when given, and not in check mode.
-    type: str
-  system:
-    description:
-      - A saved C(gpuwizard detect --json) report on the target to compare instead of this machine.
-    type: str
-  registry:
-    description:
-      - A registry snapshot file on the target to read PATH from instead of the live registry.
-    type: str
-  home:
-    description:
-      - The wizard's state folder (C(GPUWIZARD_HOME)); default the wizard's own.
-    type: str
-  executable:
-    description:
-      - The C(gpuwizard) program to run.
-      - Default on Linux, C(gpuwizard) on PATH, then C(/opt/gpuwizard/bin/gpuwizard) and
-        C(/usr/local/bin/gpuwizard) (where the install role puts it).
-      - Default on Windows, C(%LOCALAPPDATA%\Programs\GPU Setup Wizard\gpuwizard.exe) then
-        C(%ProgramFiles%\GPU Setup Wizard\gpuwizard.exe), expanded on the host.
     type: str
 attributes:
   check_mode:
