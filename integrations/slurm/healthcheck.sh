@@ -37,6 +37,15 @@ export PATH="${PATH:+$PATH:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/s
 if [[ -n "${GPUWIZARD_HOME:-}" ]]; then
     export GPUWIZARD_HOME
 fi
+# The gate checks the node, not a job: a GPU selection in the environment (slurmd's own, the
+# settings file's, or a job's where this script also serves as the Prolog: slurmd gives a Prolog
+# CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL and ROCR_VISIBLE_DEVICES, "the GPU devices for the job
+# allocation", Slurm's Prolog and Epilog Guide, https://slurm.schedmd.com/prolog_epilog.html;
+# ZE_AFFINITY_MASK with gres.conf(5) Flags=intel_gpu_env) would make verify see fewer GPUs, call
+# the others lost and drain the node. So every device-selection variable CUDA, ROCm, HIP, OpenCL,
+# Level Zero, oneAPI and NVIDIA's container runtime read goes, wherever it came from.
+unset CUDA_VISIBLE_DEVICES NVIDIA_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES HIP_VISIBLE_DEVICES \
+    GPU_DEVICE_ORDINAL ZE_AFFINITY_MASK ONEAPI_DEVICE_SELECTOR
 if [[ "${GPUWIZARD_GATE:-on}" == "off" ]]; then
     exit 0
 fi

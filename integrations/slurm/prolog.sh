@@ -37,6 +37,15 @@ export PATH="${PATH:+$PATH:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/s
 if [[ -n "${GPUWIZARD_HOME:-}" ]]; then
     export GPUWIZARD_HOME
 fi
+# The gate checks the node, not the job: slurmd gives a Prolog the job's own GPU selection
+# (CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES: "Specifies the GPU devices for
+# the job allocation", Slurm's Prolog and Epilog Guide, https://slurm.schedmd.com/prolog_epilog.html;
+# ZE_AFFINITY_MASK with gres.conf(5) Flags=intel_gpu_env). With a 1-GPU job's selection on a
+# 4-GPU node, verify would see one GPU, call the others lost and drain the node, and no two jobs'
+# prologs would see the same GPUs. So every device-selection variable CUDA, ROCm, HIP, OpenCL,
+# Level Zero, oneAPI and NVIDIA's container runtime read goes, wherever it came from.
+unset CUDA_VISIBLE_DEVICES NVIDIA_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES HIP_VISIBLE_DEVICES \
+    GPU_DEVICE_ORDINAL ZE_AFFINITY_MASK ONEAPI_DEVICE_SELECTOR
 if [[ "${GPUWIZARD_GATE:-on}" == "off" ]]; then
     exit 0
 fi

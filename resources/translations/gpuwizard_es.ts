@@ -241,6 +241,29 @@
     </message>
 </context>
 <context>
+    <name>CommandLine</name>
+    <message>
+        <source>Command</source>
+        <translation>Comando</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Copiar</translation>
+    </message>
+    <message>
+        <source>Copy the command</source>
+        <translation>Copiar el comando</translation>
+    </message>
+    <message>
+        <source>Put this command on the clipboard, to paste into a terminal.</source>
+        <translation>Pone este comando en el portapapeles, para pegarlo en una terminal.</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Copiado</translation>
+    </message>
+</context>
+<context>
     <name>CudaLibrariesView</name>
     <message>
         <source>CUDA libraries</source>
@@ -921,6 +944,7 @@
     <name>PathEntriesView</name>
     <message>
         <source>PATH entries with their problems</source>
+        <extracomment>The part of a folder that names its CUDA version (``CUDA<byte value="xb"/>12.1``, ``cuda-12.4``, ``CUDA/12.1``).</extracomment>
         <translation>Entradas de PATH con sus problemas</translation>
     </message>
     <message>
@@ -1153,6 +1177,10 @@
     <message>
         <source>PATH could not be read: %1</source>
         <translation>No se pudo leer PATH: %1</translation>
+    </message>
+    <message>
+        <source>DLLs with the same name (cuDNN&apos;s, for one) load from the first folder on PATH. Set “%1” to “%2” (Windows asks for administrator rights when you apply), and “%3” to “%4” or “%5”, so that these folders come before the other version.</source>
+        <translation>Las DLL con el mismo nombre (las de cuDNN, por ejemplo) se cargan desde la primera carpeta del PATH. Ponga “%1” en “%2” (Windows pide derechos de administrador al aplicar), y “%3” en “%4” o “%5”, para que estas carpetas vayan antes que la otra versión.</translation>
     </message>
 </context>
 <context>
@@ -1400,6 +1428,10 @@
         <translation>Se encontró %1: la página siguiente comprueba qué compilaciones incluyen código para ella.</translation>
     </message>
     <message>
+        <source>No NVIDIA GPU here: PyTorch and TensorFlow run on the CPU, with their CPU builds.</source>
+        <translation>Aquí no hay GPU NVIDIA: PyTorch y TensorFlow funcionan en la CPU, con sus versiones para CPU.</translation>
+    </message>
+    <message>
         <source>No usable NVIDIA GPU: GPU training is not possible here yet.</source>
         <translation>No hay ninguna GPU NVIDIA utilizable: aquí aún no es posible entrenar en GPU.</translation>
     </message>
@@ -1587,7 +1619,7 @@
     <name>SourceCheckView</name>
     <message>
         <source>Where the packages come from</source>
-        <extracomment>The person asked for PyPI&apos;s build (True) or PyTorch&apos;s index again (False).</extracomment>
+        <extracomment>Where the view sits in the answer while nothing stands in the way: after what will change. The person asked for PyPI&apos;s build (True) or PyTorch&apos;s index again (False).</extracomment>
         <translation>De dónde vienen los paquetes</translation>
     </message>
     <message>
@@ -1608,6 +1640,10 @@
         <translation>Instala la misma versión tal como la compila PyPI, en lugar de desde el índice propio de PyTorch.</translation>
     </message>
     <message>
+        <source>Install stays off until the packages can be fetched: take one of these ways forward.</source>
+        <translation>Instalar sigue desactivado hasta que se puedan obtener los paquetes: elija una de estas vías.</translation>
+    </message>
+    <message>
         <source>The package indexes could not be asked (%1); the install will say if one fails.</source>
         <translation>No se pudieron consultar los índices de paquetes (%1); la instalación indicará si alguno falla.</translation>
     </message>
@@ -1624,10 +1660,6 @@
         <translation>Los índices de paquetes responden: la instalación puede obtener sus paquetes.</translation>
     </message>
     <message>
-        <source>An index the install needs cannot be reached: the install would fail. Ways forward below.</source>
-        <translation>No se puede acceder a un índice que necesita la instalación: la instalación fallaría. Abajo tienes las posibles soluciones.</translation>
-    </message>
-    <message>
         <source>Switch back to PyTorch&apos;s inde&amp;x</source>
         <translation>Volver al índice de PyTorc&amp;h</translation>
     </message>
@@ -1638,10 +1670,6 @@
     <message>
         <source>✓ %1: answers</source>
         <translation>✓ %1: responde</translation>
-    </message>
-    <message>
-        <source>✗ %1: cannot be reached: %2</source>
-        <translation>✗ %1: no se puede acceder: %2</translation>
     </message>
 </context>
 <context>
@@ -1676,14 +1704,6 @@
     <message>
         <source>The verdict, and what to do next.</source>
         <translation>El veredicto y qué hacer a continuación.</translation>
-    </message>
-    <message>
-        <source>&amp;Save the report…</source>
-        <translation>&amp;Guardar el informe…</translation>
-    </message>
-    <message>
-        <source>Save what was found, and the plan, environment and test the wizard made, as a JSON file to share or to open later with --system.</source>
-        <translation>Guarda lo encontrado, y el plan, el entorno y la prueba que hizo el asistente, en un archivo JSON para compartirlo o abrirlo más tarde con --system.</translation>
     </message>
     <message>
         <source>Your environment</source>
@@ -1754,8 +1774,16 @@
         <translation>%1: la prueba en vivo dirá si entrena.</translation>
     </message>
     <message>
+        <source>No NVIDIA GPU here: PyTorch and TensorFlow run on the CPU.</source>
+        <translation>Aquí no hay GPU NVIDIA: PyTorch y TensorFlow funcionan en la CPU.</translation>
+    </message>
+    <message>
         <source>This machine cannot train on a GPU yet.</source>
         <translation>Esta máquina aún no puede entrenar en una GPU.</translation>
+    </message>
+    <message>
+        <source>The way forward:</source>
+        <translation>Cómo seguir:</translation>
     </message>
     <message>
         <source>Saved the system report to %1.</source>
@@ -1764,6 +1792,22 @@
     <message>
         <source>The environment %1 is ready (not tested).</source>
         <translation>El entorno %1 está listo (sin probar).</translation>
+    </message>
+    <message>
+        <source>Save a report</source>
+        <translation>Guardar un informe</translation>
+    </message>
+    <message>
+        <source>&amp;Save the system report…</source>
+        <translation>&amp;Guardar el informe del sistema…</translation>
+    </message>
+    <message>
+        <source>What was found on this machine, with the plan, environment and test the wizard made: a JSON file the wizard can open again to show this machine and its plan.</source>
+        <translation>Lo que se encontró en esta máquina, con el plan, el entorno y la prueba que hizo el asistente: un archivo JSON que el asistente puede volver a abrir para mostrar esta máquina y su plan.</translation>
+    </message>
+    <message>
+        <source>For someone helping you: the machine, PATH, the environments, the last tests and what is wrong, as a web page, Markdown or JSON, with your user name, home folder and GPU serial numbers replaced.</source>
+        <translation>Para quien le ayude: la máquina, el PATH, los entornos, las últimas pruebas y lo que falla, como página web, Markdown o JSON, con su nombre de usuario, su carpeta personal y los números de serie de las GPU sustituidos.</translation>
     </message>
     <message>
         <source>The environment %1 is ready.</source>
@@ -2143,6 +2187,46 @@
         <source>(none)</source>
         <translation>(ninguno)</translation>
     </message>
+    <message>
+        <source>not installed</source>
+        <comment>a framework, as a check found it</comment>
+        <translation>no instalado</translation>
+    </message>
+    <message>
+        <source>fails</source>
+        <comment>importing a framework, as a check found it</comment>
+        <translation>falla</translation>
+    </message>
+    <message>
+        <source>does not run</source>
+        <comment>an environment&apos;s Python, as a check found it</comment>
+        <translation>no se ejecuta</translation>
+    </message>
+    <message>
+        <source>runs</source>
+        <comment>an environment&apos;s Python, as a check found it</comment>
+        <translation>se ejecuta</translation>
+    </message>
+    <message>
+        <source>on PATH</source>
+        <comment>a folder, as a check found it</comment>
+        <translation>en el PATH</translation>
+    </message>
+    <message>
+        <source>not on PATH</source>
+        <comment>a folder, as a check found it</comment>
+        <translation>no está en el PATH</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <comment>a constraints file, as a check found it</comment>
+        <translation>falta</translation>
+    </message>
+    <message>
+        <source>no pin</source>
+        <comment>a constraints file without the framework&apos;s line</comment>
+        <translation>sin fijar</translation>
+    </message>
 </context>
 <context>
     <name>WelcomePage</name>
@@ -2367,16 +2451,8 @@
         <translation>No se encontró ninguna GPU NVIDIA en esta máquina.</translation>
     </message>
     <message>
-        <source>GPU training with PyTorch or TensorFlow needs an NVIDIA GPU (CUDA). You can still install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings; on a cloud VM, pick an instance type with an NVIDIA GPU.</source>
-        <translation>Entrenar en GPU con PyTorch o TensorFlow requiere una GPU NVIDIA (CUDA). Aun así, puedes instalar la compilación para CPU de cualquiera de los dos frameworks. En un portátil con dos GPU, comprueba que la GPU NVIDIA esté habilitada en la configuración del firmware (BIOS/UEFI); en una VM en la nube, elige un tipo de instancia con GPU NVIDIA.</translation>
-    </message>
-    <message>
         <source>No NVIDIA GPU was found; the graphics hardware is: {names}.</source>
         <translation>No se encontró ninguna GPU NVIDIA; el hardware gráfico es: {names}.</translation>
-    </message>
-    <message>
-        <source>CUDA builds of PyTorch and TensorFlow run only on NVIDIA GPUs. You can install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings.</source>
-        <translation>Las compilaciones CUDA de PyTorch y TensorFlow solo funcionan en GPU NVIDIA. Puedes instalar la compilación para CPU de cualquiera de los dos frameworks. En un portátil con dos GPU, comprueba que la GPU NVIDIA esté habilitada en la configuración del firmware (BIOS/UEFI).</translation>
     </message>
     <message>
         <source>An NVIDIA GPU is present ({names}), but no working NVIDIA driver answers.</source>
@@ -2825,6 +2901,14 @@
     <message>
         <source>The NVIDIA driver is too old for the CUDA version of the installed framework build (&apos;CUDA driver version is insufficient&apos;).</source>
         <translation>El controlador de NVIDIA es demasiado antiguo para la versión de CUDA de la compilación del framework instalada (&apos;CUDA driver version is insufficient&apos;).</translation>
+    </message>
+    <message>
+        <source>PyTorch and TensorFlow run on the CPU here: install their CPU builds (the recommendation names them). GPU training (CUDA) needs an NVIDIA GPU: on a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings; on a cloud VM, pick an instance type with an NVIDIA GPU.</source>
+        <translation>PyTorch y TensorFlow funcionan aquí en la CPU: instale sus versiones para CPU (la recomendación las indica). El entrenamiento en GPU (CUDA) necesita una GPU NVIDIA: en un portátil con dos GPU, compruebe que la GPU NVIDIA está activada en la configuración del firmware (BIOS/UEFI); en una máquina virtual en la nube, elija un tipo de instancia con GPU NVIDIA.</translation>
+    </message>
+    <message>
+        <source>PyTorch and TensorFlow run on the CPU here: install their CPU builds (the recommendation names them). CUDA builds run only on NVIDIA GPUs: on a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings.</source>
+        <translation>PyTorch y TensorFlow funcionan aquí en la CPU: instale sus versiones para CPU (la recomendación las indica). Las versiones CUDA solo funcionan en GPU NVIDIA: en un portátil con dos GPU, compruebe que la GPU NVIDIA está activada en la configuración del firmware (BIOS/UEFI).</translation>
     </message>
     <message>
         <source>The GPU here is not an NVIDIA GPU: {names}.</source>
@@ -4743,8 +4827,21 @@
         <translation>Para esta máquina ({machine_gpu}, capacidad de cómputo {machine_capability}, controlador {machine_driver}), ninguna compilación de {machine_framework} que conozca este asistente usa la GPU; {machine_build} se ejecuta en la CPU: &apos;{machine_command}&apos;.</translation>
     </message>
     <message>
+        <source>This machine has no NVIDIA GPU, so the CPU build is the one that runs here: run the code on the CPU (device &apos;cpu&apos; instead of &apos;cuda&apos;; many programs have an option for it, such as --cpu or --device cpu).</source>
+        <translation>Esta máquina no tiene GPU NVIDIA, así que la versión para CPU es la que funciona aquí: ejecute el código en la CPU (el dispositivo &apos;cpu&apos; en lugar de &apos;cuda&apos;; muchos programas tienen una opción para ello, como --cpu o --device cpu).</translation>
+    </message>
+    <message>
+        <source>This machine has no NVIDIA GPU, so TensorFlow runs on the CPU without {libraries}, as the log&apos;s next line says (&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;): nothing needs fixing.</source>
+        <translation>Esta máquina no tiene GPU NVIDIA, así que TensorFlow funciona en la CPU sin {libraries}, como dice la línea siguiente del registro (&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;): no hay nada que arreglar.</translation>
+    </message>
+    <message>
+        <source>For GPU training, run it on a machine with an NVIDIA GPU, with a CUDA build of the framework.</source>
+        <extracomment>Where the GPU way is, after a sentence for a machine without an NVIDIA GPU.</extracomment>
+        <translation>Para entrenar en GPU, ejecútelo en una máquina con GPU NVIDIA, con una versión CUDA del framework.</translation>
+    </message>
+    <message>
         <source>If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
-        <extracomment>What follows the machine&apos;s sentence when it replaces a code&apos;s generic advice.</extracomment>
+        <extracomment>What follows the machine&apos;s sentence of these keys when it replaces the generic advice, whatever the code (before :data:`CONTEXT_TAILS`, which is by code). What follows the machine&apos;s sentence when it replaces a code&apos;s generic advice.</extracomment>
         <translation>Si el error procede de una extensión compilada por separado (detectron2, mamba-ssm, flash-attn), vuelve a compilarla o reinstálala para esta GPU.</translation>
     </message>
     <message>
@@ -6082,7 +6179,16 @@
         <translation>Esta carpeta no puede instalar {build} para Python {python} en {platform}.</translation>
     </message>
     <message>
+        <source>The fetch command downloads from PyPI: run it here if this machine reaches pypi.org, else on one that does.</source>
+        <translation>El comando de descarga descarga desde PyPI: ejecútelo aquí si esta máquina llega a pypi.org; si no, en una que llegue.</translation>
+    </message>
+    <message>
+        <source>The fetch command downloads from {index} ({build} is not on PyPI): run it on a machine that reaches {host}.</source>
+        <translation>El comando de descarga descarga desde {index} ({build} no está en PyPI): ejecútelo en una máquina que llegue a {host}.</translation>
+    </message>
+    <message>
         <source>Its {name} wheel is for {theirs}, not {ours}.</source>
+        <extracomment>The longest fetch command :func:`download_command` writes, not counting the folder&apos;s path (named twice at most): a line a person can read and copy (issue 41, point 8: it was 400).</extracomment>
         <translation>Su wheel de {name} es para {theirs}, no para {ours}.</translation>
     </message>
     <message>

@@ -241,6 +241,29 @@
     </message>
 </context>
 <context>
+    <name>CommandLine</name>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the command</source>
+        <translation>复制命令</translation>
+    </message>
+    <message>
+        <source>Put this command on the clipboard, to paste into a terminal.</source>
+        <translation>将此命令放到剪贴板，以便粘贴到终端中。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+</context>
+<context>
     <name>CudaLibrariesView</name>
     <message>
         <source>CUDA libraries</source>
@@ -919,6 +942,7 @@
     <name>PathEntriesView</name>
     <message>
         <source>PATH entries with their problems</source>
+        <extracomment>The part of a folder that names its CUDA version (``CUDA<byte value="xb"/>12.1``, ``cuda-12.4``, ``CUDA/12.1``).</extracomment>
         <translation>PATH 条目及其问题</translation>
     </message>
     <message>
@@ -1151,6 +1175,10 @@
     <message>
         <source>PATH could not be read: %1</source>
         <translation>无法读取 PATH：%1</translation>
+    </message>
+    <message>
+        <source>DLLs with the same name (cuDNN&apos;s, for one) load from the first folder on PATH. Set “%1” to “%2” (Windows asks for administrator rights when you apply), and “%3” to “%4” or “%5”, so that these folders come before the other version.</source>
+        <translation>同名的 DLL（例如 cuDNN 的）会从 PATH 中的第一个文件夹加载。请将“%1”设为“%2”（应用时 Windows 会要求管理员权限），并将“%3”设为“%4”或“%5”，使这些文件夹排在另一个版本之前。</translation>
     </message>
 </context>
 <context>
@@ -1395,6 +1423,10 @@
         <translation>已找到 %1：下一页将检查哪些构建版本包含适用于它的代码。</translation>
     </message>
     <message>
+        <source>No NVIDIA GPU here: PyTorch and TensorFlow run on the CPU, with their CPU builds.</source>
+        <translation>这里没有 NVIDIA GPU：PyTorch 和 TensorFlow 使用其 CPU 版本在 CPU 上运行。</translation>
+    </message>
+    <message>
         <source>No usable NVIDIA GPU: GPU training is not possible here yet.</source>
         <translation>没有可用的 NVIDIA GPU：目前无法在本机进行 GPU 训练。</translation>
     </message>
@@ -1582,7 +1614,7 @@
     <name>SourceCheckView</name>
     <message>
         <source>Where the packages come from</source>
-        <extracomment>The person asked for PyPI&apos;s build (True) or PyTorch&apos;s index again (False).</extracomment>
+        <extracomment>Where the view sits in the answer while nothing stands in the way: after what will change. The person asked for PyPI&apos;s build (True) or PyTorch&apos;s index again (False).</extracomment>
         <translation>软件包来源</translation>
     </message>
     <message>
@@ -1603,6 +1635,10 @@
         <translation>安装 PyPI 构建的同一版本，而不是从 PyTorch 自己的索引安装。</translation>
     </message>
     <message>
+        <source>Install stays off until the packages can be fetched: take one of these ways forward.</source>
+        <translation>在能够获取软件包之前，“安装”保持不可用：请选择以下任一方法。</translation>
+    </message>
+    <message>
         <source>The package indexes could not be asked (%1); the install will say if one fails.</source>
         <translation>无法查询软件包索引（%1）；如果某个索引出错，安装过程会给出提示。</translation>
     </message>
@@ -1619,10 +1655,6 @@
         <translation>软件包索引有响应：安装可以获取所需的软件包。</translation>
     </message>
     <message>
-        <source>An index the install needs cannot be reached: the install would fail. Ways forward below.</source>
-        <translation>无法访问安装所需的某个索引：安装将会失败。解决办法见下文。</translation>
-    </message>
-    <message>
         <source>Switch back to PyTorch&apos;s inde&amp;x</source>
         <translation>改回 PyTorch 的索引(&amp;X)</translation>
     </message>
@@ -1633,10 +1665,6 @@
     <message>
         <source>✓ %1: answers</source>
         <translation>✓ %1：有响应</translation>
-    </message>
-    <message>
-        <source>✗ %1: cannot be reached: %2</source>
-        <translation>✗ %1：无法访问：%2</translation>
     </message>
 </context>
 <context>
@@ -1671,14 +1699,6 @@
     <message>
         <source>The verdict, and what to do next.</source>
         <translation>结论及后续操作。</translation>
-    </message>
-    <message>
-        <source>&amp;Save the report…</source>
-        <translation>保存报告(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>Save what was found, and the plan, environment and test the wizard made, as a JSON file to share or to open later with --system.</source>
-        <translation>将检测结果以及向导生成的方案、环境和测试保存为 JSON 文件，便于分享，或稍后用 --system 打开。</translation>
     </message>
     <message>
         <source>Your environment</source>
@@ -1749,8 +1769,16 @@
         <translation>%1：能否训练，由实时测试给出答案。</translation>
     </message>
     <message>
+        <source>No NVIDIA GPU here: PyTorch and TensorFlow run on the CPU.</source>
+        <translation>这里没有 NVIDIA GPU：PyTorch 和 TensorFlow 在 CPU 上运行。</translation>
+    </message>
+    <message>
         <source>This machine cannot train on a GPU yet.</source>
         <translation>本机目前还无法在 GPU 上训练。</translation>
+    </message>
+    <message>
+        <source>The way forward:</source>
+        <translation>下一步：</translation>
     </message>
     <message>
         <source>Saved the system report to %1.</source>
@@ -1759,6 +1787,22 @@
     <message>
         <source>The environment %1 is ready (not tested).</source>
         <translation>环境 %1 已就绪（未测试）。</translation>
+    </message>
+    <message>
+        <source>Save a report</source>
+        <translation>保存报告</translation>
+    </message>
+    <message>
+        <source>&amp;Save the system report…</source>
+        <translation>保存系统报告(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>What was found on this machine, with the plan, environment and test the wizard made: a JSON file the wizard can open again to show this machine and its plan.</source>
+        <translation>在这台机器上发现的内容，以及向导制定的计划、创建的环境和运行的测试：一个向导可以再次打开以显示这台机器及其计划的 JSON 文件。</translation>
+    </message>
+    <message>
+        <source>For someone helping you: the machine, PATH, the environments, the last tests and what is wrong, as a web page, Markdown or JSON, with your user name, home folder and GPU serial numbers replaced.</source>
+        <translation>给帮助你的人：机器、PATH、环境、最近的测试以及出错的地方，格式为网页、Markdown 或 JSON，其中你的用户名、主文件夹和 GPU 序列号已被替换。</translation>
     </message>
     <message>
         <source>The environment %1 is ready.</source>
@@ -2135,6 +2179,46 @@
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
+    <message>
+        <source>not installed</source>
+        <comment>a framework, as a check found it</comment>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>fails</source>
+        <comment>importing a framework, as a check found it</comment>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>does not run</source>
+        <comment>an environment&apos;s Python, as a check found it</comment>
+        <translation>无法运行</translation>
+    </message>
+    <message>
+        <source>runs</source>
+        <comment>an environment&apos;s Python, as a check found it</comment>
+        <translation>可以运行</translation>
+    </message>
+    <message>
+        <source>on PATH</source>
+        <comment>a folder, as a check found it</comment>
+        <translation>在 PATH 中</translation>
+    </message>
+    <message>
+        <source>not on PATH</source>
+        <comment>a folder, as a check found it</comment>
+        <translation>不在 PATH 中</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <comment>a constraints file, as a check found it</comment>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>no pin</source>
+        <comment>a constraints file without the framework&apos;s line</comment>
+        <translation>未固定</translation>
+    </message>
 </context>
 <context>
     <name>WelcomePage</name>
@@ -2359,16 +2443,8 @@
         <translation>本机未找到 NVIDIA GPU。</translation>
     </message>
     <message>
-        <source>GPU training with PyTorch or TensorFlow needs an NVIDIA GPU (CUDA). You can still install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings; on a cloud VM, pick an instance type with an NVIDIA GPU.</source>
-        <translation>使用 PyTorch 或 TensorFlow 进行 GPU 训练需要 NVIDIA GPU（CUDA）。您仍可安装任一框架的 CPU 版本。在配有两块 GPU 的笔记本电脑上，请检查固件（BIOS/UEFI）设置中是否已启用 NVIDIA GPU；在云虚拟机上，请选择带 NVIDIA GPU 的实例类型。</translation>
-    </message>
-    <message>
         <source>No NVIDIA GPU was found; the graphics hardware is: {names}.</source>
         <translation>未找到 NVIDIA GPU；图形硬件为：{names}。</translation>
-    </message>
-    <message>
-        <source>CUDA builds of PyTorch and TensorFlow run only on NVIDIA GPUs. You can install the CPU build of either framework. On a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings.</source>
-        <translation>PyTorch 和 TensorFlow 的 CUDA 版本只能在 NVIDIA GPU 上运行。您可以安装任一框架的 CPU 版本。在配有两块 GPU 的笔记本电脑上，请检查固件（BIOS/UEFI）设置中是否已启用 NVIDIA GPU。</translation>
     </message>
     <message>
         <source>An NVIDIA GPU is present ({names}), but no working NVIDIA driver answers.</source>
@@ -2817,6 +2893,14 @@
     <message>
         <source>The NVIDIA driver is too old for the CUDA version of the installed framework build (&apos;CUDA driver version is insufficient&apos;).</source>
         <translation>NVIDIA 驱动程序太旧，不支持已安装框架构建版本的 CUDA 版本（&apos;CUDA driver version is insufficient&apos;）。</translation>
+    </message>
+    <message>
+        <source>PyTorch and TensorFlow run on the CPU here: install their CPU builds (the recommendation names them). GPU training (CUDA) needs an NVIDIA GPU: on a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings; on a cloud VM, pick an instance type with an NVIDIA GPU.</source>
+        <translation>PyTorch 和 TensorFlow 在这里使用 CPU 运行：请安装它们的 CPU 版本（推荐中已列出）。GPU 训练（CUDA）需要 NVIDIA GPU：在有两个 GPU 的笔记本电脑上，请检查固件（BIOS/UEFI）设置中是否启用了 NVIDIA GPU；在云虚拟机上，请选择带 NVIDIA GPU 的实例类型。</translation>
+    </message>
+    <message>
+        <source>PyTorch and TensorFlow run on the CPU here: install their CPU builds (the recommendation names them). CUDA builds run only on NVIDIA GPUs: on a laptop with two GPUs, check that the NVIDIA GPU is enabled in the firmware (BIOS/UEFI) settings.</source>
+        <translation>PyTorch 和 TensorFlow 在这里使用 CPU 运行：请安装它们的 CPU 版本（推荐中已列出）。CUDA 版本只能在 NVIDIA GPU 上运行：在有两个 GPU 的笔记本电脑上，请检查固件（BIOS/UEFI）设置中是否启用了 NVIDIA GPU。</translation>
     </message>
     <message>
         <source>The GPU here is not an NVIDIA GPU: {names}.</source>
@@ -4735,8 +4819,21 @@
         <translation>对于这台机器（{machine_gpu}，计算能力 {machine_capability}，驱动 {machine_driver}），本向导已知的 {machine_framework} 构建版本都无法使用该 GPU；{machine_build} 在 CPU 上运行：&apos;{machine_command}&apos;。</translation>
     </message>
     <message>
+        <source>This machine has no NVIDIA GPU, so the CPU build is the one that runs here: run the code on the CPU (device &apos;cpu&apos; instead of &apos;cuda&apos;; many programs have an option for it, such as --cpu or --device cpu).</source>
+        <translation>这台机器没有 NVIDIA GPU，所以能在这里运行的是 CPU 版本：请在 CPU 上运行代码（用设备 &apos;cpu&apos; 代替 &apos;cuda&apos;；许多程序都有相应选项，例如 --cpu 或 --device cpu）。</translation>
+    </message>
+    <message>
+        <source>This machine has no NVIDIA GPU, so TensorFlow runs on the CPU without {libraries}, as the log&apos;s next line says (&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;): nothing needs fixing.</source>
+        <translation>这台机器没有 NVIDIA GPU，所以 TensorFlow 在没有 {libraries} 的情况下使用 CPU 运行，正如日志的下一行所说（&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;）：无需修复。</translation>
+    </message>
+    <message>
+        <source>For GPU training, run it on a machine with an NVIDIA GPU, with a CUDA build of the framework.</source>
+        <extracomment>Where the GPU way is, after a sentence for a machine without an NVIDIA GPU.</extracomment>
+        <translation>要进行 GPU 训练，请在带 NVIDIA GPU 的机器上使用框架的 CUDA 版本运行。</translation>
+    </message>
+    <message>
         <source>If the error comes from an extension built separately (detectron2, mamba-ssm, flash-attn), rebuild or reinstall it for this GPU.</source>
-        <extracomment>What follows the machine&apos;s sentence when it replaces a code&apos;s generic advice.</extracomment>
+        <extracomment>What follows the machine&apos;s sentence of these keys when it replaces the generic advice, whatever the code (before :data:`CONTEXT_TAILS`, which is by code). What follows the machine&apos;s sentence when it replaces a code&apos;s generic advice.</extracomment>
         <translation>如果错误来自单独构建的扩展（detectron2、mamba-ssm、flash-attn），请为此 GPU 重新构建或重新安装它。</translation>
     </message>
     <message>
@@ -6074,7 +6171,16 @@
         <translation>此文件夹无法在 {platform} 上为 Python {python} 安装 {build}。</translation>
     </message>
     <message>
+        <source>The fetch command downloads from PyPI: run it here if this machine reaches pypi.org, else on one that does.</source>
+        <translation>下载命令从 PyPI 下载：如果这台机器能访问 pypi.org，就在这里运行；否则在能访问的机器上运行。</translation>
+    </message>
+    <message>
+        <source>The fetch command downloads from {index} ({build} is not on PyPI): run it on a machine that reaches {host}.</source>
+        <translation>下载命令从 {index} 下载（{build} 不在 PyPI 上）：请在能访问 {host} 的机器上运行。</translation>
+    </message>
+    <message>
         <source>Its {name} wheel is for {theirs}, not {ours}.</source>
+        <extracomment>The longest fetch command :func:`download_command` writes, not counting the folder&apos;s path (named twice at most): a line a person can read and copy (issue 41, point 8: it was 400).</extracomment>
         <translation>其中的 {name} wheel 文件适用于 {theirs}，而不是 {ours}。</translation>
     </message>
     <message>

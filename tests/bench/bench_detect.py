@@ -5,7 +5,7 @@ time. The performance budgets (docs/architecture.md) put detect at 1/10 of colle
 in every bug report). Prints figures, and the modules detect loads (what its start-up costs);
 asserts nothing (tests/test_import_graph.py checks what detect must not load).
 
-    python tests/bench/bench_detect.py [--runs 15] [--torch-python PYTHON]
+    python tests/bench/bench_detect.py [--runs 15] [--torch-python PYTHON] [--quick]
 
 collect_env needs torch: by default the interpreter running this script, else --torch-python
 (any venv with torch; the CPU build is enough: ``python -m venv T && T/bin/pip install torch numpy``).
@@ -52,8 +52,13 @@ def loaded_modules() -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--quick", action="store_true", help="the smallest run (tests/bench/test_benches_run.py)"
+    )
     parser.add_argument("--torch-python", default=sys.executable, help="an interpreter with torch installed")
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
 
     probe = subprocess.run(
         [args.torch_python, "-c", "import torch; print(torch.__version__)"],

@@ -8,7 +8,7 @@ time, speed and peak memory of one diagnosis, and each recorded log repeated alo
 (the median and the slowest three); then the whole command with ``--system`` on the acceptance's Pascal report. Prints
 figures; asserts nothing.
 
-    python tests/bench/bench_diagnose.py [--runs 5] [--no-large]
+    python tests/bench/bench_diagnose.py [--runs 5] [--no-large] [--quick]
 """
 
 from __future__ import annotations
@@ -61,7 +61,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-large", action="store_true")
+    parser.add_argument(
+        "--quick", action="store_true", help="the smallest run (tests/bench/test_benches_run.py)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.no_large = 1, True
     logs = {path.name: path.read_text(encoding="utf-8") for path in sorted(DIAGNOSE.glob("*.txt"))}
     times: list[tuple[float, str]] = []
     for name, text in logs.items():

@@ -5,7 +5,7 @@ The performance budgets (docs/architecture.md) put the verdict at under 60 s on 
 samples/s and the verdict; on a GPU machine also the speedup and matmul TFLOP/s. Prints
 figures; asserts nothing.
 
-    python tests/bench/bench_live_test.py [--runs 3] [--torch-python EXE] [--tf-python EXE]
+    python tests/bench/bench_live_test.py [--runs 3] [--torch-python EXE] [--tf-python EXE] [--quick]
 
 ``--torch-python`` defaults to this interpreter (the dev environment has torch 2.13.0 CPU).
 """
@@ -27,7 +27,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--torch-python", default=sys.executable)
     parser.add_argument("--tf-python", help="an interpreter with tensorflow (or tensorflow-cpu)")
+    parser.add_argument(
+        "--quick", action="store_true", help="the smallest run (tests/bench/test_benches_run.py)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
     gpuwizard = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
     cases = [("pytorch", args.torch_python)]
     if args.tf_python:

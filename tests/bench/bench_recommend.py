@@ -10,7 +10,7 @@ Ampere and an unknown model, and prints each run's wall time and the process's p
 memory (its ``ru_maxrss``, from ``os.wait4``; POSIX only). The work must grow linearly with
 the GPUs: ``tests/core/compat/test_recommend_scale.py`` checks that by counting it.
 
-    python tests/bench/bench_recommend.py [--runs 11]
+    python tests/bench/bench_recommend.py [--runs 11] [--quick]
     python tests/bench/bench_recommend.py --fleet [--runs 3] [--gpus 8 1000 3000 10000]
 """
 
@@ -47,7 +47,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=None, help="runs per case (default 11; --fleet: 3)")
     parser.add_argument("--fleet", action="store_true", help="generated reports of many GPUs instead")
     parser.add_argument("--gpus", type=int, nargs="+", default=[8, 1000, 3000, 10000])
+    parser.add_argument(
+        "--quick", action="store_true", help="the smallest run (tests/bench/test_benches_run.py)"
+    )
     args = parser.parse_args()
+    if args.quick:  # one run of each case, and of the smallest fleet
+        args.runs, args.gpus = 1, [8]
     gpuwizard = shutil.which("gpuwizard", path=str(Path(sys.executable).parent)) or "gpuwizard"
     if args.fleet:
         return fleet(gpuwizard, args.gpus, args.runs or 3)

@@ -6,7 +6,7 @@ prints the time and the throughput of each; a rule that scanned back over what i
 would show a throughput falling with the size (catastrophic backtracking: a 64 MiB log would
 never end). Prints figures; asserts nothing.
 
-    python tests/bench/bench_redaction.py [--size BYTES] [CASE...]
+    python tests/bench/bench_redaction.py [--size BYTES] [--quick] [CASE...]
 """
 
 from __future__ import annotations
@@ -43,8 +43,11 @@ def seconds(text: str) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1 << 18, help="bytes of the smaller text")
+    parser.add_argument("--quick", action="store_true", help="4 KiB texts (tests/bench/test_benches_run.py)")
     parser.add_argument("cases", nargs="*", help=f"cases to run (default: all): {', '.join(CASES)}")
     args = parser.parse_args()
+    if args.quick:
+        args.size = 1 << 12
     print(f"{'case':14} {'MB':>6} {'s':>7} {'MB/s':>6} | {'MB':>6} {'s':>7} {'MB/s':>6} | growth")
     for name, unit in CASES.items():
         if args.cases and name not in args.cases:

@@ -13,7 +13,7 @@ good state with each environment's fingerprint. Then, as whole processes, each a
 Prints the median and the slowest of each; asserts nothing. The state stays in a temporary
 folder; the wheel folder is a cache, filled once.
 
-    python tests/bench/bench_verify_gate.py [--runs 7] [--wheels DIR]
+    python tests/bench/bench_verify_gate.py [--runs 7] [--wheels DIR] [--quick]
 """
 
 from __future__ import annotations
@@ -57,7 +57,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--wheels", type=Path, help="the wheel folder (default: a cache folder, filled once)")
+    parser.add_argument(
+        "--quick", action="store_true", help="the smallest run (tests/bench/test_benches_run.py)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
     cache = args.wheels or Path(tempfile.gettempdir()) / "gpuwizard-bench-wheels"
     wheels = real_cpu_torch_folder(cache)
     if wheels is None:
@@ -70,7 +75,8 @@ def main() -> int:
         env = {
             **os.environ,
             "GPUWIZARD_HOME": str(home),
-            "UV_CACHE_DIR": str(scratch / "uv-cache"),
+            # --quick: the caller's cache (the test suite's run holds the torch it unpacked already).
+            "UV_CACHE_DIR": (args.quick and os.environ.get("UV_CACHE_DIR")) or str(scratch / "uv-cache"),
             # The set-up is offline: no refresh of the compatibility data, no index asked.
             "GPUWIZARD_NO_REFRESH": "1",
             "GPUWIZARD_NO_INDEX_CHECK": "1",

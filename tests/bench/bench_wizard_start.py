@@ -4,7 +4,7 @@ The performance budgets (docs/architecture.md) put this at under 1.5 s. The chil
 (offscreen), started cold; it prints when the detection page has its report. The time runs
 from just before the process is started. Prints figures; asserts nothing.
 
-    python tests/bench/bench_wizard_start.py [--runs 5]
+    python tests/bench/bench_wizard_start.py [--runs 5] [--quick]
 """
 
 from __future__ import annotations
@@ -42,7 +42,12 @@ app.exec()
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--quick", action="store_true", help="the smallest run (tests/bench/test_benches_run.py)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
     # A fresh home: a first launch, which opens on Welcome with detection running (a machine
     # set up before opens on Verify instead).
     home = tempfile.mkdtemp(prefix="gpuwizard-bench-")

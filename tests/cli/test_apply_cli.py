@@ -220,7 +220,11 @@ def test_require_gpu_on_a_machine_without_one_exits_1_before_anything_changes(tm
     result = events_of(done)[-1]
     assert (result["status"], result["exit_code"], result["changed"]) == ("problem", 1, False)
     assert result["message"].startswith("require_gpu: pytorch cannot use a GPU on this machine")
-    assert any(finding["code"] == "NO_NVIDIA_GPU" for finding in result["findings"])
+    # Asked for the GPU: no GPU is then an error, where it is a note elsewhere (issue 41).
+    assert {"code": "NO_NVIDIA_GPU", "severity": "error"}.items() <= next(
+        finding for finding in result["findings"] if finding["code"] == "NO_NVIDIA_GPU"
+    ).items()
+    assert "(No NVIDIA GPU was found on this machine.)" in result["message"]
     assert everything_under(home()) == {}
 
 

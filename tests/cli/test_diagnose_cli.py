@@ -320,3 +320,95 @@ def _run_stdin(text: str) -> str:
     )
     assert completed.returncode == 1, completed.stderr
     return completed.stdout
+
+
+# --- a machine without an NVIDIA GPU (issue 41, point 10) -------------------------------------------
+
+NO_GPU = Path(__file__).parent.parent.parent / "resources" / "samples" / "no-gpu.json"
+TORCH_CPU_LOG = DIAGNOSE / "cpu-only-build_torch-linux_torchchat-587.txt"
+#: TensorFlow on Linux: the dlerror of libcudart, then "Ignore above cudart dlerror if you do not
+#: have a GPU set up on your machine." (microsoft/DirectML#80).
+TF_LINUX_DLERROR = (
+    DIAGNOSE
+    / "wsl-libcuda-not-found_tf-libcuda.so.1-directml-tensorflow-no-wsl-in-log_directml-80_partial.txt"
+)
+#: The same on Windows, with cudart64_110.dll (tensorflow/tensorflow#57103).
+TF_WINDOWS_DLERROR = DIAGNOSE / "dll-not-found_tf2.9-win-cudart64_110_tensorflow-57103.txt"
+
+
+def windows_without_gpu(tmp_path: Path) -> Path:
+    """The no-GPU sample as a Windows machine's report (the 57103 log is a Windows one)."""
+    data = json.loads(NO_GPU.read_text(encoding="utf-8"))
+    data["os"] = {**data["os"], "family": "windows", "release": "10.0.22631", "distribution": None}
+    path = tmp_path / "windows-no-gpu.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def only_finding(*argv: str) -> tuple[int, dict[str, object]]:
+    code, out = run(*argv, "--json")
+    [finding] = json.loads(out)["findings"]
+    return code, finding
+
+
+def test_without_a_gpu_a_cpu_only_build_is_told_to_run_on_the_cpu_first():
+    code, finding = only_finding(str(TORCH_CPU_LOG), "--system", str(NO_GPU))
+    hint = str(finding["hint"])
+    assert (code, finding["code"], finding["severity"]) == (1, "CPU_ONLY_BUILD", "error")  # it crashed
+    assert hint.startswith("This machine has no NVIDIA GPU, so the CPU build is the one that runs here")
+    assert "device 'cpu'" in hint and "cu126" not in hint
+    # Without a machine, the GPU way (a CUDA build) comes first, as before.
+    _, generic = only_finding(str(TORCH_CPU_LOG), "--log-only")
+    assert str(generic["hint"]).startswith("Uninstall torch and install a CUDA build")
+
+
+def test_tensorflows_own_reassurance_on_a_machine_without_a_gpu_is_a_note(tmp_path: Path):
+    code, finding = only_finding(str(TF_LINUX_DLERROR), "--system", str(NO_GPU))
+    assert (code, finding["code"], finding["severity"]) == (0, "DLL_NOT_FOUND", "info")
+    assert str(finding["hint"]).startswith("This machine has no NVIDIA GPU, so TensorFlow runs on the CPU")
+    code, text = run(str(TF_WINDOWS_DLERROR), "--system", str(windows_without_gpu(tmp_path)))
+    assert code == 0
+    assert text.startswith("Recognised 1 note, no problem to fix:\n")
+    assert "INFO     DLL_NOT_FOUND" in text and "nothing needs fixing" in " ".join(text.split())
+
+
+def test_the_same_dlerror_stays_an_error_where_there_is_or_may_be_a_gpu():
+    # A machine with an NVIDIA GPU: the missing CUDA runtime keeps TensorFlow off it.
+    code, finding = only_finding(str(TF_LINUX_DLERROR), "--system", str(NO_GPU.with_name("linux-h200.json")))
+    assert (code, finding["severity"]) == (1, "error")
+    # The log alone does not say which machine it is.
+    code, finding = only_finding(str(TF_LINUX_DLERROR), "--log-only")
+    assert (code, finding["severity"]) == (1, "error")
+
+
+def test_a_reassured_dlerror_after_which_tensorflow_found_a_gpu_is_no_note(tmp_path: Path):
+    # CONSTRUCTED in the shape of hearbenchmark/hear-eval-kit#247: the reassurance, then TensorFlow
+    # finds a GPU and cannot open its libraries: the log is not a machine without a GPU's.
+    log = tmp_path / "tf.log"
+    log.write_text(
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic library "
+        "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+        "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do not have "
+        "a GPU set up on your machine.\n"
+        "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1766] Cannot dlopen some GPU libraries. Please make "
+        "sure the missing libraries mentioned above are installed properly if you would like to use GPU.\n"
+        "Skipping registering GPU devices...\n",
+        encoding="utf-8",
+    )
+    code, out = run(str(log), "--system", str(NO_GPU), "--json")
+    assert code == 1
+    assert {f["severity"] for f in json.loads(out)["findings"]} == {"error"}
+
+
+def test_the_seen_line_keeps_the_name_of_the_library_that_failed():
+    # Before, the quote was cut to one line: "seen: 2022-08-11 14:21:29.345331: W …".
+    code, text = run(str(TF_WINDOWS_DLERROR), "--log-only")
+    assert code == 1
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("    seen: "))
+    last = next(i for i in range(first, len(lines)) if lines[i].startswith("    -> "))
+    seen = " ".join(line.strip() for line in lines[first:last])
+    assert seen.endswith(
+        "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"
+    )
+    assert "…" not in seen

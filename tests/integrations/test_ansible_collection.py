@@ -101,10 +101,7 @@ def test_acceptance_the_example_playbook_gives_facts_a_diff_then_changed_true_fa
     assert (preview["status"], preview["result"]["changed"]) == ("ok", True)
     assert preview["result"]["result"]["status"] == "preview"
     headers = [diff["after_header"] for diff in preview["result"]["diff"]]
-    assert headers == [
-        "environment lab",
-        f"pins of lab ({home / 'envs' / 'lab' / 'gpuwizard-constraints.txt'})",
-    ]
+    assert headers == ["environment lab", "packages of lab"]
     assert preview["result"]["diff"][1]["after"] == "torch==2.13.0\n"
     assert "--- before: environment lab" in done.stdout  # --diff shown by the default callback
     assert preview["home_files"] == []  # check mode created nothing
@@ -125,6 +122,77 @@ def test_acceptance_the_example_playbook_gives_facts_a_diff_then_changed_true_fa
     assert (verified["result"]["healthy"], verified["result"]["status"]) == (True, "complete")
     assert verified["result"]["changed"] is False
     assert "ok=7" in done.stdout and "changed=2" in done.stdout and "failed=0" in done.stdout
+
+
+PLAYBOOK_FOR_ANSIBLE_USERS = """\
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: A bad GPU option
+      gpuwizard.gpu.setup:
+        framework: pytorch
+        gpus: [abc]
+        system: "{{ report }}"
+        home: "{{ home }}"
+        executable: "{{ executable }}"
+      ignore_errors: true
+
+    - name: A preview
+      gpuwizard.gpu.setup:
+        framework: pytorch
+        environment: lab
+        system: "{{ report }}"
+        home: "{{ home }}"
+        executable: "{{ executable }}"
+      check_mode: true
+"""
+
+
+@pytest.mark.slow
+def test_the_module_speaks_to_ansible_users_not_command_line_ones(tmp_path: Path):
+    """A refusal names the task's options, not the module's temporary answer file; check mode says so."""
+    home = Path(os.environ["GPUWIZARD_HOME"])
+    collections = build_and_install(tmp_path)
+    playbook = tmp_path / "playbook.yml"
+    playbook.write_text(PLAYBOOK_FOR_ANSIBLE_USERS, encoding="utf-8")
+    record = tmp_path / "record.jsonl"
+    env = ansible_env(
+        tmp_path,
+        ANSIBLE_COLLECTIONS_PATH=str(collections),
+        ANSIBLE_CALLBACK_PLUGINS=str(record_callback(tmp_path / "callbacks")),
+        ANSIBLE_CALLBACKS_ENABLED="record_results",
+        GPUWIZARD_ANSIBLE_RECORD=str(record),
+    )
+    variables = {
+        "ansible_python_interpreter": sys.executable,
+        "report": str(SAMPLES / "linux-h200.json"),
+        "home": str(home),
+        "executable": ENTRY_POINT,
+    }
+    done = run(
+        [
+            program("ansible-playbook"),
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            "-e",
+            json.dumps(variables),
+            str(playbook),
+        ],
+        env,
+    )
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    tasks = recorded(record)
+    refused = tasks["A bad GPU option"]
+    assert refused["status"] == "failed"
+    assert refused["result"]["msg"] == (
+        "gpuwizard: error: the task's options: 'abc' is not a GPU selection (write indices such as 0,1)"
+    )
+    assert "ansible-tmp" not in json.dumps(refused["result"])
+    preview = tasks["A preview"]
+    assert preview["result"]["msg"] == "check mode: nothing was changed; the setup would change this machine"
+    assert preview["result"]["result"]["message"] == "nothing was changed; add --yes to carry it out"
 
 
 # --- ansible-test ------------------------------------------------------------------------------
@@ -215,29 +283,95 @@ def test_the_diff_of_a_real_windows_preview(collection_code: dict[str, ModuleTyp
     assert [diff["after_header"].split(" ")[0] for diff in outcome["diff"]] == [
         "PATH",
         "environment",
-        "pins",
+        "packages",
     ], done.stdout
-    path, environment, pins = outcome["diff"]
+    path, environment, packages = outcome["diff"]
     assert path["before_header"] == f"PATH (user scope, file:{registry})"
     assert "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin\n" in path["after"]
     assert "variable: TF_FORCE_GPU_ALLOW_GROWTH=true" in environment["after"]
-    assert pins["after"] == "tensorflow==2.10.1\nnumpy<1.24\n"
+    assert packages["after"] == "tensorflow==2.10.1\nnumpy<1.24\n"
+
+
+#: The day the branch tests judge end of life on (the collection's table gives each branch's end).
+DAY = "2026-12-01"
 
 
 @pytest.mark.parametrize(
-    ("sample", "framework", "branch"),
-    [("linux-h200.json", "pytorch", "580"), ("linux-4xa100-one-lost.json", "pytorch", "525")],
+    ("sample", "framework", "version", "expected"),
+    [
+        ("linux-h200.json", "pytorch", None, ("580", "580", "580")),
+        ("linux-4xa100-one-lost.json", "pytorch", None, ("525", "525", "580")),
+        # CUDA 11.8 runs on 450.80.02, an H200 (Hopper) or an RTX 4060 (Ada) on no driver older
+        # than CUDA 11.8's own, 520.61.05: the plan's gpu_min_driver.
+        ("linux-h200.json", "pytorch", "2.1", ("520", "525", "580")),
+        ("linux-hybrid-rtx4060-intel-igpu.json", "tensorflow", "2.12", ("520", "525", "580")),
+    ],
 )
 def test_the_driver_branch_of_a_real_recommendation(
-    collection_code: dict[str, ModuleType], sample: str, framework: str, branch: str
+    collection_code: dict[str, ModuleType],
+    sample: str,
+    framework: str,
+    version: str | None,
+    expected: tuple[str, str, str],
 ):
-    done = gpuwizard("recommend", "--framework", framework, "--system", str(SAMPLES / sample), "--json")
+    """``expected``: the lowest branch, ended ones included; the lowest production one; the default."""
+    lowest, production, supported = expected
+    asked = ("--version", version) if version else ()
+    done = gpuwizard(
+        "recommend", "--framework", framework, *asked, "--system", str(SAMPLES / sample), "--json"
+    )
     assert done.returncode == 0, done.stderr
     recommendation = json.loads(done.stdout)
     nvidia_driver_branch = collection_code["filter"].nvidia_driver_branch
-    assert nvidia_driver_branch(recommendation) == branch
-    assert nvidia_driver_branch(done.stdout) == branch  # the registered stdout, as text
-    assert nvidia_driver_branch(recommendation["plan"]["min_driver"]["linux"]) == branch
+    assert nvidia_driver_branch(recommendation, include_eol=True, as_of=DAY) == lowest
+    assert nvidia_driver_branch(done.stdout, include_eol=True, as_of=DAY) == lowest  # the registered stdout
+    assert (
+        nvidia_driver_branch(recommendation, production_only=True, include_eol=True, as_of=DAY) == production
+    )
+    assert nvidia_driver_branch(recommendation, as_of=DAY) == supported
+    assert nvidia_driver_branch(recommendation, production_only=True, as_of=DAY) == supported
+
+
+def test_an_h200_plan_says_its_gpu_needs_more_than_its_cuda(collection_code: dict[str, ModuleType]):
+    done = gpuwizard(
+        "recommend",
+        "--framework",
+        "pytorch",
+        "--version",
+        "2.1",
+        "--system",
+        str(SAMPLES / "linux-h200.json"),
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)["plan"]
+    assert (plan["min_driver"]["linux"], plan["gpu_min_driver"]["linux"]) == ("450.80.02", "520.61.05")
+    branches = collection_code["branches"]
+    assert branches.effective_minimum(plan) == "520.61.05"
+    # The plan's minimum alone would give R450, which cannot drive an H200.
+    assert branches.driver_branch(plan["min_driver"]["linux"], include_eol=True, today=DAY) == "450"
+
+
+def test_each_cuda_toolkit_s_driver_is_a_release_of_its_branch_in_the_table(
+    collection_code: dict[str, ModuleType],
+):
+    """A GPU's minimum is a toolkit's driver: its branch must be known to reach that release."""
+    cuda = json.loads(
+        (Path(__file__).resolve().parents[2] / "resources" / "compat" / "cuda.json").read_text("utf-8")
+    )
+    branches = collection_code["branches"]
+    newest = {number: release for number, _kind, release, _end in branches.BRANCHES}
+    for toolkit in cuda["toolkit_drivers"]:
+        driver = toolkit["linux"]
+        major = driver.split(".")[0] if driver else None
+        if major not in newest:
+            continue  # older than the table (CUDA 9.x and 10.0's R384, R396, R410)
+        if major in newest and newest[major] is not None:
+            assert branches.version_key(driver) <= branches.version_key(newest[major]), (
+                toolkit["cuda"],
+                driver,
+            )
+        assert branches.driver_branch(driver, include_eol=True, today=DAY) == major, (toolkit["cuda"], driver)
 
 
 @pytest.mark.parametrize(
@@ -258,9 +392,13 @@ def test_a_cuda_12_minimum_is_branch_525_and_a_production_branch_skips_feature_o
     collection_code: dict[str, ModuleType],
 ):
     branch = collection_code["branches"].driver_branch
-    assert branch("525.60.13") == "525"
-    assert branch("450.80.02") == "450"
-    assert (branch("530.30.02"), branch("530.30.02", production_only=True)) == ("530", "535")
+    assert branch("525.60.13", include_eol=True, today=DAY) == "525"
+    assert branch("450.80.02", include_eol=True, today=DAY) == "450"
+    assert (
+        branch("530.30.02", include_eol=True, today=DAY),
+        branch("530.30.02", production_only=True, include_eol=True, today=DAY),
+    ) == ("530", "535")
+    assert branch("530.30.02", today=DAY) == "580"  # R530 to R575 have ended by then
 
 
 def test_the_collection_s_version_is_the_wizard_s():

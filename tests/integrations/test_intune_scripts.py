@@ -245,3 +245,20 @@ def test_powershell_parses_the_script(script: str):
         capture_output=True, text=True, timeout=LIMIT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_uninstall_commands_need_no_environment_variable_expanded():
+    """Microsoft: "Environment variable expansion within the Uninstall command is not supported"."""
+    rows = [line for line in text("README.md").splitlines() if line.startswith("| uninstall command")]
+    assert len(rows) == 1
+    commands = re.findall(r"`([^`]*powershell\.exe[^`]*)`", rows[0])
+    assert len(commands) == 2, rows[0]
+    for command in commands:
+        assert "%" not in command, command
+        assert command.startswith("C:\\Windows\\Sysnative\\WindowsPowerShell\\v1.0\\powershell.exe "), command
+
+
+def test_the_readme_says_how_long_intune_waits_for_the_install():
+    readme = text("README.md")
+    assert "**Installation time required (mins)**" in readme
+    assert "60 minutes by default" in readme and "1440" in readme

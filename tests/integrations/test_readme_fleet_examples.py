@@ -76,8 +76,8 @@ def test_the_ansible_example_builds_installs_and_previews_the_playbook(tmp_path:
         tmp_path / "collections" / "ansible_collections" / "gpuwizard" / "gpu" / "MANIFEST.json"
     ).is_file()
     played = outputs[-1]
-    # Check mode's diff: the environment it would make and its pins; nothing was made.
-    assert "pins of lab" in played, played[-4000:]
+    # Check mode's diff: the environment it would make and its packages; nothing was made.
+    assert "packages of lab" in played, played[-4000:]
     assert "+torch==2.13.0" in played, played[-4000:]
     assert re.search(r"ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", played), played[-2000:]
     assert everything_under(home()) == []

@@ -35,7 +35,8 @@ STUB = """#!/bin/bash
 printf '%s\\0' "$@" > "$STUB_LOG/{name}.argv"
 {body}
 """
-GPUWIZARD_BODY = """if [[ -n "${STUB_SLEEP:-}" ]]; then exec sleep "$STUB_SLEEP"; fi
+GPUWIZARD_BODY = """env -0 > "$STUB_LOG/gpuwizard.env"
+if [[ -n "${STUB_SLEEP:-}" ]]; then exec sleep "$STUB_SLEEP"; fi
 printf '%b' "${STUB_OUTPUT-}"
 exit "${STUB_STATUS:-0}"
 """
@@ -81,6 +82,11 @@ class Gate:
             return None
         return record.read_text().split("\0")[:-1]
 
+    def environment(self, name: str) -> dict[str, str]:
+        """The environment the stub ``name`` ran with (only ``gpuwizard`` records it)."""
+        entries = (self.log / f"{name}.env").read_text().split("\0")[:-1]
+        return dict(entry.split("=", 1) for entry in entries)
+
 
 @pytest.fixture
 def gate(tmp_path: Path) -> Gate:
@@ -89,6 +95,46 @@ def gate(tmp_path: Path) -> Gate:
 
 def drained_with(reason: str) -> list[str]:
     return ["update", "NodeName=node17", "State=DRAIN", f"Reason={reason}"]
+
+
+#: A 1-GPU job's selection on a 4-GPU node, as slurmd gives it to the Prolog (Slurm's Prolog and
+#: Epilog Guide: CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES; gres.conf(5):
+#: ZE_AFFINITY_MASK), and the variables other runtimes read.
+JOB_SELECTION = {
+    "CUDA_VISIBLE_DEVICES": "2",
+    "NVIDIA_VISIBLE_DEVICES": "2",
+    "ROCR_VISIBLE_DEVICES": "2",
+    "HIP_VISIBLE_DEVICES": "2",
+    "GPU_DEVICE_ORDINAL": "2",
+    "ZE_AFFINITY_MASK": "2",
+    "ONEAPI_DEVICE_SELECTOR": "level_zero:2",
+}
+
+
+def test_the_stub_records_the_selection_it_is_given(gate: Gate):
+    """The tests below can fail: a selection given to the stub directly reaches it."""
+    subprocess.run(
+        [str(gate.bin / "gpuwizard"), *GATE], env=gate.env(**JOB_SELECTION), timeout=LIMIT, check=True
+    )
+    assert JOB_SELECTION.items() <= gate.environment("gpuwizard").items()
+
+
+@pytest.mark.parametrize("script", [PROLOG, HEALTHCHECK], ids=lambda path: path.name)
+def test_the_gate_checks_the_node_not_the_job_s_gpus(gate: Gate, script: Path):
+    env = gate.env(f"{HEALTHY}\n", 0, SLURM_JOB_ID="4711", SLURM_JOB_GPUS="2", **JOB_SELECTION)
+    done = gate.run(script, env)
+    assert done.returncode == 0, done.stderr
+    seen = gate.environment("gpuwizard")
+    assert not set(JOB_SELECTION) & set(seen), seen
+    assert (seen["SLURM_JOB_ID"], seen["SLURM_JOB_GPUS"]) == ("4711", "2")  # the rest is left as it was
+
+
+def test_the_settings_file_cannot_put_a_selection_back(gate: Gate):
+    settings = gate.root / "gpuwizard.settings"
+    settings.write_text("CUDA_VISIBLE_DEVICES=0\nexport CUDA_VISIBLE_DEVICES\n")
+    done = gate.run(PROLOG, gate.env(f"{HEALTHY}\n", 0, GPUWIZARD_SETTINGS=str(settings)))
+    assert done.returncode == 0, done.stderr
+    assert "CUDA_VISIBLE_DEVICES" not in gate.environment("gpuwizard")
 
 
 # --- prolog.sh: exit 1 (slurmd drains and requeues) on broken; never calls scontrol ---------
@@ -269,6 +315,25 @@ def test_the_nhc_check_dies_with_one_line(gate: Gate, line: str, status: int, re
     done = run_nhc_check(gate, gate.env(f"{line}\n" if line else "", status))
     assert done.stdout == "returned 1\n", done.stderr
     assert gate.argv("die") == ["1", reason]
+
+
+NHC_DRIVER_AFTER = """die() { printf '%s\\0' "$@" > "$STUB_LOG/die.argv"; }
+source "$1"
+check_gpuwizard
+echo "returned $? with CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}"
+"""
+
+
+def test_the_nhc_check_runs_the_gate_without_the_job_s_gpus_and_leaves_nhc_s_own(gate: Gate):
+    """NHC as a Prolog gets the job's selection: the gate runs without it, NHC's other checks keep it."""
+    done = subprocess.run(
+        [BASH, "-c", NHC_DRIVER_AFTER, "nhc", str(NHC_CHECK)],
+        env=gate.env(f"{HEALTHY}\n", 0, **JOB_SELECTION), capture_output=True, text=True, timeout=LIMIT,
+        check=False,
+    )  # fmt: skip
+    assert done.stdout == "returned 0 with CUDA_VISIBLE_DEVICES=2\n", done.stderr
+    seen = gate.environment("gpuwizard")
+    assert not set(JOB_SELECTION) & set(seen), seen
 
 
 def test_the_nhc_check_takes_its_program_from_a_setting(gate: Gate):

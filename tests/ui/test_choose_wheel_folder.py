@@ -109,7 +109,9 @@ def test_a_picked_folder_that_lacks_a_dependency_says_what_and_blocks_next_until
     assert "cannot install torch" in text and "It has no wheel of filelock" in text
     assert "32-bit" not in text
     assert status.command.isVisible()
-    assert status.command.text().startswith(f"pip download --dest {folder} --only-binary=:all:")
+    # The folder's own torch wheel is used from the folder; only the rest is downloaded.
+    assert status.command.text().startswith(f"pip download --dest {folder} --find-links {folder} ")
+    assert "--only-binary=:all:" in status.command.text()
     assert f"--python-version {plan.python}" in status.command.text()
     assert not choose.isComplete() and not next_button(wizard).isEnabled()
 

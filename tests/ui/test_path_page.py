@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWizard
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem, QWizard
 from pytestqt.qtbot import QtBot
 
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
@@ -363,3 +363,65 @@ def test_the_page_is_keyboard_operable(qtbot: QtBot, tmp_path: Path, home: Path)
         assert widget in reached, widget.objectName()
         assert widget.accessibleName()
     assert wizard.button(QWizard.WizardButton.NextButton) in reached
+
+
+# --- issue 41, point 6: the CUDA version stays in sight, and the page speaks of its own controls -----
+
+LONG_CUDA_BIN = f"{CUDA_12_1}\\bin"
+CUPTI = f"{CUDA_12_1}\\extras\\CUPTI\\lib64"
+
+
+def shown_text(tree: QTreeWidget, item: QTreeWidgetItem, column: int) -> str:
+    """The text as the tree draws it in its cell: its delegate's text, then cut as the style cuts it.
+
+    As QStyledItemDelegate::paint and QCommonStyle (viewItemDrawText) do it, off screen.
+    """
+    index = tree.indexFromItem(item, column)
+    option = QStyleOptionViewItem()
+    tree.initViewItemOption(option)
+    option.rect = tree.visualRect(index)
+    tree.itemDelegateForIndex(index).initStyleOption(option, index)
+    style = tree.style()
+    text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, tree)
+    room = text_rect.width() - 2 * (
+        style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1
+    )
+    return option.fontMetrics.elidedText(option.text, option.textElideMode, room)
+
+
+def test_a_long_cuda_entry_keeps_its_version_in_sight(qtbot: QtBot, tmp_path: Path, home: Path):
+    snapshot = write_snapshot(
+        tmp_path / "registry.json",
+        system=f"{LONG_CUDA_BIN};{CUPTI};%SystemRoot%\\system32",
+        user="%USERPROFILE%\\bin",
+    )
+    wizard, page = open_path_page(qtbot, SnapshotFileEnvironment(snapshot))
+    # As small as the window goes (as harness/laptop_screens.py walks it): the narrowest column.
+    wizard.resize(wizard.minimumSize())
+    qtbot.waitUntil(lambda: wizard.size() == wizard.minimumSize(), timeout=EVENT_MS)
+    (entry, deeper, *_rest) = rows(page)["System PATH"]
+    assert entry.text(0) == LONG_CUDA_BIN and entry.toolTip(0) == LONG_CUDA_BIN
+    shown = shown_text(page.entries, entry, 0)
+    assert shown != LONG_CUDA_BIN  # too long for the column at this size: cut
+    assert shown.startswith("…") and shown.endswith("CUDA\\v12.1\\bin"), shown
+    # Deeper in the toolkit, the version stays too, and the end.
+    assert deeper.text(0) == CUPTI and deeper.toolTip(0) == CUPTI
+    shown = shown_text(page.entries, deeper, 0)
+    assert shown != CUPTI and "CUDA\\v12.1" in shown and shown.endswith("lib64"), shown
+    # The planned change's lines keep their ends too.
+    (added, *_others) = [item for item in top_items(page.diff) if item.text(0) == "+"]
+    assert shown_text(page.diff, added, 1).endswith("CUDA\\v11.2\\bin")
+
+
+def test_the_system_cuda_first_hint_names_the_pages_controls_not_a_command_line_option(
+    qtbot: QtBot, tmp_path: Path, home: Path
+):
+    sample = Path(str(RESOURCES.joinpath("samples/registry/windows-cuda12.json")))
+    snapshot = tmp_path / "registry.json"
+    shutil.copyfile(sample, snapshot)
+    _, page = open_path_page(qtbot, SnapshotFileEnvironment(snapshot))
+    (view,) = [v for v in page.finding_views if v.finding.code == "PATH_SYSTEM_CUDA_FIRST"]
+    hint = " ".join(label.text() for label in view.fix.labels)
+    assert "--scope" not in hint and "--scope" not in view.accessibleDescription()
+    assert "“Add to” to “System PATH (all users; admin)”" in hint
+    assert "“Other CUDA” to “Move them to the end” or “Remove them”" in hint

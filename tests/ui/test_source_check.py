@@ -14,11 +14,13 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWizard, QWizardPage
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QLabel, QWidget, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
 from gpuwizard.ui.pages.choose import ChoosePage
+from gpuwizard.ui.window_fit import MINIMUM_SIZE, PREFERRED_SIZE, fitted_geometry
+from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.http_server import serve, trust_test_ca
@@ -91,15 +93,20 @@ def test_acceptance_an_index_on_a_closed_port_is_explained_before_anything_is_do
     assert view.isVisible()
     answered(qtbot, page)
     assert page.sources_ok is False
-    assert "cannot be reached" in view.status_label.text()
-    assert lines(page)[0] == (
-        f"✗ https://127.0.0.1:{port}/whl/cpu (your mirror of PyTorch's index, from GPUWIZARD_PYTORCH_INDEX_URL): "
-        f"cannot be reached: 127.0.0.1:{port} refused the connection"
-    )
+    # Said once, by the finding: which index, what failed, the ways forward (issue 41, point 4).
     (card, *_others) = view.finding_views
     assert card.finding.code == "PACKAGE_INDEX_UNREACHABLE" and card.isVisible()
+    assert card.message_label.text() == (
+        f"<b>The package index https://127.0.0.1:{port}/whl/cpu cannot be reached: "
+        f"127.0.0.1:{port} refused the connection.</b>"
+    )
     assert "HTTPS_PROXY" in card.finding.hint and "--find-links DIR --offline" in card.finding.hint
+    assert not view.status_label.isVisible() and lines(page) == []
     assert view.again_button.isVisible()
+    # The install would fail: Install (Next) stays off, and the page says why in one line.
+    assert not page.isComplete()
+    assert view.blocked_note.isVisible() and "Install stays off" in view.blocked_note.text()
+    assert page.panel.result_box.layout().indexOf(view) == 0  # the answer leads with it
     # The plan's command and "what will change" name the index as it will be used.
     assert page.recommendation is not None
     requirement = page.recommendation.plan.requirements[0]
@@ -125,6 +132,8 @@ def test_a_reachable_index_shows_green(qtbot: QtBot, monkeypatch: pytest.MonkeyP
     ]
     assert "answer" in view.status_label.text()
     assert view.finding_views == [] and not view.again_button.isVisible()
+    assert page.isComplete() and not view.blocked_note.isVisible()
+    assert page.panel.result_box.layout().indexOf(view) == 2  # after what will change
 
 
 def test_offline_nothing_is_asked_and_the_command_names_only_the_folder(
@@ -159,6 +168,7 @@ def test_a_mirror_that_is_not_https_is_said_on_the_page(qtbot: QtBot, monkeypatc
     monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", "http://mirror.example/whl")
     page = open_choose(qtbot)
     assert page.sources_ok is False
+    assert not page.isComplete() and page.sources_view.blocked_note.isVisible()
     assert "GPUWIZARD_PYTORCH_INDEX_URL: http://mirror.example/whl is not an https:// URL" in (
         page.sources_view.status_label.text()
     )
@@ -181,9 +191,11 @@ def test_pypis_build_is_a_way_forward_the_page_takes_by_itself(qtbot: QtBot, mon
         assert view.pypi_button.isVisible() and view.pypi_button.text() == "&Switch to PyPI's build"
         assert page.recommendation is not None and page.recommendation.plan.index_url is not None
         release = page.recommendation.plan.framework_version
+        assert not page.isComplete()  # no Install from an index that does not answer
 
         qtbot.mouseClick(view.pypi_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: page.sources_ok is True, timeout=EVENT_MS)
+        qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)  # a way that works: Install again
         plan = page.recommendation.plan
         assert plan.index_url is None and plan.framework_version == release
         assert lines(page) == [f"✓ {pypi.url}/simple (your PyPI mirror, from PIP_INDEX_URL): answers"]
@@ -194,3 +206,53 @@ def test_pypis_build_is_a_way_forward_the_page_takes_by_itself(qtbot: QtBot, mon
         qtbot.mouseClick(view.pypi_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: page.sources_ok is False, timeout=EVENT_MS)
         assert page.recommendation.plan.index_url is not None
+
+
+# --- issue 41, point 4: on a laptop's screen, said once, with the ways forward in sight --------------
+
+#: The window on 1366 × 768 at 125 % (harness/laptop_screens.py), the smallest of the laptop screens:
+#: 1093 × 566 logical pixels less the taskbar, a Windows frame around the window.
+LAPTOP = fitted_geometry(PREFERRED_SIZE, MINIMUM_SIZE, QRect(0, 0, 1093, 566)).size()
+
+
+def in_sight(widget: QWidget, viewport: QWidget) -> bool:
+    """Whether all of ``widget`` is inside ``viewport`` as the scroll area shows it now."""
+    top_left = widget.mapTo(viewport, QPoint(0, 0))
+    return viewport.rect().contains(QRect(top_left, widget.size()))
+
+
+def test_on_a_laptop_screen_the_unreachable_index_is_said_once_with_its_ways_forward_in_sight(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+):
+    port = closed_port()
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{port}/whl")
+    wizard = SetupWizard(WizardSession(report=load_system_report(NO_GPU)), start_detection=False)
+    qtbot.addWidget(wizard, before_close_func=lambda w: w.done(0))
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    wizard.resize(LAPTOP)
+    wizard.setStartId(PageId.CHOOSE)
+    wizard.restart()
+    page = wizard.choose_page
+    qtbot.waitUntil(lambda: page.outcome is not None and not page.is_busy(), timeout=EVENT_MS)
+    answered(qtbot, page)
+    qtbot.waitUntil(page.sources_view.blocked_note.isVisible, timeout=EVENT_MS)
+    assert wizard.size() == LAPTOP
+
+    # Install is there, and off.
+    install = wizard.button(QWizard.WizardButton.NextButton)
+    assert "Install" in install.text() and not install.isEnabled()
+    # Once: one text on the page says the index cannot be reached.
+    saying = [
+        label.text()
+        for label in page.findChildren(QLabel)
+        if label.isVisible() and "cannot be reached" in label.text()
+    ]
+    assert len(saying) == 1, saying
+    # The message, its ways forward and the buttons that take them, without scrolling.
+    view = page.sources_view
+    (card, *_others) = view.finding_views
+    viewport = page.result_scroll.viewport()
+    assert page.result_scroll.verticalScrollBar().value() == 0
+    for widget in (card.message_label, card.fix, view.again_button, view.blocked_note):
+        assert in_sight(widget, viewport), widget.objectName()

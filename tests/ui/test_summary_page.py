@@ -123,3 +123,36 @@ def test_an_environment_inside_wsl_says_how_to_open_it_from_windows(qtbot: QtBot
     assert "code --remote wsl+Ubuntu-24.04 /home/zoe" in usage
     assert "jupyter lab --no-browser" in usage and "On WSL" in usage
     assert page.interpreter.text() == f"{env}/bin/python"
+
+
+# --- issue 41, point 7: the last page ---------------------------------------------------------------
+
+
+def test_the_last_page_has_finish_and_no_cancel_and_says_what_each_report_is(qtbot: QtBot, tmp_path: Path):
+    from gpuwizard.ui.screenshots import screenshot_session
+    from gpuwizard.ui.wizard import PageId, SetupWizard
+
+    registry = tmp_path / "registry.json"
+    registry.write_text(
+        resources.files("gpuwizard.resources").joinpath("samples/registry/windows-cuda12.json").read_text()
+    )
+    wizard = SetupWizard(
+        screenshot_session(load_system_report(Path(str(SAMPLE))), registry), start_detection=False
+    )
+    qtbot.addWidget(wizard, before_close_func=lambda w: w.done(0))
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    wizard.setStartId(PageId.SUMMARY)
+    wizard.restart()
+    page = wizard.summary_page
+    assert wizard.currentPage() is page
+    assert wizard.button(QWizard.WizardButton.FinishButton).isVisible()
+    assert not wizard.button(QWizard.WizardButton.CancelButton).isVisible()
+    # Each report with a sentence of its own, beside its button: which file, for whom.
+    assert page.save_button.text() == "&Save the system report…"
+    assert page.save_text.isVisible() and "JSON file the wizard can open again" in page.save_text.text()
+    assert page.support_text.isVisible() and page.support_text.text().startswith("For someone helping you")
+    assert "replaced" in page.support_text.text()
+    assert page.save_text.text() != page.support_text.text()
+    assert page.save_button.accessibleDescription() == page.save_text.text()
+    assert page.support.button.accessibleDescription() == page.support_text.text()

@@ -10,16 +10,20 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
-from html import escape
 from importlib import resources
 from pathlib import Path
 
-from PySide6.QtWidgets import QWizard
+from PySide6.QtCore import QPoint, QRect, Qt, QTranslator
+from PySide6.QtGui import QFontInfo, QGuiApplication
+from PySide6.QtWidgets import QApplication, QWizard
 from pytestqt.qtbot import QtBot
 
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
-from gpuwizard.ui.pages.verify import VerifyPage
+from gpuwizard.ui.pages.verify import QtCheckRow, VerifyPage
+from gpuwizard.ui.screenshots import screenshot_session
+from gpuwizard.ui.window_fit import MINIMUM_SIZE, PREFERRED_SIZE, fitted_geometry
 from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession, session_for_this_machine
@@ -136,7 +140,7 @@ def test_a_folder_gone_before_the_first_verify_is_shown_broken_with_a_fix_that_r
     row = next(row for row in page.rows if row.check.kind == "path")
     assert row.check.finding is not None
     command = row.check.finding.params["command"]
-    assert escape(command) in row.fix_label.text()
+    assert row.fix.commands() == [command]  # a line of its own, to copy (issue 41, point 5)
     assert "Everything works" not in page.headline.text()
     assert "This state is now the last good one." not in page.since_label.text()
     assert not (home() / "last-good.json").exists()
@@ -172,3 +176,97 @@ def test_when_every_check_was_skipped_the_page_says_nothing_works_and_records_no
     assert "Everything works" not in page.headline.text()
     assert "This state is now the last good one." not in page.since_label.text()
     assert not (home() / "last-good.json").exists()
+
+
+# --- issue 41, point 5: fixes to copy, in any language, and the support report in sight -------------
+
+RUN_FIX = ("/home/ana/.local/share/gpuwizard/envs/torch-cpu/bin/python -m pip install torch==2.13.0+cpu "
+           "--index-url https://download.pytorch.org/whl/cpu")  # fmt: skip
+RUN_RECREATE = "gpuwizard env create torch-cpu --framework pytorch --version 2.13.0 --replace"
+#: The window on 1366 × 768 at 125 % (harness/laptop_screens.py): the smallest of the laptop screens.
+LAPTOP = fitted_geometry(PREFERRED_SIZE, MINIMUM_SIZE, QRect(0, 0, 1093, 566)).size()
+
+
+class Marking(QTranslator):
+    """A language in which every text through tr() reads ``«source»`` (as tests/ui/test_untranslated_texts.py)."""
+
+    def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str:
+        """Every text of every context, marked."""
+        return f"«{source}»"
+
+    def isEmpty(self) -> bool:  # noqa: N802 - Qt's name
+        """Never empty: Qt asks only translators that are not."""
+        return False
+
+
+def replayed_verify(qtbot: QtBot, tmp_path: Path) -> SetupWizard:
+    """The wizard on its Verify page, replaying the recorded run where torch was removed from torch-cpu."""
+    registry = tmp_path / "registry.json"
+    with resources.as_file(
+        resources.files("gpuwizard.resources").joinpath("samples/registry/windows-cuda12.json")
+    ) as source:
+        shutil.copyfile(source, registry)
+    session = screenshot_session(load_system_report(Path(NO_GPU)), registry)
+    wizard = SetupWizard(session, start_detection=False)
+    qtbot.addWidget(wizard, before_close_func=lambda w: w.done(0))
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    wizard.resize(LAPTOP)
+    wizard.setStartId(PageId.VERIFY)
+    wizard.restart()
+    page = wizard.verify_page
+    qtbot.waitUntil(page.isComplete, timeout=EVENT_MS)
+    # Rows added to a shown list are shown by a queued call (QLayout::addChildWidget).
+    qtbot.waitUntil(lambda: all(row.isVisible() for row in page.rows), timeout=EVENT_MS)
+    return wizard
+
+
+def import_row(page: VerifyPage) -> QtCheckRow:
+    (row,) = [row for row in page.rows if row.check.check_id == "env:torch-cpu:import"]
+    return row
+
+
+def test_each_fix_command_is_a_line_of_its_own_monospaced_with_a_copy_button(qtbot: QtBot, tmp_path: Path):
+    wizard = replayed_verify(qtbot, tmp_path)
+    row = import_row(wizard.verify_page)
+    assert row.fix_label.text() == "torch is no longer installed in torch-cpu."
+    assert [label.text() for label in row.fix.labels] == [
+        "Reinstall the recorded build:",
+        "Or recreate the environment:",
+    ]
+    assert row.fix.commands() == [RUN_FIX, RUN_RECREATE]
+    for line in row.fix.command_lines:
+        assert line.isVisible() and line.text_label.text() == line.command
+        assert QFontInfo(line.text_label.font()).fixedPitch()
+        # One line, never broken inside a word ("--index-" / "url"): a long one scrolls sideways.
+        assert not line.text_label.wordWrap()
+        assert line.text_label.height() < 2 * line.text_label.fontMetrics().lineSpacing()
+        QGuiApplication.clipboard().clear()
+        qtbot.mouseClick(line.copy_button, Qt.MouseButton.LeftButton)
+        assert QGuiApplication.clipboard().text() == line.command
+    # The reinstall command is wider than the page: it scrolls sideways, and its scroll bar says so.
+    long_line = row.fix.command_lines[0]
+    assert long_line.text_label.width() > long_line.scroller.viewport().width()
+    assert long_line.scroller.horizontalScrollBar().isVisible()
+
+
+def test_a_check_found_in_english_words_is_shown_through_tr(qtbot: QtBot, tmp_path: Path, qapp: QApplication):
+    # zh_CN showed "import torch → not installed": the check's words went round tr().
+    translator = Marking(qapp)
+    assert qapp.installTranslator(translator)
+    try:
+        wizard = replayed_verify(qtbot, tmp_path)
+        text = import_row(wizard.verify_page).change_label.text()
+    finally:
+        qapp.removeTranslator(translator)
+    assert "«not installed»" in text and "import torch" in text
+
+
+def test_on_a_laptop_screen_save_a_support_report_is_in_sight(qtbot: QtBot, tmp_path: Path):
+    wizard = replayed_verify(qtbot, tmp_path)
+    page = wizard.verify_page
+    assert wizard.size() == LAPTOP
+    viewport = page.scroll_area.viewport()
+    button = page.support.button
+    top_left = button.mapTo(viewport, QPoint(0, 0))
+    assert button.isVisible() and viewport.rect().contains(QRect(top_left, button.size()))

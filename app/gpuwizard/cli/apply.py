@@ -29,7 +29,14 @@ def add_parser(commands: common.Subcommands) -> None:
     """Add ``apply``."""
     apply = commands.add_parser(
         "apply",
-        help="unattended setup from an answer file (TOML or JSON): detect, plan, PATH, environment, test",
+        help="unattended setup from an answer file (TOML or JSON)",
+        description="Set a machine up unattended from an answer file, as the wizard would: detect, "
+        "plan, PATH, environment and live test. Without --yes it only shows what it would do.",
+        epilog=common.examples(
+            "gpuwizard apply --answers lab.toml",
+            "gpuwizard apply --answers lab.toml --yes --json",
+            "gpuwizard apply --answers lab.toml --system node.json   # rehearse it",
+        ),
     )
     apply.add_argument(
         "--answers", required=True, metavar="FILE", type=Path, help="the answer file (.toml, or .json)"

@@ -15,6 +15,7 @@ import json
 import shutil
 import signal
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -50,8 +51,69 @@ class Subcommands(Protocol):
         """Add one command."""
 
 
+#: The widest ``--help`` is written (issue 41, point 9): 80 columns, or the terminal's when narrower.
+HELP_WIDTH: Final = 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help within :data:`HELP_WIDTH` columns, with examples kept as they are written.
+
+    A description or epilog is filled to the width paragraph by paragraph, except its indented
+    lines (commands: the examples), which are kept as written, one command a line; argparse's
+    own formatter would run them together, and ``RawDescriptionHelpFormatter`` would not fill
+    the prose.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24) -> None:
+        # argparse leaves 2 columns free of the terminal's (COLUMNS when set); so here of 80.
+        width = min(shutil.get_terminal_size().columns, HELP_WIDTH) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines: list[str] = []
+        prose: list[str] = []
+
+        def fill() -> None:
+            if prose:
+                lines.extend(
+                    textwrap.wrap(
+                        " ".join(prose),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                        break_on_hyphens=False,
+                    )
+                )
+                prose.clear()
+
+        for line in text.strip("\n").splitlines():
+            if line[:1].isspace():
+                fill()
+                lines.append(indent + line.rstrip())
+            elif line.strip():
+                prose.append(line.strip())
+            else:
+                fill()
+                lines.append("")
+        fill()
+        return "\n".join(lines)
+
+
+def examples(*commands: str) -> str:
+    """An epilog of example commands, one a line (each must parse: tests/cli/test_help.py runs them)."""
+    return "examples:\n" + "".join(f"  {command}\n" for command in commands)
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line and exit 2."""
+    """An argument parser whose errors are one line and exit 2, and whose help fits 80 columns.
+
+    Every command's parser is one of these (argparse makes a subcommand's parser of its
+    parent's class), so each gets :class:`HelpFormatter` unless it names another.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own arguments
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         """Print the usage error as one line and exit 2."""
@@ -77,17 +139,21 @@ def bad_input(*errors: type[Exception]) -> Iterator[None]:
 # --- options ---------------------------------------------------------------------------------
 
 
-def add_json_option(parser: argparse.ArgumentParser, help_text: str = "print JSON") -> None:
+#: Where options go: a parser, or one of its argument groups (``--help`` lists them by group).
+Options = argparse._ActionsContainer
+
+
+def add_json_option(parser: Options, help_text: str = "print JSON") -> None:
     """``--json``: machine-readable output instead of text."""
     parser.add_argument("--json", action="store_true", help=help_text)
 
 
-def add_system_option(parser: argparse.ArgumentParser, dest: str, help_text: str) -> None:
+def add_system_option(parser: Options, dest: str, help_text: str) -> None:
     """``--system FILE``: a saved system report (``detect --json``) instead of detecting this machine."""
     parser.add_argument("--system", dest=dest, metavar="FILE", type=Path, help=help_text)
 
 
-def add_registry_option(parser: argparse.ArgumentParser, dest: str, help_text: str) -> None:
+def add_registry_option(parser: Options, dest: str, help_text: str) -> None:
     """``--registry FILE``: a registry snapshot file instead of the live registry."""
     parser.add_argument("--registry", dest=dest, metavar="FILE", type=Path, help=help_text)
 

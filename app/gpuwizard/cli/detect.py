@@ -9,16 +9,27 @@ from gpuwizard.cli import common
 
 def add_parser(commands: common.Subcommands) -> None:
     """Add ``detect``."""
-    detect = commands.add_parser("detect", help="describe this machine (schema gpuwizard.system/1)")
-    common.add_json_option(detect, "print JSON instead of a table")
+    detect = commands.add_parser(
+        "detect",
+        help="describe this machine (schema gpuwizard.system/1)",
+        description="Describe this machine: its OS, GPUs, NVIDIA driver, CUDA toolkits, cuDNN, "
+        "Python interpreters and environment managers, with findings that say what is missing. "
+        "Changes nothing.",
+        epilog=common.examples(
+            "gpuwizard detect",
+            "gpuwizard detect --json",
+            "gpuwizard detect --system machine.json",
+        ),
+    )
+    common.add_json_option(detect, "print JSON (schema gpuwizard.system/1) instead of a table")
     common.add_system_option(detect, "detect_system", "describe a saved report instead of this machine")
     detect.add_argument(
         "--wsl",
         nargs="?",
         const="",
         metavar="DISTRO",
-        help="Windows: also read the facts inside a WSL distribution (the default one, or DISTRO): "
-        "the driver's libraries, a Linux driver that shadows Windows', its Python; this starts it",
+        help="Windows: also look inside a WSL distribution (the default one, or DISTRO) "
+        "at its driver libraries and Python; this starts it",
     )
 
 

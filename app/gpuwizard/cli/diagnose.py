@@ -35,6 +35,12 @@ def add_parser(commands: common.Subcommands) -> None:
         help="recognise known errors in a log or pasted traceback",
         description="Recognise known errors (missing CUDA libraries, unsupported GPUs, pip failures...) "
         "in a log or a pasted traceback, and say how to fix them.",
+        epilog=common.examples(
+            "gpuwizard diagnose train.log",
+            "gpuwizard diagnose -    # paste the log, then Ctrl+D (Windows: Ctrl+Z, Enter)",
+            "gpuwizard diagnose train.log --log-only --json",
+            "gpuwizard diagnose train.log --system cluster-node.json",
+        ),
     )
     parser.add_argument(
         "diagnose_file",

@@ -36,72 +36,114 @@ def add_parser(commands: common.Subcommands) -> None:
     """Add ``env create|list|remove``."""
     from gpuwizard.core.envs.request import ENV_TOOLS  # noqa: PLC0415
 
-    env = commands.add_parser("env", help="create, list and remove environments with a framework")
+    env = commands.add_parser(
+        "env",
+        help="create, list and remove environments with a framework",
+        description="Create, list and remove the environments the wizard makes: a venv or conda "
+        "environment with a framework installed, checked and registered.",
+        epilog=common.examples(
+            "gpuwizard env create lab --framework pytorch",
+            "gpuwizard env list",
+            "gpuwizard env remove lab",
+        ),
+    )
     actions = env.add_subparsers(dest="env_command", metavar="ACTION", required=True)
 
-    create = actions.add_parser("create", help="create an environment and install the framework")
+    create = actions.add_parser(
+        "create",
+        help="create an environment and install the framework",
+        usage="%(prog)s NAME --framework F [options]",
+        description="Create the environment NAME with the framework build recommended for this "
+        "machine, check that it imports, and register it. Nothing is made when a package index "
+        "it needs does not answer.",
+        epilog=common.examples(
+            "gpuwizard env create lab --framework pytorch",
+            "gpuwizard env create tf --framework tensorflow --version 2.16 --jupyter",
+            "gpuwizard env create lab --framework pytorch --from-pypi --with numpy",
+            "gpuwizard env create lab --framework pytorch --find-links wheels --offline",
+        ),
+    )
     create.add_argument("name", metavar="NAME", help="the environment's name (also its folder's name)")
-    add_wish_options(create)
-    create.add_argument(
+    wish = create.add_argument_group("what to install")
+    add_wish_options(wish)
+    wish.add_argument(
+        "--with",
+        dest="extra",
+        metavar="PKG",
+        action="append",
+        default=[],
+        help="also install PKG with pip: a requirement such as numpy or 'transformers>=4.40' "
+        "(repeat for more)",
+    )
+    wish.add_argument("--jupyter", action="store_true", help="register a Jupyter kernel (installs ipykernel)")
+    wish.add_argument(
+        "--from-pypi",
+        action="store_true",
+        help="PyTorch: take the release as PyPI serves it, not from PyTorch's index, "
+        "when that build suits this machine",
+    )
+    how = create.add_argument_group("where and how")
+    how.add_argument(
         "--tool",
         choices=list(ENV_TOOLS),
-        help="the tool to use (default: uv for a venv; for conda: conda, mamba or micromamba when "
-        "installed, else rattler: py-rattler inside the wizard, no conda needed)",
+        help="default: uv for a venv; for conda, conda, mamba or micromamba if installed, "
+        "else rattler (built in)",
     )
-    create.add_argument("--prefix", metavar="DIR", type=Path, help="the environment's folder")
-    create.add_argument("--find-links", metavar="DIR", type=Path, help="a folder of wheels to install from")
-    create.add_argument(
+    how.add_argument("--prefix", metavar="DIR", type=Path, help="the environment's folder")
+    how.add_argument("--gpus", metavar="LIST", help="GPUs it sees (CUDA_VISIBLE_DEVICES, e.g. 0,1)")
+    how.add_argument("--replace", action="store_true", help="replace an environment of the same name")
+    sources = create.add_argument_group("package sources")
+    sources.add_argument(
+        "--find-links",
+        metavar="DIR",
+        type=Path,
+        help="a folder of wheels, used beside the indexes; with --offline, alone",
+    )
+    sources.add_argument(
+        "--offline",
+        action="store_true",
+        help="download nothing: install only from --find-links DIR (conda: --channel DIR)",
+    )
+    sources.add_argument(
         "--channel",
         dest="channels",
         metavar="DIR|URL",
         action="append",
         default=[],
-        help="conda only: a local conda channel folder (or its file:// or https:// URL) to install "
-        "from instead of conda-forge (repeat it for more; --channel conda-forge adds conda-forge)",
+        help="conda: a channel folder or URL instead of conda-forge (repeat for more; "
+        "--channel conda-forge adds it back)",
     )
-    create.add_argument(
-        "--offline",
-        action="store_true",
-        help="fetch nothing: only --find-links DIR (and, for conda, --channel DIR) is used",
-    )
-    create.add_argument(
-        "--from-pypi",
-        action="store_true",
-        help="PyTorch only: install the plan's release as PyPI serves it instead of from PyTorch's "
-        "index, when that build is a correct one for this machine",
-    )
-    create.add_argument(
-        "--jupyter", action="store_true", help="register a Jupyter kernel (installs ipykernel)"
-    )
-    create.add_argument(
-        "--gpus", metavar="LIST", help="GPUs the environment sees (CUDA_VISIBLE_DEVICES, e.g. 0,1)"
-    )
-    create.add_argument(
-        "--with", dest="extra", metavar="PKG", action="append", default=[], help="another package"
-    )
-    create.add_argument("--replace", action="store_true", help="replace an environment of the same name")
-    create.add_argument(
+    wsl = create.add_argument_group("Windows: WSL 2")
+    wsl.add_argument(
         "--wsl",
         nargs="?",
         const="",
         metavar="DISTRO",
-        help="Windows: make the environment inside WSL 2 (the default WSL 2 distribution, or DISTRO), "
-        "with the framework's Linux build; the plan's WSL 2 route is taken even when a native one ranks first",
+        help="make it inside WSL 2 (the default distribution, or DISTRO) with the Linux build",
     )
-    create.add_argument(
+    wsl.add_argument(
         "--set-up-wsl",
         action="store_true",
-        help="with --wsl: first run the Windows step the route needs (installing WSL, as administrator "
-        "after a prompt, downloading it and the distribution; installing a distribution; converting a WSL 1 "
-        "one); Windows may ask to restart, and the same command then goes on",
+        help="with --wsl: first install what WSL 2 needs (as administrator; after a restart, run it again)",
     )
     common.add_json_option(create, "stream progress events as JSON lines")
 
-    listing = actions.add_parser("list", help="the environments this wizard made")
+    listing = actions.add_parser(
+        "list",
+        help="the environments this wizard made",
+        description="List the environments the wizard made: name, folder, manager, framework and Python.",
+        epilog=common.examples("gpuwizard env list", "gpuwizard env list --json"),
+    )
     common.add_json_option(listing)
 
-    remove = actions.add_parser("remove", help="remove an environment this wizard made, and its folder")
-    remove.add_argument("name", metavar="NAME", nargs="?")
+    remove = actions.add_parser(
+        "remove",
+        help="remove an environment this wizard made, and its folder",
+        description="Remove an environment the wizard made, with its folder and Jupyter kernel. What "
+        "the wizard cannot prove it made is kept and named.",
+        epilog=common.examples("gpuwizard env remove lab", "gpuwizard env remove --all"),
+    )
+    remove.add_argument("name", metavar="NAME", nargs="?", help="the environment's name (see env list)")
     remove.add_argument(
         "--all",
         action="store_true",
@@ -264,7 +306,14 @@ def _planned(request: SetupRequest, args: argparse.Namespace, write: common.Writ
     Raises:
         SetupRefused: The request cannot be carried out (bad input, exit code 2).
     """
-    from gpuwizard.workflow.envs.setup import SourcesUnreachable, from_pypi, plan_setup, recommend_for  # noqa: PLC0415
+    from gpuwizard.workflow.envs.setup import (  # noqa: PLC0415
+        FolderRefused,
+        SetupRefused,
+        SourcesUnreachable,
+        from_pypi,
+        plan_setup,
+        recommend_for,
+    )
     from gpuwizard.workflow.machine.detect import detect_system  # noqa: PLC0415
 
     report = detect_system()
@@ -277,6 +326,43 @@ def _planned(request: SetupRequest, args: argparse.Namespace, write: common.Writ
         # The explanation first (stdout, or the `sources` event), then the one-line refusal.
         _show_sources(error.check, args.json, write)
         raise
+    except FolderRefused as error:
+        if args.json:
+            raise  # stdout is JSON lines: the one line on stderr says it all
+        # The ways forward first, one command a line to copy; then the refusal, without them.
+        from gpuwizard.cli.text.wheel_folder import ways_forward  # noqa: PLC0415
+
+        check = error.check
+        retry = _command_with_version(args, check.offer_version) if check.offer_version else None
+        write(ways_forward(check, retry, common.terminal_width()))
+        raise SetupRefused(f"{check.reason(commands=False)} (how to go on is above)") from None
+
+
+def _command_with_version(args: argparse.Namespace, version: str) -> str:
+    """This ``env create`` command line as the person can run it again, asking for ``version``."""
+    from gpuwizard.adapters.wizard_program import wizard_command  # noqa: PLC0415
+    from gpuwizard.core.wizard_command import shell_argument  # noqa: PLC0415
+
+    words = ["env", "create", args.name, "--framework", args.framework, "--version", version]
+    valued = (
+        ("--python", args.python),
+        ("--manager", args.manager),
+        ("--tool", args.tool),
+        ("--prefix", args.prefix),
+        ("--find-links", args.find_links),
+        ("--gpus", args.gpus),
+    )
+    words += [part for option, value in valued if value is not None for part in (option, str(value))]
+    words += [part for channel in args.channels for part in ("--channel", channel)]
+    words += [part for extra in args.extra for part in ("--with", extra)]
+    flags = (
+        ("--offline", args.offline),
+        ("--from-pypi", args.from_pypi),
+        ("--jupyter", args.jupyter),
+        ("--replace", args.replace),
+    )
+    words += [option for option, given in flags if given]
+    return wizard_command().line(" ".join(shell_argument(word) for word in words))
 
 
 def _show_sources(check: SourcesCheck, as_json: bool, write: common.Write) -> None:

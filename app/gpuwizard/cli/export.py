@@ -28,18 +28,10 @@ _DESCRIPTION: Final = """\
 Write the plan as a file for another target: a Dockerfile (a Linux container on an official
 CUDA, TensorFlow or Python image), a conda environment.yml, or a pinned pip requirements file.
 
-Which plan:
-  --env NAME     the exact build of an environment the wizard made (gpuwizard env list); its
-                 framework, version, build and Python are used, so --framework, --version,
-                 --python and --manager are refused with it.
-  --framework F  otherwise: the recommendation for this machine, as `gpuwizard recommend` makes
-                 it, with --version, --python (a preference) and --manager.
-  --system FILE  either way: plan for the machine a saved report describes (its GPUs and driver)
-                 instead of detecting this one.
-
-A Dockerfile is planned for Linux whatever the host's OS, with the host's GPUs and driver (the
-container brings no driver); environment.yml is a conda environment (--manager conda);
-requirements is for a venv, or for pip inside a conda environment with --manager conda.
+The plan is the exact build of an environment the wizard made (--env NAME), or else the
+recommendation for this machine (--framework F and, as recommend takes them, --version,
+--python, --manager); --system FILE plans for the machine a saved report describes. A
+Dockerfile is for Linux whatever the host's OS, with the host's GPUs and driver.
 """
 
 
@@ -47,14 +39,25 @@ def add_parser(commands: common.Subcommands) -> None:
     """Add ``export``."""
     export = commands.add_parser(
         "export",
-        help="write the plan as a Dockerfile, a conda environment.yml or a requirements file",
+        help="write the plan for Docker, conda or pip",
+        usage="%(prog)s --format FORMAT --out FILE [options]",
         description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=common.examples(
+            "gpuwizard export --format dockerfile --out Dockerfile --framework pytorch",
+            "gpuwizard export --format requirements --out requirements.txt --env lab",
+            "gpuwizard export --format environment.yml --out env.yml --framework tensorflow",
+        ),
     )
-    export.add_argument(
-        "--format", dest="export_format", required=True, choices=FORMATS, help="what to write"
+    written = export.add_argument_group("what to write")
+    written.add_argument(
+        "--format",
+        dest="export_format",
+        required=True,
+        choices=FORMATS,
+        metavar="FORMAT",
+        help=f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}",
     )
-    export.add_argument(
+    written.add_argument(
         "--out",
         dest="export_out",
         required=True,
@@ -62,35 +65,34 @@ def add_parser(commands: common.Subcommands) -> None:
         type=Path,
         help="the file to write (replaced)",
     )
-    export.add_argument(
-        "--env",
-        dest="export_env",
-        metavar="NAME",
-        help="export the environment the wizard made with this name",
-    )
-    export.add_argument(
-        "--framework",
-        dest="export_framework",
-        metavar="F",
-        help="pytorch, tensorflow, or the legacy tensorflow-gpu",
-    )
-    export.add_argument(
-        "--version", dest="export_version", metavar="X.Y", help="a framework release (2.10 or 2.10.1)"
-    )
-    export.add_argument("--python", dest="export_python", metavar="X.Y", help="the preferred Python")
-    export.add_argument(
-        "--manager",
-        dest="export_manager",
-        choices=["venv", "conda"],
-        help="the environment manager (see above)",
-    )
-    common.add_system_option(export, "export_system", "plan for a saved system report")
-    export.add_argument(
+    written.add_argument(
         "--name",
         dest="export_name",
         metavar="NAME",
-        help="the conda environment's and the image's name (default: from the environment or the plan)",
+        help="the conda environment's and the image's name (default: the environment's or the plan's)",
     )
+    plan = export.add_argument_group("which plan")
+    plan.add_argument(
+        "--env", dest="export_env", metavar="NAME", help="the exact build of this environment the wizard made"
+    )
+    plan.add_argument(
+        "--framework",
+        dest="export_framework",
+        metavar="F",
+        help="else: pytorch, tensorflow or tensorflow-gpu, as recommended here",
+    )
+    plan.add_argument(
+        "--version", dest="export_version", metavar="X.Y", help="a framework release (2.10 or 2.10.1)"
+    )
+    plan.add_argument("--python", dest="export_python", metavar="X.Y", help="the preferred Python")
+    plan.add_argument(
+        "--manager",
+        dest="export_manager",
+        choices=["venv", "conda"],
+        metavar="venv|conda",
+        help="the environment manager (requirements: pip in either)",
+    )
+    common.add_system_option(plan, "export_system", "plan for the machine of a saved system report")
 
 
 def run(args: argparse.Namespace, write: common.Write) -> int:

@@ -1,7 +1,8 @@
 """The commands that open or render windows: the wizard itself, and ``gpuwizard screenshots``.
 
 The only module of the command line that reaches Qt, and only inside these commands: a bad
-``--system`` file or ``--lang`` is refused before Qt is even imported, let alone a window shown.
+``--system`` file or ``--lang``, and a machine without a display, are refused before Qt is even
+imported, let alone a window shown.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from gpuwizard.adapters.display import no_display
 from gpuwizard.cli import common
 
 _THEMES = ["system", "light", "dark"]
@@ -31,17 +33,31 @@ def add_wizard_options(parser: argparse.ArgumentParser) -> None:
 
 def add_screenshots_parser(commands: common.Subcommands) -> None:
     """Add ``screenshots DIR``."""
-    shots = commands.add_parser("screenshots", help="render every wizard page to PNG")
-    shots.add_argument("directory", metavar="DIR", type=Path)
+    shots = commands.add_parser(
+        "screenshots",
+        help="render every wizard page to PNG",
+        description="Render every page of the wizard to a PNG file in DIR, for this machine or a "
+        "saved report, without a display. Changes nothing else.",
+        epilog=common.examples(
+            "gpuwizard screenshots shots",
+            "gpuwizard screenshots shots --system machine.json --lang es --theme dark",
+        ),
+    )
+    shots.add_argument("directory", metavar="DIR", type=Path, help="the folder the PNG files go to")
     common.add_system_option(shots, "shots_system", "show a saved report instead of detecting this machine")
     shots.add_argument("--lang", dest="shots_lang", metavar="CODE", help="interface language")
     shots.add_argument("--theme", dest="shots_theme", choices=_THEMES, help="colours of the pages")
 
 
 def run_wizard(args: argparse.Namespace, write: common.Write) -> int:
-    """Open the wizard; returns its exit code."""
+    """Open the wizard; returns its exit code (130 when a signal closed it)."""
     lang = _language(args.lang)
     report = common.saved_report(args.system)
+    # Before Qt: without a display its xcb platform aborts the process with hints that mislead
+    # (issue 41, point 2); one line says what to do instead.
+    why = no_display(sys.platform, os.environ)
+    if why is not None:
+        raise common.UsageError(why)
     from gpuwizard.ui.app import run_wizard as open_wizard  # noqa: PLC0415 - Qt only for the GUI
 
     return open_wizard(report=report, system_file=args.system, lang=lang, theme=args.theme)

@@ -22,12 +22,31 @@ from gpuwizard.cli import common
 
 def add_parser(commands: common.Subcommands) -> None:
     """Add ``test``."""
-    test = commands.add_parser("test", help="the live training test: does the framework train on the GPU?")
-    target = test.add_mutually_exclusive_group()
+    test = commands.add_parser(
+        "test",
+        help="the live test: does the framework train on the GPU?",
+        description="Train a small model for a few steps in an environment and say whether the "
+        "framework really uses the GPU (exit 0 when it does, or when the machine has no NVIDIA "
+        "GPU and it trains on the CPU). A pass in an environment the wizard made is recorded "
+        "for verify.",
+        epilog=common.examples(
+            "gpuwizard test",
+            "gpuwizard test --env lab",
+            "gpuwizard test --python /opt/venv/bin/python --framework pytorch",
+        ),
+    )
+    which = test.add_argument_group("which environment")
+    target = which.add_mutually_exclusive_group()
     target.add_argument("--env", metavar="NAME", help="an environment the wizard made (default: the newest)")
     target.add_argument("--python", metavar="EXE", help="the interpreter of any environment")
-    test.add_argument("--framework", choices=["pytorch", "tensorflow"], help="default: the environment's")
-    test.add_argument("--timeout", type=float, default=600.0, metavar="S", help="give up after S seconds")
+    which.add_argument(
+        "--framework",
+        choices=["pytorch", "tensorflow"],
+        help="the framework to test (default: the environment's)",
+    )
+    test.add_argument(
+        "--timeout", type=float, default=600.0, metavar="S", help="give up after S seconds (default: 600)"
+    )
     common.add_json_option(test, "stream JSON lines ending in one result event")
 
 

@@ -154,6 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gpuwizard",
         description="GPU Setup Wizard: from 'I have a GPU' to 'my framework trains on it'. "
         "With no command, opens the wizard.",
+        epilog=common.examples(
+            "gpuwizard                         # the wizard",
+            "gpuwizard detect",
+            "gpuwizard recommend --framework pytorch",
+            "gpuwizard env create lab --framework pytorch",
+            "gpuwizard test --env lab",
+        )
+        + "\n'gpuwizard COMMAND --help' says what each command does.",
     )
     parser.add_argument("--version", action="version", version=f"gpuwizard {__version__}")
     gui.add_wizard_options(parser)

@@ -42,23 +42,57 @@ UNDO_ALL_SCHEMA: Final = "gpuwizard.path-undo-all/1"
 
 def add_parser(commands: common.Subcommands) -> None:
     """Add ``path`` and its actions."""
-    path = commands.add_parser("path", help="show and edit the Windows PATH safely (journal, diff, undo)")
+    path = commands.add_parser(
+        "path",
+        help="show and edit the Windows PATH (diff, journal, undo)",
+        description="Show and edit the Windows PATH of the user or the system. Every change is shown "
+        "as a diff, journaled and can be undone exactly; --registry FILE works on a snapshot file "
+        "instead, on any OS.",
+        epilog=common.examples(
+            "gpuwizard path show",
+            "gpuwizard path add C:\\CUDA\\v12.6\\bin --dry-run",
+            "gpuwizard path undo",
+        ),
+    )
     actions = path.add_subparsers(dest="path_command", metavar="ACTION", required=True)
 
     def options(parser: argparse.ArgumentParser, *, scope: bool = True, dry_run: bool = True) -> None:
         if scope:
-            parser.add_argument("--scope", choices=["user", "system"], default="user", help="default: user")
+            parser.add_argument(
+                "--scope", choices=["user", "system"], default="user", help="whose PATH (default: user)"
+            )
         if dry_run:
             parser.add_argument("--dry-run", action="store_true", help="print the diff and change nothing")
         common.add_registry_option(parser, "registry", "work on a registry snapshot file")
         common.add_json_option(parser)
 
-    show = actions.add_parser("show", help="the PATH entries, with problems marked")
-    show.add_argument("--scope", choices=["user", "system", "all"], default="all", help="default: all")
+    def action(name: str, summary: str, description: str, *examples: str) -> argparse.ArgumentParser:
+        return actions.add_parser(
+            name, help=summary, description=description, epilog=common.examples(*examples)
+        )
+
+    show = action(
+        "show",
+        "the PATH entries, with problems marked",
+        "Show the PATH entries in order, with problems marked: folders that do not exist, "
+        "duplicates, another CUDA version's folder first.",
+        "gpuwizard path show",
+        "gpuwizard path show --scope user --json",
+    )
+    show.add_argument(
+        "--scope", choices=["user", "system", "all"], default="all", help="whose PATH (default: all)"
+    )
     options(show, scope=False, dry_run=False)
 
-    add = actions.add_parser("add", help="add folders (CUDA-aware: before other CUDA versions)")
-    add.add_argument("folders", nargs="+", metavar="DIR")
+    add = action(
+        "add",
+        "add folders (CUDA-aware: before other CUDA versions)",
+        "Add folders to PATH, ahead of other CUDA versions' folders (--other-cuda says what becomes "
+        "of those). Shows the diff, then writes and journals the change.",
+        "gpuwizard path add C:\\CUDA\\v12.6\\bin --dry-run",
+        "gpuwizard path add C:\\CUDA\\v12.6\\bin --other-cuda end",
+    )
+    add.add_argument("folders", nargs="+", metavar="DIR", help="a folder to add (several: in this order)")
     add.add_argument(
         "--other-cuda",
         choices=["keep", "end", "remove"],
@@ -67,14 +101,32 @@ def add_parser(commands: common.Subcommands) -> None:
     )
     options(add)
 
-    remove = actions.add_parser("remove", help="remove folders (every spelling and duplicate)")
-    remove.add_argument("folders", nargs="+", metavar="DIR")
+    remove = action(
+        "remove",
+        "remove folders (every spelling and duplicate)",
+        "Remove folders from PATH, however each is spelt (case, slashes, %VARIABLES%) and every duplicate.",
+        "gpuwizard path remove C:\\CUDA\\v11.8\\bin --dry-run",
+    )
+    remove.add_argument("folders", nargs="+", metavar="DIR", help="a folder to remove")
     options(remove)
 
-    repair = actions.add_parser("repair", help="rewrite a REG_SZ PATH holding %%VARS%% as REG_EXPAND_SZ")
+    repair = action(
+        "repair",
+        "rewrite a REG_SZ PATH holding %%VARS%% as REG_EXPAND_SZ",
+        "Rewrite a PATH stored as REG_SZ that holds %VARIABLES% as REG_EXPAND_SZ, so Windows "
+        "expands them again.",
+        "gpuwizard path repair --scope user --dry-run",
+    )
     options(repair)
 
-    undo = actions.add_parser("undo", help="revert the most recent PATH change, exactly")
+    undo = action(
+        "undo",
+        "revert the most recent PATH change, exactly",
+        "Revert the most recent PATH change the wizard made, exactly; refused when a later change "
+        "would be lost.",
+        "gpuwizard path undo --dry-run",
+        "gpuwizard path undo --all",
+    )
     undo.add_argument(
         "--all",
         action="store_true",
@@ -82,7 +134,13 @@ def add_parser(commands: common.Subcommands) -> None:
     )
     options(undo, scope=False)
 
-    history = actions.add_parser("history", help="the PATH changes the wizard made")
+    history = action(
+        "history",
+        "the PATH changes the wizard made",
+        "List the PATH changes the wizard made, newest first, from its journal.",
+        "gpuwizard path history",
+        "gpuwizard path history --json",
+    )
     options(history, scope=False, dry_run=False)
 
     # The elevated helper's own entry point (started through UAC by the system-scope write).

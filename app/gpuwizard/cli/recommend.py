@@ -17,26 +17,36 @@ def add_parser(commands: common.Subcommands) -> None:
     """Add ``recommend``."""
     rec = commands.add_parser(
         "recommend",
-        help="recommend a framework / Python / CUDA / cuDNN set (schema gpuwizard.recommendation/1)",
+        help="recommend a framework build, Python, CUDA and cuDNN",
+        description="Recommend the build of a framework for this machine (or a saved report): the "
+        "release, its Python, CUDA and cuDNN, the environment manager, where the packages come "
+        "from and the commands that install it, with the reasons. Installs nothing.",
+        epilog=common.examples(
+            "gpuwizard recommend --framework pytorch",
+            "gpuwizard recommend --framework tensorflow --version 2.16 --python 3.11",
+            "gpuwizard recommend --framework pytorch --system machine.json --json",
+            "gpuwizard recommend --framework pytorch --refresh",
+        ),
     )
-    add_wish_options(rec)
-    common.add_system_option(rec, "rec_system", "recommend for a saved report instead of this machine")
-    common.add_json_option(rec, "print JSON instead of text")
-    rec.add_argument(
+    add_wish_options(rec.add_argument_group("what you want"))
+    data = rec.add_argument_group("machine and data")
+    common.add_system_option(data, "rec_system", "recommend for a saved report instead of this machine")
+    data.add_argument(
         "--refresh",
         action="store_true",
         help="fetch newer compatibility data, ask the package indexes for newer releases, and ask pip "
         "what the plan's CUDA library ranges resolve to today",
     )
-    rec.add_argument(
+    data.add_argument(
         "--compat-url",
         metavar="URL",
         help="where --refresh fetches the signed data, https only "
         "(default: $GPUWIZARD_COMPAT_URL, else the project's published data)",
     )
+    common.add_json_option(rec, "print JSON (schema gpuwizard.recommendation/1) instead of text")
 
 
-def add_wish_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+def add_wish_options(parser: common.Options, *, required: bool = True) -> None:
     """``--framework``, ``--version``, ``--python``, ``--manager``: what the person wants."""
     parser.add_argument(
         "--framework",
@@ -48,9 +58,11 @@ def add_wish_options(parser: argparse.ArgumentParser, *, required: bool = True) 
         "--version", dest="framework_version", metavar="X.Y", help="a framework release (2.10 or 2.10.1)"
     )
     parser.add_argument(
-        "--python", metavar="X.Y", help="the preferred Python; another may be chosen, and why is said"
+        "--python", metavar="X.Y", help="the preferred Python; another may be chosen, with why"
     )
-    parser.add_argument("--manager", choices=["venv", "conda"], help="the environment manager")
+    parser.add_argument(
+        "--manager", choices=["venv", "conda"], metavar="venv|conda", help="the environment manager"
+    )
 
 
 def run(args: argparse.Namespace, write: common.Write) -> int:

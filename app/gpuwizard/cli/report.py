@@ -23,7 +23,17 @@ from gpuwizard.cli import common
 def add_parser(commands: common.Subcommands) -> None:
     """Add ``report``."""
     report = commands.add_parser(
-        "report", help="write a support report to share (HTML, Markdown or JSON; identities redacted)"
+        "report",
+        help="write a support report to share (identities redacted)",
+        description="Write one file to share when asking for help: this machine, its PATH, the "
+        "environments the wizard made with their packages, the last good state and the latest "
+        "tests. GPU serial numbers, the user name, the home folder and the computer's name are "
+        "redacted first. The format follows the file's suffix.",
+        epilog=common.examples(
+            "gpuwizard report --out report.html",
+            "gpuwizard report --out report.md --no-probe",
+            "gpuwizard report --out report.json --system machine.json",
+        ),
     )
     report.add_argument(
         "--out",

@@ -35,38 +35,49 @@ if TYPE_CHECKING:
 def add_parser(commands: common.Subcommands) -> None:
     """Add ``verify``."""
     verify = commands.add_parser(
-        "verify", help="compare with the last good state: what drifted since (exit 1 if broken)"
+        "verify",
+        help="check that the setup still works (exit 1 if broken)",
+        description="Check that what the wizard set up still works: detect the machine again, "
+        "probe and briefly test every environment it made, check the PATH folders it added, and "
+        "say what changed since the last good state and what broke (exit 1), with the fix. "
+        "A healthy run becomes the new last good state.",
+        epilog=common.examples(
+            "gpuwizard verify",
+            "gpuwizard verify --env lab --no-test",
+            "gpuwizard verify --no-test --oneline     # a cluster's health gate",
+            "gpuwizard verify --prometheus gpuwizard.prom",
+        ),
     )
-    verify.add_argument(
+    what = verify.add_argument_group("what is checked")
+    what.add_argument(
         "--env",
         dest="verify_envs",
         metavar="NAME",
         action="append",
-        help="check only this environment (repeat for more; default: every one the wizard made)",
+        help="only this environment (repeat for more; default: every one the wizard made)",
     )
-    verify.add_argument("--no-test", action="store_true", help="skip the short live test")
-    verify.add_argument("--no-record", action="store_true", help="do not record a healthy result")
+    what.add_argument("--no-test", action="store_true", help="skip the short live test")
+    what.add_argument("--no-record", action="store_true", help="do not record a healthy result")
     common.add_system_option(
-        verify,
-        "verify_system",
-        "use a saved system report instead of detecting this machine (tests, support)",
+        what, "verify_system", "a saved system report instead of detecting this machine (tests, support)"
     )
     common.add_registry_option(
-        verify, "verify_registry", "check the PATH of a registry snapshot file instead of the live registry"
+        what, "verify_registry", "the PATH of a registry snapshot file instead of the live registry"
     )
-    verify.add_argument(
-        "--prometheus",
-        dest="verify_prometheus",
-        metavar="FILE",
-        type=Path,
-        help="also write the result as Prometheus metrics to FILE (*.prom), for a textfile collector",
-    )
-    verify.add_argument(
+    output = verify.add_argument_group("output")
+    output.add_argument(
         "--oneline",
         action="store_true",
         help="print one line only (a scheduler's drain reason); not with --json",
     )
-    common.add_json_option(verify, "stream JSON lines ending in one result event")
+    common.add_json_option(output, "stream JSON lines ending in one result event")
+    output.add_argument(
+        "--prometheus",
+        dest="verify_prometheus",
+        metavar="FILE",
+        type=Path,
+        help="also write Prometheus metrics to FILE (*.prom) for a textfile collector",
+    )
 
 
 def run(args: argparse.Namespace, write: common.Write) -> int:

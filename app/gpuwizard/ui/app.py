@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.icon import application_icon
+from gpuwizard.ui.stop_signals import StopSignals
 from gpuwizard.ui.theme import Theme, apply_theme
 from gpuwizard.ui.wizard import SetupWizard
 from gpuwizard.workflow.state.window_geometry import window_geometry_path
@@ -81,8 +82,16 @@ def install_translator(app: QApplication, lang: str | None) -> bool:
 def run_wizard(
     report: SystemReport | None, system_file: Path | None, lang: str | None, theme: Theme = "system"
 ) -> int:
-    """Open the wizard and run until it closes; returns the exit code."""
-    app = make_application(lang, theme)
-    wizard = SetupWizard(session_for_this_machine(report, system_file), geometry_file=window_geometry_path())
-    wizard.show()
-    return app.exec()
+    """Open the wizard and run until it closes; returns the exit code.
+
+    Raises:
+        KeyboardInterrupt: Ctrl+C or SIGTERM closed the wizard (as its Close button does:
+            ``ui/stop_signals.py``); the command line exits 130, cancelled.
+    """
+    # The signals are caught before Qt starts, so none that comes while the window is being
+    # built is lost or kills the process.
+    with StopSignals() as stops:
+        app = make_application(lang, theme)
+        session = session_for_this_machine(report, system_file)
+        wizard = SetupWizard(session, geometry_file=window_geometry_path())
+        return stops.run(app, wizard)

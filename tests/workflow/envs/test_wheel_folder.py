@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,8 +21,8 @@ import pytest
 
 from builders.wheels import build_wheel
 from gpuwizard.core.compat.plan import Plan
-from gpuwizard.core.envs.wheel_folder import WheelFolderCheck
-from gpuwizard.workflow.envs.wheel_folder import FolderCheckTools, check_wheel_folder
+from gpuwizard.core.envs.wheel_folder import DOWNLOAD_LIMIT, WheelFolderCheck
+from gpuwizard.workflow.envs.wheel_folder import FolderCheckTools, check_wheel_folder, release_offer
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
 TARGET = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "linux_x86_64")
@@ -41,6 +42,14 @@ PLAN = Plan(
     requirements=("torch==2.13.0",),
     index_url=CPU_INDEX,
 )
+
+#: pip as the test runs it: no configuration file, no find-links of the machine, no version check.
+PIP_ALONE = {
+    **os.environ,
+    "PIP_CONFIG_FILE": os.devnull,
+    "PIP_FIND_LINKS": "",
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+}
 
 TOOLS = {
     "uv": FolderCheckTools(uv=UV, pythons=(sys.executable,)),
@@ -108,35 +117,92 @@ def test_a_folder_without_dependencies_names_every_one_and_the_command_fetches_t
     line = result.reason()
     assert "\n" not in line and "filelock" in line and "mpmath" in line and "pip download" in line
     download = list(result.download)
-    assert download[:5] == ["pip", "download", "--dest", str(folder), "--only-binary=:all:"]
+    # torch+cpu is in the folder, its dependencies are on PyPI: the command takes torch from the
+    # folder and names no index, so it runs where PyPI answers even when PyTorch's index does not.
+    assert download[:6] == ["pip", "download", "--dest", str(folder), "--find-links", str(folder)]
+    assert "--index-url" not in download and result.fetch_index is None
+    assert "reaches pypi.org" in str(result.fetch_where())
     assert download[download.index("--python-version") + 1] == "3.11"
-    assert download[download.index("--abi") + 1] == "cp311"
-    assert "manylinux_2_28_x86_64" in download and "manylinux2014_x86_64" in download
-    assert download[download.index("--index-url") + 1] == CPU_INDEX
-    assert download[-1] == "torch==2.13.0+cpu"
-
-    # The command is real: pip, pointed at a complete folder instead of the index, fills the gap.
-    torch(complete)
-    dependencies(complete)
-    at = download.index("--index-url")
-    argv = [
-        sys.executable,
-        "-m",
-        *download[:at],
-        "--no-index",
-        "--find-links",
-        str(complete),
-        *download[at + 2 :],
+    assert [download[at + 1] for at, word in enumerate(download) if word == "--platform"] == [
+        "manylinux_2_28_x86_64",
+        "manylinux2014_x86_64",
     ]
-    env = {
-        **os.environ,
-        "PIP_CONFIG_FILE": os.devnull,
-        "PIP_FIND_LINKS": "",
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-    }
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert download[-1] == "torch==2.13.0+cpu"
+    assert len(result.download_line()) - 2 * len(str(folder)) <= DOWNLOAD_LIMIT
+
+    # The command is real: pip, with a folder standing in for PyPI (the dependencies only, one of
+    # them a binary wheel for cp311 on manylinux2014), fills the gap.
+    dependencies(complete)
+    build_wheel(complete, "markupsafe", "3.0.2", tag="cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64")
+    build_wheel(complete, "markupsafe", "3.0.2", tag="cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64")
+    argv = [sys.executable, "-m", *download[:-1], "--no-index", "--find-links", str(complete), download[-1]]
+    argv.append("markupsafe")  # as a dependency PyPI serves for cp311 only as a binary wheel
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=PIP_ALONE, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert check(folder, tool).status == "ok"
+    assert {path.name for path in folder.glob("markupsafe-*")} == {
+        "markupsafe-3.0.2-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    }
+
+
+def test_a_missing_build_pypi_lacks_is_fetched_from_its_index_on_a_machine_that_reaches_it(tmp_path: Path):
+    dependencies(tmp_path)
+
+    result = check(tmp_path, "pip")
+
+    assert result.blocks and result.fetch_index == CPU_INDEX
+    download = list(result.download)
+    assert download[download.index("--index-url") + 1] == CPU_INDEX
+    assert "--find-links" not in download and download[-1] == "torch==2.13.0+cpu"
+    assert str(result.fetch_where()) == (
+        f"The fetch command downloads from {CPU_INDEX} (torch 2.13.0+cpu is not on PyPI): run it on a "
+        "machine that reaches download.pytorch.org."
+    )
+    assert len(result.download_line()) - len(str(tmp_path)) <= DOWNLOAD_LIMIT
+
+
+def test_a_missing_build_pypi_serves_is_fetched_from_pypi(tmp_path: Path):
+    # PyPI's Windows wheel of torch is the CPU build (pytorch.json, pypi_default): no index.
+    windows_plan = replace(PLAN, index_url=None)
+    dependencies(tmp_path)
+
+    result = check_wheel_folder(tmp_path, windows_plan, (), TOOLS["pip"], platforms=("win_amd64",))
+
+    assert result.blocks and result.fetch_index is None
+    download = list(result.download)
+    assert "--index-url" not in download and "--extra-index-url" not in download
+    assert download[download.index("--platform") + 1] == "win_amd64" and download.count("--platform") == 1
+    assert download[-1] == "torch==2.13.0"
+    assert "pypi.org" in str(result.fetch_where())
+
+
+def test_another_release_the_table_knows_is_offered_when_its_plan_takes_the_wheel(tmp_path: Path):
+    torch(tmp_path, version="2.12.0+cpu")
+    dependencies(tmp_path)
+    result = check(tmp_path, "pip")
+    assert result.found == ("2.12.0+cpu",)
+    asked: list[str] = []
+
+    def plans(newest: str, variant: str) -> Callable[[str], Plan | None]:
+        def plan(version: str) -> Plan | None:
+            asked.append(version)
+            exact = newest if version == "2.12" else version
+            return replace(PLAN, framework_version=exact, torch_variant=variant, cpu_only=variant == "cpu")
+
+        return plan
+
+    # The table's 2.12 is 2.12.0: the minor version plans it.
+    assert release_offer(result, PLAN, plans("2.12.0", "cpu")) == "2.12"
+    # The table's newest 2.12 is 2.12.1: only the full version plans the folder's.
+    assert release_offer(result, PLAN, plans("2.12.1", "cpu")) == "2.12.0"
+    # A GPU plan would not take a CPU wheel: nothing is offered.
+    asked.clear()
+    assert release_offer(result, PLAN, plans("2.12.0", "cu126")) is None
+    assert asked == ["2.12", "2.12.0"]
+    # A release the table does not know: nothing is offered.
+    assert release_offer(result, PLAN, lambda _version: None) is None
+    assert "--version" not in result.reason()
+    assert "ask for version 2.12 (--version 2.12)." in replace(result, offer_version="2.12").reason()
 
 
 def test_wheels_for_another_python_or_platform_are_said_so(tmp_path: Path, tool: str):
@@ -210,7 +276,16 @@ def test_what_the_request_adds_is_checked_too(tmp_path: Path, tool: str):
 
     assert result.blocks and result.missing == ("ipykernel",)
     assert result.download[-2:] == ("torch==2.13.0+cpu", "ipykernel")
-    assert "--extra-index-url" in result.download  # ipykernel is on PyPI, not the PyTorch index
+    # torch comes from the folder, ipykernel and what it needs from PyPI.
+    assert "--index-url" not in result.download and result.fetch_index is None
+
+    # Without torch in the folder, its CPU build comes from PyTorch's index and ipykernel from PyPI.
+    other = tmp_path / "other"
+    dependencies(other)
+    build_wheel(other, "ipykernel", "6.29.5")
+    without = check(other, tool, extras=("ipykernel",))
+    assert without.fetch_index == CPU_INDEX
+    assert without.download[without.download.index("--extra-index-url") + 1] == "https://pypi.org/simple"
 
     build_wheel(tmp_path, "ipykernel", "6.29.5")
     assert str(check(tmp_path, tool, extras=("ipykernel",)).summary()).startswith(

@@ -42,20 +42,35 @@ def render_diagnosis(
         return render_unrecognised(unrecognised, width, wizard)
     if not findings:
         return "No known problem recognised.\n"
-    count = len(findings)
-    lines = [f"Recognised {count} known problem{'s' if count != 1 else ''}:"]
+    lines = [_recognised(findings)]
     for finding in findings:
         lines += ["", f"{finding.severity.upper():<8} {finding.code}"]
         lines += textwrap.wrap(finding.message, width, initial_indent=_INDENT, subsequent_indent=_INDENT)
         evidence = finding.params.get("evidence")
         if evidence:
-            lines.append(
-                _INDENT + textwrap.shorten(f"seen: {evidence}", max(width - 4, 40), placeholder=" …")
+            # The whole quoted line (the diagnosis cut a long one around the match already),
+            # wrapped, never cut: its end names what failed (the DLL, the package).
+            lines += textwrap.wrap(
+                f"seen: {evidence}",
+                width,
+                initial_indent=_INDENT,
+                subsequent_indent=_INDENT + "      ",
+                break_on_hyphens=False,  # a name (a package, a DLL) stays whole where it fits
             )
         lines += textwrap.wrap(
             "-> " + finding.hint, width, initial_indent=_INDENT, subsequent_indent=_INDENT + "   "
         )
     return "\n".join(lines) + "\n"
+
+
+def _recognised(findings: Sequence[Finding]) -> str:
+    """The heading: the problems (errors and warnings) and the notes, which need no fix."""
+    problems = sum(finding.severity in ("error", "warning") for finding in findings)
+    notes = len(findings) - problems
+    said = [f"{problems} known problem{'s' if problems != 1 else ''}"] if problems else []
+    said += [f"{notes} note{'s' if notes != 1 else ''}"] if notes else []
+    heading = f"Recognised {' and '.join(said)}:"
+    return heading if problems else f"{heading[:-1]}, no problem to fix:"
 
 
 def render_unrecognised(error: UnrecognisedError, width: int = 100, wizard: WizardCommand = BY_NAME) -> str:

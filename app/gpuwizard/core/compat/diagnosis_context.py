@@ -16,6 +16,7 @@ is for another Python, and the sentence says so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
@@ -27,9 +28,10 @@ from gpuwizard.core.events import value_to_json
 from gpuwizard.core.events.codec import json_metadata
 from gpuwizard.core.findings.catalog_context import context_hint
 from gpuwizard.core.findings.log_facts import LogFacts
-from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.findings.model import Finding, sort_findings
+from gpuwizard.core.findings.signature import DRIVER_LIBRARY
 from gpuwizard.core.frameworks import framework_title
-from gpuwizard.core.machine.readiness import usable_gpus
+from gpuwizard.core.machine.readiness import no_gpu_note, usable_gpus
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
@@ -229,15 +231,66 @@ def _with_build(finding: Finding, build: MachineBuild, facts: LogFacts, machine:
     return replace(finding, hint=context_hint(finding.code, params, finding.hint), params=params)
 
 
+def on_machine_without_gpu(
+    findings: Sequence[Finding], facts: LogFacts, report: SystemReport
+) -> list[Finding]:
+    """``findings`` for a machine without an NVIDIA GPU (``report``): the CPU way first.
+
+    The rule of :mod:`gpuwizard.core.findings.no_gpu`, for a log: a CPU-only build is the right
+    build there, so running on the CPU is said first and a CUDA build last (``no_nvidia_gpu``);
+    TensorFlow's dlerror of its CUDA runtime, which the log's next line says to ignore without a
+    GPU, is a note there (``no_nvidia_gpu_dlerror``), unless TensorFlow then found a GPU and could
+    not open its libraries (``TF_CANNOT_DLOPEN_GPU_LIBS``: the log is another machine's). A log
+    that shows a GPU or another OS is another machine's, and keeps its own advice.
+    """
+    if no_gpu_note(report) is None or facts.gpu_capability is not None or not _same_os(facts, report):
+        return list(findings)
+    tensorflow_saw_a_gpu = any(f.code == "TF_CANNOT_DLOPEN_GPU_LIBS" for f in findings)
+    result: list[Finding] = []
+    for finding in findings:
+        if finding.code == "CPU_ONLY_BUILD" and finding.params.get("variant") in (None, "pytorch"):
+            result.append(_without_gpu(finding, "no_nvidia_gpu"))
+        elif _reassured_dlerror(finding, facts) and not tensorflow_saw_a_gpu:
+            result.append(replace(_without_gpu(finding, "no_nvidia_gpu_dlerror"), severity="info"))
+        else:
+            result.append(finding)
+    return sort_findings(result)
+
+
+#: TensorFlow's CUDA runtime (``cudart64_110.dll``, ``libcudart.so.11.0``): what its
+#: reassurance is about; the driver's own library fails with it on such a machine.
+_CUDART: Final = re.compile(r"(?:lib)?cudart(?:64_\d{1,4}\.dll|\.so(?:\.\d{1,4}){0,3})", re.IGNORECASE)
+
+
+def _reassured_dlerror(finding: Finding, facts: LogFacts) -> bool:
+    """A missing CUDA runtime (and driver library) the log itself says to ignore without a GPU."""
+    if finding.code != "DLL_NOT_FOUND" or not facts.no_gpu_reassurance:
+        return False
+    libraries = [name.strip() for name in finding.params.get("libraries", "").split(",") if name.strip()]
+    return any(_CUDART.fullmatch(name) for name in libraries) and all(
+        _CUDART.fullmatch(name) or DRIVER_LIBRARY.fullmatch(name) for name in libraries
+    )
+
+
+def _without_gpu(finding: Finding, key: str) -> Finding:
+    params = {**finding.params, "context_hint": key, "context_replaces": "yes"}
+    return replace(finding, hint=context_hint(finding.code, params, finding.hint), params=params)
+
+
+def _same_os(facts: LogFacts, report: SystemReport) -> bool:
+    """Whether the log's OS (where it shows one) can be the machine's."""
+    if facts.os_family is None:
+        return True
+    # A Windows log is not a Linux machine's, nor a Linux or WSL log a Windows machine's.
+    if (facts.os_family == "windows") != (report.os.family == "windows"):
+        return False
+    return (facts.os_family == "darwin") == (report.os.family == "darwin")
+
+
 def _same_machine(facts: LogFacts, report: SystemReport) -> bool:
     """Whether the log can be this machine's: it has a GPU a driver serves, of the log's architecture."""
     gpus = usable_gpus(report)
-    if report.driver is None or not gpus:
-        return False
-    # A Windows log is not a Linux machine's, nor a Linux or WSL log a Windows machine's.
-    if (facts.os_family == "windows") != (report.os.family == "windows") and facts.os_family is not None:
-        return False
-    if (facts.os_family == "darwin") != (report.os.family == "darwin") and facts.os_family is not None:
+    if report.driver is None or not gpus or not _same_os(facts, report):
         return False
     if facts.gpu_capability is None:
         return True

@@ -181,6 +181,11 @@ class Plan:
             (``min_driver`` stays NVIDIA's); None where the data states none.
         wsl: For ``wsl2`` plans, the distribution and what must change on Windows first
             (:class:`~gpuwizard.core.compat.wsl_route.WslRoute`); None for others.
+        gpu_min_driver: For NVIDIA builds, the lowest driver per OS that drives every NVIDIA GPU
+            of the machine (a driver knows only the GPUs of its time: an H200 needs R520 or newer
+            whatever ``min_driver`` allows); the driver to install is at least the higher of the
+            two. None where no GPU needs more than the oldest CUDA the tables know, and for
+            other plans (:func:`~gpuwizard.core.compat.reasons.gpu_min_drivers`).
     """
 
     framework: str = field(metadata=json_metadata(after="min_driver"))
@@ -212,6 +217,7 @@ class Plan:
     vendor_driver_min: Mapping[str, str | None] | None = None
     rocm: str | None = json_field(default=None, after="cudnn")
     wsl: WslRoute | None = None
+    gpu_min_driver: Mapping[str, str | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.device:

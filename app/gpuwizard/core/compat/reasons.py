@@ -29,6 +29,22 @@ def min_drivers(cuda: str, compat: CompatData) -> dict[str, str | None]:
     return {"linux": compat.min_driver(cuda, "linux"), "windows": compat.min_driver(cuda, "windows")}
 
 
+def gpu_min_drivers(machine: MachineView, compat: CompatData) -> dict[str, str | None] | None:
+    """Per OS, the lowest driver that drives every NVIDIA GPU of the machine (None: no such floor).
+
+    The highest of each GPU's own minimum (:meth:`CompatData.gpu_min_driver`). Every GPU counts,
+    also one the plan does not serve: the driver installed for the plan drives the whole machine,
+    and a GPU it cannot drive is lost to everything else (verify reports it gone). Asked once per
+    distinct compute capability (a fleet's report lists thousands of GPUs of a few kinds).
+    """
+    capabilities = {gpu.capability for gpu in machine.gpus if gpu.capability}
+    found: dict[str, str | None] = {}
+    for driver_os in ("linux", "windows"):
+        floors = [m for cc in capabilities if (m := compat.gpu_min_driver(cc, driver_os)) is not None]
+        found[driver_os] = max(floors, key=version_key) if floors else None
+    return found if any(found.values()) else None
+
+
 def wsl_min_drivers(cuda: str, compat: CompatData) -> dict[str, str | None]:
     """In WSL 2 the driver is the Windows host's: its minimum is a Windows driver version."""
     windows = compat.min_driver(cuda, "windows")

@@ -40,6 +40,7 @@ from gpuwizard.core.compat.library_pins import ResolvedToday
 from gpuwizard.core.compat.machine_view import machine_view, toolkits_in_path_order
 from gpuwizard.core.compat.plan import CudaNumbers, Freshness, Plan, Recommendation, Wish, WishError
 from gpuwizard.core.compat.plan_findings import findings_for_plan, notes_for_plan
+from gpuwizard.core.compat.reasons import gpu_min_drivers
 from gpuwizard.core.compat.release_findings import patch_notes, release_findings
 from gpuwizard.core.compat.tables import CompatData, version_key
 from gpuwizard.core.compat.tensorflow_plans import tensorflow_candidates
@@ -89,7 +90,10 @@ def recommend(
         )
     ranked = sorted(candidates, key=lambda c: c.key())
     best = ranked[0]
-    plan = best.plan
+    # What every NVIDIA GPU here needs of a driver, whatever the build: once per machine (a
+    # fleet's report lists thousands of GPUs), then on each NVIDIA plan given out.
+    gpu_floor = gpu_min_drivers(machine, compat)
+    plan = _with_gpu_floor(best.plan, gpu_floor)
     # DESIGN.md section 4: "PTX-JIT-only paths do not count". A plan counts when at least one
     # GPU it serves runs the build's machine code (the GPU_PTX_ONLY finding names the others).
     # gpu_supported is the plan's own (issue 36): a release the plan does not use says nothing
@@ -107,7 +111,7 @@ def recommend(
         some_release_gpu_supported=bool(wished_gpu_now) and unverified is None,
         driver_update_required=plan.driver_update_required,
         plan=plan,
-        alternatives=_alternatives(ranked),
+        alternatives=tuple(_with_gpu_floor(other, gpu_floor) for other in _alternatives(ranked)),
         findings=tuple(sort_findings(findings)),
         notes=tuple(notes_for_plan(machine, wish, compat, plan, ranked) + patch_notes(news, wish.framework)),
         cuda_numbers=CudaNumbers(
@@ -151,6 +155,13 @@ def _unverified_wish(wish: Wish, compat: CompatData, index: IndexReleases | None
         f"{framework_title(wish.framework)} {wish.version} is not a release "
         f"(the newest on the index is {newest})"
     )
+
+
+def _with_gpu_floor(plan: Plan, gpu_floor: dict[str, str | None] | None) -> Plan:
+    """``plan`` with the machine's GPU driver floor when it is an NVIDIA build (``min_driver`` set)."""
+    if plan.device != "cuda" or not plan.min_driver or gpu_floor is None:
+        return plan
+    return replace(plan, gpu_min_driver=gpu_floor)
 
 
 def _runs_natively(plan: Plan) -> bool:

@@ -360,6 +360,31 @@ class CompatData:
                 best = floor.cuda_from
         return minor_of(best) if best else None
 
+    def gpu_min_driver(self, compute_capability: str, driver_os: str) -> str | None:
+        """The lowest driver that drives a GPU of ``compute_capability`` on ``driver_os``.
+
+        A driver knows the GPUs of its time only: an H200 (9.0) needs a driver of a branch that
+        supports Hopper, whatever CUDA a build uses (minor-version compatibility says which CUDA
+        a driver runs, not which GPU). The GPU's minimum is the driver its first toolkit shipped
+        with: the first CUDA of ``architectures`` that compiles for ``compute_capability`` itself
+        (not through another's machine code), and that CUDA's row of ``toolkit_drivers``. For
+        9.0 that is CUDA 11.8's 520.61.05 (NVIDIA first supported the H100 with R520).
+
+        None when the capability is in the table's oldest row (supported before the oldest CUDA
+        the table knows: no plan's driver is too old for it), not in the table, or where NVIDIA
+        lists no driver for that toolkit on ``driver_os``.
+        """
+        rows = sorted(self.cuda_architectures, key=lambda row: version_key(row.cuda_from))
+        first = next((row for row in rows if compute_capability in row.compute_capabilities), None)
+        if first is None or first is rows[0]:
+            return None
+        toolkit = next(
+            (t for t in self.toolkit_drivers if minor_of(t.cuda) == minor_of(first.cuda_from)), None
+        )
+        if toolkit is None:
+            return None
+        return toolkit.windows if driver_os == "windows" else toolkit.linux
+
     # --- GPUs ---------------------------------------------------------------------------
 
     def compute_capability_for_name(self, name: str) -> str | None:

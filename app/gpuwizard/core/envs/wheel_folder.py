@@ -8,7 +8,15 @@ to resolve the plan against the folder alone, without installing (:mod:`.wheel_f
 builds those commands and reads their answers; :mod:`.wheel_tags` knows targets and wheel
 names); this module turns that answer into the verdict, :class:`WheelFolderCheck`: what the
 folder holds, or what it lacks in plain words, with the ``pip download`` command that fetches
-it (:func:`download_command`).
+it (:func:`download_command`) and where that command can run (:meth:`WheelFolderCheck.fetch_where`).
+
+Where a build can be fetched from is the compatibility table's fact: a plan names PyTorch's own
+index exactly when its build is not the one PyPI serves for the OS (``pypi_default`` in
+``resources/compat/pytorch.json``, read from PyPI's wheels: the CPU build on Windows and macOS,
+a CUDA build on Linux, where PyPI has no ``+cpu`` build). So a plan without an index (every
+TensorFlow plan, PyPI's own PyTorch build) is fetched from PyPI, and so are the dependencies of a
+framework wheel the folder already has; only a build missing from the folder that lives on
+PyTorch's index alone needs a machine that reaches it.
 
 Sentences are :class:`~gpuwizard.core.texts.TranslatableText` in the ``wheel_folder`` context.
 """
@@ -19,6 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Literal
+from urllib.parse import urlsplit
 
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
@@ -60,6 +69,13 @@ class WheelFolderCheck:
         missing: Names of the packages the folder has no wheel of.
         notes: What is worth knowing but blocks nothing (a CUDA build where a CPU one is planned).
         download: The command that fetches the plan into the folder, as an argv list.
+        fetch_index: The index ``download`` fetches from; None: PyPI (or the pip configuration's
+            index, which a person who set one wants).
+        found: The framework releases the folder holds for the target instead of the plan's
+            (``2.13.0+cpu``), the newest first.
+        offer_version: The ``--version`` that plans the release the folder holds (``2.13``),
+            when the compatibility table knows it and its plan takes the wheel (set by the
+            workflow, which has the table).
     """
 
     status: Status
@@ -74,6 +90,9 @@ class WheelFolderCheck:
     missing: tuple[str, ...] = ()
     notes: tuple[TranslatableText, ...] = ()
     download: tuple[str, ...] = ()
+    fetch_index: str | None = None
+    found: tuple[str, ...] = ()
+    offer_version: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -135,15 +154,60 @@ class WheelFolderCheck:
         """The fetch command as one line to copy (quoted for a POSIX shell or cmd alike)."""
         return command_line(self.download)
 
-    def reason(self) -> str:
-        """One line for the command line's refusal: what is missing and how to fetch it (English)."""
+    def fetch_where(self) -> TranslatableText | None:
+        """Where :attr:`download` fetches from, and so which machine can run it."""
+        if not self.download:
+            return None
+        if self.fetch_index is None:
+            return _sentence(
+                QT_TRANSLATE_NOOP(
+                    "wheel_folder",
+                    "The fetch command downloads from PyPI: run it here if this machine reaches pypi.org, "
+                    "else on one that does.",
+                )
+            )
+        return _sentence(
+            QT_TRANSLATE_NOOP(
+                "wheel_folder",
+                "The fetch command downloads from {index} ({build} is not on PyPI): run it on a machine "
+                "that reaches {host}.",
+            ),
+            host=urlsplit(self.fetch_index).hostname or self.fetch_index,
+            build=self.build,
+            index=self.fetch_index,
+        )
+
+    def offer_line(self) -> str | None:
+        """The release the folder holds, as the version that plans it (English); None without an offer.
+
+        Worded for ``env create`` (its option) and ``apply`` (an answer file's ``version``) alike.
+        """
+        if self.offer_version is None or not self.found:
+            return None
+        version = self.offer_version
+        return (
+            f"To install the release it holds ({self.found[0]}) instead, ask for version {version} "
+            f"(--version {version})."
+        )
+
+    def reason(self, *, commands: bool = True) -> str:
+        """One line for the command line's refusal: what is wrong, and how to go on (English).
+
+        Args:
+            commands: Include the fetch command (False where it is shown on a line of its own).
+        """
         head = (
             f"the folder of wheels {self.folder} cannot install {self.build} for Python "
             f"{self.target.python} on {self.target.platform}:"
         )
         parts = [head, *(str(problem) for problem in self.problems)]
-        if self.download:
-            parts.append(f"Fetch what is missing on a machine with internet: {self.download_line()}")
+        offer = self.offer_line()
+        if offer is not None:
+            parts.append(offer)
+        where = self.fetch_where()
+        if commands and where is not None:
+            parts += [f"{'Or fetch' if offer else 'Fetch'} what is missing into the folder.", str(where)]
+            parts.append(f"The fetch command: {self.download_line()}")
         return " ".join(parts)
 
 
@@ -241,25 +305,50 @@ def plan_wants(plan: Plan, extras: Sequence[str] = ()) -> PlanWants:
     )
 
 
-def download_command(folder: str, target: WheelTarget, wants: PlanWants) -> tuple[str, ...]:
-    """``pip download`` of the plan's build and everything it needs, for the target, into ``folder``.
+#: The longest fetch command :func:`download_command` writes, not counting the folder's path
+#: (named twice at most): a line a person can read and copy (issue 41, point 8: it was 400).
+DOWNLOAD_LIMIT: Final = 240
+
+
+def download_command(
+    folder: str, target: WheelTarget, wants: PlanWants, have: FolderWheel | None = None
+) -> tuple[tuple[str, ...], str | None]:
+    """``pip download`` of what the folder lacks for the plan, for the target, and the index it uses.
 
     pip.pypa.io/en/stable/cli/pip_download/: ``--dest`` the folder, ``--only-binary=:all:``
     (required with ``--platform``/``--python-version``, and an offline install cannot build),
-    ``--python-version``, ``--implementation``, ``--abi`` and ``--platform`` (repeatable) select
-    wheels for the target rather than the machine pip runs on. pip skips files the folder
-    already has ("File was already downloaded"), so the same command fills any gap.
+    ``--python-version`` and ``--platform`` select wheels for the target rather than the
+    machine pip runs on (the ABI follows the Python version: ``cp311``; the few platform tags:
+    :func:`download_platforms`). pip skips files the folder already has ("File was already
+    downloaded"), so the same command fills any gap.
+
+    Where it fetches from (the module's docstring): ``have``, the plan's framework wheel already
+    in the folder, is taken from the folder (``--find-links``) and everything it needs from
+    PyPI; a build on PyPI comes from PyPI; only a missing build that PyPI does not have comes
+    from the plan's index (which also serves its dependencies), with PyPI beside it for the
+    request's additions.
+
+    Returns:
+        The argv, and the index it names (None: PyPI, or the index pip is configured with).
     """
-    argv = ["pip", "download", "--dest", folder, "--only-binary=:all:"]
-    argv += ["--python-version", target.python, "--implementation", "cp", "--abi", target.interpreter]
-    for platform in download_platforms(target):
+    argv = ["pip", "download", "--dest", folder]
+    index: str | None = None
+    if have is not None:
+        argv += ["--find-links", folder]
+        pinned = f"{wants.name}=={have.version}"
+    else:
+        pinned = wants.pinned
+        index = wants.index_url
+    argv += ["--only-binary=:all:", "--python-version", target.python]
+    own = tuple(tag.platform for tag in have.tags) if have is not None else ()
+    for platform in download_platforms(target, own):
         argv += ["--platform", platform]
-    if wants.index_url:
-        argv += ["--index-url", wants.index_url]
+    if index:
+        argv += ["--index-url", index]
         if wants.extras:
             argv += ["--extra-index-url", PYPI_SIMPLE]
     rest = [text for text in wants.requirements[1:] if not text.startswith("-")]
-    return (*argv, wants.pinned, *rest)
+    return (*argv, pinned, *rest), index
 
 
 def _sentence(template: str, **params: object) -> TranslatableText:
@@ -335,6 +424,32 @@ def _framework_problem(
     return None
 
 
+def _framework_wheel(
+    wants: PlanWants, wheels: Sequence[FolderWheel], target: WheelTarget
+) -> FolderWheel | None:
+    """The folder's wheel of the plan's build for the target (the newest fitting one), or None."""
+    accepted = set(target.tags())
+    fitting = [
+        wheel
+        for wheel in wheels
+        if wheel.name == wants.name and wheel.tags & accepted and wants.accepts(wheel.version)
+    ]
+    return max(fitting, key=lambda wheel: wheel.version, default=None)
+
+
+def _other_releases(wants: PlanWants, wheels: Sequence[FolderWheel], target: WheelTarget) -> tuple[str, ...]:
+    """The framework releases the folder holds for the target other than the plan's, the newest first."""
+    accepted = set(target.tags())
+    versions = {
+        wheel.version
+        for wheel in wheels
+        if wheel.name == wants.name
+        and wheel.tags & accepted
+        and Version(wheel.version.public) != wants.version
+    }
+    return tuple(str(version) for version in sorted(versions, reverse=True))
+
+
 def _variant_notes(wants: PlanWants, pinned: str | None) -> tuple[TranslatableText, ...]:
     """A note when the build that will be installed is another variant that still serves the plan."""
     if pinned is None or not wants.differs(Version(pinned)):
@@ -372,6 +487,10 @@ def judge(
         missing_names: Every dependency the folder has no wheel of (:func:`missing_in_closure`),
             added to the one the resolver names.
     """
+    resolved = {str(canonicalize_name(name)): version for name, version in resolution.resolved}
+    framework = _framework_problem(wants, wheels, target, resolved)
+    in_folder = None if framework is not None else _framework_wheel(wants, wheels, target)
+    download, index = download_command(folder, target, wants, in_folder)
     base = WheelFolderCheck(
         status="missing",
         folder=folder,
@@ -379,12 +498,18 @@ def judge(
         build=wants.build,
         tool=resolution.tool,
         extras=wants.extras,
-        download=download_command(folder, target, wants),
+        download=download,
+        fetch_index=index,
+        found=_other_releases(wants, wheels, target) if framework is not None else (),
     )
     if resolution.unchecked:
-        return replace(base, status="unchecked", problems=(_unchecked(resolution.message),), download=())
-    resolved = {str(canonicalize_name(name)): version for name, version in resolution.resolved}
-    framework = _framework_problem(wants, wheels, target, resolved)
+        return replace(
+            base,
+            status="unchecked",
+            problems=(_unchecked(resolution.message),),
+            download=(),
+            fetch_index=None,
+        )
     problems = [framework] if framework is not None else []
     if not resolution.failed and not problems:
         notes = _variant_notes(wants, resolved.get(wants.name))
@@ -395,6 +520,7 @@ def judge(
             wheels=len(resolution.resolved),
             total_bytes=sum(wheel.size for wheel in used if wheel is not None),
             download=(),
+            fetch_index=None,
             notes=notes,
         )
     have = {wheel.name for wheel in wheels}

@@ -12,20 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.tags import Tag, compatible_tags, cpython_tags
 from packaging.utils import InvalidWheelFilename, NormalizedName, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
-
-#: manylinux levels that wheels on PyPI are commonly built for: the PyPA images manylinux2014
-#: (glibc 2.17), manylinux_2_24, _2_28 and _2_34, plus _2_27 and _2_31 (PEP 600 tags used by
-#: projects that build elsewhere). pip's --platform takes exact tags (it adds only the
-#: manylinux2010/manylinux1 aliases to manylinux2014, pip/_internal/utils/compatibility_tags.py),
-#: so the download command names these rather than every glibc release.
-_MANYLINUX_LEVELS: Final = (34, 31, 28, 27, 24, 17)
 
 
 @dataclass(frozen=True)
@@ -243,22 +235,37 @@ def missing_in_closure(
 # --- the verdict ------------------------------------------------------------------------------
 
 
-def download_platforms(target: WheelTarget) -> list[str]:
-    """The ``--platform`` values for pip download: the target's tags that wheels are published for.
+def download_platforms(target: WheelTarget, own: Sequence[str] = ()) -> list[str]:
+    """The ``--platform`` values for pip download: as few as fetch the target's wheels.
 
-    >>> linux = tuple(f"manylinux_2_{minor}_x86_64" for minor in range(36, 16, -1))
-    >>> chosen = download_platforms(WheelTarget("3.11", linux))
-    >>> chosen[0], chosen[-2:]
-    ('manylinux_2_34_x86_64', ['manylinux_2_17_x86_64', 'manylinux2014_x86_64'])
+    pip takes exact tags, adding only the manylinux2010/manylinux1 aliases to manylinux2014 and
+    the older releases (and ``universal2``) to a macOS tag (pip/_internal/utils/compatibility_tags.py,
+    ``_get_custom_platforms``). So on Linux: ``own`` (the framework wheel's tags, when the folder
+    has it), ``manylinux_2_28`` (PyTorch's wheels and most binary packages' floor today) and
+    ``manylinux2014`` (the older floor, PEP 599), each only when the target accepts it; on macOS
+    the newest release; on Windows its one tag.
+
+    >>> linux = (*(f"manylinux_2_{minor}_x86_64" for minor in range(36, 16, -1)), "manylinux2014_x86_64")
+    >>> download_platforms(WheelTarget("3.11", linux))
+    ['manylinux_2_28_x86_64', 'manylinux2014_x86_64']
+    >>> download_platforms(WheelTarget("3.11", linux), own=("manylinux_2_34_x86_64",))
+    ['manylinux_2_34_x86_64', 'manylinux_2_28_x86_64', 'manylinux2014_x86_64']
+    >>> download_platforms(WheelTarget("3.12", ("macosx_14_0_arm64", "macosx_14_0_universal2")))
+    ['macosx_14_0_arm64']
     """
-    chosen: list[str] = []
+    accepted = set(target.platforms)
+    chosen = [platform for platform in own if platform in accepted and platform.startswith("manylinux")]
     for platform in target.platforms:
         match = re.fullmatch(r"manylinux_2_(\d+)_(\w+)", platform)
         if match:
-            if int(match.group(1)) in _MANYLINUX_LEVELS:
-                chosen.append(platform)
-                if match.group(1) == "17":
-                    chosen.append(f"manylinux2014_{match.group(2)}")
-        elif not platform.startswith(("linux_", "manylinux", "macosx_10_", "macosx_11_0_universal")):
-            chosen.append(platform)
-    return chosen or list(target.platforms[:1])
+            arch = match.group(2)
+            floors = {
+                f"manylinux_2_28_{arch}": f"manylinux_2_28_{arch}",
+                f"manylinux2014_{arch}": f"manylinux_2_17_{arch}",
+            }
+            chosen += [tag for tag, glibc in floors.items() if glibc in accepted or tag in accepted]
+            break
+        if not platform.startswith(("linux_", "manylinux", "musllinux")):
+            chosen.append(platform)  # macOS's newest release, Windows' one tag
+            break
+    return list(dict.fromkeys(chosen)) or list(target.platforms[:1])

@@ -8,7 +8,9 @@ image for the GPU, a CPU-only build, a Python without wheels), the sentence repl
 advice, and what the generic advice says beyond the build follows it (:data:`CONTEXT_TAILS`);
 elsewhere the generic advice follows the sentence. The finding keeps the key in its parameter
 ``context_hint`` (and ``context_replaces``), so the GUI translates the same sentences and refills
-them (:func:`context_hint`).
+them (:func:`context_hint`). On a machine without an NVIDIA GPU, the sentence puts the CPU way first
+(``no_nvidia_gpu``) or says that the log's complaint does not matter there, as the log itself
+says (``no_nvidia_gpu_dlerror``).
 """
 
 from __future__ import annotations
@@ -43,7 +45,29 @@ CONTEXT_HINTS: Final[dict[str, str]] = {
         "{machine_driver}), no {machine_framework} build that this wizard knows uses the GPU; "
         "{machine_build} runs on the CPU: '{machine_command}'.",
     ),
+    # A machine without an NVIDIA GPU (core/findings/no_gpu.py): the CPU is the way there.
+    "no_nvidia_gpu": QT_TRANSLATE_NOOP(
+        "findings",
+        "This machine has no NVIDIA GPU, so the CPU build is the one that runs here: run the code on "
+        "the CPU (device 'cpu' instead of 'cuda'; many programs have an option for it, such as --cpu "
+        "or --device cpu).",
+    ),
+    "no_nvidia_gpu_dlerror": QT_TRANSLATE_NOOP(
+        "findings",
+        "This machine has no NVIDIA GPU, so TensorFlow runs on the CPU without {libraries}, as the "
+        "log's next line says ('Ignore above cudart dlerror if you do not have a GPU set up on your "
+        "machine'): nothing needs fixing.",
+    ),
 }
+
+#: Where the GPU way is, after a sentence for a machine without an NVIDIA GPU.
+_ELSEWHERE: Final = QT_TRANSLATE_NOOP(
+    "findings",
+    "For GPU training, run it on a machine with an NVIDIA GPU, with a CUDA build of the framework.",
+)
+#: What follows the machine's sentence of these keys when it replaces the generic advice,
+#: whatever the code (before :data:`CONTEXT_TAILS`, which is by code).
+KEY_TAILS: Final[dict[str, str]] = {"no_nvidia_gpu": _ELSEWHERE, "no_nvidia_gpu_dlerror": _ELSEWHERE}
 
 
 #: What follows the machine's sentence when it replaces a code's generic advice.
@@ -77,7 +101,7 @@ def context_hint(
         return generic
     if params.get("context_replaces") != "yes":
         return f"{sentence} {generic}"
-    tail = CONTEXT_TAILS.get(code)
+    tail = KEY_TAILS.get(params.get("context_hint", "")) or CONTEXT_TAILS.get(code)
     return f"{sentence} {translate(tail)}" if tail else sentence
 
 

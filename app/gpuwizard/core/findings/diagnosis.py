@@ -135,14 +135,16 @@ def _line_at(text: str, position: int) -> str:
     start = text.rfind("\n", 0, position) + 1
     end = text.find("\n", position)
     end = end if end >= 0 else len(text)
-    line = text[start:end].strip()
+    raw = text[start:end]
+    line = raw.strip()
     if len(line) <= _EVIDENCE_CHARS:
         return line
-    if position - start < _EVIDENCE_CHARS - 20:
-        return line[: _EVIDENCE_CHARS - 1] + "…"
-    # A long line (a journal's prefix, a JSON record) quotes where the message is, not its start.
-    cut = text[max(start, position - 20) : end].strip()
-    return "…" + (cut if len(cut) <= _EVIDENCE_CHARS - 2 else cut[: _EVIDENCE_CHARS - 2] + "…")
+    # A long line (a journal's prefix, a JSON record) is quoted around the match: a third of the
+    # room for what leads to it, the rest for what follows, which names what failed (the DLL).
+    at = max(0, position - start - (len(raw) - len(raw.lstrip())))
+    room = _EVIDENCE_CHARS - 2  # an ellipsis at either end
+    first = max(0, min(at - _EVIDENCE_CHARS // 3, len(line) - room))
+    return ("…" if first else "") + line[first : first + room] + ("…" if first + room < len(line) else "")
 
 
 def diagnose(text: str) -> list[Finding]:

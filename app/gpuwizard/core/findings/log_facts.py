@@ -69,6 +69,9 @@ class LogFacts:
         gpu: The GPU's name, where a warning names it with its capability.
         os_family: ``windows``, ``linux`` or ``darwin`` where paths or library names tell; ``wsl``
             for WSL.
+        no_gpu_reassurance: The log says itself that a missing CUDA runtime does not matter
+            without a GPU: TensorFlow's "Ignore above cudart dlerror if you do not have a GPU set
+            up on your machine." (``cudart_stub.cc``, printed after the dlerror of cudart).
     """
 
     frameworks: tuple[str, ...] = ()
@@ -79,6 +82,7 @@ class LogFacts:
     gpu_capability: str | None = None
     gpu: str | None = None
     os_family: str | None = None
+    no_gpu_reassurance: bool = False
 
 
 # Patterns start with literal text and bound their repeats: a long line costs linear time.
@@ -152,6 +156,9 @@ _MACOS: Final = tuple(
         r"macosx_(?<=\bmacosx_)\d",
     )
 )
+#: TensorFlow 2.x's line after the dlerror of cudart (stream_executor/cuda/cudart_stub.cc), in
+#: lower case: tensorflow/tensorflow#57103, #35872 (where its maintainer points to it).
+_NO_GPU_REASSURANCE: Final = "ignore above cudart dlerror if you do not have a gpu"
 _LINUX: Final = re.compile(r"\.so\b|/site-packages/|/usr/(?:local/)?lib")
 _LIBRARY_NAME: Final = re.compile(r"\blib[\w+-]{1,60}\Z")
 
@@ -173,6 +180,7 @@ def read_log_facts(text: str) -> LogFacts:
         gpu_capability=_capability(text, lowered),
         gpu=_gpu(text),
         os_family=_os_family(text),
+        no_gpu_reassurance=_NO_GPU_REASSURANCE in lowered,
     )
 
 

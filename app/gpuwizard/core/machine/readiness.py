@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.findings.no_gpu import is_no_gpu
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport
 
 
@@ -45,6 +46,16 @@ def machine_has_nvidia_gpu(report: SystemReport) -> bool:
     What the verdict rule of the live test is judged against (core.livetest.verdicts.passed).
     """
     return report.driver is not None and bool(usable_gpus(report))
+
+
+def no_gpu_note(report: SystemReport) -> Finding | None:
+    """Detection's note that the machine has no NVIDIA GPU, or None where it has one or another cause.
+
+    The one test of "a machine without a GPU" (:mod:`gpuwizard.core.findings.no_gpu`): what
+    detection concluded, not a guess from the facts, so that a GPU without a driver, or WSL 2
+    without the Windows driver (``NO_NVIDIA_DRIVER``), is never mistaken for one.
+    """
+    return next((finding for finding in report.findings if is_no_gpu(finding)), None)
 
 
 def gpu_readiness(report: SystemReport) -> Readiness:

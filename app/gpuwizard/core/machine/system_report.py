@@ -20,13 +20,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Final, TypeVar
 
 from gpuwizard.core.events import json_field, value_from_json, value_to_json
 from gpuwizard.core.events.codec import json_metadata
 from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.findings.no_gpu import as_today
 
 SYSTEM_SCHEMA: Final = "gpuwizard.system/1"
 #: The GPU vendors with framework builds (CUDA, ROCm, XPU, MPS).
@@ -378,9 +379,12 @@ def report_from_json(data: Mapping[str, Any]) -> SystemReport:
     """Build a report from JSON data already checked against the ``gpuwizard.system/1`` schema.
 
     Unknown fields are ignored; a missing (or malformed) field means "unknown" (docs/architecture.md,
-    "The command-line and JSON contract").
+    "The command-line and JSON contract"). A finding whose severity a rule changed since the
+    file was written says today's (no NVIDIA GPU: :func:`gpuwizard.core.findings.no_gpu.as_today`).
     """
-    return value_from_json(SystemReport, data)
+    report = value_from_json(SystemReport, data)
+    findings = tuple(as_today(finding) for finding in report.findings)
+    return report if findings == report.findings else replace(report, findings=findings)
 
 
 #: How vendors are written in sentences.

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import ClassVar, TypeAlias
 
+from gpuwizard.core.findings.fix_parts import FixPart, fix_parts
 from gpuwizard.core.findings.model import SEVERITY_ORDER
 
 # --- the blocks -------------------------------------------------------------------------------
@@ -53,13 +54,18 @@ class Fact:
 
 @dataclass(frozen=True)
 class FindingItem:
-    """A finding with where it was found (``detection``, ``PATH``, ``environment demo``...)."""
+    """A finding with where it was found (``detection``, ``PATH``, ``environment demo``...).
+
+    ``parts``: the hint cut at the commands it names (each a block of its own in the page);
+    empty when it names none.
+    """
 
     severity: str
     code: str
     message: str
     hint: str
     where: str
+    parts: tuple[FixPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -194,13 +200,17 @@ def finding_items(findings: Iterable[object], where: str) -> list[FindingItem]:
     items = []
     for finding in findings:
         if isinstance(finding, Mapping):
+            hint = str(finding.get("hint") or "")
+            params = finding.get("params")
+            parts = fix_parts(hint, params if isinstance(params, Mapping) else {})
             items.append(
                 FindingItem(
                     severity=str(finding.get("severity") or "info"),
                     code=str(finding.get("code") or ""),
                     message=str(finding.get("message") or ""),
-                    hint=str(finding.get("hint") or ""),
+                    hint=hint,
                     where=where,
+                    parts=parts if any(part.command for part in parts) else (),
                 )
             )
     return items

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from gpuwizard.core.findings.model import SEVERITY_ORDER
 from gpuwizard.core.livetest.verdicts import level, phrase
-from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu
+from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu, no_gpu_note
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name, report_from_json
 from gpuwizard.core.support.blocks import (
     Fact,
@@ -149,7 +149,10 @@ def _gpu_fact(report: SystemReport) -> Fact:
         return Fact("GPU", "no NVIDIA GPU; " + "; ".join(_other_gpu_text(gpu) for gpu in compute), level="")
     if not gpus:
         others = ", ".join(display_name(gpu) for gpu in report.gpus)
-        return Fact("GPU", f"no NVIDIA GPU (only {others})" if others else "none found", level="warning")
+        # No NVIDIA GPU is a fact with a way forward (the CPU builds), not a fault
+        # (core/findings/no_gpu.py); no GPU detection could see (WSL 2 without its driver) is one.
+        level = "" if no_gpu_note(report) is not None else "warning"
+        return Fact("GPU", f"no NVIDIA GPU (only {others})" if others else "none found", level=level)
     parts = []
     for gpu in gpus:
         extra = [

@@ -217,13 +217,19 @@ class ChoosePage(QWizardPage):
         """Going back keeps the choices as they are (nothing here is a registered field)."""
 
     def isComplete(self) -> bool:
-        """Next once a recommendation for the current choice is shown and the name is valid."""
+        """Next once a recommendation for the current choice is shown and the name is valid.
+
+        Not while an index the install needs is known not to answer (or a mirror setting cannot
+        be used): the install would fail, so Install waits for one of the ways forward the page
+        shows (PyPI's build, a folder of wheels, a proxy or mirror and asking again).
+        """
         return (
             self.recommendation is not None
             and not self._pending
             and self._name_error is None
             and self.gpus_valid()
             and self.folder_valid()
+            and self.sources_ok is not False
         )
 
     def validatePage(self) -> bool:

@@ -14,6 +14,7 @@ The views that show them are widgets of their own: the PATH entries and the plan
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from html import escape
@@ -172,12 +173,12 @@ class PathPage(QWizardPage):
             combo.currentIndexChanged.connect(self._choice_changed)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        scope_label = QLabel(self.tr("&Add to:"), box)
-        scope_label.setBuddy(self.scope_combo)
-        other_label = QLabel(self.tr("Other &CUDA:"), box)
-        other_label.setBuddy(self.other_combo)
-        form.addRow(scope_label, self.scope_combo)
-        form.addRow(other_label, self.other_combo)
+        self.scope_label = QLabel(self.tr("&Add to:"), box)
+        self.scope_label.setBuddy(self.scope_combo)
+        self.other_label = QLabel(self.tr("Other &CUDA:"), box)
+        self.other_label.setBuddy(self.other_combo)
+        form.addRow(self.scope_label, self.scope_combo)
+        form.addRow(self.other_label, self.other_combo)
         return form
 
     def _build_buttons(self, box: QWidget) -> QHBoxLayout:
@@ -429,7 +430,25 @@ class PathPage(QWizardPage):
 
     def _show_findings(self, findings: Sequence[Finding]) -> None:
         self.finding_views = replace_finding_views(
-            self.findings_box, self.findings_layout, self.finding_views, findings
+            self.findings_box, self.findings_layout, self.finding_views, findings, hint_for=self._page_hint
+        )
+
+    def _page_hint(self, finding: Finding) -> str | None:
+        """What to do in this page's terms, where the finding's hint names a command-line option."""
+        if finding.code != "PATH_SYSTEM_CUDA_FIRST":
+            return None
+        # The controls as the page shows them (translated), without their keyboard mnemonics.
+        return (
+            self.tr(
+                "DLLs with the same name (cuDNN's, for one) load from the first folder on PATH. Set "
+                "“%1” to “%2” (Windows asks for administrator rights when you apply), and “%3” to "
+                "“%4” or “%5”, so that these folders come before the other version."
+            )
+            .replace("%1", _control_words(self.scope_label.text()))
+            .replace("%2", self.scope_combo.itemText(max(self.scope_combo.findData("system"), 0)))
+            .replace("%3", _control_words(self.other_label.text()))
+            .replace("%4", self.other_combo.itemText(max(self.other_combo.findData("end"), 0)))
+            .replace("%5", self.other_combo.itemText(max(self.other_combo.findData("remove"), 0)))
         )
 
     def _show_outcome(self, outcome: PathOutcome, *, undo: bool) -> None:
@@ -455,3 +474,9 @@ class PathPage(QWizardPage):
         self.result_box.show_dlls(resolution, names)
         # Once the layout has made room for it; with the page as context, so a closed page is skipped.
         call_soon(self, self._reveal_result)
+
+
+def _control_words(label: str) -> str:
+    """A control's label as words: "&Add to:" -> "Add to", "添加到(&A):" -> "添加到"."""
+    words = re.sub(r"\(&\w\)|&(?=\S)", "", label)
+    return words.strip().rstrip(":：").strip()

@@ -2,6 +2,9 @@
 
 When the wizard made an environment, the page says how to activate it in each shell, which
 interpreter to select in VS Code or PyCharm, the Jupyter kernel, and what the live test found.
+Two reports can be saved, each with a sentence saying what it is for: the system report (JSON
+the wizard opens again) and the support report (redacted, for someone helping). Being the last
+page, it has Finish and no Cancel: nothing is left to cancel.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -21,6 +25,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QVBoxLayout,
     QWidget,
+    QWizard,
     QWizardPage,
 )
 
@@ -29,7 +34,7 @@ from gpuwizard.core.envs.wsl_usage import wsl_usage
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.livetest.events import LiveTestResult
-from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu
+from gpuwizard.core.machine.readiness import gpu_readiness, machine_has_nvidia_gpu, no_gpu_note
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
 from gpuwizard.ui.dialogs import save_file_name
 from gpuwizard.ui.messages import display_text, finding_texts
@@ -56,29 +61,61 @@ class SummaryPage(QWizardPage):
         self.todo.setObjectName("todo")
         self.todo.setWordWrap(True)
         self.todo.setTextFormat(Qt.TextFormat.RichText)
-        self.save_button = QPushButton(self.tr("&Save the report…"), self)
-        self.save_button.setObjectName("save_report")
-        self.save_button.setToolTip(
-            self.tr(
-                "Save what was found, and the plan, environment and test the wizard made, as a JSON "
-                "file to share or to open later with --system."
-            )
-        )
-        self.save_button.clicked.connect(self._save)
         self.environment = self._build_environment()
         content = QWidget(self)
         layout = QVBoxLayout(content)
         layout.addWidget(self.verdict)
         layout.addWidget(self.environment)
         layout.addWidget(self.todo)
-        self.support = SupportReportControl(session, lambda: self.report, self)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(self.support, 1)
-        layout.addLayout(buttons)
+        layout.addWidget(self._build_reports(content))
         layout.addStretch(1)
         # A small window (a laptop at 125 %) scrolls the page rather than cut it off (issue 37).
         self.scroll_area = fill_with_scroll_area(self, content, "summary_scroll")
+
+    def _build_reports(self, parent: QWidget) -> QGroupBox:
+        """The two reports, each button with a sentence on what its file is for; one status line."""
+        box = QGroupBox(self.tr("Save a report"), parent)
+        box.setObjectName("reports_box")
+        self.save_button = QPushButton(self.tr("&Save the system report…"), box)
+        self.save_button.setObjectName("save_report")
+        self.save_button.clicked.connect(self._save)
+        self.save_text = self._explanation(
+            "save_report_text",
+            self.tr(
+                "What was found on this machine, with the plan, environment and test the wizard made: "
+                "a JSON file the wizard can open again to show this machine and its plan."
+            ),
+            box,
+        )
+        self.support = SupportReportControl(self.session, lambda: self.report, box)
+        self.support_text = self._explanation(
+            "save_support_text",
+            self.tr(
+                "For someone helping you: the machine, PATH, the environments, the last tests and what "
+                "is wrong, as a web page, Markdown or JSON, with your user name, home folder and GPU "
+                "serial numbers replaced."
+            ),
+            box,
+        )
+        # What the sentence beside it says, for a screen reader on the button.
+        self.save_button.setAccessibleDescription(self.save_text.text())
+        self.support.button.setAccessibleDescription(self.support_text.text())
+        grid = QGridLayout(box)
+        grid.addWidget(self.save_button, 0, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.save_text, 0, 1)
+        grid.addWidget(self.support, 1, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.support_text, 1, 1)
+        # The page's one line about saving (either report), under both.
+        grid.addWidget(self.support.take_status(), 2, 0, 1, 2)
+        grid.setColumnStretch(1, 1)
+        return box
+
+    def _explanation(self, name: str, text: str, parent: QWidget) -> QLabel:
+        label = QLabel(text, parent)
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        return label
 
     def _build_environment(self) -> QGroupBox:
         box = QGroupBox(self.tr("Your environment"), self)
@@ -138,7 +175,11 @@ class SummaryPage(QWizardPage):
         return label
 
     def initializePage(self) -> None:
-        """Show the environment the wizard made, if it made one."""
+        """Show the environment the wizard made, if it made one; Finish without Cancel beside it."""
+        wizard = self.wizard()
+        if wizard is not None:
+            # The last page: Cancel beside Finish would cancel nothing (the work is done).
+            wizard.setOption(QWizard.WizardOption.NoCancelButtonOnLastPage, True)
         result = self.session.env_result if self.session else None
         if result is None or not result.ok or result.path is None or result.python is None:
             self.environment.hide()
@@ -218,6 +259,7 @@ class SummaryPage(QWizardPage):
         self.report = report
         self.verdict.setStyleSheet("")
         readiness = gpu_readiness(report)
+        note = no_gpu_note(report)
         if readiness.ready:
             names = gpu_list(readiness.usable_gpus)
             self.verdict.setText(
@@ -229,11 +271,21 @@ class SummaryPage(QWizardPage):
                     "%1", gpu_list(readiness.other_gpus)
                 )
             )
+        elif note is not None:
+            # A fact with a way forward, not a fault (core/findings/no_gpu.py).
+            self.verdict.setText(self.tr("No NVIDIA GPU here: PyTorch and TensorFlow run on the CPU."))
         else:
             self.verdict.setText(self.tr("This machine cannot train on a GPU yet."))
-        items = [finding_texts(f) for f in (*readiness.blocking, *readiness.warnings)]
+        notes = () if note is None else (note,)
+        items = [finding_texts(f) for f in (*readiness.blocking, *readiness.warnings, *notes)]
         if items:
-            heading = self.tr("What to do first:") if readiness.blocking else self.tr("Worth a look:")
+            heading = (
+                self.tr("What to do first:")
+                if readiness.blocking
+                else self.tr("Worth a look:")
+                if readiness.warnings
+                else self.tr("The way forward:")
+            )
             rows = "".join(
                 f"<li><b>{escape(m, quote=False)}</b><br>{escape(h, quote=False)}</li>" for m, h in items
             )

@@ -7,11 +7,15 @@ PATH, and compares each with the last good state. It runs on a worker; its typed
 (:mod:`gpuwizard.core.health.events`) arrive through an
 :class:`~gpuwizard.ui.event_bridge.EventBridge` and each check becomes a line:
 green when as before, amber when changed but working, red when broken, with "before → after"
-and the fix. "Repair" sets the broken environment up again with the same choices.
+and the fix: its sentences, and each command on a line of its own, monospaced with a Copy button
+(:mod:`gpuwizard.ui.widgets.fix_commands`). "Repair" sets the broken environment up again with
+the same choices. "Save a support report…" sits with the page's buttons, above the checks, so a
+small window never hides it below them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
@@ -29,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuwizard.core.events import Event
+from gpuwizard.core.findings.fix_parts import fix_parts
 from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.events import (
     NOTHING_TO_VERIFY,
@@ -42,6 +47,7 @@ from gpuwizard.core.livetest import verdicts
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.messages import display_text, finding_texts
 from gpuwizard.ui.theme import Status, status_style
+from gpuwizard.ui.widgets.fix_commands import FixView
 from gpuwizard.ui.widgets.labels import headline_label
 from gpuwizard.ui.widgets.page_scroll import fill_with_scroll_area
 from gpuwizard.ui.widgets.support_report import SupportReportControl
@@ -81,13 +87,17 @@ class QtCheckRow(QFrame):
         self.status_label.setStyleSheet(status_style(_STATUS_COLOURS.get(status, "muted"), self))
         self.change_label = QLabel(self)
         self.change_label.setObjectName("check_change")
+        # What the finding means; what to do follows in self.fix, each command on its own line.
         self.fix_label = QLabel(self)
         self.fix_label.setObjectName("check_fix")
+        self.fix_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.fix_label.hide()
         for label in (self.title_label, self.change_label, self.fix_label):
             label.setWordWrap(True)
             label.setTextInteractionFlags(
                 Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
             )
+        self.fix = FixView((), self)
         head = QHBoxLayout()
         head.addWidget(self.title_label, 1)
         head.addWidget(self.status_label)
@@ -96,6 +106,8 @@ class QtCheckRow(QFrame):
         text.addLayout(head)
         text.addWidget(self.change_label)
         text.addWidget(self.fix_label)
+        text.addWidget(self.fix)
+        self._text_layout = text
         row = QHBoxLayout(self)
         row.addWidget(icon)
         row.addLayout(text, 1)
@@ -108,14 +120,16 @@ class QtCheckRow(QFrame):
         if change:
             self.setAccessibleDescription(change)
 
-    def show_fix(self, message: str, hint: str) -> None:
-        """Say what the finding means and what to do."""
-        if not (message or hint):
-            self.fix_label.hide()
-            return
-        self.fix_label.setText(f"{escape(message)}<br><i>{escape(hint)}</i>")
-        self.fix_label.show()
-        self.setAccessibleDescription(f"{self.accessibleDescription()} {message} {hint}".strip())
+    def show_fix(self, message: str, hint: str, params: Mapping[str, str] | None = None) -> None:
+        """Say what the finding means and what to do; the commands among ``params`` on lines of their own."""
+        self.fix_label.setText(message)
+        self.fix_label.setVisible(bool(message))
+        fix = FixView(fix_parts(hint, params or {}), self)
+        self._text_layout.replaceWidget(self.fix, fix)
+        self.fix.deleteLater()
+        self.fix = fix
+        if message or hint:
+            self.setAccessibleDescription(f"{self.accessibleDescription()} {message} {hint}".strip())
 
 
 class VerifyPage(QWizardPage):
@@ -168,8 +182,9 @@ class VerifyPage(QWizardPage):
         layout.addWidget(self.since_label)
         layout.addWidget(self.phase_label)
         layout.addLayout(buttons)
-        layout.addWidget(self.list_box)
+        # Above the checks, not after them: a long list in a small window hid it below the fold.
         layout.addWidget(self.support)
+        layout.addWidget(self.list_box)
         layout.addStretch(1)
         self.scroll_area = fill_with_scroll_area(self, content, "verify_scroll")
         self.scroll_area.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -311,7 +326,7 @@ class VerifyPage(QWizardPage):
         row.show_change(self._change_text(check))
         if check.finding is not None and check.status != "ok":
             message, hint = finding_texts(check.finding)
-            row.show_fix(message, hint)
+            row.show_fix(message, hint, check.finding.params)
         else:
             row.show_fix("", "")
         self.rows.append(row)
@@ -380,6 +395,7 @@ class VerifyPage(QWizardPage):
             before, after = self._verdict_word(before), self._verdict_word(after)
         if check.status == "skipped":
             return ""  # the status word says it was not checked; a change would mislead
+        before, after = self._value_word(before), self._value_word(after)
         if before == after or (before is None and after is None):
             return str(after) if after and check.status == "ok" else ""
         return (
@@ -387,6 +403,25 @@ class VerifyPage(QWizardPage):
             .replace("%1", str(before) if before is not None else self.tr("(none)"))
             .replace("%2", str(after) if after is not None else self.tr("(none)"))
         )
+
+    def _value_word(self, value: str | None) -> str | None:
+        """A check's value in words of the interface's language; data (versions, builds, commands) as it is.
+
+        The checks (core/health) say what they found in English words, which ``--json`` keeps.
+        """
+        return self._value_words().get(value, value) if value is not None else None
+
+    def _value_words(self) -> Mapping[str, str]:
+        return {
+            "not installed": self.tr("not installed", "a framework, as a check found it"),
+            "fails": self.tr("fails", "importing a framework, as a check found it"),
+            "does not run": self.tr("does not run", "an environment's Python, as a check found it"),
+            "runs": self.tr("runs", "an environment's Python, as a check found it"),
+            "on PATH": self.tr("on PATH", "a folder, as a check found it"),
+            "not on PATH": self.tr("not on PATH", "a folder, as a check found it"),
+            "missing": self.tr("missing", "a constraints file, as a check found it"),
+            "no pin": self.tr("no pin", "a constraints file without the framework's line"),
+        }
 
     def _verdict_word(self, verdict: object) -> str | None:
         """A live-test verdict in words (the check carries its code)."""

@@ -7,17 +7,21 @@ itself from what a step returned, the entries of both PATH values with their pro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHeaderView,
     QLabel,
     QSizePolicy,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -33,6 +37,49 @@ from gpuwizard.workflow.pathedit.request import REG_SZ_WITH_VARS, PathOverview
 
 # Problems worth a warning icon; the others are notes (they do no harm but make PATH longer).
 _WARNING_PROBLEMS: Final = frozenset({OTHER_CUDA_FIRST, REG_SZ_WITH_VARS})
+#: The part of a folder that names its CUDA version (``CUDA\v12.1``, ``cuda-12.4``, ``CUDA/12.1``).
+_CUDA_VERSION: Final = re.compile(r"cuda(?:[\\/]v?|-)\d+(?:\.\d+)*", re.IGNORECASE)
+_ELLIPSIS: Final = "…"
+
+
+def entry_elided(text: str, metrics: QFontMetrics, room: int) -> str:
+    r"""``text`` cut to ``room`` pixels as a PATH entry is best read: its end kept, and its CUDA version.
+
+    Whole when it fits. Otherwise its start goes ("…Toolkit\CUDA\v12.1\bin"), never the CUDA
+    version a person compares: where the start alone cannot go far enough, the middle after the
+    version goes instead ("…CUDA\v12.1…\CUPTI\lib64").
+    """
+    if metrics.horizontalAdvance(text) <= room:
+        return text
+    cut = metrics.elidedText(text, Qt.TextElideMode.ElideLeft, room)
+    version = _CUDA_VERSION.search(text)
+    if version is None or version.group(0) in cut:
+        return cut
+    kept = _ELLIPSIS + version.group(0)
+    rest = text[version.end() :]
+    return kept + metrics.elidedText(rest, Qt.TextElideMode.ElideLeft, room - metrics.horizontalAdvance(kept))
+
+
+class _EntryDelegate(QStyledItemDelegate):
+    """Draws a column of PATH entries cut by :func:`entry_elided` (the whole entry is its tooltip)."""
+
+    def __init__(self, column: int, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.column = column
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        """The item's options, with its text cut to the room the style gives it."""
+        super().initStyleOption(option, index)
+        if index.column() != self.column:
+            return
+        widget = option.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, widget)
+        # The style keeps this margin on each side of an item's text (QCommonStyle, viewItemDrawText).
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+        option.text = entry_elided(option.text, option.fontMetrics, text_rect.width() - 2 * margin)
 
 
 class PathEntriesView(QTreeWidget):
@@ -46,7 +93,10 @@ class PathEntriesView(QTreeWidget):
         self.setHeaderLabels([self.tr("Entry"), self.tr("Problem")])
         self.setRootIsDecorated(True)
         self.setUniformRowHeights(True)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keep ...\v12.1\bin readable
+        # A long entry loses its start, never its end nor its CUDA version: "…Toolkit\CUDA\v12.1\bin"
+        # (cut in the middle, the version a person compares went). The tooltip has it whole.
+        self.setTextElideMode(Qt.TextElideMode.ElideLeft)
+        self.setItemDelegateForColumn(0, _EntryDelegate(0, self))
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setMinimumHeight(230)
         header = self.header()
@@ -142,7 +192,8 @@ class PathDiffView(QTreeWidget):
         self.setHeaderHidden(True)
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setTextElideMode(Qt.TextElideMode.ElideLeft)  # as the entries: the CUDA version stays
+        self.setItemDelegateForColumn(1, _EntryDelegate(1, self))
         self.header().setStretchLastSection(True)
         self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.setMinimumHeight(120)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuwizard.core.machine.readiness import gpu_readiness
+from gpuwizard.core.machine.readiness import gpu_readiness, no_gpu_note
 from gpuwizard.core.machine.system_report import GpuFacts, SystemReport, display_name, gpu_list
 from gpuwizard.ui.widgets.finding_view import QtFindingView
 from gpuwizard.ui.widgets.labels import headline_label
@@ -108,6 +108,11 @@ class QtReportView(QWidget):
         elif readiness.other_gpus:
             text = self.tr("%1 found: the next page checks which builds carry code for it.").replace(
                 "%1", gpu_list(readiness.other_gpus)
+            )
+        elif no_gpu_note(report) is not None:
+            # A fact with a way forward, not a fault (core/findings/no_gpu.py).
+            text = self.tr(
+                "No NVIDIA GPU here: PyTorch and TensorFlow run on the CPU, with their CPU builds."
             )
         else:
             text = self.tr("No usable NVIDIA GPU: GPU training is not possible here yet.")

@@ -6,9 +6,11 @@ install will contact (PyTorch's, or the person's mirror of it; PyPI, or a PyPI m
 once, "Checking https://download.pytorch.org/whl/cpu …", and asked on a
 :class:`~gpuwizard.ui.workers.FunctionWorker` (``ask_sources``: one short request each, in
 parallel; the UI never waits). Then a green line per index that answers, or, for one that does
-not, a red line and the explanation: which index, what failed (DNS, refused, timeout, proxy,
+not, its explanation said once: which index, what failed (DNS, refused, timeout, proxy,
 certificate), and the ways forward (a proxy setting, a mirror, a folder of wheels, PyPI's build of
-the same release). All of it shows before anything is downloaded.
+the same release), with the buttons that take one, and that Install stays off until one works.
+The view then moves to the top of the page's answer, so a small window (a laptop at 125 %) shows
+the ways forward without scrolling. All of it shows before anything is downloaded.
 
 Offline (a folder of wheels only) and in a preview of a saved report nothing is asked: nothing
 will be downloaded here. :attr:`SourceCheckView.ok` is what the page exposes as ``sources_ok``.
@@ -17,12 +19,12 @@ will be downloaded here. :attr:`SourceCheckView.ok` is what the page exposes as 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, SignalInstance, Slot
-from PySide6.QtWidgets import QBoxLayout, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpuwizard.adapters.index_check import IndexProbe, probe_from_environment
 from gpuwizard.adapters.index_settings import read_index_settings
 from gpuwizard.core.compat.plan import Recommendation
-from gpuwizard.core.envs.index_reach import IndexStatus, SourcesCheck, failure_words
+from gpuwizard.core.envs.index_reach import IndexStatus, SourcesCheck
 from gpuwizard.core.envs.package_sources import MirrorRefused, PlanSources, SourceIndex, index_reason
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.machine.system_report import SystemReport
@@ -34,6 +36,8 @@ from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.envs.index_check import ask_sources, sources_for_request
 
 _Key = tuple[object, ...]
+#: Where the view sits in the answer while nothing stands in the way: after what will change.
+_PLACE_IN_ANSWER = 2
 
 
 class SourceCheckView(QGroupBox):
@@ -91,26 +95,54 @@ class SourceCheckView(QGroupBox):
         )
         self.pypi_button.clicked.connect(lambda: self.use_pypi.emit(not self.pypi_taken))
         self.pypi_button.hide()
+        # What an unreachable index means for the next step (the finding above says what failed).
+        self.blocked_note = QLabel(
+            self.tr("Install stays off until the packages can be fetched: take one of these ways forward."),
+            self,
+        )
+        self.blocked_note.setObjectName("choose_sources_blocked")
+        self.blocked_note.setWordWrap(True)
+        self.blocked_note.hide()
 
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.pypi_button)
+        buttons.addWidget(self.again_button)
+        buttons.addStretch(1)
+        # The explanation and its ways forward first, the indexes that answer after them.
         layout = QVBoxLayout(self)
         layout.addWidget(self.status_label)
-        layout.addWidget(self.lines_box)
         layout.addWidget(self.findings_box)
-        layout.addWidget(self.again_button)
-        layout.addWidget(self.pypi_button)
+        layout.addLayout(buttons)
+        layout.addWidget(self.blocked_note)
+        layout.addWidget(self.lines_box)
+        self._answer_layout: QBoxLayout | None = None
         self._show_nothing()
 
     # --- what the page tells it -------------------------------------------------------------
 
     @classmethod
     def placed_in(cls, panel: PlanPanel, *, on_change: SignalInstance) -> SourceCheckView:
-        """A view in the Choose page's answer, after what will change and before the findings."""
+        """A view in the Choose page's answer, after what will change and before the findings.
+
+        While an index the install needs does not answer, it is the answer's first part.
+        """
         view = cls(panel.result_box)
         layout = panel.result_box.layout()
         if isinstance(layout, QBoxLayout):
-            layout.insertWidget(2, view)
+            layout.insertWidget(_PLACE_IN_ANSWER, view)
+            view._answer_layout = layout
         view.changed.connect(on_change)
         return view
+
+    def _place(self, *, first: bool) -> None:
+        """First in the page's answer (the install would fail), or in its place after the changes."""
+        layout = self._answer_layout
+        if layout is None:
+            return
+        wanted = 0 if first else _PLACE_IN_ANSWER
+        if layout.indexOf(self) != wanted:
+            layout.removeWidget(self)
+            layout.insertWidget(wanted, self)
 
     def show_plan(
         self,
@@ -241,7 +273,13 @@ class SourceCheckView(QGroupBox):
             self.findings_box, self.findings_layout, self.finding_views, []
         )
         self.again_button.hide()
+        self._show_blocked(False)
         self.hide()
+
+    def _show_blocked(self, blocked: bool) -> None:
+        """Say that Install stays off (or not), and lead the page's answer while it does."""
+        self.blocked_note.setVisible(blocked)
+        self._place(first=blocked)
 
     def _show_refusal(self, error: str) -> None:
         self.show()
@@ -250,6 +288,7 @@ class SourceCheckView(QGroupBox):
         self.status_label.setStyleSheet(status_style("bad", self))
         self.status_label.show()
         self.again_button.hide()
+        self._show_blocked(True)
 
     def _show_checking(self, sources: PlanSources) -> None:
         self.show()
@@ -262,39 +301,34 @@ class SourceCheckView(QGroupBox):
             self.findings_box, self.findings_layout, self.finding_views, []
         )
         self.again_button.hide()
+        self._show_blocked(False)
 
     def _show_check(self, check: SourcesCheck) -> None:
+        # An index that did not answer is said once, by its finding (which index, what failed,
+        # the ways forward): no line of its own, no headline repeating it.
         lines: list[tuple[str, Status]] = []
         for status in check.statuses:
             if status.answer is None:
                 lines.append((self._index_line(status.index, None), "muted"))
             elif status.reached:
                 lines.append((self._index_line(status.index, status), "good"))
-            else:
-                lines.append(
-                    (self._index_line(status.index, status), "bad" if status.index.essential else "warn")
-                )
         self._set_lines(lines)
-        if not check.checked:
-            self.status_label.hide()  # asking is turned off (GPUWIZARD_NO_INDEX_CHECK=1)
-        elif check.ok:
+        blocked = check.checked and not check.ok
+        if check.checked and check.ok:
             self.status_label.setText(
                 self.tr("The package indexes answer: the install can fetch its packages.")
             )
             self.status_label.setStyleSheet(status_style("good", self))
+            self.status_label.show()
         else:
-            self.status_label.setText(
-                self.tr(
-                    "An index the install needs cannot be reached: the install would fail. Ways forward below."
-                )
-            )
-            self.status_label.setStyleSheet(status_style("bad", self))
+            self.status_label.hide()  # blocked: the finding says it; or asking is turned off
         self.finding_views = replace_finding_views(
             self.findings_box, self.findings_layout, self.finding_views, list(check.findings)
         )
-        self.again_button.setVisible(check.checked and not check.ok)
+        self.again_button.setVisible(blocked)
         offered = any(finding.code == "PYPI_BUILD_AVAILABLE" for finding in check.findings)
         self.pypi_button.setVisible(offered or self.pypi_taken)
+        self._show_blocked(blocked)
 
     def set_pypi_taken(self, taken: bool) -> None:
         """The page installs PyPI's build (the button then goes back to PyTorch's index)."""
@@ -308,13 +342,8 @@ class SourceCheckView(QGroupBox):
         where = self.tr("%1 (%2)").replace("%1", index.shown).replace("%2", display_text(index_reason(index)))
         if status is None or status.answer is None:
             return where
-        if status.reached:
-            return self.tr("✓ %1: answers").replace("%1", where)
-        return (
-            self.tr("✗ %1: cannot be reached: %2")
-            .replace("%1", where)
-            .replace("%2", display_text(failure_words(status)))
-        )
+        # An index that does not answer has no line: its finding says it, with the ways forward.
+        return self.tr("✓ %1: answers").replace("%1", where)
 
     def _set_lines(self, lines: list[tuple[str, Status]]) -> None:
         for label in self.index_labels:

@@ -56,10 +56,16 @@ class SupportReportControl(QWidget):
         self.status.setObjectName("support_report_status")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.button)
-        layout.addWidget(self.status, 1)
+        self.status.hide()  # until there is something to say (an empty line would still take room)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addWidget(self.button)
+        self._layout.addWidget(self.status, 1)
+
+    def take_status(self) -> QLabel:
+        """The status line, out of this control's row, for a page that lays it out itself."""
+        self._layout.removeWidget(self.status)
+        return self.status
 
     @Slot()
     def ask_and_save(self) -> None:
@@ -103,6 +109,7 @@ class SupportReportControl(QWidget):
         self.button.setEnabled(False)
         self.status.setStyleSheet("")
         self.status.setText(self.tr("Saving the support report…"))
+        self.status.show()
         self.worker = FunctionWorker(write, self)
         # Bound slots, so the outcome arrives on the UI thread (queued).
         self.worker.succeeded.connect(self._saved)
@@ -119,12 +126,14 @@ class SupportReportControl(QWidget):
         self.status.setStyleSheet(status_style("good", self))
         self.status.setText(text)
         self.status.setAccessibleDescription(text)
+        self.status.show()
 
     def show_failed(self, text: str) -> None:
         """Say on the status line that the latest save failed (no earlier file stays named)."""
         self.status.setStyleSheet(status_style("bad", self))
         self.status.setText(text)
         self.status.setAccessibleDescription(text)
+        self.status.show()
 
     @Slot(object)
     def _saved(self, path: object) -> None:

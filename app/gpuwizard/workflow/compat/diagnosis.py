@@ -21,6 +21,7 @@ from gpuwizard.core.compat.diagnosis_context import (
     finding_framework,
     frameworks_to_plan,
     machine_build,
+    on_machine_without_gpu,
 )
 from gpuwizard.core.compat.plan import WishError, parse_wish
 from gpuwizard.core.compat.recommend import recommend
@@ -28,6 +29,7 @@ from gpuwizard.core.compat.tables import CompatData
 from gpuwizard.core.findings.diagnosis import diagnose
 from gpuwizard.core.findings.log_facts import read_log_facts
 from gpuwizard.core.findings.model import Finding
+from gpuwizard.core.machine.readiness import no_gpu_note
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
@@ -47,7 +49,9 @@ def diagnose_on_machine(
     machine's from ``adapters/wizard_program.py``; by its name for a saved report's).
 
     Returns the findings and the builds their hints name, by framework (empty when no finding
-    needed one, the machine has no GPU a driver serves, or the log is another machine's).
+    needed one, the machine has no GPU a driver serves, or the log is another machine's). On a
+    machine without an NVIDIA GPU the findings put the CPU way first
+    (:func:`gpuwizard.core.compat.diagnosis_context.on_machine_without_gpu`).
     ``machine`` and ``compat`` are called only when a finding needs them.
     """
     facts = read_log_facts(text)  # before diagnose(), which forgets what it read of the log
@@ -57,6 +61,9 @@ def diagnose_on_machine(
     report = machine()
     if report is None:
         return findings, {}
+    if no_gpu_note(report) is not None:
+        # No NVIDIA GPU: no build to name, and the CPU way first (core/findings/no_gpu.py).
+        return on_machine_without_gpu(findings, facts, report), {}
     frameworks = frameworks_to_plan(findings, facts, report)
     if not frameworks:
         return findings, {}

@@ -47,6 +47,7 @@ from gpuwizard.core.events import Event, EventSink, to_json
 from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.frameworks import framework_module
 from gpuwizard.core.machine.conda_engines import engine_title
+from gpuwizard.workflow.envs.bytecode import start_compiling
 from gpuwizard.workflow.envs.ownership import (
     loose_marker,
     make_marked_folder,
@@ -147,6 +148,7 @@ class _Run:
         self.replaces_id: str | None = None
         self.kernel_backup: tuple[Path, Path] | None = None  # (moved-aside copy, where it was)
         self.pending: PendingEnv | None = None
+        self.pending_lock = threading.Lock()
         self.made_prefix = False
         self.kernel_dir: Path | None = None
         self.tail: list[str] = []
@@ -240,7 +242,7 @@ class _Run:
             for written in write_dll_hook(site_packages(self.prefix, plan.python)):
                 self._note(f"wrote {written}")
         self.enter("verify", f"importing {framework_module(plan.framework)} in the new environment")
-        probe = self._verify()
+        probe = self._verify_and_compile()
         # The plan's bounds on CUDA libraries (nvidia-cudnn-cu12<9.11 where today's cuDNN drops
         # this GPU) are kept too: a later `pip install` cannot lift them (issue 36).
         pins = [f"{probe['distribution']}=={probe['distribution_version']}", *plan.library_pins]
@@ -345,10 +347,12 @@ class _Run:
         staging.replace(self.prefix)
 
     def _started(self, pid: int) -> None:
-        # Recorded the moment it runs: the only processes a later recovery may end.
+        # Recorded the moment it runs: the only processes a later recovery may end. Two may
+        # start at once (the import check and the compile beside it): one record at a time.
         identity = process_identity(pid)
-        if identity is not None and self.pending is not None:
-            self.pending = with_tool(self.pending, identity)
+        with self.pending_lock:
+            if identity is not None and self.pending is not None:
+                self.pending = with_tool(self.pending, identity)
 
     def _run(self, command: Command, *, on_line: Callable[[str], None] | None = None) -> None:
         self.log.write(
@@ -404,6 +408,23 @@ class _Run:
 
     def _note(self, text: str) -> None:
         self.emit(EnvLog(phase=self.phase, tool="gpuwizard", line=text))
+
+    def _verify_and_compile(self) -> dict[str, Any]:
+        """The import check, with the environment's Python files compiled beside it (:mod:`.bytecode`)."""
+        python = self.backend.interpreter(self.prefix)
+        module = framework_module(self.prepared.plan.framework)
+        compiling = start_compiling(self.backend.tool, python, module, self.tools.runner, self._started)
+        if compiling is None:
+            return self._verify()
+        self.log.write(f"$ {' '.join(compiling.argv)}\n")
+        try:
+            probe = self._verify()
+            compiled = compiling.wait(self.cancel)
+        finally:
+            compiling.stop()  # ended before a rollback removes the folder it writes into
+        self.log.write(f"{compiling.transcript}\n")
+        self._note(compiled if isinstance(compiled, str) else compiled.line())
+        return probe
 
     def _verify(self) -> dict[str, Any]:
         module = framework_module(self.prepared.plan.framework)

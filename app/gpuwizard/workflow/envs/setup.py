@@ -20,9 +20,10 @@ import threading
 from dataclasses import dataclass, replace
 
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
-from gpuwizard.core.compat.plan import Recommendation, WishError
+from gpuwizard.core.compat.plan import Plan, Recommendation, WishError
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.envs.gpu_selection import absent_gpus
 from gpuwizard.core.envs.index_reach import EnvSources, SourcesCheck
 from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.core.envs.result import EnvResult
@@ -35,9 +36,10 @@ from gpuwizard.workflow.envs.create import create_environment
 from gpuwizard.workflow.envs.index_check import ask_sources
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.recovery import recover_interrupted
-from gpuwizard.workflow.envs.wheel_folder import refuse_unusable_folder
+from gpuwizard.workflow.envs.wheel_folder import FolderRefused, ReleasePlan, refuse_unusable_folder
 
 __all__ = [
+    "FolderRefused",
     "Setup",
     "SetupRefused",
     "SourcesUnreachable",
@@ -81,8 +83,12 @@ def recommend_for(report: SystemReport, request: SetupRequest) -> Recommendation
     """The recommendation for ``request`` on the machine ``report`` describes.
 
     Raises:
-        SetupRefused: The request names something that does not exist (a release, a Python).
+        SetupRefused: The request names something that does not exist (a release, a Python, a
+            GPU: `gpus = [7]` on a one-GPU machine is refused, not planned).
     """
+    absent = absent_gpus(request.gpus, report.gpus) if request.gpus is not None else None
+    if absent is not None:
+        raise SetupRefused(absent)
     try:
         compat, index = load_compat(), known_index()
         rec = recommend(report, request.wish, compat, index)
@@ -146,14 +152,27 @@ def plan_setup(
             managers=report.managers,
         )
     prepared = prepare_environment(request, chosen.plan, tools)
-    # An offline folder that lacks the build or a dependency is refused before anything is made.
-    refuse_unusable_folder(prepared, tools)
+    # An offline folder that lacks the build or a dependency is refused before anything is made
+    # (offering the release it holds, when the table knows it).
+    refuse_unusable_folder(prepared, tools, _release_plan(report, request))
     # Online, every index the install will contact is asked first: one that does not answer
     # is explained now, before anything is made or downloaded (issue 20).
     answered = check_sources(report, chosen, prepared, tools) if check else None
     if answered is not None and not answered.ok:
         raise SourcesUnreachable(answered)
     return Setup(report, request, chosen, prepared, tools, answered)
+
+
+def _release_plan(report: SystemReport, request: SetupRequest) -> ReleasePlan:
+    """The plan the request would get on this machine for another release (None: no such release)."""
+
+    def plan(version: str) -> Plan | None:
+        try:
+            return recommend_for(report, replace(request, version=version)).plan
+        except SetupRefused:
+            return None
+
+    return plan
 
 
 def check_sources(

@@ -10,7 +10,11 @@ folder holds, and returns the verdict (:class:`~gpuwizard.core.envs.wheel_folder
   plan changes, and shows the verdict under the folder;
 * :func:`refuse_unusable_folder` is the same check in :func:`gpuwizard.workflow.envs.setup.plan_setup`:
   ``env create --find-links DIR --offline``, ``apply`` with an offline folder and the Install
-  page refuse a folder that lacks something before anything is created (exit code 2).
+  page refuse a folder that lacks something before anything is created (exit code 2), with
+  :class:`FolderRefused`. When the folder holds another release of the framework that the
+  compatibility table knows, and the plan for that release would take its wheel, the refusal
+  offers it (``--version 2.13``): a person with a folder of 2.13 need not guess (issue 41,
+  point 8).
 """
 
 from __future__ import annotations
@@ -20,15 +24,17 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
 from packaging.tags import platform_tags
+from packaging.version import InvalidVersion, Version
 
 from gpuwizard.adapters.envs.base import PackageSource, pip_source_args
 from gpuwizard.adapters.runner import Runner, RunnerError, SubprocessRunner
 from gpuwizard.core.compat.plan import Plan
+from gpuwizard.core.compat.tables import minor_of
 from gpuwizard.core.envs.wheel_folder import WheelFolderCheck, judge, plan_wants, unchecked
 from gpuwizard.core.envs.wheel_folder_tools import (
     UV_ENV,
@@ -53,6 +59,22 @@ from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused
 _CHECK_TIMEOUT_S: Final = 60.0
 # METADATA files are a few kB (torch 2.13.0's: 9 kB); more is not a wheel's metadata.
 _METADATA_LIMIT: Final = 1024 * 1024
+
+
+#: The plan for another release of the same request (``2.13`` or ``2.13.0``), or None when there is none.
+ReleasePlan = Callable[[str], Plan | None]
+
+
+class FolderRefused(SetupRefused):
+    """The offline folder cannot install the plan; nothing was changed (exit code 2).
+
+    Its text is :meth:`WheelFolderCheck.reason`, one line; :attr:`check` holds the parts, so a
+    command line can show the ways forward one command per line.
+    """
+
+    def __init__(self, check: WheelFolderCheck) -> None:
+        super().__init__(check.reason())
+        self.check = check
 
 
 @dataclass(frozen=True)
@@ -207,13 +229,46 @@ def check_choice_folder(
     return check_wheel_folder(folder, plan, added, tools, machine_platforms(report))
 
 
-def refuse_unusable_folder(prepared: PreparedEnv, tools: EnvTools) -> WheelFolderCheck | None:
+def release_offer(check: WheelFolderCheck, plan: Plan, release_plan: ReleasePlan) -> str | None:
+    """The ``--version`` that plans a release the folder holds instead of ``plan``'s, or None.
+
+    The release as its minor version (``2.13``) when that plans exactly it, else in full
+    (``2.12.0`` where the table's newest 2.12 is 2.12.1); only when that plan is for the same
+    Python (the folder's wheels were matched to it) and takes the wheel (a CPU wheel for a GPU
+    plan is no offer).
+    """
+    for found in check.found:
+        try:
+            version = Version(found)
+        except InvalidVersion:
+            continue
+        for asked in dict.fromkeys((minor_of(version.public), version.public)):
+            other = release_plan(asked)
+            if (
+                other is not None
+                and other.python == plan.python
+                and Version(other.framework_version) == Version(version.public)
+                and plan_wants(other).accepts(version)
+            ):
+                return asked
+    return None
+
+
+def refuse_unusable_folder(
+    prepared: PreparedEnv, tools: EnvTools, release_plan: ReleasePlan | None = None
+) -> WheelFolderCheck | None:
     """Refuse an offline request whose folder cannot install the plan; None when nothing was checked.
 
     Only venv installs from a folder alone are checked (conda takes its packages from channels).
 
+    Args:
+        prepared: The checked request.
+        tools: What the check runs with.
+        release_plan: The plan for another release of the request, to offer the one the folder
+            holds (None: nothing is offered).
+
     Raises:
-        SetupRefused: The folder lacks the plan's build or a dependency, with what and how to fetch it.
+        FolderRefused: The folder lacks the plan's build or a dependency, with what and how to fetch it.
     """
     source = prepared.source
     if not source.offline or source.find_links is None or prepared.backend.manager != "venv":
@@ -226,5 +281,7 @@ def refuse_unusable_folder(prepared: PreparedEnv, tools: EnvTools) -> WheelFolde
     )
     check = check_wheel_folder(source.find_links, prepared.plan, extras, check_tools)
     if check.blocks:
-        raise SetupRefused(check.reason())
+        if release_plan is not None and check.found:
+            check = replace(check, offer_version=release_offer(check, prepared.plan, release_plan))
+        raise FolderRefused(check)
     return check

@@ -43,6 +43,7 @@ from gpuwizard.core.envs.package_sources import MirrorRefused, PlanSources, sour
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.events import Event, EventSink, Wrapped
 from gpuwizard.core.findings.model import Finding, make_finding
+from gpuwizard.core.findings.no_gpu import as_asked_for_gpu
 from gpuwizard.core.fleet.answers import Answers
 from gpuwizard.core.fleet.events import (
     APPLY_SCHEMA,
@@ -169,14 +170,16 @@ class _Apply:
         recommendation = self._plan(report)
         plan = recommendation.plan
         if self.answers.require_gpu and plan.cpu_only:
-            errors = [finding.message for finding in recommendation.findings if finding.severity == "error"]
+            # Asked for the GPU: no NVIDIA GPU is then the error that stops the run, not a note.
+            findings = as_asked_for_gpu(recommendation.findings)
+            errors = [finding.message for finding in findings if finding.severity == "error"]
             return self._result(
                 "problem",
                 f"require_gpu: {plan.framework} cannot use a GPU on this machine"
                 + (f" ({'; '.join(errors)})" if errors else "")
                 + "; nothing was changed",
                 plan=plan,
-                findings=tuple(recommendation.findings),
+                findings=tuple(findings),
             )
         keep, setup = self._environment_request(report, recommendation)
         request, change = self._path_change(plan)

@@ -30,8 +30,9 @@ class ActionModule(WizardAction):
 
     def run_windows(self, args, task_vars):
         executable = self.windows_executable(args["executable"], task_vars)
-        answers = args["answers"] or self.put_file("answers.json", answers_text(args))
+        written = None if args["answers"] else self.put_file("answers.json", answers_text(args))
+        answers = args["answers"] or written
         check_mode = bool(self._task.check_mode)
         argv = apply_argv(executable, answers, not check_mode, args["system"], args["registry"])
         rc, stdout, stderr = self.run_wizard(argv, args["home"], task_vars)
-        return apply_outcome(rc, stdout, stderr, check_mode, bool(self._task.diff))
+        return apply_outcome(rc, stdout, stderr, check_mode, bool(self._task.diff), answers_written=written)

@@ -14,10 +14,12 @@ from ansible_collections.gpuwizard.gpu.plugins.module_utils.driver_branches impo
 )
 
 
-def nvidia_driver_branch(recommendation, production_only=False):
+def nvidia_driver_branch(recommendation, production_only=False, include_eol=False, as_of=None):
     """The ``nvidia_driver_branch`` of NVIDIA's nvidia.nvidia_driver role for a recommendation's plan."""
     try:
-        return driver_branch(recommendation, production_only=bool(production_only))
+        return driver_branch(
+            recommendation, production_only=bool(production_only), include_eol=bool(include_eol), today=as_of
+        )
     except DriverBranchError as error:
         raise AnsibleFilterError("gpuwizard.gpu.nvidia_driver_branch: %s" % error)
 

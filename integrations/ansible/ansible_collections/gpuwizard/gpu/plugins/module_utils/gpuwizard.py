@@ -305,10 +305,13 @@ def apply_diff(events):
     """What apply would change (its preview) or changed (a real run), as Ansible diffs.
 
     One diff per thing: PATH (the folders added, in the scope and registry named), the
-    environment (its folder, tool, interpreter and variables) and its pins (the requirements
-    the constraints file will pin). PATH's ``before`` is the scope's value now, entry by entry;
-    the environment's and the pins' ``before`` is empty: the wizard makes them. An environment
-    kept as it is and a PATH that already holds the folders give no diff.
+    environment (its folder, tool, interpreter and variables) and its packages (what the
+    environment is made with, as the plan names them: ``torch==2.13.0``; the constraints file
+    the wizard writes afterwards pins the build installed, ``torch==2.13.0+cpu``, so it is not
+    named here). PATH's ``before`` is the scope's value now, entry by entry; the environment's
+    and the packages' ``before`` is empty, the wizard makes them, or, where the environment
+    stage has a ``note`` (an environment of this plan, damaged, made again), that note as a
+    comment. An environment kept as it is and a PATH that already holds the folders give no diff.
     """
     diffs = []
     path = _last_stage(events, "path", ("planned", "done"))
@@ -339,33 +342,34 @@ def apply_diff(events):
         diffs.append(dict(before_header=header, after_header=header, before=before, after="\n".join(lines) + "\n"))
         requirements = environment.get("requirements") or []
         if requirements:
-            pins = "pins of %s" % name
-            if environment.get("path"):
-                pins += " (%s)" % _join(environment["path"], "gpuwizard-constraints.txt")
+            packages = "packages of %s" % name
             diffs.append(
                 dict(
-                    before_header=pins,
-                    after_header=pins,
-                    before="",
+                    before_header=packages,
+                    after_header=packages,
+                    before=before,
                     after="".join("%s\n" % requirement for requirement in requirements),
                 )
             )
     return diffs
 
 
-def _join(folder, name):
-    separator = "\\" if "\\" in folder and "/" not in folder else "/"
-    return folder.rstrip("\\/") + separator + name
+#: What a refusal calls the answer file the module (or the action) wrote from the task's options.
+TASK_OPTIONS = "the task's options"
 
 
-def apply_outcome(rc, stdout, stderr, check_mode, want_diff):
+def apply_outcome(rc, stdout, stderr, check_mode, want_diff, answers_written=None):
     """Ansible's return values for one ``gpuwizard apply --json`` run.
 
     Returns a dict with ``failed`` and ``msg`` besides ``changed``, ``result`` (the
-    ``gpuwizard.apply/1`` result), ``stages``, ``findings``, ``rc`` and, when asked for
-    (``--diff``) and something changes, ``diff``. Exit 0 succeeds; 1 (a problem), 2 (refused:
-    its one line on stderr), 3 (rolled back) and 130 (cancelled) fail with the result's message
-    and its findings (for 2, the findings of a ``sources`` stage that explains it).
+    ``gpuwizard.apply/1`` result, as the wizard gave it), ``stages``, ``findings``, ``rc`` and,
+    when asked for (``--diff``) and something changes, ``diff``. Exit 0 succeeds (in check mode
+    ``msg`` says so in Ansible's words: the wizard's preview message tells a command-line user
+    to add ``--yes``); 1 (a problem), 2 (refused: its one line on stderr), 3 (rolled back) and
+    130 (cancelled) fail with the result's message and its findings (for 2, the findings of a
+    ``sources`` stage that explains it). ``answers_written``: the answer file the module wrote
+    from the task's options, a temporary path the person never saw: a refusal names
+    :data:`TASK_OPTIONS` instead.
     """
     events = parse_json_lines(stdout)
     result = result_event(events)
@@ -376,7 +380,9 @@ def apply_outcome(rc, stdout, stderr, check_mode, want_diff):
     if rc == 0 and result is not None:
         if check_mode:
             outcome["changed"] = would_change(events)
-            outcome["msg"] = "preview: " + ("it would change this machine" if outcome["changed"] else "nothing to change")
+            outcome["msg"] = "check mode: nothing was changed" + (
+                "; the setup would change this machine" if outcome["changed"] else "; there is nothing to change"
+            )
         else:
             outcome["changed"] = bool(result.get("changed"))
             outcome["msg"] = result.get("message") or result.get("status") or "done"
@@ -392,7 +398,10 @@ def apply_outcome(rc, stdout, stderr, check_mode, want_diff):
     sources = _last_stage(events, "sources", ("unreachable",))
     if sources is not None:
         outcome["findings"] = sources.get("findings") or []
-    outcome["msg"] = stderr_line(stderr) or "gpuwizard apply exited with %s and printed no result" % rc
+    line = stderr_line(stderr)
+    if line and answers_written:
+        line = line.replace(answers_written, TASK_OPTIONS)
+    outcome["msg"] = line or "gpuwizard apply exited with %s and printed no result" % rc
     return outcome
 
 

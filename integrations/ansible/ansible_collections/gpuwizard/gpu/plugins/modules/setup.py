@@ -18,7 +18,11 @@ description:
     target), and reports C(changed) as the wizard's result says it.
   - In check mode it runs apply's preview (without C(--yes)) - nothing changes, C(changed) says
     whether the real run would change anything, and with C(--diff) the diff shows what - the PATH
-    folders added, the environment (folder, tool, interpreter, variables) and its pins.
+    folders added, the environment (folder, tool, interpreter, variables) and the packages it is
+    made with (as the plan names them, such as C(torch==2.13.0); the constraints file written
+    afterwards pins the build installed, such as C(torch==2.13.0+cpu)). C(msg) says that check mode
+    changed nothing; C(result) is the wizard's preview result as it is.
+  - A refusal of options the module put in its own answer file names them as the task's options.
   - A second run on a machine already set up keeps the environment and reports C(changed=false);
     a damaged environment of the same plan is made again.
   - It fails when apply exits 1 (a problem, such as a live test that did not pass; the setup is kept
@@ -124,7 +128,7 @@ attributes:
     description: Runs apply's preview; nothing changes.
     support: full
   diff_mode:
-    description: The PATH folders added, the environment and its pins.
+    description: The PATH folders added, the environment and the packages it is made with.
     support: full
   platform:
     description: Linux targets run the module; Windows targets run C(gpuwizard.exe) through M(ansible.windows.win_command).
@@ -208,14 +212,15 @@ def main():
     params = module.params
     executable = executable_on_target(module)
     answers = params["answers"]
+    written = None
     if answers is None:
         # The answers as the wizard reads them: a JSON answer file in the module's own temporary folder.
-        answers = os.path.join(module.tmpdir, "answers.json")
+        answers = written = os.path.join(module.tmpdir, "answers.json")
         with open(answers, "w") as handle:
             handle.write(answers_text(params))
     argv = apply_argv(executable, answers, not module.check_mode, params["system"], params["registry"])
     rc, stdout, stderr = run_on_target(module, argv, params["home"])
-    outcome = apply_outcome(rc, stdout, stderr, module.check_mode, module._diff)
+    outcome = apply_outcome(rc, stdout, stderr, module.check_mode, module._diff, answers_written=written)
     if outcome.pop("failed"):
         module.fail_json(**outcome)
     module.exit_json(**outcome)

@@ -108,7 +108,7 @@ def test_setup_in_check_mode_runs_the_preview_for_real_and_gives_the_diff():
     assert check_mode is False  # win_command would skip in check mode; the preview changes nothing
     assert action._task.check_mode is True
     assert result["changed"] is True
-    assert [diff["before_header"].split(" ")[0] for diff in result["diff"]] == ["PATH", "environment", "pins"]
+    assert [diff["before_header"].split(" ")[0] for diff in result["diff"]] == ["PATH", "environment", "packages"]
 
 
 def test_setup_with_an_answer_file_on_the_host_transfers_nothing():
@@ -184,3 +184,18 @@ def test_on_a_posix_host_the_module_runs():
     result = action.run(task_vars={"a": 1})
     assert action._execute_module.call_args[1]["module_name"] == "gpuwizard.gpu.facts"
     assert result["ansible_facts"] == {"gpuwizard": {}}
+
+
+def test_a_refused_option_is_named_as_the_task_s_not_by_the_answer_file_s_path_on_the_host():
+    action, host = windows_action(SetupAction, {"framework": "pytorch", "gpus": ["abc"]}, "", rc=2)
+    host.stderr = "gpuwizard: error: %s\\answers.json: 'abc' is not a GPU selection (write indices such as 0,1)\n" % TMP
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"] == "gpuwizard: error: the task's options: 'abc' is not a GPU selection (write indices such as 0,1)"
+
+
+def test_check_mode_says_so_in_ansible_s_words_and_keeps_the_wizard_s_result():
+    action, host = windows_action(SetupAction, {"framework": "tensorflow"}, fixture("apply-preview-windows.jsonl"), check_mode=True)
+    result = action.run(task_vars={})
+    assert result["msg"] == "check mode: nothing was changed; the setup would change this machine"
+    assert result["result"]["message"] == "nothing was changed; add --yes to carry it out"

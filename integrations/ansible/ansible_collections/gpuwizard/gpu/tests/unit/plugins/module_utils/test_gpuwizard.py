@@ -59,7 +59,7 @@ def test_the_run_s_own_result_is_the_last_one_without_a_source():
 def test_a_windows_preview_would_change_path_and_make_an_environment():
     preview = events("apply-preview-windows.jsonl")
     assert would_change(preview)
-    path, environment, pins = apply_diff(preview)
+    path, environment, packages = apply_diff(preview)
     assert path["before"] == ""
     assert path["after"].splitlines() == [
         "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin",
@@ -72,14 +72,28 @@ def test_a_windows_preview_would_change_path_and_make_an_environment():
     assert "tool: pip" in after
     assert "variable: TF_FORCE_GPU_ALLOW_GROWTH=true" in after
     assert "variable: TF_CPP_MIN_LOG_LEVEL=1" in after
-    assert pins["after"] == "tensorflow==2.10.1\nnumpy<1.24\n"
+    assert packages["after"] == "tensorflow==2.10.1\nnumpy<1.24\n"
 
 
-def test_a_linux_preview_shows_the_environment_and_its_pins_and_no_path():
+def test_a_linux_preview_shows_the_environment_and_its_packages_and_no_path():
     diffs = apply_diff(events("apply-preview-linux.jsonl"))
-    assert [diff["before_header"].split(" ")[0] for diff in diffs] == ["environment", "pins"]
-    assert diffs[1]["after"] == "torch==2.13.0\n"
-    assert diffs[1]["before_header"].endswith("/envs/lab/gpuwizard-constraints.txt)")
+    assert [diff["before_header"].split(" ")[0] for diff in diffs] == ["environment", "packages"]
+    # What the environment is made with, as the plan names it: not the constraints file, which
+    # pins the build installed (torch==2.13.0+cpu) once it is made.
+    assert (diffs[1]["before_header"], diffs[1]["after_header"]) == ("packages of lab", "packages of lab")
+    assert (diffs[1]["before"], diffs[1]["after"]) == ("", "torch==2.13.0\n")
+    assert "constraints" not in diffs[1]["before_header"]
+
+
+def test_mending_a_damaged_environment_says_so_in_both_befores():
+    preview = events("apply-preview-linux.jsonl")
+    note = "this plan's environment was damaged: it is made again"
+    for event in preview:
+        if event.get("event") == "stage" and event.get("stage") == "environment":
+            event["note"] = note
+    environment, packages = apply_diff(preview)
+    assert environment["before"] == packages["before"] == "# %s\n" % note
+    assert packages["after"] == "torch==2.13.0\n"
 
 
 def test_a_preview_of_a_machine_already_set_up_changes_nothing():
@@ -107,7 +121,31 @@ def test_a_real_run_is_changed_as_its_result_says():
     assert [stage["stage"] for stage in again["stages"]][:2] == ["detect", "plan"]
     assert "diff" not in again
     shown = apply_outcome(0, fixture("apply-first.jsonl"), "", check_mode=False, want_diff=True)["diff"]
-    assert [diff["before_header"].split(" ")[0] for diff in shown] == ["environment", "pins"]  # what was made
+    assert [diff["before_header"].split(" ")[0] for diff in shown] == ["environment", "packages"]  # what was made
+
+
+def test_check_mode_s_message_is_ansible_s_and_the_result_the_wizard_s():
+    preview = apply_outcome(0, fixture("apply-preview-linux.jsonl"), "", check_mode=True, want_diff=False)
+    assert preview["msg"] == "check mode: nothing was changed; the setup would change this machine"
+    assert "--yes" not in preview["msg"]
+    assert preview["result"]["message"] == "nothing was changed; add --yes to carry it out"  # the wizard's, as it is
+    kept = apply_outcome(0, fixture("apply-preview-kept.jsonl"), "", check_mode=True, want_diff=False)
+    assert kept["msg"] == "check mode: nothing was changed; there is nothing to change"
+
+
+BAD_GPUS = "gpuwizard: error: %s: 'abc' is not a GPU selection (write indices such as 0,1)\n"
+
+
+def test_a_refusal_of_the_answers_the_module_wrote_names_the_task_s_options():
+    written = "/root/.ansible/tmp/ansible-tmp-1764-42/answers.json"
+    outcome = apply_outcome(2, "", BAD_GPUS % written, False, False, answers_written=written)
+    assert outcome["msg"] == "gpuwizard: error: the task's options: 'abc' is not a GPU selection (write indices such as 0,1)"
+
+
+def test_a_refusal_of_an_answer_file_the_person_gave_keeps_its_path():
+    given = "/srv/fleet/answers.toml"
+    outcome = apply_outcome(2, "", BAD_GPUS % given, False, False)
+    assert outcome["msg"] == BAD_GPUS.strip() % given
 
 
 def test_a_refusal_fails_with_its_line_and_the_findings_that_explain_it():
