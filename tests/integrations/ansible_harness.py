@@ -8,8 +8,8 @@ PyPI, pyproject's test extra). Every run keeps Ansible's own state in the test's
 reachable: to make the virtual environments its sanity tests (and ``units --venv``) run in, it
 downloads a pip bootstrap script from ci-files.testing.ansible.com, and uses a copy in
 ``~/.ansible/test/cache/get_pip_<version>.py`` when there is one. :func:`ansible_test_home`
-makes a HOME holding a stand-in there: it installs the pip asked for with the pip wheel that
-the interpreter's own ``ensurepip`` bundles, so nothing but PyPI is asked for anything.
+makes a HOME holding a stand-in there: it installs the pip asked for with the pip this test run
+has (pure Python, the same interpreter version), so nothing but PyPI is asked for anything.
 ``ansible-test`` also needs the collection under an ``ansible_collections/NAMESPACE/NAME``
 path, and writes ``tests/output`` into it: it runs on a copy (:func:`collection_copy`).
 """
@@ -33,12 +33,11 @@ VENV_BIN = Path(sys.executable).parent
 RUN_LIMIT_S = 1200
 
 GET_PIP_STAND_IN = '''\
-"""Stand-in for get-pip.py: pip from the interpreter's own ensurepip wheel installs the pip asked for."""
-import glob, os, sys
-import ensurepip
-args = [arg for arg in sys.argv[1:] if arg not in ("--no-setuptools", "--no-wheel")]
-sys.path.insert(0, glob.glob(os.path.join(os.path.dirname(ensurepip.__file__), "_bundled", "pip-*.whl"))[0])
+"""Stand-in for get-pip.py: the test run's own pip (PIP_HOME, pure Python) installs the pip asked for."""
+import sys
+sys.path.insert(0, PIP_HOME)
 from pip._internal.cli.main import main
+args = [arg for arg in sys.argv[1:] if arg not in ("--no-setuptools", "--no-wheel")]
 sys.exit(main(["install", "--upgrade", "--force-reinstall", *args]))
 '''
 
@@ -160,7 +159,18 @@ def ansible_test_home(folder: Path) -> Path:
     cache = folder / ".ansible" / "test" / "cache"
     cache.mkdir(parents=True, exist_ok=True)
     name = f"get_pip_{pip_version_asked().replace('.', '_')}.py"
-    (cache / name).write_text(GET_PIP_STAND_IN, encoding="utf-8")
+    # A copy of this run's pip package alone (every venv has pip, whereas a Debian Python's
+    # ensurepip carries no wheels): without its dist-info, the pip it runs sees no pip installed.
+    import pip
+
+    pip_home = folder / ".ansible" / "test" / "pip-source"
+    if not (pip_home / "pip").is_dir():
+        shutil.copytree(
+            Path(pip.__file__).resolve().parent,
+            pip_home / "pip",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    (cache / name).write_text(GET_PIP_STAND_IN.replace("PIP_HOME", repr(str(pip_home))), encoding="utf-8")
     return folder
 
 

@@ -109,6 +109,13 @@ def shown_texts(wizard: SetupWizard) -> Iterator[tuple[str, str]]:
         if not widget.isVisible():
             continue
         where = f"{widget.metaObject().className()}#{widget.objectName()}"
+        if widget.objectName() == "fix_command_text":
+            continue  # a fix's command (ui/widgets/fix_commands.py): run as printed, never translated
+        if widget.objectName() == "fix_text" and widget.parent() is not None:
+            # A hint cut at its commands: the parts of one translated text, judged together.
+            parts = widget.parent().findChildren(QLabel, "fix_text")
+            yield where, " ".join(part.text() for part in parts)
+            continue
         if isinstance(widget, QLabel):
             yield where, widget.text()
         if isinstance(widget, QAbstractButton):
