@@ -2279,10 +2279,6 @@
         <translation>Qué contiene la carpeta de wheels</translation>
     </message>
     <message>
-        <source>Fetch what is missing on a machine with internet:</source>
-        <translation>Descarga lo que falta en una máquina con internet:</translation>
-    </message>
-    <message>
         <source>Command that downloads what the folder lacks</source>
         <translation>Comando que descarga lo que le falta a la carpeta</translation>
     </message>
@@ -2309,6 +2305,18 @@
     <message>
         <source>Checking the folder against the plan…</source>
         <translation>Comprobando la carpeta frente al plan…</translation>
+    </message>
+    <message>
+        <source>&amp;Use %1 %2, the release this folder holds</source>
+        <translation>&amp;Usar %1 %2, la versión que tiene esta carpeta</translation>
+    </message>
+    <message>
+        <source>Or fetch what is missing into the folder.</source>
+        <translation>O descargue lo que falta en la carpeta.</translation>
+    </message>
+    <message>
+        <source>Fetch what is missing into the folder.</source>
+        <translation>Descargue lo que falta en la carpeta.</translation>
     </message>
 </context>
 <context>
@@ -6153,6 +6161,34 @@
     <message>
         <source>Checking PATH…</source>
         <translation>Comprobando PATH…</translation>
+    </message>
+</context>
+<context>
+    <name>verify_values</name>
+    <message>
+        <source>{pin} (installed: {installed})</source>
+        <extracomment>The translation context of the values in words a check reports (&quot;2 GPUs (…)&quot;): the Verify page shows them in the interface&apos;s language; ``--json`` keeps the English. The keys of the env probe&apos;s answer (``probes/env_report.py``) that :func:`observe_environment` reads: what a recorded answer must keep to be observed again as the probe&apos;s own. A key read there and missing here would make a reused answer differ from a fresh one (tests/core/health/test_probe_reuse.py checks the two agree on real answers).</extracomment>
+        <translation>{pin} (instalado: {installed})</translation>
+    </message>
+    <message>
+        <source>{pin} ({tools} not pointed at it)</source>
+        <translation>{pin} ({tools} no apunta a él)</translation>
+    </message>
+    <message>
+        <source>1 GPU ({names})</source>
+        <translation>1 GPU ({names})</translation>
+    </message>
+    <message>
+        <source>{count} GPUs ({names})</source>
+        <translation>{count} GPU ({names})</translation>
+    </message>
+    <message>
+        <source>1 GPU</source>
+        <translation>1 GPU</translation>
+    </message>
+    <message>
+        <source>{count} GPUs</source>
+        <translation>{count} GPU</translation>
     </message>
 </context>
 <context>

@@ -2271,10 +2271,6 @@
         <translation>wheel 文件夹的内容</translation>
     </message>
     <message>
-        <source>Fetch what is missing on a machine with internet:</source>
-        <translation>在可联网的计算机上获取缺少的文件：</translation>
-    </message>
-    <message>
         <source>Command that downloads what the folder lacks</source>
         <translation>下载文件夹所缺内容的命令</translation>
     </message>
@@ -2301,6 +2297,18 @@
     <message>
         <source>Checking the folder against the plan…</source>
         <translation>正在对照方案检查该文件夹…</translation>
+    </message>
+    <message>
+        <source>&amp;Use %1 %2, the release this folder holds</source>
+        <translation>使用此文件夹中的版本 %1 %2(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Or fetch what is missing into the folder.</source>
+        <translation>或将缺少的内容下载到该文件夹。</translation>
+    </message>
+    <message>
+        <source>Fetch what is missing into the folder.</source>
+        <translation>将缺少的内容下载到该文件夹。</translation>
     </message>
 </context>
 <context>
@@ -6145,6 +6153,34 @@
     <message>
         <source>Checking PATH…</source>
         <translation>正在检查 PATH…</translation>
+    </message>
+</context>
+<context>
+    <name>verify_values</name>
+    <message>
+        <source>{pin} (installed: {installed})</source>
+        <extracomment>The translation context of the values in words a check reports (&quot;2 GPUs (…)&quot;): the Verify page shows them in the interface&apos;s language; ``--json`` keeps the English. The keys of the env probe&apos;s answer (``probes/env_report.py``) that :func:`observe_environment` reads: what a recorded answer must keep to be observed again as the probe&apos;s own. A key read there and missing here would make a reused answer differ from a fresh one (tests/core/health/test_probe_reuse.py checks the two agree on real answers).</extracomment>
+        <translation>{pin}(已安装:{installed})</translation>
+    </message>
+    <message>
+        <source>{pin} ({tools} not pointed at it)</source>
+        <translation>{pin}({tools} 未指向它)</translation>
+    </message>
+    <message>
+        <source>1 GPU ({names})</source>
+        <translation>1 个 GPU({names})</translation>
+    </message>
+    <message>
+        <source>{count} GPUs ({names})</source>
+        <translation>{count} 个 GPU({names})</translation>
+    </message>
+    <message>
+        <source>1 GPU</source>
+        <translation>1 个 GPU</translation>
+    </message>
+    <message>
+        <source>{count} GPUs</source>
+        <translation>{count} 个 GPU</translation>
     </message>
 </context>
 <context>

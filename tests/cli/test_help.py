@@ -101,8 +101,10 @@ def test_options_are_grouped_and_the_vague_ones_say_what_they_do(monkeypatch: py
     for group in ("what to install:", "where and how:", "package sources:", "examples:"):
         assert f"\n{group}\n" in text, text
     joined = " ".join(text.split())
-    assert "--with PKG also install PKG with pip" in joined
-    assert "--find-links DIR a folder of wheels, used beside the indexes; with --offline, alone" in joined
+    assert "--with PKG a pip requirement to add, e.g. numpy; repeatable" in joined
+    assert "--find-links DIR a folder of wheels; with --offline, the only source" in joined
+    # Each option on one line: the longest command's help, examples and all, fits a terminal.
+    assert len(text.splitlines()) <= 42, text
 
 
 def test_the_entry_point_prints_the_same_help():

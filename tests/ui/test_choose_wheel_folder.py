@@ -26,6 +26,7 @@ from builders.wheels import build_wheel
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts, SystemReport
 from gpuwizard.ui.pages.choose import ChoosePage
+from gpuwizard.workflow.envs.setup import release_planner
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
 from harness.waits import EVENT_MS
@@ -152,3 +153,48 @@ def test_the_folder_is_checked_again_when_the_plan_changes(
     )  # untick: packages from the index
     assert not choose.inputs.folder_status.isVisible()
     assert next_button(wizard).isEnabled()
+
+
+def test_a_folder_of_another_release_offers_that_release_and_picking_it_checks_again(
+    qtbot: QtBot, page: tuple[QWizard, ChoosePage], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """Issue 41, point 8: the folder's own release is one click away, as env create offers --version."""
+    wizard, choose = page
+    assert choose.recommendation is not None and choose.session.report is not None
+    recommended = choose.recommendation.plan
+    planner = release_planner(choose.session.report, choose.current_choice())
+    # An older release the table plans for the same Python (the folder's wheels were matched to it).
+    older = next(
+        plan
+        for version in choose.releases["pytorch"]
+        if (plan := planner(version)) is not None
+        and plan.framework_version != recommended.framework_version
+        and plan.python == recommended.python
+    )
+    folder = tmp_path / "wheels"
+    torch_wheel(folder, older, requires=())
+
+    pick(qtbot, choose, monkeypatch, folder)
+    text = checked(qtbot, choose)
+    status = choose.inputs.folder_status
+    assert f"cannot install torch {recommended.framework_version}" in text
+    assert status.offer_button.isVisible()
+    assert older.framework_version in status.offer_button.text()
+    # The fetch command says where it can run (the build's index, which this machine may not reach).
+    assert status.command_label.text().startswith(
+        "Or fetch what is missing into the folder. The fetch command"
+    )
+    assert not next_button(wizard).isEnabled()
+
+    qtbot.mouseClick(status.offer_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: (
+            choose.recommendation is not None
+            and choose.recommendation.plan.framework_version == older.framework_version
+        ),
+        timeout=EVENT_MS,
+    )
+    assert checked(qtbot, choose).startswith("Holds torch ")
+    assert not status.offer_button.isVisible()
+    assert next_button(wizard).isEnabled()
+    assert choose.chosen_version() is not None

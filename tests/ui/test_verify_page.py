@@ -12,6 +12,8 @@ import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Callable
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
@@ -21,6 +23,11 @@ from PySide6.QtWidgets import QApplication, QWizard
 from pytestqt.qtbot import QtBot
 
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
+from gpuwizard.core.events import EventSink
+from gpuwizard.core.health.checks import HealthReport
+from gpuwizard.core.health.env_drift import EnvObservation, compare_environment, env_fixes
+from gpuwizard.core.health.events import VerifyCheck
+from gpuwizard.core.health.snapshot import SnapshotEnv
 from gpuwizard.ui.pages.verify import QtCheckRow, VerifyPage
 from gpuwizard.ui.screenshots import screenshot_session
 from gpuwizard.ui.window_fit import MINIMUM_SIZE, PREFERRED_SIZE, fitted_geometry
@@ -30,6 +37,7 @@ from gpuwizard.workflow.wizard.session import WizardSession, session_for_this_ma
 from harness.entry_point import gpuwizard
 from harness.waits import EVENT_MS
 
+VerifyStep = Callable[..., HealthReport]
 NO_GPU = str(resources.files("gpuwizard.resources").joinpath("samples/no-gpu.json"))
 
 
@@ -199,14 +207,19 @@ class Marking(QTranslator):
         return False
 
 
-def replayed_verify(qtbot: QtBot, tmp_path: Path) -> SetupWizard:
-    """The wizard on its Verify page, replaying the recorded run where torch was removed from torch-cpu."""
+def replayed_verify(qtbot: QtBot, tmp_path: Path, verify: VerifyStep | None = None) -> SetupWizard:
+    """The wizard on its Verify page, replaying the recorded run where torch was removed from torch-cpu.
+
+    ``verify``: another verify step instead of the recorded one.
+    """
     registry = tmp_path / "registry.json"
     with resources.as_file(
         resources.files("gpuwizard.resources").joinpath("samples/registry/windows-cuda12.json")
     ) as source:
         shutil.copyfile(source, registry)
     session = screenshot_session(load_system_report(Path(NO_GPU)), registry)
+    if verify is not None:
+        session = replace(session, verify=verify)
     wizard = SetupWizard(session, start_detection=False)
     qtbot.addWidget(wizard, before_close_func=lambda w: w.done(0))
     wizard.show()
@@ -260,6 +273,44 @@ def test_a_check_found_in_english_words_is_shown_through_tr(qtbot: QtBot, tmp_pa
     finally:
         qapp.removeTranslator(translator)
     assert "«not installed»" in text and "import torch" in text
+
+
+def test_a_value_in_words_a_check_made_is_shown_through_tr(qtbot: QtBot, tmp_path: Path, qapp: QApplication):
+    # zh_CN showed "1 GPU (NVIDIA H200)" and "torch==… (installed: …)" in English.
+    made = SnapshotEnv(
+        name="demo", path="/e/demo", python="/e/demo/bin/python", manager="venv", framework="pytorch",
+        framework_version="2.13.0", framework_build="2.13.0+cu126", built_with_cuda=True, cuda_build="12.6",
+        constraints="/e/demo/gpuwizard-constraints.txt", pins=("torch==2.13.0+cu126",), gpus_visible=2,
+        gpu_names=("NVIDIA H200", "NVIDIA H200"), python_version="3.11.7",
+    )  # fmt: skip
+    now = EnvObservation(
+        name="demo", framework="pytorch", python="/e/demo/bin/python", framework_build="2.13.0+cu126",
+        built_with_cuda=True, cuda_build="12.6", gpus_visible=1, gpu_names=("NVIDIA H200",),
+        python_version="3.11.7", constraints_path="/e/demo/gpuwizard-constraints.txt",
+        constraints_pins=("torch==2.12.0+cu126",),
+    )  # fmt: skip
+    checks = compare_environment(made, now, fixes=env_fixes(made, windows=False))
+
+    def verify(_detect: object, _store: object, on_event: EventSink, _cancel: object) -> HealthReport:
+        for check in checks:
+            on_event(VerifyCheck(check=check))
+        return HealthReport(checks=checks)
+
+    translator = Marking(qapp)
+    assert qapp.installTranslator(translator)
+    try:
+        wizard = replayed_verify(qtbot, tmp_path, verify)
+        page = wizard.verify_page
+        qtbot.waitUntil(
+            lambda: {row.check.kind for row in page.rows} >= {"devices", "constraints"}, timeout=3000
+        )
+        rows = {row.check.kind: row.change_label.text() for row in page.rows}
+    finally:
+        qapp.removeTranslator(translator)
+    # The template translated, then filled in with the data: "«2 GPUs (…)» → «1 GPU (…)»".
+    assert "«2 GPUs (NVIDIA H200, NVIDIA H200)»" in rows["devices"]
+    assert "«1 GPU (NVIDIA H200)»" in rows["devices"]
+    assert "«torch==2.12.0+cu126 (installed: 2.13.0+cu126)»" in rows["constraints"]
 
 
 def test_on_a_laptop_screen_save_a_support_report_is_in_sight(qtbot: QtBot, tmp_path: Path):

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 def add_parser(commands: common.Subcommands) -> None:
     """Add ``env create|list|remove``."""
-    from gpuwizard.core.envs.request import ENV_TOOLS  # noqa: PLC0415
+    from gpuwizard.core.envs.request import CONDA_ENGINES, ENV_TOOLS, VENV_TOOLS  # noqa: PLC0415
 
     env = commands.add_parser(
         "env",
@@ -72,22 +72,22 @@ def add_parser(commands: common.Subcommands) -> None:
         metavar="PKG",
         action="append",
         default=[],
-        help="also install PKG with pip: a requirement such as numpy or 'transformers>=4.40' "
-        "(repeat for more)",
+        help="a pip requirement to add, e.g. numpy; repeatable",
     )
     wish.add_argument("--jupyter", action="store_true", help="register a Jupyter kernel (installs ipykernel)")
     wish.add_argument(
         "--from-pypi",
         action="store_true",
-        help="PyTorch: take the release as PyPI serves it, not from PyTorch's index, "
-        "when that build suits this machine",
+        help="PyTorch: from PyPI, not PyTorch's index, if it suits",
     )
     how = create.add_argument_group("where and how")
     how.add_argument(
         "--tool",
         choices=list(ENV_TOOLS),
-        help="default: uv for a venv; for conda, conda, mamba or micromamba if installed, "
-        "else rattler (built in)",
+        metavar="TOOL",
+        # The default: uv for a venv; for conda, conda, mamba or micromamba if installed, else
+        # rattler (built in). The choices are checked by argparse and named in its error.
+        help=f"{' or '.join(VENV_TOOLS)} (venv), or {', '.join(CONDA_ENGINES)}",
     )
     how.add_argument("--prefix", metavar="DIR", type=Path, help="the environment's folder")
     how.add_argument("--gpus", metavar="LIST", help="GPUs it sees (CUDA_VISIBLE_DEVICES, e.g. 0,1)")
@@ -97,12 +97,12 @@ def add_parser(commands: common.Subcommands) -> None:
         "--find-links",
         metavar="DIR",
         type=Path,
-        help="a folder of wheels, used beside the indexes; with --offline, alone",
+        help="a folder of wheels; with --offline, the only source",
     )
     sources.add_argument(
         "--offline",
         action="store_true",
-        help="download nothing: install only from --find-links DIR (conda: --channel DIR)",
+        help="download nothing (pip: --find-links; conda: --channel)",
     )
     sources.add_argument(
         "--channel",
@@ -110,8 +110,7 @@ def add_parser(commands: common.Subcommands) -> None:
         metavar="DIR|URL",
         action="append",
         default=[],
-        help="conda: a channel folder or URL instead of conda-forge (repeat for more; "
-        "--channel conda-forge adds it back)",
+        help="conda: a channel instead of conda-forge (repeatable)",
     )
     wsl = create.add_argument_group("Windows: WSL 2")
     wsl.add_argument(
@@ -119,12 +118,12 @@ def add_parser(commands: common.Subcommands) -> None:
         nargs="?",
         const="",
         metavar="DISTRO",
-        help="make it inside WSL 2 (the default distribution, or DISTRO) with the Linux build",
+        help="make it in WSL 2 (DISTRO, else the default one)",
     )
     wsl.add_argument(
         "--set-up-wsl",
         action="store_true",
-        help="with --wsl: first install what WSL 2 needs (as administrator; after a restart, run it again)",
+        help="with --wsl: first install WSL 2 (as administrator)",
     )
     common.add_json_option(create, "stream progress events as JSON lines")
 

@@ -117,3 +117,23 @@ def test_each_command_of_a_fix_is_a_block_of_its_own_in_the_html_report():
     assert "white-space: pre;" in rule and "overflow-x: auto" in rule and "user-select: all" in rule
     # A hint without commands stays one sentence.
     assert "<strong>What to do:</strong> They do no harm" in page
+
+
+def test_each_command_of_a_fix_is_a_code_block_of_its_own_in_the_markdown_report():
+    from markdown_it import MarkdownIt
+
+    from gpuwizard.core.support.markdown import render_markdown
+
+    finding = make_finding(
+        "DRIFT_FRAMEWORK_MISSING", env="demo", framework="torch", reinstall=REINSTALL, recreate=RECREATE
+    )
+    without = make_finding("PATH_ENTRY_MISSING", scope="user", entries="C:\\gone")
+    text = render_markdown(support_view(document([finding_to_json(finding), finding_to_json(without)])))
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    # Each command is a code block of its own, inside the finding's list item, exactly as typed
+    # (the report's other code blocks, its raw parts, stand outside any list).
+    in_items = [token.content for token in tokens if token.type == "fence" and token.level > 0]
+    assert in_items == [REINSTALL + "\n", RECREATE + "\n"]
+    assert "What to do: Reinstall the recorded build:" in text and "Or recreate the environment:" in text
+    # A hint without commands stays one line.
+    assert "What to do: They do no harm" in text

@@ -27,7 +27,12 @@ from gpuwizard.core.health.snapshot import (
 from gpuwizard.core.livetest.events import LiveTestResult
 from gpuwizard.core.livetest.libraries import CudaWheel, DllHook, dll_hook_from_json, wheels_from_json
 from gpuwizard.core.livetest.verdicts import on_gpu, passed
+from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
 from gpuwizard.core.wizard_command import BY_NAME, WizardCommand, shell_argument
+
+#: The translation context of the values in words a check reports ("2 GPUs (…)"): the Verify
+#: page shows them in the interface's language; ``--json`` keeps the English.
+_VALUES: Final = "verify_values"
 
 
 @dataclass(frozen=True)
@@ -446,7 +451,9 @@ def _pin_broken(
             reinstall=fixes.reinstall,
             wanted=f"{pin.split('==', maxsplit=1)[0].strip()}=={installed}",
         )
-        after = f"{pin} (installed: {installed})"
+        after = _value(
+            QT_TRANSLATE_NOOP("verify_values", "{pin} (installed: {installed})"), pin=pin, installed=installed
+        )
         return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, after, finding)
     if not observed.constraints_unread:
         return None
@@ -464,7 +471,10 @@ def _pin_broken(
         reference=unread.reference,
         recreate=fixes.recreate,
     )
-    after = f"{pin} ({', '.join(item.tool for item in observed.constraints_unread)} not pointed at it)"
+    tools = ", ".join(item.tool for item in observed.constraints_unread)
+    after = _value(
+        QT_TRANSLATE_NOOP("verify_values", "{pin} ({tools} not pointed at it)"), pin=pin, tools=tools
+    )
     return HealthCheck(check_id, "constraints", name, "broken", recorded_pin, after, finding)
 
 
@@ -490,8 +500,20 @@ def _devices_check(baseline: SnapshotEnv, observed: EnvObservation, fixes: EnvFi
 
 def _gpu_count(count: int, names: Sequence[str] = ()) -> str:
     """``1 GPU (NVIDIA H200)``: how many, and which where the framework named them."""
-    number = f"{count} GPU" if count == 1 else f"{count} GPUs"
-    return f"{number} ({', '.join(names)})" if names and count else number
+    if names and count:
+        if count == 1:
+            return _value(QT_TRANSLATE_NOOP("verify_values", "1 GPU ({names})"), names=", ".join(names))
+        return _value(
+            QT_TRANSLATE_NOOP("verify_values", "{count} GPUs ({names})"), count=count, names=", ".join(names)
+        )
+    if count == 1:
+        return _value(QT_TRANSLATE_NOOP("verify_values", "1 GPU"))
+    return _value(QT_TRANSLATE_NOOP("verify_values", "{count} GPUs"), count=count)
+
+
+def _value(template: str, **params: object) -> str:
+    """A value in words (English in ``--json``; the Verify page shows it translated)."""
+    return TranslatableText(_VALUES, template, **params)
 
 
 def compare_test(

@@ -106,14 +106,43 @@ def _findings(items: Sequence[FindingItem], empty: str) -> list[str]:
     for item in items:
         head = f"- **{_SEVERITY_WORDS.get(item.severity, item.severity.upper())}** {code_span(item.code)}"
         lines.append(f"{head} ({text_cell(item.where)}): {text_cell(item.message)}")
-        if item.hint:
+        if item.parts:
+            lines += _fix_lines(item)
+        elif item.hint:
             lines.append(f"  What to do: {text_cell(item.hint)}")
     return [*lines, ""]
 
 
+def _fix_lines(item: FindingItem) -> list[str]:
+    """A fix that names commands: its sentences, and each command a fenced block of its own.
+
+    Indented by two spaces, the list item's content column, so that GitHub keeps the blocks in
+    the item (CommonMark "List items"); a block keeps the command on one line with a copy button.
+    """
+    lines: list[str] = []
+    lead = "What to do: "
+    for part in item.parts:
+        if part.command:
+            fence = _block_fence(part.text)
+            lines += ["", f"  {fence}", f"  {part.text}", f"  {fence}", ""]
+        else:
+            lines.append(f"  {lead}{text_cell(part.text)}")
+            lead = ""
+    if lead:
+        lines.insert(0, "  What to do:")
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _block_fence(text: str) -> str:
+    """A code block's fence: three backticks, or more than the longest run in ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def _raw(block: Raw) -> list[str]:
-    longest = max((len(run) for run in re.findall(r"`+", block.text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = _block_fence(block.text)
     return [
         "<details>",
         f"<summary>{html.escape(block.summary)}</summary>",

@@ -45,7 +45,7 @@ from gpuwizard.ui.widgets.plan_panel import PlanPanel
 from gpuwizard.ui.widgets.source_check import SourceCheckView, shown_sources
 from gpuwizard.ui.workers import FunctionWorker
 from gpuwizard.workflow.envs.prepare import SetupRefused, default_envs_dir
-from gpuwizard.workflow.envs.setup import from_pypi
+from gpuwizard.workflow.envs.setup import from_pypi, release_planner
 from gpuwizard.workflow.pathedit.request import path_request_from_plan
 from gpuwizard.workflow.wizard.recommending import (
     RecommendOutcome,
@@ -175,6 +175,7 @@ class ChoosePage(QWizardPage):
         self.inputs.folder_edit.textChanged.connect(self._source_changed)
         self.inputs.browse_button.clicked.connect(self._browse)
         self.inputs.folder_status.changed.connect(self.completeChanged)  # Next waits for the folder's check
+        self.inputs.folder_status.use_version.connect(self._select_version)
 
     def _scroll(self, content: QWidget, name: str) -> QScrollArea:
         scroll = QScrollArea(self)
@@ -583,7 +584,9 @@ class ChoosePage(QWizardPage):
         view = plan_view(rec, gpu_present=report is not None and bool(report.compute_gpus))
         self.panel.show_recommendation(rec, view, self.change_lines(rec))
         self._show_sources(rec)
-        self.inputs.folder_status.set_plan(rec.plan, report)  # the offline folder is checked against it
+        # The offline folder is checked against the plan (and offered the release it holds).
+        release_plan = release_planner(report, self.current_choice()) if report is not None else None
+        self.inputs.folder_status.set_plan(rec.plan, report, release_plan)
 
     def change_lines(self, rec: Recommendation) -> list[str]:
         """What carrying out ``rec`` changes on this machine, one HTML line each (escaped)."""

@@ -407,9 +407,12 @@ class VerifyPage(QWizardPage):
     def _value_word(self, value: str | None) -> str | None:
         """A check's value in words of the interface's language; data (versions, builds, commands) as it is.
 
-        The checks (core/health) say what they found in English words, which ``--json`` keeps.
+        The checks (core/health) say what they found in English words, which ``--json`` keeps:
+        a fixed word, or a value made from a template ("2 GPUs (…)").
         """
-        return self._value_words().get(value, value) if value is not None else None
+        if value is None:
+            return None
+        return self._value_words().get(value) or display_text(value)
 
     def _value_words(self) -> Mapping[str, str]:
         return {

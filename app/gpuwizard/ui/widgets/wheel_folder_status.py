@@ -5,8 +5,10 @@ the plan shown (``check_choice_folder``: a real offline resolution by uv, else p
 plan's Python on this platform; nothing is installed) on a
 :class:`~gpuwizard.ui.workers.FunctionWorker`, a short moment after the last change. The
 verdict appears here: a green line with what the folder holds, or in red what it lacks, with
-the ``pip download`` command that fetches it (selectable, with a Copy button) and "Check again"
-for after the folder was filled.
+the release the folder holds when the table plans it (a button that picks that version, as
+``env create`` offers ``--version``), the ``pip download`` command that fetches what is missing
+(selectable, with a Copy button) and which machine can run it, and "Check again" for after the
+folder was filled.
 
 The page asks :meth:`WheelFolderStatus.ready` before it lets the person go on: an offline
 install from a folder that lacks something would fail part-way through, after the environment
@@ -19,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from PySide6.QtCore import QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
@@ -29,7 +31,7 @@ from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.ui.messages import display_text
 from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.workers import FunctionWorker
-from gpuwizard.workflow.envs.wheel_folder import check_choice_folder
+from gpuwizard.workflow.envs.wheel_folder import ReleasePlan, check_choice_folder
 
 #: How long the status waits after the last change (typing a path) before checking.
 DEBOUNCE_MS: Final = 300
@@ -42,9 +44,11 @@ class WheelFolderStatus(QWidget):
 
     Signals:
         changed(): The verdict or its being under way changed (the page's completeness may have).
+        use_version(str): The person took the release the folder holds (``2.13``): the page picks it.
     """
 
     changed = Signal()
+    use_version = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -55,6 +59,7 @@ class WheelFolderStatus(QWidget):
         self._jupyter = False
         self._plan: Plan | None = None
         self._report: SystemReport | None = None
+        self._release_plan: ReleasePlan | None = None
         self._key: _Key | None = None
         self._checked_key: _Key | None = None
         self._generation = 0
@@ -69,7 +74,10 @@ class WheelFolderStatus(QWidget):
         self.label.setObjectName("choose_wheel_folder_verdict")
         self.label.setWordWrap(True)
         self.label.setAccessibleName(self.tr("What the folder of wheels holds"))
-        self.command_label = QLabel(self.tr("Fetch what is missing on a machine with internet:"), self)
+        self.offer_button = QPushButton(self)
+        self.offer_button.setObjectName("choose_wheel_folder_offer")
+        self.offer_button.clicked.connect(self._take_offer)
+        self.command_label = QLabel(self)
         self.command_label.setWordWrap(True)
         self.command = QLineEdit(self)
         self.command.setObjectName("choose_wheel_folder_command")
@@ -86,7 +94,10 @@ class WheelFolderStatus(QWidget):
             self.tr("Check the folder again, for example after adding wheels to it.")
         )
         self.again_button.clicked.connect(self.check_again)
+        self._lay_out()
+        self._show_nothing()
 
+    def _lay_out(self) -> None:
         command_row = QHBoxLayout()
         command_row.setContentsMargins(0, 0, 0, 0)
         command_row.addWidget(self.command, 1)
@@ -94,10 +105,10 @@ class WheelFolderStatus(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
+        layout.addWidget(self.offer_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.command_label)
         layout.addLayout(command_row)
         layout.addWidget(self.again_button)
-        self._show_nothing()
 
     # --- what the page and the inputs tell it -------------------------------------------------
 
@@ -106,9 +117,11 @@ class WheelFolderStatus(QWidget):
         self._offline, self._folder, self._jupyter = offline, folder.strip(), jupyter
         self._follow()
 
-    def set_plan(self, plan: Plan | None, report: SystemReport | None) -> None:
-        """The plan shown changed (None while there is none)."""
-        self._plan, self._report = plan, report
+    def set_plan(
+        self, plan: Plan | None, report: SystemReport | None, release_plan: ReleasePlan | None = None
+    ) -> None:
+        """The plan shown changed (None while there is none); ``release_plan`` plans other releases."""
+        self._plan, self._report, self._release_plan = plan, report, release_plan
         self._follow()
 
     def ready(self) -> bool:
@@ -163,14 +176,19 @@ class WheelFolderStatus(QWidget):
     def check_now(self) -> None:
         """Start the check of the current folder on a worker."""
         self.timer.stop()
-        key, plan, report = self._key, self._plan, self._report
+        key, plan, report, release_plan = self._key, self._plan, self._report, self._release_plan
         if key is None or plan is None or report is None:
             return
         self._generation += 1
         generation, folder, jupyter = self._generation, Path(self._folder).expanduser(), self._jupyter
         self._workers = [worker for worker in self._workers if worker.is_running()]
         worker = FunctionWorker(
-            lambda: (generation, key, check_choice_folder(report, plan, folder, jupyter=jupyter)), self
+            lambda: (
+                generation,
+                key,
+                check_choice_folder(report, plan, folder, jupyter=jupyter, release_plan=release_plan),
+            ),
+            self,
         )
         worker.succeeded.connect(self._checked)
         worker.failed.connect(self._failed)
@@ -212,12 +230,15 @@ class WheelFolderStatus(QWidget):
         self.check = None
         self._checked_key = None
         self.label.clear()
-        for widget in (self.command_label, self.command, self.copy_button, self.again_button):
+        for widget in self._answers():
             widget.hide()
         self.hide()
 
+    def _answers(self) -> tuple[QWidget, ...]:
+        return (self.offer_button, self.command_label, self.command, self.copy_button, self.again_button)
+
     def _show_checking(self) -> None:
-        for widget in (self.command_label, self.command, self.copy_button, self.again_button):
+        for widget in self._answers():
             widget.hide()
         self._show(self.tr("Checking the folder against the plan…"), "muted")
 
@@ -228,13 +249,38 @@ class WheelFolderStatus(QWidget):
         ]
         status: Status = "bad" if check.blocks else "warn" if check.notes or not check.ok else "good"
         self._show("\n".join(lines), status)
+        offer = check.offer_version if check.blocks and check.found else None
+        if offer is not None:
+            # The same offer as env create's "--version 2.13": the release the folder holds.
+            framework = check.build.split(" ", 1)[0]
+            self.offer_button.setText(
+                self.tr("&Use %1 %2, the release this folder holds")
+                .replace("%1", framework)
+                .replace("%2", check.found[0])
+            )
+            self.offer_button.setProperty("version", offer)
+        self.offer_button.setVisible(offer is not None)
         has_command = bool(check.download)
+        where = check.fetch_where()
+        if has_command and where is not None:
+            lead = (
+                self.tr("Or fetch what is missing into the folder.")
+                if offer is not None
+                else self.tr("Fetch what is missing into the folder.")
+            )
+            self.command_label.setText(f"{lead} {display_text(where)}")
         self.command.setText(check.download_line() if has_command else "")
         self.command.setToolTip(check.download_line() if has_command else "")  # the whole line, wrapped
         self.command.setCursorPosition(0)
         for widget in (self.command_label, self.command, self.copy_button):
             widget.setVisible(has_command)
         self.again_button.setVisible(not check.ok)
+
+    @Slot()
+    def _take_offer(self) -> None:
+        version = self.offer_button.property("version")
+        if version:
+            self.use_version.emit(str(version))
 
     @Slot()
     def _copy(self) -> None:

@@ -154,7 +154,7 @@ def plan_setup(
     prepared = prepare_environment(request, chosen.plan, tools)
     # An offline folder that lacks the build or a dependency is refused before anything is made
     # (offering the release it holds, when the table knows it).
-    refuse_unusable_folder(prepared, tools, _release_plan(report, request))
+    refuse_unusable_folder(prepared, tools, release_planner(report, request))
     # Online, every index the install will contact is asked first: one that does not answer
     # is explained now, before anything is made or downloaded (issue 20).
     answered = check_sources(report, chosen, prepared, tools) if check else None
@@ -163,8 +163,11 @@ def plan_setup(
     return Setup(report, request, chosen, prepared, tools, answered)
 
 
-def _release_plan(report: SystemReport, request: SetupRequest) -> ReleasePlan:
-    """The plan the request would get on this machine for another release (None: no such release)."""
+def release_planner(report: SystemReport, request: SetupRequest) -> ReleasePlan:
+    """The plan the request would get on this machine for another release (None: no such release).
+
+    What a refused folder of wheels is offered from: ``env create`` here, the Choose page's check.
+    """
 
     def plan(version: str) -> Plan | None:
         try:

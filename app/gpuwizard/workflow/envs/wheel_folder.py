@@ -7,7 +7,7 @@ runner, installing nothing: :mod:`gpuwizard.core.envs.wheel_folder_tools`), read
 folder holds, and returns the verdict (:class:`~gpuwizard.core.envs.wheel_folder.WheelFolderCheck`).
 
 * The Choose page runs :func:`check_choice_folder` on a worker when a folder is picked or the
-  plan changes, and shows the verdict under the folder;
+  plan changes, and shows the verdict under the folder (with the release it holds, to pick);
 * :func:`refuse_unusable_folder` is the same check in :func:`gpuwizard.workflow.envs.setup.plan_setup`:
   ``env create --find-links DIR --offline``, ``apply`` with an offline folder and the Install
   page refuse a folder that lacks something before anything is created (exit code 2), with
@@ -221,12 +221,25 @@ def _interpreters(plan: Plan, interpreters: Sequence[PythonFacts], first: str | 
 
 
 def check_choice_folder(
-    report: SystemReport, plan: Plan, folder: Path, *, jupyter: bool = False, extras: Sequence[str] = ()
+    report: SystemReport,
+    plan: Plan,
+    folder: Path,
+    *,
+    jupyter: bool = False,
+    extras: Sequence[str] = (),
+    release_plan: ReleasePlan | None = None,
 ) -> WheelFolderCheck:
-    """The Choose page's check: ``folder`` against ``plan`` on the machine ``report`` describes."""
+    """The Choose page's check: ``folder`` against ``plan`` on the machine ``report`` describes.
+
+    A folder that cannot install the plan but holds another release the table plans is offered
+    that release (``offer_version``), as ``env create`` offers it, when ``release_plan`` is given.
+    """
     tools = FolderCheckTools(uv=report.managers.uv, pythons=_interpreters(plan, report.interpreters))
     added = (*extras, *(("ipykernel",) if jupyter else ()))
-    return check_wheel_folder(folder, plan, added, tools, machine_platforms(report))
+    check = check_wheel_folder(folder, plan, added, tools, machine_platforms(report))
+    if check.blocks and check.found and release_plan is not None:
+        check = replace(check, offer_version=release_offer(check, plan, release_plan))
+    return check
 
 
 def release_offer(check: WheelFolderCheck, plan: Plan, release_plan: ReleasePlan) -> str | None:
