@@ -26,6 +26,10 @@ import pytest
 
 from harness.entry_point import gpuwizard
 
+# The module-scoped scenario (a real environment, two live tests, three reports) is made once:
+# its tests share a worker rather than each worker making it again.
+pytestmark = pytest.mark.xdist_group("report_cli")
+
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 RTX3060 = FIXTURES / "reports" / "windows-rtx3060-546.33.json"
 SAMPLE_REGISTRY = Path(

@@ -116,7 +116,15 @@ def test_acceptance_a_passed_test_verifies_then_the_framework_removed_by_hand_is
     text = gpuwizard("verify", "--no-test")
     assert text.returncode == 1
     assert "BROKEN   env:torchcpu:import  import torch -> not installed" in text.stdout
-    assert "fix: Reinstall the recorded build" in text.stdout
+    # Each command of the fix on a line of its own, copied whole (issue 41, point 5).
+    lines = text.stdout.splitlines()
+    assert "           fix: Reinstall the recorded build:" in lines
+    reinstall = [line.strip() for line in lines if "-m pip install torch==2.13.0+cpu" in line]
+    assert reinstall == [
+        f"{shlex.quote(env['python'])} -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu"
+    ]
+    assert "           Or recreate the environment:" in lines
+    assert "               gpuwizard env create torchcpu --framework pytorch --version 2.13.0 --replace" in lines
     assert "Broken: 1 check failed" in text.stdout
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QFileDialog, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
@@ -26,6 +26,7 @@ from builders.wheels import build_wheel
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts, SystemReport
 from gpuwizard.ui.pages.choose import ChoosePage
+from gpuwizard.ui.window_fit import MINIMUM_SIZE
 from gpuwizard.workflow.envs.setup import release_planner
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
@@ -180,11 +181,15 @@ def test_a_folder_of_another_release_offers_that_release_and_picking_it_checks_a
     assert f"cannot install torch {recommended.framework_version}" in text
     assert status.offer_button.isVisible()
     assert older.framework_version in status.offer_button.text()
-    # The fetch command says where it can run (the build's index, which this machine may not reach).
-    assert status.command_label.text().startswith(
-        "Or fetch what is missing into the folder. The fetch command"
-    )
-    assert not next_button(wizard).isEnabled()
+    assert f"The folder holds torch {older.framework_version}" in text
+    # In the smallest window the verdict, the offer and the command stay within the column's
+    # view (a long button once widened the column past it, cutting each line off mid-word).
+    wizard.resize(MINIMUM_SIZE)
+    qtbot.waitUntil(lambda: wizard.size() == MINIMUM_SIZE, timeout=EVENT_MS)
+    view = choose.choices_scroll.viewport()
+    for widget in (status.label, status.offer_button, status.command):
+        right = widget.mapTo(view, QPoint(widget.width(), 0)).x()
+        assert right <= view.width(), (widget.objectName(), right, view.width())
 
     qtbot.mouseClick(status.offer_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(

@@ -302,7 +302,7 @@ def test_a_value_in_words_a_check_made_is_shown_through_tr(qtbot: QtBot, tmp_pat
         wizard = replayed_verify(qtbot, tmp_path, verify)
         page = wizard.verify_page
         qtbot.waitUntil(
-            lambda: {row.check.kind for row in page.rows} >= {"devices", "constraints"}, timeout=3000
+            lambda: {row.check.kind for row in page.rows} >= {"devices", "constraints"}, timeout=EVENT_MS
         )
         rows = {row.check.kind: row.change_label.text() for row in page.rows}
     finally:

@@ -704,6 +704,10 @@ def test_every_marked_template_is_said_somewhere():
     ).alternatives:
         collect(cuda_text(plan))
     collect(cuda_text(replace(advise("linux-h200.json", "pytorch").plan, cudnn=None)))
+    # PyPI's CUDA build on a machine without a GPU (core/compat/pypi_route.py).
+    on_the_cpu = replace(advise("no-gpu.json", "pytorch").plan, torch_variant="cu130", cuda="13.0")
+    collect(cuda_text(on_the_cpu))
+    collect(cuda_text(on_the_cpu, short=True))
     # Where the packages come from: the plan's index and PyPI, or the person's mirrors of them.
     torch = advise("no-gpu.json", "pytorch")
     for settings in (

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from gpuwizard.core.compat.plan import Recommendation, parse_wish
+from gpuwizard.core.compat.presentation import cuda_text
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, PypiBuild, pypi_build
 from gpuwizard.core.compat.recommend import recommend
+from gpuwizard.core.envs.space import download_bytes
 from gpuwizard.core.machine.system_report import SystemReport
 from gpuwizard.workflow.compat.data import load_compat
 from gpuwizard.workflow.machine.system_file import load_system_report
@@ -38,6 +40,11 @@ def test_without_a_gpu_pypis_cuda_build_trains_on_the_cpu_but_is_larger():
     assert plan.index_url is None and plan.framework_version == "2.13.0" and plan.cpu_only
     assert (plan.torch_variant, plan.cuda) == ("cu130", "13.0")
     assert "several GB larger" in plan.reasons[-1]
+    # Said as what it is, a CUDA build on the CPU, and sized as one (not as the CPU build).
+    assert cuda_text(plan, short=True) == "CUDA 13.0 build, on the CPU"
+    assert "CPU build" not in cuda_text(plan)
+    assert not plan.cpu_build and rec.plan.cpu_build
+    assert download_bytes("pytorch", plan.cpu_build) > 10 * download_bytes("pytorch", rec.plan.cpu_build)
 
 
 def test_with_a_driver_new_enough_it_is_the_recommenders_gpu_plan():

@@ -137,3 +137,13 @@ def test_each_command_of_a_fix_is_a_code_block_of_its_own_in_the_markdown_report
     assert "What to do: Reinstall the recorded build:" in text and "Or recreate the environment:" in text
     # A hint without commands stays one line.
     assert "What to do: They do no harm" in text
+    # A catalog sentence's `quoted` command is code, not literal backticks.
+    probe = make_finding("TEST_PROBE_FAILED", error="exit 1")
+    text = render_markdown(support_view(document([finding_to_json(probe)])))
+    codes = [
+        child.content
+        for token in MarkdownIt("commonmark").parse(text)
+        for child in token.children or ()
+        if child.type == "code_inline"
+    ]
+    assert "gpuwizard diagnose" in codes

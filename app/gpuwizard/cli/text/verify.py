@@ -6,11 +6,14 @@ from typing import Final
 
 from gpuwizard.cli.common import Write
 from gpuwizard.core.events import Event
+from gpuwizard.core.findings.fix_parts import fix_parts
 from gpuwizard.core.health.checks import HealthCheck
 from gpuwizard.core.health.events import NOTHING_TO_VERIFY, VerifyCheck, VerifyPhase, VerifyResult
 from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
 
 _LABELS: Final = {"ok": "ok", "changed": "changed", "broken": "BROKEN", "skipped": "skipped"}
+#: Where a check's message and fix start: under its identifier.
+_INDENT: Final = " " * 11
 
 
 class VerifyView:
@@ -50,9 +53,13 @@ def _check_text(check: HealthCheck) -> str:
     lines = [f"  {_LABELS[status]:<8} {check.check_id}  {value}".rstrip()]
     finding = check.finding
     if finding is not None:
-        lines.append(f"           {finding.message}")
+        lines.append(f"{_INDENT}{finding.message}")
         prefix = "fix: " if status == "broken" else ""
-        lines.append(f"           {prefix}{finding.hint}")
+        # Each command of the fix on a line of its own, further in, so it is copied whole
+        # (run into one sentence, "…whl/cpu  Or recreate the environment: …" was not).
+        for part in fix_parts(finding.hint, finding.params):
+            lines.append(f"{_INDENT}    {part.text}" if part.command else f"{_INDENT}{prefix}{part.text}")
+            prefix = ""
     return "\n".join(lines) + "\n"
 
 

@@ -225,6 +225,15 @@ class Plan:
             object.__setattr__(self, "device", "cpu" if self.cpu_only else "cuda")
 
     @property
+    def cpu_build(self) -> bool:
+        """The build carries no CUDA: what it downloads and takes on disk is a CPU build's.
+
+        Not the same as :attr:`cpu_only`: PyPI's CUDA build of PyTorch trains on the CPU of a
+        machine without an NVIDIA GPU, yet brings its ``nvidia-*`` wheels all the same.
+        """
+        return self.cpu_only and self.cuda is None
+
+    @property
     def library_pins(self) -> tuple[str, ...]:
         """The bounds the plan puts on CUDA libraries (``nvidia-cudnn-cu12<9.11``), kept in the constraints."""
         return tuple(pin for library in self.resolved if (pin := library.requirement))

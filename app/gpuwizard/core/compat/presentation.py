@@ -21,6 +21,7 @@ from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.gpu_kinds import NON_CUDA_KINDS
 from gpuwizard.core.machine.conda_engines import DEFAULT_CONDA_CHANNELS, RATTLER_ENGINE, engine_title
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
+from gpuwizard.core.wizard_command import argument_words, both_shells
 
 # The translation context of every sentence below; lupdate reads only literal contexts, so each
 # QT_TRANSLATE_NOOP call spells it out.
@@ -195,7 +196,9 @@ def cuda_text(plan: Plan, *, short: bool = False) -> TranslatableText:
     return _cuda_text(plan, short=short)
 
 
-def _cuda_text(plan: Plan, *, short: bool) -> TranslatableText:
+def _cuda_text(plan: Plan, *, short: bool) -> TranslatableText:  # noqa: PLR0911 - one sentence per kind of build
+    if plan.cpu_only and plan.cuda is not None:
+        return _cuda_build_on_the_cpu(plan.cuda, short=short)
     if plan.cpu_only or plan.cuda is None:
         if short:
             return _text(QT_TRANSLATE_NOOP("plans", "CPU build"))
@@ -228,6 +231,22 @@ def _cuda_text(plan: Plan, *, short: bool) -> TranslatableText:
         )
     return _text(
         QT_TRANSLATE_NOOP("plans", "{cuda} (comes inside the environment: no CUDA toolkit needed)"), cuda=cuda
+    )
+
+
+def _cuda_build_on_the_cpu(cuda: str, *, short: bool) -> TranslatableText:
+    """PyPI's CUDA build where no GPU serves it (pypi_route.py), training on the CPU.
+
+    A CUDA build all the same: its NVIDIA wheels are downloaded.
+    """
+    if short:
+        return _text(QT_TRANSLATE_NOOP("plans", "CUDA {cuda} build, on the CPU"), cuda=cuda)
+    return _text(
+        QT_TRANSLATE_NOOP(
+            "plans",
+            "CUDA {cuda} build, running on the processor here (its NVIDIA libraries come along, unused)",
+        ),
+        cuda=cuda,
     )
 
 
@@ -340,7 +359,7 @@ def install_commands(
         commands += [f"{inside}{command}" for command in venv_commands(plan, host)]
     pip = f"{inside}pip install {quoted_requirements(plan.requirements)}"
     if index_options is not None:
-        pip += "".join(f" {option}" for option in index_options)
+        pip = _with_options(pip, index_options, windows=host.windows)
     elif plan.index_url:
         pip += f" --index-url {plan.index_url}"
     commands.append(pip)
@@ -351,6 +370,19 @@ def install_commands(
             "put every ENV\\Lib\\site-packages\\nvidia\\*\\bin folder on PATH before starting Python"
         )
     return commands
+
+
+def _with_options(command: str, options: Sequence[str], *, windows: bool) -> str:
+    """``command`` with pip's source options, quoted for the shells it runs in (a folder may hold spaces).
+
+    >>> _with_options("pip install torch", ["--no-index", "--find-links", "/tmp/my wheels"], windows=False)
+    "pip install torch --no-index --find-links '/tmp/my wheels'"
+    """
+    quoted = [argument_words(option, windows=windows) for option in options]
+    return both_shells(
+        "".join([command, *(f" {shell}" for shell, _ in quoted)]),
+        "".join([command, *(f" {powershell}" for _, powershell in quoted)]),
+    )
 
 
 def _wsl_commands(plan: Plan, route: WslRoute, index_options: Sequence[str] | None) -> list[str]:
@@ -384,7 +416,7 @@ def _wsl_commands(plan: Plan, route: WslRoute, index_options: Sequence[str] | No
     uv = "~/.local/bin/uv"
     pip = f"{inside}{uv} pip install {quoted_requirements(plan.requirements)}"
     if index_options is not None:
-        pip += "".join(f" {option}" for option in index_options)
+        pip = _with_options(pip, index_options, windows=False)  # run in the distribution's shell
     elif plan.index_url:
         pip += f" --index-url {plan.index_url}"
     check = (

@@ -47,8 +47,25 @@ _LEVEL_SIGNS: Final = {"ok": "✅ ", "warning": "⚠️ ", "error": "❌ "}
 
 def text_cell(text: str) -> str:
     """Plain text, escaped for a Markdown line or table cell (newlines become spaces)."""
-    one_line = " ".join(text.split())
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(one_line, quote=False))
+    return _escaped(" ".join(text.split()))
+
+
+def _escaped(text: str) -> str:
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def prose(text: str) -> str:
+    r"""A finding's sentence: text escaped, its `quoted` commands as code spans (as the catalog writes them).
+
+    >>> prose("Run `nvidia-smi` now, *then* wait.")
+    'Run `nvidia-smi` now, \\*then\\* wait.'
+    """
+    pieces = re.split(r"`([^`]+)`", " ".join(text.split()))
+    return "".join(code_span(piece) if odd else _escaped(piece) for odd, piece in _odd(pieces))
+
+
+def _odd(pieces: Sequence[str]) -> list[tuple[bool, str]]:
+    return [(index % 2 == 1, piece) for index, piece in enumerate(pieces) if piece]
 
 
 def line_start(text: str) -> str:
@@ -105,11 +122,11 @@ def _findings(items: Sequence[FindingItem], empty: str) -> list[str]:
     lines = []
     for item in items:
         head = f"- **{_SEVERITY_WORDS.get(item.severity, item.severity.upper())}** {code_span(item.code)}"
-        lines.append(f"{head} ({text_cell(item.where)}): {text_cell(item.message)}")
+        lines.append(f"{head} ({text_cell(item.where)}): {prose(item.message)}")
         if item.parts:
             lines += _fix_lines(item)
         elif item.hint:
-            lines.append(f"  What to do: {text_cell(item.hint)}")
+            lines.append(f"  What to do: {prose(item.hint)}")
     return [*lines, ""]
 
 
@@ -126,7 +143,7 @@ def _fix_lines(item: FindingItem) -> list[str]:
             fence = _block_fence(part.text)
             lines += ["", f"  {fence}", f"  {part.text}", f"  {fence}", ""]
         else:
-            lines.append(f"  {lead}{text_cell(part.text)}")
+            lines.append(f"  {lead}{prose(part.text)}")
             lead = ""
     if lead:
         lines.insert(0, "  What to do:")

@@ -243,20 +243,25 @@ class WheelFolderStatus(QWidget):
         self._show(self.tr("Checking the folder against the plan…"), "muted")
 
     def _show_check(self, check: WheelFolderCheck) -> None:
+        offer = check.offer_version if check.blocks and check.found else None
+        framework = check.build.split(" ", 1)[0]
         lines = [
             display_text(check.summary()),
             *(display_text(text) for text in (*check.problems, *check.notes)),
         ]
-        status: Status = "bad" if check.blocks else "warn" if check.notes or not check.ok else "good"
-        self._show("\n".join(lines), status)
-        offer = check.offer_version if check.blocks and check.found else None
         if offer is not None:
             # The same offer as env create's "--version 2.13": the release the folder holds.
-            framework = check.build.split(" ", 1)[0]
-            self.offer_button.setText(
-                self.tr("&Use %1 %2, the release this folder holds")
+            lines.append(
+                self.tr("The folder holds %1 %2, which can be installed instead.")
                 .replace("%1", framework)
                 .replace("%2", check.found[0])
+            )
+        status: Status = "bad" if check.blocks else "warn" if check.notes or not check.ok else "good"
+        self._show("\n".join(lines), status)
+        if offer is not None:
+            # Short: a button does not wrap, and a long one widened the page past its window.
+            self.offer_button.setText(
+                self.tr("&Use %1 %2").replace("%1", framework).replace("%2", check.found[0])
             )
             self.offer_button.setProperty("version", offer)
         self.offer_button.setVisible(offer is not None)

@@ -162,7 +162,7 @@ def prepare_environment(request: SetupRequest, plan: Plan, tools: EnvTools) -> P
         else None
     )
     # A CUDA build used on the CPU (PyPI's Linux torch on a machine without a GPU) is as large as on a GPU.
-    needed = required_bytes(plan.framework, plan.cpu_only and plan.cuda is None, local)
+    needed = required_bytes(plan.framework, plan.cpu_build, local)
     where = existing_parent(prefix)
     free = tools.disk_free(where)
     if free < needed:

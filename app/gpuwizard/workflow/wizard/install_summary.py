@@ -99,13 +99,13 @@ def install_summary(
         return InstallSummary(
             name=request.name,
             download_bytes=None,
-            disk_bytes=required_bytes(plan.framework, plan.cpu_only, sizes),
+            disk_bytes=required_bytes(plan.framework, plan.cpu_build, sizes),
             wheel_folder=folder,
             wheel_bytes=sum(sizes),
             sources=(str(folder),),
             changes=changes,
         )
-    disk = required_bytes(plan.framework, plan.cpu_only)
+    disk = required_bytes(plan.framework, plan.cpu_build)
     if sources is not None and sources.indexes:
         indexes = tuple(index.shown for index in sources.indexes)  # logins hidden
     else:
@@ -113,7 +113,7 @@ def install_summary(
     channels = tuple(plan.conda_channels) if plan.manager == "conda" else ()
     return InstallSummary(
         name=request.name,
-        download_bytes=download_bytes(plan.framework, plan.cpu_only),
+        download_bytes=download_bytes(plan.framework, plan.cpu_build),
         disk_bytes=disk,
         wheel_folder=None,
         wheel_bytes=None,
