@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from gpuwizard.adapters.display import no_display
+from gpuwizard.adapters.display import display_unusable, no_display
 from gpuwizard.cli import common
 
 _THEMES = ["system", "light", "dark"]
@@ -53,9 +53,12 @@ def run_wizard(args: argparse.Namespace, write: common.Write) -> int:
     """Open the wizard; returns its exit code (130 when a signal closed it)."""
     lang = _language(args.lang)
     report = common.saved_report(args.system)
-    # Before Qt: without a display its xcb platform aborts the process with hints that mislead
-    # (issue 41, point 2); one line says what to do instead.
-    why = no_display(sys.platform, os.environ)
+    from gpuwizard.adapters.display_probe import SystemDisplay  # noqa: PLC0415 - ctypes, sockets only here
+
+    # Before Qt: without a display, or with one that does not answer or a plugin that cannot
+    # load, its xcb platform aborts the process with hints that mislead (issue 41, point 2); one
+    # line says what to do instead.
+    why = no_display(sys.platform, os.environ) or display_unusable(sys.platform, os.environ, SystemDisplay())
     if why is not None:
         raise common.UsageError(why)
     from gpuwizard.ui.app import run_wizard as open_wizard  # noqa: PLC0415 - Qt only for the GUI
