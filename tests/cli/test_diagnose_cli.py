@@ -351,6 +351,14 @@ def only_finding(*argv: str) -> tuple[int, dict[str, object]]:
     return code, finding
 
 
+def finding_of(code_name: str, *argv: str) -> tuple[int, dict[str, object], list[dict[str, object]]]:
+    """The exit code, the one finding of ``code_name`` and all the findings of ``diagnose ARGV --json``."""
+    code, out = run(*argv, "--json")
+    findings = json.loads(out)["findings"]
+    [finding] = [f for f in findings if f["code"] == code_name]
+    return code, finding, findings
+
+
 def test_without_a_gpu_a_cpu_only_build_is_told_to_run_on_the_cpu_first():
     code, finding = only_finding(str(TORCH_CPU_LOG), "--system", str(NO_GPU))
     hint = str(finding["hint"])
@@ -363,22 +371,84 @@ def test_without_a_gpu_a_cpu_only_build_is_told_to_run_on_the_cpu_first():
 
 
 def test_tensorflows_own_reassurance_on_a_machine_without_a_gpu_is_a_note(tmp_path: Path):
-    code, finding = only_finding(str(TF_LINUX_DLERROR), "--system", str(NO_GPU))
-    assert (code, finding["code"], finding["severity"]) == (0, "DLL_NOT_FOUND", "info")
+    code, finding, findings = finding_of("DLL_NOT_FOUND", str(TF_LINUX_DLERROR), "--system", str(NO_GPU))
+    assert (code, finding["severity"]) == (0, "info")
     assert str(finding["hint"]).startswith("This machine has no NVIDIA GPU, so TensorFlow runs on the CPU")
+    # Its failed cuInit after it (libcuda.so.1 missing) is a note too.
+    assert {f["code"]: f["severity"] for f in findings} == {
+        "DLL_NOT_FOUND": "info",
+        "TF_NO_GPU_FOUND": "info",
+    }
     code, text = run(str(TF_WINDOWS_DLERROR), "--system", str(windows_without_gpu(tmp_path)))
     assert code == 0
     assert text.startswith("Recognised 1 note, no problem to fix:\n")
     assert "INFO     DLL_NOT_FOUND" in text and "nothing needs fixing" in " ".join(text.split())
 
 
-def test_the_same_dlerror_stays_an_error_where_there_is_or_may_be_a_gpu():
+def test_the_same_dlerror_is_an_error_with_a_gpu_and_a_warning_with_both_readings_without_a_machine():
     # A machine with an NVIDIA GPU: the missing CUDA runtime keeps TensorFlow off it.
-    code, finding = only_finding(str(TF_LINUX_DLERROR), "--system", str(NO_GPU.with_name("linux-h200.json")))
+    h200 = str(NO_GPU.with_name("linux-h200.json"))
+    code, finding, _ = finding_of("DLL_NOT_FOUND", str(TF_LINUX_DLERROR), "--system", h200)
     assert (code, finding["severity"]) == (1, "error")
-    # The log alone does not say which machine it is.
-    code, finding = only_finding(str(TF_LINUX_DLERROR), "--log-only")
-    assert (code, finding["severity"]) == (1, "error")
+    assert "Ignore above cudart dlerror" not in str(finding["hint"])
+    # The log alone does not say which machine it is: the log's own reassurance, then the fix for
+    # a machine with a GPU (issue 41: "hints follow the machine (or the log's own reassurance)").
+    code, finding, _ = finding_of("DLL_NOT_FOUND", str(TF_LINUX_DLERROR), "--log-only")
+    assert (code, finding["severity"]) == (1, "warning")
+    hint = str(finding["hint"])
+    assert hint.startswith("The log itself says to ignore this where no GPU is set up")
+    assert hint.index("On a machine with one:") < hint.index("LD_LIBRARY_PATH")
+
+
+def test_a_windows_dlerror_diagnosed_on_a_linux_machine_without_a_gpu_is_a_warning_not_an_error(
+    tmp_path: Path,
+):
+    # The outside check: the Windows log of tensorflow/tensorflow#57103 on a Linux machine without a
+    # GPU was "ERROR DLL_NOT_FOUND", exit 1. The machine is not the log's: both readings, a warning.
+    code, text = run(str(TF_WINDOWS_DLERROR), "--system", str(NO_GPU))
+    assert code == 1 and "WARNING  DLL_NOT_FOUND" in text and "ERROR" not in text
+    assert "-> The log itself says to ignore this where no GPU is set up" in text
+    # On a Windows machine without a GPU it is the note; on one with a GPU the error with the build.
+    assert run(str(TF_WINDOWS_DLERROR), "--system", str(windows_without_gpu(tmp_path)))[0] == 0
+    windows_gpu = NO_GPU.with_name("windows-rtx2080super-two-cuda.json")
+    code, finding = only_finding(str(TF_WINDOWS_DLERROR), "--system", str(windows_gpu))
+    assert (code, finding["severity"], finding["params"]["context_hint"]) == (1, "error", "build")
+    assert "Ignore above cudart dlerror" not in str(finding["hint"])
+
+
+#: TensorFlow 2.16 and newer on Linux without a GPU or driver: the lines of the issue's outside
+#: check (tsl/cuda/cudart_stub.cc:32, then XLA's cuda_driver.cc:152 with cuInit's CUresult).
+TF_216_START = (
+    "2024-05-10 12:31:17.224318: I external/local_xla/xla/tsl/cuda/cudart_stub.cc:32] Could not find "
+    "cuda drivers on your machine, GPU will not be used.\n"
+    "2024-05-10 12:31:19.110022: E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:152] "
+    "failed call to cuInit: UNKNOWN ERROR (303)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        "UNKNOWN ERROR (303)",
+        "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+        "CUDA_ERROR_UNKNOWN: unknown error",
+    ],
+)
+def test_tensorflows_start_without_a_gpu_follows_the_machine(tmp_path: Path, status: str):
+    log = tmp_path / "tf.log"
+    log.write_text(TF_216_START.replace("UNKNOWN ERROR (303)", status), encoding="utf-8")
+    # This kind of machine (no GPU): a note with the CPU way forward, exit 0, as NO_NVIDIA_GPU.
+    code, text = run(str(log), "--system", str(NO_GPU))
+    assert code == 0 and text.startswith("Recognised 1 note, no problem to fix:\n")
+    assert "INFO     TF_NO_GPU_FOUND" in text and "No known problem recognised" not in text
+    assert "TensorFlow runs on the CPU here" in " ".join(text.split())
+    # A machine with an NVIDIA GPU: the error with the fix.
+    code, finding = only_finding(str(log), "--system", str(NO_GPU.with_name("linux-h200.json")))
+    assert (code, finding["code"], finding["severity"]) == (1, "TF_NO_GPU_FOUND", "error")
+    # The machine unknown: a warning that says both readings.
+    code, finding = only_finding(str(log), "--log-only")
+    assert (code, finding["severity"]) == (1, "warning")
+    assert str(finding["hint"]).startswith("If the machine this log comes from has no NVIDIA GPU")
 
 
 def test_a_reassured_dlerror_after_which_tensorflow_found_a_gpu_is_no_note(tmp_path: Path):

@@ -90,9 +90,12 @@ def test_tensorflow_without_a_kernel_driver_is_not_a_visibility_problem():
             "kernel-module-mismatch_tf-cuinit-no-device-kernel-driver-not-running_tensorflow-44869_partial.txt"
         )
     )
-    # CUDA_ERROR_NO_DEVICE is in the log too: the missing kernel module explains it.
-    assert finding.code == "KERNEL_MODULE_MISMATCH" and "variant" not in finding.params
-    assert "--gpus all" in finding.hint
+    # CUDA_ERROR_NO_DEVICE is in the log too: the missing kernel module explains it. Both are
+    # TensorFlow's own report of its failed start, which without a GPU is no fault (issue 41):
+    # the log alone says both readings, the kernel module's fixes for a machine with a GPU.
+    assert (finding.code, finding.params["variant"]) == ("TF_NO_GPU_FOUND", "no_module")
+    assert finding.severity == "warning" and "--gpus all" in finding.hint
+    assert "dkms autoinstall" in finding.hint
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,6 @@ is for another Python, and the sentence says so.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
@@ -27,9 +26,14 @@ from gpuwizard.core.compat.shell_commands import CommandHost
 from gpuwizard.core.events import value_to_json
 from gpuwizard.core.events.codec import json_metadata
 from gpuwizard.core.findings.catalog_context import context_hint
+from gpuwizard.core.findings.gpu_readings import (
+    NO_GPU_KEYS,
+    as_on_gpu_machine,
+    log_shows_gpu,
+    matters_only_with_gpu,
+)
 from gpuwizard.core.findings.log_facts import LogFacts
 from gpuwizard.core.findings.model import Finding, sort_findings
-from gpuwizard.core.findings.signature import DRIVER_LIBRARY
 from gpuwizard.core.frameworks import framework_title
 from gpuwizard.core.machine.readiness import no_gpu_note, usable_gpus
 from gpuwizard.core.machine.system_report import SystemReport
@@ -238,38 +242,42 @@ def on_machine_without_gpu(
 
     The rule of :mod:`gpuwizard.core.findings.no_gpu`, for a log: a CPU-only build is the right
     build there, so running on the CPU is said first and a CUDA build last (``no_nvidia_gpu``);
-    TensorFlow's dlerror of its CUDA runtime, which the log's next line says to ignore without a
-    GPU, is a note there (``no_nvidia_gpu_dlerror``), unless TensorFlow then found a GPU and could
-    not open its libraries (``TF_CANNOT_DLOPEN_GPU_LIBS``: the log is another machine's). A log
-    that shows a GPU or another OS is another machine's, and keeps its own advice.
+    what TensorFlow says of a GPU it did not find (:mod:`gpuwizard.core.findings.gpu_readings`:
+    the dlerror of its CUDA runtime, which the log's next line says to ignore without a GPU, and
+    its failed start of CUDA) is a note there (``no_nvidia_gpu_dlerror``,
+    ``no_nvidia_gpu_tensorflow``), unless the log shows a GPU (TensorFlow found one and could not
+    open its libraries, ``TF_CANNOT_DLOPEN_GPU_LIBS``; a running driver; a compute capability: the
+    log is another machine's). A log that shows a GPU or another OS is another machine's, and
+    keeps its own advice.
     """
-    if no_gpu_note(report) is None or facts.gpu_capability is not None or not _same_os(facts, report):
+    if no_gpu_note(report) is None or log_shows_gpu(facts, findings) or not _same_os(facts, report):
         return list(findings)
-    tensorflow_saw_a_gpu = any(f.code == "TF_CANNOT_DLOPEN_GPU_LIBS" for f in findings)
     result: list[Finding] = []
     for finding in findings:
         if finding.code == "CPU_ONLY_BUILD" and finding.params.get("variant") in (None, "pytorch"):
             result.append(_without_gpu(finding, "no_nvidia_gpu"))
-        elif _reassured_dlerror(finding, facts) and not tensorflow_saw_a_gpu:
-            result.append(replace(_without_gpu(finding, "no_nvidia_gpu_dlerror"), severity="info"))
+        elif matters_only_with_gpu(finding, facts, findings):
+            result.append(replace(_without_gpu(finding, NO_GPU_KEYS[finding.code]), severity="info"))
         else:
             result.append(finding)
     return sort_findings(result)
 
 
-#: TensorFlow's CUDA runtime (``cudart64_110.dll``, ``libcudart.so.11.0``): what its
-#: reassurance is about; the driver's own library fails with it on such a machine.
-_CUDART: Final = re.compile(r"(?:lib)?cudart(?:64_\d{1,4}\.dll|\.so(?:\.\d{1,4}){0,3})", re.IGNORECASE)
+def on_machine_with_gpu(findings: Sequence[Finding], facts: LogFacts, report: SystemReport) -> list[Finding]:
+    """``findings`` for a machine with an NVIDIA GPU (``report``), the log's machine: the errors and their fixes.
 
-
-def _reassured_dlerror(finding: Finding, facts: LogFacts) -> bool:
-    """A missing CUDA runtime (and driver library) the log itself says to ignore without a GPU."""
-    if finding.code != "DLL_NOT_FOUND" or not facts.no_gpu_reassurance:
-        return False
-    libraries = [name.strip() for name in finding.params.get("libraries", "").split(",") if name.strip()]
-    return any(_CUDART.fullmatch(name) for name in libraries) and all(
-        _CUDART.fullmatch(name) or DRIVER_LIBRARY.fullmatch(name) for name in libraries
-    )
+    What matters only with a GPU (:mod:`gpuwizard.core.findings.gpu_readings`) was read for an
+    unknown machine, a warning with both readings; here it is the error the catalog says, with
+    the fix (a driver without one included: the GPU is what counts). A log of another OS, or of a
+    GPU architecture the machine does not have, is another machine's and keeps both readings.
+    """
+    if no_gpu_note(report) is not None or not report.nvidia_gpus or not _same_os(facts, report):
+        return list(findings)
+    if facts.gpu_capability is not None and all(
+        gpu.compute_capability != facts.gpu_capability for gpu in report.nvidia_gpus
+    ):
+        return list(findings)
+    return sort_findings([as_on_gpu_machine(finding) for finding in findings])
 
 
 def _without_gpu(finding: Finding, key: str) -> Finding:

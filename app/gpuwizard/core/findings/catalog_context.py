@@ -10,7 +10,9 @@ elsewhere the generic advice follows the sentence. The finding keeps the key in 
 ``context_hint`` (and ``context_replaces``), so the GUI translates the same sentences and refills
 them (:func:`context_hint`). On a machine without an NVIDIA GPU, the sentence puts the CPU way first
 (``no_nvidia_gpu``) or says that the log's complaint does not matter there, as the log itself
-says (``no_nvidia_gpu_dlerror``).
+says (``no_nvidia_gpu_dlerror``, ``no_nvidia_gpu_tensorflow``). Where the log's machine is unknown,
+such a complaint opens with both readings, and the generic advice (for a machine with a GPU)
+follows (``reassured_dlerror``, ``gpu_unknown_tensorflow``: :mod:`.gpu_readings`).
 """
 
 from __future__ import annotations
@@ -58,6 +60,24 @@ CONTEXT_HINTS: Final[dict[str, str]] = {
         "log's next line says ('Ignore above cudart dlerror if you do not have a GPU set up on your "
         "machine'): nothing needs fixing.",
     ),
+    "no_nvidia_gpu_tensorflow": QT_TRANSLATE_NOOP(
+        "findings",
+        "This machine has no NVIDIA GPU, so TensorFlow runs on the CPU here, as the log says: nothing "
+        "needs fixing.",
+    ),
+    # A log whose machine is unknown (core/findings/gpu_readings.py): both readings, the one
+    # without a GPU first; the generic advice, for a machine with one, follows.
+    "reassured_dlerror": QT_TRANSLATE_NOOP(
+        "findings",
+        "The log itself says to ignore this where no GPU is set up ('Ignore above cudart dlerror if you "
+        "do not have a GPU set up on your machine'): on a machine without an NVIDIA GPU, TensorFlow runs "
+        "on the CPU and nothing needs fixing. On a machine with one:",
+    ),
+    "gpu_unknown_tensorflow": QT_TRANSLATE_NOOP(
+        "findings",
+        "If the machine this log comes from has no NVIDIA GPU, this is expected: TensorFlow runs on the "
+        "CPU there, and nothing needs fixing. If it has one:",
+    ),
 }
 
 #: Where the GPU way is, after a sentence for a machine without an NVIDIA GPU.
@@ -67,7 +87,11 @@ _ELSEWHERE: Final = QT_TRANSLATE_NOOP(
 )
 #: What follows the machine's sentence of these keys when it replaces the generic advice,
 #: whatever the code (before :data:`CONTEXT_TAILS`, which is by code).
-KEY_TAILS: Final[dict[str, str]] = {"no_nvidia_gpu": _ELSEWHERE, "no_nvidia_gpu_dlerror": _ELSEWHERE}
+KEY_TAILS: Final[dict[str, str]] = {
+    "no_nvidia_gpu": _ELSEWHERE,
+    "no_nvidia_gpu_dlerror": _ELSEWHERE,
+    "no_nvidia_gpu_tensorflow": _ELSEWHERE,
+}
 
 
 #: What follows the machine's sentence when it replaces a code's generic advice.

@@ -52,7 +52,8 @@ from gpuwizard.core.findings.diagnosis_toolchains import TOOLCHAINS_PART
 from gpuwizard.core.findings.diagnosis_torch import TORCH_PART
 from gpuwizard.core.findings.diagnosis_vendors import VENDORS_PART
 from gpuwizard.core.findings.diagnosis_wsl import WSL_PART
-from gpuwizard.core.findings.log_facts import forget_logs
+from gpuwizard.core.findings.gpu_readings import UNKNOWN_MACHINE_KEYS, read_without_machine
+from gpuwizard.core.findings.log_facts import forget_logs, read_log_facts
 from gpuwizard.core.findings.log_views import log_views
 from gpuwizard.core.findings.model import Finding, finding_to_json, make_finding, sort_findings
 from gpuwizard.core.findings.signature import DiagnosisPart, Hit, HitRule, NeedleIndex, Needles, Refiner
@@ -144,6 +145,11 @@ def _line_at(text: str, position: int) -> str:
     at = max(0, position - start - (len(raw) - len(raw.lstrip())))
     room = _EVIDENCE_CHARS - 2  # an ellipsis at either end
     first = max(0, min(at - _EVIDENCE_CHARS // 3, len(line) - room))
+    if first and not line[first - 1].isspace():
+        # Not from inside a word or a time stamp ("…8: W tensorflow/..."): from the next field on,
+        # never past the match; what follows the match keeps its room.
+        space = line.find(" ", first, at)
+        first = space + 1 if 0 <= space < at else first
     return ("…" if first else "") + line[first : first + room] + ("…" if first + room < len(line) else "")
 
 
@@ -184,7 +190,12 @@ def _diagnose(text: str) -> list[Finding]:
             for other in suppressed:
                 hits.pop(other, None)
     ordered = sorted(hits.items(), key=lambda item: item[1].position)
-    return sort_findings([_finding(code, hit, text) for code, hit in ordered])
+    findings = [_finding(code, hit, text) for code, hit in ordered]
+    if any(finding.code in UNKNOWN_MACHINE_KEYS for finding in findings):
+        # The log alone does not say whose machine it is: a complaint that matters only with a GPU
+        # says both readings (core/findings/gpu_readings.py); a known machine reads it again.
+        findings = read_without_machine(findings, read_log_facts(text))
+    return sort_findings(findings)
 
 
 @dataclass(frozen=True)

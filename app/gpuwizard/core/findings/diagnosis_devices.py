@@ -16,6 +16,11 @@ group__CUDART__TYPES.html): 38 and 100 ``cudaErrorNoDevice`` (38 before CUDA 10.
 ``cudaErrorSystemDriverMismatch``, 802 ``cudaErrorSystemNotReady``, 804
 ``cudaErrorCompatNotSupportedOnDevice``.
 
+TensorFlow's failed start of CUDA (``TF_NO_GPU_FOUND``) is read from its own words and the
+CUresult it prints, through cuda.h's enumeration (``resources/vocabularies/cuda-driver.json``); the
+lines TensorFlow's diagnostics print after it (no kernel module, a missing libcuda) belong to it,
+and whether it is a fault at all depends on the machine (:mod:`.gpu_readings`).
+
 >>> from gpuwizard.core.findings.diagnosis import diagnose
 >>> [finding] = diagnose("NVRM: API mismatch: the client has the version 550.54.14, but "
 ...                      "NVRM: this kernel module has the version 535.161.07.")
@@ -29,8 +34,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gpuwizard.core.findings.log_facts import per_log, shows_wsl
-from gpuwizard.core.findings.signature import DiagnosisPart, Values
+from gpuwizard.core.findings.gpu_readings import TF_NO_GPU_CODE
+from gpuwizard.core.findings.log_facts import per_log, read_log_facts, shows_windows, shows_wsl
+from gpuwizard.core.findings.signature import DRIVER_LIBRARY, DiagnosisPart, Hit, Values
+from gpuwizard.core.findings.vocabularies import entries
 
 # A log that comes from WSL 2 (log_facts.shows_wsl), where the driver is Windows' and no kernel
 # module is loaded in Linux, is left to the WSL findings (diagnosis_containers).
@@ -134,12 +141,123 @@ def _busy_variant(
     return ("exclusive" if _EXCLUSIVE.search(text) else None), {}
 
 
+#: cuda.h's CUresult values (resources/vocabularies/cuda-driver.json), by number and by name.
+_CURESULTS: Final = {entry.number: entry for entry in entries("cuda-driver") if entry.number}
+_CURESULT_NAMES: Final = {entry.name: entry for entry in _CURESULTS.values()}
+#: What cuInit returns where no driver is loaded: TensorFlow's stub of libcuda answers every call
+#: with CUDA_ERROR_SHARED_OBJECT_INIT_FAILED when libcuda did not load (tsl/cuda/cuda_stub.cc,
+#: GetSymbolNotFoundError), and the CUDA toolkit's stub libcuda with CUDA_ERROR_STUB_LIBRARY
+#: ("the CUDA driver that the application has loaded is a stub library", cuda.h).
+_NO_DRIVER_RESULTS: Final = frozenset({"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED", "CUDA_ERROR_STUB_LIBRARY"})
+#: "no CUDA-capable devices were detected by the installed CUDA driver" (cuda.h).
+_NO_DEVICE_RESULT: Final = "CUDA_ERROR_NO_DEVICE"
+
+
+def _tf_cuinit(match: re.Match[str]) -> Values | None:
+    """TensorFlow's failed cuInit, with the CUresult read back through cuda.h's enumeration."""
+    frameworks = read_log_facts(match.string).frameworks
+    if "jax" in frameworks and "tensorflow" not in frameworks:
+        return None  # XLA's same line in a JAX log: JAX's findings say what JAX needs
+    name, number = match.group("name"), match.group("number")
+    entry = _CURESULT_NAMES.get(name) if name else _CURESULTS.get(int(number))
+    if entry is None:
+        return {"status": name or f"UNKNOWN ERROR ({number})"}
+    return {"status": f"{entry.name} ({entry.number})", "cuinit": entry.name, "meaning": entry.message}
+
+
+def _tf_no_gpu_variant(
+    values: Mapping[str, Sequence[str]], variants: Sequence[str], text: str
+) -> tuple[str | None, dict[str, object]]:
+    """What TensorFlow's start lacked: the driver's library, its kernel module, a device, or CUDA's libraries.
+
+    The driver first: without its library nothing else can load; a log of TensorFlow 2.14 and newer
+    that only says "Could not find cuda drivers" lacks the CUDA runtime its GPU support loads.
+    """
+    results = set(values.get("cuinit", ()))
+    if values.get("driver_library") or results & _NO_DRIVER_RESULTS:
+        library = next(iter(values.get("driver_library", ())), None)
+        return "no_driver", {
+            "driver_library": library or ("nvcuda.dll" if shows_windows(text) else "libcuda.so.1")
+        }
+    if values.get("kernel_module"):
+        return "no_module", {}
+    if _NO_DEVICE_RESULT in results:
+        return "no_device", {}
+    return (None if values.get("status") else "runtime"), {}
+
+
+#: Findings that name why CUDA did not start better than TensorFlow's own line (each of them
+#: matches the same cuInit status or tells the machine's set-up): with one, TF_NO_GPU_FOUND goes.
+_NAMES_THE_CAUSE: Final = (
+    "CUDA_INIT_FAILED",
+    "CUDA_SYSTEM_NOT_READY",
+    "CUDA_FORWARD_COMPAT_UNSUPPORTED",
+    "GPU_BUSY_OR_EXCLUSIVE",
+    "MIG_DEVICE_MISUSED",
+    "NVML_DRIVER_LIBRARY_MISMATCH",
+    "TF_CANNOT_DLOPEN_GPU_LIBS",  # TensorFlow found a GPU: its start did not fail
+    "OPEN_KERNEL_MODULE_UNSUPPORTED_GPU",
+    "CONTAINER_STARTED_WITHOUT_GPU",
+    "DOCKER_NO_NVIDIA_GPU",
+    "WSL1_NO_GPU",
+    "WSL_LINUX_DRIVER_CONFLICT",
+    "WSL_LIBCUDA_NOT_FOUND",
+    "WSL_LIBCUDA_NOT_SYMLINK",
+)
+
+
+def _tensorflow_without_gpu(hits: dict[str, Hit], text: str) -> None:
+    """TensorFlow's failed start with the lines that belong to it, or dropped where another names the cause.
+
+    After a failed cuInit TensorFlow's diagnostics say whether the kernel module runs
+    (cuda_diagnostics.cc: "kernel driver does not appear to be running on this host", or the
+    module's version); before it, its loader may have said that libcuda is missing. Without a
+    running driver these are one fact, which a machine without a GPU explains: they become
+    TF_NO_GPU_FOUND's variant. A running driver in the log means a GPU is there: the findings of
+    the devices then name the cause. A CUDA_VISIBLE_DEVICES the log sets, a device number it
+    asked for, or a finding of :data:`_NAMES_THE_CAUSE` does too.
+    """
+    found = hits.get(TF_NO_GPU_CODE)
+    if found is None:
+        return
+    if any(code in hits for code in _NAMES_THE_CAUSE):
+        del hits[TF_NO_GPU_CODE]
+        return
+    module = hits.get("KERNEL_MODULE_MISMATCH")
+    visible = hits.get("CUDA_DEVICE_NOT_VISIBLE")
+    if read_log_facts(text).nvidia_driver_running:
+        if module is not None or visible is not None:
+            del hits[TF_NO_GPU_CODE]
+        return
+    if module is not None:
+        if module.values.get("client") or "error_803" in module.variants:
+            del hits[TF_NO_GPU_CODE]  # two driver versions: the mismatch is the cause
+            return
+        del hits["KERNEL_MODULE_MISMATCH"]
+        found.add({"kernel_module": "not_running"}, None)
+    if visible is not None:
+        if "ordinal" in visible.variants or _VISIBLE.search(text):
+            del hits[TF_NO_GPU_CODE]
+            return
+        del hits["CUDA_DEVICE_NOT_VISIBLE"]
+    dll = hits.get("DLL_NOT_FOUND")
+    libraries = dll.values.get("libraries", []) if dll is not None else []
+    drivers = [library for library in libraries if DRIVER_LIBRARY.fullmatch(library)]
+    if dll is not None and drivers:
+        # The driver's library is this finding's fact; the CUDA runtime's dlerror stays DLL_NOT_FOUND's.
+        found.add({"driver_library": drivers}, None)
+        dll.values["libraries"] = [library for library in libraries if library not in drivers]
+        if not dll.values["libraries"]:
+            del hits["DLL_NOT_FOUND"]
+
+
 DEVICES_PART: Final = DiagnosisPart(
     name="devices",
     extractors=(
         _api_mismatch,
         _not_loaded,
         _on_mig,
+        _tf_cuinit,
     ),
     suppresses={
         # The fabric manager not running explains the devices CUDA and JAX then do not see.
@@ -168,5 +286,7 @@ DEVICES_PART: Final = DiagnosisPart(
         "CUDA_DEVICE_NOT_VISIBLE": _not_visible_variant,
         "MIG_DEVICE_MISUSED": _mig_variant,
         "GPU_BUSY_OR_EXCLUSIVE": _busy_variant,
+        TF_NO_GPU_CODE: _tf_no_gpu_variant,
     },
+    rules=(_tensorflow_without_gpu,),
 )

@@ -72,6 +72,9 @@ class LogFacts:
         no_gpu_reassurance: The log says itself that a missing CUDA runtime does not matter
             without a GPU: TensorFlow's "Ignore above cudart dlerror if you do not have a GPU set
             up on your machine." (``cudart_stub.cc``, printed after the dlerror of cudart).
+        nvidia_driver_running: The log shows an NVIDIA driver whose kernel module runs, so its
+            machine has an NVIDIA GPU: TensorFlow's diagnostics after a failed cuInit read the
+            module's version ("kernel reported version is: 515.43.4", ``cuda_diagnostics.cc``).
     """
 
     frameworks: tuple[str, ...] = ()
@@ -83,6 +86,7 @@ class LogFacts:
     gpu: str | None = None
     os_family: str | None = None
     no_gpu_reassurance: bool = False
+    nvidia_driver_running: bool = False
 
 
 # Patterns start with literal text and bound their repeats: a long line costs linear time.
@@ -103,11 +107,13 @@ _PYTHON_PATTERNS: Final = (
 _FRAMEWORK_WORDS: Final = (
     ("pytorch", re.compile(r"torch\b(?<=\btorch)|pytorch\b(?<=\bpytorch)")),
     # TensorFlow's own loader names itself by its source files and words (dso_loader.cc:
-    # "Could not load dynamic library '...'").
+    # "Could not load dynamic library '...'"); TensorFlow 2.16 and newer build XLA and TSL as
+    # bazel's external/local_xla and external/local_tsl (JAX's are external/xla).
     (
         "tensorflow",
         re.compile(
             r"tensorflow\b(?<=\btensorflow)|dso_loader\.cc|cudart_stub\.cc|could not load dynamic library '"
+            r"|external/local_(?:xla|tsl)/"
         ),
     ),
     ("jax", re.compile(r"jax(?<=\bjax)(?:lib)?\b")),
@@ -159,6 +165,11 @@ _MACOS: Final = tuple(
 #: TensorFlow 2.x's line after the dlerror of cudart (stream_executor/cuda/cudart_stub.cc), in
 #: lower case: tensorflow/tensorflow#57103, #35872 (where its maintainer points to it).
 _NO_GPU_REASSURANCE: Final = "ignore above cudart dlerror if you do not have a gpu"
+#: A running NVIDIA kernel module, in lower case: TensorFlow's diagnostics after a failed cuInit
+#: read its version from /proc/driver/nvidia/version ("kernel reported version is: 515.43.4",
+#: stream_executor/cuda/cuda_diagnostics.cc; tensorflow/tensorflow#62494). Its own process says
+#: so; an nvidia-smi pasted beside a log may come from anywhere (the host of a container).
+_DRIVER_RUNNING: Final = re.compile(r"kernel reported version is: \d{2,4}\.\d")
 _LINUX: Final = re.compile(r"\.so\b|/site-packages/|/usr/(?:local/)?lib")
 _LIBRARY_NAME: Final = re.compile(r"\blib[\w+-]{1,60}\Z")
 
@@ -181,6 +192,7 @@ def read_log_facts(text: str) -> LogFacts:
         gpu=_gpu(text),
         os_family=_os_family(text),
         no_gpu_reassurance=_NO_GPU_REASSURANCE in lowered,
+        nvidia_driver_running=_DRIVER_RUNNING.search(lowered) is not None,
     )
 
 

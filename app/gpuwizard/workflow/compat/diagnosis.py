@@ -21,12 +21,14 @@ from gpuwizard.core.compat.diagnosis_context import (
     finding_framework,
     frameworks_to_plan,
     machine_build,
+    on_machine_with_gpu,
     on_machine_without_gpu,
 )
 from gpuwizard.core.compat.plan import WishError, parse_wish
 from gpuwizard.core.compat.recommend import recommend
 from gpuwizard.core.compat.tables import CompatData
 from gpuwizard.core.findings.diagnosis import diagnose
+from gpuwizard.core.findings.gpu_readings import follows_machine
 from gpuwizard.core.findings.log_facts import read_log_facts
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.machine.readiness import no_gpu_note
@@ -51,12 +53,16 @@ def diagnose_on_machine(
     Returns the findings and the builds their hints name, by framework (empty when no finding
     needed one, the machine has no GPU a driver serves, or the log is another machine's). On a
     machine without an NVIDIA GPU the findings put the CPU way first
-    (:func:`gpuwizard.core.compat.diagnosis_context.on_machine_without_gpu`).
-    ``machine`` and ``compat`` are called only when a finding needs them.
+    (:func:`gpuwizard.core.compat.diagnosis_context.on_machine_without_gpu`); on one with an
+    NVIDIA GPU, what matters only with a GPU is the error with its fix
+    (:func:`gpuwizard.core.compat.diagnosis_context.on_machine_with_gpu`); with no machine, both
+    readings (:mod:`gpuwizard.core.findings.gpu_readings`). ``machine`` and ``compat`` are called
+    only when a finding needs them.
     """
     facts = read_log_facts(text)  # before diagnose(), which forgets what it read of the log
     findings = diagnose(text)
-    if not any(finding_framework(finding, facts) for finding in findings):
+    # A build to name, or a complaint that matters only with a GPU (core/findings/gpu_readings.py).
+    if not any(finding_framework(finding, facts) or follows_machine(finding) for finding in findings):
         return findings, {}
     report = machine()
     if report is None:
@@ -64,6 +70,7 @@ def diagnose_on_machine(
     if no_gpu_note(report) is not None:
         # No NVIDIA GPU: no build to name, and the CPU way first (core/findings/no_gpu.py).
         return on_machine_without_gpu(findings, facts, report), {}
+    findings = on_machine_with_gpu(findings, facts, report)
     frameworks = frameworks_to_plan(findings, facts, report)
     if not frameworks:
         return findings, {}
