@@ -2307,8 +2307,12 @@
         <translation>Comprobando la carpeta frente al plan…</translation>
     </message>
     <message>
-        <source>&amp;Use %1 %2, the release this folder holds</source>
-        <translation>&amp;Usar %1 %2, la versión que tiene esta carpeta</translation>
+        <source>The folder holds %1 %2, which can be installed instead.</source>
+        <translation>La carpeta contiene %1 %2, que puede instalarse en su lugar.</translation>
+    </message>
+    <message>
+        <source>&amp;Use %1 %2</source>
+        <translation>&amp;Usar %1 %2</translation>
     </message>
     <message>
         <source>Or fetch what is missing into the folder.</source>
@@ -3695,10 +3699,6 @@
         <translation>PyPI tiene la misma versión, PyTorch {version}, como su compilación {build}, que también usa la GPU de esta máquina.</translation>
     </message>
     <message>
-        <source>Install it from PyPI instead of PyTorch&apos;s index: gpuwizard env create {name} --framework pytorch --version {version} --from-pypi.</source>
-        <translation>Instálala desde PyPI en lugar del índice de PyTorch: gpuwizard env create {name} --framework pytorch --version {version} --from-pypi.</translation>
-    </message>
-    <message>
         <source>PyPI has the same release, PyTorch {version}, as its {build} build: a CUDA build that runs on the CPU too, but downloads several GB more (the NVIDIA libraries come as separate packages).</source>
         <translation>PyPI tiene la misma versión, PyTorch {version}, como su compilación {build}: una compilación CUDA que también funciona en la CPU, pero que descarga varios GB más (las bibliotecas de NVIDIA vienen como paquetes aparte).</translation>
     </message>
@@ -3941,6 +3941,46 @@
     <message>
         <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards; a container&apos;s start script turns it on when the host&apos;s driver is older than the image&apos;s CUDA. First compare the two: &apos;nvidia-smi&apos; shows the newest CUDA the driver supports; where that is older than the CUDA the image or the framework was built for, update the NVIDIA driver (the lasting fix) or use an image built for the driver&apos;s CUDA. Where the driver is new enough, keep the compat libraries out: remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu). Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
         <translation>La compatibilidad hacia adelante (el paquete cuda-compat, /usr/local/cuda/compat) solo funciona en GPU de NVIDIA para centros de datos, no en tarjetas GeForce ni en la mayoría de las RTX; el script de inicio de un contenedor la activa cuando el controlador del host es más antiguo que la versión de CUDA de la imagen. Primero compara ambas: &apos;nvidia-smi&apos; muestra la versión de CUDA más reciente que admite el controlador; si es anterior a la versión de CUDA para la que se compiló la imagen o el framework, actualiza el controlador de NVIDIA (la solución duradera) o usa una imagen creada para la versión de CUDA del controlador. Si el controlador es lo bastante reciente, deja fuera las bibliotecas de compatibilidad: elimina el paquete cuda-compat del host (&apos;sudo apt remove cuda-compat-*&apos;), quita /usr/local/cuda/compat de LD_LIBRARY_PATH y, en un contenedor, deja la carpeta compat de la imagen fuera de la ruta de bibliotecas (por ejemplo, LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu). Fuera de los contenedores, el mismo error aparece tras actualizar el controlador sin reiniciar: reinicia el equipo.</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not start CUDA: cuInit returned {status}, so it uses no GPU and runs on the CPU.</source>
+        <translation>TensorFlow no pudo iniciar CUDA: cuInit devolvió {status}, así que no usa ninguna GPU y se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>Check that &apos;nvidia-smi&apos; lists the GPU. At cuInit this error most often follows a driver update or a suspend: restart the computer, or reload the unified-memory module (&apos;sudo modprobe -r nvidia_uvm &amp;&amp; sudo modprobe nvidia_uvm&apos;). Without access to /dev/nvidia-uvm CUDA fails the same way: running a CUDA program once as root creates it, and the user must be allowed to open /dev/nvidia*. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;).</source>
+        <translation>Compruebe que &apos;nvidia-smi&apos; muestra la GPU. En cuInit este error suele aparecer tras una actualización del controlador o una suspensión: reinicie el equipo o vuelva a cargar el módulo de memoria unificada (&apos;sudo modprobe -r nvidia_uvm &amp;&amp; sudo modprobe nvidia_uvm&apos;). Sin acceso a /dev/nvidia-uvm, CUDA falla igual: ejecutar una vez un programa CUDA como root lo crea, y el usuario debe poder abrir /dev/nvidia*. En un contenedor, inícielo con acceso a la GPU (&apos;docker run --gpus all ...&apos;).</translation>
+    </message>
+    <message>
+        <source>TensorFlow found no NVIDIA driver: the driver&apos;s library ({driver_library}) did not load, so it uses no GPU and runs on the CPU.</source>
+        <translation>TensorFlow no encontró ningún controlador de NVIDIA: la biblioteca del controlador ({driver_library}) no se cargó, así que no usa ninguna GPU y se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver for the GPU from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;) and restart; &apos;nvidia-smi&apos; must then list the GPU. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;, which needs the NVIDIA Container Toolkit on the host); in WSL 2, install the driver on Windows, not inside WSL.</source>
+        <translation>Instale el controlador de NVIDIA para la GPU desde https://www.nvidia.com/Download/index.aspx (en Ubuntu: &apos;sudo ubuntu-drivers install&apos;) y reinicie; después &apos;nvidia-smi&apos; debe mostrar la GPU. En un contenedor, inícielo con acceso a la GPU (&apos;docker run --gpus all ...&apos;, que necesita NVIDIA Container Toolkit en el anfitrión); en WSL 2, instale el controlador en Windows, no dentro de WSL.</translation>
+    </message>
+    <message>
+        <source>TensorFlow found no running NVIDIA driver: cuInit returned {status}, and the driver&apos;s kernel module is not loaded (&apos;kernel driver does not appear to be running on this host&apos;), so it uses no GPU and runs on the CPU.</source>
+        <translation>TensorFlow no encontró ningún controlador de NVIDIA en marcha: cuInit devolvió {status} y el módulo del núcleo del controlador no está cargado (&apos;kernel driver does not appear to be running on this host&apos;), así que no usa ninguna GPU y se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;. After a driver or kernel update, restart the computer first; if the module still does not load, build it for the running kernel (install the kernel&apos;s headers, then &apos;sudo dkms autoinstall&apos;) or reinstall the driver, and with Secure Boot on, enrol the module&apos;s key (&apos;sudo dmesg | grep -i nvidia&apos; says why it was refused). In a container, the host&apos;s driver must work and the container must be started with GPU access (&apos;docker run --gpus all ...&apos;); in WSL 2 there is no Linux module: update the driver on Windows.</source>
+        <translation>Ejecute &apos;nvidia-smi&apos;. Tras actualizar el controlador o el núcleo, reinicie primero el equipo; si el módulo sigue sin cargarse, compílelo para el núcleo en uso (instale las cabeceras del núcleo y luego &apos;sudo dkms autoinstall&apos;) o reinstale el controlador, y con Secure Boot activado, registre la clave del módulo (&apos;sudo dmesg | grep -i nvidia&apos; dice por qué se rechazó). En un contenedor, el controlador del anfitrión debe funcionar y el contenedor debe iniciarse con acceso a la GPU (&apos;docker run --gpus all ...&apos;); en WSL 2 no hay módulo de Linux: actualice el controlador en Windows.</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver&apos;s library loaded, but cuInit returned {status}: it sees no GPU, so TensorFlow uses none and runs on the CPU.</source>
+        <translation>La biblioteca del controlador de NVIDIA se cargó, pero cuInit devolvió {status}: no ve ninguna GPU, así que TensorFlow no usa ninguna y se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES first: an empty value or -1 hides every GPU (&apos;echo $CUDA_VISIBLE_DEVICES&apos;; unset it, or set it to a GPU from &apos;nvidia-smi -L&apos;). If &apos;nvidia-smi&apos; lists no GPU, the driver&apos;s kernel module is not working: restart, or reinstall the driver. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); on a cluster, ask the job scheduler for a GPU (Slurm: --gpus=1).</source>
+        <translation>Compruebe primero CUDA_VISIBLE_DEVICES: un valor vacío o -1 oculta todas las GPU (&apos;echo $CUDA_VISIBLE_DEVICES&apos;; quítela o póngale una GPU de &apos;nvidia-smi -L&apos;). Si &apos;nvidia-smi&apos; no muestra ninguna GPU, el módulo del núcleo del controlador no funciona: reinicie o reinstale el controlador. En un contenedor, inícielo con acceso a la GPU (&apos;docker run --gpus all ...&apos;); en un clúster, pida una GPU al planificador de trabajos (Slurm: --gpus=1).</translation>
+    </message>
+    <message>
+        <source>TensorFlow did not find the CUDA libraries its GPU support needs (&apos;Could not find cuda drivers on your machine, GPU will not be used&apos;), so it runs on the CPU.</source>
+        <translation>TensorFlow no encontró las bibliotecas CUDA que necesita su soporte de GPU (&apos;Could not find cuda drivers on your machine, GPU will not be used&apos;), así que se ejecuta en la CPU.</translation>
+    </message>
+    <message>
+        <source>On Linux, install TensorFlow with its CUDA libraries, &apos;pip install tensorflow[and-cuda]&apos; (TensorFlow 2.14 and newer), with an NVIDIA driver that &apos;nvidia-smi&apos; shows working, and keep LD_LIBRARY_PATH from pointing at another CUDA. On native Windows, TensorFlow 2.11 and newer have no GPU support: use WSL 2, or TensorFlow 2.10 with CUDA 11.2 and cuDNN 8.1.</source>
+        <translation>En Linux, instale TensorFlow con sus bibliotecas CUDA, &apos;pip install tensorflow[and-cuda]&apos; (TensorFlow 2.14 y posteriores), con un controlador de NVIDIA que &apos;nvidia-smi&apos; muestre funcionando, y evite que LD_LIBRARY_PATH apunte a otra CUDA. En Windows nativo, TensorFlow 2.11 y posteriores no admiten GPU: use WSL 2, o TensorFlow 2.10 con CUDA 11.2 y cuDNN 8.1.</translation>
     </message>
     <message>
         <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
@@ -4843,6 +4883,18 @@
         <translation>Esta máquina no tiene GPU NVIDIA, así que TensorFlow funciona en la CPU sin {libraries}, como dice la línea siguiente del registro (&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;): no hay nada que arreglar.</translation>
     </message>
     <message>
+        <source>This machine has no NVIDIA GPU, so TensorFlow runs on the CPU here, as the log says: nothing needs fixing.</source>
+        <translation>Este equipo no tiene GPU de NVIDIA, así que TensorFlow se ejecuta aquí en la CPU, como dice el registro: no hay nada que arreglar.</translation>
+    </message>
+    <message>
+        <source>The log itself says to ignore this where no GPU is set up (&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;): on a machine without an NVIDIA GPU, TensorFlow runs on the CPU and nothing needs fixing. On a machine with one:</source>
+        <translation>El propio registro dice que se ignore donde no hay GPU configurada (&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;): en un equipo sin GPU de NVIDIA, TensorFlow se ejecuta en la CPU y no hay nada que arreglar. En un equipo con una:</translation>
+    </message>
+    <message>
+        <source>If the machine this log comes from has no NVIDIA GPU, this is expected: TensorFlow runs on the CPU there, and nothing needs fixing. If it has one:</source>
+        <translation>Si el equipo de donde procede este registro no tiene GPU de NVIDIA, es lo esperado: TensorFlow se ejecuta allí en la CPU y no hay nada que arreglar. Si tiene una:</translation>
+    </message>
+    <message>
         <source>For GPU training, run it on a machine with an NVIDIA GPU, with a CUDA build of the framework.</source>
         <extracomment>Where the GPU way is, after a sentence for a machine without an NVIDIA GPU.</extracomment>
         <translation>Para entrenar en GPU, ejecútelo en una máquina con GPU NVIDIA, con una versión CUDA del framework.</translation>
@@ -5131,6 +5183,10 @@
     <message>
         <source>An installer or another tool rewrote PATH. Add it back: {command}  ({history} shows what the wizard changed.)</source>
         <translation>Un instalador u otra herramienta reescribió PATH. Vuelva a añadirla: {command}  ({history} muestra lo que cambió el asistente.)</translation>
+    </message>
+    <message>
+        <source>Install it from PyPI instead of PyTorch&apos;s index: {command}</source>
+        <translation>Instálala desde PyPI en lugar del índice de PyTorch: {command}</translation>
     </message>
     <message>
         <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL. If WSL was opened from a terminal run as administrator, open it from a normal one: people found the GPU unreachable only there (microsoft/WSL#9099, #9640).</source>
@@ -5490,6 +5546,14 @@
     <message>
         <source>{cuda} (comes inside the environment: no CUDA toolkit needed)</source>
         <translation>{cuda} (viene dentro del entorno: no hace falta el CUDA Toolkit)</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda} build, on the CPU</source>
+        <translation>compilación CUDA {cuda}, en la CPU</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda} build, running on the processor here (its NVIDIA libraries come along, unused)</source>
+        <translation>compilación CUDA {cuda}, que aquí se ejecuta en el procesador (sus bibliotecas de NVIDIA vienen incluidas, sin usarse)</translation>
     </message>
     <message>
         <source>ROCm {rocm}</source>

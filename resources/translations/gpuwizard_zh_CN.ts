@@ -2299,8 +2299,12 @@
         <translation>正在对照方案检查该文件夹…</translation>
     </message>
     <message>
-        <source>&amp;Use %1 %2, the release this folder holds</source>
-        <translation>使用此文件夹中的版本 %1 %2(&amp;U)</translation>
+        <source>The folder holds %1 %2, which can be installed instead.</source>
+        <translation>该文件夹包含 %1 %2,可以改为安装它。</translation>
+    </message>
+    <message>
+        <source>&amp;Use %1 %2</source>
+        <translation>使用 %1 %2(&amp;U)</translation>
     </message>
     <message>
         <source>Or fetch what is missing into the folder.</source>
@@ -3687,10 +3691,6 @@
         <translation>PyPI 上也有同一版本 PyTorch {version}，即其 {build} 版本，它同样可以使用本机的 GPU。</translation>
     </message>
     <message>
-        <source>Install it from PyPI instead of PyTorch&apos;s index: gpuwizard env create {name} --framework pytorch --version {version} --from-pypi.</source>
-        <translation>请改为从 PyPI 而不是 PyTorch 的索引安装：gpuwizard env create {name} --framework pytorch --version {version} --from-pypi。</translation>
-    </message>
-    <message>
         <source>PyPI has the same release, PyTorch {version}, as its {build} build: a CUDA build that runs on the CPU too, but downloads several GB more (the NVIDIA libraries come as separate packages).</source>
         <translation>PyPI 上也有同一版本 PyTorch {version}，即其 {build} 版本：这是一个也能在 CPU 上运行的 CUDA 版本，但下载量要多出数 GB（NVIDIA 库以单独的软件包提供）。</translation>
     </message>
@@ -3933,6 +3933,46 @@
     <message>
         <source>Forward compatibility (the cuda-compat package, /usr/local/cuda/compat) works only on NVIDIA data-center GPUs, not on GeForce or most RTX cards; a container&apos;s start script turns it on when the host&apos;s driver is older than the image&apos;s CUDA. First compare the two: &apos;nvidia-smi&apos; shows the newest CUDA the driver supports; where that is older than the CUDA the image or the framework was built for, update the NVIDIA driver (the lasting fix) or use an image built for the driver&apos;s CUDA. Where the driver is new enough, keep the compat libraries out: remove the cuda-compat package from the host (&apos;sudo apt remove cuda-compat-*&apos;), take /usr/local/cuda/compat out of LD_LIBRARY_PATH, and in a container keep the image&apos;s compat folder out of the library path (for example LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu). Outside containers, the same error follows a driver update without a restart: restart the computer.</source>
         <translation>前向兼容（cuda-compat 软件包，/usr/local/cuda/compat）仅适用于 NVIDIA 数据中心 GPU，不适用于 GeForce 或大多数 RTX 显卡；当主机的驱动早于镜像的 CUDA 版本时，容器的启动脚本会启用它。请先比较两者：&apos;nvidia-smi&apos; 会显示驱动支持的最新 CUDA 版本；如果它早于镜像或框架所针对的 CUDA 版本，请更新 NVIDIA 驱动（长久的解决办法），或者使用为该驱动的 CUDA 版本构建的镜像。如果驱动足够新，请不要让兼容库生效：从主机上删除 cuda-compat 软件包（&apos;sudo apt remove cuda-compat-*&apos;），将 /usr/local/cuda/compat 从 LD_LIBRARY_PATH 中移除，并在容器中将镜像的 compat 文件夹排除在库路径之外（例如 LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu）。在容器之外，更新驱动后未重启也会导致同样的错误：请重启计算机。</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not start CUDA: cuInit returned {status}, so it uses no GPU and runs on the CPU.</source>
+        <translation>TensorFlow 无法启动 CUDA:cuInit 返回 {status},因此它不使用 GPU,而是在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Check that &apos;nvidia-smi&apos; lists the GPU. At cuInit this error most often follows a driver update or a suspend: restart the computer, or reload the unified-memory module (&apos;sudo modprobe -r nvidia_uvm &amp;&amp; sudo modprobe nvidia_uvm&apos;). Without access to /dev/nvidia-uvm CUDA fails the same way: running a CUDA program once as root creates it, and the user must be allowed to open /dev/nvidia*. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;).</source>
+        <translation>检查 &apos;nvidia-smi&apos; 是否列出该 GPU。在 cuInit 时出现此错误,最常见于驱动更新或睡眠之后:请重启计算机,或重新加载统一内存模块(&apos;sudo modprobe -r nvidia_uvm &amp;&amp; sudo modprobe nvidia_uvm&apos;)。无法访问 /dev/nvidia-uvm 时 CUDA 也会同样失败:以 root 身份运行一次 CUDA 程序即可创建它,且用户必须有权打开 /dev/nvidia*。在容器中,请以 GPU 访问权限启动它(&apos;docker run --gpus all ...&apos;)。</translation>
+    </message>
+    <message>
+        <source>TensorFlow found no NVIDIA driver: the driver&apos;s library ({driver_library}) did not load, so it uses no GPU and runs on the CPU.</source>
+        <translation>TensorFlow 未找到 NVIDIA 驱动:驱动的库({driver_library})未能加载,因此它不使用 GPU,而是在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Install the NVIDIA driver for the GPU from https://www.nvidia.com/Download/index.aspx (on Ubuntu: &apos;sudo ubuntu-drivers install&apos;) and restart; &apos;nvidia-smi&apos; must then list the GPU. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;, which needs the NVIDIA Container Toolkit on the host); in WSL 2, install the driver on Windows, not inside WSL.</source>
+        <translation>从 https://www.nvidia.com/Download/index.aspx 安装该 GPU 的 NVIDIA 驱动(Ubuntu 上:&apos;sudo ubuntu-drivers install&apos;)并重启;之后 &apos;nvidia-smi&apos; 应列出该 GPU。在容器中,请以 GPU 访问权限启动它(&apos;docker run --gpus all ...&apos;,主机上需要 NVIDIA Container Toolkit);在 WSL 2 中,请在 Windows 上安装驱动,而不是在 WSL 内。</translation>
+    </message>
+    <message>
+        <source>TensorFlow found no running NVIDIA driver: cuInit returned {status}, and the driver&apos;s kernel module is not loaded (&apos;kernel driver does not appear to be running on this host&apos;), so it uses no GPU and runs on the CPU.</source>
+        <translation>TensorFlow 未找到正在运行的 NVIDIA 驱动:cuInit 返回 {status},且驱动的内核模块未加载(&apos;kernel driver does not appear to be running on this host&apos;),因此它不使用 GPU,而是在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Run &apos;nvidia-smi&apos;. After a driver or kernel update, restart the computer first; if the module still does not load, build it for the running kernel (install the kernel&apos;s headers, then &apos;sudo dkms autoinstall&apos;) or reinstall the driver, and with Secure Boot on, enrol the module&apos;s key (&apos;sudo dmesg | grep -i nvidia&apos; says why it was refused). In a container, the host&apos;s driver must work and the container must be started with GPU access (&apos;docker run --gpus all ...&apos;); in WSL 2 there is no Linux module: update the driver on Windows.</source>
+        <translation>运行 &apos;nvidia-smi&apos;。驱动或内核更新后,请先重启计算机;如果模块仍未加载,请为当前内核构建它(安装内核头文件,然后运行 &apos;sudo dkms autoinstall&apos;)或重新安装驱动;若开启了安全启动,请登记该模块的密钥(&apos;sudo dmesg | grep -i nvidia&apos; 会说明它被拒绝的原因)。在容器中,主机的驱动必须正常工作,且容器必须以 GPU 访问权限启动(&apos;docker run --gpus all ...&apos;);WSL 2 中没有 Linux 模块:请在 Windows 上更新驱动。</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver&apos;s library loaded, but cuInit returned {status}: it sees no GPU, so TensorFlow uses none and runs on the CPU.</source>
+        <translation>NVIDIA 驱动的库已加载,但 cuInit 返回 {status}:它看不到任何 GPU,因此 TensorFlow 不使用 GPU,而是在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Check CUDA_VISIBLE_DEVICES first: an empty value or -1 hides every GPU (&apos;echo $CUDA_VISIBLE_DEVICES&apos;; unset it, or set it to a GPU from &apos;nvidia-smi -L&apos;). If &apos;nvidia-smi&apos; lists no GPU, the driver&apos;s kernel module is not working: restart, or reinstall the driver. In a container, start it with GPU access (&apos;docker run --gpus all ...&apos;); on a cluster, ask the job scheduler for a GPU (Slurm: --gpus=1).</source>
+        <translation>请先检查 CUDA_VISIBLE_DEVICES:空值或 -1 会隐藏所有 GPU(&apos;echo $CUDA_VISIBLE_DEVICES&apos;;取消设置它,或将其设为 &apos;nvidia-smi -L&apos; 中的某个 GPU)。如果 &apos;nvidia-smi&apos; 未列出任何 GPU,说明驱动的内核模块未正常工作:请重启或重新安装驱动。在容器中,请以 GPU 访问权限启动它(&apos;docker run --gpus all ...&apos;);在集群上,请向作业调度器申请 GPU(Slurm:--gpus=1)。</translation>
+    </message>
+    <message>
+        <source>TensorFlow did not find the CUDA libraries its GPU support needs (&apos;Could not find cuda drivers on your machine, GPU will not be used&apos;), so it runs on the CPU.</source>
+        <translation>TensorFlow 未找到其 GPU 支持所需的 CUDA 库(&apos;Could not find cuda drivers on your machine, GPU will not be used&apos;),因此在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>On Linux, install TensorFlow with its CUDA libraries, &apos;pip install tensorflow[and-cuda]&apos; (TensorFlow 2.14 and newer), with an NVIDIA driver that &apos;nvidia-smi&apos; shows working, and keep LD_LIBRARY_PATH from pointing at another CUDA. On native Windows, TensorFlow 2.11 and newer have no GPU support: use WSL 2, or TensorFlow 2.10 with CUDA 11.2 and cuDNN 8.1.</source>
+        <translation>在 Linux 上,请连同其 CUDA 库一起安装 TensorFlow:&apos;pip install tensorflow[and-cuda]&apos;(TensorFlow 2.14 及更新版本),并使用 &apos;nvidia-smi&apos; 显示工作正常的 NVIDIA 驱动,同时不要让 LD_LIBRARY_PATH 指向其他 CUDA。在原生 Windows 上,TensorFlow 2.11 及更新版本不支持 GPU:请使用 WSL 2,或使用 TensorFlow 2.10 搭配 CUDA 11.2 和 cuDNN 8.1。</translation>
     </message>
     <message>
         <source>A compiled module was built for NumPy 1.x and cannot run with the NumPy 2 installed here.</source>
@@ -4835,6 +4875,18 @@
         <translation>这台机器没有 NVIDIA GPU，所以 TensorFlow 在没有 {libraries} 的情况下使用 CPU 运行，正如日志的下一行所说（&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;）：无需修复。</translation>
     </message>
     <message>
+        <source>This machine has no NVIDIA GPU, so TensorFlow runs on the CPU here, as the log says: nothing needs fixing.</source>
+        <translation>本机没有 NVIDIA GPU,因此 TensorFlow 在这里于 CPU 上运行,正如日志所述:无需修复。</translation>
+    </message>
+    <message>
+        <source>The log itself says to ignore this where no GPU is set up (&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;): on a machine without an NVIDIA GPU, TensorFlow runs on the CPU and nothing needs fixing. On a machine with one:</source>
+        <translation>日志本身说明在未配置 GPU 的机器上可以忽略此信息(&apos;Ignore above cudart dlerror if you do not have a GPU set up on your machine&apos;):在没有 NVIDIA GPU 的机器上,TensorFlow 在 CPU 上运行,无需修复。在有 GPU 的机器上:</translation>
+    </message>
+    <message>
+        <source>If the machine this log comes from has no NVIDIA GPU, this is expected: TensorFlow runs on the CPU there, and nothing needs fixing. If it has one:</source>
+        <translation>如果此日志来自的机器没有 NVIDIA GPU,这是预期的:TensorFlow 在那里于 CPU 上运行,无需修复。如果它有 GPU:</translation>
+    </message>
+    <message>
         <source>For GPU training, run it on a machine with an NVIDIA GPU, with a CUDA build of the framework.</source>
         <extracomment>Where the GPU way is, after a sentence for a machine without an NVIDIA GPU.</extracomment>
         <translation>要进行 GPU 训练，请在带 NVIDIA GPU 的机器上使用框架的 CUDA 版本运行。</translation>
@@ -5123,6 +5175,10 @@
     <message>
         <source>An installer or another tool rewrote PATH. Add it back: {command}  ({history} shows what the wizard changed.)</source>
         <translation>某个安装程序或其他工具重写了 PATH。请把它加回去：{command}  （{history} 会显示向导做过的更改。）</translation>
+    </message>
+    <message>
+        <source>Install it from PyPI instead of PyTorch&apos;s index: {command}</source>
+        <translation>请改为从 PyPI 而不是 PyTorch 的索引安装：{command}</translation>
     </message>
     <message>
         <source>WSL 2 gets the GPU from the Windows NVIDIA driver; its nvidia-smi is /usr/lib/wsl/lib/nvidia-smi. Check with &apos;which nvidia-smi&apos; and &apos;dpkg -l | grep -E &quot;nvidia-(driver|utils)|libnvidia-compute&quot;&apos;; remove those packages (for example &apos;sudo apt remove --purge nvidia-driver-550 nvidia-utils-550&apos;), keeping nvidia-container-toolkit, then run &apos;wsl --shutdown&apos; in Windows and open WSL again. Take the CUDA toolkit from NVIDIA&apos;s WSL-Ubuntu repository, or from the Ubuntu one only as &apos;cuda-toolkit-12-x&apos; (not &apos;cuda&apos; or &apos;cuda-drivers&apos;, which bring a Linux driver). If nothing was installed, update the NVIDIA driver on Windows; data-center GPUs in TCC mode are not available to WSL. If WSL was opened from a terminal run as administrator, open it from a normal one: people found the GPU unreachable only there (microsoft/WSL#9099, #9640).</source>
@@ -5482,6 +5538,14 @@
     <message>
         <source>{cuda} (comes inside the environment: no CUDA toolkit needed)</source>
         <translation>{cuda} （随环境提供：无需 CUDA 工具包）</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda} build, on the CPU</source>
+        <translation>CUDA {cuda} 版本,在 CPU 上运行</translation>
+    </message>
+    <message>
+        <source>CUDA {cuda} build, running on the processor here (its NVIDIA libraries come along, unused)</source>
+        <translation>CUDA {cuda} 版本,在这里于处理器上运行(其 NVIDIA 库会一并安装,但不会使用)</translation>
     </message>
     <message>
         <source>ROCm {rocm}</source>

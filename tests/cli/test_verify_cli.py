@@ -26,6 +26,7 @@ import pytest
 from builders.reports import machine
 from builders.torch_builds import torch_build
 from builders.wheels import bundled_pip_wheel
+from gpuwizard.cli.main import build_parser
 from gpuwizard.core.machine.system_report import report_to_json
 from harness.entry_point import ENTRY_POINT, gpuwizard
 from harness.proc import wait_for_children
@@ -105,12 +106,22 @@ def test_acceptance_a_passed_test_verifies_then_the_framework_removed_by_hand_is
     found = statuses(events)
     assert found["env:torchcpu:import"] == ("broken", "DRIFT_FRAMEWORK_MISSING")
     assert found["env:torchcpu:test"][0] == "skipped"
-    hint = checks(events)["env:torchcpu:import"]["finding"]["hint"]
-    assert (
-        f"{env['python']} -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu"
-        in hint
+    finding = checks(events)["env:torchcpu:import"]["finding"]
+    # Made by uv, offline from the folder: uv reinstalls (the environment need not hold pip),
+    # from that folder alone; the recreate command makes it from there again.
+    folder = shlex.quote(str(torch_folder))
+    reinstall, recreate = finding["params"]["reinstall"], finding["params"]["recreate"]
+    uv = shlex.split(reinstall)[0]
+    assert Path(uv).name == "uv" and Path(uv).is_file()
+    assert reinstall == (
+        f"{shlex.quote(uv)} pip install --python {shlex.quote(env['python'])} torch==2.13.0+cpu "
+        f"--reinstall-package torch --find-links {folder} --offline --no-index"
     )
-    assert "gpuwizard env create torchcpu --framework pytorch --version 2.13.0 --replace" in hint
+    assert recreate == (
+        f"gpuwizard env create torchcpu --framework pytorch --version 2.13.0 --find-links {folder} --offline --replace"
+    )
+    assert reinstall in finding["hint"] and recreate in finding["hint"]
+    assert "download.pytorch.org" not in finding["hint"]
     assert events[-1]["saved"] is None
 
     text = gpuwizard("verify", "--no-test")
@@ -119,13 +130,93 @@ def test_acceptance_a_passed_test_verifies_then_the_framework_removed_by_hand_is
     # Each command of the fix on a line of its own, copied whole (issue 41, point 5).
     lines = text.stdout.splitlines()
     assert "           fix: Reinstall the recorded build:" in lines
-    reinstall = [line.strip() for line in lines if "-m pip install torch==2.13.0+cpu" in line]
-    assert reinstall == [
-        f"{shlex.quote(env['python'])} -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu"
-    ]
+    assert [line.strip() for line in lines if "pip install --python" in line] == [reinstall]
     assert "           Or recreate the environment:" in lines
-    assert "               gpuwizard env create torchcpu --framework pytorch --version 2.13.0 --replace" in lines
+    assert f"               {recreate}" in lines
     assert "Broken: 1 check failed" in text.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="the printed commands are split as a POSIX shell does")
+def test_the_fixes_for_an_environment_made_offline_without_pip_run_as_printed(
+    torch_folder: Path, tmp_path: Path
+):
+    # The folder without pip's wheel: uv then makes the environment without pip, as it did for
+    # the person who found `python -m pip` offered there ("No module named pip"). A space in
+    # its name proves the commands quote it.
+    folder = tmp_path / "my wheels"
+    folder.mkdir()
+    for wheel in torch_folder.glob("*.whl"):
+        if not wheel.name.startswith("pip-"):
+            (folder / wheel.name).symlink_to(wheel)
+    made = gpuwizard(
+        "env", "create", "offline", "--framework", "pytorch", "--version", "2.13",
+        "--find-links", str(folder), "--offline", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr
+    env = json.loads(made.stdout.splitlines()[-1])
+    no_pip = subprocess.run(
+        [env["python"], "-m", "pip", "--version"], capture_output=True, text=True, check=False
+    )
+    assert no_pip.returncode != 0 and "No module named pip" in no_pip.stderr
+
+    shutil.rmtree(site_packages(env["path"]) / "torch")
+    broken = gpuwizard("verify", "--json", "--no-test")
+    assert broken.returncode == 1, broken.stdout[-3000:] + broken.stderr
+    finding = checks(events_of(broken))["env:offline:import"]["finding"]
+    assert finding["code"] == "DRIFT_FRAMEWORK_MISSING"
+    reinstall, recreate = finding["params"]["reinstall"], finding["params"]["recreate"]
+
+    # Run as printed, in a shell's words: it installs from the folder, with networking not needed.
+    fixed = subprocess.run(shlex.split(reinstall), capture_output=True, text=True, timeout=600, check=False)
+    assert fixed.returncode == 0, f"{reinstall}\n{fixed.stdout[-2000:]}{fixed.stderr[-2000:]}"
+    healthy = gpuwizard("verify", "--json")
+    assert healthy.returncode == 0, healthy.stdout[-3000:] + healthy.stderr
+    events = events_of(healthy)
+    assert events[-1]["healthy"] is True
+    assert statuses(events)["env:offline:import"] == ("ok", None)
+    assert checks(events)["env:offline:build"]["after"] == "2.13.0+cpu (CPU)"
+
+    # The recreate command is the wizard's own, and makes it from the same folder, offline.
+    words = shlex.split(recreate)
+    assert words[0] == "gpuwizard"
+    args = build_parser().parse_args(words[1:])
+    assert (args.name, args.framework, args.framework_version) == ("offline", "pytorch", "2.13.0")
+    assert (args.find_links, args.offline, args.replace) == (folder, True, True)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="the printed commands are split as a POSIX shell does")
+def test_the_reinstall_for_an_environment_made_with_pip_offline_runs_as_printed(tmp_path: Path):
+    folder = tmp_path / "pip wheels"
+    torch_build(folder, "2.13.0+cpu", None)
+    made = gpuwizard(
+        "env", "create", "pipenv", "--framework", "pytorch", "--version", "2.13", "--tool", "pip",
+        "--find-links", str(folder), "--offline", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr
+    env = json.loads(made.stdout.splitlines()[-1])
+    shutil.rmtree(site_packages(env["path"]) / "torch")
+    broken = gpuwizard("verify", "--json", "--no-test")
+    assert broken.returncode == 1, broken.stdout[-3000:] + broken.stderr
+    reinstall = checks(events_of(broken))["env:pipenv:import"]["finding"]["params"]["reinstall"]
+    # Its own pip, from the folder alone, reinstalling what its metadata says is still there.
+    assert reinstall == (
+        f"{env['python']} -m pip install torch==2.13.0+cpu --force-reinstall "
+        f"--find-links {shlex.quote(str(folder))} --no-index"
+    )
+    # As on a machine whose pip settings name no other folder of wheels (this one's name a
+    # folder with the real torch, whose dependencies the stand-in's folder lacks).
+    home_dir = tmp_path / "home"
+    bare = {key: value for key, value in os.environ.items() if key != "PIP_FIND_LINKS"}
+    bare.update(HOME=str(home_dir), XDG_CONFIG_HOME=str(home_dir / ".config"))
+    fixed = subprocess.run(
+        shlex.split(reinstall), capture_output=True, text=True, timeout=300, check=False, env=bare
+    )
+    assert fixed.returncode == 0, fixed.stdout[-2000:] + fixed.stderr[-2000:]
+    again = gpuwizard("verify", "--json", "--no-test")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr
+    assert statuses(events_of(again))["env:pipenv:import"] == ("ok", None)
 
 
 @pytest.fixture
@@ -171,11 +262,19 @@ def test_a_cpu_wheel_swapped_in_for_the_cuda_one_is_broken_with_the_pinned_reins
     build = checks(events)["env:gpu:build"]
     assert (build["before"], build["after"]) == ("2.13.0+cu126 (CUDA 12.6)", "2.13.0+cpu (CPU)")
     assert "swapped in" in build["finding"]["message"]
-    assert (
-        f"{cuda_env['python']} -m pip install torch==2.13.0+cu126 --index-url https://download.pytorch.org/whl/cu126"
-        in build["finding"]["hint"]
-    )
+    # Made by uv offline from its folder: uv puts the recorded build back from there.
+    reinstall = build["finding"]["params"]["reinstall"]
+    assert reinstall in build["finding"]["hint"]
+    assert shlex.split(reinstall)[1:] == [
+        "pip", "install", "--python", cuda_env["python"], "torch==2.13.0+cu126", "--reinstall-package", "torch",
+        "--find-links", str(tmp_path / "cu126"), "--offline", "--no-index",
+    ]  # fmt: skip
     assert events[-1]["drifted"] == ["env:gpu:build", "env:gpu:constraints"]
+    fixed = subprocess.run(shlex.split(reinstall), capture_output=True, text=True, timeout=120, check=False)
+    assert fixed.returncode == 0, fixed.stderr[-2000:]
+    again = gpuwizard("verify", "--json", "--no-test")
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert statuses(events_of(again))["env:gpu:build"] == ("ok", None)
 
 
 def write_report(path: Path, **facts: Any) -> Path:

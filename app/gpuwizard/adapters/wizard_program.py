@@ -46,7 +46,7 @@ def wizard_command(*, path: str | None = None, windows: bool | None = None) -> W
         return WizardCommand.of(sys.executable, "-m", WIZARD_NAME, windows=windows)
     found = shutil.which(WIZARD_NAME, path=search)
     if found is not None and _same_file(Path(found), program):
-        return WizardCommand()
+        return WizardCommand(windows=windows)
     return WizardCommand.of(str(program), windows=windows)
 
 

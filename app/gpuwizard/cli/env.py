@@ -340,7 +340,6 @@ def _planned(request: SetupRequest, args: argparse.Namespace, write: common.Writ
 def _command_with_version(args: argparse.Namespace, version: str) -> str:
     """This ``env create`` command line as the person can run it again, asking for ``version``."""
     from gpuwizard.adapters.wizard_program import wizard_command  # noqa: PLC0415
-    from gpuwizard.core.wizard_command import shell_argument  # noqa: PLC0415
 
     words = ["env", "create", args.name, "--framework", args.framework, "--version", version]
     valued = (
@@ -361,7 +360,7 @@ def _command_with_version(args: argparse.Namespace, version: str) -> str:
         ("--replace", args.replace),
     )
     words += [option for option, given in flags if given]
-    return wizard_command().line(" ".join(shell_argument(word) for word in words))
+    return wizard_command().run(*words)  # each word quoted for this machine's shells
 
 
 def _show_sources(check: SourcesCheck, as_json: bool, write: common.Write) -> None:

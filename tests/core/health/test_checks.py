@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +14,7 @@ from gpuwizard.core.events import to_json
 from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.env_drift import (
     EnvObservation,
+    EnvSource,
     compare_environment,
     compare_test,
     env_fixes,
@@ -299,7 +301,8 @@ def test_a_swapped_cpu_wheel_says_before_after_and_the_pinned_reinstall_with_its
     assert "CPU build" in build.finding.message
     hint = build.finding.hint
     assert (
-        f"/home/ana/envs/demo/bin/python -m pip install torch==2.13.0+cu126 --index-url {CU126_INDEX}" in hint
+        "/home/ana/envs/demo/bin/python -m pip install torch==2.13.0+cu126 --force-reinstall "
+        f"--index-url {CU126_INDEX}" in hint
     )
     assert "gpuwizard env create demo --framework pytorch --version 2.13.0 --replace" in hint
 
@@ -357,6 +360,48 @@ def test_fix_commands_quote_for_the_shell_and_name_a_custom_prefix():
     posix = env_fixes(env(name="my env", pins=()), windows=False)
     assert posix.recreate.startswith("gpuwizard env create 'my env' ")
     assert "torch==2.13.0+cu126" in posix.reinstall  # from the build when no pin was recorded
+
+
+UV = "/opt/gpu wizard/bin/uv"
+WHEELS = "/srv/lab wheels"
+
+
+def test_an_environment_made_by_uv_offline_is_fixed_with_uv_from_its_folder_alone():
+    fixes = env_fixes(env(), windows=False, source=EnvSource(uv=UV, find_links=WHEELS, offline=True))
+    # uv made it without pip: uv installs, into its interpreter, from the folder, with no index.
+    assert shlex.split(fixes.reinstall) == [
+        UV, "pip", "install", "--python", "/home/ana/envs/demo/bin/python", "torch==2.13.0+cu126",
+        "--reinstall-package", "torch", "--find-links", WHEELS, "--offline", "--no-index",
+    ]  # fmt: skip
+    assert shlex.split(fixes.recreate) == [
+        "gpuwizard", "env", "create", "demo", "--framework", "pytorch", "--version", "2.13.0",
+        "--find-links", WHEELS, "--offline", "--replace",
+    ]  # fmt: skip
+    assert "download.pytorch.org" not in fixes.reinstall
+
+
+def test_an_environment_made_by_pip_is_fixed_with_its_pip_from_its_folder():
+    offline = env_fixes(env(), windows=False, source=EnvSource(find_links=WHEELS, offline=True))
+    assert shlex.split(offline.reinstall) == [
+        "/home/ana/envs/demo/bin/python", "-m", "pip", "install", "torch==2.13.0+cu126", "--force-reinstall",
+        "--find-links", WHEELS, "--no-index",
+    ]  # fmt: skip
+    # A folder looked at first, the index still allowed: both named, and the recreate is not offline.
+    online = env_fixes(env(), windows=False, source=EnvSource(find_links=WHEELS))
+    assert shlex.split(online.reinstall)[-4:] == ["--find-links", WHEELS, "--index-url", CU126_INDEX]
+    assert "--offline" not in shlex.split(online.recreate)
+    assert shlex.split(online.recreate)[-3:] == ["--find-links", WHEELS, "--replace"]
+
+
+def test_the_uv_and_the_folder_are_quoted_for_cmd_on_windows():
+    windows = env(python="C:\\Users\\Ana Li\\envs\\demo\\Scripts\\python.exe")
+    source = EnvSource(uv="C:\\Program Files\\uv\\uv.exe", find_links="D:\\lab wheels", offline=True)
+    fixes = env_fixes(windows, windows=True, source=source)
+    assert fixes.reinstall == (
+        '"C:\\Program Files\\uv\\uv.exe" pip install --python "C:\\Users\\Ana Li\\envs\\demo\\Scripts\\python.exe" '
+        'torch==2.13.0+cu126 --reinstall-package torch --find-links "D:\\lab wheels" --offline --no-index'
+    )
+    assert '--find-links "D:\\lab wheels" --offline --replace' in fixes.recreate
 
 
 # --- the short live test --------------------------------------------------------------------------

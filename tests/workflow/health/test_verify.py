@@ -9,10 +9,12 @@ short live test with the real CPU build of torch 2.13.0. Only the machine report
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -185,8 +187,36 @@ def test_an_interpreter_that_is_gone_is_broken_and_the_fix_recreates(cuda_wheels
     } == {"skipped"}
     broken = health.broken[0]
     assert broken.finding is not None
-    assert "gpuwizard env create demo --framework pytorch --version 2.13.0 --replace" in broken.finding.hint
+    # Made offline from the folder: it is made again from there.
+    assert shlex.split(broken.finding.params["recreate"]) == [
+        "gpuwizard", "env", "create", "demo", "--framework", "pytorch", "--version", "2.13.0",
+        "--find-links", str(cuda_wheels), "--offline", "--replace",
+    ]  # fmt: skip
     assert not snapshot_path().exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(UV is None, reason="uv is a project dependency")
+@pytest.mark.skipif(sys.platform == "win32", reason="the commands are split as a POSIX shell does")
+def test_the_reinstall_uses_the_uv_the_machine_report_names_for_an_environment_uv_made(cuda_wheels: Path):
+    made = make_env("demo", cuda_wheels)
+    shutil.rmtree(next(Path(str(made.path)).glob("lib/python*/site-packages")) / "torch")
+
+    def reinstall(report: SystemReport) -> list[str]:
+        finding = next(check.finding for check in verify(report).broken if check.kind == "import")
+        assert finding is not None and finding.code == "DRIFT_FRAMEWORK_MISSING"
+        return shlex.split(finding.params["reinstall"])
+
+    assert reinstall(replace(NO_GPU, managers=ManagerFacts(uv=UV))) == [
+        str(UV), "pip", "install", "--python", str(made.python), "torch==2.13.0+cu126",
+        "--reinstall-package", "torch", "--find-links", str(cuda_wheels), "--offline", "--no-index",
+    ]  # fmt: skip
+    # A report that names no uv (uv removed since): the environment's own pip, which this one
+    # has (pip's wheel was in the folder), from the same folder.
+    assert reinstall(NO_GPU) == [
+        str(made.python), "-m", "pip", "install", "torch==2.13.0+cu126", "--force-reinstall",
+        "--find-links", str(cuda_wheels), "--no-index",
+    ]  # fmt: skip
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,13 +86,25 @@ def test_env_record_json_and_reading() -> None:
     assert list(record.to_json()) == [
         "name", "path", "python", "manager", "framework", "framework_version", "framework_build", "tool",
         "python_version", "created", "constraints", "variables", "jupyter_kernel", "log", "id", "device",
-        "distro", "wsl_home", "wsl_home_id",
+        "distro", "wsl_home", "wsl_home_id", "find_links", "offline",
     ]  # fmt: skip
     save_record(record)
     assert load_records() == [record]
-    # An older entry without a manager was a venv; unknown keys are left out.
+    offline = replace(record, name="offline", find_links="/srv/wheels", offline=True)
+    save_record(offline)
+    assert load_records() == [record, offline]
+    # An older entry without a manager was a venv, and without a source was made from the index;
+    # unknown keys are left out.
     registry_path().write_text(json.dumps({"environments": [{"name": "old", "path": "/o", "x": 1}]}))
     assert load_records() == [EnvRecord("old", "/o", "", "venv", "", "")]
+    assert (load_records()[0].find_links, load_records()[0].offline) == (None, False)
+
+
+@pytest.mark.parametrize(("field", "value"), [("offline", "yes"), ("find_links", 3)])
+def test_env_registry_refuses_a_source_of_the_wrong_type(field: str, value: object) -> None:
+    registry_path().write_text(json.dumps({"environments": [{"name": "n", "path": "/p", field: value}]}))
+    assert load_records() == []
+    assert registry_path().with_name("environments.json.bad").exists()
 
 
 def test_env_registry_sets_aside_an_entry_of_the_wrong_type() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
+from gpuwizard.core.findings.fix_parts import FixPart, fix_parts
 from gpuwizard.core.findings.model import Finding
 from gpuwizard.core.findings.unrecognised import UnrecognisedError
 from gpuwizard.core.wizard_command import BY_NAME, WizardCommand
@@ -13,12 +14,22 @@ _INDENT = "    "
 
 
 def finding_lines(finding: Finding, width: int) -> list[str]:
-    """``SEVERITY CODE``, the message, then ``-> hint``, wrapped to ``width`` under the heading."""
+    """``SEVERITY CODE``, the message, then ``-> hint``, wrapped to ``width`` under the heading.
+
+    A command the hint gives (``{command}``, ``{recreate}``...: :func:`fix_parts`) is a line of
+    its own, further in and never wrapped, so that it is copied whole, without a period glued on.
+    """
     lines = [f"  {finding.severity.upper():<8}{finding.code}"]
     lines += textwrap.wrap(finding.message, width, initial_indent=_INDENT, subsequent_indent=_INDENT)
-    lines += textwrap.wrap(
-        "-> " + finding.hint, width, initial_indent=_INDENT, subsequent_indent=_INDENT + "   "
-    )
+    prefix = "-> "
+    for part in fix_parts(finding.hint, finding.params) or (FixPart(finding.hint),):
+        if part.command:
+            lines.append(f"{_INDENT}      {part.text}")
+        else:
+            lines += textwrap.wrap(
+                prefix + part.text, width, initial_indent=_INDENT, subsequent_indent=_INDENT + "   "
+            )
+        prefix = "   "
     return lines
 
 

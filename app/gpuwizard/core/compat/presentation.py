@@ -375,10 +375,15 @@ def install_commands(
 def _with_options(command: str, options: Sequence[str], *, windows: bool) -> str:
     """``command`` with pip's source options, quoted for the shells it runs in (a folder may hold spaces).
 
+    An index's URL is shown as it is: it holds no blank, and a hidden login (``https://***@host``)
+    is a place for the person to fill in, not a word to quote.
+
     >>> _with_options("pip install torch", ["--no-index", "--find-links", "/tmp/my wheels"], windows=False)
     "pip install torch --no-index --find-links '/tmp/my wheels'"
     """
-    quoted = [argument_words(option, windows=windows) for option in options]
+    quoted = [
+        (option, option) if "://" in option else argument_words(option, windows=windows) for option in options
+    ]
     return both_shells(
         "".join([command, *(f" {shell}" for shell, _ in quoted)]),
         "".join([command, *(f" {powershell}" for _, powershell in quoted)]),

@@ -44,6 +44,7 @@ from urllib.parse import urlsplit
 from gpuwizard.core.compat.plan import quoted_requirements
 from gpuwizard.core.secret_formats import mask_url, url_has_secret
 from gpuwizard.core.texts import QT_TRANSLATE_NOOP, TranslatableText
+from gpuwizard.core.wizard_command import shell_argument
 
 #: PyPI's simple index: what pip and uv use when nothing says otherwise
 #: (pip.pypa.io/en/stable/cli/pip_install/#cmdoption-i, docs.astral.sh/uv/concepts/indexes/).
@@ -194,7 +195,18 @@ class PlanSources:
         (docs.astral.sh/uv/reference/cli/#uv-pip-install--offline). An index that carries a
         login or a token is given in the tool's variable, as the install gives it
         (:data:`INDEX_VARIABLES`): ``PIP_INDEX_URL=https://***@host/simple pip install ...``.
+        Each word is quoted as cmd, PowerShell and a POSIX shell read it alike (a folder of
+        wheels may hold spaces: ``--find-links "/tmp/my wheels"``).
         """
+        line, options = self._install_parts(requirements)
+        return f"{line}\n    {options}" if options else line
+
+    def install_command(self, requirements: Sequence[str]) -> str:
+        """:meth:`install_line` on one line (``install_command`` in JSON), its quoted words kept as they are."""
+        return " ".join(part for part in self._install_parts(requirements) if part)
+
+    def _install_parts(self, requirements: Sequence[str]) -> tuple[str, str]:
+        """The command with its requirements, and its source options (quoted; "" when none)."""
         command = "uv pip install" if self.tool == "uv" else "pip install"
         options = self.index_options(shown=True)
         url = None if self.offline else self.pytorch_index or self.default_index
@@ -204,7 +216,7 @@ class PlanSources:
         if self.offline and self.tool == "uv":
             options = ("--offline", *options)
         line = f"{command} {quoted_requirements(requirements)}"
-        return f"{line}\n    {' '.join(options)}" if options else line
+        return line, " ".join(shell_argument(option) for option in options)
 
     def _links(self) -> tuple[str, ...]:
         return ("--find-links", self.find_links) if self.find_links is not None else ()
@@ -347,8 +359,15 @@ def hide_logins(text: str) -> str:
 
 
 def masked_argv(argv: Sequence[str]) -> str:
-    """A command line for a log, with the login of any URL in it hidden."""
-    return " ".join(hide_logins(part) for part in argv)
+    """A command line for a log, with the login of any URL in it hidden.
+
+    Each word is quoted as the shells read it alike (:func:`shell_argument`), judged before the
+    login is hidden: an environment's interpreter in a folder with spaces stays one word.
+
+    >>> masked_argv(["/envs/mein Labor ü/bin/python", "-m", "pip", "install", "numpy<2"])
+    '"/envs/mein Labor ü/bin/python" -m pip install "numpy<2"'
+    """
+    return " ".join(hide_logins(shell_argument(part)) for part in argv)
 
 
 def masked_command(argv: Sequence[str], env: Mapping[str, str]) -> str:
@@ -443,5 +462,5 @@ def sources_to_json(sources: PlanSources, requirements: Sequence[str] = ()) -> d
         "indexes": [index_to_json(index) for index in sources.indexes],
     }
     if requirements:
-        data["install_command"] = " ".join(sources.install_line(requirements).split())
+        data["install_command"] = sources.install_command(requirements)
     return data

@@ -25,6 +25,7 @@ from typing import Final
 from gpuwizard.core.compat.plan import Plan, Recommendation, describe_min_driver, plan_build_name
 from gpuwizard.core.compat.tables import CompatData, minor_of
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
+from gpuwizard.core.wizard_command import argument_words, shell_command
 
 #: The formats ``gpuwizard export --format`` writes.
 EXPORT_FORMATS: Final = ("dockerfile", "environment.yml", "requirements")
@@ -214,6 +215,14 @@ def _common_header(export: Export) -> list[str]:
     return lines
 
 
+def _windows(export: Export) -> bool:
+    """The file's commands are for cmd and PowerShell: the machine it is made for runs Windows.
+
+    Its file name is quoted as that machine's shells read it (``--out "req ü.txt"``).
+    """
+    return export.machine.os.family == "windows"
+
+
 # --- requirements -----------------------------------------------------------------------------
 
 
@@ -228,7 +237,8 @@ def render_requirements(export: Export, file_name: str) -> str:
             f"First make the conda environment: conda create -n {export.name} {channels} "
             + " ".join((f"python={plan.python}", *conda_extra))
         )
-    lines.append(f"Install, with Python {plan.python}: python -m pip install -r {file_name}")
+    install = shell_command(["python", "-m", "pip", "install", "-r", file_name], windows=_windows(export))
+    lines.append(f"Install, with Python {plan.python}: {install}")
     if plan.index_url:
         lines.append(
             "The PyTorch index also serves torch's dependencies; for packages from PyPI add "
@@ -287,10 +297,12 @@ def render_environment_yml(export: Export, file_name: str) -> str:
     plan = export.plan
     conda = [p for p in plan.conda_packages if not p.startswith("python=")]
     channels = [c for c in (*plan.conda_channels, *CONDA_CHANNELS) if c]
+    windows = _windows(export)
     lines = [
         f"conda environment for {plan_build_name(plan)}, Python {plan.python}.",
         *_common_header(export),
-        f"Create: conda env create -f {file_name}  (or mamba / micromamba create -f {file_name})",
+        f"Create: {shell_command(['conda', 'env', 'create', '-f', file_name], windows=windows)}"
+        f"  (or mamba / micromamba create -f {argument_words(file_name, windows=windows)[0]})",
     ]
     pip = [*pip_option_lines(plan), *pinned_requirements(plan)]
     text = comment_block(lines)

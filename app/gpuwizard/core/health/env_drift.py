@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from gpuwizard.core.findings.model import make_finding
 from gpuwizard.core.frameworks import FRAMEWORKS, framework_module
 from gpuwizard.core.health.checks import HealthCheck, text_or_none
@@ -187,7 +189,7 @@ class EnvFixes:
 
     Attributes:
         recreate: ``gpuwizard env create ... --replace``, which makes it anew.
-        reinstall: Reinstalls the recorded build into it with its own pip.
+        reinstall: Reinstalls the recorded build into it, with uv or its own pip (:class:`EnvSource`).
         verify: ``gpuwizard verify``, to check again after a fix.
     """
 
@@ -196,12 +198,37 @@ class EnvFixes:
     verify: str = BY_NAME.line("verify")
 
 
+@dataclass(frozen=True)
+class EnvSource:
+    """What installs into an environment now, and from where its packages came when it was made.
+
+    Attributes:
+        uv: The uv to install with (``uv pip install --python ENV_PYTHON``): where the environment
+            was made by uv, which leaves it without pip unless pip's wheel was at hand
+            (docs.astral.sh/uv/pip/environments/). None: the environment's own pip.
+        find_links: The folder of wheels it was made from (``env create --find-links``); None: none.
+        offline: It was made from that folder alone (``--offline``): the fixes name no index,
+            which an offline machine cannot reach.
+    """
+
+    uv: str | None = None
+    find_links: str | None = None
+    offline: bool = False
+
+
 def env_fixes(
-    env: SnapshotEnv, *, windows: bool, prefix: str | None = None, wizard: WizardCommand = BY_NAME
+    env: SnapshotEnv,
+    *,
+    windows: bool,
+    prefix: str | None = None,
+    wizard: WizardCommand = BY_NAME,
+    source: EnvSource = EnvSource(),
 ) -> EnvFixes:
     """The fix commands for ``env``; ``prefix`` when it is not in the default folder.
 
     ``wizard``: how the person starts the wizard here (the recreate command is the wizard's).
+    ``source``: what installs into it, and the folder of wheels it was made from, if any: the
+    reinstall and the recreate take their packages from there too.
 
     >>> env = SnapshotEnv("demo", "/e/demo", "/e/demo/bin/python", "venv", "pytorch", "2.13.0",
     ...                   framework_build="2.13.0+cu126", index_url="https://download.pytorch.org/whl/cu126")
@@ -209,7 +236,21 @@ def env_fixes(
     >>> fixes.recreate
     'gpuwizard env create demo --framework pytorch --version 2.13.0 --replace'
     >>> fixes.reinstall
-    '/e/demo/bin/python -m pip install torch==2.13.0+cu126 --index-url https://download.pytorch.org/whl/cu126'
+    '/e/demo/bin/python -m pip install torch==2.13.0+cu126 --force-reinstall --index-url https://download.pytorch.org/whl/cu126'
+
+    Made by uv from a folder of wheels, offline: uv installs (no pip inside), from that folder only.
+
+    >>> offline = EnvSource(uv="/opt/wizard/bin/uv", find_links="/srv/my wheels", offline=True)
+    >>> fixes = env_fixes(env, windows=False, source=offline)
+    >>> fixes.reinstall
+    "/opt/wizard/bin/uv pip install --python /e/demo/bin/python torch==2.13.0+cu126 --reinstall-package torch --find-links '/srv/my wheels' --offline --no-index"
+    >>> fixes.recreate
+    "gpuwizard env create demo --framework pytorch --version 2.13.0 --find-links '/srv/my wheels' --offline --replace"
+
+    Made by pip from a folder, the index allowed too:
+
+    >>> env_fixes(env, windows=False, source=EnvSource(find_links="/srv/wheels")).reinstall
+    '/e/demo/bin/python -m pip install torch==2.13.0+cu126 --force-reinstall --find-links /srv/wheels --index-url https://download.pytorch.org/whl/cu126'
     """
     quote = _windows_quoted if windows else shlex.quote
     parts = ["env", "create", quote(env.name), "--framework", env.framework or "pytorch"]
@@ -219,14 +260,38 @@ def env_fixes(
         parts += ["--manager", "conda"]
     if prefix:
         parts += ["--prefix", quote(prefix)]
+    folder = ["--find-links", quote(source.find_links)] if source.find_links else []
+    if folder:
+        parts += [*folder, *(["--offline"] if source.offline else [])]
     parts.append("--replace")
     pin = framework_pin(env.framework, env.pins) or _default_pin(env)
-    reinstall = [quote(env.python), "-m", "pip", "install", quote(pin)]
-    if env.index_url:
+    # Reinstalled even when it counts as installed: a framework whose folder was deleted by hand
+    # keeps its metadata, and a plain install then changes nothing ("already satisfied").
+    if source.uv:
+        reinstall = [quote(source.uv), "pip", "install", "--python", quote(env.python), quote(pin)]
+        reinstall += ["--reinstall-package", quote(_distribution(pin)), *folder]
+        # Both, as the wizard's own offline install (adapters/envs/venv_backends.py): no network,
+        # and no index looked at, not even in uv's cache (docs.astral.sh/uv/reference/cli/#uv-pip-install).
+        offline_flags = ["--offline", "--no-index"]
+    else:
+        # Its dependencies too (pip has no per-package reinstall): one of them may be what broke.
+        reinstall = [quote(env.python), "-m", "pip", "install", quote(pin), "--force-reinstall", *folder]
+        offline_flags = ["--no-index"]  # pip.pypa.io/en/stable/cli/pip_install/#install-no-index
+    if folder and source.offline:
+        reinstall += offline_flags
+    elif env.index_url:
         reinstall += ["--index-url", env.index_url]
     return EnvFixes(
         recreate=wizard.line(" ".join(parts)), reinstall=" ".join(reinstall), verify=wizard.line("verify")
     )
+
+
+def _distribution(pin: str) -> str:
+    """The distribution a pin names (``torch`` of ``torch==2.13.0+cpu``)."""
+    try:
+        return Requirement(pin).name
+    except InvalidRequirement:
+        return pin.partition("==")[0].strip()
 
 
 def _default_pin(env: SnapshotEnv) -> str:

@@ -37,7 +37,7 @@ from gpuwizard.adapters.processes import process_identity
 from gpuwizard.adapters.runner import CommandCancelled, RunnerError
 from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.envs.events import EnvLog, EnvPhase, EnvPhaseName, EnvProgress, EnvStart
-from gpuwizard.core.envs.package_sources import display_url, masked_command, sources_to_json
+from gpuwizard.core.envs.package_sources import display_url, masked_argv, masked_command, sources_to_json
 from gpuwizard.core.envs.probe_output import LogEntry, ProbeOutput
 from gpuwizard.core.envs.python_download import contacted_hosts, download_to_json
 from gpuwizard.core.envs.rattler_output import rattler_message
@@ -278,6 +278,9 @@ class _Run:
             log=str(self.log_path),
             id=self.id,
             device=plan.device,
+            # Where it was installed from: the fixes verify offers install from there too.
+            find_links=str(prepared.source.find_links) if prepared.source.find_links else None,
+            offline=prepared.source.offline,
         )
         if self.cancel.is_set():
             raise _Cancelled
@@ -416,7 +419,7 @@ class _Run:
         compiling = start_compiling(self.backend.tool, python, module, self.tools.runner, self._started)
         if compiling is None:
             return self._verify()
-        self.log.write(f"$ {' '.join(compiling.argv)}\n")
+        self.log.write(f"$ {masked_argv(compiling.argv)}\n")  # a folder with spaces stays one word
         try:
             probe = self._verify()
             compiled = compiling.wait(self.cancel)
@@ -437,7 +440,7 @@ class _Run:
 
         python = self.backend.interpreter(self.prefix)
         argv = (str(python), "-I", str(_PROBE), module)
-        self.log.write(f"$ {' '.join(argv)}\n")
+        self.log.write(f"$ {masked_argv(argv)}\n")
         try:
             status = self.tools.runner.stream(
                 argv, keep, cancel=self.cancel, timeout=_VERIFY_TIMEOUT_S, on_start=self._started

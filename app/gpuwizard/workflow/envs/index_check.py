@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from gpuwizard.adapters.index_check import IndexProbe, probe_download_from_environment, probe_from_environment
 from gpuwizard.adapters.index_settings import read_index_settings
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.compat.plan import Plan, Recommendation
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.envs.index_reach import (
@@ -145,12 +146,19 @@ def pypi_alternative(
         index = plan_sources(index_url=None, variant=None, tool=tool, settings=settings).indexes[0]
     except (NoPypiBuild, MirrorRefused):
         return None
+    version = build.plan.framework_version
+    # The whole command, quoted for this machine's shells (a name may hold spaces): a command of
+    # the hint (core/findings/fix_parts.py), shown on a line of its own.
+    command = wizard_command().run(
+        "env", "create", name, "--framework", "pytorch", "--version", version, "--from-pypi"
+    )
     finding = make_finding(
         "PYPI_BUILD_AVAILABLE",
         variant="cpu" if build.larger else None,
-        version=build.plan.framework_version,
+        version=version,
         build=build.variant,
         name=name,
+        command=command,
     )
     return PypiAlternative(index, finding, build.plan)
 

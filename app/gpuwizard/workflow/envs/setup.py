@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, replace
 
 from gpuwizard.adapters.runner import StreamingRunner, StreamingSubprocessRunner
+from gpuwizard.adapters.wizard_program import wizard_command
 from gpuwizard.core.compat.plan import Plan, Recommendation, WishError
 from gpuwizard.core.compat.pypi_route import NoPypiBuild, pypi_build
 from gpuwizard.core.compat.recommend import recommend
@@ -141,10 +142,10 @@ def plan_setup(
     chosen = recommendation if recommendation is not None else recommend_for(report, request)
     if chosen.plan.target == "wsl2":
         # Made inside the distribution, not here (wsl_setup): never a Windows venv of Linux wheels.
-        raise SetupRefused(
-            f"this plan runs inside WSL 2: `gpuwizard env create {request.name} --framework "
-            f"{chosen.plan.framework} --wsl` makes it there"
+        command = wizard_command().run(
+            "env", "create", request.name, "--framework", chosen.plan.framework, "--wsl"
         )
+        raise SetupRefused(f"this plan runs inside WSL 2: `{command}` makes it there")
     if tools is None:
         tools = EnvTools(
             runner=runner if runner is not None else StreamingSubprocessRunner(),

@@ -65,6 +65,7 @@ from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.env_drift import (
     EnvObservation,
+    EnvSource,
     compare_environment,
     compare_test,
     env_fixes,
@@ -407,7 +408,13 @@ class _Verify:
             self._skip_being_made(env)
             return
         self.observed[env.name] = observed
-        fixes = env_fixes(baseline, windows=os.name == "nt", prefix=_custom_prefix(env), wizard=self.wizard)
+        fixes = env_fixes(
+            baseline,
+            windows=os.name == "nt",
+            prefix=_custom_prefix(env),
+            wizard=self.wizard,
+            source=_env_source(env, machine),
+        )
         reused = env.name in self.reused
         for check in compare_environment(baseline, observed, fixes=fixes):
             self.decide(noted_as_reused(check) if reused else check)
@@ -606,6 +613,19 @@ class _Verify:
 def _is_env_report(value: Mapping[str, Any]) -> bool:
     """Whether a JSON object among the probe's lines is its answer (warnings may come before it)."""
     return value.get("probe") == "env_report"
+
+
+def _env_source(env: EnvRecord, machine: SystemReport) -> EnvSource:
+    """What installs into ``env`` now (the wizard's uv where uv made it), and the folder it was made from.
+
+    uv makes a venv without pip, and the wizard adds pip only where it can (offline, only from a
+    pip wheel in the folder: ``workflow/envs/create.py``), so the fixes of one uv made install
+    with the uv the wizard itself uses (the machine report's). A WSL environment's uv is inside
+    its distribution, not this machine's: its fixes keep its own pip, as do those of an
+    environment whose uv the report no longer names.
+    """
+    uv = machine.managers.uv if env.tool == "uv" and env.manager == "venv" else None
+    return EnvSource(uv=uv, find_links=env.find_links, offline=env.offline)
 
 
 def _custom_prefix(env: EnvRecord) -> str | None:

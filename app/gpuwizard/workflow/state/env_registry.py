@@ -57,6 +57,12 @@ class EnvRecord:
     distro: str = ""
     wsl_home: str = ""
     wsl_home_id: str = ""
+    #: Where its packages came from, for the commands that reinstall into it or make it again
+    #: (``verify``'s fixes): the folder of wheels given with ``--find-links`` (None: none), and
+    #: whether it was made ``--offline``, from that folder only. Environments made before these
+    #: were recorded read as made from the index.
+    find_links: str | None = None
+    offline: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """As JSON: the contract's six fields first."""
@@ -95,7 +101,8 @@ _RECORD_TEXT: Final = (
     "name", "path", "python", "manager", "framework", "framework_version", "framework_build", "tool",
     "python_version", "created", "id", "device", "distro", "wsl_home", "wsl_home_id",
 )  # fmt: skip
-_RECORD_TEXT_OR_NULL: Final = ("constraints", "jupyter_kernel", "log")
+_RECORD_TEXT_OR_NULL: Final = ("constraints", "jupyter_kernel", "log", "find_links")
+_RECORD_FLAGS: Final = ("offline",)
 
 
 def _records_problem(data: object) -> str | None:
@@ -108,6 +115,7 @@ def _records_problem(data: object) -> str | None:
             return f"entry {number}: not an environment (it needs a name and a path)"
         wrong = [key for key in _RECORD_TEXT if key in item and not isinstance(item[key], str)]
         wrong += [key for key in _RECORD_TEXT_OR_NULL if not isinstance(item.get(key), (str, type(None)))]
+        wrong += [key for key in _RECORD_FLAGS if key in item and not isinstance(item[key], bool)]
         variables = item.get("variables", {})
         if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
             wrong.append("variables")
