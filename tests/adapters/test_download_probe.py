@@ -8,23 +8,15 @@ github.com and its file host.
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from gpuwizard.adapters.http import probe_index
 from gpuwizard.adapters.index_check import DOWNLOAD_REDIRECTS, probe_download_from_environment
 from gpuwizard.core.envs.index_reach import answer_words
-from harness.http_server import serve, trust_test_ca
+from harness.http_server import closed_port, serve, trust_test_ca
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 ARCHIVE = "/download/20261110/cpython-3.13.9%2B20261110-x86_64-unknown-linux-gnu-install_only_stripped.tar.gz"
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(autouse=True)

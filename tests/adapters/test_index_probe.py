@@ -15,17 +15,10 @@ from collections.abc import Iterator
 import pytest
 
 from gpuwizard.adapters.http import probe_index
-from harness.http_server import serve, trust_test_ca
+from harness.http_server import closed_port, serve, trust_test_ca
 from harness.waits import EVENT_S
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(autouse=True)

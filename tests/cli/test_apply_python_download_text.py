@@ -7,8 +7,6 @@ and answer beside the indexes'. The stage is made from a real check of a server 
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from gpuwizard.cli.text.apply import ApplyView
@@ -17,13 +15,7 @@ from gpuwizard.core.envs.python_download import PythonDownload
 from gpuwizard.core.events import to_json
 from gpuwizard.core.fleet.events import SourcesStage
 from gpuwizard.workflow.envs.index_check import check_plan_sources
-from harness.http_server import serve, trust_test_ca
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from harness.http_server import closed_port, serve, trust_test_ca
 
 
 def test_the_stage_and_its_text_name_the_python_download(monkeypatch: pytest.MonkeyPatch):

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ import pytest
 
 from builders.wheels import bundled_pip_wheel, tiny_torch
 from harness.entry_point import ENTRY_POINT, gpuwizard
-from harness.http_server import ca_certificate, serve, trust_test_ca
+from harness.http_server import asking, ca_certificate, closed_port, serve
 from harness.proc import children_of, wait_for_children
 
 CONTRACT_FIELDS = {"name", "path", "python", "manager", "framework", "framework_version"}
@@ -205,24 +204,6 @@ def test_a_folder_that_is_not_an_environment_is_not_told_to_add_replace(sleepy_t
 
 
 # --- package indexes (issue 20, point 1) ------------------------------------------------------
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def asking(**variables: str) -> dict[str, str]:
-    """The environment of a run that asks the indexes for real (tests/conftest.py turns it off), through no proxy."""
-    proxies = dict.fromkeys(
-        ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"), ""
-    )
-    # PyPI too is a closed port of this machine unless the test serves it: nothing leaves the machine.
-    closed = f"https://127.0.0.1:{closed_port()}/simple"
-    pypi = {"UV_DEFAULT_INDEX": closed, "PIP_INDEX_URL": closed}
-    return {**proxies, **pypi, "GPUWIZARD_NO_INDEX_CHECK": "", **trust_test_ca(), **variables}
 
 
 def nothing_made(home: Path) -> None:

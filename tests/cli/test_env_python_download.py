@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 
 from harness.entry_point import gpuwizard
-from harness.http_server import Site, ca_certificate, serve, trust_test_ca
+from harness.http_server import Site, ca_certificate, closed_port, serve, trust_test_ca
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 #: A Python PyTorch 2.13 supports and uv has builds of, other than the wizard's own.
@@ -32,12 +31,6 @@ VENV_BIN = Path(sys.executable).parent
 UV = VENV_BIN / ("uv.exe" if sys.platform == "win32" else "uv")
 
 pytestmark = pytest.mark.skipif(not UV.exists(), reason="uv is a project dependency; not installed here")
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def events_of(stdout: str) -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 from importlib import resources
@@ -24,7 +23,7 @@ import pytest
 
 from builders.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 from harness.entry_point import gpuwizard
-from harness.http_server import serve, trust_test_ca
+from harness.http_server import asking, closed_port, serve
 from harness.waits import EVENT_S
 
 REPORTS = Path(__file__).parent.parent / "fixtures" / "reports"
@@ -35,20 +34,6 @@ WINDOWS = REPORTS / "windows-rtx3060-546.33.json"
 @pytest.fixture
 def home() -> Path:
     return Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def asking(**variables: str) -> dict[str, str]:
-    """A run that asks the indexes for real (tests/conftest.py turns asking off), through no proxy."""
-    proxies = dict.fromkeys(
-        ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"), ""
-    )
-    return {**proxies, "GPUWIZARD_NO_INDEX_CHECK": "", **trust_test_ca(), **variables}
 
 
 def events_of(stdout: str) -> list[dict[str, Any]]:

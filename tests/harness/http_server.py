@@ -13,6 +13,7 @@ import contextlib
 import datetime
 import ipaddress
 import shutil
+import socket
 import ssl
 import tempfile
 import threading
@@ -179,6 +180,27 @@ def serve(*, tls: bool = False) -> Iterator[Site]:
         site.stopped.set()
         server.shutdown()
         server.server_close()
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on: an index that does not answer."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def asking(**variables: str) -> dict[str, str]:
+    """The environment of a ``gpuwizard`` run that asks the indexes for real, through no proxy.
+
+    tests/conftest.py turns asking off for every other test. PyPI too is a closed port of this
+    machine unless ``variables`` name a server of the test: nothing leaves the machine.
+    """
+    proxies = dict.fromkeys(
+        ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"), ""
+    )
+    closed = f"https://127.0.0.1:{closed_port()}/simple"
+    pypi = {"UV_DEFAULT_INDEX": closed, "PIP_INDEX_URL": closed}
+    return {**proxies, **pypi, "GPUWIZARD_NO_INDEX_CHECK": "", **trust_test_ca(), **variables}
 
 
 def trust_test_ca() -> dict[str, str]:

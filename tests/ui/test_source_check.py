@@ -3,12 +3,13 @@
 pytest-qt, offscreen, the real page and recommender on the sample machine without a GPU (its
 plan installs from PyTorch's index). The index is pointed, through ``GPUWIZARD_PYTORCH_INDEX_URL``,
 at a closed port on 127.0.0.1, at an https server of the test run, or at an http one whose
-requests are counted; the check runs on a worker and the tests wait on the page's answer.
+requests are counted; the check runs on a worker and the tests wait on the page's answer. The
+commands the page shows name an environment or a folder with spaces as one word (issue 41).
 """
 
 from __future__ import annotations
 
-import socket
+import shlex
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -18,12 +19,13 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QLabel, QWidget, QWizard, QWizardPage
 from pytestqt.qtbot import QtBot
 
+from gpuwizard.core.envs.request import SetupRequest
 from gpuwizard.ui.pages.choose import ChoosePage
 from gpuwizard.ui.window_fit import MINIMUM_SIZE, PREFERRED_SIZE, fitted_geometry
 from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
-from harness.http_server import serve, trust_test_ca
+from harness.http_server import closed_port, serve, trust_test_ca
 from harness.waits import EVENT_MS
 
 NO_GPU = Path(str(resources.files("gpuwizard.resources").joinpath("samples", "no-gpu.json")))
@@ -40,12 +42,6 @@ def _asking_on(monkeypatch: pytest.MonkeyPatch) -> None:
     # PyPI (asked for PyPI's build as a way forward) is a closed port here: nothing leaves the machine.
     monkeypatch.setenv("PIP_INDEX_URL", f"https://127.0.0.1:{closed_port()}/simple")
     monkeypatch.setenv("UV_DEFAULT_INDEX", f"https://127.0.0.1:{closed_port()}/simple")
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 _OPEN: list[QWizard] = []  # the wizards of the running test: a page lives as long as its wizard
@@ -256,3 +252,45 @@ def test_on_a_laptop_screen_the_unreachable_index_is_said_once_with_its_ways_for
     assert page.result_scroll.verticalScrollBar().value() == 0
     for widget in (card.message_label, card.fix, view.again_button, view.blocked_note):
         assert in_sight(widget, viewport), widget.objectName()
+
+
+NAME = "mein Labor ü"  # an environment name with a space and a non-ASCII letter
+
+
+def test_pypis_build_is_offered_as_a_command_with_the_name_as_one_word(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+):
+    # Issue 41: "gpuwizard env create mein Labor ü ... --from-pypi." was offered, the name in two.
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{closed_port()}/whl")
+    with serve(tls=True) as pypi:
+        pypi.put("/simple/torch/", "<html></html>", content_type="text/html")
+        pypi.put("/simple/pip/", "<html></html>", content_type="text/html")
+        monkeypatch.setenv("PIP_INDEX_URL", f"{pypi.url}/simple")
+        monkeypatch.setenv("UV_DEFAULT_INDEX", f"{pypi.url}/simple")
+        page = open_choose(qtbot, choice=SetupRequest(framework="pytorch", version="2.13", name=NAME))
+        qtbot.waitUntil(lambda: page.sources_ok is not None, timeout=EVENT_MS)
+    assert page.inputs.name_edit.text() == NAME
+    card = next(
+        card for card in page.sources_view.finding_views if card.finding.code == "PYPI_BUILD_AVAILABLE"
+    )
+    (command,) = card.fix.commands()  # on a line of its own, with a Copy button
+    assert not command.endswith(".")
+    words = shlex.split(command)
+    assert words[words.index("env") :] == [
+        "env", "create", NAME, "--framework", "pytorch", "--version", "2.13.0", "--from-pypi",
+    ]  # fmt: skip
+    assert card.hint_label.text() == "Install it from PyPI instead of PyTorch's index:"
+
+
+def test_pip_installs_names_a_folder_with_spaces_as_one_word(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{closed_port()}/whl")
+    folder = tmp_path / "oc41 wheels 2.13 only torch"
+    folder.mkdir()
+    page = open_choose(qtbot, choice=SetupRequest(framework="pytorch", version="2.13", name=NAME))
+    page.inputs.offline_check.setChecked(True)
+    page.inputs.folder_edit.setText(str(folder))
+    qtbot.waitUntil(lambda: "--find-links" in page.panel.plan_pip.text(), timeout=EVENT_MS)
+    words = shlex.split(page.panel.plan_pip.text())
+    assert words[words.index("--find-links") + 1] == str(folder)

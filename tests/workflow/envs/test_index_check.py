@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import sys
 from importlib import resources
 from pathlib import Path
@@ -25,17 +24,11 @@ from gpuwizard.workflow.envs.index_check import check_plan_sources, pypi_alterna
 from gpuwizard.workflow.envs.prepare import EnvTools
 from gpuwizard.workflow.envs.setup import SourcesUnreachable, plan_setup, recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
-from harness.http_server import serve, trust_test_ca
+from harness.http_server import closed_port, serve, trust_test_ca
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 SAMPLES = Path(str(resources.files("gpuwizard.resources").joinpath("samples")))
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(autouse=True)

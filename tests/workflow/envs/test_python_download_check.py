@@ -14,7 +14,6 @@ import os
 import platform
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 from dataclasses import replace
@@ -37,7 +36,7 @@ from gpuwizard.workflow.envs.index_check import check_plan_sources, this_family
 from gpuwizard.workflow.envs.prepare import EnvTools, SetupRefused, prepare_environment
 from gpuwizard.workflow.envs.setup import SourcesUnreachable, plan_setup, recommend_for
 from gpuwizard.workflow.machine.system_file import load_system_report
-from harness.http_server import serve, trust_test_ca
+from harness.http_server import closed_port, serve, trust_test_ca
 from harness.waits import EVENT_S
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -47,12 +46,6 @@ UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 SAMPLES = Path(str(resources.files("gpuwizard.resources").joinpath("samples")))
 
 pytestmark = pytest.mark.skipif(UV is None, reason="uv is a project dependency; not installed here")
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(autouse=True)
