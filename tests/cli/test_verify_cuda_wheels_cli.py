@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import pytest
 from builders.torch_builds import torch_build
 from builders.wheels import build_wheel, bundled_pip_wheel
 from harness.entry_point import gpuwizard
+from harness.waits import EVENT_S
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 
@@ -35,6 +37,12 @@ def events_of(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     assert events and events[-1]["event"] == "result", done.stdout[-2000:] + done.stderr[-2000:]
     return events
+
+
+def run_as_printed(command: str) -> None:
+    """Run a fix the way a person pastes it into a POSIX shell."""
+    done = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=EVENT_S, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def checks(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -108,10 +116,18 @@ def test_a_removed_or_replaced_nvidia_wheel_breaks_verify_with_the_command_that_
     assert (check["before"], check["after"]) == (
         "nvidia-cublas-cu11==11.11.3.6, nvidia-cudnn-cu11==8.9.5.29", "nvidia-cublas-cu11==11.11.3.6",
     )  # fmt: skip
-    fix = f"{python} -m pip install nvidia-cudnn-cu11==8.9.5.29"
+    # The wheel back from the folder the environment was made from, offline, with the tool that
+    # made it (uv: core/health/install_commands.py); recreating it keeps the folder too.
+    fix = check["finding"]["params"]["reinstall"]
     assert fix in check["finding"]["hint"]
+    words = shlex.split(fix)
+    assert words[1:4] == ["pip", "install", "--python"] and words[4] == python
+    assert "nvidia-cudnn-cu11==8.9.5.29" in words and words[-4:] == [
+        "--find-links", str(wheels), "--offline", "--no-index",
+    ]  # fmt: skip
     assert (
-        "gpuwizard env create gpu --framework pytorch --version 2.13.0 --replace" in check["finding"]["hint"]
+        f"gpuwizard env create gpu --framework pytorch --version 2.13.0 --find-links {shlex.quote(str(wheels))} "
+        "--offline --replace" in check["finding"]["hint"]
     )
     assert events[-1]["healthy"] is False and events[-1]["saved"] is None
     assert "env:gpu:cuda_wheels" in events[-1]["drifted"]
@@ -127,8 +143,8 @@ def test_a_removed_or_replaced_nvidia_wheel_breaks_verify_with_the_command_that_
     assert (check["status"], check["finding"]["code"]) == ("broken", "CUDA_WHEEL_REPLACED")
     assert check["finding"]["params"]["after"] == "nvidia-cudnn-cu11==9.1.0.70"
 
-    # The hint's own command, as the person would paste it (here offline, from the folder).
-    pip(python, "install", *offline, "nvidia-cudnn-cu11==8.9.5.29")
+    # The hint's own command, run as printed.
+    run_as_printed(checks(events_of(replaced))["env:gpu:cuda_wheels"]["finding"]["params"]["reinstall"])
     healed = gpuwizard("verify", "--json", "--no-test")
     assert healed.returncode == 0, healed.stdout[-3000:]
     assert checks(events_of(healed))["env:gpu:cuda_wheels"]["status"] == "ok"

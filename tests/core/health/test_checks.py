@@ -14,13 +14,13 @@ from gpuwizard.core.events import to_json
 from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.env_drift import (
     EnvObservation,
-    EnvSource,
     compare_environment,
     compare_test,
     env_fixes,
     observe_environment,
 )
 from gpuwizard.core.health.events import VERIFY_EVENTS, VerifyResult
+from gpuwizard.core.health.install_commands import EnvSource
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
 from gpuwizard.core.health.path_drift import compare_path
 from gpuwizard.core.health.snapshot import (

@@ -9,16 +9,14 @@ of :func:`env_fixes`.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from gpuwizard.core.findings.model import make_finding
 from gpuwizard.core.frameworks import FRAMEWORKS, framework_module
 from gpuwizard.core.health.checks import HealthCheck, text_or_none
+from gpuwizard.core.health.install_commands import OWN_PIP, EnvSource, install_command, shell_quoter
 from gpuwizard.core.health.snapshot import (
     SnapshotEnv,
     cuda_of_build,
@@ -198,31 +196,13 @@ class EnvFixes:
     verify: str = BY_NAME.line("verify")
 
 
-@dataclass(frozen=True)
-class EnvSource:
-    """What installs into an environment now, and from where its packages came when it was made.
-
-    Attributes:
-        uv: The uv to install with (``uv pip install --python ENV_PYTHON``): where the environment
-            was made by uv, which leaves it without pip unless pip's wheel was at hand
-            (docs.astral.sh/uv/pip/environments/). None: the environment's own pip.
-        find_links: The folder of wheels it was made from (``env create --find-links``); None: none.
-        offline: It was made from that folder alone (``--offline``): the fixes name no index,
-            which an offline machine cannot reach.
-    """
-
-    uv: str | None = None
-    find_links: str | None = None
-    offline: bool = False
-
-
 def env_fixes(
     env: SnapshotEnv,
     *,
     windows: bool,
     prefix: str | None = None,
     wizard: WizardCommand = BY_NAME,
-    source: EnvSource = EnvSource(),
+    source: EnvSource = OWN_PIP,
 ) -> EnvFixes:
     """The fix commands for ``env``; ``prefix`` when it is not in the default folder.
 
@@ -240,6 +220,7 @@ def env_fixes(
 
     Made by uv from a folder of wheels, offline: uv installs (no pip inside), from that folder only.
 
+    >>> from gpuwizard.core.health.install_commands import EnvSource
     >>> offline = EnvSource(uv="/opt/wizard/bin/uv", find_links="/srv/my wheels", offline=True)
     >>> fixes = env_fixes(env, windows=False, source=offline)
     >>> fixes.reinstall
@@ -252,7 +233,7 @@ def env_fixes(
     >>> env_fixes(env, windows=False, source=EnvSource(find_links="/srv/wheels")).reinstall
     '/e/demo/bin/python -m pip install torch==2.13.0+cu126 --force-reinstall --find-links /srv/wheels --index-url https://download.pytorch.org/whl/cu126'
     """
-    quote = _windows_quoted if windows else shlex.quote
+    quote = shell_quoter(windows)
     parts = ["env", "create", quote(env.name), "--framework", env.framework or "pytorch"]
     if env.framework_version:
         parts += ["--version", env.framework_version]
@@ -260,48 +241,20 @@ def env_fixes(
         parts += ["--manager", "conda"]
     if prefix:
         parts += ["--prefix", quote(prefix)]
-    folder = ["--find-links", quote(source.find_links)] if source.find_links else []
-    if folder:
-        parts += [*folder, *(["--offline"] if source.offline else [])]
+    if source.find_links:
+        parts += ["--find-links", quote(source.find_links), *(["--offline"] if source.offline else [])]
     parts.append("--replace")
     pin = framework_pin(env.framework, env.pins) or _default_pin(env)
-    # Reinstalled even when it counts as installed: a framework whose folder was deleted by hand
-    # keeps its metadata, and a plain install then changes nothing ("already satisfied").
-    if source.uv:
-        reinstall = [quote(source.uv), "pip", "install", "--python", quote(env.python), quote(pin)]
-        reinstall += ["--reinstall-package", quote(_distribution(pin)), *folder]
-        # Both, as the wizard's own offline install (adapters/envs/venv_backends.py): no network,
-        # and no index looked at, not even in uv's cache (docs.astral.sh/uv/reference/cli/#uv-pip-install).
-        offline_flags = ["--offline", "--no-index"]
-    else:
-        # Its dependencies too (pip has no per-package reinstall): one of them may be what broke.
-        reinstall = [quote(env.python), "-m", "pip", "install", quote(pin), "--force-reinstall", *folder]
-        offline_flags = ["--no-index"]  # pip.pypa.io/en/stable/cli/pip_install/#install-no-index
-    if folder and source.offline:
-        reinstall += offline_flags
-    elif env.index_url:
-        reinstall += ["--index-url", env.index_url]
-    return EnvFixes(
-        recreate=wizard.line(" ".join(parts)), reinstall=" ".join(reinstall), verify=wizard.line("verify")
+    reinstall = install_command(
+        env.python, [pin], source=source, windows=windows, index_url=env.index_url, force=True
     )
-
-
-def _distribution(pin: str) -> str:
-    """The distribution a pin names (``torch`` of ``torch==2.13.0+cpu``)."""
-    try:
-        return Requirement(pin).name
-    except InvalidRequirement:
-        return pin.partition("==")[0].strip()
+    return EnvFixes(recreate=wizard.line(" ".join(parts)), reinstall=reinstall, verify=wizard.line("verify"))
 
 
 def _default_pin(env: SnapshotEnv) -> str:
     known = FRAMEWORKS.get(env.framework)
     distribution = known.distributions[0] if known else env.framework
     return f"{distribution}=={env.framework_build or env.framework_version}"
-
-
-def _windows_quoted(text: str) -> str:
-    return f'"{text}"' if any(char in text for char in " &()^;,") else text
 
 
 def compare_environment(

@@ -23,13 +23,13 @@ still works). An environment that never had NVIDIA wheels gets no such check.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from typing import Final
 
 from gpuwizard.core.findings.model import Finding, make_finding
 from gpuwizard.core.health.checks import HealthCheck
 from gpuwizard.core.health.env_drift import EnvObservation
+from gpuwizard.core.health.install_commands import OWN_PIP, EnvSource, install_command
 from gpuwizard.core.health.snapshot import SnapshotEnv
 from gpuwizard.core.livetest.libraries import CudaWheel
 
@@ -38,7 +38,12 @@ KIND: Final = "cuda_wheels"
 
 
 def compare_cuda_wheels(
-    baseline: SnapshotEnv, observed: EnvObservation, *, windows: bool, recreate: str
+    baseline: SnapshotEnv,
+    observed: EnvObservation,
+    *,
+    windows: bool,
+    recreate: str,
+    source: EnvSource = OWN_PIP,
 ) -> HealthCheck | None:
     """The NVIDIA wheels and DLL hook of one environment against the last good state.
 
@@ -47,6 +52,8 @@ def compare_cuda_wheels(
         observed: What the env probe found now.
         windows: Write the fix commands for Windows (quoting).
         recreate: The ``gpuwizard env create ... --replace`` command (``env_drift.env_fixes``).
+        source: What installs into the environment and from where (the fix puts the wheels back
+            with it: core/health/install_commands.py).
 
     Returns:
         The check; None when the last good state recorded no NVIDIA wheel (an environment that
@@ -70,7 +77,9 @@ def compare_cuda_wheels(
 
     removed, replaced, moved = _differences(recorded, now)
     python = observed.python or baseline.python
-    reinstall = pip_install_command(python, [*removed, *(old for old, _new in replaced)], windows)
+    # From PyPI, where NVIDIA publishes them, or the folder the environment was made from.
+    pins = [wheel.pin for wheel in [*removed, *(old for old, _new in replaced)]]
+    reinstall = install_command(python, pins, source=source, windows=windows)
     problems: list[Finding] = []
     if removed:
         problems.append(
@@ -113,7 +122,9 @@ def compare_cuda_wheels(
             env=name,
             before=", ".join(old.pin for old, _new in moved),
             after=", ".join(new.pin for _old, new in moved),
-            reinstall=pip_install_command(python, [old for old, _new in moved], windows),
+            reinstall=install_command(
+                python, [old.pin for old, _new in moved], source=source, windows=windows
+            ),
         )
         return HealthCheck(check_id, KIND, name, "changed", before, after, finding)
     return HealthCheck(check_id, KIND, name, "ok", before, after)
@@ -162,18 +173,3 @@ def wheels_text(wheels: Sequence[CudaWheel], hook: str | None) -> str:
     """
     text = ", ".join(wheel.pin for wheel in wheels) or "no NVIDIA wheel"
     return f"{text}; DLL hook {hook}" if hook else text
-
-
-def pip_install_command(python: str, wheels: Sequence[CudaWheel], windows: bool) -> str:
-    r"""The environment's own pip installing exactly these wheels again (from the default index, PyPI).
-
-    >>> pip_install_command(r"C:\envs\tf\Scripts\python.exe", [CudaWheel("nvidia-cudnn-cu11", "8.9.5.29")], True)
-    'C:\\envs\\tf\\Scripts\\python.exe -m pip install nvidia-cudnn-cu11==8.9.5.29'
-    """
-    quote = _windows_quoted if windows else shlex.quote
-    return " ".join([quote(python), "-m", "pip", "install", *(quote(wheel.pin) for wheel in wheels)])
-
-
-def _windows_quoted(text: str) -> str:
-    # cmd.exe and PowerShell split on spaces and treat these as operators (as env_drift quotes).
-    return f'"{text}"' if any(char in text for char in " &()^;,") else text

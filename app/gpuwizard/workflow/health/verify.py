@@ -65,7 +65,6 @@ from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.health.checks import HealthCheck, HealthReport
 from gpuwizard.core.health.env_drift import (
     EnvObservation,
-    EnvSource,
     compare_environment,
     compare_test,
     env_fixes,
@@ -78,6 +77,7 @@ from gpuwizard.core.health.events import (
     VerifyPhaseName,
     VerifyResult,
 )
+from gpuwizard.core.health.install_commands import EnvSource
 from gpuwizard.core.health.machine_drift import DriverNeed, compare_driver, compare_gpus
 from gpuwizard.core.health.path_drift import compare_path, path_entries_to_check
 from gpuwizard.core.health.probe_reuse import noted_as_reused
@@ -408,18 +408,17 @@ class _Verify:
             self._skip_being_made(env)
             return
         self.observed[env.name] = observed
+        source = _env_source(env, machine)
         fixes = env_fixes(
-            baseline,
-            windows=os.name == "nt",
-            prefix=_custom_prefix(env),
-            wizard=self.wizard,
-            source=_env_source(env, machine),
+            baseline, windows=os.name == "nt", prefix=_custom_prefix(env), wizard=self.wizard, source=source
         )
         reused = env.name in self.reused
         for check in compare_environment(baseline, observed, fixes=fixes):
             self.decide(noted_as_reused(check) if reused else check)
         # Only where the last good state recorded NVIDIA wheels (see core/health/wheel_drift.py).
-        wheels = compare_cuda_wheels(baseline, observed, windows=os.name == "nt", recreate=fixes.recreate)
+        wheels = compare_cuda_wheels(
+            baseline, observed, windows=os.name == "nt", recreate=fixes.recreate, source=source
+        )
         if wheels is not None:
             self.decide(noted_as_reused(wheels) if reused else wheels)
         has_gpu = machine_has_nvidia_gpu(machine)
