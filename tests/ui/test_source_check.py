@@ -281,6 +281,14 @@ def test_pypis_build_is_offered_as_a_command_with_the_name_as_one_word(
     ]  # fmt: skip
     assert card.hint_label.text() == "Install it from PyPI instead of PyTorch's index:"
 
+    # A name typed afterwards is the one the command gives (the indexes are not asked again).
+    page.inputs.name_edit.setText("zweites Labor")
+    card = next(
+        card for card in page.sources_view.finding_views if card.finding.code == "PYPI_BUILD_AVAILABLE"
+    )
+    (command,) = card.fix.commands()
+    assert shlex.split(command)[shlex.split(command).index("create") + 1] == "zweites Labor"
+
 
 def test_pip_installs_names_a_folder_with_spaces_as_one_word(
     qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path

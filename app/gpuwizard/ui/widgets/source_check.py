@@ -33,7 +33,7 @@ from gpuwizard.ui.theme import Status, status_style
 from gpuwizard.ui.widgets.finding_view import QtFindingView, replace_finding_views
 from gpuwizard.ui.widgets.plan_panel import PlanPanel
 from gpuwizard.ui.workers import FunctionWorker
-from gpuwizard.workflow.envs.index_check import ask_sources, sources_for_request
+from gpuwizard.workflow.envs.index_check import ask_sources, renamed, sources_for_request
 
 _Key = tuple[object, ...]
 #: Where the view sits in the answer while nothing stands in the way: after what will change.
@@ -61,6 +61,7 @@ class SourceCheckView(QGroupBox):
         self.refusal: str | None = None
         self._key: _Key | None = None
         self._checked_key: _Key | None = None
+        self._checked_name = ""  # the environment name the shown check's commands give
         self._generation = 0
         self._workers: list[FunctionWorker] = []
         self._inputs: tuple[SystemReport, Recommendation, SetupRequest] | None = None
@@ -172,9 +173,20 @@ class SourceCheckView(QGroupBox):
         self._inputs = (report, rec, request)
         key: _Key = (rec.plan, request.wanted_manager, request.tool, id(report))
         if key == self._key:
+            self._follow_name(report, rec, request.name)
             return
         self._key = key
         self.check_now()
+
+    def _follow_name(self, report: SystemReport, rec: Recommendation, name: str) -> None:
+        """A name typed after the check: the PyPI way forward's command names it (nothing asked again)."""
+        check = self.check
+        if check is None or self._checked_key != self._key or self._checked_name == name:
+            return
+        self._checked_name = name
+        if any(finding.code == "PYPI_BUILD_AVAILABLE" for finding in check.findings):
+            self.check = renamed(check, report, rec, name=name, settings=read_index_settings())
+            self._show_check(self.check)
 
     @property
     def ok(self) -> bool | None:
@@ -228,6 +240,8 @@ class SourceCheckView(QGroupBox):
         self._show_checking(sources)
         self._generation += 1
         generation = self._generation
+
+        self._checked_name = request.name
 
         def ask() -> tuple[int, _Key | None, SourcesCheck]:
             check = ask_sources(report, rec, sources, name=request.name, probe=probe, settings=settings)

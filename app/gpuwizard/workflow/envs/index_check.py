@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
@@ -189,6 +189,24 @@ def ask_sources(
         python=python,
         download_probe=download_probe,
     )
+
+
+def renamed(
+    check: SourcesCheck, report: SystemReport, rec: Recommendation, *, name: str, settings: IndexSettings
+) -> SourcesCheck:
+    """``check`` with its PyPI way forward made for the environment ``name`` (nothing asked again).
+
+    The Choose page asks the indexes once per plan; a name typed afterwards changes only the
+    command that finding gives (``gpuwizard env create NAME ... --from-pypi``).
+    """
+    alternative = pypi_alternative(rec, report, name=name, tool=check.sources.tool, settings=settings)
+    if alternative is None:
+        return check
+    findings = tuple(
+        alternative.finding if finding.code == "PYPI_BUILD_AVAILABLE" else finding
+        for finding in check.findings
+    )
+    return replace(check, findings=findings)
 
 
 def check_plan_sources(
