@@ -362,6 +362,18 @@ def test_an_environment_is_exported_with_its_own_build(tmp_path: Path, linux_rtx
     assert base.startswith("nvidia/cuda:12.6.") and '"torch==2.12.1+cu126"' in docker
     assert "# Build: docker build -t lab-gpu ." in docker
     assert "Python 3.12, not 3.11: the one the image of this build has." in docker
+    # Under another name, docker build is told which file (it reads ./Dockerfile otherwise).
+    named = export(
+        tmp_path / "my lab.Dockerfile",
+        "dockerfile",
+        "--env",
+        "Lab",
+        "--system",
+        str(linux_rtx),
+        "--name",
+        "lab-gpu",
+    )
+    assert "# Build: docker build -t lab-gpu -f 'my lab.Dockerfile' ." in named
 
 
 # --- bad input: exit 2, one line, nothing written -------------------------------------------------

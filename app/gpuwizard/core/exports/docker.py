@@ -36,6 +36,7 @@ from gpuwizard.core.exports.files import (
 )
 from gpuwizard.core.frameworks import framework_module
 from gpuwizard.core.machine.system_report import ManagerFacts, OsFacts, PythonFacts, SystemReport
+from gpuwizard.core.wizard_command import shell_command
 
 DOCKER_IMAGES_SCHEMA: Final = "gpuwizard.compat-docker-images/1"
 #: Where Docker documents GPU access for containers (``--gpus``), and Docker Desktop's on Windows.
@@ -261,8 +262,13 @@ def _no_image_reason(plan: Plan, images: DockerImages) -> str:
 # --- the Dockerfile ---------------------------------------------------------------------------
 
 
-def render_dockerfile(export: Export, base: BaseImage, *, wished_python: str | None = None) -> str:
-    """The Dockerfile: header comments, FROM the base image, the pinned install, a build check."""
+def render_dockerfile(
+    export: Export, base: BaseImage, *, wished_python: str | None = None, file_name: str = "Dockerfile"
+) -> str:
+    """The Dockerfile: header comments, FROM the base image, the pinned install, a build check.
+
+    ``file_name``: the file's name; docker build reads ``Dockerfile`` unless told another (``-f``).
+    """
     plan = export.plan
     framework_version = base.framework_version or plan.framework_version
     image = export.name
@@ -280,7 +286,7 @@ def render_dockerfile(export: Export, base: BaseImage, *, wished_python: str | N
         *(f"Why: {reason}" for reason in dict.fromkeys(plan.reasons) if not _said_by_image(reason, base)),
         *(f"Note: {finding}" for finding in notable_findings(export.recommendation)),
         "",
-        f"Build: docker build -t {image} .",
+        f"Build: {_build_command(image, file_name, windows=export.machine.os.family == 'windows')}",
         f'Run:   docker run {gpus}--rm -it {image} python -c "{check}"',
     ]
     if plan.cpu_only:
@@ -412,3 +418,15 @@ def _build_check(plan: Plan, framework_version: str) -> str:
         "# Build-time check: the framework imports and is the pinned build.\n"
         f"RUN python -c \"import {module}; v = {module}.__version__; assert v == '{pin}', v; print('{module}', v)\"\n"
     )
+
+
+def _build_command(image: str, file_name: str, *, windows: bool) -> str:
+    """``docker build`` of this file, from the folder it is in, as the person's shell reads it.
+
+    >>> _build_command("torch-gpu", "Dockerfile", windows=False)
+    'docker build -t torch-gpu .'
+    >>> _build_command("torch-gpu", "my lab.Dockerfile", windows=False)
+    "docker build -t torch-gpu -f 'my lab.Dockerfile' ."
+    """
+    named = [] if file_name == "Dockerfile" else ["-f", file_name]
+    return shell_command(["docker", "build", "-t", image, *named, "."], windows=windows)

@@ -109,7 +109,9 @@ def render_export(
         export = Export(
             plan, report, origin, name or default_name(built, source.env_name), container.recommendation
         )
-        text = render_dockerfile(export, container.base, wished_python=source.wish.python)
+        text = render_dockerfile(
+            export, container.base, wished_python=source.wish.python, file_name=file_name
+        )
         return text, f"{plan_build_name(built)} in a Linux container from {container.base.reference}"
     recommendation = recommend(report, source.wish, compat)
     plan = plan_with_build(recommendation, source.build, compat)
