@@ -393,13 +393,18 @@ def test_an_environment_made_by_pip_is_fixed_with_its_pip_from_its_folder():
     assert shlex.split(online.recreate)[-3:] == ["--find-links", WHEELS, "--replace"]
 
 
-def test_the_uv_and_the_folder_are_quoted_for_cmd_on_windows():
+def test_the_uv_and_the_folder_are_quoted_for_cmd_and_powershell_on_windows():
     windows = env(python="C:\\Users\\Ana Li\\envs\\demo\\Scripts\\python.exe")
     source = EnvSource(uv="C:\\Program Files\\uv\\uv.exe", find_links="D:\\lab wheels", offline=True)
     fixes = env_fixes(windows, windows=True, source=source)
-    assert fixes.reinstall == (
-        '"C:\\Program Files\\uv\\uv.exe" pip install --python "C:\\Users\\Ana Li\\envs\\demo\\Scripts\\python.exe" '
+    words = (
+        'pip install --python "C:\\Users\\Ana Li\\envs\\demo\\Scripts\\python.exe" '
         'torch==2.13.0+cu126 --reinstall-package torch --find-links "D:\\lab wheels" --offline --no-index'
+    )
+    # A quoted program is no command in PowerShell without "&" (its call operator).
+    assert fixes.reinstall == (
+        f'"C:\\Program Files\\uv\\uv.exe" {words}   '
+        f"(cmd; in PowerShell: & 'C:\\Program Files\\uv\\uv.exe' {words})"
     )
     assert '--find-links "D:\\lab wheels" --offline --replace' in fixes.recreate
 

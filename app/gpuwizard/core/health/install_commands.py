@@ -17,6 +17,8 @@ from typing import Final
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from gpuwizard.core.wizard_command import shell_command
+
 
 @dataclass(frozen=True)
 class EnvSource:
@@ -71,27 +73,26 @@ def install_command(
     >>> install_command("/e/demo/bin/python", ["nvidia-cudnn-cu11==8.9.5.29"], source=made, windows=False)
     "/opt/wizard/bin/uv pip install --python /e/demo/bin/python nvidia-cudnn-cu11==8.9.5.29 --find-links '/srv/my wheels' --offline --no-index"
     """
-    quote = shell_quoter(windows)
-    folder = ["--find-links", quote(source.find_links)] if source.find_links else []
-    words = [quote(pin) for pin in pins]
+    folder = ["--find-links", source.find_links] if source.find_links else []
     if source.uv:
-        argv = [quote(source.uv), "pip", "install", "--python", quote(python), *words]
+        argv = [source.uv, "pip", "install", "--python", python, *pins]
         if force:
-            argv += [arg for pin in pins for arg in ("--reinstall-package", quote(distribution(pin)))]
+            argv += [arg for pin in pins for arg in ("--reinstall-package", distribution(pin))]
         # Both, as the wizard's own offline install (adapters/envs/venv_backends.py): no network,
         # and no index looked at, not even in uv's cache (docs.astral.sh/uv/reference/cli/#uv-pip-install).
         offline_flags = ["--offline", "--no-index"]
     else:
         # pip has no per-package reinstall: --force-reinstall takes the dependencies too (one of
         # them may be what broke).
-        argv = [quote(python), "-m", "pip", "install", *words, *(["--force-reinstall"] if force else [])]
+        argv = [python, "-m", "pip", "install", *pins, *(["--force-reinstall"] if force else [])]
         offline_flags = ["--no-index"]  # pip.pypa.io/en/stable/cli/pip_install/#install-no-index
     argv += folder
     if folder and source.offline:
         argv += offline_flags
     elif index_url:
         argv += ["--index-url", index_url]
-    return " ".join(argv)
+    # A quoted program is no command in PowerShell without "&": both forms where they differ.
+    return shell_command(argv, windows=windows)
 
 
 def distribution(pin: str) -> str:
