@@ -54,7 +54,6 @@ from gpuwizard.workflow.envs.ownership import (
     new_id,
     owned_by,
     remove_owned,
-    shell_word,
     write_marker,
 )
 from gpuwizard.workflow.envs.prepare import EnvTools, PreparedEnv, SetupRefused, check_target
@@ -291,7 +290,7 @@ class _Run:
         drop_pending(request.name)
         if self.cancel.is_set():
             # The cancel came after the last moment it could stop anything: said, not lost.
-            remove = wizard_command().line(f"env remove {shell_word(request.name)}")
+            remove = wizard_command().run("env", "remove", request.name)
             self._note(
                 f"the cancel came after the environment was recorded: it is kept (`{remove}` removes it)"
             )

@@ -194,11 +194,3 @@ def remove_owned(
 def same_folder(first: Path | str, second: Path | str) -> bool:
     """Whether two paths name one folder, compared as the system would (case on Windows)."""
     return os.path.normcase(Path(first).absolute()) == os.path.normcase(Path(second).absolute())
-
-
-def shell_word(text: str) -> str:
-    """``text`` as one word of a command typed in cmd, PowerShell or a POSIX shell.
-
-    Double quotes group words alike in all three for text without quotes or ``$``/``%``.
-    """
-    return f'"{text}"' if any(char.isspace() or char in "&()^;,'|<>" for char in text) else text

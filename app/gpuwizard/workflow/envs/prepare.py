@@ -39,7 +39,7 @@ from gpuwizard.core.machine.conda_engines import (
 )
 from gpuwizard.core.machine.system_report import ManagerFacts, PythonFacts, SystemReport
 from gpuwizard.workflow.envs.index_check import sources_for, this_family
-from gpuwizard.workflow.envs.ownership import read_marker, same_folder, shell_word
+from gpuwizard.workflow.envs.ownership import read_marker, same_folder
 from gpuwizard.workflow.state.env_pending import being_made
 from gpuwizard.workflow.state.env_registry import EnvRecord, find_record, find_record_by_id
 from gpuwizard.workflow.state.home import wizard_home
@@ -306,7 +306,7 @@ def _check_replaceable(name: str, prefix: Path, existing: EnvRecord | None) -> N
         if owner.name != name:
             raise SetupRefused(
                 f"{prefix} holds the wizard's environment {owner.name!r}; remove it first "
-                f"({wizard_command().line(f'env remove {shell_word(owner.name)}')}) or choose another --prefix"
+                f"({wizard_command().run('env', 'remove', owner.name)}) or choose another --prefix"
             )
         return
     if existing is not None and same_folder(existing.path, prefix) and not existing.id:

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpuwizard.adapters.file_locks import try_hold
 from gpuwizard.adapters.wizard_program import wizard_command
-from gpuwizard.workflow.envs.ownership import owned_by, read_marker, remove_owned, shell_word
+from gpuwizard.workflow.envs.ownership import owned_by, read_marker, remove_owned
 from gpuwizard.workflow.envs.recovery import recover_interrupted
 from gpuwizard.workflow.envs.trees import mount_inside
 from gpuwizard.workflow.envs.wsl_setup import TransportFactory, remove_wsl_record
@@ -205,7 +205,7 @@ def _proven_kernel(record: EnvRecord, kernel: Path) -> bool:
 
 
 def _unproven(record: EnvRecord, folder: Path) -> str:
-    forget = wizard_command().line(f"env remove {shell_word(record.name)}")
+    forget = wizard_command().run("env", "remove", record.name)
     if not record.id:
         return (
             f"{folder} was made by an earlier version of the wizard, without the marker that proves it: "

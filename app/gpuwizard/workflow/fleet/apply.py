@@ -66,7 +66,7 @@ from gpuwizard.core.livetest.verdicts import on_gpu, passed
 from gpuwizard.core.machine.readiness import machine_has_nvidia_gpu
 from gpuwizard.core.machine.system_report import SystemReport, gpu_list
 from gpuwizard.core.pathedit.pathlist import split_path_value
-from gpuwizard.core.wizard_command import registry_option, shell_argument
+from gpuwizard.core.wizard_command import registry_option
 from gpuwizard.workflow.envs.index_check import sources_for_request
 from gpuwizard.workflow.envs.prepare import default_envs_dir
 from gpuwizard.workflow.envs.setup import (
@@ -433,7 +433,7 @@ class _Apply:
         return self._result(
             "problem",
             f"the live test did not pass ({verdict}); the setup was kept for diagnosis "
-            f"(`{wizard_command().line(f'env remove {shell_argument(self.answers.request.name)}')}` removes it)",
+            f"(`{wizard_command().run('env', 'remove', self.answers.request.name)}` removes it)",
             plan=plan,
             test=test_facts,
             findings=tuple(findings),
