@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from gpuwizard.ui.window_fit import MINIMUM_SIZE, PREFERRED_SIZE, fitted_geometr
 from gpuwizard.ui.wizard import PageId, SetupWizard
 from gpuwizard.workflow.machine.system_file import load_system_report
 from gpuwizard.workflow.wizard.session import WizardSession
-from harness.http_server import closed_port, serve, trust_test_ca
+from harness.http_server import Site, closed_port, serve, trust_test_ca
 from harness.waits import EVENT_MS
 
 NO_GPU = Path(str(resources.files("gpuwizard.resources").joinpath("samples", "no-gpu.json")))
@@ -69,6 +70,18 @@ def open_choose(qtbot: QtBot, **session: object) -> ChoosePage:
     qtbot.waitExposed(wizard)
     qtbot.waitUntil(lambda: page.outcome is not None and not page.is_busy(), timeout=EVENT_MS)
     return page
+
+
+@contextmanager
+def pypi_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+    """PyTorch's index unreachable (a closed port), PyPI a server of the test run that answers."""
+    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{closed_port()}/whl")
+    with serve(tls=True) as pypi:
+        pypi.put("/simple/torch/", "<html></html>", content_type="text/html")
+        pypi.put("/simple/pip/", "<html></html>", content_type="text/html")
+        monkeypatch.setenv("PIP_INDEX_URL", f"{pypi.url}/simple")
+        monkeypatch.setenv("UV_DEFAULT_INDEX", f"{pypi.url}/simple")
+        yield pypi
 
 
 def answered(qtbot: QtBot, page: ChoosePage) -> None:
@@ -173,12 +186,7 @@ def test_a_mirror_that_is_not_https_is_said_on_the_page(qtbot: QtBot, monkeypatc
 def test_pypis_build_is_a_way_forward_the_page_takes_by_itself(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch):
     # PyTorch's index unreachable, PyPI (a mirror of the test run) reachable: the page offers
     # PyPI's build of the same release, and one button switches the plan to it and back.
-    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{closed_port()}/whl")
-    with serve(tls=True) as pypi:
-        pypi.put("/simple/torch/", "<html></html>", content_type="text/html")
-        pypi.put("/simple/pip/", "<html></html>", content_type="text/html")
-        monkeypatch.setenv("PIP_INDEX_URL", f"{pypi.url}/simple")
-        monkeypatch.setenv("UV_DEFAULT_INDEX", f"{pypi.url}/simple")
+    with pypi_only(monkeypatch) as pypi:
         page = open_choose(qtbot)
         answered(qtbot, page)
         view = page.sources_view
@@ -261,12 +269,7 @@ def test_pypis_build_is_offered_as_a_command_with_the_name_as_one_word(
     qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ):
     # Issue 41: "gpuwizard env create mein Labor ü ... --from-pypi." was offered, the name in two.
-    monkeypatch.setenv("GPUWIZARD_PYTORCH_INDEX_URL", f"https://127.0.0.1:{closed_port()}/whl")
-    with serve(tls=True) as pypi:
-        pypi.put("/simple/torch/", "<html></html>", content_type="text/html")
-        pypi.put("/simple/pip/", "<html></html>", content_type="text/html")
-        monkeypatch.setenv("PIP_INDEX_URL", f"{pypi.url}/simple")
-        monkeypatch.setenv("UV_DEFAULT_INDEX", f"{pypi.url}/simple")
+    with pypi_only(monkeypatch):
         page = open_choose(qtbot, choice=SetupRequest(framework="pytorch", version="2.13", name=NAME))
         qtbot.waitUntil(lambda: page.sources_ok is not None, timeout=EVENT_MS)
     assert page.inputs.name_edit.text() == NAME
