@@ -16,12 +16,14 @@ path, and writes ``tests/output`` into it: it runs on a copy (:func:`collection_
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE = ROOT / "integrations" / "ansible"
@@ -120,6 +122,27 @@ def run(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> subpro
     return subprocess.run(
         argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_LIMIT_S, check=False
     )
+
+
+def play(folder: Path, playbook: Path, variables: dict[str, object]) -> tuple[dict[str, dict[str, Any]], str]:
+    """Build and install the collection, run ``playbook`` on localhost with ``variables``.
+
+    Returns each task's record (:data:`RECORD_CALLBACK`) by its name, and what ansible-playbook
+    printed; the run must succeed.
+    """
+    record = folder / "record.jsonl"
+    env = ansible_env(
+        folder,
+        ANSIBLE_COLLECTIONS_PATH=str(build_and_install(folder)),
+        ANSIBLE_CALLBACK_PLUGINS=str(record_callback(folder / "callbacks")),
+        ANSIBLE_CALLBACKS_ENABLED="record_results",
+        GPUWIZARD_ANSIBLE_RECORD=str(record),
+    )
+    argv = [program("ansible-playbook"), "-i", "localhost,", "-c", "local", "-e", json.dumps(variables)]
+    done = run([*argv, str(playbook)], env)
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    return {line["task"]: line for line in lines}, done.stdout
 
 
 def build_and_install(folder: Path) -> Path:

@@ -19,7 +19,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pytest
 
@@ -28,14 +27,10 @@ from integrations.ansible_harness import (
     ANSIBLE,
     COLLECTION,
     EXAMPLE,
-    ansible_env,
     ansible_test,
     ansible_test_home,
-    build_and_install,
     collection_copy,
-    program,
-    record_callback,
-    run,
+    play,
 )
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
@@ -44,30 +39,15 @@ SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 # --- the playbook, for real -------------------------------------------------------------------
 
 
-def recorded(path: Path) -> dict[str, dict[str, Any]]:
-    """Each task's record (ansible_harness.RECORD_CALLBACK) by its name."""
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    return {line["task"]: line for line in lines}
-
-
 @pytest.mark.slow
 def test_acceptance_the_example_playbook_gives_facts_a_diff_then_changed_true_false_and_verify(
     torch_folder: Path, tmp_path: Path
 ):
     home = Path(os.environ["GPUWIZARD_HOME"])  # a fresh one for every test (tests/conftest.py)
-    collections = build_and_install(tmp_path)
     report = tmp_path / "report.json"
     detected = gpuwizard("detect", "--json")
     assert detected.returncode == 0, detected.stderr
     report.write_text(detected.stdout, encoding="utf-8")  # a saved report of this machine
-    record = tmp_path / "record.jsonl"
-    env = ansible_env(
-        tmp_path,
-        ANSIBLE_COLLECTIONS_PATH=str(collections),
-        ANSIBLE_CALLBACK_PLUGINS=str(record_callback(tmp_path / "callbacks")),
-        ANSIBLE_CALLBACKS_ENABLED="record_results",
-        GPUWIZARD_ANSIBLE_RECORD=str(record),
-    )
     variables = {
         "ansible_python_interpreter": sys.executable,
         "gpuwizard_system": str(report),
@@ -76,21 +56,7 @@ def test_acceptance_the_example_playbook_gives_facts_a_diff_then_changed_true_fa
         "gpuwizard_executable": ENTRY_POINT,
         "gpuwizard_verify_test": False,
     }
-    done = run(
-        [
-            program("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            "-e",
-            json.dumps(variables),
-            str(EXAMPLE),
-        ],
-        env,
-    )
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
-    tasks = recorded(record)
+    tasks, printed = play(tmp_path, EXAMPLE, variables)
 
     facts = tasks["Gather the GPU facts"]
     assert facts["status"] == "ok"
@@ -103,7 +69,7 @@ def test_acceptance_the_example_playbook_gives_facts_a_diff_then_changed_true_fa
     headers = [diff["after_header"] for diff in preview["result"]["diff"]]
     assert headers == ["environment lab", "packages of lab"]
     assert preview["result"]["diff"][1]["after"] == "torch==2.13.0\n"
-    assert "--- before: environment lab" in done.stdout  # --diff shown by the default callback
+    assert "--- before: environment lab" in printed  # --diff shown by the default callback
     assert preview["home_files"] == []  # check mode created nothing
 
     first = tasks["Set it up"]
@@ -121,7 +87,7 @@ def test_acceptance_the_example_playbook_gives_facts_a_diff_then_changed_true_fa
     assert verified["status"] == "ok"
     assert (verified["result"]["healthy"], verified["result"]["status"]) == (True, "complete")
     assert verified["result"]["changed"] is False
-    assert "ok=7" in done.stdout and "changed=2" in done.stdout and "failed=0" in done.stdout
+    assert "ok=7" in printed and "changed=2" in printed and "failed=0" in printed
 
 
 PLAYBOOK_FOR_ANSIBLE_USERS = """\
@@ -152,38 +118,15 @@ PLAYBOOK_FOR_ANSIBLE_USERS = """\
 def test_the_module_speaks_to_ansible_users_not_command_line_ones(tmp_path: Path):
     """A refusal names the task's options, not the module's temporary answer file; check mode says so."""
     home = Path(os.environ["GPUWIZARD_HOME"])
-    collections = build_and_install(tmp_path)
     playbook = tmp_path / "playbook.yml"
     playbook.write_text(PLAYBOOK_FOR_ANSIBLE_USERS, encoding="utf-8")
-    record = tmp_path / "record.jsonl"
-    env = ansible_env(
-        tmp_path,
-        ANSIBLE_COLLECTIONS_PATH=str(collections),
-        ANSIBLE_CALLBACK_PLUGINS=str(record_callback(tmp_path / "callbacks")),
-        ANSIBLE_CALLBACKS_ENABLED="record_results",
-        GPUWIZARD_ANSIBLE_RECORD=str(record),
-    )
     variables = {
         "ansible_python_interpreter": sys.executable,
         "report": str(SAMPLES / "linux-h200.json"),
         "home": str(home),
         "executable": ENTRY_POINT,
     }
-    done = run(
-        [
-            program("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            "-e",
-            json.dumps(variables),
-            str(playbook),
-        ],
-        env,
-    )
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
-    tasks = recorded(record)
+    tasks, _printed = play(tmp_path, playbook, variables)
     refused = tasks["A bad GPU option"]
     assert refused["status"] == "failed"
     assert refused["result"]["msg"] == (
