@@ -18,11 +18,10 @@ from typing import Any
 
 import pytest
 
-from builders.requests import planned
+from builders.requests import cpu_torch_plan, planned
 from builders.wheels import build_wheel, bundled_pip_wheel
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.events import EnvLog, EnvPhase
 from gpuwizard.core.events import Event
 from gpuwizard.core.machine.system_report import ManagerFacts
@@ -45,20 +44,6 @@ _TORCH_FILES = {
     "torch/optim/adam.py": "LEARNING_RATE = 0.01\n",
     "torch/tests/test_optim.py": "def test_nothing():\n    pass\n",
 }
-
-
-def torch_plan() -> Plan:
-    return Plan(
-        framework="pytorch",
-        framework_version="2.13.0",
-        python=f"{sys.version_info.major}.{sys.version_info.minor}",
-        cpu_only=True,
-        cuda=None,
-        cudnn=None,
-        torch_variant="cpu",
-        requirements=("torch==2.13.0",),
-        index_url="https://download.pytorch.org/whl/cpu",
-    )
 
 
 def _wheels(folder: Path) -> Path:
@@ -104,7 +89,7 @@ def test_the_environment_is_handed_over_with_its_modules_compiled(
     events: list[Event] = []
     env_tools = _tools()
     prepared = prepare_environment(
-        *planned("fast", torch_plan(), tool="uv", find_links=wheels, offline=True), env_tools
+        *planned("fast", cpu_torch_plan(), tool="uv", find_links=wheels, offline=True), env_tools
     )
     result = create_environment(prepared, env_tools, events.append, threading.Event())
     assert result.status == "ok", result
@@ -154,7 +139,7 @@ def test_a_cancel_while_compiling_ends_the_compile_and_removes_everything(tmp_pa
     runner = _HangingCompile(marker)
     env_tools = _tools(runner)
     prepared = prepare_environment(
-        *planned("cancelled", torch_plan(), tool="uv", find_links=wheels, offline=True), env_tools
+        *planned("cancelled", cpu_torch_plan(), tool="uv", find_links=wheels, offline=True), env_tools
     )
     cancel = threading.Event()
     events: list[Event] = []

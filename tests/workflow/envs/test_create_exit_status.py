@@ -18,11 +18,10 @@ from typing import Any
 
 import pytest
 
-from builders.requests import planned
+from builders.requests import cpu_torch_plan, planned
 from builders.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
-from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.result import EnvResult
 from gpuwizard.core.machine.system_report import ManagerFacts
 from gpuwizard.workflow.envs.create import create_environment
@@ -39,20 +38,6 @@ UV = shutil.which("uv", path=str(Path(sys.executable).parent))
 KILLED_SILENTLY = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
 
 
-def torch_plan() -> Plan:
-    return Plan(
-        framework="pytorch",
-        framework_version="2.13.0",
-        python=PYTHON,
-        cpu_only=True,
-        cuda=None,
-        cudnn=None,
-        torch_variant="cpu",
-        requirements=("torch==2.13.0",),
-        index_url="https://download.pytorch.org/whl/cpu",
-    )
-
-
 class InstallKilled(StreamingSubprocessRunner):
     """The real runner, but the install command is a real child that SIGKILLs itself."""
 
@@ -64,7 +49,7 @@ class InstallKilled(StreamingSubprocessRunner):
 
 def make(folder: Path, runner: StreamingSubprocessRunner, tool: str = "pip") -> EnvResult:
     tools = EnvTools(runner=runner, interpreters=[own_python()], managers=ManagerFacts(uv=UV))
-    request = planned("crashing", torch_plan(), tool=tool, find_links=folder, offline=True)
+    request = planned("crashing", cpu_torch_plan(), tool=tool, find_links=folder, offline=True)
     prepared = prepare_environment(*request, tools)
     return create_environment(prepared, tools, lambda _event: None, threading.Event())
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.requests import planned
+from builders.requests import cpu_torch_plan, planned
 from builders.wheels import bundled_pip_wheel, tiny_torch
 from gpuwizard.adapters.interpreters import own_python
 from gpuwizard.adapters.runner import StreamingSubprocessRunner
@@ -48,17 +48,7 @@ def test_kernel_is_registered_with_the_environments_python_and_removed_with_it(
 ):
     jupyter_data = tmp_path / "jupyter"
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(jupyter_data))
-    plan = Plan(
-        framework="pytorch",
-        framework_version="2.13.0",
-        python=f"{sys.version_info.major}.{sys.version_info.minor}",
-        cpu_only=True,
-        cuda=None,
-        cudnn=None,
-        torch_variant="cpu",
-        requirements=("torch==2.13.0",),
-        index_url=None,
-    )
+    plan = cpu_torch_plan(index_url=None)
     tools = EnvTools(
         runner=StreamingSubprocessRunner(),
         interpreters=[own_python()],
