@@ -173,19 +173,19 @@ class SourceCheckView(QGroupBox):
         self._inputs = (report, rec, request)
         key: _Key = (rec.plan, request.wanted_manager, request.tool, id(report))
         if key == self._key:
-            self._follow_name(report, rec, request.name)
+            self._follow_name(request.name)
             return
         self._key = key
         self.check_now()
 
-    def _follow_name(self, report: SystemReport, rec: Recommendation, name: str) -> None:
+    def _follow_name(self, name: str) -> None:
         """A name typed after the check: the PyPI way forward's command names it (nothing asked again)."""
         check = self.check
         if check is None or self._checked_key != self._key or self._checked_name == name:
             return
         self._checked_name = name
         if any(finding.code == "PYPI_BUILD_AVAILABLE" for finding in check.findings):
-            self.check = renamed(check, report, rec, name=name, settings=read_index_settings())
+            self.check = renamed(check, name=name)
             self._show_check(self.check)
 
     @property

@@ -147,20 +147,23 @@ def pypi_alternative(
     except (NoPypiBuild, MirrorRefused):
         return None
     version = build.plan.framework_version
-    # The whole command, quoted for this machine's shells (a name may hold spaces): a command of
-    # the hint (core/findings/fix_parts.py), shown on a line of its own.
-    command = wizard_command().run(
-        "env", "create", name, "--framework", "pytorch", "--version", version, "--from-pypi"
-    )
     finding = make_finding(
         "PYPI_BUILD_AVAILABLE",
         variant="cpu" if build.larger else None,
         version=version,
         build=build.variant,
         name=name,
-        command=command,
+        command=_pypi_command(name, version),
     )
     return PypiAlternative(index, finding, build.plan)
+
+
+def _pypi_command(name: str, version: str) -> str:
+    # The whole command, quoted for this machine's shells (a name may hold spaces): a command of
+    # the hint (core/findings/fix_parts.py), shown on a line of its own.
+    return wizard_command().run(
+        "env", "create", name, "--framework", "pytorch", "--version", version, "--from-pypi"
+    )
 
 
 def ask_sources(
@@ -191,22 +194,22 @@ def ask_sources(
     )
 
 
-def renamed(
-    check: SourcesCheck, report: SystemReport, rec: Recommendation, *, name: str, settings: IndexSettings
-) -> SourcesCheck:
+def renamed(check: SourcesCheck, *, name: str) -> SourcesCheck:
     """``check`` with its PyPI way forward made for the environment ``name`` (nothing asked again).
 
     The Choose page asks the indexes once per plan; a name typed afterwards changes only the
-    command that finding gives (``gpuwizard env create NAME ... --from-pypi``).
+    command that finding gives. Its release and build stay as found (no tables read: this runs
+    on the page's thread, at each keystroke).
     """
-    alternative = pypi_alternative(rec, report, name=name, tool=check.sources.tool, settings=settings)
-    if alternative is None:
-        return check
-    findings = tuple(
-        alternative.finding if finding.code == "PYPI_BUILD_AVAILABLE" else finding
-        for finding in check.findings
-    )
-    return replace(check, findings=findings)
+
+    def for_name(finding: Finding) -> Finding:
+        if finding.code != "PYPI_BUILD_AVAILABLE":
+            return finding
+        params = {key: value for key, value in finding.params.items() if key != "variant"}
+        params.update(name=name, command=_pypi_command(name, params["version"]))
+        return make_finding(finding.code, variant=finding.params.get("variant") or None, **params)
+
+    return replace(check, findings=tuple(for_name(finding) for finding in check.findings))
 
 
 def check_plan_sources(
