@@ -35,7 +35,9 @@ CONTRACT = {
 
 
 def gpuwizard(*args: str, home: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
+    # As on a person's machine, where Python writes the bytecode of what it imports (a machine
+    # that sets PYTHONDONTWRITEBYTECODE would hide a first run that compiles: assert_nothing_compiled).
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     if home is not None:
         env["GPUWIZARD_HOME"] = str(home)
     return subprocess.run(
@@ -67,7 +69,23 @@ def torch_env_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--find-links", str(folder), "--offline", home=home,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    _AS_CREATED[home] = _bytecode(home)
     return home
+
+
+# The bytecode of each home's environments as `env create` handed them over (issue 41, point 13).
+_AS_CREATED: dict[Path, dict[str, int]] = {}
+
+
+def _bytecode(home: Path) -> dict[str, int]:
+    """Every bytecode file under ``home`` (its environments), with its modification time."""
+    return {str(path): path.stat().st_mtime_ns for path in home.rglob("*.pyc")}
+
+
+def assert_nothing_compiled(home: Path) -> None:
+    """No run since ``env create`` compiled a module: it had written all the first run imports."""
+    added = sorted(_bytecode(home).items() - _AS_CREATED[home].items())
+    assert not added, f"{len(added)} modules compiled after env create, the first: {added[:5]}"
 
 
 def check_cpu_only_training(done: subprocess.CompletedProcess[str], framework: str) -> dict[str, Any]:
@@ -98,6 +116,7 @@ def test_pytorch_cpu_environment_made_by_the_wizard(torch_env_home: Path):
     assert result["framework_version"].startswith("2.13.0")
     assert result["env"] == "torchcpu"
     print(f"whole command: {time.monotonic() - started:.1f} s")
+    assert_nothing_compiled(torch_env_home)
 
 
 @pytest.mark.slow
@@ -107,6 +126,7 @@ def test_pytorch_by_interpreter_with_readable_text(torch_env_home: Path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Verdict: cpu_only" in done.stdout
     assert "loss" in done.stdout
+    assert_nothing_compiled(torch_env_home)
 
 
 @pytest.mark.slow

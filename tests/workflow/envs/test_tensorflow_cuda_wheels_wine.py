@@ -134,7 +134,9 @@ def _download_argv() -> tuple[str, ...]:
     report = load_system_report(REPORT)
     plan = recommend_for(report, SetupRequest.checked(framework="tensorflow", name="tf210")).plan
     assert plan.cuda_wheels is not None, "the plan must be the NVIDIA-wheels venv route"
-    argv, index = download_command("{folder}", WheelTarget("3.10", ("win_amd64",)), plan_wants(plan, FOLDER_EXTRAS))
+    argv, index = download_command(
+        "{folder}", WheelTarget("3.10", ("win_amd64",)), plan_wants(plan, FOLDER_EXTRAS)
+    )
     assert index is None, f"TensorFlow 2.10.1 and NVIDIA's CUDA 11 wheels are on PyPI, not on {index}"
     return argv
 

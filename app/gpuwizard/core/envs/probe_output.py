@@ -10,6 +10,10 @@ turns the lines, as they come, into :class:`LogEntry` values:
 
 - the probe's JSON answer becomes one sentence (what imports, its build) carrying the answer as
   data (``report``), never the raw JSON;
+- the line of its warm-up (``{"probe": "warm_start", ...}``: the live test in miniature that
+  compiles what the first run imports) becomes a sentence, the same for the same environment;
+  the line itself, with the seconds that vary from run to run, is kept as ``warm`` (for the
+  log file);
 - a warning known to be harmless here becomes one line that explains it, the raw lines kept as
   its ``details`` (the log file has them; the log on screen shows the explanation);
 - anything else stays as it was printed, warnings this module does not know included.
@@ -84,6 +88,7 @@ class ProbeOutput:
 
     def __init__(self) -> None:
         self.report: dict[str, Any] | None = None
+        self.warm: dict[str, Any] | None = None
         self._warning: str | None = None
 
     def feed(self, line: str) -> list[LogEntry]:
@@ -95,7 +100,10 @@ class ProbeOutput:
                 return _warning_entries(header, line)
             entries.extend(_warning_entries(header, None))
         report = _report_of(line)
-        if report is not None:
+        if report is not None and report["probe"] == "warm_start":
+            self.warm = report
+            entries.append(LogEntry(warm_line(report), "gpuwizard"))
+        elif report is not None:
             self.report = report
             entries.append(LogEntry(report_line(report), "gpuwizard", report=report))
         elif _WARNING.match(line):
@@ -125,6 +133,24 @@ def report_line(report: Mapping[str, Any]) -> str:
     cuda = report.get("cuda_build")
     build = f" (built with CUDA {cuda})" if cuda else " (a CPU build)" if module == "torch" else ""
     return f"{module} {version} imports in the new environment{build}."
+
+
+def warm_line(report: Mapping[str, Any]) -> str:
+    """The warm-up's line in a sentence: the same for the same environment, however fast the machine.
+
+    >>> warm_line({"probe": "warm_start", "ok": True, "modules": 832, "seconds": 4.2})
+    'ran the live test in miniature on the CPU (832 more modules imported and compiled): the first test starts without compiling them'
+    >>> warm_line({"probe": "warm_start", "ok": False, "error": "RuntimeError: no kernel image", "modules": 3})
+    'the live test in miniature did not run (RuntimeError: no kernel image): the first test compiles what it imports as it goes'
+    """
+    if report.get("ok"):
+        modules = int(report.get("modules") or 0)
+        return (
+            f"ran the live test in miniature on the CPU ({modules:,} more modules imported and compiled): "
+            "the first test starts without compiling them"
+        )
+    error = report.get("error") or "no reason given"
+    return f"the live test in miniature did not run ({error}): the first test compiles what it imports as it goes"
 
 
 def _report_of(line: str) -> dict[str, Any] | None:

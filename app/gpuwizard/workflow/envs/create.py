@@ -47,7 +47,6 @@ from gpuwizard.core.events import Event, EventSink, to_json
 from gpuwizard.core.exit_status import status_text
 from gpuwizard.core.frameworks import framework_module
 from gpuwizard.core.machine.conda_engines import engine_title
-from gpuwizard.workflow.envs.bytecode import start_compiling
 from gpuwizard.workflow.envs.ownership import (
     loose_marker,
     make_marked_folder,
@@ -75,6 +74,10 @@ from gpuwizard.workflow.state.home import wizard_home
 # A first `import tensorflow` on a slow disk takes tens of seconds; minutes means it hangs.
 _VERIFY_TIMEOUT_S: Final = 600.0
 _PROBE: Final = probes.script("framework_import")
+# The tools whose environments hold sources only after an install (uv installs without compiling:
+# docs.astral.sh/uv/reference/settings/#compile-bytecode). pip compiles what it installs, and
+# conda packages carry their bytecode or conda writes it at install.
+_SOURCES_ONLY: Final = frozenset({"uv"})
 
 
 def create_environment(
@@ -241,7 +244,7 @@ class _Run:
             for written in write_dll_hook(site_packages(self.prefix, plan.python)):
                 self._note(f"wrote {written}")
         self.enter("verify", f"importing {framework_module(plan.framework)} in the new environment")
-        probe = self._verify_and_compile()
+        probe = self._verify()
         # The plan's bounds on CUDA libraries (nvidia-cudnn-cu12<9.11 where today's cuDNN drops
         # this GPU) are kept too: a later `pip install` cannot lift them (issue 36).
         pins = [f"{probe['distribution']}=={probe['distribution_version']}", *plan.library_pins]
@@ -411,23 +414,6 @@ class _Run:
     def _note(self, text: str) -> None:
         self.emit(EnvLog(phase=self.phase, tool="gpuwizard", line=text))
 
-    def _verify_and_compile(self) -> dict[str, Any]:
-        """The import check, with the environment's Python files compiled beside it (:mod:`.bytecode`)."""
-        python = self.backend.interpreter(self.prefix)
-        module = framework_module(self.prepared.plan.framework)
-        compiling = start_compiling(self.backend.tool, python, module, self.tools.runner, self._started)
-        if compiling is None:
-            return self._verify()
-        self.log.write(f"$ {masked_argv(compiling.argv)}\n")  # a folder with spaces stays one word
-        try:
-            probe = self._verify()
-            compiled = compiling.wait(self.cancel)
-        finally:
-            compiling.stop()  # ended before a rollback removes the folder it writes into
-        self.log.write(f"{compiling.transcript}\n")
-        self._note(compiled if isinstance(compiled, str) else compiled.line())
-        return probe
-
     def _verify(self) -> dict[str, Any]:
         module = framework_module(self.prepared.plan.framework)
         # The probe's JSON answer becomes a sentence with the answer as data, and warnings known
@@ -438,7 +424,10 @@ class _Run:
             self._probe_entries(output.feed(text))
 
         python = self.backend.interpreter(self.prefix)
-        argv = (str(python), "-I", str(_PROBE), module)
+        argv: tuple[str, ...] = (str(python), "-I", str(_PROBE), module)
+        if self.backend.tool in _SOURCES_ONLY:
+            # Then the first run's modules are imported (and compiled) here: the probe's --warm.
+            argv = (*argv, "--warm", self.prepared.plan.framework)
         self.log.write(f"$ {masked_argv(argv)}\n")
         try:
             status = self.tools.runner.stream(
@@ -446,6 +435,8 @@ class _Run:
             )
         finally:
             self._probe_entries(output.finish())
+            if output.warm is not None:  # its seconds: for the log file, not the event
+                self.log.write(f"framework_import: {json.dumps(output.warm)}\n")
         report: dict[str, Any] = output.report or {}
         if not report.get("ok"):
             # No answer: the import crashed the interpreter (a DLL, an instruction): its status says how.
