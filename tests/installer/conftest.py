@@ -7,7 +7,8 @@ sessions build without the network. ``previous_setup_exe`` packs the same progra
 older version (``--reuse-app --version``, makensis only), to upgrade from.
 
 ``wine_prefix`` is a new ``WINEPREFIX`` per test, with Wine's null graphics driver (no display
-needed) and a *keeper*: a Windows program (notepad) started first with its output sent to
+needed): a copy of one made once a session (a prefix's first start, wineboot, takes 9 s and
+more here; a copy, a fraction of one), and a *keeper*: a Windows program (notepad) started first with its output sent to
 /dev/null, which holds the prefix's server up, so that each command starts in a fraction of a
 second. Wine's background processes (wineserver, services, the desktop) inherit the output of
 the program that starts them and outlive it; :meth:`WinePrefix.run` therefore reads a program's
@@ -193,6 +194,11 @@ class WinePrefix:
             unavailable(f"Wine cannot create a prefix here (exits {failures})")
         # The driver is read when the desktop starts: let this first server end, then start anew.
         subprocess.run(["wineserver", "--wait"], env=self.env, timeout=300, check=False, **quiet)
+        self.keep_up()
+
+    def keep_up(self) -> None:
+        """Start the prefix's server with its keeper, and wait until a program runs."""
+        quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         self._keeper = subprocess.Popen(
             ["timeout", str(_KEEPER_LIFETIME_S), "wine", "notepad.exe"], env=self.env, **quiet
         )
@@ -259,12 +265,25 @@ def _drain(stream: IO[bytes] | None, sink: list[bytes]) -> None:
         sink.append(chunk)
 
 
+@pytest.fixture(scope="session")
+def _new_prefix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A prefix as :meth:`WinePrefix.start` makes it, its server stopped: copied for each test."""
+    made = WinePrefix(tmp_path_factory.mktemp("wine-prefix"))
+    try:
+        made.start()
+    finally:
+        made.close()
+    return made.prefix
+
+
 @pytest.fixture
-def wine_prefix(tmp_path: Path) -> Iterator[WinePrefix]:
+def wine_prefix(tmp_path: Path, _new_prefix: Path) -> Iterator[WinePrefix]:
     """A new Wine prefix for one test; its Wine processes are stopped afterwards."""
     made = WinePrefix(tmp_path)
     try:
-        made.start()
+        # Symbolic links as they are: the drives (dosdevices/c: is ../drive_c, z: is /).
+        shutil.copytree(_new_prefix, made.prefix, symlinks=True)
+        made.keep_up()
         yield made
     finally:
         made.close()
