@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.requests import cpu_torch_plan
 from builders.wheels import build_wheel
 from gpuwizard.core.compat.plan import Plan
 from gpuwizard.core.envs.wheel_folder import DOWNLOAD_LIMIT, WheelFolderCheck
@@ -31,17 +32,7 @@ TORCH_NEEDS = ("filelock", "sympy>=1.13", "typing-extensions>=4.10; python_versi
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 CU126_INDEX = "https://download.pytorch.org/whl/cu126"
 
-PLAN = Plan(
-    framework="pytorch",
-    framework_version="2.13.0",
-    python="3.11",
-    cpu_only=True,
-    cuda=None,
-    cudnn=None,
-    torch_variant="cpu",
-    requirements=("torch==2.13.0",),
-    index_url=CPU_INDEX,
-)
+PLAN = replace(cpu_torch_plan(CPU_INDEX), python="3.11")
 
 #: pip as the test runs it: no configuration file, no find-links of the machine, no version check.
 PIP_ALONE = {

@@ -12,8 +12,7 @@ turns the lines, as they come, into :class:`LogEntry` values:
   data (``report``), never the raw JSON;
 - the line of its warm-up (``{"probe": "warm_start", ...}``: the live test in miniature that
   compiles what the first run imports) becomes a sentence, the same for the same environment;
-  the line itself, with the seconds that vary from run to run, is kept as ``warm`` (for the
-  log file);
+  its JSON, with the seconds that vary from run to run, is kept as ``warm`` (for the log file);
 - a warning known to be harmless here becomes one line that explains it, the raw lines kept as
   its ``details`` (the log file has them; the log on screen shows the explanation);
 - anything else stays as it was printed, warnings this module does not know included.

@@ -10,13 +10,13 @@ of :func:`env_fixes`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from gpuwizard.core.findings.model import make_finding
 from gpuwizard.core.frameworks import FRAMEWORKS, framework_module
 from gpuwizard.core.health.checks import HealthCheck, text_or_none
-from gpuwizard.core.health.install_commands import OWN_PIP, EnvSource, install_command, shell_quoter
+from gpuwizard.core.health.install_commands import OWN_PIP, EnvSource, install_command
 from gpuwizard.core.health.snapshot import (
     SnapshotEnv,
     cuda_of_build,
@@ -233,22 +233,23 @@ def env_fixes(
     >>> env_fixes(env, windows=False, source=EnvSource(find_links="/srv/wheels")).reinstall
     '/e/demo/bin/python -m pip install torch==2.13.0+cu126 --force-reinstall --find-links /srv/wheels --index-url https://download.pytorch.org/whl/cu126'
     """
-    quote = shell_quoter(windows)
-    parts = ["env", "create", quote(env.name), "--framework", env.framework or "pytorch"]
+    parts = ["env", "create", env.name, "--framework", env.framework or "pytorch"]
     if env.framework_version:
         parts += ["--version", env.framework_version]
     if env.manager == "conda":
         parts += ["--manager", "conda"]
     if prefix:
-        parts += ["--prefix", quote(prefix)]
+        parts += ["--prefix", prefix]
     if source.find_links:
-        parts += ["--find-links", quote(source.find_links), *(["--offline"] if source.offline else [])]
+        parts += ["--find-links", source.find_links, *(["--offline"] if source.offline else [])]
     parts.append("--replace")
     pin = framework_pin(env.framework, env.pins) or _default_pin(env)
     reinstall = install_command(
         env.python, [pin], source=source, windows=windows, index_url=env.index_url, force=True
     )
-    return EnvFixes(recreate=wizard.line(" ".join(parts)), reinstall=reinstall, verify=wizard.line("verify"))
+    # Quoted for the shells of the machine the fixes are for, as the reinstall is.
+    recreate = replace(wizard, windows=windows).run(*parts)
+    return EnvFixes(recreate=recreate, reinstall=reinstall, verify=wizard.line("verify"))
 
 
 def _default_pin(env: SnapshotEnv) -> str:

@@ -10,8 +10,7 @@ are quoted for the person's shell (POSIX, or cmd and PowerShell).
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,16 +39,6 @@ class EnvSource:
 
 #: An environment its own pip installs into, from the indexes (what older records tell).
 OWN_PIP: Final = EnvSource()
-
-
-def shell_quoter(windows: bool) -> Callable[[str], str]:
-    """How a word is quoted for the person's shell: POSIX quoting, or double quotes for cmd and PowerShell."""
-    return windows_quoted if windows else shlex.quote
-
-
-def windows_quoted(text: str) -> str:
-    """``text`` as one word for cmd.exe and PowerShell, which split on spaces and read these as operators."""
-    return f'"{text}"' if any(char in text for char in " &()^;,") else text
 
 
 def install_command(
