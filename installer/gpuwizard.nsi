@@ -43,11 +43,16 @@
 Target amd64-unicode
 RequestExecutionLevel user
 ManifestDPIAware true
-; build.py passes the compressor: `/SOLID lzma` for releases, `zlib` for quick test builds.
+; build.py passes the compressor: `/SOLID lzma` for releases, `zlib` or `off` (stored, not
+; compressed: the quickest to pack and to unpack) for test builds.
 !ifndef COMPRESSION
   !define COMPRESSION "/SOLID lzma"
 !endif
-SetCompressor ${COMPRESSION}
+!if "${COMPRESSION}" == "off"
+  SetCompress off
+!else
+  SetCompressor ${COMPRESSION}
+!endif
 !ifdef DICT_MB
   SetCompressorDictSize ${DICT_MB}
 !endif

@@ -36,6 +36,25 @@ if _hypothesis_profile:
     _hypothesis_settings.load_profile(_hypothesis_profile)  # an unknown name fails loudly here
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The wizard's own modules compiled once, before the tests start hundreds of ``gpuwizard``.
+
+    A person's first run writes ``__pycache__`` beside each module and later runs read it. A
+    machine that exports ``PYTHONDONTWRITEBYTECODE=1`` (this sandbox does, for every process)
+    never writes it, so each ``gpuwizard`` a test starts would compile what it imports again:
+    about 0.15 CPU-s a start. Compiled here once (by the controller, before xdist's workers
+    start; ``compileall`` writes each file atomically and skips what is up to date), the tests
+    run the wizard as a person's machine does from its second start on.
+    """
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    import gpuwizard
+
+    compileall.compile_dir(Path(gpuwizard.__file__).parent, quiet=2, workers=0)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _uv_cache_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """uv's cache in the run's temporary folder, never the developer's ``~/.cache/uv``.
@@ -103,13 +122,19 @@ def _venv_python(prefix: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def torch_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with the real CPU torch 2.13.0 wheel, its dependencies and pip, for offline installs."""
+    """A folder with the real CPU torch 2.13.0 wheel, its dependencies and pip, for offline installs.
+
+    Its wheels carry their bytecode (builders/precompiled_wheels.py): each environment made from
+    it skips compiling torch, 5 to 6 s of CPU. Tests of what compiling costs use
+    ``real_cpu_torch_folder`` as PyPI ships the wheels.
+    """
+    from builders.precompiled_wheels import precompiled_folder
     from builders.wheelhouses import real_cpu_torch_folder
 
-    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels"))
+    folder = real_cpu_torch_folder(tmp_path_factory.mktemp("torch-wheels-as-shipped"))
     _need(folder is not None, "the CPU torch 2.13.0 wheel and its dependencies could not be gathered")
     assert folder is not None
-    return folder
+    return precompiled_folder(folder, tmp_path_factory.mktemp("torch-wheels"))
 
 
 @pytest.fixture(scope="session")
@@ -156,7 +181,18 @@ def tensorflow_python(tmp_path_factory: pytest.TempPathFactory) -> str:
         made.returncode == 0 and installed.returncode == 0,
         f"tensorflow-cpu could not be installed: {installed.stderr[-300:]}",
     )
-    return str(_venv_python(prefix))
+    python = str(_venv_python(prefix))
+    # The wizard's own warm start (`env create` runs it in each environment it makes): the live
+    # test in miniature, writing the bytecode of what a run imports. The tests then start
+    # TensorFlow in 3 s instead of 8 on a machine that sets PYTHONDONTWRITEBYTECODE (see
+    # pytest_configure), as on a person's machine after a first run.
+    import gpuwizard.probes
+
+    warm = Path(gpuwizard.probes.__file__).parent / "framework_import.py"
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([python, str(warm), "tensorflow", "--warm", "tensorflow"], env=env,
+                   capture_output=True, timeout=600, check=False)  # fmt: skip
+    return python
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.precompiled_wheels import precompiled_folder
 from builders.wheelhouses import real_cpu_torch_folder
 from builders.wheels import build_wheel, bundled_pip_wheel, tiny_torch
 
@@ -115,6 +116,46 @@ def test_uv_installs_the_wheels_offline(tmp_path: Path) -> None:
     _run(python, "-m", "pip", "check", env=env)
     code = "import tiny, torch; print(tiny.__version__, torch.__version__, torch.version.cuda)"
     assert _run(python, "-c", code, env=env).split() == ["1.0", "2.13.0", "None"]
+
+
+@pytest.mark.slow
+def test_a_precompiled_wheel_installs_its_recorded_bytecode_and_python_loads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not UV.is_file():
+        pytest.skip(f"no uv next to {sys.executable}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = tmp_path / "as-shipped"
+    build_wheel(source, "tiny", "1.0", {"tiny/__init__.py": "VALUE = 'compiled'\n"})
+    (source / "marker").write_text("kept\n", encoding="utf-8")
+    folder = precompiled_folder(source, tmp_path / "wheels")
+    name = "tiny-1.0-py3-none-any.whl"
+    assert (folder / "marker").read_text(encoding="utf-8") == "kept\n"
+    tag = sys.implementation.cache_tag
+    with zipfile.ZipFile(folder / name) as archive:
+        rows = list(csv.reader(io.StringIO(archive.read("tiny-1.0.dist-info/RECORD").decode())))
+        assert {row[0] for row in rows} == set(archive.namelist())
+        assert f"tiny/__pycache__/__init__.{tag}.pyc" in archive.namelist()
+        for path, digest, size in rows:
+            if digest:
+                data = archive.read(path)
+                expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                assert (digest, size) == (f"sha256={expected}", str(len(data)))
+    # A second folder takes the cached wheel: the same bytes, not compiled again.
+    again = precompiled_folder(source, tmp_path / "again")
+    assert (again / name).read_bytes() == (folder / name).read_bytes()
+
+    env = _offline_env(tmp_path)
+    venv = tmp_path / "venv"
+    _run(UV, "venv", "--offline", "--python", sys.executable, venv, env=env)
+    python = venv / BIN / "python"
+    install = (UV, "pip", "install", "--offline", "--no-index", "--find-links", folder, "--python", python)
+    _run(*install, "tiny", env=env)
+    (installed,) = venv.glob("**/site-packages/tiny/__init__.py")
+    # The source changed after the install: Python still loads the wheel's bytecode (unchecked
+    # hash), which proves it is used rather than compiled again.
+    installed.write_text("VALUE = 'source'\n", encoding="utf-8")
+    assert _run(python, "-c", "import tiny; print(tiny.VALUE)", env=env).split() == ["compiled"]
 
 
 def test_tiny_torch_runs_init(tmp_path: Path) -> None:

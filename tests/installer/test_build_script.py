@@ -197,6 +197,11 @@ def test_makensis_is_given_the_bitmap_and_the_compression(build: ModuleType, tmp
     )  # fmt: skip
     assert f"-DBITMAP={paths['side.bmp']}" in argv
     assert "-DCOMPRESSION=zlib" in argv
+    stored = build.makensis_args(
+        "makensis", paths["app"], version="0.1.0", icon=paths["icon.ico"], bitmap=paths["side.bmp"],
+        setup=paths["setup.exe"], compression="none",
+    )  # fmt: skip
+    assert "-DCOMPRESSION=off" in stored  # gpuwizard.nsi: SetCompress off
     assert "-DCOMPRESSION=/SOLID lzma" in build.makensis_args(
         "makensis", paths["app"], version="0.1.0", icon=paths["icon.ico"], bitmap=paths["side.bmp"],
         setup=paths["setup.exe"], compression="lzma",
