@@ -28,7 +28,9 @@ from harness.gpu_stand_in import SMALL_GPU_RUN, STAND_IN_GPU, stand_in_argv
 PROBES = Path(__file__).resolve().parents[2] / "app" / "gpuwizard" / "probes"
 TRAIN = PROBES / "train_test.py"
 #: The modules beside train_test.py that it imports when run by path.
-TRAIN_PARTS = [PROBES / "train_task.py", PROBES / "train_torch.py", PROBES / "train_tensorflow.py"]
+TRAIN_PARTS = [
+    PROBES / "train_task.py", PROBES / "train_torch.py", PROBES / "train_tensorflow.py", PROBES / "process_end.py"
+]  # fmt: skip
 ENV_REPORT = PROBES / "env_report.py"
 
 

@@ -42,10 +42,12 @@ from types import ModuleType
 
 try:  # imported as gpuwizard.probes.env_report (tests, doctests, train_test.py's own import)
     from . import cuda_libraries, torch_devices
+    from .process_end import exit_now
 except ImportError:  # run by path (with -I the script's folder is not on sys.path): the file beside
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import cuda_libraries  # type: ignore[import-not-found,no-redef]
     import torch_devices  # type: ignore[import-not-found,no-redef]
+    from process_end import exit_now  # type: ignore[import-not-found,no-redef]
 
 FRAMEWORKS = ("pytorch", "tensorflow")
 _MODULES = {"pytorch": "torch", "tensorflow": "tensorflow"}
@@ -416,4 +418,4 @@ def _print(report: "dict") -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    exit_now(main(sys.argv))

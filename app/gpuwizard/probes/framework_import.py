@@ -125,4 +125,8 @@ def main(argv: "list[str]") -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    _status = main(sys.argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # run with -I: the folder is not on it
+    from process_end import exit_now  # type: ignore[import-not-found]
+
+    exit_now(_status)

@@ -99,6 +99,7 @@ from typing import NoReturn, TextIO, Union
 
 try:  # imported as gpuwizard.probes.train_test (tests, doctests)
     from . import cuda_libraries, env_report, torch_devices
+    from .process_end import exit_now
     from .train_task import CHANNELS, CLASSES, IMAGE, LEARNING_RATE, capability_dtypes, model_flops_per_sample
     from .train_tensorflow import TensorflowBackend
     from .train_torch import TorchBackend
@@ -107,6 +108,7 @@ except ImportError:  # run by path inside the target environment: the files besi
     import cuda_libraries  # type: ignore[import-not-found,no-redef]
     import env_report  # type: ignore[import-not-found,no-redef]
     import torch_devices  # type: ignore[import-not-found,no-redef]
+    from process_end import exit_now  # type: ignore[import-not-found,no-redef]
     from train_task import (  # type: ignore[import-not-found,no-redef]
         CHANNELS,
         CLASSES,
@@ -570,4 +572,4 @@ def main(argv: "list | None" = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())
