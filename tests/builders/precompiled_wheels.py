@@ -13,6 +13,10 @@ conda's packages ship it): the interpreter loads it without comparing the source
 which a wheel install does not keep. An interpreter of another Python version ignores it (the file
 name holds the version tag) and compiles as usual.
 
+The cache holds one folder per wheel's sha256 (``precompiled-wheels/TAG-FORMAT/DIGEST``): a
+new folder only when a wheel changes (torch's 760 MB, once per torch release); remove the
+folder to reclaim the space.
+
 What it is not for: tests and benchmarks of what compiling costs or of the warm start
 (``tests/cli/test_live_test_cli.py``'s "nothing compiled" check, ``bench_env_create.py``) keep the
 wheels as PyPI ships them, from ``real_cpu_torch_folder`` directly.
@@ -94,8 +98,11 @@ def _compiled(source: Path, target: Path) -> None:
 
 
 def _digest(path: Path) -> str:
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:  # hashlib.file_digest is Python 3.11's; the project runs on 3.10
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def precompiled_wheel(source: Path) -> Path:
