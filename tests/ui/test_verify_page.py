@@ -254,8 +254,13 @@ def test_each_fix_command_is_a_line_of_its_own_monospaced_with_a_copy_button(qtb
         # One line, never broken inside a word ("--index-" / "url"): a long one scrolls sideways.
         assert not line.text_label.wordWrap()
         assert line.text_label.height() < 2 * line.text_label.fontMetrics().lineSpacing()
+        # The row's layout settles after it is shown (queued layout requests): a click on a button
+        # the layout has not yet given its size can land outside it (once in a loaded CI run).
+        button = line.copy_button
+        qtbot.waitUntil(lambda b=button: b.width() >= b.minimumSizeHint().width(), timeout=EVENT_MS)
         QGuiApplication.clipboard().clear()
-        qtbot.mouseClick(line.copy_button, Qt.MouseButton.LeftButton)
+        with qtbot.waitSignal(button.clicked, timeout=EVENT_MS):
+            qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
         assert QGuiApplication.clipboard().text() == line.command
     # The reinstall command is wider than the page: it scrolls sideways, and its scroll bar says so.
     long_line = row.fix.command_lines[0]
