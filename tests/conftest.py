@@ -186,9 +186,9 @@ def tensorflow_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     # test in miniature, writing the bytecode of what a run imports. The tests then start
     # TensorFlow in 3 s instead of 8 on a machine that sets PYTHONDONTWRITEBYTECODE (see
     # pytest_configure), as on a person's machine after a first run.
-    import gpuwizard.probes
+    from gpuwizard import probes
 
-    warm = Path(gpuwizard.probes.__file__).parent / "framework_import.py"
+    warm = probes.script("framework_import")
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run([python, str(warm), "tensorflow", "--warm", "tensorflow"], env=env,
                    capture_output=True, timeout=600, check=False)  # fmt: skip

@@ -24,9 +24,7 @@ wheels as PyPI ships them, from ``real_cpu_torch_folder`` directly.
 
 from __future__ import annotations
 
-import base64
 import compileall
-import contextlib
 import hashlib
 import os
 import py_compile
@@ -34,41 +32,20 @@ import shutil
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
+
+from filelock import FileLock
+
+from builders.wheels import record_hash
 
 #: Changed whenever what this module writes changes, so that older cached wheels are not used.
 _FORMAT = "1"
-#: A wheel's members are stored, not compressed: the tests unpack it, never ship it, and
-#: compressing torch's 700 MB again took longer than compiling it.
-_STORED = zipfile.ZIP_STORED
 
 
 def cache_folder() -> Path:
     """Where the compiled wheels are kept between sessions, per interpreter (its bytecode tag)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "gpuwizard-tests" / "precompiled-wheels" / f"{sys.implementation.cache_tag}-{_FORMAT}"
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Held by one test worker at a time, so that two workers compile a wheel once, not twice."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory lock; the atomic rename below keeps it correct
-        yield
-        return
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _record_line(name: str, data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
-    return f"{name},sha256={digest},{len(data)}"
 
 
 def _compiled(source: Path, target: Path) -> None:
@@ -85,12 +62,16 @@ def _compiled(source: Path, target: Path) -> None:
         record = next(name for name in wheel.namelist() if name.endswith(".dist-info/RECORD"))
         added = sorted(path.relative_to(unpacked).as_posix() for path in unpacked.rglob("*.pyc"))
         lines = [line for line in (unpacked / record).read_text(encoding="utf-8").splitlines() if line]
-        lines += [_record_line(name, (unpacked / name).read_bytes()) for name in added]
+        for name in added:
+            data = (unpacked / name).read_bytes()
+            lines.append(f"{name},{record_hash(data)},{len(data)}")
         partial = Path(scratch) / target.name
-        with zipfile.ZipFile(partial, "w", _STORED) as out:
+        # Stored, not compressed: the tests unpack it, never ship it, and compressing torch's
+        # 700 MB again took longer than compiling it.
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_STORED) as out:
             for info in wheel.infolist():
                 if info.filename != record:
-                    out.writestr(info, wheel.read(info), _STORED)
+                    out.writestr(info, wheel.read(info), zipfile.ZIP_STORED)
             for name in added:
                 out.write(unpacked / name, name)
             out.writestr(record, "\n".join(lines) + "\n")  # last, as the format recommends
@@ -110,7 +91,7 @@ def precompiled_wheel(source: Path) -> Path:
     cache = cache_folder() / _digest(source)[:32]
     cache.mkdir(parents=True, exist_ok=True)
     target = cache / source.name
-    with _locked(cache / "lock"):
+    with FileLock(cache / "lock"):  # two test workers compile a wheel once, not twice
         if not target.is_file():
             _compiled(source, target)
     return target

@@ -29,7 +29,7 @@ def _escaped(part: str) -> str:
     return re.sub(r"[^\w\d.]+", "_", part, flags=re.UNICODE)
 
 
-def _record_hash(data: bytes) -> str:
+def record_hash(data: bytes) -> str:
     """``sha256=<urlsafe base64, no padding>`` as RECORD lines carry it."""
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
     return "sha256=" + digest.decode("ascii")
@@ -94,7 +94,7 @@ def build_wheel(
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
     for path, data in contents.items():
-        writer.writerow([path, _record_hash(data), str(len(data))])
+        writer.writerow([path, record_hash(data), str(len(data))])
     writer.writerow([record_path, "", ""])
     contents[record_path] = record.getvalue().encode("utf-8")
 
