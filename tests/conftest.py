@@ -60,9 +60,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
     A test spends about a quarter of its time waiting rather than computing: on the programs it
     starts (Wine's server and desktop, the installer, uv's downloads), on deadlines it tests,
-    and on a session fixture another worker is making. A worker per core leaves that time idle
-    (78 % of 2 cores busy in a fresh-clone run); one more fills it (96 %), and the suite took
-    968 s instead of 1,068 on this 2-core machine. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still
+    and on a session fixture another worker is making. With a worker per core the two cores of
+    the machine this was measured on were 86 % busy and the suite took 1,068 s; with one more,
+    96 % and 968 s (the same clone, run after run). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still
     decides when it is set (None: pytest-xdist's own hook reads it).
     """
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTranslator
 from PySide6.QtGui import QFontInfo, QGuiApplication
-from PySide6.QtWidgets import QApplication, QWizard
+from PySide6.QtWidgets import QApplication, QWidget, QWizard
 from pytestqt.qtbot import QtBot
 
 from gpuwizard.adapters.registry import SnapshotFileEnvironment
@@ -239,6 +239,12 @@ def import_row(page: VerifyPage) -> QtCheckRow:
     return row
 
 
+def laid_out(widget: QWidget) -> bool:
+    """Whether the layout has given ``widget`` at least its least size, in width and height."""
+    least = widget.minimumSizeHint()
+    return widget.width() >= least.width() and widget.height() >= least.height()
+
+
 def test_each_fix_command_is_a_line_of_its_own_monospaced_with_a_copy_button(qtbot: QtBot, tmp_path: Path):
     wizard = replayed_verify(qtbot, tmp_path)
     row = import_row(wizard.verify_page)
@@ -248,19 +254,25 @@ def test_each_fix_command_is_a_line_of_its_own_monospaced_with_a_copy_button(qtb
         "Or recreate the environment:",
     ]
     assert row.fix.commands() == [RUN_FIX, RUN_RECREATE]
+    clicked: list[str] = []  # the command of each Copy button that took a click
     for line in row.fix.command_lines:
         assert line.isVisible() and line.text_label.text() == line.command
         assert QFontInfo(line.text_label.font()).fixedPitch()
         # One line, never broken inside a word ("--index-" / "url"): a long one scrolls sideways.
         assert not line.text_label.wordWrap()
         assert line.text_label.height() < 2 * line.text_label.fontMetrics().lineSpacing()
-        # The row's layout settles after it is shown (queued layout requests): a click on a button
-        # the layout has not yet given its size can land outside it (once in a loaded CI run).
+        # The row's layout settles after it is shown (queued layout requests), and a click at the
+        # middle of a button the layout has not yet given its size, in either direction, misses
+        # it (QPushButton::hitButton). Twice in loaded CI runs a click was not taken; this is the
+        # one cause found, so the test waits for both sizes and names the geometry of a miss.
         button = line.copy_button
-        qtbot.waitUntil(lambda b=button: b.width() >= b.minimumSizeHint().width(), timeout=EVENT_MS)
+        qtbot.waitUntil(lambda b=button: laid_out(b), timeout=EVENT_MS)
         QGuiApplication.clipboard().clear()
-        with qtbot.waitSignal(button.clicked, timeout=EVENT_MS):
-            qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        button.clicked.connect(lambda _checked=False, command=line.command: clicked.append(command))
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # delivered at once: no waiting
+        assert clicked[-1:] == [line.command], (
+            f"the click missed {button.geometry()} ({button.minimumSizeHint()})"
+        )
         assert QGuiApplication.clipboard().text() == line.command
     # The reinstall command is wider than the page: it scrolls sideways, and its scroll bar says so.
     long_line = row.fix.command_lines[0]
