@@ -63,7 +63,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     and on a session fixture another worker is making. With a worker per core the two cores of
     the machine this was measured on were 86 % busy and the suite took 1,068 s; with one more,
     96 % and 968 s (the same clone, run after run). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still
-    decides when it is set (None: pytest-xdist's own hook reads it).
+    decides when it is set (None: pytest-xdist's own hook reads it). A run of ``app`` alone (its
+    doctests) does not load this file, and has a worker per core.
     """
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
@@ -173,57 +174,68 @@ def torch_python(tmp_path_factory: pytest.TempPathFactory, torch_folder: Path) -
     return str(_venv_python(prefix))
 
 
-def _run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _run_root(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder this whole run's temporary folders are under: shared by all its xdist workers.
 
     Each worker has its own base temporary folder, ``ROOT/popen-gwN`` (pytest-xdist's
     "Making session-scoped fixtures execute only once"); without workers it is the base itself.
+    A worker is known by its ``workerinput``, not by an environment variable: a pytest started
+    from inside a worker's test inherits those.
     """
     base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return base.parent if hasattr(config, "workerinput") else base
 
 
 @pytest.fixture(scope="session")
-def tensorflow_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+def tensorflow_python(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """An environment with tensorflow-cpu from the package registry (GPUWIZARD_TEST_TF_PYTHON reuses one).
 
     One for the whole run, whichever worker needs it first makes it (the others wait on a file
-    lock): installing it is about 15 s and a 250 MB download, and the tests only run it.
+    lock): installing it is about 15 s and a 250 MB download, and the tests only run it. When it
+    cannot be made, the reason is kept beside it, so that the other workers skip (or, in CI,
+    fail) with it at once instead of trying again one after another.
     """
     from filelock import FileLock
 
     given = os.environ.get("GPUWIZARD_TEST_TF_PYTHON")
     if given:
         return given
-    folder = _run_root(tmp_path_factory) / "tensorflow-env"
+    folder = _run_root(request.config, tmp_path_factory) / "tensorflow-env"
     folder.mkdir(exist_ok=True)
+    made, failed = folder / "python", folder / "failed"
     with FileLock(folder / "lock"):
-        made = folder / "python"
-        if not made.is_file():
-            python = _tensorflow_environment(folder / "env")
-            made.write_text(python, encoding="utf-8")  # last: the environment is whole
-        return made.read_text(encoding="utf-8")
+        if not made.is_file() and not failed.is_file():
+            python, why = _tensorflow_environment(folder / "env")
+            if python is None:
+                failed.write_text(why, encoding="utf-8")
+            else:
+                made.write_text(python, encoding="utf-8")  # last: the environment is whole
+    _need(made.is_file(), failed.read_text(encoding="utf-8") if failed.is_file() else "")
+    return made.read_text(encoding="utf-8")
 
 
-def _tensorflow_environment(prefix: Path) -> str:
-    """tensorflow-cpu installed into a new environment at ``prefix``, warmed; its interpreter."""
+def _tensorflow_environment(prefix: Path) -> tuple[str | None, str]:
+    """tensorflow-cpu installed into a new environment at ``prefix`` and warmed: its interpreter.
+
+    Or None, and why it could not be made.
+    """
     import subprocess
 
     uv = shutil.which("uv", path=str(Path(sys.executable).parent))
-    _need(uv is not None, "uv is not installed")
-    assert uv is not None
-    shutil.rmtree(prefix, ignore_errors=True)  # what a worker that failed here left
+    if uv is None:
+        return None, "uv is not installed"
+    shutil.rmtree(prefix, ignore_errors=True)  # what a worker killed here left
     made = subprocess.run(
-        [uv, "venv", "--python", sys.executable, str(prefix)], capture_output=True, check=False
+        [uv, "venv", "--python", sys.executable, str(prefix)], capture_output=True, text=True, check=False
     )
+    if made.returncode != 0:
+        return None, f"no environment for tensorflow-cpu: {made.stderr[-300:]}"
     installed = subprocess.run(
         [uv, "pip", "install", "--python", str(_venv_python(prefix)), "tensorflow-cpu"],
         capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
-    _need(
-        made.returncode == 0 and installed.returncode == 0,
-        f"tensorflow-cpu could not be installed: {installed.stderr[-300:]}",
-    )
+    if installed.returncode != 0:
+        return None, f"tensorflow-cpu could not be installed: {installed.stderr[-300:]}"
     python = str(_venv_python(prefix))
     # The wizard's own warm start (`env create` runs it in each environment it makes): the live
     # test in miniature, writing the bytecode of what a run imports. The tests then start
@@ -235,7 +247,7 @@ def _tensorflow_environment(prefix: Path) -> str:
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run([python, str(warm), "tensorflow", "--warm", "tensorflow"], env=env,
                    capture_output=True, timeout=600, check=False)  # fmt: skip
-    return python
+    return python, ""
 
 
 @pytest.fixture(scope="session")
