@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from hypothesis import settings as _hypothesis_settings
 
 # Before anything imports Qt: render offscreen, so the suite needs no display.
@@ -195,8 +196,6 @@ def tensorflow_python(request: pytest.FixtureRequest, tmp_path_factory: pytest.T
     cannot be made, the reason is kept beside it, so that the other workers skip (or, in CI,
     fail) with it at once instead of trying again one after another.
     """
-    from filelock import FileLock
-
     given = os.environ.get("GPUWIZARD_TEST_TF_PYTHON")
     if given:
         return given

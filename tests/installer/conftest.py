@@ -10,8 +10,8 @@ solid LZMA minutes); what it downloads is kept under ``~/.cache/gpuwizard-tests/
 ``wine_prefix`` is a new ``WINEPREFIX`` per test, with Wine's null graphics driver (no display
 needed): a copy of one made once a session (a prefix's first start, wineboot, takes 9 s and
 more here; a copy, a fraction of one), and a *keeper*: a Windows program (notepad) started
-first with its output sent to /dev/null, which holds the prefix's server up, so that each command starts in a fraction of a
-second. Wine's background processes (wineserver, services, the desktop) inherit the output of
+first with its output sent to /dev/null, which holds the prefix's server up, so that each
+command starts in a fraction of a second. Wine's background processes (wineserver, services, the desktop) inherit the output of
 the program that starts them and outlive it; :meth:`WinePrefix.run` therefore reads a program's
 pipes until the program ends, not until the pipes close. Output is always read through pipes:
 Wine 8 aborts a Windows program whose standard output or error is a file.
