@@ -7,6 +7,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 from filelock import FileLock
@@ -54,6 +55,38 @@ def pytest_configure(config: pytest.Config) -> None:
     import gpuwizard
 
     compileall.compile_dir(Path(gpuwizard.__file__).parent, quiet=2, workers=0)
+
+
+#: Why a plain run leaves out the tests marked ``heavy`` (pyproject's markers say which).
+HEAVY_SKIPPED: Final = "heavy: runs in CI (CI=true) and with --heavy"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--heavy``: also run the tests marked ``heavy``, as CI does."""
+    parser.addoption(
+        "--heavy",
+        action="store_true",
+        help="also run the tests marked heavy (the Windows installer under Wine, ansible-test, "
+        "the benchmarks, the GPU proof kit), as CI (CI=true) does",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A plain run skips the tests marked ``heavy``; CI (``CI=true``) and ``--heavy`` run them.
+
+    Each drives a whole outside toolchain end to end: the Windows installer built by PyInstaller
+    and NSIS and installed under Wine, ``ansible-test``, every benchmark, the GPU proof kit. Together
+    they are about a fifth of the suite's CPU time and, on the installer's one worker, its longest
+    chain (400 s); the code each reaches is also tested without the toolchain. Left out of a plain
+    run, the README's command stays near ten minutes on a 2-core machine; CI runs the README's
+    command with ``CI=true``, so nothing lands without them.
+    """
+    if config.getoption("--heavy") or os.environ.get("CI") == "true":
+        return
+    skip = pytest.mark.skip(reason=HEAVY_SKIPPED)
+    for item in items:
+        if item.get_closest_marker("heavy") is not None:
+            item.add_marker(skip)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

@@ -153,6 +153,40 @@ def test_tests_grouped_for_a_shared_fixture_run_on_one_worker(tmp_path: Path):
     assert len(workers) == 1, workers
 
 
+def test_a_plain_run_skips_the_heavy_tests_and_ci_or_heavy_runs_them(tmp_path: Path):
+    """tests/conftest.py: a test marked ``heavy`` is skipped, with why, unless CI=true or --heavy."""
+    (tmp_path / "test_marked.py").write_text(
+        "import pytest\n"
+        "@pytest.mark.heavy\n"
+        "def test_heavy():\n"
+        "    open('heavy-ran', 'w').close()\n"
+        "def test_plain():\n"
+        "    pass\n"
+    )
+    plain = {name: value for name, value in os.environ.items() if name != "CI"}
+    # The suite's own conftest as a plugin, in a folder of its own (no pyproject, no xdist).
+    argv = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "conftest"]
+    runs = {
+        "plain": (argv, plain),
+        "--heavy": ([*argv, "--heavy"], plain),
+        "CI=true": (argv, {**plain, "CI": "true"}),
+    }
+    for how, (command, env) in runs.items():
+        (tmp_path / "heavy-ran").unlink(missing_ok=True)
+        done = subprocess.run(
+            command, cwd=tmp_path, env={**env, "PYTHONPATH": str(TESTS)},
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (how, done.stdout + done.stderr)
+        if how == "plain":
+            assert "1 passed, 1 skipped" in done.stdout, done.stdout
+            assert "heavy: runs in CI (CI=true) and with --heavy" in done.stdout, done.stdout
+            assert not (tmp_path / "heavy-ran").exists()
+        else:
+            assert "2 passed" in done.stdout, (how, done.stdout)
+            assert (tmp_path / "heavy-ran").exists(), how
+
+
 # --- tests wait on events, not on the clock -----------------------------------------------------
 
 #: Calls whose limit, when it runs out, fails a test: Qt waits in milliseconds, the rest in seconds.

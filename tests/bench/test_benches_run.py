@@ -7,9 +7,9 @@ here as a person runs it, a whole process; the test checks that it ends well and
 figures, never the figures themselves (benchmarks assert nothing: a loaded machine is slower).
 
 The benches that need the real torch get what the suite builds anyway (the ``torch_folder`` and
-``torch_python`` fixtures). Three of them spend most of their time training or installing
-torch, which other tests already cover: they run in CI (``CI=true``) and are skipped elsewhere,
-so that the quick run stays near half a minute on a 2-core machine.
+``torch_python`` fixtures). They spend most of their time training, installing or starting
+torch, which other tests already cover: they are marked ``heavy``, so CI (``CI=true``) and
+``--heavy`` run them and a plain run skips them (``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -39,8 +39,6 @@ FIGURES = {
     "bench_verify_gate.py": r"gate \(recorded probe answer reused\) +median +[\d.]+ s",
     "bench_wizard_start.py": r"launch -> detection results shown median +[\d.]+ ms",
 }
-#: Minutes of installing or training torch, covered by other tests: CI runs them.
-CI_ONLY = {"bench_env_create.py", "bench_live_test.py", "bench_verify_gate.py"}
 
 
 def run_bench(name: str, *args: str) -> str:
@@ -61,11 +59,6 @@ def run_bench(name: str, *args: str) -> str:
 
 def measured(name: str, out: str) -> None:
     assert re.search(FIGURES[name], out), f"{name} printed no figures:\n{out[-3000:]}"
-
-
-def in_ci_only(name: str) -> None:
-    if name in CI_ONLY and os.environ.get("CI") != "true":
-        pytest.skip(f"{name} installs or trains the real torch for most of a minute; CI (CI=true) runs it")
 
 
 def test_every_bench_is_run_here_and_has_a_quick_mode():
@@ -94,23 +87,25 @@ def test_the_fleet_bench_runs():
     assert re.search(r"pytorch +8 GPUs +median +[\d.]+ s", out), out
 
 
+@pytest.mark.heavy
 def test_the_detect_bench_runs(torch_python: str):
     name = "bench_detect.py"
     measured(name, run_bench(name, "--torch-python", torch_python))
 
 
+@pytest.mark.heavy
 def test_the_ui_stall_bench_runs(torch_folder: Path):
     name = "bench_ui_stall.py"
     measured(name, run_bench(name, "--wheels", str(torch_folder)))
 
 
+@pytest.mark.heavy
 def test_the_live_test_bench_runs(torch_python: str):
     name = "bench_live_test.py"
-    in_ci_only(name)
     measured(name, run_bench(name, "--torch-python", torch_python))
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["bench_env_create.py", "bench_verify_gate.py"])
 def test_a_bench_that_installs_torch_runs(name: str, torch_folder: Path):
-    in_ci_only(name)
     measured(name, run_bench(name, "--wheels", str(torch_folder)))

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from conftest import WinePrefix  # tests/installer/conftest.py, which makes the fixtures
 
 # With pytest-xdist (-n), the installer is built once, on one worker: its tests stay together.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("installer")]
+pytestmark = [pytest.mark.slow, pytest.mark.heavy, pytest.mark.xdist_group("installer")]
 
 APP = "GPU Setup Wizard"
 #: A cold Wine prefix starts its services and desktop before the wizard: generous limits.

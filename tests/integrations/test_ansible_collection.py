@@ -141,6 +141,8 @@ def test_the_module_speaks_to_ansible_users_not_command_line_ones(tmp_path: Path
 # --- ansible-test ------------------------------------------------------------------------------
 
 # Sanity and units share one HOME (its virtual environments, made once) and one copy.
+# ansible-test installs each sanity test's requirements into a virtual environment of its own
+# (eight, from PyPI) and runs pylint: about a minute of CPU, so it is marked heavy (CI runs it).
 ansible_test_group = pytest.mark.xdist_group("ansible-test")
 
 
@@ -152,6 +154,7 @@ def ansible_test_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 @ansible_test_group
 def test_ansible_test_sanity_passes(ansible_test_workspace: tuple[Path, Path]):
     copy, home = ansible_test_workspace
@@ -161,6 +164,7 @@ def test_ansible_test_sanity_passes(ansible_test_workspace: tuple[Path, Path]):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 @ansible_test_group
 def test_ansible_test_units_pass(ansible_test_workspace: tuple[Path, Path]):
     copy, home = ansible_test_workspace

@@ -82,6 +82,7 @@ def _prepared(folder: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # the whole kit: a wheel folder for four Pythons, then every step
 def test_the_kit_prepares_offline_and_fails_at_the_verdict_without_a_gpu(tmp_path: Path, torch_python: str):
     wheels = tmp_path / "wheels"
     prepared = _prepared(wheels)
