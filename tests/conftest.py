@@ -78,8 +78,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     and NSIS and installed under Wine, ``ansible-test``, the benchmarks that train or install
     torch, the GPU proof kit. Together they cost about 180 of the suite's 1,460 CPU-seconds and,
     on the installer's one worker, its longest chain (about 400 s); what each reaches in the wizard
-    is tested without the toolchain too. Without them the tests of a fresh clone took 693 s on a
-    quiet 2-core machine, against 839 to 914 s with them. CI runs the README's command with
+    is tested without the toolchain too. Without them the tests of a fresh clone took 693 to 787 s
+    on a quiet 2-core machine, against 839 to 914 s with them. CI runs the README's command with
     ``CI=true``, so nothing lands without them.
     """
     if config.getoption("--heavy") or os.environ.get("CI") == "true":
