@@ -66,7 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--heavy",
         action="store_true",
-        help="also run the tests marked heavy (the Windows installer under Wine, ansible-test, "
+        help="also run the tests marked heavy (the installer and TensorFlow 2.10 under Wine, ansible-test, "
         "the torch benchmarks, the GPU proof kit), as CI (CI=true) does",
     )
 
@@ -75,12 +75,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """A plain run skips the tests marked ``heavy``; CI (``CI=true``) and ``--heavy`` run them.
 
     Each drives a whole outside toolchain end to end: the Windows installer built by PyInstaller
-    and NSIS and installed under Wine, ``ansible-test``, the benchmarks that train or install
-    torch, the GPU proof kit. Together they cost about 180 of the suite's 1,460 CPU-seconds and,
-    on the installer's one worker, its longest chain (about 400 s); what each reaches in the wizard
-    is tested without the toolchain too. Without them the tests of a fresh clone took 693 to 787 s
-    on a quiet 2-core machine, against 839 to 914 s with them. CI runs the README's command with
-    ``CI=true``, so nothing lands without them.
+    and NSIS and installed under Wine, TensorFlow 2.10's CUDA wheels under Wine (2.1 GB),
+    ``ansible-test``, the benchmarks that train or install torch, the GPU proof kit. Together they
+    cost about 250 of the suite's 1,460 CPU-seconds and, on the installer's one worker, its
+    longest chain (about 400 s); what each reaches in the wizard is tested without the toolchain
+    too. CI runs the README's command with ``CI=true``, so nothing lands without them.
     """
     if config.getoption("--heavy") or os.environ.get("CI") == "true":
         return

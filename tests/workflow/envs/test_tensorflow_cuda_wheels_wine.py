@@ -34,7 +34,14 @@ from harness.waits import EVENT_S
 from harness.wine_python import WineUnavailable, cache_folder, to_windows, unavailable
 from harness.wine_tf_python import FOLDER_EXTRAS, WineTfPython, tensorflow_wheels, uv_tools
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wine-tensorflow"), pytest.mark.timeout(3600)]
+# Heavy (CI and --heavy run it): a Windows Python 3.10, uv's Windows binary with its MinGW shim
+# and 2.1 GB of wheels under Wine, about 70 CPU-s (Wine's processes, not pytest's children).
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.heavy,
+    pytest.mark.xdist_group("wine-tensorflow"),
+    pytest.mark.timeout(3600),
+]
 
 REPO = Path(__file__).resolve().parents[3]
 REPORT = REPO / "tests" / "fixtures" / "reports" / "windows-gtx1060-566.36.json"
